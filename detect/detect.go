@@ -1,0 +1,233 @@
+// Package detect recognises npukit's input formats by content, never by
+// file name. It reads at most HeadSize bytes from the start and TailSize
+// bytes from the end of a file (plus a few small reads to walk a TFLite
+// model's operator codes), so it is cheap on multi-GiB inputs.
+package detect
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/npukit/npukit/alloc"
+)
+
+// Kind is a recognised input format.
+type Kind string
+
+// Kinds npukit recognises.
+const (
+	NEFF          Kind = "neff"            // AWS Neuron executable (header + tar)
+	NEFFDir       Kind = "neff-dir"        // unpacked NEFF directory (kelf-*.json inside)
+	EdgeTPU       Kind = "edgetpu-tflite"  // TFLite model holding edgetpu-custom-op
+	TFLite        Kind = "tflite"          // TFLite model without an Edge TPU op
+	DarwiNN       Kind = "darwinn-package" // raw DarwiNN package (DWN1)
+	GeminiIR      Kind = "gemini-ir"       // Gemini scheduler IR JSON
+	MiniMallocCSV Kind = "minimalloc-csv"  // static allocation problem / solution
+)
+
+// Describe returns a human name for the kind.
+func (k Kind) Describe() string {
+	switch k {
+	case NEFF:
+		return "NEFF (AWS Neuron executable)"
+	case NEFFDir:
+		return "unpacked NEFF directory"
+	case EdgeTPU:
+		return "Edge TPU model (TFLite with edgetpu-custom-op)"
+	case TFLite:
+		return "TFLite model without an Edge TPU custom op"
+	case DarwiNN:
+		return "DarwiNN package (DWN1)"
+	case GeminiIR:
+		return "Gemini scheduler IR"
+	case MiniMallocCSV:
+		return "MiniMalloc allocation CSV"
+	}
+	return string(k)
+}
+
+// Gemini IR variants.
+const (
+	VariantCompiler = "compiler" // final compiler IR (has `buffersize`)
+	VariantRaw      = "raw"      // raw IR of the public Gemini code
+)
+
+// Result of detection.
+type Result struct {
+	Path    string `json:"path"`
+	Kind    Kind   `json:"kind"`
+	Variant string `json:"variant,omitempty"`
+	Size    int64  `json:"size"`
+}
+
+// Sizes of the windows detection reads.
+const (
+	HeadSize = 4096
+	TailSize = 4096
+)
+
+// UnknownError says that the content matches no format; it names what was
+// found so the user can tell an empty, truncated or foreign file apart.
+type UnknownError struct {
+	Path   string
+	Size   int64
+	Head   []byte // up to 16 first bytes
+	Reason string // a more specific hint, may be empty
+}
+
+func (e *UnknownError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: unrecognised input (%d bytes", e.Path, e.Size)
+	if len(e.Head) > 0 {
+		fmt.Fprintf(&b, ", first bytes % x", e.Head)
+	}
+	b.WriteString(")")
+	if e.Reason != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Reason)
+	}
+	return b.String()
+}
+
+// Path detects the kind of a file or directory.
+func Path(path string) (Result, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return Result{}, err
+	}
+	if st.IsDir() {
+		return dir(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Result{}, err
+	}
+	defer f.Close()
+	r, err := Reader(f, st.Size())
+	r.Path = path
+	var ue *UnknownError
+	if errors.As(err, &ue) {
+		ue.Path = path
+	}
+	return r, err
+}
+
+func dir(path string) (Result, error) {
+	matches, err := filepath.Glob(filepath.Join(path, "kelf-*.json"))
+	if err != nil {
+		return Result{}, err
+	}
+	if len(matches) == 0 {
+		return Result{}, &UnknownError{Path: path, Reason: "a directory without kelf-*.json (not an unpacked NEFF)"}
+	}
+	return Result{Path: path, Kind: NEFFDir}, nil
+}
+
+// Reader detects the kind of content of the given size.
+func Reader(r io.ReaderAt, size int64) (Result, error) {
+	res := Result{Size: size}
+	head := make([]byte, min(size, HeadSize))
+	if _, err := r.ReadAt(head, 0); err != nil && err != io.EOF {
+		return res, err
+	}
+	unknown := func(reason string) (Result, error) {
+		return res, &UnknownError{Size: size, Head: head[:min(len(head), 16)], Reason: reason}
+	}
+	if size == 0 {
+		return unknown("empty file")
+	}
+	if len(head) >= 8 {
+		switch string(head[4:8]) {
+		case "TFL3":
+			hasOp, err := hasEdgeTPUOp(r, size)
+			if err != nil {
+				return unknown("TFLite identifier but malformed model: " + err.Error())
+			}
+			if hasOp {
+				res.Kind = EdgeTPU
+			} else {
+				res.Kind = TFLite
+			}
+			return res, nil
+		case "DWN1":
+			res.Kind = DarwiNN
+			return res, nil
+		}
+	}
+	if looksLikeNEFFHeader(head) {
+		if size < neffHeaderSize {
+			return unknown("truncated NEFF header")
+		}
+		res.Kind = NEFF
+		return res, nil
+	}
+	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+		if trimmed[0] == '[' {
+			return unknown("a JSON array; a Gemini schedule is a JSON object")
+		}
+		tail := head
+		if size > HeadSize {
+			tail = make([]byte, min(size, TailSize))
+			if _, err := r.ReadAt(tail, size-int64(len(tail))); err != nil && err != io.EOF {
+				return res, err
+			}
+		}
+		if v := geminiVariant(head, tail); v != "" {
+			res.Kind, res.Variant = GeminiIR, v
+			return res, nil
+		}
+		return unknown("JSON without the keys of a Gemini schedule (buffersize, top_batch_cut, xlen)")
+	}
+	if isProblemCSV(head) {
+		res.Kind = MiniMallocCSV
+		return res, nil
+	}
+	return unknown("")
+}
+
+const neffHeaderSize = 1024
+
+// looksLikeNEFFHeader checks pkg_version in {1,2} and header_size == 1024
+// (u64 little-endian at offsets 0 and 8).
+func looksLikeNEFFHeader(head []byte) bool {
+	if len(head) < 16 {
+		return false
+	}
+	pv := binary.LittleEndian.Uint64(head[0:])
+	hs := binary.LittleEndian.Uint64(head[8:])
+	return (pv == 1 || pv == 2) && hs == neffHeaderSize
+}
+
+func geminiVariant(head, tail []byte) string {
+	has := func(key string) bool {
+		k := []byte(`"` + key + `"`)
+		return bytes.Contains(head, k) || bytes.Contains(tail, k)
+	}
+	if has("buffersize") {
+		return VariantCompiler
+	}
+	if has("top_batch_cut") || has("xlen") {
+		return VariantRaw
+	}
+	return ""
+}
+
+func isProblemCSV(head []byte) bool {
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	if len(line) == 0 || bytes.IndexByte(line, 0) >= 0 {
+		return false
+	}
+	fields, err := csv.NewReader(bytes.NewReader(line)).Read()
+	if err != nil {
+		return false
+	}
+	return alloc.IsProblemHeader(fields)
+}

@@ -1,0 +1,160 @@
+package detect_test
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/detect/detecttest"
+	"github.com/npukit/npukit/internal/conformance"
+)
+
+func TestCorpusKinds(t *testing.T) {
+	cases := []struct {
+		sub, pattern string
+		kind         detect.Kind
+		want         int
+	}{
+		{"corpus/edgetpu", "*.tflite", detect.EdgeTPU, 20},
+		{"corpus/neff", "*.neff", detect.NEFF, 6},
+		{"corpus/gemini", "*.json", detect.GeminiIR, 4},
+		{"benchmarks/minimalloc", "*.csv", detect.MiniMallocCSV, 11},
+	}
+	for _, c := range cases {
+		dir := conformance.Shared(t, c.sub)
+		files := conformance.Files(t, dir, c.pattern)
+		if len(files) < c.want {
+			t.Errorf("%s: %d files, want at least %d", c.sub, len(files), c.want)
+		}
+		for _, f := range files {
+			r, err := detect.Path(f)
+			if err != nil {
+				t.Errorf("%s: %v", f, err)
+				continue
+			}
+			if r.Kind != c.kind {
+				t.Errorf("%s: kind %s, want %s", f, r.Kind, c.kind)
+			}
+			if r.Kind == detect.GeminiIR {
+				want := detect.VariantCompiler
+				if strings.Contains(filepath.Base(f), "raw") {
+					want = detect.VariantRaw
+				}
+				if r.Variant != want {
+					t.Errorf("%s: variant %s, want %s", f, r.Variant, want)
+				}
+			}
+		}
+	}
+}
+
+// Files under the corpus that are not artifacts (golden dumps, emulator
+// traces, the README) must not be mistaken for one.
+func TestCorpusNonArtifacts(t *testing.T) {
+	dir := conformance.Corpus(t, "")
+	var files []string
+	files = append(files, conformance.Files(t, dir, "edgetpu/golden/*.json")...)
+	files = append(files, conformance.Files(t, dir, "gemini/zebu/*")...)
+	files = append(files, filepath.Join(dir, "README.md"))
+	for _, f := range files {
+		r, err := detect.Path(f)
+		var ue *detect.UnknownError
+		if !errors.As(err, &ue) {
+			t.Errorf("%s: detected as %s (err %v), want unrecognised", f, r.Kind, err)
+		}
+	}
+}
+
+func TestJunk(t *testing.T) {
+	junk, err := detecttest.WriteJunk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(junk) < 10 {
+		t.Fatalf("only %d junk kinds", len(junk))
+	}
+	for _, j := range junk {
+		r, err := detect.Path(j.Path)
+		if j.Name == "plain.tflite" {
+			if err != nil || r.Kind != detect.TFLite {
+				t.Errorf("%s: %v %v", j.Name, r.Kind, err)
+			}
+			continue
+		}
+		var ue *detect.UnknownError
+		if !errors.As(err, &ue) {
+			t.Errorf("%s: got kind %q err %v, want UnknownError", j.Name, r.Kind, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), j.Want) {
+			t.Errorf("%s: error %q does not mention %q", j.Name, err, j.Want)
+		}
+	}
+}
+
+func TestSmallInputs(t *testing.T) {
+	for _, c := range []struct {
+		data string
+		kind detect.Kind
+		vari string
+	}{
+		{"id,lower,upper,size\n0,1,2,3\n", detect.MiniMallocCSV, ""},
+		{"buffer,start,end,size,offset\r\nx,1,2,3,0\r\n", detect.MiniMallocCSV, ""},
+		{`{"1": {}, "xlen": 2, "top_batch_cut": 1}`, detect.GeminiIR, detect.VariantRaw},
+		{` {"buffersize": 1024, "xlen": 1}`, detect.GeminiIR, detect.VariantCompiler},
+		{"\x00\x00\x00\x00DWN1rest", detect.DarwiNN, ""},
+	} {
+		r, err := detect.Reader(strings.NewReader(c.data), int64(len(c.data)))
+		if err != nil || r.Kind != c.kind || r.Variant != c.vari {
+			t.Errorf("%q: %+v %v", c.data, r, err)
+		}
+	}
+}
+
+// The compiler variant's distinguishing key sits at the end of real
+// files: detection must find it in the tail window of a large file.
+func TestGeminiKeyInTail(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"0": [`)
+	for b.Len() < 3*detect.HeadSize {
+		b.WriteString(`{"workload_id": 1},`)
+	}
+	b.WriteString(`{}], "buffersize": 8192, "xlen": 1}`)
+	r, err := detect.Reader(bytes.NewReader(b.Bytes()), int64(b.Len()))
+	if err != nil || r.Variant != detect.VariantCompiler {
+		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// countingReader fails the test if detection reads more than a few KiB.
+type countingReader struct {
+	r     *bytes.Reader
+	total int
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	c.total += len(p)
+	return c.r.ReadAt(p, off)
+}
+
+func TestReadsLittle(t *testing.T) {
+	big := bytes.Repeat([]byte("x"), 64<<20)
+	copy(big, `{"a":`)
+	cr := &countingReader{r: bytes.NewReader(big)}
+	detect.Reader(cr, int64(len(big)))
+	if cr.total > detect.HeadSize+detect.TailSize {
+		t.Fatalf("read %d bytes", cr.total)
+	}
+}
+
+func FuzzReader(f *testing.F) {
+	f.Add([]byte("id,lower,upper,size\n"))
+	f.Add(detecttest.PlainTFLite())
+	f.Add([]byte(`{"xlen":1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		detect.Reader(bytes.NewReader(data), int64(len(data)))
+	})
+}

@@ -1,0 +1,216 @@
+// Package diag holds the diagnostics every npukit checker produces: a
+// Diagnostic has a severity, a stable rule ID, a location and a message.
+// Rules are registered once, by the package that owns them, so that
+// `npukit check --list-rules` can list every rule of every format.
+//
+// JSON form (stable, documented in README.md):
+//
+//	{"file": "...", "severity": "error"|"warning"|"info",
+//	 "rule": "<format>/<kebab-name>", "location": "...", "message": "..."}
+//
+// A Report is a list of diagnostics; Sort orders it deterministically by
+// file, then severity (errors first), then location, rule and message.
+package diag
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Severity of a diagnostic. The zero value is invalid.
+type Severity int
+
+const (
+	Info Severity = iota + 1
+	Warning
+	Error
+)
+
+// String returns "error", "warning" or "info".
+func (s Severity) String() string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	case Info:
+		return "info"
+	}
+	return fmt.Sprintf("severity(%d)", int(s))
+}
+
+// ParseSeverity is the inverse of String.
+func ParseSeverity(s string) (Severity, error) {
+	switch s {
+	case "error":
+		return Error, nil
+	case "warning":
+		return Warning, nil
+	case "info":
+		return Info, nil
+	}
+	return 0, fmt.Errorf("unknown severity %q (want error, warning or info)", s)
+}
+
+// MarshalJSON writes the severity as its name.
+func (s Severity) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// UnmarshalJSON reads a severity name.
+func (s *Severity) UnmarshalJSON(b []byte) error {
+	var name string
+	if err := json.Unmarshal(b, &name); err != nil {
+		return err
+	}
+	v, err := ParseSeverity(name)
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// Diagnostic is one finding of a checker.
+type Diagnostic struct {
+	// File is the artifact the finding is about; set by the caller that
+	// knows the path (checkers usually leave it empty).
+	File     string   `json:"file,omitempty"`
+	Severity Severity `json:"severity"`
+	// Rule is the stable rule ID, "<format>/<kebab-name>".
+	Rule string `json:"rule"`
+	// Location says where: a byte offset ("offset 0x40"), a member and JSON
+	// path ("sg00/def.json: var[3].size") or an IR path ("core 0 / workload 12").
+	Location string `json:"location,omitempty"`
+	Message  string `json:"message"`
+}
+
+// String renders "FILE: LOCATION: SEVERITY [RULE] MESSAGE", leaving out an
+// empty file or location.
+func (d Diagnostic) String() string {
+	var b strings.Builder
+	if d.File != "" {
+		b.WriteString(d.File)
+		b.WriteString(": ")
+	}
+	if d.Location != "" {
+		b.WriteString(d.Location)
+		b.WriteString(": ")
+	}
+	fmt.Fprintf(&b, "%s [%s] %s", d.Severity, d.Rule, d.Message)
+	return b.String()
+}
+
+// Report is an ordered list of diagnostics.
+type Report []Diagnostic
+
+// Add appends a diagnostic of a registered rule, taking the severity from
+// the registry. Unregistered rules are a programming error and are reported
+// as errors so that they cannot go unnoticed.
+func (r *Report) Add(rule, location, format string, args ...any) {
+	sev := Error
+	if rr, ok := Lookup(rule); ok {
+		sev = rr.Severity
+	}
+	*r = append(*r, Diagnostic{Severity: sev, Rule: rule, Location: location, Message: fmt.Sprintf(format, args...)})
+}
+
+// Count returns how many diagnostics have the given severity.
+func (r Report) Count(s Severity) int {
+	n := 0
+	for _, d := range r {
+		if d.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// HasErrors reports whether any diagnostic is an error.
+func (r Report) HasErrors() bool { return r.Count(Error) > 0 }
+
+// WithFile sets File on every diagnostic that has none.
+func (r Report) WithFile(file string) Report {
+	for i := range r {
+		if r[i].File == "" {
+			r[i].File = file
+		}
+	}
+	return r
+}
+
+// Sort orders the report deterministically: file, severity (errors
+// first), location (numbers inside compared numerically), rule, message.
+func (r Report) Sort() {
+	sort.SliceStable(r, func(i, j int) bool {
+		a, b := r[i], r[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.Location != b.Location {
+			return NaturalLess(a.Location, b.Location)
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		return a.Message < b.Message
+	})
+}
+
+// NaturalLess compares strings so that embedded decimal numbers compare by
+// value ("workload 9" < "workload 10").
+func NaturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		ca, cb := a[0], b[0]
+		if isDigit(ca) && isDigit(cb) {
+			na, ra := leadingDigits(a)
+			nb, rb := leadingDigits(b)
+			ta, tb := strings.TrimLeft(na, "0"), strings.TrimLeft(nb, "0")
+			if len(ta) != len(tb) {
+				return len(ta) < len(tb)
+			}
+			if ta != tb {
+				return ta < tb
+			}
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			a, b = ra, rb
+			continue
+		}
+		if ca != cb {
+			return ca < cb
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func leadingDigits(s string) (digits, rest string) {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return s[:i], s[i:]
+}
+
+// WriteText writes one line per diagnostic.
+func (r Report) WriteText(w io.Writer) error {
+	for _, d := range r {
+		if _, err := fmt.Fprintln(w, d.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Summary is "N errors, N warnings, N infos".
+func (r Report) Summary() string {
+	return fmt.Sprintf("%d errors, %d warnings, %d infos", r.Count(Error), r.Count(Warning), r.Count(Info))
+}

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/spf13/cobra"
+)
+
+func init() { registerCommand(10, newInspectCmd) }
+
+type inspectEntry struct {
+	Path    string      `json:"path"`
+	Kind    detect.Kind `json:"kind,omitempty"`
+	Variant string      `json:"variant,omitempty"`
+	Result  Output      `json:"result,omitempty"`
+	Error   string      `json:"error,omitempty"`
+}
+
+func newInspectCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "inspect FILE...",
+		Short: "Show what is inside NPU artifacts (any supported format)",
+		Long: `inspect recognises each FILE by content and prints what it holds: for an Edge TPU
+model its executables, I/O layers and memory; for a NEFF its header, subgraphs and
+tensors; for a Gemini schedule its cores, workloads and traffic; for an allocation
+problem its buffers. With --json the same content is written as a JSON array with one
+entry per file.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			code := ExitOK
+			var entries []inspectEntry
+			for i, path := range args {
+				e := inspectEntry{Path: path}
+				r, f, err := detectFile(path)
+				if err == nil {
+					e.Kind, e.Variant = r.Kind, r.Variant
+					e.Result, err = f.Inspect(env, r)
+					if err != nil {
+						err = usageErr("%s: %w", path, err)
+					}
+				}
+				if err != nil {
+					code = worstCode(code, exitCodeOf(err))
+					e.Error = err.Error()
+					if !env.JSON {
+						fmt.Fprintf(env.Stderr, "npukit: %v\n", err)
+					}
+				} else if !env.JSON {
+					if len(args) > 1 {
+						if i > 0 {
+							fmt.Fprintln(env.Stdout)
+						}
+						fmt.Fprintf(env.Stdout, "== %s: %s\n", path, describe(r))
+					}
+					if err := e.Result.WriteText(env.Stdout); err != nil {
+						return err
+					}
+				}
+				entries = append(entries, e)
+			}
+			if env.JSON {
+				if err := writeJSON(env.Stdout, entries); err != nil {
+					return err
+				}
+			}
+			if code != ExitOK {
+				return &ExitError{Code: code}
+			}
+			return nil
+		},
+	}
+}
+
+func exitCodeOf(err error) int {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return ExitUsage
+}

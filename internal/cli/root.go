@@ -1,0 +1,120 @@
+// Package cli is npukit's command tree. It is thin: each file holds one
+// command (flags, a call into the library, a renderer). Format support is
+// added by registering a Format (formats.go) and, where a format has its
+// own commands, a command factory (registerCommand) from the format's file.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of every command.
+const (
+	ExitOK         = 0 // success
+	ExitFindings   = 1 // check found errors
+	ExitUsage      = 2 // usage error, unreadable or unrecognised input
+	ExitUnexpected = 3 // an internal failure (a bug): please report
+)
+
+// ExitError carries an exit code through cobra.
+type ExitError struct {
+	Code int
+	Err  error // nil when the message was already printed
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// usageErr wraps an error as exit code 2.
+func usageErr(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// Env is what every command receives.
+type Env struct {
+	Stdout, Stderr io.Writer
+	JSON           bool
+	Quiet          bool
+}
+
+type commandFactory struct {
+	order int
+	make  func(env *Env) *cobra.Command
+}
+
+var commandFactories []commandFactory
+
+// registerCommand adds a top-level command; order sorts the help listing
+// (lower first) so that the output is stable whatever the init order.
+func registerCommand(order int, make func(env *Env) *cobra.Command) {
+	commandFactories = append(commandFactories, commandFactory{order, make})
+}
+
+// NewRoot builds the command tree writing to the given streams.
+func NewRoot(env *Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "npukit",
+		Short: "Inspect, check, link, simulate and plan NPU executables and schedules",
+		Long: `npukit reads the artifacts NPU compilers produce (AWS Neuron NEFF, Google Edge TPU
+DarwiNN executables inside *_edgetpu.tflite, Gemini multi-core scheduler IR, MiniMalloc
+allocation problems), checks them against the rules their runtimes enforce, explains
+where memory and time go, and models the hardware well enough to predict timing.
+
+Input formats are recognised by content, never by file name.
+
+Exit codes: 0 success, 1 check found errors, 2 usage error or unreadable/unrecognised input.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	root.PersistentFlags().BoolVar(&env.JSON, "json", false, "write machine-readable JSON instead of text")
+	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress output on stderr")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &ExitError{Code: ExitUsage, Err: err}
+	})
+	fs := append([]commandFactory(nil), commandFactories...)
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].order < fs[j].order })
+	for _, f := range fs {
+		root.AddCommand(f.make(env))
+	}
+	return root
+}
+
+// Main runs npukit with args and returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "npukit: internal error (please report): %v\n", r)
+			code = ExitUnexpected
+		}
+	}()
+	env := &Env{Stdout: stdout, Stderr: stderr}
+	root := NewRoot(env)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			fmt.Fprintf(stderr, "npukit: %v\n", ee.Err)
+		}
+		return ee.Code
+	}
+	// Errors cobra raises itself (unknown command, bad args) are usage errors.
+	fmt.Fprintf(stderr, "npukit: %v\n", err)
+	return ExitUsage
+}

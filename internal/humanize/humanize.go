@@ -1,0 +1,51 @@
+// Package humanize renders quantities for people: bytes in binary units,
+// large counts with separators.
+package humanize
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Bytes renders n as "123 B", "1.5 KiB", "12.0 MiB", "1.00 GiB".
+func Bytes(n int64) string {
+	neg := n < 0
+	v := float64(n)
+	if neg {
+		v = -v
+	}
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	switch {
+	case v < 1024:
+		return fmt.Sprintf("%s%d B", sign, int64(v))
+	case v < 1<<20:
+		return fmt.Sprintf("%s%.1f KiB", sign, v/1024)
+	case v < 1<<30:
+		return fmt.Sprintf("%s%.1f MiB", sign, v/(1<<20))
+	default:
+		return fmt.Sprintf("%s%.2f GiB", sign, v/(1<<30))
+	}
+}
+
+// Count renders n with thousands separators: 1234567 -> "1,234,567".
+func Count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := false
+	if n < 0 {
+		neg, s = true, s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}

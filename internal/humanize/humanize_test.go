@@ -1,0 +1,19 @@
+package humanize
+
+import "testing"
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 8 << 20: "8.0 MiB", 3 << 30: "3.00 GiB", -2048: "-2.0 KiB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d)=%q want %q", n, got, want)
+		}
+	}
+}
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"} {
+		if got := Count(n); got != want {
+			t.Errorf("Count(%d)=%q want %q", n, got, want)
+		}
+	}
+}
