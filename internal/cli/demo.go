@@ -118,6 +118,30 @@ func runDemo(env *Env, dir string) error {
 			}
 		}
 	}
+	var reports []string
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		r, err := detect.Path(path)
+		if err != nil {
+			continue
+		}
+		if _, ok := reporters[r.Kind]; !ok {
+			continue
+		}
+		html := path + ".html"
+		if err := writeReport(&sub, []detect.Result{r}, html); err != nil {
+			failed++
+			fmt.Fprintf(out, "report of %s failed: %v\n", name, err)
+			continue
+		}
+		reports = append(reports, html)
+	}
+	if len(reports) > 0 {
+		fmt.Fprintln(out, "\nVisual reports (open in any browser):")
+		for _, r := range reports {
+			fmt.Fprintf(out, "  %s\n", r)
+		}
+	}
 	fmt.Fprintf(out, "\nDemo finished. Examples and results are in %s\n", dir)
 	if failed > 0 {
 		return &ExitError{Code: ExitUnexpected, Err: fmt.Errorf("demo: %d steps failed", failed)}

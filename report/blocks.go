@@ -1,0 +1,134 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"strings"
+)
+
+// Table is a data table. Columns whose header is listed in Numeric are
+// right-aligned. Long tables are cut at MaxRows (0 = 2000) with a note.
+type Table struct {
+	Caption string
+	Header  []string
+	Numeric []int // indices of right-aligned columns
+	Rows    [][]string
+	MaxRows int
+	// RowIDs optionally gives each row an anchor (same length as Rows).
+	RowIDs []string
+}
+
+func (t *Table) html() (template.HTML, error) {
+	num := map[int]bool{}
+	for _, i := range t.Numeric {
+		num[i] = true
+	}
+	max := t.MaxRows
+	if max == 0 {
+		max = 2000
+	}
+	var b strings.Builder
+	if t.Caption != "" {
+		fmt.Fprintf(&b, "<h3>%s</h3>", esc(t.Caption))
+	}
+	b.WriteString(`<div class="table-wrap"><table><thead><tr>`)
+	for i, h := range t.Header {
+		fmt.Fprintf(&b, `<th%s>%s</th>`, cls(num[i], "num"), esc(h))
+	}
+	b.WriteString(`</tr></thead><tbody>`)
+	for r, row := range t.Rows {
+		if r == max {
+			break
+		}
+		if r < len(t.RowIDs) && t.RowIDs[r] != "" {
+			fmt.Fprintf(&b, `<tr id="%s">`, esc(t.RowIDs[r]))
+		} else {
+			b.WriteString("<tr>")
+		}
+		for i, c := range row {
+			fmt.Fprintf(&b, `<td%s>%s</td>`, cls(num[i], "num"), esc(c))
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</tbody></table></div>")
+	if len(t.Rows) > max {
+		fmt.Fprintf(&b, `<p class="table-note">Showing %d of %d rows; the rest are in npukit inspect --json.</p>`, max, len(t.Rows))
+	}
+	return template.HTML(b.String()), nil
+}
+
+func cls(on bool, name string) string {
+	if on {
+		return ` class="` + name + `"`
+	}
+	return ""
+}
+
+// KeyValues is a two-column list of facts.
+type KeyValues struct {
+	Caption string
+	Items   []KV
+}
+
+func (k *KeyValues) html() (template.HTML, error) {
+	var b strings.Builder
+	if k.Caption != "" {
+		fmt.Fprintf(&b, "<h3>%s</h3>", esc(k.Caption))
+	}
+	b.WriteString(`<dl class="kv">`)
+	for _, it := range k.Items {
+		fmt.Fprintf(&b, "<dt>%s</dt><dd>%s</dd>", esc(it.Key), esc(it.Value))
+	}
+	b.WriteString("</dl>")
+	return template.HTML(b.String()), nil
+}
+
+// Text is a paragraph of plain text.
+type Text struct {
+	Text  string
+	Muted bool
+}
+
+func (t *Text) html() (template.HTML, error) {
+	return template.HTML(fmt.Sprintf("<p%s>%s</p>", cls(t.Muted, "muted"), esc(t.Text))), nil
+}
+
+// Tree is a nested, collapsible list (e.g. a container's members).
+type Tree struct {
+	Caption string
+	Root    []TreeNode
+}
+
+// TreeNode is one entry of a Tree.
+type TreeNode struct {
+	Label    string
+	Detail   string // shown muted after the label
+	Children []TreeNode
+}
+
+func (t *Tree) html() (template.HTML, error) {
+	var b strings.Builder
+	if t.Caption != "" {
+		fmt.Fprintf(&b, "<h3>%s</h3>", esc(t.Caption))
+	}
+	b.WriteString(`<ul class="tree">`)
+	var walk func(ns []TreeNode, depth int)
+	walk = func(ns []TreeNode, depth int) {
+		for _, n := range ns {
+			detail := ""
+			if n.Detail != "" {
+				detail = ` <span class="muted">` + esc(n.Detail) + `</span>`
+			}
+			if len(n.Children) == 0 {
+				fmt.Fprintf(&b, "<li>%s%s</li>", esc(n.Label), detail)
+				continue
+			}
+			fmt.Fprintf(&b, "<li><details%s><summary>%s%s</summary><ul>", openAttr(depth < 1), esc(n.Label), detail)
+			walk(n.Children, depth+1)
+			b.WriteString("</ul></details></li>")
+		}
+	}
+	walk(t.Root, 0)
+	b.WriteString("</ul>")
+	return template.HTML(b.String()), nil
+}

@@ -1,0 +1,449 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Series names a category of marks (a segment kind, a task class).
+type Series struct {
+	Name  string
+	Color string // optional; the palette is used when empty
+}
+
+func seriesColor(ss []Series, i int) string {
+	if i >= 0 && i < len(ss) && ss[i].Color != "" {
+		return ss[i].Color
+	}
+	return colorOf(i)
+}
+
+func legend(ss []Series) string {
+	if len(ss) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(`<div class="legend">`)
+	for i, s := range ss {
+		fmt.Fprintf(&b, `<span><span class="sw" style="background:%s"></span>%s</span>`, seriesColor(ss, i), esc(s.Name))
+	}
+	b.WriteString(`</div>`)
+	return b.String()
+}
+
+// plot holds the geometry shared by the charts.
+type plot struct {
+	w, h                     float64 // whole SVG
+	left, right, top, bottom float64 // margins
+}
+
+func (p plot) pw() float64 { return p.w - p.left - p.right }
+func (p plot) ph() float64 { return p.h - p.top - p.bottom }
+
+func f1(v float64) string { return trimZero(fmt.Sprintf("%.1f", v)) }
+
+// HBar is one horizontal stacked bar.
+type HBar struct {
+	Label    string
+	Segments []Segment
+}
+
+// Segment is a part of a bar; Series indexes BarChart.Series.
+type Segment struct {
+	Series int
+	Value  float64
+	Tip    string // extra hover text
+}
+
+// BarChart draws horizontal stacked bars against an optional limit line
+// (e.g. memory use against 8 MiB of SRAM).
+type BarChart struct {
+	Caption    string
+	Series     []Series
+	Bars       []HBar
+	Unit       Unit
+	XLabel     string
+	Limit      float64 // 0 = none
+	LimitLabel string
+}
+
+func (c *BarChart) html() (template.HTML, error) {
+	if len(c.Bars) == 0 {
+		return "", errors.New("bar chart without bars")
+	}
+	maxv := c.Limit
+	for _, b := range c.Bars {
+		s := 0.0
+		for _, g := range b.Segments {
+			s += g.Value
+		}
+		maxv = math.Max(maxv, s)
+	}
+	if maxv <= 0 {
+		maxv = 1
+	}
+	labelW := 40.0
+	for _, b := range c.Bars {
+		labelW = math.Max(labelW, 6.5*float64(len(b.Label))+10)
+	}
+	labelW = math.Min(labelW, 320)
+	p := plot{w: 960, left: labelW, right: 30, top: 14, bottom: 44}
+	barH := 22.0
+	p.h = p.top + p.bottom + float64(len(c.Bars))*(barH+8)
+	x := func(v float64) float64 { return p.left + v/maxv*p.pw() }
+	var s strings.Builder
+	fmt.Fprintf(&s, `<figure><svg class="chart bar-chart" viewBox="0 0 %s %s" width="%s" role="img" aria-label="%s">`, f1(p.w), f1(p.h), f1(p.w), esc(c.Caption))
+	ticks := niceTicks(0, maxv, 6, c.Unit)
+	s.WriteString(`<g class="grid">`)
+	for _, t := range ticks {
+		fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(x(t)), f1(x(t)), f1(p.top), f1(p.h-p.bottom))
+	}
+	s.WriteString(`</g><g class="axis">`)
+	fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.w-p.right), f1(p.h-p.bottom), f1(p.h-p.bottom))
+	for _, t := range ticks {
+		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f1(x(t)), f1(p.h-p.bottom+14), esc(c.Unit.Format(t)))
+	}
+	xl := c.XLabel
+	if xl == "" {
+		xl = c.Unit.Name()
+	}
+	fmt.Fprintf(&s, `<text class="axis-title" x="%s" y="%s" text-anchor="middle">%s</text></g>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(xl))
+	for i, b := range c.Bars {
+		y := p.top + float64(i)*(barH+8) + 4
+		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="end">%s</text>`, f1(p.left-6), f1(y+barH/2+4), esc(b.Label))
+		acc := 0.0
+		total := 0.0
+		for _, g := range b.Segments {
+			total += g.Value
+		}
+		for _, g := range b.Segments {
+			if g.Value <= 0 {
+				continue
+			}
+			name := ""
+			if g.Series >= 0 && g.Series < len(c.Series) {
+				name = c.Series[g.Series].Name
+			}
+			tip := fmt.Sprintf("%s\n%s: %s", b.Label, name, c.Unit.Format(g.Value))
+			if g.Tip != "" {
+				tip += "\n" + g.Tip
+			}
+			fmt.Fprintf(&s, `<rect class="mark" x="%s" y="%s" width="%s" height="%s" fill="%s" data-tip="%s"/>`,
+				f1(x(acc)), f1(y), f1(math.Max(0.5, x(acc+g.Value)-x(acc))), f1(barH), seriesColor(c.Series, g.Series), esc(tip))
+			acc += g.Value
+		}
+		fmt.Fprintf(&s, `<text x="%s" y="%s" class="muted">%s</text>`, f1(x(total)+4), f1(y+barH/2+4), esc(c.Unit.Format(total)))
+	}
+	if c.Limit > 0 {
+		fmt.Fprintf(&s, `<line class="limit" x1="%s" x2="%s" y1="%s" y2="%s"/><text x="%s" y="%s" text-anchor="end" fill="#c62828">%s</text>`,
+			f1(x(c.Limit)), f1(x(c.Limit)), f1(p.top-4), f1(p.h-p.bottom), f1(x(c.Limit)-3), f1(p.top+6), esc(c.LimitLabel))
+	}
+	s.WriteString(`</svg>`)
+	s.WriteString(legend(c.Series))
+	if c.Caption != "" {
+		fmt.Fprintf(&s, `<figcaption>%s</figcaption>`, esc(c.Caption))
+	}
+	s.WriteString(`</figure>`)
+	return template.HTML(s.String()), nil
+}
+
+// Column is one vertical stacked column of a ColumnChart.
+type Column struct {
+	Label    string
+	Segments []Segment
+}
+
+// ColumnChart draws vertical stacked columns (e.g. DRAM traffic per layer).
+type ColumnChart struct {
+	Caption string
+	Series  []Series
+	Columns []Column
+	Unit    Unit
+	XLabel  string
+	YLabel  string
+}
+
+func (c *ColumnChart) html() (template.HTML, error) {
+	if len(c.Columns) == 0 {
+		return "", errors.New("column chart without columns")
+	}
+	maxv := 0.0
+	for _, col := range c.Columns {
+		s := 0.0
+		for _, g := range col.Segments {
+			s += g.Value
+		}
+		maxv = math.Max(maxv, s)
+	}
+	if maxv <= 0 {
+		maxv = 1
+	}
+	p := plot{w: 960, h: 340, left: 70, right: 16, top: 12, bottom: 90}
+	cw := p.pw() / float64(len(c.Columns))
+	y := func(v float64) float64 { return p.top + p.ph() - v/maxv*p.ph() }
+	var s strings.Builder
+	fmt.Fprintf(&s, `<figure><svg class="chart column-chart" viewBox="0 0 %s %s" width="%s" role="img" aria-label="%s">`, f1(p.w), f1(p.h), f1(p.w), esc(c.Caption))
+	ticks := niceTicks(0, maxv, 5, c.Unit)
+	s.WriteString(`<g class="grid">`)
+	for _, t := range ticks {
+		fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.w-p.right), f1(y(t)), f1(y(t)))
+	}
+	s.WriteString(`</g><g class="axis">`)
+	fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.left), f1(p.top), f1(p.h-p.bottom))
+	for _, t := range ticks {
+		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="end">%s</text>`, f1(p.left-4), f1(y(t)+4), esc(c.Unit.Format(t)))
+	}
+	yl := c.YLabel
+	if yl == "" {
+		yl = c.Unit.Name()
+	}
+	fmt.Fprintf(&s, `<text class="axis-title" transform="translate(12,%s) rotate(-90)" text-anchor="middle">%s</text>`, f1(p.top+p.ph()/2), esc(yl))
+	fmt.Fprintf(&s, `<text class="axis-title" x="%s" y="%s" text-anchor="middle">%s</text></g>`, f1(p.left+p.pw()/2), f1(p.h-4), esc(c.XLabel))
+	labelEvery := int(math.Ceil(float64(len(c.Columns)) / 60))
+	for i, col := range c.Columns {
+		x0 := p.left + float64(i)*cw
+		acc := 0.0
+		for _, g := range col.Segments {
+			if g.Value <= 0 {
+				continue
+			}
+			name := ""
+			if g.Series >= 0 && g.Series < len(c.Series) {
+				name = c.Series[g.Series].Name
+			}
+			tip := fmt.Sprintf("%s\n%s: %s", col.Label, name, c.Unit.Format(g.Value))
+			if g.Tip != "" {
+				tip += "\n" + g.Tip
+			}
+			fmt.Fprintf(&s, `<rect class="mark" x="%s" y="%s" width="%s" height="%s" fill="%s" data-tip="%s"/>`,
+				f1(x0+cw*0.1), f1(y(acc+g.Value)), f1(math.Max(0.5, cw*0.8)), f1(math.Max(0.3, y(acc)-y(acc+g.Value))), seriesColor(c.Series, g.Series), esc(tip))
+			acc += g.Value
+		}
+		if i%labelEvery == 0 {
+			fmt.Fprintf(&s, `<text transform="translate(%s,%s) rotate(-60)" text-anchor="end" font-size="9">%s</text>`, f1(x0+cw/2+3), f1(p.h-p.bottom+8), esc(truncate(col.Label, 18)))
+		}
+	}
+	s.WriteString(`</svg>`)
+	s.WriteString(legend(c.Series))
+	if c.Caption != "" {
+		fmt.Fprintf(&s, `<figcaption>%s</figcaption>`, esc(c.Caption))
+	}
+	s.WriteString(`</figure>`)
+	return template.HTML(s.String()), nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// Span is an interval on a timeline track.
+type Span struct {
+	Start, End float64
+	Series     int
+	Label      string // hover text title
+	Tip        string
+}
+
+// Track is one row of a timeline (a core, a DMA engine, a link).
+type Track struct {
+	Name  string
+	Spans []Span
+}
+
+// Timeline is a Gantt chart: one row per track, time across. Spans
+// narrower than a pixel are merged per track and series so that very long
+// schedules stay small and fast to render.
+type Timeline struct {
+	Caption string
+	Series  []Series
+	Tracks  []Track
+	Unit    Unit
+	XLabel  string
+	// MaxMarks bounds the rectangles drawn (0 = 40000).
+	MaxMarks int
+}
+
+func (c *Timeline) html() (template.HTML, error) {
+	if len(c.Tracks) == 0 {
+		return "", errors.New("timeline without tracks")
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, t := range c.Tracks {
+		for _, sp := range t.Spans {
+			lo, hi = math.Min(lo, sp.Start), math.Max(hi, sp.End)
+		}
+	}
+	if math.IsInf(lo, 0) {
+		lo, hi = 0, 1
+	}
+	lo = math.Min(lo, 0)
+	if hi <= lo {
+		hi = lo + 1
+	}
+	labelW := 60.0
+	for _, t := range c.Tracks {
+		labelW = math.Max(labelW, 6.5*float64(len(t.Name))+10)
+	}
+	labelW = math.Min(labelW, 260)
+	rowH := 20.0
+	p := plot{w: 1200, left: labelW, right: 20, top: 10, bottom: 44}
+	p.h = p.top + p.bottom + float64(len(c.Tracks))*(rowH+4)
+	x := func(v float64) float64 { return p.left + (v-lo)/(hi-lo)*p.pw() }
+	maxMarks := c.MaxMarks
+	if maxMarks == 0 {
+		maxMarks = 40000
+	}
+	total := 0
+	for _, t := range c.Tracks {
+		total += len(t.Spans)
+	}
+	// Resolution below which adjacent spans of one series are merged.
+	minW := 0.0
+	if total > maxMarks {
+		minW = p.pw() / float64(maxMarks/len(c.Tracks)+1)
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, `<figure><svg class="chart timeline zoomable" data-plot-left="%s" viewBox="0 0 %s %s" width="%s" role="img" aria-label="%s">`, f1(p.left), f1(p.w), f1(p.h), f1(p.w), esc(c.Caption))
+	ticks := niceTicks(lo, hi, 8, c.Unit)
+	s.WriteString(`<g class="grid">`)
+	for _, t := range ticks {
+		fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(x(t)), f1(x(t)), f1(p.top), f1(p.h-p.bottom))
+	}
+	s.WriteString(`</g><g class="axis">`)
+	fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.w-p.right), f1(p.h-p.bottom), f1(p.h-p.bottom))
+	for _, t := range ticks {
+		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f1(x(t)), f1(p.h-p.bottom+14), esc(c.Unit.Format(t)))
+	}
+	xl := c.XLabel
+	if xl == "" {
+		xl = "time (" + c.Unit.Name() + ")"
+	}
+	fmt.Fprintf(&s, `<text class="axis-title" x="%s" y="%s" text-anchor="middle">%s</text></g>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(xl))
+	for i, t := range c.Tracks {
+		y := p.top + float64(i)*(rowH+4)
+		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="end">%s</text>`, f1(p.left-6), f1(y+rowH/2+4), esc(t.Name))
+		spans := append([]Span(nil), t.Spans...)
+		sort.SliceStable(spans, func(a, b int) bool { return spans[a].Start < spans[b].Start })
+		for j := 0; j < len(spans); j++ {
+			sp := spans[j]
+			merged := 1
+			if minW > 0 {
+				for j+1 < len(spans) && spans[j+1].Series == sp.Series && x(spans[j+1].End)-x(sp.Start) < minW {
+					j++
+					sp.End = math.Max(sp.End, spans[j].End)
+					merged++
+				}
+			}
+			name := ""
+			if sp.Series >= 0 && sp.Series < len(c.Series) {
+				name = c.Series[sp.Series].Name
+			}
+			tip := fmt.Sprintf("%s\n%s: %s .. %s (%s)", sp.Label, name, c.Unit.Format(sp.Start), c.Unit.Format(sp.End), c.Unit.Format(sp.End-sp.Start))
+			if merged > 1 {
+				tip = fmt.Sprintf("%d %s spans merged at this zoom\n%s .. %s", merged, name, c.Unit.Format(sp.Start), c.Unit.Format(sp.End))
+			} else if sp.Tip != "" {
+				tip += "\n" + sp.Tip
+			}
+			fmt.Fprintf(&s, `<rect class="mark" x="%s" y="%s" width="%s" height="%s" fill="%s" data-tip="%s"/>`,
+				f1(x(sp.Start)), f1(y), f1(math.Max(0.4, x(sp.End)-x(sp.Start))), f1(rowH), seriesColor(c.Series, sp.Series), esc(strings.TrimPrefix(tip, "\n")))
+		}
+	}
+	s.WriteString(`</svg>`)
+	s.WriteString(legend(c.Series))
+	s.WriteString(`<p class="zoom-hint">Mouse wheel over the chart zooms the time axis; double click resets.</p>`)
+	if c.Caption != "" {
+		fmt.Fprintf(&s, `<figcaption>%s</figcaption>`, esc(c.Caption))
+	}
+	s.WriteString(`</figure>`)
+	return template.HTML(s.String()), nil
+}
+
+// Rect is one rectangle of a RectMap: X is usually time, Y an address.
+type Rect struct {
+	X0, X1, Y0, Y1 float64
+	Series         int
+	Label          string
+	Tip            string
+}
+
+// RectMap draws rectangles on two axes: an allocation (time x address),
+// an L2 address map over workloads, an SBUF partition x byte map.
+type RectMap struct {
+	Caption    string
+	Series     []Series
+	Rects      []Rect
+	XUnit      Unit
+	YUnit      Unit
+	XLabel     string
+	YLabel     string
+	YLimit     float64 // capacity line (0 = none)
+	LimitLabel string
+	Height     float64 // plot height in px (0 = 420)
+}
+
+func (c *RectMap) html() (template.HTML, error) {
+	if len(c.Rects) == 0 {
+		return "", errors.New("rectangle map without rectangles")
+	}
+	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), 0.0, c.YLimit
+	for _, r := range c.Rects {
+		x0, x1 = math.Min(x0, r.X0), math.Max(x1, r.X1)
+		y0, y1 = math.Min(y0, r.Y0), math.Max(y1, r.Y1)
+	}
+	if x1 <= x0 {
+		x1 = x0 + 1
+	}
+	if y1 <= y0 {
+		y1 = y0 + 1
+	}
+	h := c.Height
+	if h == 0 {
+		h = 420
+	}
+	p := plot{w: 1200, h: h + 56, left: 80, right: 20, top: 12, bottom: 44}
+	x := func(v float64) float64 { return p.left + (v-x0)/(x1-x0)*p.pw() }
+	y := func(v float64) float64 { return p.top + p.ph() - (v-y0)/(y1-y0)*p.ph() }
+	var s strings.Builder
+	fmt.Fprintf(&s, `<figure><svg class="chart rect-map zoomable" data-plot-left="%s" viewBox="0 0 %s %s" width="%s" role="img" aria-label="%s">`, f1(p.left), f1(p.w), f1(p.h), f1(p.w), esc(c.Caption))
+	s.WriteString(`<g class="grid">`)
+	for _, t := range niceTicks(y0, y1, 6, c.YUnit) {
+		fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.w-p.right), f1(y(t)), f1(y(t)))
+	}
+	s.WriteString(`</g><g class="axis">`)
+	fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.w-p.right), f1(p.h-p.bottom), f1(p.h-p.bottom))
+	fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.left), f1(p.top), f1(p.h-p.bottom))
+	for _, t := range niceTicks(x0, x1, 8, c.XUnit) {
+		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f1(x(t)), f1(p.h-p.bottom+14), esc(c.XUnit.Format(t)))
+	}
+	for _, t := range niceTicks(y0, y1, 6, c.YUnit) {
+		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="end">%s</text>`, f1(p.left-4), f1(y(t)+4), esc(c.YUnit.Format(t)))
+	}
+	fmt.Fprintf(&s, `<text class="axis-title" x="%s" y="%s" text-anchor="middle">%s</text>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(c.XLabel))
+	fmt.Fprintf(&s, `<text class="axis-title" transform="translate(12,%s) rotate(-90)" text-anchor="middle">%s</text></g>`, f1(p.top+p.ph()/2), esc(c.YLabel))
+	for _, r := range c.Rects {
+		tip := fmt.Sprintf("%s\n%s: %s .. %s\n%s: %s .. %s (%s)", r.Label, c.XLabel, c.XUnit.Format(r.X0), c.XUnit.Format(r.X1), c.YLabel, c.YUnit.Format(r.Y0), c.YUnit.Format(r.Y1), c.YUnit.Format(r.Y1-r.Y0))
+		if r.Tip != "" {
+			tip += "\n" + r.Tip
+		}
+		fmt.Fprintf(&s, `<rect class="mark" x="%s" y="%s" width="%s" height="%s" fill="%s" fill-opacity="0.85" stroke="#fff" stroke-width="0.3" data-tip="%s"/>`,
+			f1(x(r.X0)), f1(y(r.Y1)), f1(math.Max(0.5, x(r.X1)-x(r.X0))), f1(math.Max(0.5, y(r.Y0)-y(r.Y1))), seriesColor(c.Series, r.Series), esc(tip))
+	}
+	if c.YLimit > 0 {
+		fmt.Fprintf(&s, `<line class="limit" x1="%s" x2="%s" y1="%s" y2="%s"/><text x="%s" y="%s" text-anchor="end" fill="#c62828">%s</text>`,
+			f1(p.left), f1(p.w-p.right), f1(y(c.YLimit)), f1(y(c.YLimit)), f1(p.w-p.right-4), f1(y(c.YLimit)-4), esc(c.LimitLabel))
+	}
+	s.WriteString(`</svg>`)
+	s.WriteString(legend(c.Series))
+	if c.Caption != "" {
+		fmt.Fprintf(&s, `<figcaption>%s</figcaption>`, esc(c.Caption))
+	}
+	s.WriteString(`</figure>`)
+	return template.HTML(s.String()), nil
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Browser test of the HTML reports: renders a report of every corpus file
+# (../shared, when present) and every demo example, opens each in headless
+# Chromium, fails on console errors, exceptions or network requests, checks
+# the announced sections and charts, and saves screenshots.
+# Usage: scripts/browser-test.sh [OUTDIR]   (default bench/out/browser)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-bench/out/browser}
+rm -rf "$out"; mkdir -p "$out/reports" "$out/shots" "$out/demo"
+
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "installing Debian's chromium (needed for the browser test)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq chromium >/dev/null
+fi
+
+go build -o "$out/npukit" ./cmd/npukit
+"$out/npukit" demo --quiet --dir "$out/demo" >"$out/demo.log"
+cp "$out"/demo/*.html "$out/reports/" 2>/dev/null || true
+
+if [ -d ../shared/corpus ]; then
+  while IFS= read -r f; do
+    name=$(basename "$f")
+    if ! msg=$("$out/npukit" report "$f" -o "$out/reports/corpus-$name.html" 2>&1); then
+      case "$msg" in
+        *"not supported yet"*) echo "skip (no reporter yet): $name" ;;
+        *) echo "report failed: $f: $msg" >&2; exit 1 ;;
+      esac
+    fi
+  done < <(find ../shared/corpus -maxdepth 2 -type f \( -name '*.tflite' -o -name '*.neff' -o -name '*.json' \) -not -path '*/golden/*' | sort)
+  for f in ../shared/benchmarks/minimalloc/*.csv; do
+    "$out/npukit" report "$f" -o "$out/reports/bench-$(basename "$f").html" >/dev/null 2>&1 || true
+  done
+fi
+
+n=$(ls "$out"/reports/*.html 2>/dev/null | wc -l)
+echo "browser test: $n reports"
+if [ "$n" -eq 0 ]; then
+  echo "no reports were produced yet (no format has a reporter): nothing to open"
+  exit 0
+fi
+go test -count=1 -tags browser ./report/browsertest -reports "$out/reports" -shots "$out/shots" -v 2>&1 | grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' | grep -v '^=== RUN'
+echo "screenshots in $out/shots"
