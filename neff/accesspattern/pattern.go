@@ -174,40 +174,76 @@ func (p Pattern) shape() (runLen int64, dims []dim) {
 // must be valid (see Validate); an invalid one yields nothing.
 func (p Pattern) Runs() iter.Seq[Run] {
 	return func(yield func(Run) bool) {
-		if p.Validate() != nil || p.Bytes() == 0 {
+		c := p.Cursor()
+		for {
+			r, ok := c.Next()
+			if !ok || !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// Cursor walks a pattern's runs with explicit state (no goroutine or
+// coroutine), for callers that advance two patterns in step.
+type Cursor struct {
+	runLen  int64
+	dims    [MaxDims]dim
+	nd      int
+	idx     [MaxDims]int64
+	off     int64
+	done    bool
+	pending Run
+	have    bool
+}
+
+// Cursor returns a cursor at the pattern's first run. An invalid or empty
+// pattern gives a cursor with no runs.
+func (p Pattern) Cursor() *Cursor {
+	c := &Cursor{done: true}
+	if p.Validate() != nil || p.Bytes() == 0 {
+		return c
+	}
+	runLen, dims := p.shape()
+	c.runLen, c.nd, c.off, c.done = runLen, copy(c.dims[:], dims), p.Offset, false
+	return c
+}
+
+// Next returns the next maximal run.
+func (c *Cursor) Next() (Run, bool) {
+	for !c.done {
+		off := c.off
+		c.advance()
+		if c.have && off == c.pending.End() {
+			c.pending.Len += c.runLen
+			continue
+		}
+		if c.have {
+			r := c.pending
+			c.pending = Run{off, c.runLen}
+			return r, true
+		}
+		c.pending, c.have = Run{off, c.runLen}, true
+	}
+	if c.have {
+		c.have = false
+		return c.pending, true
+	}
+	return Run{}, false
+}
+
+// advance moves the odometer to the next base run.
+func (c *Cursor) advance() {
+	for k := 0; k < c.nd; k++ {
+		c.idx[k]++
+		c.off += c.dims[k].step
+		if c.idx[k] < c.dims[k].size {
 			return
 		}
-		runLen, dims := p.shape()
-		var idx [MaxDims]int64
-		var pending Run
-		have := false
-		off := p.Offset
-		for {
-			if have && off == pending.End() {
-				pending.Len += runLen
-			} else {
-				if have && !yield(pending) {
-					return
-				}
-				pending, have = Run{off, runLen}, true
-			}
-			// Odometer over the outer dimensions.
-			k := 0
-			for ; k < len(dims); k++ {
-				idx[k]++
-				off += dims[k].step
-				if idx[k] < dims[k].size {
-					break
-				}
-				off -= dims[k].step * dims[k].size
-				idx[k] = 0
-			}
-			if k == len(dims) {
-				break
-			}
-		}
-		yield(pending)
+		c.off -= c.dims[k].step * c.dims[k].size
+		c.idx[k] = 0
 	}
+	c.done = true
 }
 
 // Summary describes a pattern's runs.
