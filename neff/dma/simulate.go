@@ -1,0 +1,221 @@
+package dma
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/npukit/npukit/sim"
+)
+
+// SimParams is the DMA timing model of one NeuronCore. Defaults come from
+// ../shared/notes/neuroncore.md: 16 DMA engines per core, one transfer
+// each at a time, 27 GiB/s per engine, a fixed per-transfer overhead of
+// about 1.3 us, and contiguous runs under 512 B being overhead-bound (each
+// is charged as 512 B).
+type SimParams struct {
+	Engines         int     // DMA engines per core
+	BytesPerNs      float64 // per-engine bandwidth
+	OverheadNs      int64   // per descriptor
+	MinChargedRun   int64   // a run shorter than this costs as much as this
+	FirstEngineBase int     // engine the first queue set starts at
+}
+
+// DefaultSimParams returns the documented defaults.
+func DefaultSimParams() SimParams {
+	return SimParams{Engines: 16, BytesPerNs: 27 * float64(1<<30) / 1e9, OverheadNs: 1300, MinChargedRun: MinEfficientRun}
+}
+
+// QueueSet is a dma_queue entry of def.json: a name and how many hardware
+// queues (engines) it spreads over.
+type QueueSet struct {
+	Name      string
+	NumQueues int
+}
+
+// SimResult summarises a simulated DMA program (times in ns).
+type SimResult struct {
+	TotalNs      int64         `json:"total_ns"`
+	Bytes        int64         `json:"bytes"`
+	Descriptors  int           `json:"descriptors"`
+	AchievedGBps float64       `json:"achieved_gb_per_s"`
+	Engines      []EngineStats `json:"engines"`
+	Queues       []QueueTiming `json:"queues"`
+	Params       SimParams     `json:"params"`
+}
+
+// EngineStats is one DMA engine's load.
+type EngineStats struct {
+	Engine      int     `json:"engine"`
+	BusyNs      int64   `json:"busy_ns"`
+	Descriptors int     `json:"descriptors"`
+	Bytes       int64   `json:"bytes"`
+	Utilisation float64 `json:"utilisation"`
+}
+
+// QueueTiming is one queue set's share.
+type QueueTiming struct {
+	Queue        string  `json:"queue"`
+	Engines      []int   `json:"engines"`
+	Descriptors  int     `json:"descriptors"`
+	Bytes        int64   `json:"bytes"`
+	BusyNs       int64   `json:"busy_ns"`
+	FirstStartNs int64   `json:"first_start_ns"`
+	LastEndNs    int64   `json:"last_end_ns"`
+	AchievedGBps float64 `json:"achieved_gb_per_s"`
+}
+
+// chargedBytes is what a descriptor costs in bytes: the larger side, with
+// every run shorter than MinChargedRun counted as MinChargedRun.
+func chargedBytes(t Transfer, minRun int64) (moved, charged int64) {
+	side := func(s Side) int64 {
+		sum := s.Pattern.Summarize()
+		if sum.Runs == 0 {
+			return 0
+		}
+		if sum.MinRun >= minRun {
+			return sum.Bytes
+		}
+		if sum.MinRun == sum.MaxRun {
+			return sum.Runs * minRun
+		}
+		var c int64
+		for r := range s.Pattern.Runs() {
+			c += max(r.Len, minRun)
+		}
+		return c
+	}
+	moved = t.To.Pattern.Bytes()
+	charged = side(t.To)
+	for _, f := range t.From {
+		charged = max(charged, side(f))
+	}
+	return moved, charged
+}
+
+// Lower builds the simulation graph: one in-order resource per DMA engine;
+// each queue set owns NumQueues consecutive engines (wrapping around the
+// core's engines); the DMA entries of a queue are dealt to its engines in
+// order (entry k on engine k mod NumQueues), all descriptors of one entry
+// on the same engine. Task Tag is the descriptor's index in descs.
+func Lower(descs []Descriptor, sets []QueueSet, p SimParams) (*sim.Graph, [][]int, error) {
+	if p.Engines < 1 || p.BytesPerNs <= 0 || p.OverheadNs < 0 {
+		return nil, nil, fmt.Errorf("invalid DMA parameters %+v", p)
+	}
+	g := &sim.Graph{Unit: "ns"}
+	for e := 0; e < p.Engines; e++ {
+		g.AddResource(sim.Resource{Name: fmt.Sprintf("DMA engine %d", e), Group: "DMA engines", Bandwidth: p.BytesPerNs, Overhead: p.OverheadNs, InOrder: true})
+	}
+	engines := map[string][]int{}
+	next := p.FirstEngineBase
+	names := make([]string, 0, len(sets))
+	for _, s := range sets {
+		n := s.NumQueues
+		if n < 1 {
+			n = 1
+		}
+		n = min(n, p.Engines)
+		for k := 0; k < n; k++ {
+			engines[s.Name] = append(engines[s.Name], (next+k)%p.Engines)
+		}
+		next = (next + n) % p.Engines
+		names = append(names, s.Name)
+	}
+	// Queues used by descriptors but not declared get one engine each.
+	// Entries are dealt in order of first appearance per queue; the
+	// descriptors of one entry are consecutive in descs.
+	type queueState struct {
+		engines []int
+		member  string
+		entry   int
+		ord     int
+	}
+	states := map[string]*queueState{}
+	g.Tasks = make([]sim.Task, 0, len(descs))
+	for i := range descs {
+		d := &descs[i]
+		q := states[d.Queue]
+		if q == nil {
+			es, ok := engines[d.Queue]
+			if !ok {
+				es = []int{next % p.Engines}
+				engines[d.Queue] = es
+				next++
+				names = append(names, d.Queue)
+			}
+			q = &queueState{engines: es, ord: -1}
+			states[d.Queue] = q
+		}
+		if q.ord < 0 || d.Engine != q.member || d.Index != q.entry {
+			q.ord++
+			q.member, q.entry = d.Engine, d.Index
+		}
+		_, charged := chargedBytes(d.Transfer, p.MinChargedRun)
+		g.Tasks = append(g.Tasks, sim.Task{Name: d.Comment, Cat: d.Queue, Resource: sim.ResourceID(q.engines[q.ord%len(q.engines)]), Bytes: max(charged, 1), Tag: int32(i)})
+	}
+	sort.Strings(names)
+	owned := make([][]int, 0, len(names))
+	for _, n := range names {
+		owned = append(owned, engines[n])
+	}
+	return g, owned, nil
+}
+
+// Simulate lowers and runs the DMA program.
+func Simulate(descs []Descriptor, sets []QueueSet, p SimParams) (*SimResult, *sim.Timeline, error) {
+	g, _, err := Lower(descs, sets, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	tl, err := sim.Run(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &SimResult{TotalNs: tl.Makespan, Descriptors: len(descs), Params: p}
+	for e := 0; e < p.Engines; e++ {
+		res.Engines = append(res.Engines, EngineStats{Engine: e, Utilisation: tl.Utilisation(sim.ResourceID(e))})
+	}
+	qs := map[string]*QueueTiming{}
+	for i, t := range g.Tasks {
+		d := descs[t.Tag]
+		moved := d.Transfer.To.Pattern.Bytes()
+		res.Bytes += moved
+		e := &res.Engines[t.Resource]
+		e.BusyNs += tl.Duration(sim.TaskID(i))
+		e.Descriptors++
+		e.Bytes += moved
+		q := qs[d.Queue]
+		if q == nil {
+			q = &QueueTiming{Queue: d.Queue, FirstStartNs: tl.Start[i]}
+			qs[d.Queue] = q
+		}
+		q.Descriptors++
+		q.Bytes += moved
+		q.BusyNs += tl.Duration(sim.TaskID(i))
+		q.FirstStartNs = min(q.FirstStartNs, tl.Start[i])
+		q.LastEndNs = max(q.LastEndNs, tl.End[i])
+		if len(q.Engines) == 0 || q.Engines[len(q.Engines)-1] != int(t.Resource) {
+			q.Engines = appendUnique(q.Engines, int(t.Resource))
+		}
+	}
+	for _, q := range qs {
+		sort.Ints(q.Engines)
+		if span := q.LastEndNs - q.FirstStartNs; span > 0 {
+			q.AchievedGBps = float64(q.Bytes) / float64(span)
+		}
+		res.Queues = append(res.Queues, *q)
+	}
+	sort.Slice(res.Queues, func(i, j int) bool { return res.Queues[i].Queue < res.Queues[j].Queue })
+	if res.TotalNs > 0 {
+		res.AchievedGBps = float64(res.Bytes) / float64(res.TotalNs)
+	}
+	return res, tl, nil
+}
+
+func appendUnique(s []int, v int) []int {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
