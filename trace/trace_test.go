@@ -109,7 +109,7 @@ func TestEscaping(t *testing.T) {
 	}
 	var doc struct {
 		TraceEvents []struct {
-			Name string            `json:"name"`
+			Name string         `json:"name"`
 			Args map[string]any `json:"args"`
 		} `json:"traceEvents"`
 	}
