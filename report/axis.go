@@ -16,6 +16,7 @@ const (
 	Bytes
 	Cycles
 	Microseconds
+	Nanoseconds // values in ns, shown as ns, us or ms
 )
 
 // Format renders v in the unit.
@@ -25,6 +26,14 @@ func (u Unit) Format(v float64) string {
 		return humanize.Bytes(int64(math.Round(v)))
 	case Cycles:
 		return compact(v) + " cyc"
+	case Nanoseconds:
+		switch a := math.Abs(v); {
+		case a >= 1e6:
+			return trimZero(fmt.Sprintf("%.3f", v/1e6)) + " ms"
+		case a >= 1e3:
+			return trimZero(fmt.Sprintf("%.3f", v/1e3)) + " us"
+		}
+		return compact(v) + " ns"
 	case Microseconds:
 		if math.Abs(v) >= 1000 {
 			return fmt.Sprintf("%.3g ms", v/1000)
@@ -43,6 +52,8 @@ func (u Unit) Name() string {
 		return "cycles"
 	case Microseconds:
 		return "us"
+	case Nanoseconds:
+		return "ns"
 	}
 	return ""
 }

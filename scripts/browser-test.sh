@@ -35,7 +35,7 @@ if [ -d ../shared/corpus ]; then
   done
 fi
 
-n=$(ls "$out"/reports/*.html 2>/dev/null | wc -l)
+n=$(find "$out/reports" -maxdepth 1 -name '*.html' | wc -l)
 echo "browser test: $n reports"
 if [ "$n" -eq 0 ]; then
   echo "no reports were produced yet (no format has a reporter): nothing to open"
