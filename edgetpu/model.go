@@ -1,0 +1,478 @@
+// Package edgetpu reads, checks and writes Coral Edge TPU models: TFLite
+// FlatBuffers whose `edgetpu-custom-op` operators carry a DarwiNN package
+// (the compiled executables), and raw DarwiNN packages (identifier DWN1).
+//
+// Reading is zero-copy: instruction bitstreams, parameters and packages are
+// sub-slices of the input. Every offset is verified through internal/fbs, so
+// malformed input yields an error naming the byte offset and the structure
+// path; the structures built while reading are bounded by the input size.
+//
+// Schema facts: ../shared/spec/003_fbfb9e504ba6008f.txt (DarwiNN executable
+// schema) and ../shared/notes/edgetpu.md (TFLite slots, FlexBuffer keys,
+// runtime checks).
+package edgetpu
+
+import "fmt"
+
+// Hardware and runtime constants (../shared/notes/edgetpu.md).
+const (
+	// CustomCode is the custom_code of the Edge TPU operator.
+	CustomCode = "edgetpu-custom-op"
+	// PackageIdentifier is the DarwiNN Package file identifier.
+	PackageIdentifier = "DWN1"
+	// MaxRuntimeVersion is the newest runtime version of the public runtime.
+	MaxRuntimeVersion = 14
+	// MinSupportedRuntimeVersion: older packages load with a warning.
+	MinSupportedRuntimeVersion = 10
+	// NarrowMemoryPerTile is the narrow memory of one tile, in bytes.
+	NarrowMemoryPerTile = 196608
+	// ParameterSRAM is the on-chip parameter cache, in bytes.
+	ParameterSRAM = 8 << 20
+)
+
+// Model is a read Edge TPU model or raw package.
+type Model struct {
+	Data   []byte      `json:"-"`
+	TFLite *TFLite     `json:"tflite,omitempty"` // nil for a raw package
+	Ops    []*CustomOp `json:"edgetpu_ops"`
+}
+
+// TFLite is the TFLite model around the Edge TPU ops.
+type TFLite struct {
+	Identifier    string         `json:"file_identifier"`
+	Version       uint32         `json:"schema_version"`
+	Description   string         `json:"description"`
+	OperatorCodes []OperatorCode `json:"operator_codes"`
+	Subgraphs     []Subgraph     `json:"subgraphs"`
+	NumBuffers    int            `json:"buffers"`
+	Metadata      []Metadata     `json:"metadata,omitempty"`
+}
+
+// OperatorCode is one TFLite operator code.
+type OperatorCode struct {
+	DeprecatedBuiltinCode int8   `json:"deprecated_builtin_code"`
+	CustomCode            string `json:"custom_code,omitempty"`
+	Version               int32  `json:"version"`
+	BuiltinCode           int32  `json:"builtin_code"`
+}
+
+// BuiltinCustom is the TFLite builtin code of custom operators.
+const BuiltinCustom = 32
+
+// Code is the effective builtin code (the larger of the two fields, as the
+// TFLite schema's compatibility rule says).
+func (c OperatorCode) Code() int32 { return max(int32(c.DeprecatedBuiltinCode), c.BuiltinCode) }
+
+// Label is "custom:<code>" or "builtin:<n>".
+func (c OperatorCode) Label() string {
+	if c.Code() == BuiltinCustom || c.CustomCode != "" {
+		return "custom:" + c.CustomCode
+	}
+	return fmt.Sprintf("builtin:%d", c.Code())
+}
+
+// Subgraph is one TFLite subgraph.
+type Subgraph struct {
+	Name      string     `json:"name,omitempty"`
+	Tensors   []Tensor   `json:"tensors"`
+	Inputs    []int32    `json:"inputs"`
+	Outputs   []int32    `json:"outputs"`
+	Operators []Operator `json:"operators"`
+}
+
+// Tensor is one TFLite tensor.
+type Tensor struct {
+	Name      string     `json:"name"`
+	Shape     []int32    `json:"shape"`
+	Type      TensorType `json:"type"`
+	Buffer    uint32     `json:"buffer"`
+	Scale     []float32  `json:"scale,omitempty"`
+	ZeroPoint []int64    `json:"zero_point,omitempty"`
+}
+
+// Operator is one TFLite operator.
+type Operator struct {
+	OpcodeIndex         uint32  `json:"opcode_index"`
+	Inputs              []int32 `json:"inputs"`
+	Outputs             []int32 `json:"outputs"`
+	CustomOptions       []byte  `json:"-"`
+	CustomOptionsOffset int     `json:"custom_options_offset,omitempty"`
+	CustomOptionsFormat int8    `json:"custom_options_format"`
+}
+
+// Metadata is one TFLite metadata entry.
+type Metadata struct {
+	Name       string `json:"name"`
+	Buffer     uint32 `json:"buffer"`
+	BufferSize int    `json:"buffer_size"`
+}
+
+// TensorType is a TFLite tensor type.
+type TensorType int8
+
+var tensorTypeNames = []string{"FLOAT32", "FLOAT16", "INT32", "UINT8", "INT64", "STRING", "BOOL",
+	"INT16", "COMPLEX64", "INT8", "FLOAT64", "COMPLEX128", "UINT64", "RESOURCE", "VARIANT",
+	"UINT32", "UINT16", "INT4", "BFLOAT16"}
+
+func (t TensorType) String() string {
+	if t >= 0 && int(t) < len(tensorTypeNames) {
+		return tensorTypeNames[t]
+	}
+	return fmt.Sprintf("TYPE_%d", int8(t))
+}
+
+// MarshalText names the type.
+func (t TensorType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// TFLite tensor types used by Edge TPU models.
+const (
+	TensorFloat32 TensorType = 0
+	TensorInt32   TensorType = 2
+	TensorUint8   TensorType = 3
+	TensorInt16   TensorType = 7
+	TensorInt8    TensorType = 9
+)
+
+// ElemSize is the element size in bytes (0 when unknown or variable).
+func (t TensorType) ElemSize() int {
+	switch t {
+	case 0, 2, 15:
+		return 4
+	case 1, 7, 16, 18:
+		return 2
+	case 3, 6, 9:
+		return 1
+	case 4, 8, 10, 12:
+		return 8
+	case 11:
+		return 16
+	}
+	return 0
+}
+
+// CustomOp is one edgetpu-custom-op with its options and packages. For a raw
+// package file, Subgraph and Operator are -1.
+type CustomOp struct {
+	Subgraph int           `json:"subgraph"`
+	Operator int           `json:"operator"`
+	Options  CustomOptions `json:"options"`
+	// Packages: key "4" first, then the entries of key "7".
+	Packages []*Package `json:"packages"`
+}
+
+// CustomOptions is the FlexBuffer map of the custom op.
+type CustomOptions struct {
+	Offset   int      `json:"offset"` // of the FlexBuffer in the file
+	Size     int      `json:"size"`
+	Keys     []string `json:"keys"`
+	KeyTypes []string `json:"key_types"` // "key:TYPE"
+	// Version is key "1" (absent: -1).
+	Version int64 `json:"version"`
+	// ChipName is the deprecated key "2".
+	ChipName string `json:"chip_name,omitempty"`
+	// HasCachingExecutable: the deprecated key "3" is present.
+	HasCachingExecutable bool `json:"deprecated_caching_executable"`
+	// ExecutionPreference is key "5" (default -1).
+	ExecutionPreference int64 `json:"execution_preference"`
+	// Chips is key "6": one chip value per package.
+	Chips    []int64 `json:"chips,omitempty"`
+	HasChips bool    `json:"-"`
+	// Extra is the length of key "7" (extra packages); HasExtra says the key is present.
+	Extra    int  `json:"extra_packages"`
+	HasExtra bool `json:"-"`
+}
+
+// Package is a DarwiNN package.
+type Package struct {
+	Data       []byte `json:"-"`
+	FileOffset int    `json:"file_offset"` // -1 when nested in another package
+	Source     string `json:"source"`      // where it came from: flex key "4", key "7"[i], file, multi_chip_package[i]
+	Identifier string `json:"file_identifier"`
+	Slots      []int  `json:"present_field_slots"`
+
+	MinRuntimeVersion     int32  `json:"min_runtime_version"`
+	MultiExecutable       []byte `json:"-"`
+	MultiExecutableOffset int    `json:"multi_executable_offset"` // in the package
+	Signature             []byte `json:"-"`
+	KeypairVersion        int32  `json:"keypair_version"`
+	CompilerVersion       string `json:"compiler_version"`
+	VirtualChipID         int32  `json:"virtual_chip_id"`
+	// MultiChip are the nested packages (multi_chip_package).
+	MultiChip       []*Package    `json:"multi_chip_packages,omitempty"`
+	ModelIdentifier string        `json:"model_identifier"`
+	Executables     []*Executable `json:"executables"`
+}
+
+// Executable is one DarwiNN executable.
+type Executable struct {
+	Data       []byte `json:"-"`
+	Offset     int    `json:"offset_in_package"`
+	Identifier string `json:"-"`
+	Slots      []int  `json:"present_field_slots"`
+
+	Version            int32          `json:"version"`
+	Name               string         `json:"name"`
+	SerializedModel    []byte         `json:"-"`
+	BatchSize          int32          `json:"batch_size"`
+	ScratchSizeBytes   int32          `json:"scratch_size_bytes"`
+	Bitstreams         []Bitstream    `json:"instruction_bitstreams"`
+	Parameters         []byte         `json:"-"`
+	ParametersOffset   int            `json:"parameters_offset"` // in the executable; -1 when absent
+	DMAHints           *DMAHints      `json:"dma_hints,omitempty"`
+	InputLayers        []*Layer       `json:"input_layers"`
+	OutputLayers       []*Layer       `json:"output_layers"`
+	Chip               string         `json:"chip"`
+	EstimatedCycles    int32          `json:"estimated_cycles"`
+	NarrowMemPerTile   int32          `json:"used_narrow_memory_bytes_per_tile"`
+	Type               ExecutableType `json:"type"`
+	HasType            bool           `json:"type_present"`
+	Token              uint64         `json:"parameter_caching_token"`
+	UseTPUDRAM         bool           `json:"use_tpu_dram_for_parameters"`
+	EstimatedCycles64  int64          `json:"estimated_cycles_64bit"`
+	HasDMAHints        bool           `json:"-"`
+	HasInputLayersVec  bool           `json:"-"`
+	HasOutputLayersVec bool           `json:"-"`
+}
+
+// Bitstream is one instruction chunk.
+type Bitstream struct {
+	Data         []byte        `json:"-"`
+	Offset       int           `json:"offset"` // in the executable
+	FieldOffsets []FieldOffset `json:"field_offsets"`
+}
+
+// FieldOffset is one relocation.
+type FieldOffset struct {
+	Meta      Meta  `json:"meta"`
+	OffsetBit int32 `json:"offset_bit"`
+}
+
+// Meta is linker metadata.
+type Meta struct {
+	Desc     Description `json:"desc"`
+	Batch    int32       `json:"batch"`
+	Name     string      `json:"name,omitempty"`
+	Position Position    `json:"position"`
+}
+
+// DMAHints are the executable's DMA hints.
+type DMAHints struct {
+	Hints              []DMAHint `json:"hints"`
+	FullyDeterministic bool      `json:"fully_deterministic"`
+}
+
+// DMAHint is one hint.
+type DMAHint struct {
+	Kind      HintKind  `json:"kind"`
+	Direction Direction `json:"direction"`
+	// DmaDescriptorHint
+	Meta          Meta  `json:"meta"`
+	OffsetInBytes int32 `json:"offset_in_bytes,omitempty"`
+	SizeInBytes   int32 `json:"size_in_bytes,omitempty"`
+	// InstructionHint
+	Chunk int32 `json:"instruction_chunk_index,omitempty"`
+	// InterruptHint
+	Interrupt int16 `json:"interrupt_type,omitempty"`
+}
+
+// Layer is an input or output layer.
+type Layer struct {
+	Name           string          `json:"name"`
+	SizeBytes      int32           `json:"size_bytes"`
+	Y              int32           `json:"y_dim"`
+	X              int32           `json:"x_dim"`
+	Z              int32           `json:"z_dim"`
+	Numerics       *Numerics       `json:"numerics,omitempty"`
+	DataType       DataType        `json:"data_type"`
+	Kind           LayerKind       `json:"any_layer_type"`
+	Output         *OutputLayer    `json:"output,omitempty"`
+	ExecutionCount int32           `json:"execution_count_per_inference"`
+	CacheOnDRAM    bool            `json:"cache_on_dram"`
+	Shape          []Range         `json:"shape,omitempty"`
+	HasShape       bool            `json:"-"`
+}
+
+// Numerics are the quantization constants.
+type Numerics struct {
+	ZeroPoint            int32   `json:"zero_point"`
+	DequantizationFactor float32 `json:"dequantization_factor"`
+}
+
+// OutputLayer is the output-specific part of a layer.
+type OutputLayer struct {
+	Layout    *OutputLayout    `json:"layout,omitempty"`
+	DataType  DataType         `json:"data_type"`
+	ShapeInfo *OutputShapeInfo `json:"shape_info,omitempty"`
+}
+
+// OutputLayout maps plain (y, x) to device tiles (all values count elements).
+type OutputLayout struct {
+	YTile      []int32 `json:"y_coordinate_to_linear_tile_id_map"`
+	XTile      []int32 `json:"x_coordinate_to_linear_tile_id_map"`
+	TileOffset []int32 `json:"linearized_tile_byte_offset"`
+	XLocal     []int32 `json:"x_coordinate_to_local_byte_offset"`
+	YLocal     []int32 `json:"y_coordinate_to_local_y_offset"`
+	RowSize    []int32 `json:"x_coordinate_to_local_y_row_size"`
+}
+
+// OutputShapeInfo lists the slices an output is streamed in.
+type OutputShapeInfo struct {
+	Slices  []TensorLayout `json:"slice_layout"`
+	Offsets []int32        `json:"slice_offset"`
+}
+
+// TensorLayout is one slice: inclusive ranges and element strides.
+type TensorLayout struct {
+	Shape  []Range `json:"shape"`
+	Stride []int32 `json:"stride"`
+}
+
+// Range is an inclusive range.
+type Range struct {
+	Start int32 `json:"start"`
+	End   int32 `json:"end"`
+}
+
+// Enumerations of the schema.
+type (
+	Description    int16
+	Position       int16
+	Direction      int16
+	HintKind       uint8
+	DataType       int16
+	LayerKind      uint8
+	ExecutableType int16
+)
+
+// Enumeration values, as numbered in the schema.
+const (
+	OutputActivation Description = 0
+	InputActivation  Description = 1
+	ParameterBase    Description = 2
+	ScratchBase      Description = 3
+
+	Lower32 Position = 0
+	Upper32 Position = 1
+
+	Infeed  Direction = 0
+	Outfeed Direction = 1
+
+	HintNone        HintKind = 0
+	HintDescriptor  HintKind = 1
+	HintInstruction HintKind = 2
+	HintInterrupt   HintKind = 3
+	HintFence       HintKind = 4
+
+	FixedPoint8        DataType = 0
+	FixedPoint16       DataType = 1
+	SignedFixedPoint32 DataType = 2
+	BFloat             DataType = 3
+	Half               DataType = 4
+	Single             DataType = 5
+	SignedFixedPoint8  DataType = 8
+	SignedFixedPoint16 DataType = 9
+
+	LayerNone   LayerKind = 0
+	LayerOutput LayerKind = 1
+	LayerInput  LayerKind = 2
+
+	StandAlone       ExecutableType = 0
+	ParameterCaching ExecutableType = 1
+	ExecutionOnly    ExecutableType = 2
+)
+
+func name(names map[int]string, v int, kind string) string {
+	if n, ok := names[v]; ok {
+		return n
+	}
+	return fmt.Sprintf("%s_%d", kind, v)
+}
+
+var (
+	descNames = map[int]string{0: "BASE_ADDRESS_OUTPUT_ACTIVATION", 1: "BASE_ADDRESS_INPUT_ACTIVATION",
+		2: "BASE_ADDRESS_PARAMETER", 3: "BASE_ADDRESS_SCRATCH"}
+	posNames  = map[int]string{0: "LOWER_32BIT", 1: "UPPER_32BIT"}
+	dirNames  = map[int]string{0: "INFEED", 1: "OUTFEED"}
+	hintNames = map[int]string{0: "NONE", 1: "DmaDescriptorHint", 2: "InstructionHint", 3: "InterruptHint", 4: "FenceHint"}
+	dtNames   = map[int]string{0: "FIXED_POINT8", 1: "FIXED_POINT16", 2: "SIGNED_FIXED_POINT32", 3: "BFLOAT",
+		4: "HALF", 5: "SINGLE", 8: "SIGNED_FIXED_POINT8", 9: "SIGNED_FIXED_POINT16"}
+	layerNames = map[int]string{0: "NONE", 1: "OutputLayer", 2: "InputLayer"}
+	typeNames  = map[int]string{0: "STAND_ALONE", 1: "PARAMETER_CACHING", 2: "EXECUTION_ONLY"}
+)
+
+func (v Description) String() string    { return name(descNames, int(v), "DESCRIPTION") }
+func (v Position) String() string       { return name(posNames, int(v), "POSITION") }
+func (v Direction) String() string      { return name(dirNames, int(v), "DIRECTION") }
+func (v HintKind) String() string       { return name(hintNames, int(v), "HINT") }
+func (v DataType) String() string       { return name(dtNames, int(v), "DATA_TYPE") }
+func (v LayerKind) String() string      { return name(layerNames, int(v), "LAYER") }
+func (v ExecutableType) String() string { return name(typeNames, int(v), "TYPE") }
+
+// MarshalText methods name the values in JSON.
+func (v Description) MarshalText() ([]byte, error)    { return []byte(v.String()), nil }
+func (v Position) MarshalText() ([]byte, error)       { return []byte(v.String()), nil }
+func (v Direction) MarshalText() ([]byte, error)      { return []byte(v.String()), nil }
+func (v HintKind) MarshalText() ([]byte, error)       { return []byte(v.String()), nil }
+func (v DataType) MarshalText() ([]byte, error)       { return []byte(v.String()), nil }
+func (v LayerKind) MarshalText() ([]byte, error)      { return []byte(v.String()), nil }
+func (v ExecutableType) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// Size is the element size in bytes (0 for unknown types).
+func (d DataType) Size() int {
+	switch d {
+	case FixedPoint8, SignedFixedPoint8:
+		return 1
+	case FixedPoint16, BFloat, Half, SignedFixedPoint16:
+		return 2
+	case SignedFixedPoint32, Single:
+		return 4
+	}
+	return 0
+}
+
+// Signed reports the offset-binary signed types.
+func (d DataType) Signed() bool { return d == SignedFixedPoint8 || d == SignedFixedPoint16 }
+
+// ElemSize is the layer's element size.
+func (l *Layer) ElemSize() int { return l.DataType.Size() }
+
+// Elements is y*x*z.
+func (l *Layer) Elements() int64 { return int64(l.Y) * int64(l.X) * int64(l.Z) }
+
+// Main returns the executable that runs inferences: the only one,
+// EXECUTION_ONLY of two, STAND_ALONE of three (notes, "What the runtime
+// checks"); nil when none fits.
+func (p *Package) Main() *Executable {
+	if len(p.Executables) == 1 {
+		return p.Executables[0]
+	}
+	want := ExecutionOnly
+	if len(p.Executables) == 3 {
+		want = StandAlone
+	}
+	for _, e := range p.Executables {
+		if e.Type == want {
+			return e
+		}
+	}
+	return nil
+}
+
+// Caching returns the PARAMETER_CACHING executable, or nil.
+func (p *Package) Caching() *Executable {
+	for _, e := range p.Executables {
+		if e.Type == ParameterCaching {
+			return e
+		}
+	}
+	return nil
+}
+
+// Packages lists every top-level package of the model in order.
+func (m *Model) Packages() []*Package {
+	var ps []*Package
+	for _, op := range m.Ops {
+		ps = append(ps, op.Packages...)
+	}
+	return ps
+}
