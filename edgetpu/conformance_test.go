@@ -271,7 +271,7 @@ func exeView(p *Package, i int, e *Executable) (obj, error) {
 		"use_tpu_dram_for_parameters": e.UseTPUDRAM, "estimated_cycles_64bit": e.EstimatedCycles64,
 		"parameters_len": len(e.Parameters), "parameters_sha256": sha(e.Parameters),
 		"parameters_offset_in_executable": e.ParametersOffset,
-		"parameters_file_offset": p.FileOffset + e.Offset + e.ParametersOffset,
+		"parameters_file_offset":          p.FileOffset + e.Offset + e.ParametersOffset,
 	}
 	total, fos := 0, 0
 	byDP := map[string]int{}
@@ -338,7 +338,7 @@ func layersView(ls []*Layer, present bool) ([]obj, error) {
 			"data_type": l.DataType.String(), "any_layer_type": l.Kind.String(),
 			"execution_count_per_inference": l.ExecutionCount, "cache_on_dram": l.CacheOnDRAM,
 			"output_layout_present": l.Output != nil && l.Output.Layout != nil,
-			"shape_info_present": l.Output != nil && l.Output.ShapeInfo != nil}
+			"shape_info_present":    l.Output != nil && l.Output.ShapeInfo != nil}
 		if l.Numerics != nil {
 			o["zero_point"], o["dequantization_factor"] = l.Numerics.ZeroPoint, l.Numerics.DequantizationFactor
 		}

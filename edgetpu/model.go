@@ -277,19 +277,19 @@ type DMAHint struct {
 
 // Layer is an input or output layer.
 type Layer struct {
-	Name           string          `json:"name"`
-	SizeBytes      int32           `json:"size_bytes"`
-	Y              int32           `json:"y_dim"`
-	X              int32           `json:"x_dim"`
-	Z              int32           `json:"z_dim"`
-	Numerics       *Numerics       `json:"numerics,omitempty"`
-	DataType       DataType        `json:"data_type"`
-	Kind           LayerKind       `json:"any_layer_type"`
-	Output         *OutputLayer    `json:"output,omitempty"`
-	ExecutionCount int32           `json:"execution_count_per_inference"`
-	CacheOnDRAM    bool            `json:"cache_on_dram"`
-	Shape          []Range         `json:"shape,omitempty"`
-	HasShape       bool            `json:"-"`
+	Name           string       `json:"name"`
+	SizeBytes      int32        `json:"size_bytes"`
+	Y              int32        `json:"y_dim"`
+	X              int32        `json:"x_dim"`
+	Z              int32        `json:"z_dim"`
+	Numerics       *Numerics    `json:"numerics,omitempty"`
+	DataType       DataType     `json:"data_type"`
+	Kind           LayerKind    `json:"any_layer_type"`
+	Output         *OutputLayer `json:"output,omitempty"`
+	ExecutionCount int32        `json:"execution_count_per_inference"`
+	CacheOnDRAM    bool         `json:"cache_on_dram"`
+	Shape          []Range      `json:"shape,omitempty"`
+	HasShape       bool         `json:"-"`
 }
 
 // Numerics are the quantization constants.
