@@ -12,7 +12,7 @@ import (
 	"github.com/npukit/npukit/internal/fbs"
 )
 
-func syntheticSeeds() [][]byte { return nil }
+
 
 func TestReadCorpusZeroCopy(t *testing.T) {
 	dir := conformance.Corpus(t, "edgetpu")
