@@ -12,8 +12,6 @@ import (
 	"github.com/npukit/npukit/internal/fbs"
 )
 
-
-
 func TestReadCorpusZeroCopy(t *testing.T) {
 	dir := conformance.Corpus(t, "edgetpu")
 	for _, path := range conformance.Files(t, dir, "*.tflite") {
