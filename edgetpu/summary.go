@@ -1,0 +1,379 @@
+package edgetpu
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/npukit/npukit/internal/humanize"
+)
+
+// Summary is what `npukit inspect` shows of a model; it renders as text and
+// marshals to JSON with the same content.
+type Summary struct {
+	Kind        string          `json:"kind"` // "tflite" or "package"
+	Description string          `json:"description,omitempty"`
+	Operators   []OpSummary     `json:"operators,omitempty"`
+	Inputs      []TensorSummary `json:"inputs,omitempty"`
+	Outputs     []TensorSummary `json:"outputs,omitempty"`
+	EdgeTPUOps  []TPUOpSummary  `json:"edgetpu_ops"`
+}
+
+// OpSummary says where one TFLite operator runs.
+type OpSummary struct {
+	Subgraph int    `json:"subgraph"`
+	Index    int    `json:"index"`
+	Code     string `json:"code"`
+	RunsOn   string `json:"runs_on"` // "Edge TPU" or "CPU"
+}
+
+// TensorSummary is a model input or output.
+type TensorSummary struct {
+	Name      string     `json:"name"`
+	Type      TensorType `json:"type"`
+	Shape     []int32    `json:"shape"`
+	Scale     []float32  `json:"scale,omitempty"`
+	ZeroPoint []int64    `json:"zero_point,omitempty"`
+}
+
+// TPUOpSummary describes one Edge TPU op.
+type TPUOpSummary struct {
+	Subgraph            int              `json:"subgraph"`
+	Operator            int              `json:"operator"`
+	ExecutionPreference int64            `json:"execution_preference"`
+	Chips               []int64          `json:"chips,omitempty"`
+	Packages            []PackageSummary `json:"packages"`
+}
+
+// PackageSummary describes one package.
+type PackageSummary struct {
+	Source             string              `json:"source"`
+	FileOffset         int                 `json:"file_offset"`
+	Bytes              int                 `json:"bytes"`
+	Identifier         string              `json:"file_identifier"`
+	MinRuntimeVersion  int32               `json:"min_runtime_version"`
+	RuntimeStatement   string              `json:"runtime_compatibility"`
+	CompilerVersion    string              `json:"compiler_version"`
+	KeypairVersion     int32               `json:"keypair_version"`
+	SignatureBytes     int                 `json:"signature_bytes"`
+	VirtualChipID      int32               `json:"virtual_chip_id"`
+	ModelIdentifier    string              `json:"model_identifier,omitempty"`
+	MultiChipPackages  []PackageSummary    `json:"multi_chip_packages,omitempty"`
+	Executables        []ExecutableSummary `json:"executables"`
+	CachedParamBytes   int64               `json:"on_chip_cached_parameter_bytes"`
+	StreamedParamBytes int64               `json:"off_chip_streamed_parameter_bytes"`
+}
+
+// ExecutableSummary describes one executable.
+type ExecutableSummary struct {
+	Index              int              `json:"index"`
+	Type               string           `json:"type"`
+	Name               string           `json:"name"`
+	BatchSize          int32            `json:"batch_size"`
+	Chip               string           `json:"chip"`
+	Chunks             int              `json:"instruction_chunks"`
+	ChunkBytes         []int            `json:"instruction_chunk_bytes"`
+	InstructionBytes   int64            `json:"instruction_bytes"`
+	Relocations        map[string]int   `json:"relocations_by_kind"`
+	ParameterBytes     int64            `json:"parameter_bytes"`
+	ScratchBytes       int32            `json:"scratch_bytes"`
+	NarrowMemPerTile   int32            `json:"narrow_memory_bytes_per_tile"`
+	NarrowMemCapacity  int32            `json:"narrow_memory_capacity_per_tile"`
+	Token              string           `json:"parameter_caching_token"`
+	EstimatedCycles    int64            `json:"estimated_cycles,omitempty"`
+	UseTPUDRAM         bool             `json:"use_tpu_dram_for_parameters,omitempty"`
+	Inputs             []LayerSummary   `json:"input_layers"`
+	Outputs            []LayerSummary   `json:"output_layers"`
+	HintCount          int              `json:"dma_hints"`
+	HintsByKind        map[string]int   `json:"dma_hints_by_kind,omitempty"`
+	HintBytes          map[string]int64 `json:"dma_bytes_by_kind_direction,omitempty"`
+	FullyDeterministic *bool            `json:"fully_deterministic,omitempty"`
+}
+
+// LayerSummary describes an I/O layer.
+type LayerSummary struct {
+	Name           string  `json:"name"`
+	Y              int32   `json:"y"`
+	X              int32   `json:"x"`
+	Z              int32   `json:"z"`
+	DataType       string  `json:"data_type"`
+	ZeroPoint      int32   `json:"zero_point"`
+	Scale          float32 `json:"scale"`
+	SizeBytes      int32   `json:"padded_size_bytes"`
+	ExecutionCount int32   `json:"execution_count"`
+	Tiling         string  `json:"output_tiling,omitempty"`
+}
+
+// RuntimeStatement says in words whether a package loads on the public
+// runtime (notes: runtime 14 is the last public release; 11 added native
+// batching, 12 int8 host types, 13 fp16).
+func RuntimeStatement(v int32) string {
+	switch {
+	case v > MaxRuntimeVersion:
+		return fmt.Sprintf("requires runtime version %d, newer than the last public runtime (%d): it will not load (\"Package requires runtime version %d, which is newer than this runtime version\")", v, MaxRuntimeVersion, v)
+	case v < MinSupportedRuntimeVersion:
+		return fmt.Sprintf("requires runtime version %d, older than %d: loads with a warning", v, MinSupportedRuntimeVersion)
+	}
+	return fmt.Sprintf("requires runtime version %d or newer: loads on runtimes %d..%d (the last public release is %d)", v, v, MaxRuntimeVersion, MaxRuntimeVersion)
+}
+
+// Summarize builds the inspection summary.
+func Summarize(m *Model) *Summary {
+	s := &Summary{Kind: "package"}
+	if t := m.TFLite; t != nil {
+		s.Kind, s.Description = "tflite", t.Description
+		for si, sg := range t.Subgraphs {
+			for oi, op := range sg.Operators {
+				o := OpSummary{Subgraph: si, Index: oi, RunsOn: "CPU"}
+				if int(op.OpcodeIndex) < len(t.OperatorCodes) {
+					c := t.OperatorCodes[op.OpcodeIndex]
+					o.Code = c.Label()
+					if c.CustomCode == CustomCode {
+						o.RunsOn = "Edge TPU"
+					}
+				}
+				s.Operators = append(s.Operators, o)
+			}
+		}
+		if len(t.Subgraphs) > 0 {
+			sg := &t.Subgraphs[0]
+			ts := func(idx []int32) []TensorSummary {
+				var out []TensorSummary
+				for _, i := range idx {
+					if i >= 0 && int(i) < len(sg.Tensors) {
+						ten := sg.Tensors[i]
+						out = append(out, TensorSummary{Name: ten.Name, Type: ten.Type, Shape: ten.Shape, Scale: ten.Scale, ZeroPoint: ten.ZeroPoint})
+					}
+				}
+				return out
+			}
+			s.Inputs, s.Outputs = ts(sg.Inputs), ts(sg.Outputs)
+		}
+	}
+	for _, op := range m.Ops {
+		o := TPUOpSummary{Subgraph: op.Subgraph, Operator: op.Operator, ExecutionPreference: op.Options.ExecutionPreference, Chips: op.Options.Chips}
+		for _, p := range op.Packages {
+			o.Packages = append(o.Packages, summarizePackage(p))
+		}
+		s.EdgeTPUOps = append(s.EdgeTPUOps, o)
+	}
+	return s
+}
+
+func summarizePackage(p *Package) PackageSummary {
+	ps := PackageSummary{Source: p.Source, FileOffset: p.FileOffset, Bytes: len(p.Data), Identifier: p.Identifier,
+		MinRuntimeVersion: p.MinRuntimeVersion, RuntimeStatement: RuntimeStatement(p.MinRuntimeVersion),
+		CompilerVersion: p.CompilerVersion, KeypairVersion: p.KeypairVersion, SignatureBytes: len(p.Signature),
+		VirtualChipID: p.VirtualChipID, ModelIdentifier: p.ModelIdentifier}
+	for _, sub := range p.MultiChip {
+		ps.MultiChipPackages = append(ps.MultiChipPackages, summarizePackage(sub))
+	}
+	mem := MemoryOf(p)
+	ps.CachedParamBytes, ps.StreamedParamBytes = mem.Cached, mem.Streamed
+	for i, e := range p.Executables {
+		ps.Executables = append(ps.Executables, summarizeExecutable(i, e))
+	}
+	return ps
+}
+
+func summarizeExecutable(i int, e *Executable) ExecutableSummary {
+	es := ExecutableSummary{Index: i, Type: e.Type.String(), Name: e.Name, BatchSize: e.BatchSize, Chip: e.Chip,
+		Chunks: len(e.Bitstreams), Relocations: map[string]int{}, ParameterBytes: int64(len(e.Parameters)),
+		ScratchBytes: e.ScratchSizeBytes, NarrowMemPerTile: e.NarrowMemPerTile, NarrowMemCapacity: NarrowMemoryPerTile,
+		Token: fmt.Sprintf("0x%016x", e.Token), UseTPUDRAM: e.UseTPUDRAM, EstimatedCycles: e.EstimatedCycles64}
+	if es.EstimatedCycles == 0 {
+		es.EstimatedCycles = int64(e.EstimatedCycles)
+	}
+	for _, b := range e.Bitstreams {
+		es.ChunkBytes = append(es.ChunkBytes, len(b.Data))
+		es.InstructionBytes += int64(len(b.Data))
+		for _, f := range b.FieldOffsets {
+			es.Relocations[f.Meta.Desc.String()]++
+		}
+	}
+	for _, l := range e.InputLayers {
+		es.Inputs = append(es.Inputs, summarizeLayer(l))
+	}
+	for _, l := range e.OutputLayers {
+		es.Outputs = append(es.Outputs, summarizeLayer(l))
+	}
+	if h := e.DMAHints; h != nil {
+		fd := h.FullyDeterministic
+		es.FullyDeterministic = &fd
+		es.HintCount = len(h.Hints)
+		es.HintsByKind, es.HintBytes = map[string]int{}, map[string]int64{}
+		for _, x := range h.Hints {
+			es.HintsByKind[x.Kind.String()]++
+			if x.Kind == HintDescriptor {
+				es.HintBytes[x.Meta.Desc.String()+"/"+x.Direction.String()] += int64(x.SizeInBytes)
+			}
+		}
+	}
+	return es
+}
+
+func summarizeLayer(l *Layer) LayerSummary {
+	s := LayerSummary{Name: l.Name, Y: l.Y, X: l.X, Z: l.Z, DataType: l.DataType.String(), SizeBytes: l.SizeBytes, ExecutionCount: l.ExecutionCount}
+	if l.Numerics != nil {
+		s.ZeroPoint, s.Scale = l.Numerics.ZeroPoint, l.Numerics.DequantizationFactor
+	}
+	if l.Output != nil {
+		switch {
+		case l.Output.ShapeInfo != nil:
+			s.Tiling = fmt.Sprintf("%d slices", len(l.Output.ShapeInfo.Slices))
+		case l.Output.Layout != nil:
+			lay := l.Output.Layout
+			s.Tiling = fmt.Sprintf("%dx%d tiles", len(runs(lay.YTile)), len(runs(lay.XTile)))
+		default:
+			s.Tiling = "linear"
+		}
+	}
+	return s
+}
+
+// WriteText renders the summary as aligned tables.
+func (s *Summary) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	if s.Kind == "tflite" {
+		tpu, cpu := 0, 0
+		for _, o := range s.Operators {
+			if o.RunsOn == "Edge TPU" {
+				tpu++
+			} else {
+				cpu++
+			}
+		}
+		ew.printf("TFLite model %q: %d operators, %d on the Edge TPU, %d on the CPU\n", s.Description, len(s.Operators), tpu, cpu)
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  SUBGRAPH\tOP\tCODE\tRUNS ON")
+		for _, o := range s.Operators {
+			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\n", o.Subgraph, o.Index, o.Code, o.RunsOn)
+		}
+		tw.Flush()
+		for _, io := range []struct {
+			name string
+			ts   []TensorSummary
+		}{{"Model inputs", s.Inputs}, {"Model outputs", s.Outputs}} {
+			ew.printf("%s:\n", io.name)
+			tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "  NAME\tTYPE\tSHAPE\tSCALE\tZERO POINT")
+			for _, t := range io.ts {
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", t.Name, t.Type, joinInts(t.Shape, "x"), joinFloats(t.Scale), joinInts(t.ZeroPoint, ","))
+			}
+			tw.Flush()
+		}
+	}
+	for _, op := range s.EdgeTPUOps {
+		if op.Subgraph >= 0 {
+			ew.printf("\nEdge TPU op (subgraph %d, operator %d), execution preference %d", op.Subgraph, op.Operator, op.ExecutionPreference)
+			if len(op.Chips) > 0 {
+				ew.printf(", chips %s", joinInts(op.Chips, ","))
+			}
+			ew.printf("\n")
+		}
+		for _, p := range op.Packages {
+			writePackage(ew, p, "")
+		}
+	}
+	return ew.err
+}
+
+func writePackage(ew *errWriter, p PackageSummary, indent string) {
+	ew.printf("%sPackage (%s, %s at offset %d): identifier %q, compiler %q, keypair %d, signature %d bytes, virtual chip %d\n",
+		indent, p.Source, humanize.Bytes(int64(p.Bytes)), p.FileOffset, p.Identifier, p.CompilerVersion, p.KeypairVersion, p.SignatureBytes, p.VirtualChipID)
+	ew.printf("%s  Runtime: %s\n", indent, p.RuntimeStatement)
+	ew.printf("%s  Parameters: %s cached on chip, %s streamed from the host every inference\n", indent, humanize.Bytes(p.CachedParamBytes), humanize.Bytes(p.StreamedParamBytes))
+	for _, sub := range p.MultiChipPackages {
+		writePackage(ew, sub, indent+"  ")
+	}
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s  #\tTYPE\tNAME\tBATCH\tCHIP\tCHUNKS\tINSTRUCTIONS\tPARAMETERS\tSCRATCH\tNARROW MEM/TILE\tTOKEN\n", indent)
+	for _, e := range p.Executables {
+		fmt.Fprintf(tw, "%s  %d\t%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s / %s\t%s\n", indent, e.Index, e.Type, e.Name, e.BatchSize, e.Chip,
+			e.Chunks, humanize.Bytes(e.InstructionBytes), humanize.Bytes(e.ParameterBytes), humanize.Bytes(int64(e.ScratchBytes)),
+			humanize.Bytes(int64(e.NarrowMemPerTile)), humanize.Bytes(int64(e.NarrowMemCapacity)), e.Token)
+	}
+	tw.Flush()
+	for _, e := range p.Executables {
+		ew.printf("%s  Executable %d (%s): chunks %s bytes; relocations %s\n", indent, e.Index, e.Type, joinInts(e.ChunkBytes, ", "), mapText(e.Relocations))
+		if e.FullyDeterministic != nil {
+			ew.printf("%s    DMA hints: %d (%s), fully deterministic: %v\n", indent, e.HintCount, mapText(e.HintsByKind), *e.FullyDeterministic)
+			if len(e.HintBytes) > 0 {
+				keys := sortedKeys(e.HintBytes)
+				var parts []string
+				for _, k := range keys {
+					parts = append(parts, fmt.Sprintf("%s %s", k, humanize.Bytes(e.HintBytes[k])))
+				}
+				ew.printf("%s    DMA bytes: %s\n", indent, strings.Join(parts, "; "))
+			}
+		}
+		if len(e.Inputs)+len(e.Outputs) == 0 {
+			continue
+		}
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "%s    DIR\tNAME\tY x X x Z\tTYPE\tZERO POINT\tSCALE\tPADDED SIZE\tEXECS\tTILING\n", indent)
+		for _, d := range []struct {
+			dir string
+			ls  []LayerSummary
+		}{{"in", e.Inputs}, {"out", e.Outputs}} {
+			for _, l := range d.ls {
+				fmt.Fprintf(tw, "%s    %s\t%s\t%dx%dx%d\t%s\t%d\t%g\t%s\t%d\t%s\n", indent, d.dir, l.Name, l.Y, l.X, l.Z, l.DataType, l.ZeroPoint, l.Scale, humanize.Bytes(int64(l.SizeBytes)), l.ExecutionCount, l.Tiling)
+			}
+		}
+		tw.Flush()
+	}
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(b []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(b)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
+
+func joinInts[T int | int32 | int64](v []T, sep string) string {
+	var parts []string
+	for _, x := range v {
+		parts = append(parts, fmt.Sprint(x))
+	}
+	return strings.Join(parts, sep)
+}
+
+func joinFloats(v []float32) string {
+	var parts []string
+	for _, x := range v {
+		parts = append(parts, fmt.Sprintf("%g", x))
+	}
+	return strings.Join(parts, ",")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func mapText(m map[string]int) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}

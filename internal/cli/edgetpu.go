@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/edgetpu"
+	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/humanize"
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	for _, k := range []detect.Kind{detect.EdgeTPU, detect.DarwiNN} {
+		registerFormat(Format{Kind: k, Inspect: inspectEdgeTPU, Check: checkEdgeTPU})
+	}
+	registerCommand(40, newEdgeTPUCmd)
+}
+
+func readEdgeTPU(path string) (*edgetpu.Model, error) {
+	m, err := edgetpu.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+func inspectEdgeTPU(env *Env, r detect.Result) (Output, error) {
+	m, err := edgetpu.ReadFile(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	return edgetpu.Summarize(m), nil
+}
+
+func checkEdgeTPU(env *Env, r detect.Result) (diag.Report, error) {
+	m, err := edgetpu.ReadFile(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	return edgetpu.Check(m), nil
+}
+
+// edgetpuArg reads a FILE argument that must be an Edge TPU model or package.
+func edgetpuArg(path string) (*edgetpu.Model, error) {
+	r, _, err := detectFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if r.Kind != detect.EdgeTPU && r.Kind != detect.DarwiNN {
+		return nil, usageErr("%s: recognised as %s, not an Edge TPU model or DarwiNN package", path, describe(r))
+	}
+	m, err := readEdgeTPU(path)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return m, nil
+}
+
+// edgetpuCommands lets the files of this group add subcommands.
+var edgetpuCommands []func(env *Env) *cobra.Command
+
+func newEdgeTPUCmd(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "edgetpu",
+		Short: "Edge TPU tools: memory, extract, link, relayout, dma",
+		Long: `edgetpu groups the tools for Coral Edge TPU models (*_edgetpu.tflite) and raw DarwiNN
+packages: where parameters live (memory), the embedded package as files (extract),
+and the driver's run-time steps (link, relayout, dma).`,
+	}
+	cmd.AddCommand(newEdgeTPUMemoryCmd(env), newEdgeTPUExtractCmd(env))
+	for _, f := range edgetpuCommands {
+		cmd.AddCommand(f(env))
+	}
+	return cmd
+}
+
+// render writes an output as text or JSON.
+func render(env *Env, out Output) error {
+	if env.JSON {
+		return writeJSON(env.Stdout, out)
+	}
+	return out.WriteText(env.Stdout)
+}
+
+func newEdgeTPUMemoryCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "memory FILE...",
+		Short: "On-chip cached vs off-chip streamed parameters, grouped by caching token",
+		Long: `memory shows, per file, the parameters cached in the Edge TPU's 8 MiB SRAM (the
+PARAMETER_CACHING executable), the parameters streamed from the host every inference
+(the executing executable), instructions and scratch. Files are grouped by caching
+token: models compiled together share the cache, any other switch evicts it.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var files []edgetpu.NamedModel
+			for _, a := range args {
+				m, err := edgetpuArg(a)
+				if err != nil {
+					return err
+				}
+				files = append(files, edgetpu.NamedModel{Path: a, Model: m})
+			}
+			return render(env, edgetpu.BuildMemoryReport(files))
+		},
+	}
+}
+
+type extractOutput struct {
+	Dir   string                  `json:"dir"`
+	Files []edgetpu.ExtractedFile `json:"files"`
+}
+
+func (o extractOutput) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "Extracted %d files into %s\n", len(o.Files), o.Dir)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  FILE\tSIZE\tWHAT")
+	for _, f := range o.Files {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Name, humanize.Bytes(int64(f.Bytes)), f.What)
+	}
+	return tw.Flush()
+}
+
+func newEdgeTPUExtractCmd(env *Env) *cobra.Command {
+	var out string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "extract FILE -o DIR",
+		Short: "Write the package, executables, parameters and instruction chunks as files",
+		Long: `extract writes the DarwiNN package(s) of FILE, each executable, its parameters and
+its instruction chunks into DIR, with a manifest.json. DIR is built atomically: it
+appears complete or not at all; an existing non-empty DIR is replaced only with --force.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErr("extract needs -o DIR")
+			}
+			m, err := edgetpuArg(args[0])
+			if err != nil {
+				return err
+			}
+			files, err := edgetpu.Extract(m)
+			if err != nil {
+				return err
+			}
+			err = atomicfile.Dir(out, force, func(tmp string) error {
+				for _, f := range files {
+					p, err := atomicfile.Join(tmp, f.Name)
+					if err != nil {
+						return err
+					}
+					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+						return err
+					}
+					if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			return render(env, extractOutput{Dir: out, Files: files})
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "directory to write into")
+	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty DIR")
+	return cmd
+}
