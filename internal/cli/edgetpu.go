@@ -18,6 +18,7 @@ import (
 func init() {
 	for _, k := range []detect.Kind{detect.EdgeTPU, detect.DarwiNN} {
 		registerFormat(Format{Kind: k, Inspect: inspectEdgeTPU, Check: checkEdgeTPU})
+		registerDiffer(k, diffEdgeTPU)
 	}
 	registerCommand(40, newEdgeTPUCmd)
 }
@@ -44,6 +45,22 @@ func checkEdgeTPU(env *Env, r detect.Result) (diag.Report, error) {
 		return nil, err
 	}
 	return edgetpu.Check(m), nil
+}
+
+func diffEdgeTPU(env *Env, a, b detect.Result) (Output, bool, error) {
+	ma, err := readEdgeTPU(a.Path)
+	if err != nil {
+		return nil, false, err
+	}
+	mb, err := readEdgeTPU(b.Path)
+	if err != nil {
+		return nil, false, err
+	}
+	r, err := edgetpu.Diff(ma, mb)
+	if err != nil {
+		return nil, false, err
+	}
+	return r, r.Identical(), nil
 }
 
 // edgetpuArg reads a FILE argument that must be an Edge TPU model or package.
