@@ -1,0 +1,484 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/npukit/npukit/edgetpu"
+	"github.com/npukit/npukit/edgetpu/dmaplan"
+	"github.com/npukit/npukit/edgetpu/link"
+	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/humanize"
+	"github.com/sbinet/npyio/npy"
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	edgetpuCommands = append(edgetpuCommands, newEdgeTPULinkCmd, newEdgeTPURelayoutCmd, newEdgeTPUDMACmd)
+}
+
+// pickExecutable returns executable n of the first package, or its main
+// executable when n < 0.
+func pickExecutable(m *edgetpu.Model, n int) (*edgetpu.CustomOp, *edgetpu.Executable, int, error) {
+	if len(m.Ops) == 0 || len(m.Ops[0].Packages) == 0 {
+		return nil, nil, 0, usageErr("no Edge TPU package in the file")
+	}
+	op, p := m.Ops[0], m.Ops[0].Packages[0]
+	if n < 0 {
+		main := p.Main()
+		if main == nil {
+			return nil, nil, 0, usageErr("the package has no main executable; choose one with --exe")
+		}
+		for i, e := range p.Executables {
+			if e == main {
+				return op, e, i, nil
+			}
+		}
+	}
+	if n >= len(p.Executables) {
+		return nil, nil, 0, usageErr("--exe %d: the package has %d executables", n, len(p.Executables))
+	}
+	return op, p.Executables[n], n, nil
+}
+
+// parseAddr parses NAME=ADDR[@BATCH].
+func parseAddr(s string) (name string, addr uint64, batch int, err error) {
+	name, rest, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return "", 0, 0, usageErr("%q: want NAME=ADDR[@BATCH]", s)
+	}
+	a, b, hasBatch := strings.Cut(rest, "@")
+	addr, err = strconv.ParseUint(a, 0, 64)
+	if err != nil {
+		return "", 0, 0, usageErr("%q: address %q: %v", s, a, err)
+	}
+	if hasBatch {
+		if batch, err = strconv.Atoi(b); err != nil || batch < 0 {
+			return "", 0, 0, usageErr("%q: batch %q is not a non-negative integer", s, b)
+		}
+	}
+	return name, addr, batch, nil
+}
+
+func addrMap(specs []string, flag string) (map[string][]uint64, error) {
+	set := map[string]map[int]uint64{}
+	for _, s := range specs {
+		name, addr, batch, err := parseAddr(s)
+		if err != nil {
+			return nil, err
+		}
+		if set[name] == nil {
+			set[name] = map[int]uint64{}
+		}
+		set[name][batch] = addr
+	}
+	out := map[string][]uint64{}
+	for name, byBatch := range set {
+		n := 0
+		for b := range byBatch {
+			n = max(n, b+1)
+		}
+		for b := range n {
+			a, ok := byBatch[b]
+			if !ok {
+				return nil, usageErr("--%s %s: no address for batch %d", flag, name, b)
+			}
+			out[name] = append(out[name], a)
+		}
+	}
+	return out, nil
+}
+
+type linkOutput struct {
+	Dir        string       `json:"dir"`
+	Executable int          `json:"executable"`
+	Chunks     []int        `json:"chunk_bytes"`
+	Patches    []link.Patch `json:"patches"`
+	Verified   bool         `json:"verified"`
+}
+
+func (o linkOutput) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "Linked executable %d: %d chunks, %d fields patched, written to %s\n", o.Executable, len(o.Chunks), len(o.Patches), o.Dir)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  CHUNK\tBIT\tKIND\tHALF\tLAYER\tBATCH\tVALUE")
+	for _, p := range o.Patches {
+		half := "LOWER"
+		if p.Position == link.Upper32 {
+			half = "UPPER"
+		}
+		fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%d\t0x%08x\n", p.Chunk, p.OffsetBit, p.Kind, half, p.Name, p.Batch, p.Value)
+	}
+	tw.Flush()
+	if o.Verified {
+		fmt.Fprintln(w, "Verified: exactly the relocation bits changed, and they hold the requested values.")
+	}
+	return nil
+}
+
+func newEdgeTPULinkCmd(env *Env) *cobra.Command {
+	var exe int
+	var inputs, outputs []string
+	var params, scratch, out string
+	var verify, force bool
+	cmd := &cobra.Command{
+		Use:   "link FILE --input NAME=ADDR[@BATCH]... --output NAME=ADDR[@BATCH]... [--parameters ADDR] [--scratch ADDR] -o DIR",
+		Short: "Patch buffer addresses into copies of the instruction chunks, as the driver does",
+		Long: `link writes copies of an executable's instruction chunks with every relocation
+patched: the 32-bit value is written LSB first at its bit offset (offsets are not
+byte aligned), LOWER/UPPER fields get the low/high half of the 64-bit address.
+Parameters are linked only when the executable has parameters, scratch only when it
+needs scratch. Unknown names, missing addresses and batches out of range are errors.
+--verify re-reads the output and proves that exactly the relocation bits changed.
+Addresses accept 0x prefixes. The executable is the package's main one unless --exe.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErr("link needs -o DIR")
+			}
+			m, err := edgetpuArg(args[0])
+			if err != nil {
+				return err
+			}
+			_, e, idx, err := pickExecutable(m, exe)
+			if err != nil {
+				return err
+			}
+			var a link.Addresses
+			if a.Inputs, err = addrMap(inputs, "input"); err != nil {
+				return err
+			}
+			if a.Outputs, err = addrMap(outputs, "output"); err != nil {
+				return err
+			}
+			for _, f := range []struct {
+				s   string
+				dst **uint64
+			}{{params, &a.Parameters}, {scratch, &a.Scratch}} {
+				if f.s != "" {
+					v, err := strconv.ParseUint(f.s, 0, 64)
+					if err != nil {
+						return usageErr("address %q: %v", f.s, err)
+					}
+					*f.dst = &v
+				}
+			}
+			in := e.LinkInput()
+			linked, patches, err := link.Link(in, a)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			res := linkOutput{Dir: out, Executable: idx, Patches: patches}
+			err = atomicfile.Dir(out, force, func(tmp string) error {
+				for i, c := range linked {
+					p, err := atomicfile.Join(tmp, fmt.Sprintf("chunk_%d.bin", i))
+					if err != nil {
+						return err
+					}
+					if err := os.WriteFile(p, c, 0o644); err != nil {
+						return err
+					}
+					res.Chunks = append(res.Chunks, len(c))
+				}
+				if verify {
+					reread := make([][]byte, len(linked))
+					for i := range linked {
+						b, err := os.ReadFile(fmt.Sprintf("%s/chunk_%d.bin", tmp, i))
+						if err != nil {
+							return err
+						}
+						reread[i] = b
+					}
+					if err := link.Verify(in.Chunks, reread, patches); err != nil {
+						return fmt.Errorf("verification failed: %w", err)
+					}
+					res.Verified = true
+				}
+				b, err := json.MarshalIndent(res, "", "  ")
+				if err != nil {
+					return err
+				}
+				return os.WriteFile(tmp+"/patches.json", append(b, '\n'), 0o644)
+			})
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			return render(env, res)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&exe, "exe", -1, "executable index (default: the package's main executable)")
+	f.StringArrayVar(&inputs, "input", nil, "input layer address NAME=ADDR[@BATCH] (repeatable)")
+	f.StringArrayVar(&outputs, "output", nil, "output layer address NAME=ADDR[@BATCH] (repeatable)")
+	f.StringVar(&params, "parameters", "", "parameter buffer address")
+	f.StringVar(&scratch, "scratch", "", "scratch buffer address")
+	f.StringVarP(&out, "out", "o", "", "directory for the linked chunks")
+	f.BoolVar(&verify, "verify", false, "re-read the output and prove the link")
+	f.BoolVar(&force, "force", false, "replace a non-empty DIR")
+	return cmd
+}
+
+type relayoutOutput struct {
+	Output    string  `json:"output"`
+	Layer     string  `json:"layer"`
+	Batch     int     `json:"batch"`
+	Shape     []int   `json:"shape"`
+	DType     string  `json:"dtype"`
+	InBytes   int     `json:"device_bytes"`
+	OutBytes  int     `json:"plain_bytes"`
+	Signed    bool    `json:"signed_offset_binary"`
+	ExecCount int32   `json:"execution_count"`
+	Tiling    string  `json:"tiling"`
+	Scale     float32 `json:"scale"`
+	ZeroPoint int32   `json:"zero_point"`
+}
+
+func (o relayoutOutput) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "Relayout of %q (%s): %s device bytes -> %s plain, shape %v %s, written to %s\n",
+		o.Layer, o.Tiling, humanize.Bytes(int64(o.InBytes)), humanize.Bytes(int64(o.OutBytes)), o.Shape, o.DType, o.Output)
+	return err
+}
+
+// npyArray decodes little-endian plain bytes into a fixed-size array of the
+// TFLite type with the given shape (nested arrays: the npy writer records
+// them as an N-dimensional array).
+func npyArray(t edgetpu.TensorType, shape []int, b []byte) (any, error) {
+	var elem reflect.Type
+	switch t {
+	case edgetpu.TensorUint8:
+		elem = reflect.TypeOf(uint8(0))
+	case edgetpu.TensorInt8:
+		elem = reflect.TypeOf(int8(0))
+	case edgetpu.TensorInt16:
+		elem = reflect.TypeOf(int16(0))
+	case edgetpu.TensorInt32:
+		elem = reflect.TypeOf(int32(0))
+	case edgetpu.TensorFloat32:
+		elem = reflect.TypeOf(float32(0))
+	default:
+		return nil, fmt.Errorf("no .npy type for %s", t)
+	}
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	if n*int(elem.Size()) != len(b) {
+		return nil, fmt.Errorf("%d bytes do not hold shape %v of %s", len(b), shape, t)
+	}
+	typ := elem
+	for i := len(shape) - 1; i >= 0; i-- {
+		typ = reflect.ArrayOf(shape[i], typ)
+	}
+	arr := reflect.New(typ)
+	if err := binary.Read(bytes.NewReader(b), binary.LittleEndian, arr.Interface()); err != nil {
+		return nil, err
+	}
+	return arr.Elem().Interface(), nil
+}
+
+func newEdgeTPURelayoutCmd(env *Env) *cobra.Command {
+	var exe, batch int
+	var output, in, out string
+	cmd := &cobra.Command{
+		Use:   "relayout FILE --output NAME --in raw.bin -o out.npy",
+		Short: "Convert a device output buffer to plain order and write it as .npy",
+		Long: `relayout converts the raw bytes an output layer produces on the device (tiled,
+padded, signed types offset-binary) into plain row-major order, as the runtime does,
+and writes a .npy with shape (y, x, z) (or the layer's shape), prefixed by the
+execution count and the batch when they exceed 1, and the TFLite dtype.
+The batch is the input size divided by the layer's padded size unless --batch.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output == "" || in == "" || out == "" {
+				return usageErr("relayout needs --output NAME, --in FILE and -o FILE")
+			}
+			m, err := edgetpuArg(args[0])
+			if err != nil {
+				return err
+			}
+			op, e, _, err := pickExecutable(m, exe)
+			if err != nil {
+				return err
+			}
+			var layer *edgetpu.Layer
+			var names []string
+			for _, l := range e.OutputLayers {
+				names = append(names, l.Name)
+				if l.Name == output {
+					layer = l
+				}
+			}
+			if layer == nil {
+				return usageErr("no output layer %q (outputs: %s)", output, strings.Join(names, ", "))
+			}
+			raw, err := os.ReadFile(in)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			o := layer.RelayoutOutput()
+			per := int(layer.SizeBytes) * max(int(layer.ExecutionCount), 1)
+			if batch <= 0 {
+				if per <= 0 || len(raw)%per != 0 || len(raw) == 0 {
+					return usageErr("%s: %d bytes is not a multiple of the layer's %d device bytes per batch", in, len(raw), per)
+				}
+				batch = len(raw) / per
+			}
+			plain, err := o.ToPlain(raw, batch)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			shape := []int{int(layer.Y), int(layer.X), int(layer.Z)}
+			if len(o.Slices) > 0 {
+				shape = shape[:0]
+				for _, r := range layer.Shape {
+					shape = append(shape, int(r.End-r.Start)+1)
+				}
+			}
+			if layer.ExecutionCount > 1 {
+				shape = append([]int{int(layer.ExecutionCount)}, shape...)
+			}
+			if batch > 1 {
+				shape = append([]int{batch}, shape...)
+			}
+			tt := m.OutputTensorType(op, e, layer)
+			arr, err := npyArray(tt, shape, plain)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return npy.Write(w, arr) }); err != nil {
+				return usageErr("%v", err)
+			}
+			res := relayoutOutput{Output: out, Layer: layer.Name, Batch: batch, Shape: shape, DType: tt.String(), InBytes: len(raw),
+				OutBytes: len(plain), Signed: layer.DataType.Signed(), ExecCount: layer.ExecutionCount}
+			if layer.Numerics != nil {
+				res.Scale, res.ZeroPoint = layer.Numerics.DequantizationFactor, layer.Numerics.ZeroPoint
+			}
+			switch {
+			case len(o.Slices) > 0:
+				res.Tiling = fmt.Sprintf("%d slices", len(o.Slices))
+			case layer.Y == 1 && layer.X == 1:
+				res.Tiling = "linear"
+			default:
+				res.Tiling = "tiled"
+			}
+			return render(env, res)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&exe, "exe", -1, "executable index (default: the package's main executable)")
+	f.IntVar(&batch, "batch", 0, "number of batch elements in the input (default: from its size)")
+	f.StringVar(&output, "output", "", "output layer name")
+	f.StringVar(&in, "in", "", "raw device bytes of the output")
+	f.StringVarP(&out, "out", "o", "", ".npy file to write")
+	return cmd
+}
+
+type dmaOutput struct {
+	Plans []dmaPlanEntry `json:"plans"`
+}
+
+type dmaPlanEntry struct {
+	Op      int           `json:"op"`
+	Package int           `json:"package"`
+	Plan    *dmaplan.Plan `json:"plan"`
+}
+
+func writeSteps(w io.Writer, title string, steps []dmaplan.Step) {
+	fmt.Fprintf(w, "%s: %d steps\n", title, len(steps))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  #\tEXECUTABLE\tKIND\tDIR\tTARGET\tLAYER\tOFFSET\tSIZE\tCHUNK")
+	for _, s := range steps {
+		size, chunk := "", ""
+		if s.Size > 0 {
+			size = humanize.Bytes(s.Size)
+		}
+		if s.Kind == dmaplan.Instruction.String() {
+			chunk = strconv.Itoa(s.Chunk)
+		}
+		if s.Kind == dmaplan.Interrupt.String() {
+			chunk = fmt.Sprintf("int %d", s.Interrupt)
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", s.Index, s.Executable, s.Kind, s.Direction, s.Target, s.Layer, s.Offset, size, chunk)
+	}
+	tw.Flush()
+}
+
+func writeTotals(w io.Writer, title string, t dmaplan.Totals, links []dmaplan.Link) {
+	fmt.Fprintf(w, "%s: host->device %s, device->host %s", title, humanize.Bytes(t.HostToDevice), humanize.Bytes(t.DeviceToHost))
+	for _, k := range t.TargetNames() {
+		fmt.Fprintf(w, "; %s %s", k, humanize.Bytes(t.ByTarget[k]))
+	}
+	fmt.Fprintln(w)
+	for _, l := range links {
+		fmt.Fprintf(w, "  lower bound over %s (%.3g Gb/s): %.1f us\n", l.Name, l.BitsPerSec/1e9, t.LowerBoundUs[l.Name])
+	}
+}
+
+func (o dmaOutput) WriteText(w io.Writer) error {
+	for i, e := range o.Plans {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		p := e.Plan
+		fmt.Fprintf(w, "DMA plan of op %d package %d (USB runtime; PCIe ignores hints)\n", e.Op, e.Package)
+		writeSteps(w, "First inference (parameter caching, then the run)", p.FirstInference)
+		writeSteps(w, "Steady state (every later inference)", p.SteadyState)
+		writeTotals(w, "First inference", p.First, p.Links)
+		writeTotals(w, "Steady state", p.Steady, p.Links)
+		fmt.Fprintln(w, "Times are lower bounds: bytes over raw link bandwidth, no protocol overhead, latency or compute.")
+		for _, r := range p.USBRejects {
+			fmt.Fprintf(w, "warning: executable %s is not fully deterministic: the USB runtime rejects it unless descriptors come from the device\n", r)
+		}
+		for _, x := range p.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", x)
+		}
+	}
+	return nil
+}
+
+func newEdgeTPUDMACmd(env *Env) *cobra.Command {
+	var pcie float64
+	cmd := &cobra.Command{
+		Use:   "dma FILE",
+		Short: "The ordered DMA transfer plan the USB runtime derives from the hints",
+		Long: `dma lists the transfers the USB runtime performs for each package, in order (kind,
+direction, layer, offset, size, chunk, interrupts, fences): the first inference (the
+parameter-caching executable, then the run) and the steady state, with per-inference
+totals by direction and lower-bound transfer times over USB 2.0, USB 3.0 and PCIe.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := edgetpuArg(args[0])
+			if err != nil {
+				return err
+			}
+			links := dmaplan.DefaultLinks()
+			if pcie > 0 {
+				for i := range links {
+					if strings.HasPrefix(links[i].Name, "PCIe") {
+						links[i].BitsPerSec = pcie * 1e9
+					}
+				}
+			}
+			var res dmaOutput
+			for oi, op := range m.Ops {
+				for pi, p := range op.Packages {
+					plan, err := dmaplan.Build(edgetpu.PlanInput(p), links)
+					if err != nil {
+						return usageErr("%s: %v", args[0], err)
+					}
+					res.Plans = append(res.Plans, dmaPlanEntry{Op: oi, Package: pi, Plan: plan})
+				}
+			}
+			return render(env, res)
+		},
+	}
+	cmd.Flags().Float64Var(&pcie, "pcie-gbps", 0, "PCIe bandwidth in Gb/s (default: Gen2 x1, 4 Gb/s effective)")
+	return cmd
+}

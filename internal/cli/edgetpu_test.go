@@ -1,0 +1,112 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/internal/conformance"
+	"github.com/sbinet/npyio/npy"
+)
+
+func edgetpuFile(t *testing.T, name string) string {
+	return filepath.Join(conformance.Corpus(t, "edgetpu"), name)
+}
+
+func TestEdgeTPUInspectCheckJSON(t *testing.T) {
+	f := edgetpuFile(t, "keras_lstm_mnist_ptq_edgetpu.tflite")
+	r := run(t, "", "inspect", "--json", f)
+	if r.code != 0 {
+		t.Fatalf("inspect: %d %s", r.code, r.stderr)
+	}
+	for _, want := range []string{`"runtime_compatibility"`, `"narrow_memory_capacity_per_tile": 196608`, `"parameter_caching_token": "0x6cad28922f0b3db3"`, `"runs_on": "Edge TPU"`, `"fully_deterministic": false`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("inspect --json lacks %s", want)
+		}
+	}
+	r = run(t, "", "check", f)
+	if r.code != 0 || !strings.Contains(r.stdout, "edgetpu/not-fully-deterministic") {
+		t.Fatalf("check: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestEdgeTPUMemoryOneGroup(t *testing.T) {
+	files, _ := filepath.Glob(edgetpuFile(t, "*_cocompiled_with_3quant_edgetpu.tflite"))
+	r := run(t, "", append([]string{"edgetpu", "memory", "--json"}, files...)...)
+	var rep struct {
+		Groups []struct{ Files []any } `json:"groups"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 {
+		t.Fatalf("%v %d %s", err, r.code, r.stderr)
+	}
+	if len(files) != 3 || len(rep.Groups) != 1 || len(rep.Groups[0].Files) != 3 {
+		t.Fatalf("%d files, groups %+v", len(files), rep.Groups)
+	}
+}
+
+func TestEdgeTPUExtract(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	f := edgetpuFile(t, "tools__split_concat_edgetpu.tflite")
+	if r := run(t, "", "edgetpu", "extract", f, "-o", dir); r.code != 0 {
+		t.Fatalf("%d %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, "", "edgetpu", "extract", f, "-o", dir); r.code != 2 {
+		t.Fatalf("overwriting without --force: %d", r.code)
+	}
+}
+
+func TestEdgeTPULinkRelayoutDMA(t *testing.T) {
+	f := edgetpuFile(t, "deeplab_mobilenet_edgetpu_slim_cityscapes_quant_edgetpu.tflite")
+	tmp := t.TempDir()
+	r := run(t, "", "edgetpu", "link", f, "--input", "MobilenetEdgeTPU/MobilenetEdgeTPU/input=0x1000", "--output", "ResizeBilinear=0x123456789",
+		"--parameters", "0x2000", "--scratch", "0x3000", "-o", filepath.Join(tmp, "linked"), "--verify")
+	if r.code != 0 || !strings.Contains(r.stdout, "Verified") {
+		t.Fatalf("link: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, "", "edgetpu", "link", f, "--input", "nope=1", "-o", filepath.Join(tmp, "l2")); r.code != 2 {
+		t.Fatalf("unknown name: exit %d", r.code)
+	}
+	raw := make([]byte, 21784)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range raw {
+		raw[i] = byte(rng.Uint32())
+	}
+	in, out := filepath.Join(tmp, "raw.bin"), filepath.Join(tmp, "out.npy")
+	os.WriteFile(in, raw, 0o644)
+	if r := run(t, "", "edgetpu", "relayout", f, "--output", "ResizeBilinear", "--in", in, "-o", out); r.code != 0 {
+		t.Fatalf("relayout: %d %s", r.code, r.stderr)
+	}
+	fh, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	rd, err := npy.NewReader(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rd.Header.Descr.Shape; len(s) != 3 || s[0] != 33 || s[1] != 33 || s[2] != 19 || rd.Header.Descr.Type != "|u1" {
+		t.Fatalf("header %+v", rd.Header)
+	}
+	var data []uint8
+	if err := rd.Read(&data); err != nil {
+		t.Fatal(err)
+	}
+	// (y=10, x=20, z=5) lives at device element 8885.
+	if got := data[(10*33+20)*19+5]; got != raw[8885] {
+		t.Fatalf("plain (10,20,5) = %d, device[8885] = %d", got, raw[8885])
+	}
+	r = run(t, "", "edgetpu", "dma", "--json", f)
+	if r.code != 0 || !strings.Contains(r.stdout, `"steady_state"`) {
+		t.Fatalf("dma: %d %s", r.code, r.stderr)
+	}
+	if r := run(t, "", "diff", f, f); r.code != 0 || !strings.Contains(r.stdout, "identical") {
+		t.Fatalf("diff: %d %s", r.code, r.stdout)
+	}
+}
