@@ -223,6 +223,8 @@ func summarizeLayer(l *Layer) LayerSummary {
 		switch {
 		case l.Output.ShapeInfo != nil:
 			s.Tiling = fmt.Sprintf("%d slices", len(l.Output.ShapeInfo.Slices))
+		case l.Y == 1 && l.X == 1:
+			s.Tiling = "linear (1-D)"
 		case l.Output.Layout != nil:
 			lay := l.Output.Layout
 			s.Tiling = fmt.Sprintf("%dx%d tiles", len(runs(lay.YTile)), len(runs(lay.XTile)))
