@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/edgetpu"
+	"github.com/npukit/npukit/edgetpu/dmaplan"
+	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/report"
+)
+
+func init() {
+	registerReporter(detect.EdgeTPU, reportEdgeTPU)
+	registerReporter(detect.DarwiNN, reportEdgeTPU)
+}
+
+// maxTilingPositions bounds the (y, x) rectangles drawn per output.
+const maxTilingPositions = 20000
+
+func reportEdgeTPU(env *Env, files []detect.Result) (*report.Page, error) {
+	var named []edgetpu.NamedModel
+	// A non-nil report: "no findings" is shown rather than nothing.
+	page := &report.Page{Title: "Edge TPU model", Diagnostics: diag.Report{}}
+	if len(files) > 1 {
+		page.Title = fmt.Sprintf("%d Edge TPU models", len(files))
+	}
+	for _, f := range files {
+		m, err := readEdgeTPU(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		named = append(named, edgetpu.NamedModel{Path: filepath.Base(f.Path), Model: m})
+		page.Diagnostics = append(page.Diagnostics, edgetpu.Check(m).WithFile(filepath.Base(f.Path))...)
+	}
+	page.Subtitle = named[0].Path
+	if len(named) > 1 {
+		page.Subtitle += fmt.Sprintf(" and %d more", len(named)-1)
+	}
+	mem := edgetpu.BuildMemoryReport(named)
+	first := named[0].Model
+	if ps := first.Packages(); len(ps) > 0 {
+		p := ps[0]
+		m := edgetpu.MemoryOf(p)
+		page.Summary = []report.KV{
+			{Key: "Runtime", Value: edgetpu.RuntimeStatement(p.MinRuntimeVersion)},
+			{Key: "Executables", Value: strconv.Itoa(len(p.Executables))},
+			{Key: "On-chip cached parameters", Value: humanize.Bytes(m.Cached)},
+			{Key: "Streamed parameters per inference", Value: humanize.Bytes(m.Streamed)},
+			{Key: "Caching token", Value: m.TokenHex},
+		}
+	}
+	page.Sections = append(page.Sections, memorySection(mem))
+	for i, nm := range named {
+		page.Sections = append(page.Sections, modelSections(i, nm)...)
+	}
+	page.SectionFor = func(d diag.Diagnostic) string {
+		for i, nm := range named {
+			if d.File == nm.Path {
+				return fmt.Sprintf("exe-%d", i)
+			}
+		}
+		return ""
+	}
+	return page, nil
+}
+
+func memorySection(r *edgetpu.MemoryReport) report.Section {
+	chart := &report.BarChart{Caption: "Parameters and instructions per file against the 8 MiB parameter SRAM",
+		Series: []report.Series{{Name: "on-chip cached parameters"}, {Name: "streamed parameters"}, {Name: "instructions"}},
+		Unit:   report.Bytes, XLabel: "bytes", Limit: edgetpu.ParameterSRAM, LimitLabel: "8 MiB SRAM"}
+	t := &report.Table{Caption: "Token groups", Header: []string{"token", "files", "cached total", "fits", "statement"}, Numeric: []int{1, 2}}
+	for _, g := range r.Groups {
+		for _, f := range g.Files {
+			chart.Bars = append(chart.Bars, report.HBar{Label: filepath.Base(f.Path), Segments: []report.Segment{
+				{Series: 0, Value: float64(f.Cached), Tip: humanize.Bytes(f.Cached)},
+				{Series: 1, Value: float64(f.Streamed), Tip: humanize.Bytes(f.Streamed)},
+				{Series: 2, Value: float64(f.Instructions), Tip: humanize.Bytes(f.Instructions)},
+			}})
+		}
+		t.Rows = append(t.Rows, []string{g.Token, strconv.Itoa(len(g.Files)), humanize.Bytes(g.Cached), strconv.FormatBool(g.Fits), g.Statement})
+	}
+	return report.Section{ID: "memory", Title: "Parameter memory", Intro: r.Statement, Blocks: []report.Block{chart, t}}
+}
+
+func modelSections(i int, nm edgetpu.NamedModel) []report.Section {
+	var secs []report.Section
+	exeT := &report.Table{Caption: "Executables", Header: []string{"package", "#", "type", "name", "batch", "chunks", "instructions", "parameters", "scratch", "narrow mem/tile", "token"},
+		Numeric: []int{4, 5, 6, 7, 8, 9}}
+	layT := &report.Table{Caption: "Input and output layers", Header: []string{"executable", "dir", "name", "y x x x z", "type", "zero point", "scale", "padded size", "execs", "tiling"},
+		Numeric: []int{5, 6, 7, 8}}
+	var blocks []report.Block
+	var dma []report.Block
+	s := edgetpu.Summarize(nm.Model)
+	pi := -1
+	for oi, op := range nm.Model.Ops {
+		for opi, p := range op.Packages {
+			pi++
+			ps := s.EdgeTPUOps[oi].Packages[opi]
+			for _, e := range ps.Executables {
+				exeT.Rows = append(exeT.Rows, []string{strconv.Itoa(pi), strconv.Itoa(e.Index), e.Type, e.Name, strconv.Itoa(int(e.BatchSize)),
+					strconv.Itoa(e.Chunks), humanize.Bytes(e.InstructionBytes), humanize.Bytes(e.ParameterBytes), humanize.Bytes(int64(e.ScratchBytes)),
+					humanize.Bytes(int64(e.NarrowMemPerTile)), e.Token})
+				for _, d := range []struct {
+					dir string
+					ls  []edgetpu.LayerSummary
+				}{{"in", e.Inputs}, {"out", e.Outputs}} {
+					for _, l := range d.ls {
+						layT.Rows = append(layT.Rows, []string{strconv.Itoa(e.Index), d.dir, l.Name, fmt.Sprintf("%dx%dx%d", l.Y, l.X, l.Z), l.DataType,
+							strconv.Itoa(int(l.ZeroPoint)), fmt.Sprintf("%g", l.Scale), humanize.Bytes(int64(l.SizeBytes)), strconv.Itoa(int(l.ExecutionCount)), l.Tiling})
+					}
+				}
+			}
+			if main := p.Main(); main != nil {
+				for _, l := range main.OutputLayers {
+					if l.Output == nil || l.Output.Layout == nil || (l.Y <= 1 && l.X <= 1) || int64(l.Y)*int64(l.X) > maxTilingPositions {
+						continue
+					}
+					if b, err := report.OutputTiling(l.Name, l.RelayoutOutput()); err == nil {
+						blocks = append(blocks, b)
+					}
+				}
+			}
+			plan, err := dmaplan.Build(edgetpu.PlanInput(p), dmaplan.DefaultLinks())
+			if err == nil && len(plan.SteadyState) > 0 {
+				usb3 := plan.Links[0]
+				for _, l := range plan.Links {
+					if l.Name == "USB 3.0" {
+						usb3 = l
+					}
+				}
+				dma = append(dma, report.DMAPlanTimeline(plan, usb3))
+				tt := &report.Table{Caption: fmt.Sprintf("Package %d: bytes per inference and lower-bound transfer time", pi),
+					Header: []string{"phase", "host->device", "device->host"}, Numeric: []int{1, 2}}
+				for _, l := range plan.Links {
+					tt.Header = append(tt.Header, l.Name+" (us)")
+					tt.Numeric = append(tt.Numeric, len(tt.Header)-1)
+				}
+				for _, ph := range []struct {
+					name string
+					t    dmaplan.Totals
+				}{{"first inference", plan.First}, {"steady state", plan.Steady}} {
+					row := []string{ph.name, humanize.Bytes(ph.t.HostToDevice), humanize.Bytes(ph.t.DeviceToHost)}
+					for _, l := range plan.Links {
+						row = append(row, fmt.Sprintf("%.1f", ph.t.LowerBoundUs[l.Name]))
+					}
+					tt.Rows = append(tt.Rows, row)
+				}
+				dma = append(dma, tt)
+				for _, r := range plan.USBRejects {
+					dma = append(dma, &report.Text{Text: fmt.Sprintf("Executable %s is not fully deterministic: the USB runtime rejects it unless descriptors come from the device.", r)})
+				}
+			}
+		}
+	}
+	secs = append(secs, report.Section{ID: fmt.Sprintf("exe-%d", i), Title: nm.Path + ": executables and layers",
+		Intro: "Every executable of every package, and the I/O layers with their quantization and device padding.", Blocks: []report.Block{exeT, layT}})
+	if len(blocks) > 0 {
+		secs = append(secs, report.Section{ID: fmt.Sprintf("tiling-%d", i), Title: nm.Path + ": output tiling",
+			Intro: "Which device tile produces each (y, x) position of the tiled outputs; the runtime re-lays them out to plain y, x, z order.", Blocks: blocks})
+	}
+	if len(dma) > 0 {
+		secs = append(secs, report.Section{ID: fmt.Sprintf("dma-%d", i), Title: nm.Path + ": DMA plan (USB)",
+			Intro: "The transfers the USB runtime derives from the DMA hints; times are lower bounds over raw link bandwidth.", Blocks: dma})
+	}
+	return secs
+}
