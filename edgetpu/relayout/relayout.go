@@ -253,6 +253,9 @@ func (o Output) convert(in []byte, batch int, toPlain bool) ([]byte, error) {
 	if batch < 1 {
 		return nil, fmt.Errorf("batch %d must be at least 1", batch)
 	}
+	if len(o.Slices) == 0 && (o.Y > 1 || o.X > 1) && o.Layout != nil {
+		return o.convertRuns(in, batch, toPlain)
+	}
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -296,6 +299,75 @@ func (o Output) convert(in []byte, batch int, toPlain bool) ([]byte, error) {
 	}
 	if o.Signed {
 		flipSign(out, o.ElemSize, toPlain, o, batch)
+	}
+	return out, nil
+}
+
+// convertRuns converts a tiled 3-D output run by run: the z elements of one
+// (y, x) position are contiguous on both sides, so each position is one copy
+// of z elements. Bounds are checked per run before any copying.
+func (o Output) convertRuns(in []byte, batch int, toPlain bool) ([]byte, error) {
+	if o.ElemSize != 1 && o.ElemSize != 2 && o.ElemSize != 4 {
+		return nil, fmt.Errorf("element size %d (want 1, 2 or 4)", o.ElemSize)
+	}
+	if o.Y < 1 || o.X < 1 || o.Z < 1 {
+		return nil, fmt.Errorf("dimensions %dx%dx%d must be positive", o.Y, o.X, o.Z)
+	}
+	if o.SizeBytes < 0 {
+		return nil, fmt.Errorf("size_bytes %d is negative", o.SizeBytes)
+	}
+	es, z := int64(o.ElemSize), int64(o.Z)
+	run := z * es
+	bases := make([]int64, 0, o.Y*o.X)
+	for y := 0; y < o.Y; y++ {
+		for x := 0; x < o.X; x++ {
+			d, err := o.Layout.DeviceIndex(y, x, 0)
+			if err != nil {
+				return nil, err
+			}
+			if d < 0 || d*es+run > o.SizeBytes {
+				return nil, fmt.Errorf("plain (y=%d, x=%d) maps to device bytes [%d, %d), outside size_bytes %d", y, x, d*es, d*es+run, o.SizeBytes)
+			}
+			bases = append(bases, d*es)
+		}
+	}
+	n := int64(o.Y) * int64(o.X) * z
+	execs := int64(o.execs())
+	pb, db := int64(batch)*execs*n*es, o.deviceBytes(batch)
+	want, outLen := db, pb
+	if !toPlain {
+		want, outLen = pb, db
+	}
+	if int64(len(in)) != want {
+		return nil, fmt.Errorf("input has %d bytes, want %d", len(in), want)
+	}
+	out := make([]byte, outLen)
+	for k := int64(0); k < int64(batch)*execs; k++ {
+		dbase, pbase := k*o.SizeBytes, k*n*es
+		for i, b := range bases {
+			po, do := pbase+int64(i)*run, dbase+b
+			if toPlain {
+				copy(out[po:po+run], in[do:do+run])
+			} else {
+				copy(out[do:do+run], in[po:po+run])
+			}
+		}
+	}
+	if o.Signed {
+		if toPlain {
+			for i := es - 1; i < int64(len(out)); i += es {
+				out[i] ^= 0x80
+			}
+		} else {
+			for k := int64(0); k < int64(batch)*execs; k++ {
+				for _, b := range bases {
+					start := k*o.SizeBytes + b
+					for i := start + es - 1; i < start+run; i += es {
+						out[i] ^= 0x80
+					}
+				}
+			}
+		}
 	}
 	return out, nil
 }
