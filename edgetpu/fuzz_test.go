@@ -8,16 +8,18 @@ import (
 	"github.com/npukit/npukit/internal/conformance"
 )
 
-// fuzzSeeds returns the smallest corpus model (when the corpus is present)
-// and the synthetic models of the writer tests.
+// fuzzSeeds are the small synthetic models of the writer tests (a few KiB,
+// so that the fuzzer runs thousands of executions per second); the real
+// files are covered by the conformance tests. With NPUKIT_FUZZ_CORPUS=1 the
+// smallest corpus model is added.
 func fuzzSeeds(f *testing.F) [][]byte {
-	var seeds [][]byte
-	if dir := conformance.SharedDir(); dir != "" {
+	seeds := syntheticSeeds()
+	if dir := conformance.SharedDir(); dir != "" && os.Getenv("NPUKIT_FUZZ_CORPUS") == "1" {
 		if b, err := os.ReadFile(filepath.Join(dir, "corpus", "edgetpu", "tools__split_concat_edgetpu.tflite")); err == nil {
 			seeds = append(seeds, b)
 		}
 	}
-	return append(seeds, syntheticSeeds()...)
+	return seeds
 }
 
 // exercise runs everything that reads a model, as the CLI would.

@@ -14,11 +14,30 @@ import (
 // (Data and offset fields are outputs of reading and are ignored), so tests
 // and the demo can build any case, including ones the runtime rejects.
 
+// WriteOptions tune the writer.
+type WriteOptions struct {
+	// Align is the alignment of the multi-executable, of each executable and
+	// of nested packages relative to the package start (default 4096, a
+	// page, as the compiler does; small values make small test inputs).
+	Align int
+}
+
+func (o WriteOptions) align() int {
+	if o.Align <= 0 {
+		return 4096
+	}
+	return o.Align
+}
+
 // WritePackage serialises a package. The identifier is written when
 // p.Identifier has four bytes (use PackageIdentifier), so packages without
 // one can be built too. Executables are written page-aligned relative to
 // the package start, as the compiler does.
-func WritePackage(p *Package) ([]byte, error) {
+func WritePackage(p *Package) ([]byte, error) { return WriteOptions{}.Package(p) }
+
+// Package serialises a package with these options.
+func (o WriteOptions) Package(p *Package) ([]byte, error) {
+	align := o.align()
 	var exes [][]byte
 	for i, e := range p.Executables {
 		b, err := WriteExecutable(e)
@@ -29,7 +48,7 @@ func WritePackage(p *Package) ([]byte, error) {
 	}
 	var nested [][]byte
 	for i, sub := range p.MultiChip {
-		b, err := WritePackage(sub)
+		b, err := o.Package(sub)
 		if err != nil {
 			return nil, fmt.Errorf("multi_chip_package[%d]: %w", i, err)
 		}
@@ -39,7 +58,7 @@ func WritePackage(p *Package) ([]byte, error) {
 	mb := flatbuffers.NewBuilder(1024)
 	offs := make([]flatbuffers.UOffsetT, len(exes))
 	for i := len(exes) - 1; i >= 0; i-- {
-		mb.StartVector(1, len(exes[i])+1, 4096)
+		mb.StartVector(1, len(exes[i])+1, align)
 		mb.PrependByte(0)
 		for j := len(exes[i]) - 1; j >= 0; j-- {
 			mb.PrependByte(exes[i][j])
@@ -55,7 +74,7 @@ func WritePackage(p *Package) ([]byte, error) {
 	b := flatbuffers.NewBuilder(len(me) + 4096)
 	var nestedOff []flatbuffers.UOffsetT
 	for _, n := range nested {
-		v := alignedBytes(b, n, 4096)
+		v := alignedBytes(b, n, align)
 		b.StartObject(1)
 		b.PrependUOffsetTSlot(0, v, 0)
 		nestedOff = append(nestedOff, b.EndObject())
@@ -70,7 +89,7 @@ func WritePackage(p *Package) ([]byte, error) {
 	if p.Signature != nil {
 		sig = b.CreateByteVector(p.Signature)
 	}
-	mev := alignedBytes(b, me, 4096)
+	mev := alignedBytes(b, me, align)
 	b.StartObject(8)
 	b.PrependInt32(p.MinRuntimeVersion)
 	b.Slot(0)
@@ -383,19 +402,22 @@ func EncodeOptions(o CustomOptions, packages [][]byte) []byte {
 // Write serialises a model: a raw package when m.TFLite is nil, else a
 // TFLite model whose Edge TPU operators (m.Ops) get custom options built
 // from their Options and Packages; other operators keep their bytes.
-func Write(m *Model) ([]byte, error) {
+func Write(m *Model) ([]byte, error) { return WriteOptions{}.Model(m) }
+
+// Model serialises a model with these options.
+func (o WriteOptions) Model(m *Model) ([]byte, error) {
 	if m.TFLite == nil {
 		if len(m.Ops) != 1 || len(m.Ops[0].Packages) != 1 {
 			return nil, errors.New("a raw package model holds exactly one package")
 		}
-		return WritePackage(m.Ops[0].Packages[0])
+		return o.Package(m.Ops[0].Packages[0])
 	}
 	t := m.TFLite
 	opts := map[[2]int][]byte{}
 	for _, op := range m.Ops {
 		var pkgs [][]byte
 		for _, p := range op.Packages {
-			b, err := WritePackage(p)
+			b, err := o.Package(p)
 			if err != nil {
 				return nil, err
 			}

@@ -130,10 +130,27 @@ func syntheticCases() map[string]*Model {
 	return cases
 }
 
+// syntheticSeeds are small fuzz seeds: synthetic models with tiny
+// parameters, written with 8-byte alignment.
 func syntheticSeeds() [][]byte {
 	var out [][]byte
-	for _, name := range []string{"demo", "shape_info", "raw"} {
-		b, err := Write(syntheticCases()[name])
+	for _, name := range []string{"demo", "shape_info", "raw", "multi_chip_package"} {
+		m := syntheticCases()[name]
+		var trim func(p *Package)
+		trim = func(p *Package) {
+			for _, e := range p.Executables {
+				if len(e.Parameters) > 16 {
+					e.Parameters = e.Parameters[:16]
+				}
+			}
+			for _, sub := range p.MultiChip {
+				trim(sub)
+			}
+		}
+		for _, p := range m.Packages() {
+			trim(p)
+		}
+		b, err := WriteOptions{Align: 8}.Model(m)
 		if err == nil {
 			out = append(out, b)
 		}
@@ -144,6 +161,14 @@ func syntheticSeeds() [][]byte {
 func TestWriteReadRoundTrip(t *testing.T) {
 	for name, m := range syntheticCases() {
 		t.Run(name, func(t *testing.T) { roundTrip(t, m) })
+	}
+	for _, s := range syntheticSeeds() {
+		if len(s) > 16<<10 {
+			t.Fatalf("fuzz seed of %d bytes", len(s))
+		}
+		if _, err := Read(s); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
