@@ -69,21 +69,27 @@ type decoder struct {
 // file is large (shared or overlapping offsets).
 var ErrBudget = errors.New("structures exceed the input size (overlapping or repeated offsets)")
 
-func charge[T any](d *decoder, n int, path string) error {
+func charge[T any](d *decoder, n int, path string, at int) error {
 	var z T
 	d.budget -= int64(n) * int64(unsafe.Sizeof(z))
 	if d.budget < 0 {
-		return fmt.Errorf("%s: %d elements: %w", path, n, ErrBudget)
+		return &budgetError{&fbs.Error{Offset: int64(at), Path: path, Msg: fmt.Sprintf("%d elements: %v", n, ErrBudget)}}
 	}
 	return nil
 }
+
+// budgetError is an *fbs.Error (offset and path) that also matches ErrBudget.
+type budgetError struct{ at *fbs.Error }
+
+func (e *budgetError) Error() string   { return e.at.Error() }
+func (e *budgetError) Unwrap() []error { return []error{e.at, ErrBudget} }
 
 func ints32(d *decoder, t fbs.Table, slot int, name string) ([]int32, bool, error) {
 	v, ok, err := t.Vector(slot, 4, name)
 	if err != nil || !ok {
 		return nil, ok, err
 	}
-	if err := charge[int32](d, v.Len(), v.Path); err != nil {
+	if err := charge[int32](d, v.Len(), v.Path, v.Start()); err != nil {
 		return nil, false, err
 	}
 	out := make([]int32, v.Len())
@@ -142,7 +148,7 @@ func (d *decoder) tflite(m *Model, data []byte) (*TFLite, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := charge[OperatorCode](d, codes.Len(), codes.Path); err != nil {
+	if err := charge[OperatorCode](d, codes.Len(), codes.Path, codes.Start()); err != nil {
 		return nil, err
 	}
 	t.OperatorCodes = make([]OperatorCode, codes.Len())
@@ -173,7 +179,7 @@ func (d *decoder) tflite(m *Model, data []byte) (*TFLite, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := charge[Subgraph](d, sgs.Len(), sgs.Path); err != nil {
+	if err := charge[Subgraph](d, sgs.Len(), sgs.Path, sgs.Start()); err != nil {
 		return nil, err
 	}
 	t.Subgraphs = make([]Subgraph, sgs.Len())
@@ -213,7 +219,7 @@ func (d *decoder) metadata(t *TFLite, root fbs.Table, buffers fbs.Vector) error 
 	if err != nil || !ok {
 		return err
 	}
-	if err := charge[Metadata](d, md.Len(), md.Path); err != nil {
+	if err := charge[Metadata](d, md.Len(), md.Path, md.Start()); err != nil {
 		return err
 	}
 	for i := 0; i < md.Len(); i++ {
@@ -263,7 +269,7 @@ func (d *decoder) subgraph(sg *Subgraph, st fbs.Table) error {
 	if err != nil {
 		return err
 	}
-	if err := charge[Tensor](d, tv.Len(), tv.Path); err != nil {
+	if err := charge[Tensor](d, tv.Len(), tv.Path, tv.Start()); err != nil {
 		return err
 	}
 	sg.Tensors = make([]Tensor, tv.Len())
@@ -300,7 +306,7 @@ func (d *decoder) subgraph(sg *Subgraph, st fbs.Table) error {
 			if err != nil {
 				return err
 			}
-			if err := charge[int64](d, sv.Len()+2*zv.Len(), q.Path); err != nil {
+			if err := charge[int64](d, sv.Len()+2*zv.Len(), q.Path, q.Pos()); err != nil {
 				return err
 			}
 			if sv.Len() > 0 {
@@ -321,7 +327,7 @@ func (d *decoder) subgraph(sg *Subgraph, st fbs.Table) error {
 	if err != nil {
 		return err
 	}
-	if err := charge[Operator](d, ov.Len(), ov.Path); err != nil {
+	if err := charge[Operator](d, ov.Len(), ov.Path, ov.Start()); err != nil {
 		return err
 	}
 	sg.Operators = make([]Operator, ov.Len())
@@ -393,7 +399,7 @@ func (d *decoder) customOp(op *Operator, path string) (*CustomOp, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := charge[string](d, 2*mp.Len(), path); err != nil {
+	if err := charge[string](d, 2*mp.Len(), path, root.Pos()); err != nil {
 		return nil, err
 	}
 	var pkgKey4 *Package
@@ -442,7 +448,7 @@ func (d *decoder) customOp(op *Operator, path string) (*CustomOp, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := charge[int64](d, vec.Len(), v.Path); err != nil {
+			if err := charge[int64](d, vec.Len(), v.Path, v.Pos()); err != nil {
 				return nil, err
 			}
 			o.HasChips, o.Chips = true, make([]int64, vec.Len())
@@ -516,7 +522,7 @@ func (d *decoder) pkg(data []byte, path string, depth int) (*Package, error) {
 	if mc.Len() > 0 && depth >= maxNesting {
 		return nil, &fbs.Error{Offset: int64(mc.Start()), Path: mc.Path, Msg: fmt.Sprintf("packages nested deeper than %d levels", maxNesting)}
 	}
-	if err := charge[Package](d, mc.Len(), mc.Path); err != nil {
+	if err := charge[Package](d, mc.Len(), mc.Path, mc.Start()); err != nil {
 		return nil, err
 	}
 	for i := 0; i < mc.Len(); i++ {
@@ -557,7 +563,7 @@ func (d *decoder) multi(me []byte, path string) ([]*Executable, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := charge[Executable](d, exes.Len(), exes.Path); err != nil {
+	if err := charge[Executable](d, exes.Len(), exes.Path, exes.Start()); err != nil {
 		return nil, err
 	}
 	var out []*Executable
@@ -620,7 +626,7 @@ func (d *decoder) executable(data []byte, path string) (*Executable, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := charge[Bitstream](d, bs.Len(), bs.Path); err != nil {
+	if err := charge[Bitstream](d, bs.Len(), bs.Path, bs.Start()); err != nil {
 		return nil, err
 	}
 	e.Bitstreams = make([]Bitstream, bs.Len())
@@ -637,7 +643,7 @@ func (d *decoder) executable(data []byte, path string) (*Executable, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := charge[FieldOffset](d, fv.Len(), fv.Path); err != nil {
+		if err := charge[FieldOffset](d, fv.Len(), fv.Path, fv.Start()); err != nil {
 			return nil, err
 		}
 		b.FieldOffsets = make([]FieldOffset, fv.Len())
@@ -703,7 +709,7 @@ func (d *decoder) dmaHints(t fbs.Table) (*DMAHints, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := charge[DMAHint](d, hv.Len(), hv.Path); err != nil {
+	if err := charge[DMAHint](d, hv.Len(), hv.Path, hv.Start()); err != nil {
 		return nil, err
 	}
 	h.Hints = make([]DMAHint, hv.Len())
@@ -749,7 +755,7 @@ func (d *decoder) layers(root fbs.Table, slot int, name string) ([]*Layer, bool,
 	if err != nil || !ok {
 		return nil, ok, err
 	}
-	if err := charge[Layer](d, lv.Len(), lv.Path); err != nil {
+	if err := charge[Layer](d, lv.Len(), lv.Path, lv.Start()); err != nil {
 		return nil, false, err
 	}
 	out := make([]*Layer, lv.Len())
@@ -828,7 +834,7 @@ func (d *decoder) ranges(shape fbs.Table) ([]Range, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := charge[Range](d, v.Len(), v.Path); err != nil {
+	if err := charge[Range](d, v.Len(), v.Path, v.Start()); err != nil {
 		return nil, err
 	}
 	out := make([]Range, v.Len())
@@ -870,7 +876,7 @@ func (d *decoder) outputLayer(t fbs.Table) (*OutputLayer, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := charge[TensorLayout](d, sv.Len(), sv.Path); err != nil {
+		if err := charge[TensorLayout](d, sv.Len(), sv.Path, sv.Start()); err != nil {
 			return nil, err
 		}
 		info.Slices = make([]TensorLayout, sv.Len())

@@ -1,6 +1,7 @@
 package edgetpu
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -83,5 +84,37 @@ func TestReadTruncatedPackage(t *testing.T) {
 	_, err = Read(c)
 	if err == nil || !strings.Contains(err.Error(), "offset") {
 		t.Fatalf("corrupted: %v", err)
+	}
+}
+
+// A vector of many offsets to one table must hit the structure budget
+// (an error naming the offset), not allocate per element without bound.
+func TestReadBudget(t *testing.T) {
+	e := SynthPackage(DemoSpec()).Executables[0]
+	e.Parameters = nil
+	l := e.OutputLayers[1]
+	for len(e.OutputLayers) < 3000 {
+		e.OutputLayers = append(e.OutputLayers, l)
+	}
+	b, err := WriteExecutable(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&decoder{budget: int64(len(b)) + budgetSlack}).executable(b, "Executable"); err != nil {
+		t.Fatalf("3000 distinct layers: %v", err)
+	}
+	// Point every element of output_layers at the first layer table: the
+	// same 3000 elements would now be built from one table.
+	root, _ := fbs.Root(b, "Executable")
+	v, _, _ := root.Vector(9, 4, "output_layers")
+	first := v.Start() + int(binary.LittleEndian.Uint32(b[v.Start():]))
+	for i := 0; i < v.Len(); i++ {
+		p := v.Start() + 4*i
+		binary.LittleEndian.PutUint32(b[p:], uint32(first-p))
+	}
+	_, err = (&decoder{budget: int64(len(b)) / 8}).executable(b, "Executable")
+	var fe *fbs.Error
+	if !errors.Is(err, ErrBudget) || !errors.As(err, &fe) || fe.Offset != int64(v.Start()) {
+		t.Fatalf("shared offsets: %v", err)
 	}
 }

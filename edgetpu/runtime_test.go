@@ -169,7 +169,16 @@ func TestPlanCorpus(t *testing.T) {
 func TestRelayoutSynthetic(t *testing.T) {
 	// Signed 16-bit 1-D output of 3 elements: device bytes are offset-binary
 	// (MSB XOR 0x80), little-endian; plain -2, 0, 300.
-	l := synthLayer(LayerSpec{Name: "s16", Y: 1, X: 1, Z: 3, DataType: SignedFixedPoint16, Scale: 1}, true)
+	// Each layer goes through the writer and the reader first.
+	viaWriter := func(l *Layer) *Layer {
+		m := syntheticCases()["demo"]
+		exe0(m).OutputLayers[1] = l
+		return roundTrip(t, m).Packages()[0].Executables[0].OutputLayers[1]
+	}
+	l := viaWriter(synthLayer(LayerSpec{Name: "s16", Y: 1, X: 1, Z: 3, DataType: SignedFixedPoint16, Scale: 1}, true))
+	if l.DataType != SignedFixedPoint16 || l.SizeBytes != 8 {
+		t.Fatalf("layer %+v", l)
+	}
 	plain := []byte{0xfe, 0xff, 0x00, 0x00, 0x2c, 0x01}
 	dev, err := l.RelayoutOutput().ToDevice(plain, 1)
 	if err != nil {
@@ -183,6 +192,10 @@ func TestRelayoutSynthetic(t *testing.T) {
 	// are spaced size_bytes apart.
 	l = synthLayer(LayerSpec{Name: "e2", Y: 1, X: 1, Z: 3, DataType: FixedPoint8, Scale: 1}, true)
 	l.ExecutionCount = 2
+	l = viaWriter(l)
+	if l.ExecutionCount != 2 {
+		t.Fatalf("execution count %d", l.ExecutionCount)
+	}
 	dev, err = l.RelayoutOutput().ToDevice([]byte{1, 2, 3, 4, 5, 6}, 1)
 	if err != nil {
 		t.Fatal(err)
