@@ -142,10 +142,10 @@ func groupStatement(g *TokenGroup) string {
 	}
 	balance := ""
 	if lo > 0 {
-		balance = fmt.Sprintf(" Parameter totals per file range from %s to %s (%.2fx): as pipeline segments, the largest sets the pace.", humanize.Bytes(lo), humanize.Bytes(hi), float64(hi)/float64(lo))
+		balance = fmt.Sprintf(" If they are the segments of one pipeline (one Edge TPU each), per-segment parameter totals range from %s to %s (%.2fx): the largest segment sets the pace.", humanize.Bytes(lo), humanize.Bytes(hi), float64(hi)/float64(lo))
 	}
 	if g.Fits {
-		return fmt.Sprintf("%d files compiled together share the cache: %s of cached parameters co-reside in the %s SRAM, so alternating between them does not evict it.%s", len(g.Files), humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM), balance)
+		return fmt.Sprintf("%d files compiled together share the cache: on one Edge TPU their %s of cached parameters co-reside in the %s SRAM, so alternating between them does not evict it.%s", len(g.Files), humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM), balance)
 	}
 	return fmt.Sprintf("%d files share a token but their %s of cached parameters exceed the %s SRAM.%s", len(g.Files), humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM), balance)
 }
