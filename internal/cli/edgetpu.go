@@ -98,8 +98,8 @@ and the driver's run-time steps (link, relayout, dma).`,
 	return cmd
 }
 
-// render writes an output as text or JSON.
-func render(env *Env, out Output) error {
+// etpuRender writes an output as text or JSON.
+func etpuRender(env *Env, out Output) error {
 	if env.JSON {
 		return writeJSON(env.Stdout, out)
 	}
@@ -124,17 +124,17 @@ token: models compiled together share the cache, any other switch evicts it.`,
 				}
 				files = append(files, edgetpu.NamedModel{Path: a, Model: m})
 			}
-			return render(env, edgetpu.BuildMemoryReport(files))
+			return etpuRender(env, edgetpu.BuildMemoryReport(files))
 		},
 	}
 }
 
-type extractOutput struct {
+type etpuExtractOutput struct {
 	Dir   string                  `json:"dir"`
 	Files []edgetpu.ExtractedFile `json:"files"`
 }
 
-func (o extractOutput) WriteText(w io.Writer) error {
+func (o etpuExtractOutput) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "Extracted %d files into %s\n", len(o.Files), o.Dir)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  FILE\tSIZE\tWHAT")
@@ -184,7 +184,7 @@ appears complete or not at all; an existing non-empty DIR is replaced only with 
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			return render(env, extractOutput{Dir: out, Files: files})
+			return etpuRender(env, etpuExtractOutput{Dir: out, Files: files})
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "directory to write into")
@@ -200,13 +200,13 @@ func init() {
 		}
 		return edgetpu.BuildMemoryReport([]edgetpu.NamedModel{{Path: filepath.Base(path), Model: m}}).WriteText(env.Stdout)
 	}})
-	registerDemoStep(demoStep{order: 20, kind: detect.EdgeTPU, name: "edgetpu link + relayout round trip", run: demoLinkRelayout})
+	registerDemoStep(demoStep{order: 20, kind: detect.EdgeTPU, name: "edgetpu link + relayout round trip", run: etpuDemoLinkRelayout})
 }
 
-// demoLinkRelayout links the main executable at made-up addresses and
+// etpuDemoLinkRelayout links the main executable at made-up addresses and
 // proves the link, then sends every output through the device layout and
 // back.
-func demoLinkRelayout(env *Env, path, outDir string) error {
+func etpuDemoLinkRelayout(env *Env, path, outDir string) error {
 	m, err := readEdgeTPU(path)
 	if err != nil {
 		return err

@@ -25,9 +25,9 @@ func init() {
 	edgetpuCommands = append(edgetpuCommands, newEdgeTPULinkCmd, newEdgeTPURelayoutCmd, newEdgeTPUDMACmd)
 }
 
-// pickExecutable returns executable n of the first package, or its main
+// etpuPickExecutable returns executable n of the first package, or its main
 // executable when n < 0.
-func pickExecutable(m *edgetpu.Model, n int) (*edgetpu.CustomOp, *edgetpu.Executable, int, error) {
+func etpuPickExecutable(m *edgetpu.Model, n int) (*edgetpu.CustomOp, *edgetpu.Executable, int, error) {
 	if len(m.Ops) == 0 || len(m.Ops[0].Packages) == 0 {
 		return nil, nil, 0, usageErr("no Edge TPU package in the file")
 	}
@@ -49,8 +49,8 @@ func pickExecutable(m *edgetpu.Model, n int) (*edgetpu.CustomOp, *edgetpu.Execut
 	return op, p.Executables[n], n, nil
 }
 
-// parseAddr parses NAME=ADDR[@BATCH].
-func parseAddr(s string) (name string, addr uint64, batch int, err error) {
+// etpuParseAddr parses NAME=ADDR[@BATCH].
+func etpuParseAddr(s string) (name string, addr uint64, batch int, err error) {
 	name, rest, ok := strings.Cut(s, "=")
 	if !ok || name == "" {
 		return "", 0, 0, usageErr("%q: want NAME=ADDR[@BATCH]", s)
@@ -68,10 +68,10 @@ func parseAddr(s string) (name string, addr uint64, batch int, err error) {
 	return name, addr, batch, nil
 }
 
-func addrMap(specs []string, flag string) (map[string][]uint64, error) {
+func etpuAddrMap(specs []string, flag string) (map[string][]uint64, error) {
 	set := map[string]map[int]uint64{}
 	for _, s := range specs {
-		name, addr, batch, err := parseAddr(s)
+		name, addr, batch, err := etpuParseAddr(s)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +97,7 @@ func addrMap(specs []string, flag string) (map[string][]uint64, error) {
 	return out, nil
 }
 
-type linkOutput struct {
+type etpuLinkOutput struct {
 	Dir        string       `json:"dir"`
 	Executable int          `json:"executable"`
 	Chunks     []int        `json:"chunk_bytes"`
@@ -105,7 +105,7 @@ type linkOutput struct {
 	Verified   bool         `json:"verified"`
 }
 
-func (o linkOutput) WriteText(w io.Writer) error {
+func (o etpuLinkOutput) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "Linked executable %d: %d chunks, %d fields patched, written to %s\n", o.Executable, len(o.Chunks), len(o.Patches), o.Dir)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  CHUNK\tBIT\tKIND\tHALF\tLAYER\tBATCH\tVALUE")
@@ -147,15 +147,15 @@ Addresses accept 0x prefixes. The executable is the package's main one unless --
 			if err != nil {
 				return err
 			}
-			_, e, idx, err := pickExecutable(m, exe)
+			_, e, idx, err := etpuPickExecutable(m, exe)
 			if err != nil {
 				return err
 			}
 			var a link.Addresses
-			if a.Inputs, err = addrMap(inputs, "input"); err != nil {
+			if a.Inputs, err = etpuAddrMap(inputs, "input"); err != nil {
 				return err
 			}
-			if a.Outputs, err = addrMap(outputs, "output"); err != nil {
+			if a.Outputs, err = etpuAddrMap(outputs, "output"); err != nil {
 				return err
 			}
 			for _, f := range []struct {
@@ -175,7 +175,7 @@ Addresses accept 0x prefixes. The executable is the package's main one unless --
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			res := linkOutput{Dir: out, Executable: idx, Patches: patches}
+			res := etpuLinkOutput{Dir: out, Executable: idx, Patches: patches}
 			err = atomicfile.Dir(out, force, func(tmp string) error {
 				for i, c := range linked {
 					p, err := atomicfile.Join(tmp, fmt.Sprintf("chunk_%d.bin", i))
@@ -210,7 +210,7 @@ Addresses accept 0x prefixes. The executable is the package's main one unless --
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			return render(env, res)
+			return etpuRender(env, res)
 		},
 	}
 	f := cmd.Flags()
@@ -225,7 +225,7 @@ Addresses accept 0x prefixes. The executable is the package's main one unless --
 	return cmd
 }
 
-type relayoutOutput struct {
+type etpuRelayoutOutput struct {
 	Output    string  `json:"output"`
 	Layer     string  `json:"layer"`
 	Batch     int     `json:"batch"`
@@ -240,16 +240,16 @@ type relayoutOutput struct {
 	ZeroPoint int32   `json:"zero_point"`
 }
 
-func (o relayoutOutput) WriteText(w io.Writer) error {
+func (o etpuRelayoutOutput) WriteText(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "Relayout of %q (%s): %s device bytes -> %s plain, shape %v %s, written to %s\n",
 		o.Layer, o.Tiling, humanize.Bytes(int64(o.InBytes)), humanize.Bytes(int64(o.OutBytes)), o.Shape, o.DType, o.Output)
 	return err
 }
 
-// npyArray decodes little-endian plain bytes into a fixed-size array of the
+// etpuNpyArray decodes little-endian plain bytes into a fixed-size array of the
 // TFLite type with the given shape (nested arrays: the npy writer records
 // them as an N-dimensional array).
-func npyArray(t edgetpu.TensorType, shape []int, b []byte) (any, error) {
+func etpuNpyArray(t edgetpu.TensorType, shape []int, b []byte) (any, error) {
 	var elem reflect.Type
 	switch t {
 	case edgetpu.TensorUint8:
@@ -303,7 +303,7 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 			if err != nil {
 				return err
 			}
-			op, e, _, err := pickExecutable(m, exe)
+			op, e, _, err := etpuPickExecutable(m, exe)
 			if err != nil {
 				return err
 			}
@@ -348,14 +348,14 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 				shape = append([]int{batch}, shape...)
 			}
 			tt := m.OutputTensorType(op, e, layer)
-			arr, err := npyArray(tt, shape, plain)
+			arr, err := etpuNpyArray(tt, shape, plain)
 			if err != nil {
 				return usageErr("%v", err)
 			}
 			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return npy.Write(w, arr) }); err != nil {
 				return usageErr("%v", err)
 			}
-			res := relayoutOutput{Output: out, Layer: layer.Name, Batch: batch, Shape: shape, DType: tt.String(), InBytes: len(raw),
+			res := etpuRelayoutOutput{Output: out, Layer: layer.Name, Batch: batch, Shape: shape, DType: tt.String(), InBytes: len(raw),
 				OutBytes: len(plain), Signed: layer.DataType.Signed(), ExecCount: layer.ExecutionCount}
 			if layer.Numerics != nil {
 				res.Scale, res.ZeroPoint = layer.Numerics.DequantizationFactor, layer.Numerics.ZeroPoint
@@ -368,7 +368,7 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 			default:
 				res.Tiling = "tiled"
 			}
-			return render(env, res)
+			return etpuRender(env, res)
 		},
 	}
 	f := cmd.Flags()
@@ -380,17 +380,17 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 	return cmd
 }
 
-type dmaOutput struct {
-	Plans []dmaPlanEntry `json:"plans"`
+type etpuDMAOutput struct {
+	Plans []etpuDMAPlanEntry `json:"plans"`
 }
 
-type dmaPlanEntry struct {
+type etpuDMAPlanEntry struct {
 	Op      int           `json:"op"`
 	Package int           `json:"package"`
 	Plan    *dmaplan.Plan `json:"plan"`
 }
 
-func writeSteps(w io.Writer, title string, steps []dmaplan.Step) {
+func etpuWriteSteps(w io.Writer, title string, steps []dmaplan.Step) {
 	fmt.Fprintf(w, "%s: %d steps\n", title, len(steps))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  #\tEXECUTABLE\tKIND\tDIR\tTARGET\tLAYER\tOFFSET\tSIZE\tCHUNK")
@@ -410,7 +410,7 @@ func writeSteps(w io.Writer, title string, steps []dmaplan.Step) {
 	tw.Flush()
 }
 
-func writeTotals(w io.Writer, title string, t dmaplan.Totals, links []dmaplan.Link) {
+func etpuWriteTotals(w io.Writer, title string, t dmaplan.Totals, links []dmaplan.Link) {
 	fmt.Fprintf(w, "%s: host->device %s, device->host %s", title, humanize.Bytes(t.HostToDevice), humanize.Bytes(t.DeviceToHost))
 	for _, k := range t.TargetNames() {
 		fmt.Fprintf(w, "; %s %s", k, humanize.Bytes(t.ByTarget[k]))
@@ -421,17 +421,17 @@ func writeTotals(w io.Writer, title string, t dmaplan.Totals, links []dmaplan.Li
 	}
 }
 
-func (o dmaOutput) WriteText(w io.Writer) error {
+func (o etpuDMAOutput) WriteText(w io.Writer) error {
 	for i, e := range o.Plans {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		p := e.Plan
 		fmt.Fprintf(w, "DMA plan of op %d package %d (USB runtime; PCIe ignores hints)\n", e.Op, e.Package)
-		writeSteps(w, "First inference (parameter caching, then the run)", p.FirstInference)
-		writeSteps(w, "Steady state (every later inference)", p.SteadyState)
-		writeTotals(w, "First inference", p.First, p.Links)
-		writeTotals(w, "Steady state", p.Steady, p.Links)
+		etpuWriteSteps(w, "First inference (parameter caching, then the run)", p.FirstInference)
+		etpuWriteSteps(w, "Steady state (every later inference)", p.SteadyState)
+		etpuWriteTotals(w, "First inference", p.First, p.Links)
+		etpuWriteTotals(w, "Steady state", p.Steady, p.Links)
 		fmt.Fprintln(w, "Times are lower bounds: bytes over raw link bandwidth, no protocol overhead, latency or compute.")
 		for _, r := range p.USBRejects {
 			fmt.Fprintf(w, "warning: executable %s is not fully deterministic: the USB runtime rejects it unless descriptors come from the device\n", r)
@@ -466,17 +466,17 @@ totals by direction and lower-bound transfer times over USB 2.0, USB 3.0 and PCI
 					}
 				}
 			}
-			var res dmaOutput
+			var res etpuDMAOutput
 			for oi, op := range m.Ops {
 				for pi, p := range op.Packages {
 					plan, err := dmaplan.Build(edgetpu.PlanInput(p), links)
 					if err != nil {
 						return usageErr("%s: %v", args[0], err)
 					}
-					res.Plans = append(res.Plans, dmaPlanEntry{Op: oi, Package: pi, Plan: plan})
+					res.Plans = append(res.Plans, etpuDMAPlanEntry{Op: oi, Package: pi, Plan: plan})
 				}
 			}
-			return render(env, res)
+			return etpuRender(env, res)
 		},
 	}
 	cmd.Flags().Float64Var(&pcie, "pcie-gbps", 0, "PCIe bandwidth in Gb/s (default: Gen2 x1, 4 Gb/s effective)")

@@ -18,8 +18,8 @@ func init() {
 	registerReporter(detect.DarwiNN, reportEdgeTPU)
 }
 
-// maxTilingPositions bounds the (y, x) rectangles drawn per output.
-const maxTilingPositions = 20000
+// etpuMaxTilingPositions bounds the (y, x) rectangles drawn per output.
+const etpuMaxTilingPositions = 20000
 
 func reportEdgeTPU(env *Env, files []detect.Result) (*report.Page, error) {
 	var named []edgetpu.NamedModel
@@ -53,9 +53,9 @@ func reportEdgeTPU(env *Env, files []detect.Result) (*report.Page, error) {
 			{Key: "Caching token", Value: m.TokenHex},
 		}
 	}
-	page.Sections = append(page.Sections, memorySection(mem))
+	page.Sections = append(page.Sections, etpuMemorySection(mem))
 	for i, nm := range named {
-		page.Sections = append(page.Sections, modelSections(i, nm)...)
+		page.Sections = append(page.Sections, etpuModelSections(i, nm)...)
 	}
 	page.SectionFor = func(d diag.Diagnostic) string {
 		for i, nm := range named {
@@ -68,7 +68,7 @@ func reportEdgeTPU(env *Env, files []detect.Result) (*report.Page, error) {
 	return page, nil
 }
 
-func memorySection(r *edgetpu.MemoryReport) report.Section {
+func etpuMemorySection(r *edgetpu.MemoryReport) report.Section {
 	chart := &report.BarChart{Caption: "Parameters and instructions per file against the 8 MiB parameter SRAM",
 		Series: []report.Series{{Name: "on-chip cached parameters"}, {Name: "streamed parameters"}, {Name: "instructions"}},
 		Unit:   report.Bytes, XLabel: "bytes", Limit: edgetpu.ParameterSRAM, LimitLabel: "8 MiB SRAM"}
@@ -86,7 +86,7 @@ func memorySection(r *edgetpu.MemoryReport) report.Section {
 	return report.Section{ID: "memory", Title: "Parameter memory", Intro: r.Statement, Blocks: []report.Block{chart, t}}
 }
 
-func modelSections(i int, nm edgetpu.NamedModel) []report.Section {
+func etpuModelSections(i int, nm edgetpu.NamedModel) []report.Section {
 	var secs []report.Section
 	exeT := &report.Table{Caption: "Executables", Header: []string{"package", "#", "type", "name", "batch", "chunks", "instructions", "parameters", "scratch", "narrow mem/tile", "token"},
 		Numeric: []int{4, 5, 6, 7, 8, 9}}
@@ -116,7 +116,7 @@ func modelSections(i int, nm edgetpu.NamedModel) []report.Section {
 			}
 			if main := p.Main(); main != nil {
 				for _, l := range main.OutputLayers {
-					if l.Output == nil || l.Output.Layout == nil || (l.Y <= 1 && l.X <= 1) || int64(l.Y)*int64(l.X) > maxTilingPositions {
+					if l.Output == nil || l.Output.Layout == nil || (l.Y <= 1 && l.X <= 1) || int64(l.Y)*int64(l.X) > etpuMaxTilingPositions {
 						continue
 					}
 					if b, err := report.OutputTiling(l.Name, l.RelayoutOutput()); err == nil {
