@@ -1,10 +1,13 @@
 package edgetpu
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/npukit/npukit/edgetpu/dmaplan"
+	"github.com/npukit/npukit/edgetpu/link"
 	"github.com/npukit/npukit/internal/conformance"
 )
 
@@ -22,13 +25,36 @@ func fuzzSeeds(f *testing.F) [][]byte {
 	return seeds
 }
 
-// exercise runs everything that reads a model, as the CLI would.
+// exercise runs everything the CLI does with a model.
 func exercise(m *Model) {
+	Check(m)
+	Summarize(m).WriteText(io.Discard)
+	BuildMemoryReport([]NamedModel{{Path: "x", Model: m}}).WriteText(io.Discard)
+	Diff(m, m)
+	Extract(m)
 	for _, p := range m.Packages() {
+		dmaplan.Build(PlanInput(p), dmaplan.DefaultLinks())
 		for _, e := range p.Executables {
+			a := link.Addresses{Inputs: map[string][]uint64{}, Outputs: map[string][]uint64{}}
+			for _, l := range e.InputLayers {
+				a.Inputs[l.Name] = []uint64{1}
+			}
+			for _, l := range e.OutputLayers {
+				a.Outputs[l.Name] = []uint64{2}
+			}
+			var x uint64 = 3
+			a.Parameters, a.Scratch = &x, &x
+			link.Link(e.LinkInput(), a)
 			for _, l := range e.OutputLayers {
 				if l.Output != nil && l.Output.Layout != nil {
 					l.LayoutStats()
+				}
+				o := l.RelayoutOutput()
+				if o.Validate() == nil && o.SizeBytes <= 1<<16 && o.ExecCount <= 4 {
+					dev := make([]byte, int(o.SizeBytes)*max(o.ExecCount, 1))
+					if plain, err := o.ToPlain(dev, 1); err == nil {
+						o.ToDevice(plain, 1)
+					}
 				}
 			}
 		}

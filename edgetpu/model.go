@@ -12,7 +12,10 @@
 // runtime checks).
 package edgetpu
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Hardware and runtime constants (../shared/notes/edgetpu.md).
 const (
@@ -436,8 +439,18 @@ func (d DataType) Signed() bool { return d == SignedFixedPoint8 || d == SignedFi
 // ElemSize is the layer's element size.
 func (l *Layer) ElemSize() int { return l.DataType.Size() }
 
-// Elements is y*x*z.
-func (l *Layer) Elements() int64 { return int64(l.Y) * int64(l.X) * int64(l.Z) }
+// Elements is y*x*z (0 when a dimension is not positive, saturated at
+// MaxInt64 so that malformed dimensions cannot wrap around).
+func (l *Layer) Elements() int64 {
+	y, x, z := int64(l.Y), int64(l.X), int64(l.Z)
+	if y <= 0 || x <= 0 || z <= 0 {
+		return 0
+	}
+	if y > math.MaxInt64/x || y*x > math.MaxInt64/z {
+		return math.MaxInt64
+	}
+	return y * x * z
+}
 
 // Main returns the executable that runs inferences: the only one,
 // EXECUTION_ONLY of two, STAND_ALONE of three (notes, "What the runtime

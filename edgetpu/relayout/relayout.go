@@ -85,6 +85,9 @@ func (o Output) PlainElements() (int64, error) {
 	if o.Y < 1 || o.X < 1 || o.Z < 1 {
 		return 0, fmt.Errorf("dimensions %dx%dx%d must be positive", o.Y, o.X, o.Z)
 	}
+	if int64(o.Y) > (1<<40)/int64(o.X) || int64(o.Y)*int64(o.X) > (1<<40)/int64(o.Z) {
+		return 0, fmt.Errorf("dimensions %dx%dx%d too large", o.Y, o.X, o.Z)
+	}
 	return int64(o.Y) * int64(o.X) * int64(o.Z), nil
 }
 
@@ -100,6 +103,12 @@ func (o Output) Validate() error {
 	}
 	if o.SizeBytes < 0 {
 		return fmt.Errorf("size_bytes %d is negative", o.SizeBytes)
+	}
+	// Every element has its own device position inside size_bytes, so more
+	// plain bytes than size_bytes cannot be valid; checking it first bounds
+	// the work below by size_bytes.
+	if n > o.SizeBytes/int64(o.ElemSize) {
+		return fmt.Errorf("%d elements of %d bytes do not fit size_bytes %d", n, o.ElemSize, o.SizeBytes)
 	}
 	if len(o.Slices) == 0 && (o.Y > 1 || o.X > 1) {
 		l := o.Layout
@@ -318,6 +327,9 @@ func (o Output) convertRuns(in []byte, batch int, toPlain bool) ([]byte, error) 
 	}
 	es, z := int64(o.ElemSize), int64(o.Z)
 	run := z * es
+	if int64(o.Y)*int64(o.X) > o.SizeBytes/run {
+		return nil, fmt.Errorf("%dx%dx%d elements of %d bytes do not fit size_bytes %d", o.Y, o.X, o.Z, es, o.SizeBytes)
+	}
 	bases := make([]int64, 0, o.Y*o.X)
 	for y := 0; y < o.Y; y++ {
 		for x := 0; x < o.X; x++ {
