@@ -246,7 +246,7 @@ func checkOutput(rep *diag.Report, loc string, l *Layer) {
 				return
 			}
 		}
-		if err := l.RelayoutOutput().Validate(); err != nil {
+		if err := checkSlices(l, si, es); err != nil {
 			rep.Add(RuleShapeInfo, loc, "layer %q: %v", l.Name, err)
 		}
 		return
@@ -439,4 +439,58 @@ func checkTensors(rep *diag.Report, loc string, t *TFLite, op *CustomOp, p *Pack
 	}
 	match("input", top.Inputs, e.InputLayers)
 	match("output", top.Outputs, outs)
+}
+
+// checkSlices verifies OutputShapeInfo arithmetically, in time bounded by
+// the number of slices and dimensions (never by size_bytes): every slice has
+// one range and one stride per dimension of the layer shape, its ranges lie
+// inside the shape, its last element ends inside size_bytes, and the slices
+// hold as many elements as the shape.
+func checkSlices(l *Layer, si *OutputShapeInfo, es int) error {
+	if len(l.Shape) == 0 {
+		return fmt.Errorf("shape_info slices without a layer shape")
+	}
+	var want int64 = 1
+	for d, r := range l.Shape {
+		if r.End < r.Start {
+			return fmt.Errorf("shape dimension %d: range [%d, %d] is empty", d, r.Start, r.End)
+		}
+		n := int64(r.End) - int64(r.Start) + 1
+		if want > (1<<40)/n {
+			return fmt.Errorf("shape too large")
+		}
+		want *= n
+	}
+	var got int64
+	for i, s := range si.Slices {
+		if len(s.Shape) != len(l.Shape) || len(s.Stride) != len(l.Shape) {
+			return fmt.Errorf("slice %d has %d ranges and %d strides for a %d-dimensional shape", i, len(s.Shape), len(s.Stride), len(l.Shape))
+		}
+		n, last := int64(1), int64(si.Offsets[i])/int64(es)
+		for d, r := range s.Shape {
+			if r.End < r.Start || r.Start < l.Shape[d].Start || r.End > l.Shape[d].End {
+				return fmt.Errorf("slice %d dimension %d: range [%d, %d] outside the shape [%d, %d]", i, d, r.Start, r.End, l.Shape[d].Start, l.Shape[d].End)
+			}
+			if s.Stride[d] < 0 {
+				return fmt.Errorf("slice %d dimension %d: negative stride %d", i, d, s.Stride[d])
+			}
+			k := int64(r.End) - int64(r.Start) + 1
+			if n > (1<<40)/k || (k-1) > (1<<40)/max(int64(s.Stride[d]), 1) || last > 1<<40 {
+				return fmt.Errorf("slice %d is too large", i)
+			}
+			n *= k
+			last += (k - 1) * int64(s.Stride[d])
+		}
+		if si.Offsets[i] < 0 || (last+1)*int64(es) > int64(l.SizeBytes) {
+			return fmt.Errorf("slice %d at byte %d ends at byte %d, past size_bytes %d", i, si.Offsets[i], (last+1)*int64(es), l.SizeBytes)
+		}
+		got += n
+		if got > 1<<40 {
+			return fmt.Errorf("slices too large")
+		}
+	}
+	if got != want {
+		return fmt.Errorf("slices hold %d elements, the shape %d", got, want)
+	}
+	return nil
 }

@@ -50,7 +50,7 @@ func exercise(m *Model) {
 					l.LayoutStats()
 				}
 				o := l.RelayoutOutput()
-				if o.Validate() == nil && o.SizeBytes <= 1<<16 && o.ExecCount <= 4 {
+				if o.SizeBytes <= 1<<16 && o.ExecCount <= 4 && o.Validate() == nil {
 					dev := make([]byte, int(o.SizeBytes)*max(o.ExecCount, 1))
 					if plain, err := o.ToPlain(dev, 1); err == nil {
 						o.ToDevice(plain, 1)

@@ -75,10 +75,11 @@ func (o Output) PlainElements() (int64, error) {
 			if r.End < r.Start {
 				return 0, fmt.Errorf("shape dimension %d: range [%d, %d] is empty", i, r.Start, r.End)
 			}
-			n *= int64(r.End-r.Start) + 1
-			if n > 1<<40 {
+			k := int64(r.End) - int64(r.Start) + 1
+			if n > (1<<40)/k {
 				return 0, errors.New("shape too large")
 			}
+			n *= k
 		}
 		return n, nil
 	}
@@ -198,7 +199,7 @@ func (o Output) eachSlice(f func(plain, dev int64) bool) {
 	acc := int64(1)
 	for d := nd - 1; d >= 0; d-- {
 		pstride[d] = acc
-		acc *= int64(o.Shape[d].End-o.Shape[d].Start) + 1
+		acc *= int64(o.Shape[d].End) - int64(o.Shape[d].Start) + 1
 	}
 	es := int64(o.ElemSize)
 	for _, s := range o.Slices {
@@ -217,8 +218,8 @@ func (o Output) eachSlice(f func(plain, dev int64) bool) {
 		for {
 			plain, dev := int64(0), s.Offset/es
 			for d := range idx {
-				plain += int64(idx[d]-o.Shape[d].Start) * pstride[d]
-				dev += int64(idx[d]-s.Dims[d].Start) * int64(s.Stride[d])
+				plain += (int64(idx[d]) - int64(o.Shape[d].Start)) * pstride[d]
+				dev += (int64(idx[d]) - int64(s.Dims[d].Start)) * int64(s.Stride[d])
 			}
 			if !f(plain, dev) {
 				return
