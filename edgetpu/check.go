@@ -432,7 +432,7 @@ func checkTensors(rep *diag.Report, loc string, t *TFLite, op *CustomOp, p *Pack
 				rep.Add(RuleTensorMismatch, loc, "%s %d: tensor %q is %s, layer %q is %s", kind, i, ten.Name, ten.Type, l.Name, l.DataType)
 			case n != l.Elements()*int64(max(l.ExecutionCount, 1)) && n != l.Elements():
 				rep.Add(RuleTensorMismatch, loc, "%s %d: tensor %q has %d elements, layer %q %d", kind, i, ten.Name, n, l.Name, l.Elements())
-			case l.Numerics != nil && len(ten.ZeroPoint) == 1 && darwinnZeroPoint(l.DataType, int32(ten.ZeroPoint[0])) != l.Numerics.ZeroPoint:
+			case l.Numerics != nil && len(ten.ZeroPoint) == 1 && !zeroPointMatches(ten.Type, l.DataType, ten.ZeroPoint[0], l.Numerics.ZeroPoint):
 				rep.Add(RuleZeroPointMismatch, loc, "%s %d: tensor %q zero point %d, layer %q %d", kind, i, ten.Name, ten.ZeroPoint[0], l.Name, l.Numerics.ZeroPoint)
 			}
 		}
@@ -493,4 +493,20 @@ func checkSlices(l *Layer, si *OutputShapeInfo, es int) error {
 		return fmt.Errorf("slices hold %d elements, the shape %d", got, want)
 	}
 	return nil
+}
+
+// zeroPointMatches accepts the layer zero point the runtime derives from a
+// TFLite one: equal, or shifted into offset binary (+128 for 8-bit signed,
+// +32768 for 16-bit signed) when either side is a signed type.
+func zeroPointMatches(tt TensorType, dt DataType, tflite int64, layer int32) bool {
+	z := int64(layer)
+	switch {
+	case z == tflite:
+		return true
+	case (tt == TensorInt8 || dt == SignedFixedPoint8) && z == tflite+128:
+		return true
+	case (tt == TensorInt16 || dt == SignedFixedPoint16) && z == tflite+32768:
+		return true
+	}
+	return false
 }
