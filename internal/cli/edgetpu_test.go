@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/npukit/npukit/edgetpu"
 	"github.com/npukit/npukit/internal/conformance"
 	"github.com/sbinet/npyio/npy"
 )
@@ -108,5 +109,28 @@ func TestEdgeTPULinkRelayoutDMA(t *testing.T) {
 	}
 	if r := run(t, "", "diff", f, f); r.code != 0 || !strings.Contains(r.stdout, "identical") {
 		t.Fatalf("diff: %d %s", r.code, r.stdout)
+	}
+}
+
+// A package needing a newer runtime than the last public one: check exits 1
+// and inspect says plainly that it will not load.
+func TestEdgeTPURuntimeTooNew(t *testing.T) {
+	m := edgetpu.Synthetic(edgetpu.DemoSpec())
+	m.Ops[0].Packages[0].MinRuntimeVersion = 15
+	b, err := edgetpu.Write(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "new_edgetpu.tflite")
+	if err := os.WriteFile(f, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "", "check", f)
+	if r.code != 1 || !strings.Contains(r.stdout, "[edgetpu/runtime-too-new]") {
+		t.Fatalf("check: exit %d\n%s", r.code, r.stdout)
+	}
+	r = run(t, "", "inspect", f)
+	if r.code != 0 || !strings.Contains(r.stdout, "requires runtime version 15") || !strings.Contains(r.stdout, "will not load") {
+		t.Fatalf("inspect: exit %d\n%s", r.code, r.stdout)
 	}
 }
