@@ -105,6 +105,9 @@ func Check(m *Model) diag.Report {
 
 func checkOptions(rep *diag.Report, loc string, op *CustomOp) {
 	o := op.Options
+	if len(op.Packages) == 0 {
+		rep.Add(RuleNoExecutables, loc, "the op carries no package (custom options key \"4\")")
+	}
 	if len(op.Packages) > 1 {
 		rep.Add(RulePackagesPerOp, loc, "%d packages in one op (keys \"4\" and \"7\"); the runtime loads one", len(op.Packages))
 	}

@@ -46,6 +46,7 @@ func TestCheckRules(t *testing.T) {
 		{RuleRuntimeOld, "demo", func(m *Model) { m.Ops[0].Packages[0].MinRuntimeVersion = 9 }},
 		{RuleMultiChip, "demo", func(m *Model) { m.Ops[0].Packages[0].VirtualChipID = -1 }},
 		{RuleNoExecutables, "demo", func(m *Model) { m.Ops[0].Packages[0].Executables = nil }},
+		{RuleNoExecutables, "demo", func(m *Model) { m.Ops[0].Packages = nil }},
 		{RuleBatchSize, "demo", func(m *Model) { exe0(m).BatchSize = 0 }},
 		{RuleExecutableTypes, "demo", func(m *Model) { m.Ops[0].Packages[0].Executables[1].Type = ExecutionOnly }},
 		{RuleCachingTokenZero, "demo", func(m *Model) {

@@ -25,13 +25,17 @@ func init() {
 	edgetpuCommands = append(edgetpuCommands, newEdgeTPULinkCmd, newEdgeTPURelayoutCmd, newEdgeTPUDMACmd)
 }
 
-// etpuPickExecutable returns executable n of the first package, or its main
-// executable when n < 0.
-func etpuPickExecutable(m *edgetpu.Model, n int) (*edgetpu.CustomOp, *edgetpu.Executable, int, error) {
-	if len(m.Ops) == 0 || len(m.Ops[0].Packages) == 0 {
-		return nil, nil, 0, usageErr("no Edge TPU package in the file")
+// etpuPickExecutable returns executable n of the first package of Edge TPU
+// op opIdx, or that package's main executable when n < 0.
+func etpuPickExecutable(m *edgetpu.Model, opIdx, n int) (*edgetpu.CustomOp, *edgetpu.Executable, int, error) {
+	if opIdx < 0 || opIdx >= len(m.Ops) {
+		return nil, nil, 0, usageErr("--op %d: the file has %d Edge TPU ops", opIdx, len(m.Ops))
 	}
-	op, p := m.Ops[0], m.Ops[0].Packages[0]
+	op := m.Ops[opIdx]
+	if len(op.Packages) == 0 {
+		return nil, nil, 0, usageErr("Edge TPU op %d carries no package", opIdx)
+	}
+	p := op.Packages[0]
 	if n < 0 {
 		main := p.Main()
 		if main == nil {
@@ -124,7 +128,7 @@ func (o etpuLinkOutput) WriteText(w io.Writer) error {
 }
 
 func newEdgeTPULinkCmd(env *Env) *cobra.Command {
-	var exe int
+	var exe, opIdx int
 	var inputs, outputs []string
 	var params, scratch, out string
 	var verify, force bool
@@ -147,7 +151,7 @@ Addresses accept 0x prefixes. The executable is the package's main one unless --
 			if err != nil {
 				return err
 			}
-			_, e, idx, err := etpuPickExecutable(m, exe)
+			_, e, idx, err := etpuPickExecutable(m, opIdx, exe)
 			if err != nil {
 				return err
 			}
@@ -215,6 +219,7 @@ Addresses accept 0x prefixes. The executable is the package's main one unless --
 	}
 	f := cmd.Flags()
 	f.IntVar(&exe, "exe", -1, "executable index (default: the package's main executable)")
+	f.IntVar(&opIdx, "op", 0, "Edge TPU op index, for models with several")
 	f.StringArrayVar(&inputs, "input", nil, "input layer address NAME=ADDR[@BATCH] (repeatable)")
 	f.StringArrayVar(&outputs, "output", nil, "output layer address NAME=ADDR[@BATCH] (repeatable)")
 	f.StringVar(&params, "parameters", "", "parameter buffer address")
@@ -284,7 +289,7 @@ func etpuNpyArray(t edgetpu.TensorType, shape []int, b []byte) (any, error) {
 }
 
 func newEdgeTPURelayoutCmd(env *Env) *cobra.Command {
-	var exe, batch int
+	var exe, opIdx, batch int
 	var output, in, out string
 	cmd := &cobra.Command{
 		Use:   "relayout FILE --output NAME --in raw.bin -o out.npy",
@@ -303,7 +308,7 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 			if err != nil {
 				return err
 			}
-			op, e, _, err := etpuPickExecutable(m, exe)
+			op, e, _, err := etpuPickExecutable(m, opIdx, exe)
 			if err != nil {
 				return err
 			}
@@ -373,6 +378,7 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 	}
 	f := cmd.Flags()
 	f.IntVar(&exe, "exe", -1, "executable index (default: the package's main executable)")
+	f.IntVar(&opIdx, "op", 0, "Edge TPU op index, for models with several")
 	f.IntVar(&batch, "batch", 0, "number of batch elements in the input (default: from its size)")
 	f.StringVar(&output, "output", "", "output layer name")
 	f.StringVar(&in, "in", "", "raw device bytes of the output")
