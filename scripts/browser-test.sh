@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-bench/out/browser}
 rm -rf "$out"; mkdir -p "$out/reports" "$out/shots" "$out/demo"
+# go test runs in the package directory: hand it absolute paths.
+out=$(cd "$out" && pwd)
 
 if ! command -v chromium >/dev/null 2>&1; then
   echo "installing Debian's chromium (needed for the browser test)"
