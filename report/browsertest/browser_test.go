@@ -24,6 +24,7 @@ var (
 	shotsDir   = flag.String("shots", "", "directory to save screenshots into")
 	chromePath = flag.String("chromium", "/usr/bin/chromium", "Chromium binary")
 	maxRender  = flag.Duration("max-render", 2*time.Second, "largest allowed time from navigation to a rendered page")
+	maxBytes   = flag.Int64("max-bytes", 5_000_000, "largest allowed report size in bytes")
 )
 
 func TestReports(t *testing.T) {
@@ -63,6 +64,11 @@ func TestReports(t *testing.T) {
 func checkReport(t *testing.T, bctx context.Context, path string) {
 	abs, _ := filepath.Abs(path)
 	url := "file://" + abs
+	if fi, err := os.Stat(abs); err != nil {
+		t.Fatal(err)
+	} else if fi.Size() > *maxBytes {
+		t.Errorf("report is %d bytes (limit %d)", fi.Size(), *maxBytes)
+	}
 	var mu sync.Mutex
 	var problems []string
 	ctx, cancel := chromedp.NewContext(bctx, chromedp.WithListener(func(ev any) {
