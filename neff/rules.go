@@ -47,7 +47,6 @@ const (
 	RuleBinSize          = "neff/bin-size"
 	RuleConstantSize     = "neff/constant-size"
 	RuleSignatureMissing = "neff/signature-missing"
-	RuleDefTooLarge      = "neff/def-too-large"
 )
 
 func init() {
@@ -94,6 +93,5 @@ func init() {
 		diag.Rule{ID: RuleBinSize, Severity: diag.Error, Description: "an engine instruction file is not a whole number of 64-byte instructions"},
 		diag.Rule{ID: RuleConstantSize, Severity: diag.Error, Description: "a constant file holds more data than its variable's size"},
 		diag.Rule{ID: RuleSignatureMissing, Severity: diag.Warning, Description: "an input or output of neff.json's signature has no variable of that name"},
-		diag.Rule{ID: RuleDefTooLarge, Severity: diag.Error, Description: "def.json is 4 GiB or more (runtime JSON parser limit)"},
 	)
 }
