@@ -1,0 +1,610 @@
+package neff
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"sort"
+	"strings"
+
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/dtype"
+	"github.com/npukit/npukit/neff/accesspattern"
+)
+
+// Runtime describes what a Neuron runtime accepts, for the header gates.
+type Runtime struct {
+	Name string
+	// MaxMajor is the highest neff_version_major it loads.
+	MaxMajor uint64
+	// Features is the feature-bit mask it supports (major 2 only).
+	Features uint64
+}
+
+// DefaultRuntime is the public Neuron runtime 2.x as its own error message
+// describes it ("Currently supporting: 0x80000000000000ff").
+var DefaultRuntime = Runtime{Name: "Neuron runtime 2.x", MaxMajor: 2, Features: 0x80000000000000ff}
+
+// State-buffer geometry used by the bounds check (notes/neuroncore.md):
+// NEFFs address the state buffer with a 262144-byte partition stride; a
+// partition holds 192 KiB on NeuronCore-v2 and 224 KiB on v3.
+const (
+	SBPartitionStride = 262144
+	SBPartitions      = 128
+)
+
+// SBPartitionBytes returns the bytes of one state-buffer partition for an
+// architecture (the stride when unknown).
+func SBPartitionBytes(a Arch) int64 {
+	switch a {
+	case ArchTrn1:
+		return 196608
+	case ArchTrn2:
+		return 229376
+	}
+	return SBPartitionStride
+}
+
+// CheckBytes reads and checks a NEFF. Framing problems that stop reading
+// become diagnostics too, so the report is the only result.
+func CheckBytes(b []byte, lim Limits, rt Runtime) (diag.Report, *Model) {
+	f, err := Read(b, lim)
+	if err != nil {
+		var rep diag.Report
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			loc := "header"
+			switch {
+			case fe.Member != "":
+				loc = "tar member " + fe.Member
+			case fe.Offset >= 0:
+				loc = fmt.Sprintf("offset %d", fe.Offset)
+			}
+			rep.Add(fe.Rule, loc, "%s", fe.Msg)
+		} else {
+			rep.Add(RuleTarFraming, "payload", "%v", err)
+		}
+		// The header gates still say something useful.
+		if h, herr := ParseHeader(b); herr == nil {
+			checkHeader(&rep, h, rt)
+		}
+		rep.Sort()
+		return rep, nil
+	}
+	m := Decode(f)
+	return Check(m, rt), m
+}
+
+// Check verifies a decoded NEFF against the runtime's gates, the spec's
+// restrictions and the cross references between members.
+func Check(m *Model, rt Runtime) diag.Report {
+	var rep diag.Report
+	f := m.File
+	checkHeader(&rep, f.Header, rt)
+	if !f.Hash.OK {
+		rep.Add(RuleHashMismatch, fmt.Sprintf("offset %d", offHash), "stored hash %s does not match the payload (expected %s in the %s form)", f.Hash.Stored, f.Hash.Expected, f.Hash.Form)
+	}
+	if f.Payload.PaddingNonZero {
+		rep.Add(RulePaddingNonZero, fmt.Sprintf("offset %d", HeaderSize+f.Payload.Content), "%d bytes of padding after the gzip member are not all zero", f.Payload.Padding)
+	}
+	if f.Payload.Trailing > 0 {
+		rep.Add(RuleTrailingBytes, fmt.Sprintf("offset %d", HeaderSize+f.Payload.Stored), "%d bytes after header + data_size", f.Payload.Trailing)
+	}
+	rep = append(rep, m.Problems...)
+	if len(m.Kelfs) == 0 {
+		rep.Add(RuleNoKelf, "archive", "no kelf-*.json member: the runtime has no graph to load")
+	}
+	for _, k := range m.Kelfs {
+		if k.Kelf.Target != nil && TargetArch(*k.Kelf.Target) == ArchUnknown {
+			rep.Add(RuleUnknownTarget, k.Member+": target", "unknown target %q", *k.Kelf.Target)
+		}
+	}
+	vars := map[string]bool{}
+	for _, sg := range m.Subgraphs {
+		if sg.Def == nil {
+			continue
+		}
+		c := &checker{m: m, sg: sg, rep: &rep, arch: TargetArch(sg.Target)}
+		c.run()
+		for n := range sg.Def.Var {
+			vars[n] = true
+		}
+	}
+	if m.Neff != nil && len(m.Subgraphs) > 0 {
+		for _, sn := range sortedKeys(m.Neff.Metadata.Signatures) {
+			s := m.Neff.Metadata.Signatures[sn]
+			for _, side := range []struct {
+				what string
+				ts   map[string]SigTensor
+			}{{"inputs", s.Inputs}, {"outputs", s.Outputs}} {
+				for _, n := range sortedKeys(side.ts) {
+					if !vars[n] {
+						rep.Add(RuleSignatureMissing, fmt.Sprintf("neff.json: metadata.signatures.%s.%s.%s", sn, side.what, n), "no subgraph declares a variable %q", n)
+					}
+				}
+			}
+		}
+	}
+	rep.Sort()
+	return rep
+}
+
+func checkHeader(rep *diag.Report, h Header, rt Runtime) {
+	if h.NeffVersionMajor > rt.MaxMajor {
+		rep.Add(RuleVersionTooNew, fmt.Sprintf("offset %d", offMajor), "NEFF version %d.%d: %s loads major versions up to %d (NRT_UNSUPPORTED_NEFF_VERSION)", h.NeffVersionMajor, h.NeffVersionMinor, rt.Name, rt.MaxMajor)
+	}
+	if h.NeffVersionMajor == 2 {
+		if extra := h.FeatureBits &^ rt.Features; extra != 0 {
+			rep.Add(RuleFeatureBits, fmt.Sprintf("offset %d", offFeatureBits), "NEFF version 2.%d uses feature bits %#x that %s does not support (it supports %#x; unsupported: %#x): the load fails with NRT_UNSUPPORTED_NEFF_VERSION", h.NeffVersionMinor, h.FeatureBits, rt.Name, rt.Features, extra)
+		}
+	}
+}
+
+type checker struct {
+	m    *Model
+	sg   *Subgraph
+	rep  *diag.Report
+	arch Arch
+}
+
+func (c *checker) add(rule, loc, format string, args ...any) {
+	c.rep.Add(rule, loc, format, args...)
+}
+
+var (
+	queueTypes = set("in", "out", "data", "embedding_update", "dynamic")
+	varTypes   = set("state-buffer", "input", "output", "file", "tmp-buf", "virtual", "pointer", "dge-table")
+	fabric     = set("main", "alt")
+	ops        = set("fma", "cast", "add", "min", "max", "transpose", "copy")
+	constTypes = set("float32", "int32", "uint32")
+)
+
+func set(s ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, v := range s {
+		m[v] = true
+	}
+	return m
+}
+
+// ValidDType reports whether name is one of the spec's dtype spellings.
+func ValidDType(name string) bool {
+	t, err := dtype.Parse(name)
+	return err == nil && t.String() == name
+}
+
+func (c *checker) run() {
+	d := c.sg.Def
+	def := c.sg.DefMember
+	inf1 := c.arch == ArchInf1
+	// Queue sets.
+	for _, qn := range d.QueueNames() {
+		q := d.DMAQueue[qn]
+		loc := def + ": dma_queue." + qn
+		if q == nil {
+			c.add(RuleQueueType, loc, "queue set is null")
+			continue
+		}
+		if q.Type == nil {
+			c.add(RuleQueueType, loc, "type is required")
+		} else if !queueTypes[*q.Type] {
+			c.add(RuleQueueType, loc+".type", "type %q is not one of in, out, data, embedding_update, dynamic", *q.Type)
+		}
+		n := q.Queues()
+		if inf1 && n != 1 {
+			c.add(RuleNumQueues, loc+".num_queues", "num_queues %d: INF1 allows only 1", n)
+		} else if n < 1 || n > 16 {
+			c.add(RuleNumQueues, loc+".num_queues", "num_queues %d is outside 1..16", n)
+		}
+		if q.FabricPath != nil && !fabric[*q.FabricPath] {
+			c.add(RuleFabricPath, loc+".fabric_path", "fabric_path %q is not main or alt", *q.FabricPath)
+		}
+		if q.Pinned != nil && !inf1 && c.arch != ArchAny {
+			c.add(RuleArchField, loc+".pinned", "pinned is an INF1-only field (target %s)", c.arch)
+		}
+		if q.QueueInstances != nil && inf1 {
+			c.add(RuleArchField, loc+".queue_instances", "queue_instances is not supported on INF1")
+		}
+	}
+	// Variables.
+	ids := map[int64]string{}
+	var maxID int64 = -1
+	outputs := 0
+	for _, vn := range d.VarNames() {
+		v := d.Var[vn]
+		loc := def + ": var." + vn
+		if v == nil {
+			c.add(RuleVarRequired, loc, "variable is null")
+			continue
+		}
+		t := v.TypeName()
+		var missing []string
+		if v.Type == nil {
+			missing = append(missing, "type")
+		}
+		if v.VarID == nil {
+			missing = append(missing, "var_id")
+		}
+		// Real files omit the size of the state buffer (its size is the
+		// hardware's); every other variable needs one.
+		if v.Size == nil && t != "state-buffer" {
+			missing = append(missing, "size")
+		}
+		if len(missing) > 0 {
+			c.add(RuleVarRequired, loc, "missing %s", strings.Join(missing, ", "))
+		}
+		if v.Type != nil && !varTypes[t] {
+			c.add(RuleVarType, loc+".type", "type %q is not one of state-buffer, input, output, file, tmp-buf, virtual, pointer, dge-table", t)
+		}
+		if t == "output" {
+			outputs++
+		}
+		if v.VarID != nil {
+			id := *v.VarID
+			if prev, dup := ids[id]; dup {
+				c.add(RuleVarIDDuplicate, loc+".var_id", "var_id %d is also used by %q", id, prev)
+			} else {
+				ids[id] = vn
+			}
+			maxID = max(maxID, id)
+		}
+		if v.Size != nil && *v.Size < 0 {
+			c.add(RuleVarRequired, loc+".size", "size %d is negative", *v.Size)
+		}
+		if v.Alignment != nil && *v.Alignment != 0 && (*v.Alignment < 0 || bits.OnesCount64(uint64(*v.Alignment)) != 1) {
+			c.add(RuleAlignment, loc+".alignment", "alignment %d is not a power of two", *v.Alignment)
+		}
+		if v.FabricPath != nil && !fabric[*v.FabricPath] {
+			c.add(RuleFabricPath, loc+".fabric_path", "fabric_path %q is not main or alt", *v.FabricPath)
+		}
+		only := func(present bool, field, typ string) {
+			if present && t != typ {
+				c.add(RuleVarField, loc+"."+field, "%s is only valid with type %s, not %q", field, typ, t)
+			}
+		}
+		only(v.FileName != nil, "file_name", "file")
+		only(v.BackingVariableOff != nil, "backing_variable_off", "virtual")
+		only(v.ReferencedVarID != nil, "referenced_var_id", "pointer")
+		only(v.List != nil, "list", "dge-table")
+		if v.FileName != nil && t == "file" {
+			c.checkConstant(loc, v)
+		}
+	}
+	for vn, v := range d.Var {
+		if v == nil {
+			continue
+		}
+		loc := def + ": var." + vn
+		if v.ReferencedVarID != nil {
+			if _, ok := ids[*v.ReferencedVarID]; !ok {
+				c.add(RuleVarRef, loc+".referenced_var_id", "no variable has var_id %d", *v.ReferencedVarID)
+			}
+		}
+		for i, id := range v.List {
+			if _, ok := ids[id]; !ok {
+				c.add(RuleVarRef, fmt.Sprintf("%s.list[%d]", loc, i), "no variable has var_id %d", id)
+			}
+		}
+	}
+	var gaps []string
+	for id := int64(0); id <= maxID && len(gaps) < 8; id++ {
+		if _, ok := ids[id]; !ok {
+			gaps = append(gaps, fmt.Sprint(id))
+		}
+	}
+	negative := false
+	for id := range ids {
+		negative = negative || id < 0
+	}
+	if len(gaps) > 0 || negative {
+		c.add(RuleVarIDDense, def+": var", "var_ids must be dense 0..%d; missing %s", len(ids)-1, strings.Join(gaps, ", "))
+	}
+	if outputs == 0 {
+		c.add(RuleNoOutput, def+": var", "no variable of type output: the runtime refuses a subgraph without outputs")
+	}
+	// Engines.
+	for _, e := range c.sg.Engines {
+		c.checkEngine(e)
+	}
+}
+
+func (c *checker) checkConstant(loc string, v *Var) {
+	name := c.sg.Member(*v.FileName)
+	mem, ok := c.m.File.Member(name)
+	if !ok {
+		c.add(RuleMissingMember, loc+".file_name", "constant file %q is not in the archive", name)
+		return
+	}
+	n := int64(len(mem.Data))
+	if strings.HasSuffix(name, ".npy") {
+		info, err := NpyInfo(mem.Data)
+		if err != nil {
+			c.add(RuleConstantSize, name, "not a readable .npy: %v", err)
+			return
+		}
+		n = info.DataBytes
+	}
+	if v.Size != nil && n > *v.Size {
+		c.add(RuleConstantSize, loc+".size", "constant %q holds %d data bytes, more than the variable's %d", name, n, *v.Size)
+	}
+}
+
+func (c *checker) checkEngine(e *Engine) {
+	if e.InstrMember != "" {
+		if mem, ok := c.m.File.Member(e.InstrMember); ok && len(mem.Data)%InstrSize != 0 {
+			c.add(RuleBinSize, e.InstrMember, "%d bytes is not a whole number of %d-byte instructions", len(mem.Data), InstrSize)
+		}
+	}
+	j := e.JSON
+	if j == nil {
+		return
+	}
+	for _, set := range j.ActivationFunctionSets {
+		name := c.sg.Member(set + ".json")
+		if _, ok := c.m.File.Member(name); !ok {
+			c.add(RuleMissingMember, e.Member+": activation_function_sets", "activation table %q is not in the archive", name)
+		}
+	}
+	for i, t := range j.DVETables {
+		for _, f := range []string{t.ControlTable, t.DatapathTable, t.OpcodeTable} {
+			if f == "" {
+				continue
+			}
+			if _, ok := c.m.File.Member(c.sg.Member(f)); !ok {
+				c.add(RuleMissingMember, fmt.Sprintf("%s: dve_tables[%d]", e.Member, i), "DVE table %q is not in the archive", c.sg.Member(f))
+			}
+		}
+	}
+	for i, ent := range j.DMA {
+		c.checkEntry(e, i, ent)
+	}
+}
+
+func entryLoc(member string, i int, comment string) string {
+	loc := fmt.Sprintf("%s: dma[%d]", member, i)
+	if comment != "" {
+		loc += " (" + comment + ")"
+	}
+	return loc
+}
+
+func (c *checker) checkEntry(e *Engine, i int, ent *DMAEntry) {
+	if ent == nil {
+		c.add(RuleDescRequired, entryLoc(e.Member, i, ""), "DMA entry is null")
+		return
+	}
+	loc := entryLoc(e.Member, i, ent.Comment)
+	d := c.sg.Def
+	inf1 := c.arch == ArchInf1
+	var missing []string
+	if ent.ID == nil {
+		missing = append(missing, "id")
+	}
+	if ent.QueueName() == "" {
+		missing = append(missing, "queue or instance_name")
+	}
+	if !ent.HasDesc {
+		missing = append(missing, "desc")
+	}
+	if len(missing) > 0 {
+		c.add(RuleDescRequired, loc, "missing %s", strings.Join(missing, ", "))
+	}
+	if ent.InstanceName != nil && *ent.InstanceName != "" {
+		found := false
+		for _, q := range d.DMAQueue {
+			if q != nil && contains(q.QueueInstances, *ent.InstanceName) {
+				found = true
+			}
+		}
+		if !found {
+			c.add(RuleDescQueue, loc+".instance_name", "no queue set declares instance %q", *ent.InstanceName)
+		}
+	} else if ent.Queue != nil && *ent.Queue != "" {
+		if _, ok := d.DMAQueue[*ent.Queue]; !ok {
+			c.add(RuleDescQueue, loc+".queue", "queue set %q is not declared in %s", *ent.Queue, c.sg.DefMember)
+		}
+	}
+	if inf1 {
+		for _, f := range []struct {
+			set  bool
+			name string
+		}{{ent.InstanceName != nil, "instance_name"}, {ent.FunctionStart != nil, "function_start"}, {ent.SectionStartDesc != nil, "section_start_desc"}} {
+			if f.set {
+				c.add(RuleArchField, loc+"."+f.name, "%s is not supported on INF1", f.name)
+			}
+		}
+	}
+	if ent.RemoteSemaphores != nil && (c.arch == ArchTrn1 || inf1) {
+		c.add(RuleArchField, loc+".remote_semaphores", "remote_semaphores needs Trn2 or later (target %s)", c.arch)
+	}
+	for k, ds := range ent.Desc {
+		c.checkDesc(fmt.Sprintf("%s.desc[%d]", loc, k), ds)
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) checkDesc(loc string, ds *Desc) {
+	if ds == nil {
+		c.add(RuleDescRequired, loc, "descriptor is null")
+		return
+	}
+	inf1 := c.arch == ArchInf1
+	op := ds.OpName()
+	if !ops[op] {
+		c.add(RuleOp, loc+".op", "op %q is not one of fma, cast, add, min, max, transpose, copy", op)
+	}
+	var missing []string
+	if ds.To == nil {
+		missing = append(missing, "to")
+	}
+	if ds.ToOff == nil {
+		missing = append(missing, "to_off")
+	}
+	if ds.ToSteps == nil {
+		missing = append(missing, "to_steps")
+	}
+	if ds.ToSizes == nil {
+		missing = append(missing, "to_sizes")
+	}
+	if ds.FromArr == nil {
+		if ds.From == nil {
+			missing = append(missing, "from (or from_arr)")
+		} else {
+			if ds.FromOff == nil {
+				missing = append(missing, "from_off")
+			}
+			if ds.FromSteps == nil {
+				missing = append(missing, "from_steps")
+			}
+			if ds.FromSizes == nil {
+				missing = append(missing, "from_sizes")
+			}
+		}
+	} else {
+		for i, s := range ds.FromArr {
+			if s == nil || s.From == nil || s.FromOff == nil || s.FromSteps == nil || s.FromSizes == nil {
+				missing = append(missing, fmt.Sprintf("from_arr[%d] from/from_off/from_steps/from_sizes", i))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		c.add(RuleDescRequired, loc, "missing %s", strings.Join(missing, ", "))
+	}
+	if len(ds.FromArr) > 16 {
+		c.add(RuleFromArr, loc+".from_arr", "%d sources; at most 16 are allowed", len(ds.FromArr))
+	}
+	if inf1 {
+		for _, f := range []struct {
+			set  bool
+			name string
+		}{{ds.Op != nil, "op"}, {ds.FromDType != nil, "from_dtype"}, {ds.ToDType != nil, "to_dtype"}, {ds.FromArr != nil, "from_arr"},
+			{ds.Scale != nil, "scale"}, {ds.Constant != nil, "constant"}, {ds.TransposeShape != nil, "transpose_shape"}, {ds.TransposeElementSize != nil, "transpose_element_size"}} {
+			if f.set {
+				c.add(RuleArchField, loc+"."+f.name, "%s is not supported on INF1", f.name)
+			}
+		}
+	}
+	// Op-specific fields.
+	opOnly := func(present bool, field string, valid ...string) {
+		if present && !contains(valid, op) {
+			c.add(RuleOpField, loc+"."+field, "%s is only valid with op %s, not %q", field, strings.Join(valid, "/"), op)
+		}
+	}
+	opOnly(ds.Scale != nil, "scale", "fma")
+	opOnly(ds.ScaleDType != nil, "scale_dtype", "fma")
+	opOnly(ds.Constant != nil, "constant", "min", "max")
+	opOnly(ds.ConstantDType != nil, "constant_dtype", "min", "max")
+	opOnly(ds.TransposeShape != nil, "transpose_shape", "transpose")
+	opOnly(ds.TransposeElementSize != nil, "transpose_element_size", "transpose")
+	if ds.ScaleDType != nil && *ds.ScaleDType != "float32" {
+		c.add(RuleOpField, loc+".scale_dtype", "scale_dtype %q: only float32 is valid", *ds.ScaleDType)
+	}
+	if ds.ConstantDType != nil && !constTypes[*ds.ConstantDType] {
+		c.add(RuleOpField, loc+".constant_dtype", "constant_dtype %q is not float32, int32 or uint32", *ds.ConstantDType)
+	}
+	if ds.ConstantDType != nil && ds.Constant == nil {
+		c.add(RuleOpField, loc+".constant", "constant is required when constant_dtype is set")
+	}
+	if ds.TransposeShape != nil && len(ds.TransposeShape) != 4 {
+		c.add(RuleOpField, loc+".transpose_shape", "transpose_shape has %d elements; it must have 4", len(ds.TransposeShape))
+	}
+	if ds.TransposeElementSize != nil && *ds.TransposeElementSize <= 0 {
+		c.add(RuleOpField, loc+".transpose_element_size", "transpose_element_size %d must be positive", *ds.TransposeElementSize)
+	}
+	// Sides.
+	for i, s := range ds.Sources() {
+		if s == nil {
+			continue
+		}
+		sl := loc
+		if ds.FromArr != nil {
+			sl = fmt.Sprintf("%s.from_arr[%d]", loc, i)
+		}
+		c.checkSide(sl, "from", s.From, s.FromOff, s.FromSteps, s.FromSizes, s.FromDType)
+	}
+	c.checkSide(loc, "to", ds.To, ds.ToOff, ds.ToSteps, ds.ToSizes, ds.ToDType)
+}
+
+func (c *checker) checkSide(loc, side string, name *string, off *int64, steps, sizes []int64, dt *string) {
+	if dt != nil && !ValidDType(*dt) {
+		c.add(RuleDType, loc+"."+side+"_dtype", "dtype %q is not one of the spec's values", *dt)
+	}
+	if steps != nil && sizes != nil {
+		if len(steps) != len(sizes) || len(sizes) == 0 || len(sizes) > accesspattern.MaxDims {
+			c.add(RulePatternShape, loc+"."+side+"_sizes", "%s_steps has %d elements and %s_sizes %d: both need 1..4 and equal lengths", side, len(steps), side, len(sizes))
+			return
+		}
+	}
+	if name == nil {
+		return
+	}
+	v, ok := c.sg.Def.Var[*name]
+	if !ok || v == nil {
+		c.add(RuleDescVar, loc+"."+side, "variable %q is not declared in %s", *name, c.sg.DefMember)
+		return
+	}
+	if off == nil || steps == nil || sizes == nil {
+		return
+	}
+	p := accesspattern.Pattern{Offset: *off, Sizes: sizes, Steps: steps}
+	if err := p.Validate(); err != nil {
+		c.add(RulePatternShape, loc+"."+side+"_sizes", "%v", err)
+		return
+	}
+	if p.Bytes() == 0 {
+		return
+	}
+	if v.TypeName() == "state-buffer" {
+		c.checkSBBounds(loc, side, *name, p)
+		return
+	}
+	lo, hi := p.Bounds()
+	if v.Size != nil && (lo < 0 || hi > *v.Size) {
+		c.add(RulePatternBounds, loc+"."+side, "pattern touches bytes [%d, %d) of %q, which has %d", lo, hi, *name, *v.Size)
+	}
+}
+
+// checkSBBounds verifies that every run stays inside one partition.
+func (c *checker) checkSBBounds(loc, side, name string, p accesspattern.Pattern) {
+	part := SBPartitionBytes(c.arch)
+	lo, hi := p.Bounds()
+	if lo < 0 || hi > SBPartitionStride*SBPartitions {
+		c.add(RulePatternBounds, loc+"."+side, "pattern touches state-buffer bytes [%d, %d), outside %d partitions of stride %d", lo, hi, SBPartitions, SBPartitionStride)
+		return
+	}
+	cur := p.Cursor()
+	for {
+		r, ok := cur.Next()
+		if !ok {
+			return
+		}
+		// A merged run may legitimately span partitions only if each
+		// partition is full; split it per partition.
+		for off, end := r.Off, r.End(); off < end; {
+			pstart := off - off%SBPartitionStride
+			stop := min(end, pstart+SBPartitionStride)
+			if stop-pstart > part {
+				c.add(RulePatternBounds, loc+"."+side, "state-buffer access reaches byte %d of partition %d, which holds %d bytes (%q, stride %d)", stop-pstart, pstart/SBPartitionStride, part, name, SBPartitionStride)
+				return
+			}
+			off = stop
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

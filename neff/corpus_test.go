@@ -1,0 +1,47 @@
+package neff
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/conformance"
+)
+
+// TestCorpusCheck: every real NEFF checks without errors and decodes its
+// subgraphs, engines and descriptors.
+func TestCorpusCheck(t *testing.T) {
+	dir := conformance.Corpus(t, "neff")
+	for _, p := range conformance.Files(t, dir, "*.neff") {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, m := CheckBytes(b, DefaultLimits(), DefaultRuntime)
+			for _, d := range rep {
+				if d.Severity == diag.Error {
+					t.Errorf("%v", d)
+				} else {
+					t.Logf("%v", d)
+				}
+			}
+			if m == nil || len(m.Subgraphs) == 0 || m.Subgraphs[0].Def == nil || len(m.Subgraphs[0].Engines) == 0 {
+				t.Fatal("no subgraph decoded")
+			}
+			descs := 0
+			for _, e := range m.Subgraphs[0].Engines {
+				if e.JSON == nil {
+					t.Fatalf("engine %s not decoded", e.Member)
+				}
+				for _, ent := range e.JSON.DMA {
+					descs += len(ent.Desc)
+				}
+			}
+			if descs == 0 {
+				t.Fatal("no DMA descriptors decoded")
+			}
+		})
+	}
+}

@@ -1,0 +1,403 @@
+package neff
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// The typed JSON members. Optional fields are pointers (or nil slices) so
+// that checks can tell "absent" from "zero"; fields npukit does not model
+// are kept in Extra and written back unchanged.
+
+// Kelf is a kelf-*.json graph list.
+type Kelf struct {
+	Graphs  []KelfGraph `json:"graphs"`
+	Version string      `json:"version,omitempty"`
+	Target  *string     `json:"target,omitempty"`
+	Extra   Extra       `json:"-"`
+}
+
+// KelfGraph names one subgraph's def.json.
+type KelfGraph struct {
+	Definition string `json:"definition"`
+	Name       string `json:"name"`
+	Extra      Extra  `json:"-"`
+}
+
+// Def is a subgraph's def.json. Engine entries (act, pe, pool, dve, sp,
+// their *_instr and *_dbg keys) are not fixed by the format and stay in
+// Extra; Def.Engines reads them.
+type Def struct {
+	DMAQueue map[string]*QueueSet `json:"dma_queue,omitempty"`
+	Var      map[string]*Var      `json:"var,omitempty"`
+	Version  string               `json:"version,omitempty"`
+	Extra    Extra                `json:"-"`
+}
+
+// QueueSet is a dma_queue entry.
+type QueueSet struct {
+	Type           *string  `json:"type,omitempty"`
+	NumQueues      *int64   `json:"num_queues,omitempty"`
+	Owner          *string  `json:"owner,omitempty"`
+	Pinned         *bool    `json:"pinned,omitempty"`
+	QueueInstances []string `json:"queue_instances,omitempty"`
+	SemaphoreSet   []int64  `json:"semaphore_set,omitempty"`
+	Semaphore      *int64   `json:"semaphore,omitempty"`
+	FabricPath     *string  `json:"fabric_path,omitempty"`
+	Extra          Extra    `json:"-"`
+}
+
+// Queues returns num_queues with the spec's default of 1.
+func (q *QueueSet) Queues() int64 {
+	if q.NumQueues == nil {
+		return 1
+	}
+	return *q.NumQueues
+}
+
+// Var is a var entry.
+type Var struct {
+	Type               *string `json:"type,omitempty"`
+	VarID              *int64  `json:"var_id,omitempty"`
+	Size               *int64  `json:"size,omitempty"`
+	Alignment          *int64  `json:"alignment,omitempty"`
+	FabricPath         *string `json:"fabric_path,omitempty"`
+	FileName           *string `json:"file_name,omitempty"`
+	BackingVariableOff *int64  `json:"backing_variable_off,omitempty"`
+	ReferencedVarID    *int64  `json:"referenced_var_id,omitempty"`
+	List               []int64 `json:"list,omitempty"`
+	Extra              Extra   `json:"-"`
+}
+
+// TypeName returns the type or "".
+func (v *Var) TypeName() string { return deref(v.Type) }
+
+// SizeBytes returns the size or 0.
+func (v *Var) SizeBytes() int64 {
+	if v.Size == nil {
+		return 0
+	}
+	return *v.Size
+}
+
+// EngineJSON is an {ENGINE}.json member.
+type EngineJSON struct {
+	DMA                    []*DMAEntry `json:"dma"`
+	Instr                  string      `json:"instr,omitempty"`
+	Name                   string      `json:"name,omitempty"`
+	ActivationFunctionSets []string    `json:"activation_function_sets,omitempty"`
+	DVETables              []DVETable  `json:"dve_tables,omitempty"`
+	Extra                  Extra       `json:"-"`
+}
+
+// DVETable names the three tables of a loadable DVE table set.
+type DVETable struct {
+	ControlTable  string `json:"control_table,omitempty"`
+	DatapathTable string `json:"datapath_table,omitempty"`
+	OpcodeTable   string `json:"opcode_table,omitempty"`
+	Extra         Extra  `json:"-"`
+}
+
+// DMAEntry is one element of an engine's dma list.
+type DMAEntry struct {
+	Comment          string  `json:"#comment,omitempty"`
+	ID               *int64  `json:"id,omitempty"`
+	Queue            *string `json:"queue,omitempty"`
+	InstanceName     *string `json:"instance_name,omitempty"`
+	FunctionStart    *string `json:"function_start,omitempty"`
+	SectionStartDesc *bool   `json:"section_start_desc,omitempty"`
+	Event            *int64  `json:"event,omitempty"`
+	Semaphore        *int64  `json:"semaphore,omitempty"`
+	RemoteSemaphores []int64 `json:"remote_semaphores,omitempty"`
+	// Desc holds the descriptors. Real files write an array; the spec
+	// describes one object (DescObject records that form).
+	Desc       []*Desc `json:"-"`
+	DescObject bool    `json:"-"`
+	HasDesc    bool    `json:"-"`
+	Extra      Extra   `json:"-"`
+}
+
+// QueueName is instance_name when set (it takes precedence), else queue.
+func (e *DMAEntry) QueueName() string {
+	if e.InstanceName != nil && *e.InstanceName != "" {
+		return *e.InstanceName
+	}
+	return deref(e.Queue)
+}
+
+// Source is the "from" half of a descriptor (also a from_arr element).
+type Source struct {
+	From      *string `json:"from,omitempty"`
+	FromOff   *int64  `json:"from_off,omitempty"`
+	FromSteps []int64 `json:"from_steps,omitempty"`
+	FromSizes []int64 `json:"from_sizes,omitempty"`
+	FromDType *string `json:"from_dtype,omitempty"`
+	Extra     Extra   `json:"-"`
+}
+
+// Desc is one DMA descriptor.
+type Desc struct {
+	Op                   *string      `json:"op,omitempty"`
+	From                 *string      `json:"from,omitempty"`
+	FromOff              *int64       `json:"from_off,omitempty"`
+	FromSteps            []int64      `json:"from_steps,omitempty"`
+	FromSizes            []int64      `json:"from_sizes,omitempty"`
+	FromDType            *string      `json:"from_dtype,omitempty"`
+	To                   *string      `json:"to,omitempty"`
+	ToOff                *int64       `json:"to_off,omitempty"`
+	ToSteps              []int64      `json:"to_steps,omitempty"`
+	ToSizes              []int64      `json:"to_sizes,omitempty"`
+	ToDType              *string      `json:"to_dtype,omitempty"`
+	NumTilingDimensions  *int64       `json:"num_tiling_dimensions,omitempty"`
+	FromArr              []*Source    `json:"from_arr,omitempty"`
+	ScaleDType           *string      `json:"scale_dtype,omitempty"`
+	Scale                *float64     `json:"scale,omitempty"`
+	ConstantDType        *string      `json:"constant_dtype,omitempty"`
+	Constant             *json.Number `json:"constant,omitempty"`
+	TransposeShape       []int64      `json:"transpose_shape,omitempty"`
+	TransposeElementSize *int64       `json:"transpose_element_size,omitempty"`
+	Extra                Extra        `json:"-"`
+}
+
+// OpName returns op with the spec's default "copy".
+func (d *Desc) OpName() string {
+	if d.Op == nil {
+		return "copy"
+	}
+	return *d.Op
+}
+
+// Sources returns from_arr, or the descriptor's own from* fields as one
+// source.
+func (d *Desc) Sources() []*Source {
+	if d.FromArr != nil {
+		return d.FromArr
+	}
+	return []*Source{{From: d.From, FromOff: d.FromOff, FromSteps: d.FromSteps, FromSizes: d.FromSizes, FromDType: d.FromDType}}
+}
+
+// NeffJSON is the part of neff.json npukit models: the signatures.
+type NeffJSON struct {
+	Metadata struct {
+		Signatures map[string]Signature `json:"signatures"`
+	} `json:"metadata"`
+}
+
+// Signature lists a signature's inputs and outputs by name.
+type Signature struct {
+	Inputs  map[string]SigTensor `json:"inputs"`
+	Outputs map[string]SigTensor `json:"outputs"`
+}
+
+// SigTensor is one signature tensor.
+type SigTensor struct {
+	ID    int64   `json:"id"`
+	DType string  `json:"dtype"`
+	Shape []int64 `json:"shape"`
+}
+
+// TensorMapEntry is one entry of sgNN/tensor_map.json.
+type TensorMapEntry struct {
+	DType    string  `json:"dtype,omitempty"`
+	Kind     string  `json:"kind,omitempty"`
+	IsConst  bool    `json:"is_const,omitempty"`
+	SimShape []int64 `json:"sim_shape,omitempty"`
+	TFShape  []int64 `json:"tf_shape,omitempty"`
+	Extra    Extra   `json:"-"`
+}
+
+// Info is info.json.
+type Info struct {
+	ToolVersion     string `json:"tool_version,omitempty"`
+	Name            string `json:"name,omitempty"`
+	NumTPB          *int64 `json:"num_tpb,omitempty"`
+	NumTPBRequested *int64 `json:"num_tpb_requested,omitempty"`
+	Extra           Extra  `json:"-"`
+}
+
+// Metric is one metrics.json entry.
+type Metric struct {
+	MetricName string      `json:"MetricName"`
+	Value      json.Number `json:"Value"`
+	Unit       string      `json:"Unit"`
+	Extra      Extra       `json:"-"`
+}
+
+func deref[T any](p *T) T {
+	var z T
+	if p == nil {
+		return z
+	}
+	return *p
+}
+
+// JSON codecs keeping unknown fields. Each uses a plain alias type so that
+// the standard decoder does not recurse into the method.
+
+func (v *Kelf) UnmarshalJSON(b []byte) (err error) {
+	type plain Kelf
+	v.Extra, err = decodeObject(b, (*plain)(v))
+	return err
+}
+func (v Kelf) MarshalJSON() ([]byte, error) { type plain Kelf; return encodeObject(plain(v), v.Extra) }
+
+func (v *KelfGraph) UnmarshalJSON(b []byte) (err error) {
+	type plain KelfGraph
+	v.Extra, err = decodeObject(b, (*plain)(v))
+	return err
+}
+func (v KelfGraph) MarshalJSON() ([]byte, error) {
+	type plain KelfGraph
+	return encodeObject(plain(v), v.Extra)
+}
+
+func (v *Def) UnmarshalJSON(b []byte) (err error) {
+	type plain Def
+	v.Extra, err = decodeObject(b, (*plain)(v))
+	return err
+}
+func (v Def) MarshalJSON() ([]byte, error) { type plain Def; return encodeObject(plain(v), v.Extra) }
+
+func (v *QueueSet) UnmarshalJSON(b []byte) (err error) {
+	type plain QueueSet
+	v.Extra, err = decodeObject(b, (*plain)(v))
+	return err
+}
+func (v QueueSet) MarshalJSON() ([]byte, error) {
+	type plain QueueSet
+	return encodeObject(plain(v), v.Extra)
+}
+
+func (v *Var) UnmarshalJSON(b []byte) (err error) {
+	type plain Var
+	v.Extra, err = decodeObject(b, (*plain)(v))
+	return err
+}
+func (v Var) MarshalJSON() ([]byte, error) { type plain Var; return encodeObject(plain(v), v.Extra) }
+
+func (v *EngineJSON) UnmarshalJSON(b []byte) (err error) {
+	type plain EngineJSON
+	v.Extra, err = decodeObject(b, (*plain)(v))
+	return err
+}
+func (v EngineJSON) MarshalJSON() ([]byte, error) {
+	type plain EngineJSON
+	return encodeObject(plain(v), v.Extra)
+}
+
+func (v *DVETable) UnmarshalJSON(b []byte) (err error) {
+	type plain DVETable
+	v.Extra, err = decodeObject(b, (*plain)(v))
+	return err
+}
+func (v DVETable) MarshalJSON() ([]byte, error) {
+	type plain DVETable
+	return encodeObject(plain(v), v.Extra)
+}
+
+func (v *DMAEntry) UnmarshalJSON(b []byte) error {
+	type plain DMAEntry
+	extra, err := decodeObject(b, (*plain)(v))
+	if err != nil {
+		return err
+	}
+	raw, ok := extra["desc"]
+	delete(extra, "desc")
+	if len(extra) == 0 {
+		extra = nil
+	}
+	v.Extra = extra
+	v.Desc, v.DescObject, v.HasDesc = nil, false, ok
+	if !ok {
+		return nil
+	}
+	raw = trimSpace(raw)
+	if len(raw) > 0 && raw[0] == '{' {
+		var d Desc
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return fmt.Errorf("desc: %w", err)
+		}
+		v.Desc, v.DescObject = []*Desc{&d}, true
+		return nil
+	}
+	if err := json.Unmarshal(raw, &v.Desc); err != nil {
+		return fmt.Errorf("desc: %w", err)
+	}
+	return nil
+}
+
+func (v DMAEntry) MarshalJSON() ([]byte, error) {
+	type plain DMAEntry
+	extra := Extra{}
+	for k, r := range v.Extra {
+		extra[k] = r
+	}
+	if v.HasDesc || v.Desc != nil {
+		var d []byte
+		var err error
+		if v.DescObject && len(v.Desc) == 1 {
+			d, err = json.Marshal(v.Desc[0])
+		} else {
+			if v.Desc == nil {
+				v.Desc = []*Desc{}
+			}
+			d, err = json.Marshal(v.Desc)
+		}
+		if err != nil {
+			return nil, err
+		}
+		extra["desc"] = d
+	}
+	return encodeObject(plain(v), extra)
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\t' || b[0] == '\r') {
+		b = b[1:]
+	}
+	return b
+}
+
+func (v *Source) UnmarshalJSON(b []byte) (err error) {
+	type plain Source
+	v.Extra, err = decodeObject(b, (*plain)(v))
+	return err
+}
+func (v Source) MarshalJSON() ([]byte, error) {
+	type plain Source
+	return encodeObject(plain(v), v.Extra)
+}
+
+func (v *Desc) UnmarshalJSON(b []byte) (err error) {
+	type plain Desc
+	v.Extra, err = decodeObject(b, (*plain)(v))
+	return err
+}
+func (v Desc) MarshalJSON() ([]byte, error) { type plain Desc; return encodeObject(plain(v), v.Extra) }
+
+func (v *TensorMapEntry) UnmarshalJSON(b []byte) (err error) {
+	type plain TensorMapEntry
+	v.Extra, err = decodeObject(b, (*plain)(v))
+	return err
+}
+func (v TensorMapEntry) MarshalJSON() ([]byte, error) {
+	type plain TensorMapEntry
+	return encodeObject(plain(v), v.Extra)
+}
+
+func (v *Info) UnmarshalJSON(b []byte) (err error) {
+	type plain Info
+	v.Extra, err = decodeObject(b, (*plain)(v))
+	return err
+}
+func (v Info) MarshalJSON() ([]byte, error) { type plain Info; return encodeObject(plain(v), v.Extra) }
+
+func (v *Metric) UnmarshalJSON(b []byte) (err error) {
+	type plain Metric
+	v.Extra, err = decodeObject(b, (*plain)(v))
+	return err
+}
+func (v Metric) MarshalJSON() ([]byte, error) {
+	type plain Metric
+	return encodeObject(plain(v), v.Extra)
+}

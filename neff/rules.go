@@ -1,0 +1,97 @@
+package neff
+
+import "github.com/npukit/npukit/diag"
+
+// Rule IDs. Container rules first, then the model (def.json, engines,
+// cross references, access patterns).
+const (
+	RuleHeaderTruncated  = "neff/header-truncated"
+	RulePkgVersion       = "neff/pkg-version"
+	RuleHeaderSize       = "neff/header-size"
+	RuleDataSize         = "neff/data-size"
+	RuleVersionTooNew    = "neff/version-too-new"
+	RuleFeatureBits      = "neff/unsupported-features"
+	RuleHashMismatch     = "neff/hash-mismatch"
+	RuleGzip             = "neff/payload-framing"
+	RuleTarFraming       = "neff/tar-framing"
+	RuleUnsafeMember     = "neff/unsafe-member"
+	RuleDuplicateMember  = "neff/duplicate-member"
+	RuleTooLarge         = "neff/too-large"
+	RulePaddingNonZero   = "neff/padding-nonzero"
+	RuleTrailingBytes    = "neff/trailing-bytes"
+	RuleJSONSyntax       = "neff/json-syntax"
+	RuleNoKelf           = "neff/no-kelf"
+	RuleMissingMember    = "neff/missing-member"
+	RuleUnknownTarget    = "neff/unknown-target"
+	RuleQueueType        = "neff/queue-type"
+	RuleNumQueues        = "neff/num-queues"
+	RuleFabricPath       = "neff/fabric-path"
+	RuleArchField        = "neff/arch-field"
+	RuleVarRequired      = "neff/var-required"
+	RuleVarType          = "neff/var-type"
+	RuleVarIDDuplicate   = "neff/var-id-duplicate"
+	RuleVarIDDense       = "neff/var-id-dense"
+	RuleAlignment        = "neff/alignment"
+	RuleVarField         = "neff/var-field"
+	RuleVarRef           = "neff/var-ref"
+	RuleNoOutput         = "neff/no-output"
+	RuleDescRequired     = "neff/desc-required"
+	RuleDescQueue        = "neff/desc-queue"
+	RuleDescVar          = "neff/desc-var"
+	RulePatternShape     = "neff/pattern-shape"
+	RuleDType            = "neff/dtype"
+	RuleOp               = "neff/op"
+	RuleFromArr          = "neff/from-arr"
+	RuleOpField          = "neff/op-field"
+	RulePatternBounds    = "neff/pattern-bounds"
+	RuleBinSize          = "neff/bin-size"
+	RuleConstantSize     = "neff/constant-size"
+	RuleSignatureMissing = "neff/signature-missing"
+)
+
+func init() {
+	diag.Register(
+		diag.Rule{ID: RuleHeaderTruncated, Severity: diag.Error, Description: "the file is shorter than the 1024-byte NEFF header"},
+		diag.Rule{ID: RulePkgVersion, Severity: diag.Error, Description: "pkg_version must be 1 (tar + SHA-256) or 2 (gzip tar + MD5): the runtime refuses others"},
+		diag.Rule{ID: RuleHeaderSize, Severity: diag.Error, Description: "header_size must be 1024"},
+		diag.Rule{ID: RuleDataSize, Severity: diag.Error, Description: "data_size must not exceed the bytes after the header"},
+		diag.Rule{ID: RuleVersionTooNew, Severity: diag.Error, Description: "neff_version_major above 2: no public runtime loads it (NRT_UNSUPPORTED_NEFF_VERSION)"},
+		diag.Rule{ID: RuleFeatureBits, Severity: diag.Error, Description: "with NEFF major version 2 the runtime refuses feature bits it does not know"},
+		diag.Rule{ID: RuleHashMismatch, Severity: diag.Error, Description: "the header hash does not match the payload (\"NEFF is invalid; it could be broken or hacked\")"},
+		diag.Rule{ID: RuleGzip, Severity: diag.Error, Description: "the payload is not a readable (gzip) stream"},
+		diag.Rule{ID: RuleTarFraming, Severity: diag.Error, Description: "the payload is not a well-formed tar archive"},
+		diag.Rule{ID: RuleUnsafeMember, Severity: diag.Error, Description: "a tar entry is absolute, leaves the root (..), or is a link, device or fifo"},
+		diag.Rule{ID: RuleDuplicateMember, Severity: diag.Error, Description: "two tar entries have the same name"},
+		diag.Rule{ID: RuleTooLarge, Severity: diag.Error, Description: "the payload exceeds the configured decompression or entry limits"},
+		diag.Rule{ID: RulePaddingNonZero, Severity: diag.Warning, Description: "the padding after the gzip member is not all zeros"},
+		diag.Rule{ID: RuleTrailingBytes, Severity: diag.Warning, Description: "the file has bytes after header + data_size, which the runtime ignores"},
+		diag.Rule{ID: RuleJSONSyntax, Severity: diag.Error, Description: "a JSON member does not parse or has a field of the wrong type"},
+		diag.Rule{ID: RuleNoKelf, Severity: diag.Error, Description: "the NEFF has no kelf-*.json graph description"},
+		diag.Rule{ID: RuleMissingMember, Severity: diag.Error, Description: "a member named by kelf, def.json, an engine JSON or a variable is absent"},
+		diag.Rule{ID: RuleUnknownTarget, Severity: diag.Warning, Description: "kelf target is not one of sunda/v2, cayman/v3, mariana/v4, inf1, * or empty"},
+		diag.Rule{ID: RuleQueueType, Severity: diag.Error, Description: "a queue set needs type in, out, data, embedding_update or dynamic"},
+		diag.Rule{ID: RuleNumQueues, Severity: diag.Error, Description: "num_queues must be 1 on INF1 and between 1 and 16 elsewhere"},
+		diag.Rule{ID: RuleFabricPath, Severity: diag.Error, Description: "fabric_path must be main or alt"},
+		diag.Rule{ID: RuleArchField, Severity: diag.Error, Description: "a field is used on an architecture that does not support it (INF1-only, or not on INF1)"},
+		diag.Rule{ID: RuleVarRequired, Severity: diag.Error, Description: "a variable needs type, var_id and size"},
+		diag.Rule{ID: RuleVarType, Severity: diag.Error, Description: "variable type must be state-buffer, input, output, file, tmp-buf, virtual, pointer or dge-table"},
+		diag.Rule{ID: RuleVarIDDuplicate, Severity: diag.Error, Description: "var_id must be unique"},
+		diag.Rule{ID: RuleVarIDDense, Severity: diag.Error, Description: "var_ids must be dense 0..N-1 (the runtime indexes by them)"},
+		diag.Rule{ID: RuleAlignment, Severity: diag.Error, Description: "alignment must be 0 or a power of two"},
+		diag.Rule{ID: RuleVarField, Severity: diag.Error, Description: "a variable field is only valid with a given type (file_name: file, backing_variable_off: virtual, referenced_var_id: pointer, list: dge-table)"},
+		diag.Rule{ID: RuleVarRef, Severity: diag.Error, Description: "referenced_var_id or a dge-table list entry names no variable"},
+		diag.Rule{ID: RuleNoOutput, Severity: diag.Error, Description: "a subgraph needs at least one output variable"},
+		diag.Rule{ID: RuleDescRequired, Severity: diag.Error, Description: "a DMA entry or descriptor lacks a required field (id, queue or instance_name, desc, to, offsets, steps, sizes, from or from_arr)"},
+		diag.Rule{ID: RuleDescQueue, Severity: diag.Error, Description: "a descriptor names a queue set or queue instance that def.json does not declare"},
+		diag.Rule{ID: RuleDescVar, Severity: diag.Error, Description: "a descriptor names a variable that def.json does not declare"},
+		diag.Rule{ID: RulePatternShape, Severity: diag.Error, Description: "steps and sizes arrays must have 1..4 elements and equal lengths, sizes non-negative"},
+		diag.Rule{ID: RuleDType, Severity: diag.Error, Description: "dtype is not one of the spec's values"},
+		diag.Rule{ID: RuleOp, Severity: diag.Error, Description: "op must be fma, cast, add, min, max, transpose or copy"},
+		diag.Rule{ID: RuleFromArr, Severity: diag.Error, Description: "from_arr may hold at most 16 sources"},
+		diag.Rule{ID: RuleOpField, Severity: diag.Error, Description: "a descriptor field is only valid with a given op (scale/scale_dtype: fma, constant: min/max, transpose_*: transpose) or has a wrong value"},
+		diag.Rule{ID: RulePatternBounds, Severity: diag.Error, Description: "an access pattern reaches outside its variable (state buffer: partition stride 262144)"},
+		diag.Rule{ID: RuleBinSize, Severity: diag.Error, Description: "an engine instruction file is not a whole number of 64-byte instructions"},
+		diag.Rule{ID: RuleConstantSize, Severity: diag.Error, Description: "a constant file holds more data than its variable's size"},
+		diag.Rule{ID: RuleSignatureMissing, Severity: diag.Warning, Description: "an input or output of neff.json's signature has no variable of that name"},
+	)
+}
