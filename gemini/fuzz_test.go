@@ -24,6 +24,6 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = s
+		Check(s)
 	})
 }

@@ -214,6 +214,7 @@ type BufferEntry struct {
 	HasTensorID    bool
 	HasTensorOrder bool
 	NewlyAdded     bool
+	HasNewlyAdded  bool // the file has newly_added (ofmap-typed entries do not)
 	CurWLIfmap     bool
 	StartSend      bool
 	TransferIDs    []int64

@@ -841,6 +841,7 @@ func (r *reader) entry(e *BufferEntry) error {
 			e.TensorOrder, e.HasTensorOrder, err = r.optInt()
 		case "newly_added":
 			e.NewlyAdded, err = r.bool()
+			e.HasNewlyAdded = true
 		case "cur_wl_ifmap":
 			e.CurWLIfmap, err = r.bool()
 		case "start_send":
