@@ -1,6 +1,8 @@
 package gemini
 
 import (
+	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -74,6 +76,29 @@ func TestReadErrors(t *testing.T) {
 			t.Errorf("%q: no error", doc)
 		} else if !strings.Contains(err.Error(), "offset") {
 			t.Errorf("%q: error without offset: %v", doc, err)
+		}
+	}
+}
+
+// TestCorpusRoundTrip: writing a real schedule and reading it back keeps
+// the model (unknown keys and tile_info included) and the check result.
+func TestCorpusRoundTrip(t *testing.T) {
+	dir := conformance.Corpus(t, "gemini")
+	for _, p := range conformance.Files(t, dir, "*stschedule.json") {
+		s, err := ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, s); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadBytes(buf.Bytes())
+		if err != nil {
+			t.Fatalf("%s: re-read: %v", p, err)
+		}
+		if !reflect.DeepEqual(s, back) {
+			t.Errorf("%s: model changed by a write/read round trip", p)
 		}
 	}
 }
