@@ -1,0 +1,899 @@
+package gemini
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// MaxDepth bounds the JSON nesting the reader accepts inside members it
+// keeps verbatim (tile_info and unknown keys). The modelled structure itself
+// is at most 6 levels deep.
+const MaxDepth = 64
+
+// ReadFile reads a schedule from a file.
+func ReadFile(path string) (*Schedule, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f)
+}
+
+// Read reads a schedule (either variant) from a stream. It decodes token by
+// token, so memory stays proportional to the model, never to a copy of the
+// whole input. Errors name the byte offset and the JSON path.
+func Read(r io.Reader) (*Schedule, error) {
+	rd := &reader{
+		d:    jsontext.NewDecoder(bufio.NewReaderSize(r, 1<<16), jsontext.AllowDuplicateNames(true)),
+		strs: map[string]string{},
+	}
+	s, err := rd.schedule()
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ReadBytes reads a schedule from memory.
+func ReadBytes(b []byte) (*Schedule, error) { return Read(bytes.NewReader(b)) }
+
+// ReadError is a malformed-input error with its position.
+type ReadError struct {
+	Offset int64  // byte offset in the input
+	Path   string // JSON pointer of the value
+	Msg    string
+}
+
+func (e *ReadError) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg)
+	}
+	return fmt.Sprintf("offset %d: %s: %s", e.Offset, e.Path, e.Msg)
+}
+
+type reader struct {
+	d    *jsontext.Decoder
+	strs map[string]string
+	// raw-variant markers seen while reading (used when buffersize is absent)
+	sawBuffersize bool
+}
+
+func (r *reader) errf(format string, args ...any) error {
+	return &ReadError{Offset: r.d.InputOffset(), Path: string(r.d.StackPointer()), Msg: fmt.Sprintf(format, args...)}
+}
+
+func (r *reader) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *ReadError
+	if errors.As(err, &re) {
+		return err
+	}
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return &ReadError{Offset: r.d.InputOffset(), Path: string(r.d.StackPointer()), Msg: err.Error()}
+}
+
+// intern returns a shared copy of a string value (layer names repeat).
+func (r *reader) intern(b []byte) string {
+	if s, ok := r.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(r.strs) < 1<<20 {
+		r.strs[s] = s
+	}
+	return s
+}
+
+// name reads an object member name; it must be called when one is next.
+func (r *reader) name() (string, error) {
+	v, err := r.d.ReadValue()
+	if err != nil {
+		return "", r.wrap(err)
+	}
+	return r.unquote(v)
+}
+
+func (r *reader) unquote(v jsontext.Value) (string, error) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", r.errf("expected a string")
+	}
+	body := v[1 : len(v)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return r.intern(body), nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", r.wrap(err)
+	}
+	return s, nil
+}
+
+// object iterates the members of an object. A null reads as an empty object
+// when nullOK.
+func (r *reader) object(nullOK bool, fn func(key string) error) error {
+	k := r.d.PeekKind()
+	if k == 'n' && nullOK {
+		_, err := r.d.ReadToken()
+		return r.wrap(err)
+	}
+	if k != '{' {
+		return r.kindErr("an object", k)
+	}
+	if _, err := r.d.ReadToken(); err != nil {
+		return r.wrap(err)
+	}
+	for r.d.PeekKind() != '}' {
+		if r.d.PeekKind() == 0 {
+			_, err := r.d.ReadToken()
+			return r.wrap(err)
+		}
+		key, err := r.name()
+		if err != nil {
+			return err
+		}
+		if err := fn(key); err != nil {
+			return err
+		}
+	}
+	_, err := r.d.ReadToken()
+	return r.wrap(err)
+}
+
+// array iterates the elements of an array; null reads as empty when nullOK.
+func (r *reader) array(nullOK bool, fn func() error) error {
+	k := r.d.PeekKind()
+	if k == 'n' && nullOK {
+		_, err := r.d.ReadToken()
+		return r.wrap(err)
+	}
+	if k != '[' {
+		return r.kindErr("an array", k)
+	}
+	if _, err := r.d.ReadToken(); err != nil {
+		return r.wrap(err)
+	}
+	for r.d.PeekKind() != ']' {
+		if r.d.PeekKind() == 0 {
+			_, err := r.d.ReadToken()
+			return r.wrap(err)
+		}
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	_, err := r.d.ReadToken()
+	return r.wrap(err)
+}
+
+func (r *reader) kindErr(want string, k jsontext.Kind) error {
+	if k == 0 {
+		_, err := r.d.ReadToken()
+		if err != nil {
+			return r.wrap(err)
+		}
+	}
+	return r.errf("expected %s, found %s", want, kindName(k))
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "invalid JSON"
+}
+
+// int reads an integer. Integral floats (1.0, 2e3) are accepted because
+// some converters write them; fractions and out-of-range values are errors.
+func (r *reader) int() (int64, error) {
+	if k := r.d.PeekKind(); k != '0' {
+		return 0, r.kindErr("an integer", k)
+	}
+	v, err := r.d.ReadValue()
+	if err != nil {
+		return 0, r.wrap(err)
+	}
+	if n, ok := parseInt(v); ok {
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || f != math.Trunc(f) || f > 1<<62 || f < -(1<<62) {
+		return 0, r.errf("%s is not an integer in range", v)
+	}
+	return int64(f), nil
+}
+
+// parseInt parses a plain JSON integer of at most 18 digits.
+func parseInt(v []byte) (int64, bool) {
+	neg := false
+	if len(v) > 0 && v[0] == '-' {
+		neg = true
+		v = v[1:]
+	}
+	if len(v) == 0 || len(v) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// optInt reads an integer or null.
+func (r *reader) optInt() (int64, bool, error) {
+	if r.d.PeekKind() == 'n' {
+		_, err := r.d.ReadToken()
+		return 0, false, r.wrap(err)
+	}
+	n, err := r.int()
+	return n, err == nil, err
+}
+
+func (r *reader) str() (string, error) {
+	if k := r.d.PeekKind(); k != '"' {
+		return "", r.kindErr("a string", k)
+	}
+	v, err := r.d.ReadValue()
+	if err != nil {
+		return "", r.wrap(err)
+	}
+	return r.unquote(v)
+}
+
+func (r *reader) bool() (bool, error) {
+	switch k := r.d.PeekKind(); k {
+	case 't', 'f':
+		t, err := r.d.ReadToken()
+		if err != nil {
+			return false, r.wrap(err)
+		}
+		return t.Bool(), nil
+	case 'n':
+		_, err := r.d.ReadToken()
+		return false, r.wrap(err)
+	default:
+		return false, r.kindErr("a boolean", k)
+	}
+}
+
+// ints reads an array of integers (null reads as nil) or a single integer
+// (read as a one-element list: some converters unwrap singletons).
+func (r *reader) ints() ([]int64, error) {
+	if r.d.PeekKind() == '0' {
+		n, err := r.int()
+		return []int64{n}, err
+	}
+	var out []int64
+	err := r.array(true, func() error {
+		n, err := r.int()
+		out = append(out, n)
+		return err
+	})
+	return out, err
+}
+
+// coord reads a coordinate: an integer (rank 1) or a list of up to 4.
+func (r *reader) coord() ([4]int32, uint8, error) {
+	var c [4]int32
+	if r.d.PeekKind() == 'n' {
+		_, err := r.d.ReadToken()
+		return c, 0, r.wrap(err)
+	}
+	if r.d.PeekKind() == '0' {
+		n, err := r.int()
+		if err != nil {
+			return c, 0, err
+		}
+		if n > math.MaxInt32 || n < math.MinInt32 {
+			return c, 0, r.errf("coordinate %d out of range", n)
+		}
+		c[0] = int32(n)
+		return c, 1, nil
+	}
+	var rank uint8
+	err := r.array(false, func() error {
+		n, err := r.int()
+		if err != nil {
+			return err
+		}
+		if rank == 4 {
+			return r.errf("coordinate has more than 4 dimensions")
+		}
+		if n > math.MaxInt32 || n < math.MinInt32 {
+			return r.errf("coordinate %d out of range", n)
+		}
+		c[rank] = int32(n)
+		rank++
+		return nil
+	})
+	return c, rank, err
+}
+
+func (r *reader) lower(b *Box) error {
+	c, rank, err := r.coord()
+	b.Lower = c
+	if rank > b.Rank {
+		b.Rank = rank
+	}
+	return err
+}
+
+func (r *reader) upper(b *Box) error {
+	c, rank, err := r.coord()
+	b.Upper = c
+	if rank > b.Rank {
+		b.Rank = rank
+	}
+	return err
+}
+
+// keep stores an unknown member verbatim.
+func (r *reader) keep(x *Extra, key string) error {
+	v, err := r.value()
+	if err != nil {
+		return err
+	}
+	if *x == nil {
+		*x = Extra{}
+	}
+	(*x)[key] = v
+	return nil
+}
+
+// value reads any value verbatim, bounding its nesting.
+func (r *reader) value() (json.RawMessage, error) {
+	base := r.d.StackDepth()
+	v, err := r.d.ReadValue()
+	if err != nil {
+		return nil, r.wrap(err)
+	}
+	if depth(v) > MaxDepth {
+		return nil, r.errf("value nested deeper than %d (stack depth %d)", MaxDepth, base)
+	}
+	return bytes.Clone(v), nil
+}
+
+// depth returns the maximal nesting of a valid JSON value.
+func depth(v []byte) int {
+	d, max := 0, 0
+	in := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if in {
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				in = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			in = true
+		case '{', '[':
+			d++
+			if d > max {
+				max = d
+			}
+		case '}', ']':
+			d--
+		}
+	}
+	return max
+}
+
+func (r *reader) schedule() (*Schedule, error) {
+	s := &Schedule{}
+	type rawCore struct {
+		key int64
+		wls []Workload
+	}
+	var cores []rawCore
+	seen := map[int64]bool{}
+	err := r.object(false, func(key string) error {
+		switch key {
+		case "-1":
+			return r.dram(s)
+		case "buffersize":
+			n, err := r.int()
+			s.BufferSize = n
+			r.sawBuffersize = true
+			return err
+		case "top_batch_cut":
+			n, err := r.int()
+			s.TopBatchCut = n
+			return err
+		case "xlen":
+			n, err := r.int()
+			s.XLen = n
+			return err
+		case "ylen":
+			n, err := r.int()
+			s.YLen = n
+			return err
+		}
+		if n, ok := parseInt([]byte(key)); ok && n >= 0 && strconv.FormatInt(n, 10) == key {
+			if seen[n] {
+				return r.errf("core %d appears twice", n)
+			}
+			seen[n] = true
+			var wls []Workload
+			err := r.array(true, func() error {
+				var w Workload
+				if err := r.workload(&w); err != nil {
+					return err
+				}
+				wls = append(wls, w)
+				return nil
+			})
+			cores = append(cores, rawCore{n, wls})
+			return err
+		}
+		return r.keep(&s.Extra, key)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Nothing may follow the top-level object but whitespace.
+	if _, err := r.d.ReadToken(); err != io.EOF {
+		if err == nil {
+			return nil, r.errf("data after the top-level object")
+		}
+		return nil, r.wrap(err)
+	}
+	s.Variant = Raw
+	if r.sawBuffersize {
+		s.Variant = Compiler
+	}
+	sort.Slice(cores, func(i, j int) bool { return cores[i].key < cores[j].key })
+	for i, c := range cores {
+		core := &Core{ID: i, Key: c.key, Workloads: c.wls, X: -1, Y: -1}
+		switch {
+		case s.Variant == Raw && s.XLen > 0 && c.key >= 1:
+			core.X, core.Y = (c.key-1)%(s.XLen+2), (c.key-1)/(s.XLen+2)
+		case s.Variant == Compiler && s.XLen > 0:
+			core.X, core.Y = c.key%s.XLen, c.key/s.XLen
+		}
+		s.Cores = append(s.Cores, core)
+	}
+	s.normalise()
+	return s, nil
+}
+
+// normalise resolves core keys to compact IDs and, for the raw IR, converts
+// bit sizes to bytes and KiB blocks to bytes.
+func (s *Schedule) normalise() {
+	idx := make(map[int64]int, len(s.Cores))
+	for _, c := range s.Cores {
+		idx[c.Key] = c.ID
+	}
+	resolve := func(typ string, key int64) int {
+		if typ == "DRAM" || (typ == "" && key == -1) {
+			return DRAM
+		}
+		if id, ok := idx[key]; ok {
+			return id
+		}
+		return UnknownCore
+	}
+	bytesOf := func(n int64) int64 {
+		if s.Variant == Raw {
+			return (n + 7) / 8
+		}
+		return n
+	}
+	dests := func(ds []Destination) {
+		for i := range ds {
+			ds[i].Core = resolve(ds[i].Type, ds[i].CoreKey)
+		}
+	}
+	for i := range s.DRAMWrites {
+		w := &s.DRAMWrites[i]
+		w.Core = resolve("core", w.CoreKey)
+	}
+	for i := range s.DRAMReads {
+		d := &s.DRAMReads[i]
+		d.Size = bytesOf(d.Size)
+		dests(d.Destinations)
+	}
+	entries := func(es []BufferEntry) {
+		for i := range es {
+			e := &es[i]
+			switch {
+			case e.Size != 0:
+				e.Size = bytesOf(e.Size)
+			case e.Blocks != 0:
+				e.Size = e.Blocks * 1024
+			}
+			for j := range e.Sources {
+				src := &e.Sources[j]
+				src.Size = bytesOf(src.Size)
+				src.Core = resolve(src.Type, src.CoreKey)
+			}
+		}
+	}
+	for _, c := range s.Cores {
+		for wi := range c.Workloads {
+			w := &c.Workloads[wi]
+			w.OfmapSize = bytesOf(w.OfmapSize)
+			for i := range w.Ifmaps {
+				w.Ifmaps[i].Size = bytesOf(w.Ifmaps[i].Size)
+			}
+			for i := range w.Ofmaps {
+				w.Ofmaps[i].Size = bytesOf(w.Ofmaps[i].Size)
+				dests(w.Ofmaps[i].Destinations)
+			}
+			if w.Weight != nil {
+				w.Weight.Size = bytesOf(w.Weight.Size)
+			}
+			entries(w.Buffer)
+			entries(w.WeightBuffer)
+		}
+	}
+}
+
+func (r *reader) dram(s *Schedule) error {
+	return r.object(true, func(key string) error {
+		switch key {
+		case "in":
+			return r.array(true, func() error {
+				var w DRAMWrite
+				w.Workload = -1
+				err := r.object(false, func(k string) error {
+					var err error
+					switch k {
+					case "transfer_id":
+						w.TransferID, err = r.int()
+					case "core_id", "id":
+						w.CoreKey, err = r.int()
+					case "workload_id":
+						w.Workload, err = r.int()
+					case "layer_name", "layer":
+						w.LayerName, err = r.str()
+					case "lower":
+						err = r.lower(&w.Box)
+					case "upper":
+						err = r.upper(&w.Box)
+					case "related_ofmap":
+						w.RelatedOfmap, err = r.ints()
+					default:
+						err = r.keep(&w.Extra, k)
+					}
+					return err
+				})
+				s.DRAMWrites = append(s.DRAMWrites, w)
+				return err
+			})
+		case "out":
+			return r.array(true, func() error {
+				var d DRAMRead
+				err := r.object(false, func(k string) error {
+					var err error
+					switch k {
+					case "transfer_id":
+						d.TransferID, err = r.int()
+					case "type":
+						d.Type, err = r.str()
+					case "layer_name", "layer":
+						d.LayerName, err = r.str()
+					case "size":
+						d.Size, err = r.int()
+					case "lower":
+						err = r.lower(&d.Box)
+					case "upper":
+						err = r.upper(&d.Box)
+					case "related_ifmap":
+						d.RelatedIfmap, err = r.ints()
+					case "destination":
+						d.Destinations, err = r.destinations()
+					default:
+						err = r.keep(&d.Extra, k)
+					}
+					return err
+				})
+				s.DRAMReads = append(s.DRAMReads, d)
+				return err
+			})
+		}
+		return r.keep(&s.Extra, "-1."+key)
+	})
+}
+
+func (r *reader) destinations() ([]Destination, error) {
+	var out []Destination
+	err := r.array(true, func() error {
+		var d Destination
+		err := r.object(false, func(k string) error {
+			var err error
+			switch k {
+			case "type":
+				d.Type, err = r.str()
+			case "core_id", "id":
+				d.CoreKey, err = r.int()
+			case "workload_id":
+				d.Workload, err = r.int()
+				d.HasWorkload = true
+			case "layer_name", "layer":
+				d.LayerName, err = r.str()
+			default:
+				err = r.keep(&d.Extra, k)
+			}
+			return err
+		})
+		out = append(out, d)
+		return err
+	})
+	return out, err
+}
+
+func (r *reader) workload(w *Workload) error {
+	return r.object(false, func(k string) error {
+		var err error
+		switch k {
+		case "workload_id":
+			w.ID, err = r.int()
+		case "layer_name", "layer":
+			w.LayerName, err = r.str()
+		case "layer_type":
+			w.LayerType, err = r.str()
+		case "time":
+			w.Time, err = r.int()
+		case "ofmap_size":
+			w.OfmapSize, err = r.int()
+		case "workload":
+			i := 0
+			err = r.array(false, func() error {
+				var err error
+				switch i {
+				case 0:
+					err = r.lower(&w.Range)
+				case 1:
+					err = r.upper(&w.Range)
+				default:
+					return r.errf("workload range has more than 2 corners")
+				}
+				i++
+				return err
+			})
+		case "ifmap":
+			switch r.d.PeekKind() {
+			case '{':
+				var f Ifmap
+				err = r.ifmap(&f)
+				w.Ifmaps = append(w.Ifmaps, f)
+			default:
+				err = r.array(true, func() error {
+					var f Ifmap
+					err := r.ifmap(&f)
+					w.Ifmaps = append(w.Ifmaps, f)
+					return err
+				})
+			}
+		case "ofmap":
+			err = r.array(true, func() error {
+				var o Ofmap
+				err := r.object(false, func(k string) error {
+					var err error
+					switch k {
+					case "transfer_id":
+						o.TransferID, err = r.int()
+					case "size":
+						o.Size, err = r.int()
+					case "lower":
+						err = r.lower(&o.Box)
+					case "upper":
+						err = r.upper(&o.Box)
+					case "destination":
+						o.Destinations, err = r.destinations()
+					default:
+						err = r.keep(&o.Extra, k)
+					}
+					return err
+				})
+				w.Ofmaps = append(w.Ofmaps, o)
+				return err
+			})
+		case "weight":
+			if r.d.PeekKind() == 'n' {
+				_, err = r.d.ReadToken()
+				return r.wrap(err)
+			}
+			wt := &Weight{}
+			err = r.object(false, func(k string) error {
+				var err error
+				switch k {
+				case "transfer_id":
+					wt.TransferIDs, err = r.ints()
+				case "size":
+					wt.Size, err = r.int()
+				case "lower":
+					err = r.lower(&wt.Box)
+				case "upper":
+					err = r.upper(&wt.Box)
+				default:
+					err = r.keep(&wt.Extra, k)
+				}
+				return err
+			})
+			w.Weight = wt
+		case "buffer":
+			err = r.array(true, func() error {
+				var e BufferEntry
+				err := r.entry(&e)
+				w.Buffer = append(w.Buffer, e)
+				return err
+			})
+		case "wl0_buffer", "wl1_buffer":
+			w.WeightBufferKey = k
+			err = r.array(true, func() error {
+				var e BufferEntry
+				err := r.entry(&e)
+				w.WeightBuffer = append(w.WeightBuffer, e)
+				return err
+			})
+		case "ring_buffer_info":
+			w.HasRingRegions = true
+			err = r.array(true, func() error {
+				v, err := r.ints()
+				if err != nil {
+					return err
+				}
+				if len(v) != 2 {
+					return r.errf("ring buffer region has %d bounds, want 2", len(v))
+				}
+				w.RingRegions = append(w.RingRegions, [2]int64{v[0], v[1]})
+				return nil
+			})
+		case "tile_padding_tblr":
+			w.TilePadding, err = r.ints()
+		case "tile_info":
+			w.TileInfo, err = r.value()
+		default:
+			err = r.keep(&w.Extra, k)
+		}
+		return err
+	})
+}
+
+func (r *reader) ifmap(f *Ifmap) error {
+	f.MaxWorkloadID = -1
+	return r.object(false, func(k string) error {
+		var err error
+		switch k {
+		case "transfer_id":
+			f.TransferIDs, err = r.ints()
+		case "size":
+			f.Size, err = r.int()
+		case "align":
+			f.Align, err = r.int()
+		case "bitwidth":
+			f.Bitwidth, err = r.int()
+		case "lower":
+			err = r.lower(&f.Box)
+		case "upper":
+			err = r.upper(&f.Box)
+		case "max_workload_id":
+			f.MaxWorkloadID, err = r.int()
+		default:
+			err = r.keep(&f.Extra, k)
+		}
+		return err
+	})
+}
+
+func (r *reader) entry(e *BufferEntry) error {
+	return r.object(false, func(k string) error {
+		var err error
+		switch k {
+		case "type":
+			e.Type, err = r.str()
+		case "layer_name", "layer":
+			e.LayerName, err = r.str()
+		case "lower":
+			err = r.lower(&e.Box)
+		case "upper":
+			err = r.upper(&e.Box)
+		case "size":
+			e.Size, err = r.int()
+		case "block":
+			e.Blocks, err = r.int()
+		case "address":
+			e.Address, e.HasAddress, err = r.optInt()
+		case "align":
+			e.Align, err = r.int()
+		case "bitwidth":
+			e.Bitwidth, err = r.int()
+		case "tensor_id":
+			e.TensorID, e.HasTensorID, err = r.optInt()
+		case "tensor_order":
+			e.TensorOrder, e.HasTensorOrder, err = r.optInt()
+		case "newly_added":
+			e.NewlyAdded, err = r.bool()
+			e.HasNewlyAdded = true
+		case "cur_wl_ifmap":
+			e.CurWLIfmap, err = r.bool()
+		case "start_send":
+			e.StartSend, err = r.bool()
+		case "transfer_id":
+			e.TransferIDs, err = r.ints()
+		case "workload_id":
+			e.Workload, e.HasWorkload, err = r.optInt()
+		case "source":
+			if r.d.PeekKind() == '"' {
+				var s string
+				s, err = r.str()
+				switch s {
+				case "DDR", "DRAM":
+					e.SourceKind = "DRAM"
+				default:
+					e.SourceKind = s
+				}
+				return err
+			}
+			err = r.array(true, func() error {
+				var src Source
+				err := r.object(false, func(k string) error {
+					var err error
+					switch k {
+					case "type":
+						src.Type, err = r.str()
+					case "core_id", "id":
+						src.CoreKey, err = r.int()
+					case "layer_name", "layer":
+						src.LayerName, err = r.str()
+					case "lower":
+						err = r.lower(&src.Box)
+					case "upper":
+						err = r.upper(&src.Box)
+					case "size":
+						src.Size, err = r.int()
+					case "transfer_id":
+						src.TransferID, err = r.int()
+					case "channel":
+						src.Channel, err = r.ints()
+					default:
+						err = r.keep(&src.Extra, k)
+					}
+					return err
+				})
+				e.Sources = append(e.Sources, src)
+				return err
+			})
+		default:
+			err = r.keep(&e.Extra, k)
+		}
+		return err
+	})
+}
