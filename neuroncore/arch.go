@@ -22,15 +22,15 @@ import (
 type Engine int
 
 const (
-	Tensor Engine = iota // TensorE (PE array)
-	Vector               // VectorE
-	Scalar               // ScalarE (activation)
-	GpSimd               // GpSimdE
-	DMA                  // the DMA engines (HBM <-> SBUF)
+	TensorE Engine = iota // TensorE (PE array)
+	VectorE               // VectorE
+	ScalarE               // ScalarE (activation)
+	GpSimdE               // GpSimdE
+	DMA                   // the DMA engines (HBM <-> SBUF)
 	numEngines
 )
 
-var engineNames = [...]string{Tensor: "tensor", Vector: "vector", Scalar: "scalar", GpSimd: "gpsimd", DMA: "dma"}
+var engineNames = [...]string{TensorE: "tensor", VectorE: "vector", ScalarE: "scalar", GpSimdE: "gpsimd", DMA: "dma"}
 
 // String returns the engine's short name ("tensor", "vector", ...).
 func (e Engine) String() string {
@@ -41,7 +41,7 @@ func (e Engine) String() string {
 }
 
 // Engines lists every engine in a fixed order.
-func Engines() []Engine { return []Engine{Tensor, Vector, Scalar, GpSimd, DMA} }
+func Engines() []Engine { return []Engine{TensorE, VectorE, ScalarE, GpSimdE, DMA} }
 
 // Arch describes one NeuronCore version.
 type Arch struct {
@@ -122,7 +122,7 @@ var V2 = Arch{
 	PSUMAlign:               4,
 	PSUMPartitionBytes:      16 << 10,
 	PSUMBanks:               8,
-	ClockGHz:                [numEngines]float64{Tensor: 2.8, Vector: 1.12, Scalar: 1.4, GpSimd: 1.4},
+	ClockGHz:                [numEngines]float64{TensorE: 2.8, VectorE: 1.12, ScalarE: 1.4, GpSimdE: 1.4},
 	DMAEngines:              16,
 	DMABytesPerNs:           27.0 * gib / 1e9,
 	DMAFixedNs:              1300,

@@ -56,11 +56,11 @@ func TestCostFormulas(t *testing.T) {
 		}
 	}
 	// 512 PE cycles at 2.8 GHz = 182.857 ns -> 182,858 ps (rounded up).
-	if ps := a.CyclesToPs(Tensor, 512); ps != 182858 {
+	if ps := a.CyclesToPs(TensorE, 512); ps != 182858 {
 		t.Errorf("512 TensorE cycles = %d ps", ps)
 	}
 	// 512 ScalarE cycles at 1.4 GHz = 365.714 ns.
-	if ps := a.CyclesToPs(Scalar, 512); ps != 365715 {
+	if ps := a.CyclesToPs(ScalarE, 512); ps != 365715 {
 		t.Errorf("512 ScalarE cycles = %d ps", ps)
 	}
 	// 27 GiB/s = 28.99 B/ns: 8 KiB on one engine = 1300 + 282.6 ns.
