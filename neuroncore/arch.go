@@ -1,0 +1,223 @@
+// Package neuroncore models the on-chip memories and engines of an AWS
+// NeuronCore (v2: Trainium/Inferentia2, v3: Trainium2) as far as an NKI
+// kernel author who allocates SBUF and PSUM directly needs them: geometry,
+// the direct-allocation semantics (alloc tables and mod_alloc), a plan file
+// describing tensors and a kernel body, checks of a plan, automatic
+// placement, and a timing model that lowers a plan onto package sim.
+//
+// Sources of the facts: the NeuronDevice architecture guide (engines, clocks,
+// cost formulas, start_partition rule, PSUM banks), the NKI direct allocation
+// developer guide (alloc, mod_alloc, lifetime errors) and the NKI API
+// reference of nki.compiler.sbuf/psum.mod_alloc (the exact modulo formula).
+package neuroncore
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/npukit/npukit/dtype"
+)
+
+// Engine is a compute engine of a NeuronCore, or the DMA queues.
+type Engine int
+
+const (
+	TensorE Engine = iota // TensorE (PE array)
+	VectorE               // VectorE
+	ScalarE               // ScalarE (activation)
+	GpSimdE               // GpSimdE
+	DMA                   // the DMA engines (HBM <-> SBUF)
+	numEngines
+)
+
+var engineNames = [...]string{TensorE: "tensor", VectorE: "vector", ScalarE: "scalar", GpSimdE: "gpsimd", DMA: "dma"}
+
+// String returns the engine's short name ("tensor", "vector", ...).
+func (e Engine) String() string {
+	if e >= 0 && e < numEngines {
+		return engineNames[e]
+	}
+	return fmt.Sprintf("engine(%d)", int(e))
+}
+
+// Engines lists every engine in a fixed order.
+func Engines() []Engine { return []Engine{TensorE, VectorE, ScalarE, GpSimdE, DMA} }
+
+// Arch describes one NeuronCore version.
+type Arch struct {
+	Name string // "v2", "v3"
+
+	Partitions int // SBUF and PSUM partitions (128)
+
+	// SBUFPartitionBytes is the physical size of one SBUF partition;
+	// SBUFUsableBytes is what direct allocation may use (byte_addr plus
+	// tile size must stay at or below it). The rest is reserved for the
+	// compiler.
+	SBUFPartitionBytes int64
+	SBUFUsableBytes    int64
+	// SBUFAlign and PSUMAlign are sbuf_min_align and psum_min_align in
+	// bytes (the guide names them without numbers; one public toolchain
+	// uses 1 and 4).
+	SBUFAlign int64
+	PSUMAlign int64
+
+	PSUMPartitionBytes int64 // 16 KiB
+	PSUMBanks          int   // 8 banks of PSUMPartitionBytes/PSUMBanks bytes
+
+	// ClockGHz per compute engine (DMA has none).
+	ClockGHz [numEngines]float64
+
+	DMAEngines int // DMA engines (queues) per core
+	// DMABytesPerNs is the bandwidth of one DMA engine.
+	DMABytesPerNs float64
+	// DMAFixedNs is the fixed cost of one DMA transfer.
+	DMAFixedNs float64
+
+	// MMInitLatency is TensorE's minimum matmul initiation interval in
+	// cycles (MM_INIT_LATENCY, 64 on v2).
+	MMInitLatency int64
+	// MMMaxMoving, MMMaxStationary: moving free size <= 512, stationary
+	// free size <= 128.
+	MMMaxMoving, MMMaxStationary int64
+	// MinInstrCycles is the minimum cost of a VectorE/ScalarE instruction.
+	MinInstrCycles int64
+	// DependentOverheadCycles is the static overhead of a back-to-back
+	// dependent (or tiny) VectorE instruction.
+	DependentOverheadCycles int64
+	// GpSimdFixedCycles is GpSimdE's fixed cost for iota-like ops.
+	GpSimdFixedCycles int64
+}
+
+// PSUMBankBytes is the size of one PSUM bank per partition (2 KiB).
+func (a *Arch) PSUMBankBytes() int64 { return a.PSUMPartitionBytes / int64(a.PSUMBanks) }
+
+// Capacity is the usable bytes per partition of a buffer.
+func (a *Arch) Capacity(b Buffer) int64 {
+	if b == PSUM {
+		return a.PSUMPartitionBytes
+	}
+	return a.SBUFUsableBytes
+}
+
+// Align is the minimum byte_addr alignment of a buffer.
+func (a *Arch) Align(b Buffer) int64 {
+	if b == PSUM {
+		return a.PSUMAlign
+	}
+	return a.SBUFAlign
+}
+
+const gib = 1 << 30
+
+// V2 is NeuronCore-v2 (Trainium1, Inferentia2): SBUF 128 x 192 KiB with the
+// top 16 KiB of each partition reserved, PSUM 128 x 16 KiB in 8 banks,
+// TensorE 2.8 GHz, VectorE 1.12 GHz, ScalarE and GpSimdE 1.4 GHz, 16 DMA
+// engines of 27 GiB/s per core (architecture guide).
+var V2 = Arch{
+	Name:                    "v2",
+	Partitions:              128,
+	SBUFPartitionBytes:      192 << 10,
+	SBUFUsableBytes:         (192 - 16) << 10, // 180,224
+	SBUFAlign:               1,
+	PSUMAlign:               4,
+	PSUMPartitionBytes:      16 << 10,
+	PSUMBanks:               8,
+	ClockGHz:                [numEngines]float64{TensorE: 2.8, VectorE: 1.12, ScalarE: 1.4, GpSimdE: 1.4},
+	DMAEngines:              16,
+	DMABytesPerNs:           27.0 * gib / 1e9,
+	DMAFixedNs:              1300,
+	MMInitLatency:           64,
+	MMMaxMoving:             512,
+	MMMaxStationary:         128,
+	MinInstrCycles:          64,
+	DependentOverheadCycles: 100,
+	GpSimdFixedCycles:       150,
+}
+
+// V3 is NeuronCore-v3 (Trainium2): as v2 but SBUF partitions of 224 KiB of
+// which 212,984 bytes are usable (one public toolchain's figure). Clocks and
+// DMA figures are not published separately here; v2's are used.
+var V3 = func() Arch {
+	a := V2
+	a.Name = "v3"
+	a.SBUFPartitionBytes = 224 << 10
+	a.SBUFUsableBytes = 212984
+	return a
+}()
+
+// ArchByName returns the architecture named "v2" or "v3" (also accepted:
+// "neuroncore-v2", "trn1", "inf2", "trn2").
+func ArchByName(name string) (*Arch, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "", "v2", "neuroncore-v2", "trn1", "inf2":
+		a := V2
+		return &a, nil
+	case "v3", "neuroncore-v3", "trn2":
+		a := V3
+		return &a, nil
+	}
+	return nil, fmt.Errorf("unknown NeuronCore architecture %q (want v2 or v3)", name)
+}
+
+// MatmulCycles is TensorE's initiation interval of one matmul
+// (MultiplyMoving) with moving free size n: max(n, MM_INIT_LATENCY) cycles
+// for bf16/fp16/tf32/fp8 inputs and four times that for fp32.
+func (a *Arch) MatmulCycles(t dtype.T, n int64) int64 {
+	c := max(n, a.MMInitLatency)
+	if t == dtype.Float32 || t == dtype.Int32 || t == dtype.Int64 {
+		c *= 4
+	}
+	return c
+}
+
+// TransposeCycles is the cost of a transpose on the PE array of a tile with
+// p partitions and f free elements: max(p, min(64, f)).
+func (a *Arch) TransposeCycles(p, f int64) int64 { return max(p, min(a.MMInitLatency, f)) }
+
+// VectorCycles is VectorE's cost for an instruction streaming n elements
+// per partition from inputs input tiles: inputs*n, at least MinInstrCycles;
+// dependent adds the static overhead of a back-to-back dependent
+// instruction.
+func (a *Arch) VectorCycles(inputs int, n int64, dependent bool) int64 {
+	c := max(int64(max(inputs, 1))*n, a.MinInstrCycles)
+	if dependent {
+		c += a.DependentOverheadCycles
+	}
+	return c
+}
+
+// ActivationCycles is ScalarE's cost of an activation over n elements per
+// partition: max(64, n); a fused scale and bias cost nothing extra.
+func (a *Arch) ActivationCycles(n int64) int64 { return max(a.MinInstrCycles, n) }
+
+// GpSimdCycles is GpSimdE's cost of an iota-like op over n elements per
+// partition: fixed + n.
+func (a *Arch) GpSimdCycles(n int64) int64 { return a.GpSimdFixedCycles + n }
+
+// CyclesToPs converts cycles of engine e to picoseconds, rounding up.
+func (a *Arch) CyclesToPs(e Engine, cycles int64) int64 {
+	ghz := a.ClockGHz[e]
+	if ghz <= 0 {
+		return 0
+	}
+	ps := float64(cycles) * 1000 / ghz
+	r := int64(ps)
+	if float64(r) < ps {
+		r++
+	}
+	return r
+}
+
+// DMATransfers is how many DMA engines one load or store of bytes over
+// partitions partitions is spread across: one transfer per engine, at most
+// one per partition (each partition's slice is its own DMA buffer).
+func (a *Arch) DMATransfers(partitions int64) int64 {
+	return max(1, min(int64(a.DMAEngines), partitions))
+}
+
+// DMAPs is the time in picoseconds of one DMA transfer of bytes on one
+// engine: the fixed cost plus bytes at the engine's bandwidth.
+func (a *Arch) DMAPs(bytes int64) int64 {
+	ns := a.DMAFixedNs + float64(bytes)/a.DMABytesPerNs
+	return int64(ns*1000 + 0.5)
+}

@@ -1,0 +1,73 @@
+package neuroncore
+
+import (
+	"testing"
+
+	"github.com/npukit/npukit/dtype"
+)
+
+func TestGeometry(t *testing.T) {
+	if V2.SBUFUsableBytes != 180224 {
+		t.Errorf("v2 usable SBUF = %d, want 180224 ((192-16)*1024)", V2.SBUFUsableBytes)
+	}
+	if V2.PSUMBankBytes() != 2048 {
+		t.Errorf("PSUM bank = %d, want 2048 (512 fp32)", V2.PSUMBankBytes())
+	}
+	if V3.SBUFPartitionBytes != 224*1024 || V3.SBUFUsableBytes != 212984 {
+		t.Errorf("v3 SBUF = %d/%d", V3.SBUFPartitionBytes, V3.SBUFUsableBytes)
+	}
+	if V2.SBUFPartitionBytes != 192*1024 {
+		t.Errorf("V3 construction changed V2: %d", V2.SBUFPartitionBytes)
+	}
+	for _, n := range []string{"v2", "trn1", "v3", "trn2"} {
+		if _, err := ArchByName(n); err != nil {
+			t.Errorf("ArchByName(%q): %v", n, err)
+		}
+	}
+	if _, err := ArchByName("v9"); err == nil {
+		t.Error("ArchByName(v9) succeeded")
+	}
+}
+
+func TestCostFormulas(t *testing.T) {
+	a := &V2
+	cases := []struct {
+		name      string
+		got, want int64
+	}{
+		{"bf16 matmul N=512", a.MatmulCycles(dtype.BFloat16, 512), 512},
+		{"fp32 matmul N=512 costs 4x", a.MatmulCycles(dtype.Float32, 512), 2048},
+		{"bf16 matmul N=32 hits MM_INIT_LATENCY", a.MatmulCycles(dtype.BFloat16, 32), 64},
+		{"fp8 matmul N=128", a.MatmulCycles(dtype.Float8E4, 128), 128},
+		{"PE transpose 128x512", a.TransposeCycles(128, 512), 128},
+		{"PE transpose 32x512", a.TransposeCycles(32, 512), 64},
+		{"PE transpose 16x8", a.TransposeCycles(16, 8), 16},
+		{"tensor_scalar N=512", a.VectorCycles(1, 512, false), 512},
+		{"tensor_tensor N=512", a.VectorCycles(2, 512, false), 1024},
+		{"tensor_scalar tiny", a.VectorCycles(1, 8, false), 64},
+		{"dependent tensor_scalar", a.VectorCycles(1, 512, true), 612},
+		{"activation N=512", a.ActivationCycles(512), 512},
+		{"activation N=16", a.ActivationCycles(16), 64},
+		{"iota N=512", a.GpSimdCycles(512), 662},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s: %d cycles, want %d", c.name, c.got, c.want)
+		}
+	}
+	// 512 PE cycles at 2.8 GHz = 182.857 ns -> 182,858 ps (rounded up).
+	if ps := a.CyclesToPs(TensorE, 512); ps != 182858 {
+		t.Errorf("512 TensorE cycles = %d ps", ps)
+	}
+	// 512 ScalarE cycles at 1.4 GHz = 365.714 ns.
+	if ps := a.CyclesToPs(ScalarE, 512); ps != 365715 {
+		t.Errorf("512 ScalarE cycles = %d ps", ps)
+	}
+	// 27 GiB/s = 28.99 B/ns: 8 KiB on one engine = 1300 + 282.6 ns.
+	if ps := a.DMAPs(8192); ps < 1582000 || ps > 1583000 {
+		t.Errorf("DMA of 8 KiB = %d ps", ps)
+	}
+	if a.DMATransfers(128) != 16 || a.DMATransfers(4) != 4 {
+		t.Errorf("DMATransfers: %d %d", a.DMATransfers(128), a.DMATransfers(4))
+	}
+}

@@ -1,0 +1,559 @@
+package neuroncore
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/npukit/npukit/diag"
+)
+
+// Rule IDs of `npukit sbuf check`.
+const (
+	RuleStartPartition    = "sbuf/start-partition"
+	RuleByteRange         = "sbuf/byte-range"
+	RuleAlignment         = "sbuf/alignment"
+	RulePSUMBank          = "sbuf/psum-bank"
+	RulePSUMModBase       = "sbuf/psum-mod-alloc-base"
+	RuleLifetimeOverlap   = "sbuf/lifetime-overlap"
+	RuleTooFewTiles       = "sbuf/too-few-physical-tiles"
+	RuleMixedAllocation   = "sbuf/mixed-allocation"
+	RuleAccInterleave     = "sbuf/accumulation-interleave"
+	RuleImplicitTensor    = "sbuf/implicit-tensor"
+	RuleNonIOHBM          = "sbuf/non-io-hbm"
+	RuleIndexRange        = "sbuf/index-out-of-range"
+	RuleReadBeforeWrite   = "sbuf/read-before-write"
+	RuleMatmulShape       = "sbuf/matmul-shape"
+	RuleUnplaced          = "sbuf/unplaced"
+	RuleUnusedPhysical    = "sbuf/unused-tensor"
+	RuleAccumulateNoGroup = "sbuf/accumulate-without-start"
+)
+
+func init() {
+	diag.Register(
+		diag.Rule{ID: RuleStartPartition, Severity: diag.Error, Description: "a tile's start partition breaks the ISA rule (p > 64: 0; 32 < p <= 64: 0 or 64; p <= 32: 0, 32, 64 or 96)"},
+		diag.Rule{ID: RuleByteRange, Severity: diag.Error, Description: "a tile's bytes run past the usable bytes of a partition (SBUF: physical size minus the compiler's reserve)"},
+		diag.Rule{ID: RuleAlignment, Severity: diag.Error, Description: "a tile's byte address is not a multiple of sbuf_min_align / psum_min_align"},
+		diag.Rule{ID: RulePSUMBank, Severity: diag.Error, Description: "a PSUM tile crosses a 2 KiB bank boundary or lies past the last bank"},
+		diag.Rule{ID: RulePSUMModBase, Severity: diag.Error, Description: "psum.mod_alloc with base_addr or base_partition other than 0 (a documented limitation)"},
+		diag.Rule{ID: RuleLifetimeOverlap, Severity: diag.Error, Description: "two logical tiles alive at the same time occupy overlapping physical memory"},
+		diag.Rule{ID: RuleTooFewTiles, Severity: diag.Error, Description: "more logical tiles of a tensor are alive at once than it has physical tiles"},
+		diag.Rule{ID: RuleMixedAllocation, Severity: diag.Error, Description: "a kernel mixes direct allocation with automatic allocation"},
+		diag.Rule{ID: RuleAccInterleave, Severity: diag.Error, Description: "two matmul accumulation groups interleave in one PSUM bank (compiler error SCH713)"},
+		diag.Rule{ID: RuleImplicitTensor, Severity: diag.Error, Description: "a step creates implicit tensors (TensorE transpose identity, high-level API intermediates) in a directly allocated kernel"},
+		diag.Rule{ID: RuleNonIOHBM, Severity: diag.Error, Description: "a directly allocated kernel declares an HBM tensor that is not a kernel output"},
+		diag.Rule{ID: RuleIndexRange, Severity: diag.Error, Description: "a tile index evaluates outside the tensor's block dimensions"},
+		diag.Rule{ID: RuleReadBeforeWrite, Severity: diag.Warning, Description: "a logical tile is read before any step writes it"},
+		diag.Rule{ID: RuleMatmulShape, Severity: diag.Error, Description: "a matmul's operands break TensorE limits (moving free <= 512, stationary free <= 128, equal partitions)"},
+		diag.Rule{ID: RuleUnplaced, Severity: diag.Info, Description: "tensors are left to automatic allocation; `npukit sbuf place` assigns them"},
+		diag.Rule{ID: RuleUnusedPhysical, Severity: diag.Warning, Description: "a directly allocated tensor is never used by the kernel body"},
+		diag.Rule{ID: RuleAccumulateNoGroup, Severity: diag.Warning, Description: "a matmul accumulates into a PSUM tile no matmul started (its previous content is undefined)"},
+	)
+}
+
+// Check verifies a plan: placement rules for every logical tile of every
+// directly allocated tensor, lifetime conflicts computed from the kernel
+// body, allocation mixing, PSUM accumulation groups and operation shapes.
+// It fails only when the body cannot be unrolled (too large).
+func Check(p *Plan) (diag.Report, *Execution, error) {
+	var rep diag.Report
+	x, err := p.Execute()
+	if err != nil {
+		return nil, nil, err
+	}
+	checkMixed(p, &rep)
+	for _, t := range p.Tensors {
+		if t.Direct() {
+			checkPlacement(p.Arch, t, &rep)
+		}
+	}
+	for _, ie := range x.IndexErrs {
+		t := p.Tensors[ie.Ref.Tensor]
+		rep.Add(RuleIndexRange, ie.Ref.Text, "%s: index %d of %s is %d, outside [0, %d)",
+			x.EventName(ie.Event), ie.Dim, t.Name, ie.Value, t.Block[ie.Dim])
+	}
+	checkReadBeforeWrite(x, &rep)
+	checkUnused(x, &rep)
+	checkMatmuls(x, &rep)
+	checkLifetimes(x, &rep)
+	checkAccumulation(x, &rep)
+	rep.Sort()
+	return rep, x, nil
+}
+
+func checkMixed(p *Plan, rep *diag.Report) {
+	var direct, auto []string
+	for _, t := range p.Tensors {
+		if t.Direct() {
+			direct = append(direct, t.Name)
+		} else {
+			auto = append(auto, t.Name)
+		}
+	}
+	if len(direct) > 0 && len(auto) > 0 {
+		rep.Add(RuleMixedAllocation, "tensors", "%s use direct allocation but %s %s automatic; every tensor of a directly allocated kernel must be allocated directly (run `npukit sbuf place` to assign them)",
+			list(direct), list(auto), isAre(len(auto)))
+	} else if len(auto) > 0 {
+		rep.Add(RuleUnplaced, "tensors", "%s %s automatic allocation", list(auto), useUses(len(auto)))
+	}
+	if len(direct) == 0 {
+		return
+	}
+	for _, h := range p.HBM {
+		if h.Kind != "shared_hbm" || !h.Output {
+			why := "is not returned by the kernel"
+			if h.Kind != "shared_hbm" {
+				why = "is declared in " + h.Kind
+			}
+			rep.Add(RuleNonIOHBM, "hbm "+h.Name, "Non IO HBM tensor is not supported in allocated NKI kernel: %s %s", h.Name, why)
+		}
+	}
+	seen := map[*Step]bool{}
+	walkSteps(p.Body, func(s *Step) {
+		if s.Implicit() && !seen[s] {
+			seen[s] = true
+			what := "its lowering creates intermediate tensors"
+			if s.Op == OpTranspose {
+				what = "a TensorE transpose multiplies by an identity matrix the kernel cannot allocate; use engine: vector"
+			}
+			rep.Add(RuleImplicitTensor, s.Path, "step %q: %s", s.Name, what)
+		}
+	})
+}
+
+func walkSteps(ns []Node, f func(*Step)) {
+	for _, n := range ns {
+		if n.Step != nil {
+			f(n.Step)
+		} else {
+			walkSteps(n.Loop.Body, f)
+		}
+	}
+}
+
+// checkPlacement checks every logical tile's location against the ISA and
+// geometry rules, reporting each rule once per tensor with the first
+// offending tile and how many tiles break it.
+func checkPlacement(a *Arch, t *Tensor, rep *diag.Report) {
+	if t.Kind == Mod && t.Buffer == PSUM && (t.Mod.BaseAddr != 0 || t.Mod.BasePartition != 0) {
+		rep.Add(RulePSUMModBase, t.Path, "tensor %s: psum.mod_alloc needs base_addr=0 and base_partition=0 (got %d and %d): one physical tile per PSUM bank, starting at partition 0",
+			t.Name, t.Mod.BaseAddr, t.Mod.BasePartition)
+	}
+	type finding struct {
+		first string
+		n     int
+	}
+	found := map[string]*finding{}
+	var order []string
+	note := func(rule, msg string) {
+		f, ok := found[rule]
+		if !ok {
+			f = &finding{first: msg}
+			found[rule] = f
+			order = append(order, rule)
+		}
+		f.n++
+	}
+	fbytes := t.TileBytes()
+	bank := a.PSUMBankBytes()
+	align := a.Align(t.Buffer)
+	capacity := a.Capacity(t.Buffer)
+	for lin := int64(0); lin < t.Tiles(); lin++ {
+		l, _ := t.Location(lin)
+		name := t.TileName(lin)
+		if !StartPartitionAllowed(t.Partitions, l.Partition) {
+			// The allowed starts keep every tile within the partitions,
+			// so this rule also covers tiles running past the last one.
+			note(RuleStartPartition, fmt.Sprintf("%s starts at partition %d; a tile of %d partitions may start at %s", name, l.Partition, t.Partitions, joinInts(AllowedStartPartitions(t.Partitions))))
+		}
+		off := l.Offset(bank)
+		if t.Buffer == PSUM {
+			if l.Bank >= int64(a.PSUMBanks) {
+				note(RulePSUMBank, fmt.Sprintf("%s is in bank %d; PSUM has banks 0..%d", name, l.Bank, a.PSUMBanks-1))
+			} else if off%bank+fbytes > bank {
+				note(RulePSUMBank, fmt.Sprintf("%s spans bytes %d..%d of bank %d: %d bytes per partition from offset %d cross the %d-byte bank boundary", name, off%bank, off%bank+fbytes-1, off/bank, fbytes, off%bank, bank))
+			}
+		}
+		if off+fbytes > capacity {
+			note(RuleByteRange, fmt.Sprintf("%s occupies bytes %d..%d of each partition; only %d are usable", name, off, off+fbytes-1, capacity))
+		}
+		if align > 1 && l.Addr%align != 0 {
+			note(RuleAlignment, fmt.Sprintf("%s starts at byte %d, not a multiple of %d", name, l.Addr, align))
+		}
+	}
+	for _, rule := range order {
+		f := found[rule]
+		more := ""
+		if f.n > 1 {
+			more = fmt.Sprintf(" (%d of %d logical tiles)", f.n, t.Tiles())
+		}
+		rep.Add(rule, t.Path, "tensor %s in %s (%s): %s%s", t.Name, t.Buffer, t.Kind, f.first, more)
+	}
+}
+
+func checkReadBeforeWrite(x *Execution, rep *diag.Report) {
+	n := map[int]int{}
+	first := map[int]Lifetime{}
+	for _, l := range x.Lifetimes {
+		if l.ReadBeforeWrite {
+			if _, ok := first[l.Key.Tensor]; !ok {
+				first[l.Key.Tensor] = l
+			}
+			n[l.Key.Tensor]++
+		}
+	}
+	for ti, l := range first {
+		t := x.Plan.Tensors[ti]
+		rep.Add(RuleReadBeforeWrite, t.Path, "%s is read by %s before any step writes it (%d tiles of %s)",
+			x.TileName(l.Key), x.EventName(firstRead(x, l.Key)), n[ti], t.Name)
+	}
+}
+
+func firstRead(x *Execution, k TileKey) int {
+	for i := range x.Events {
+		for _, r := range x.Events[i].Reads {
+			if r == k {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func checkUnused(x *Execution, rep *diag.Report) {
+	used := make([]bool, len(x.Plan.Tensors))
+	walkSteps(x.Plan.Body, func(s *Step) {
+		for _, r := range s.Reads {
+			used[r.Tensor] = true
+		}
+		for _, r := range s.Writes {
+			used[r.Tensor] = true
+		}
+	})
+	for i, t := range x.Plan.Tensors {
+		if !used[i] && t.Direct() {
+			rep.Add(RuleUnusedPhysical, t.Path, "tensor %s is allocated but no step reads or writes it", t.Name)
+		}
+	}
+}
+
+func checkMatmuls(x *Execution, rep *diag.Report) {
+	a := x.Plan.Arch
+	walkSteps(x.Plan.Body, func(s *Step) {
+		if s.Op != OpMatmul {
+			return
+		}
+		st, mv := x.Plan.Tensors[s.Reads[0].Tensor], x.Plan.Tensors[s.Reads[1].Tensor]
+		out := x.Plan.Tensors[s.Writes[0].Tensor]
+		var bad []string
+		if mv.FreeElems() > a.MMMaxMoving {
+			bad = append(bad, fmt.Sprintf("moving %s has free size %d > %d", mv.Name, mv.FreeElems(), a.MMMaxMoving))
+		}
+		if st.FreeElems() > a.MMMaxStationary {
+			bad = append(bad, fmt.Sprintf("stationary %s has free size %d > %d", st.Name, st.FreeElems(), a.MMMaxStationary))
+		}
+		if st.Partitions != mv.Partitions {
+			bad = append(bad, fmt.Sprintf("stationary %s has %d partitions, moving %s %d", st.Name, st.Partitions, mv.Name, mv.Partitions))
+		}
+		if st.Buffer != SBUF || mv.Buffer != SBUF {
+			bad = append(bad, "TensorE reads its operands from SBUF")
+		}
+		if out.Partitions != st.FreeElems() || out.FreeElems() != mv.FreeElems() {
+			bad = append(bad, fmt.Sprintf("output %s is %dx%d, stationary.T @ moving is %dx%d", out.Name, out.Partitions, out.FreeElems(), st.FreeElems(), mv.FreeElems()))
+		}
+		if len(bad) > 0 {
+			rep.Add(RuleMatmulShape, s.Path, "step %q: %s", s.Name, strings.Join(bad, "; "))
+		}
+	})
+}
+
+// placed is a lifetime with its physical rectangle.
+type placed struct {
+	lt     *Lifetime
+	buf    Buffer
+	p0, p1 int64 // partitions [p0, p1)
+	b0, b1 int64 // bytes [b0, b1)
+	loc    Location
+}
+
+func rectOf(a *Arch, t *Tensor, lin int64) (placed, bool) {
+	l, ok := t.Location(lin)
+	if !ok {
+		return placed{}, false
+	}
+	off := l.Offset(a.PSUMBankBytes())
+	return placed{buf: t.Buffer, p0: l.Partition, p1: l.Partition + t.Partitions, b0: off, b1: off + t.TileBytes(), loc: l}, true
+}
+
+func (a placed) overlaps(b placed) bool {
+	return a.buf == b.buf && a.p0 < b.p1 && b.p0 < a.p1 && a.b0 < b.b1 && b.b0 < a.b1
+}
+
+// PhysicalTiles is the number of distinct physical locations a directly
+// allocated tensor's logical tiles map to (0 for automatic allocation).
+func PhysicalTiles(t *Tensor) int64 {
+	if !t.Direct() {
+		return 0
+	}
+	seen := map[Location]bool{}
+	for lin := int64(0); lin < t.Tiles(); lin++ {
+		l, _ := t.Location(lin)
+		seen[l] = true
+	}
+	return int64(len(seen))
+}
+
+// checkLifetimes finds physical tiles alive at the same time that overlap
+// (sweeping lifetimes in start order against the set of live ones), and
+// tensors with more logical tiles alive than physical tiles.
+func checkLifetimes(x *Execution, rep *diag.Report) {
+	p := x.Plan
+	maxAlive, at := x.MaxAlive()
+	tooFew := make([]bool, len(p.Tensors))
+	for ti, t := range p.Tensors {
+		if !t.Direct() {
+			continue
+		}
+		phys := PhysicalTiles(t)
+		if int64(maxAlive[ti]) > phys {
+			tooFew[ti] = true
+			alive := aliveAt(x, ti, at[ti])
+			rep.Add(RuleTooFewTiles, t.Path, "tensor %s has %d physical %s but %d logical tiles are alive at once at %s (%s); give it at least %d physical tiles or shorten the lifetimes (declare it inside the loop)",
+				t.Name, phys, plural(phys, "tile"), maxAlive[ti], x.EventName(at[ti]), alive, maxAlive[ti])
+		}
+	}
+	ps := make([]placed, 0, len(x.Lifetimes))
+	for i := range x.Lifetimes {
+		lt := &x.Lifetimes[i]
+		t := p.Tensors[lt.Key.Tensor]
+		r, ok := rectOf(p.Arch, t, lt.Key.Tile)
+		if !ok {
+			continue
+		}
+		r.lt = lt
+		ps = append(ps, r)
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].lt.Start < ps[j].lt.Start })
+	type pair struct{ a, b int }
+	type conflict struct {
+		first [2]placed
+		n     int
+	}
+	conflicts := map[pair]*conflict{}
+	var order []pair
+	// Live tiles grouped by physical rectangle: a new tile is compared with
+	// each distinct live rectangle, not with every live tile.
+	type rectKey struct {
+		buf            Buffer
+		p0, p1, b0, b1 int64
+	}
+	live := map[rectKey][]placed{}
+	var keys []rectKey
+	for _, cur := range ps {
+		kept := keys[:0]
+		for _, rk := range keys {
+			l := live[rk]
+			j := 0
+			for _, e := range l {
+				if e.lt.End > cur.lt.Start {
+					l[j] = e
+					j++
+				}
+			}
+			if j == 0 {
+				delete(live, rk)
+				continue
+			}
+			live[rk] = l[:j]
+			kept = append(kept, rk)
+			if !l[0].overlaps(cur) {
+				continue
+			}
+			for _, e := range l[:j] {
+				ta, tb := e.lt.Key.Tensor, cur.lt.Key.Tensor
+				if ta == tb && tooFew[ta] && e.loc == cur.loc {
+					continue // reported as too few physical tiles
+				}
+				k := pair{min(ta, tb), max(ta, tb)}
+				c, ok := conflicts[k]
+				if !ok {
+					c = &conflict{first: [2]placed{e, cur}}
+					conflicts[k] = c
+					order = append(order, k)
+				}
+				c.n++
+			}
+		}
+		keys = kept
+		rk := rectKey{cur.buf, cur.p0, cur.p1, cur.b0, cur.b1}
+		if _, ok := live[rk]; !ok {
+			keys = append(keys, rk)
+		}
+		live[rk] = append(live[rk], cur)
+	}
+	for _, k := range order {
+		c := conflicts[k]
+		a, b := c.first[0], c.first[1]
+		more := ""
+		if c.n > 1 {
+			more = fmt.Sprintf(" (%d overlapping pairs in all)", c.n)
+		}
+		lastUse := a.lt.LastRead
+		if lastUse < b.lt.Start {
+			lastUse = a.lt.End - 1
+		}
+		rep.Add(RuleLifetimeOverlap, p.Tensors[b.lt.Key.Tensor].Path,
+			"%s (partitions %d..%d, bytes %d..%d of %s) and %s (partitions %d..%d, bytes %d..%d) are alive at the same time: %s is written by %s while %s is still used until %s%s",
+			x.TileName(a.lt.Key), a.p0, a.p1-1, a.b0, a.b1-1, a.buf, x.TileName(b.lt.Key), b.p0, b.p1-1, b.b0, b.b1-1,
+			x.TileName(b.lt.Key), x.EventName(b.lt.Start), x.TileName(a.lt.Key), x.EventName(lastUse), more)
+	}
+}
+
+// aliveAt lists (up to 8) tiles of tensor ti alive at event ev.
+func aliveAt(x *Execution, ti, ev int) string {
+	var names []string
+	n := 0
+	for _, l := range x.Lifetimes {
+		if l.Key.Tensor == ti && l.Start <= ev && ev < l.End {
+			n++
+			if len(names) < 8 {
+				names = append(names, x.TileName(l.Key))
+			}
+		}
+	}
+	s := strings.Join(names, ", ")
+	if n > len(names) {
+		s += fmt.Sprintf(", ... %d in all", n)
+	}
+	return s
+}
+
+// AccGroup is a matmul accumulation group: matmuls writing one PSUM tile
+// from a starting (overwriting) matmul through the accumulating ones.
+type AccGroup struct {
+	Tile        TileKey
+	Bank        int64
+	First, Last int // events
+}
+
+// AccumulationGroups lists the accumulation groups of placed PSUM tiles in
+// program order of their first matmul.
+func (x *Execution) AccumulationGroups() (groups []AccGroup, orphans []int) {
+	p := x.Plan
+	open := map[TileKey]int{} // tile -> index in groups
+	for ev := range x.Events {
+		e := &x.Events[ev]
+		for _, w := range e.Writes {
+			t := p.Tensors[w.Tensor]
+			if t.Buffer != PSUM {
+				continue
+			}
+			if e.Step.Op != OpMatmul {
+				delete(open, w) // overwritten by another engine
+				continue
+			}
+			l, ok := t.Location(w.Tile)
+			if !ok {
+				continue
+			}
+			bank := l.Offset(p.Arch.PSUMBankBytes()) / p.Arch.PSUMBankBytes()
+			if gi, ok := open[w]; ok && e.Step.Accumulate {
+				groups[gi].Last = ev
+				continue
+			}
+			if e.Step.Accumulate {
+				orphans = append(orphans, ev)
+			}
+			open[w] = len(groups)
+			groups = append(groups, AccGroup{Tile: w, Bank: bank, First: ev, Last: ev})
+		}
+	}
+	return groups, orphans
+}
+
+func checkAccumulation(x *Execution, rep *diag.Report) {
+	groups, orphans := x.AccumulationGroups()
+	for _, ev := range orphans {
+		e := &x.Events[ev]
+		rep.Add(RuleAccumulateNoGroup, e.Step.Path, "%s accumulates into %s, which no matmul started", x.EventName(ev), x.TileName(e.Writes[0]))
+	}
+	byBank := map[int64][]AccGroup{}
+	var banks []int64
+	for _, g := range groups {
+		if _, ok := byBank[g.Bank]; !ok {
+			banks = append(banks, g.Bank)
+		}
+		byBank[g.Bank] = append(byBank[g.Bank], g)
+	}
+	sort.Slice(banks, func(i, j int) bool { return banks[i] < banks[j] })
+	for _, b := range banks {
+		gs := byBank[b]
+		// gs is in order of First. A group interleaves with the one
+		// still open (largest Last so far) when it starts before that
+		// one's last matmul.
+		n := 0
+		var first [2]AccGroup
+		openIdx := -1
+		for i, g := range gs {
+			if openIdx >= 0 && g.First < gs[openIdx].Last {
+				if n == 0 {
+					first = [2]AccGroup{gs[openIdx], g}
+				}
+				n++
+			}
+			if openIdx < 0 || g.Last > gs[openIdx].Last {
+				openIdx = i
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		a, c := first[0], first[1]
+		more := ""
+		if n > 1 {
+			more = fmt.Sprintf(" (%d interleavings in bank %d)", n, b)
+		}
+		rep.Add(RuleAccInterleave, fmt.Sprintf("psum bank %d", b),
+			"[SCH713] Violation of accumulation group interleaving: the group of %s (from %s to %s) is still accumulating when %s starts the group of %s in the same bank%s",
+			x.TileName(a.Tile), x.EventName(a.First), x.EventName(a.Last), x.EventName(c.First), x.TileName(c.Tile), more)
+	}
+}
+
+func list(names []string) string {
+	if len(names) > 6 {
+		return strings.Join(names[:6], ", ") + fmt.Sprintf(" and %d more", len(names)-6)
+	}
+	return strings.Join(names, ", ")
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+func useUses(n int) string {
+	if n == 1 {
+		return "uses"
+	}
+	return "use"
+}
+
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
+
+func joinInts(v []int64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	if len(s) > 1 {
+		return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+	}
+	return strings.Join(s, "")
+}

@@ -1,0 +1,318 @@
+package neuroncore
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/diag"
+)
+
+func mustParse(t *testing.T, src string) *Plan {
+	t.Helper()
+	p, err := ParsePlan([]byte(src))
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	return p
+}
+
+func rulesOf(rep diag.Report, min diag.Severity) []string {
+	var out []string
+	for _, d := range rep {
+		if d.Severity >= min {
+			out = append(out, d.Rule)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func mustCheck(t *testing.T, p *Plan) diag.Report {
+	t.Helper()
+	rep, _, err := Check(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// The guide's examples produce the outcomes the guide states.
+func TestGuideExamples(t *testing.T) {
+	cases := map[string][]string{
+		"single-buffer.yaml":       nil,
+		"double-buffer.yaml":       nil,
+		"overlap-t0-t1.yaml":       {RuleLifetimeOverlap},
+		"disjoint-t0-t1.yaml":      nil,
+		"too-few-tiles.yaml":       {RuleTooFewTiles},
+		"too-few-tiles-fixed.yaml": nil,
+		"mod-alloc-table.yaml":     nil,
+	}
+	files, _ := filepath.Glob("../examples/sbuf/*.yaml")
+	if len(files) < len(cases) {
+		t.Fatalf("found %d example plans", len(files))
+	}
+	for _, f := range files {
+		want, ok := cases[filepath.Base(f)]
+		if !ok {
+			continue
+		}
+		p, err := ReadPlanFile(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		rep := mustCheck(t, p)
+		got := rulesOf(rep, diag.Warning)
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: rules %v, want %v\n%v", filepath.Base(f), got, want, rep)
+		}
+		for _, d := range rep {
+			t.Logf("%s: %s", filepath.Base(f), d)
+		}
+	}
+}
+
+func TestGuideMessages(t *testing.T) {
+	p, err := ReadPlanFile("../examples/sbuf/overlap-t0-t1.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := mustCheck(t, p)
+	msg := rep[0].Message
+	for _, want := range []string{"t0[1]", "t1[0]", "bytes 1024..2047", "load t0[i]"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q: %s", want, msg)
+		}
+	}
+	p, err = ReadPlanFile("../examples/sbuf/too-few-tiles.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep = mustCheck(t, p)
+	msg = rep[0].Message
+	for _, want := range []string{"t1 has 2 physical tiles", "8 logical tiles are alive", "t1[7]"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q: %s", want, msg)
+		}
+	}
+}
+
+const okHead = `
+arch: v2
+hbm: [{name: out, output: true}]
+tensors:
+`
+
+// Each rule has a plan that violates exactly it.
+func TestRules(t *testing.T) {
+	cases := []struct {
+		rule string
+		src  string
+	}{
+		{RuleStartPartition, okHead + `
+  - {name: a, partitions: 64, free: [16], dtype: fp32, alloc: {table: [{partition: 32, addr: 0}]}}
+body: [{op: load, write: a}, {op: store, read: a}]`},
+		{RuleByteRange, okHead + `
+  - {name: a, partitions: 128, free: [1024], dtype: fp32, alloc: {mod_alloc: {base_addr: 176200}}}
+body: [{op: load, write: a}, {op: store, read: a}]`},
+		{RuleAlignment, okHead + `
+  - {name: a, partitions: 128, free: [256], dtype: fp32, buffer: psum, alloc: {table: [{bank: 0, addr: 2}]}}
+  - {name: b, partitions: 128, free: [8], dtype: fp32, alloc: {mod_alloc: {base_addr: 0}}}
+body: [{op: memset, write: a}, {op: tensor_copy, read: a, write: b}, {op: store, read: b}]`},
+		{RulePSUMBank, okHead + `
+  - {name: a, partitions: 128, free: [512], dtype: fp32, buffer: psum, alloc: {table: [{bank: 0, addr: 1024}]}}
+  - {name: b, partitions: 128, free: [8], dtype: fp32, alloc: {mod_alloc: {base_addr: 0}}}
+body: [{op: memset, write: a}, {op: tensor_copy, read: a, write: b}, {op: store, read: b}]`},
+		{RulePSUMModBase, okHead + `
+  - {name: a, partitions: 128, free: [256], dtype: fp32, buffer: psum, alloc: {mod_alloc: {base_bank: 0, base_addr: 64}}}
+  - {name: b, partitions: 128, free: [8], dtype: fp32, alloc: {mod_alloc: {base_addr: 0}}}
+body: [{op: memset, write: a}, {op: tensor_copy, read: a, write: b}, {op: store, read: b}]`},
+		{RuleLifetimeOverlap, okHead + `
+  - {name: a, partitions: 128, free: [16], dtype: fp32, alloc: {mod_alloc: {base_addr: 0}}}
+  - {name: b, partitions: 128, free: [16], dtype: fp32, alloc: {mod_alloc: {base_addr: 32}}}
+body: [{op: load, write: a}, {op: load, write: b}, {op: tensor_tensor, read: [a, b], write: a}, {op: store, read: a}]`},
+		{RuleTooFewTiles, okHead + `
+  - {name: a, block: [2], partitions: 128, free: [16], dtype: fp32, alloc: {mod_alloc: {base_addr: 0}}}
+body: [{op: load, write: "a[0]"}, {op: load, write: "a[1]"}, {op: store, read: "a[0]"}, {op: store, read: "a[1]"}]`},
+		{RuleMixedAllocation, okHead + `
+  - {name: a, partitions: 128, free: [16], dtype: fp32, alloc: {mod_alloc: {base_addr: 0}}}
+  - {name: b, partitions: 128, free: [16], dtype: fp32}
+body: [{op: load, write: a}, {op: tensor_copy, read: a, write: b}, {op: store, read: b}]`},
+		{RuleAccInterleave, okHead + `
+  - {name: s, partitions: 128, free: [128], dtype: bf16, alloc: {mod_alloc: {base_addr: 0}}}
+  - {name: m, partitions: 128, free: [128], dtype: bf16, alloc: {mod_alloc: {base_addr: 256}}}
+  - {name: p, block: [2], partitions: 128, free: [128], dtype: fp32, buffer: psum, alloc: {table: [{bank: 0, addr: 0}, {bank: 0, addr: 512}]}}
+  - {name: o, block: [2], partitions: 128, free: [128], dtype: fp32, alloc: {mod_alloc: {base_addr: 1024, num_free_tiles: [2]}}}
+body:
+  - {op: load, write: s}
+  - {op: load, write: m}
+  - {op: matmul, read: [s, m], write: "p[0]"}
+  - {op: matmul, read: [s, m], write: "p[1]"}
+  - {op: matmul, read: [s, m], write: "p[0]", accumulate: true}
+  - {op: matmul, read: [s, m], write: "p[1]", accumulate: true}
+  - {op: tensor_copy, read: "p[0]", write: "o[0]"}
+  - {op: tensor_copy, read: "p[1]", write: "o[1]"}
+  - {op: store, read: "o[0]"}
+  - {op: store, read: "o[1]"}`},
+		{RuleImplicitTensor, okHead + `
+  - {name: a, partitions: 128, free: [128], dtype: bf16, alloc: {mod_alloc: {base_addr: 0}}}
+  - {name: p, partitions: 128, free: [128], dtype: fp32, buffer: psum, alloc: {mod_alloc: {base_bank: 0}}}
+  - {name: b, partitions: 128, free: [128], dtype: fp32, alloc: {mod_alloc: {base_addr: 256}}}
+body: [{op: load, write: a}, {op: transpose, read: a, write: p}, {op: tensor_copy, read: p, write: b}, {op: store, read: b}]`},
+		{RuleNonIOHBM, `
+arch: v2
+hbm: [{name: out, output: true}, {name: scratch, kind: private_hbm}]
+tensors:
+  - {name: a, partitions: 128, free: [16], dtype: fp32, alloc: {mod_alloc: {base_addr: 0}}}
+body: [{op: load, write: a}, {op: store, read: a}]`},
+		{RuleIndexRange, okHead + `
+  - {name: a, block: [2], partitions: 128, free: [16], dtype: fp32, alloc: {mod_alloc: {base_addr: 0, num_free_tiles: [2]}}}
+body: [{loop: i, range: 2, body: [{op: load, write: "a[i+1]"}]}]`},
+		{RuleReadBeforeWrite, okHead + `
+  - {name: a, partitions: 128, free: [16], dtype: fp32, alloc: {mod_alloc: {base_addr: 0}}}
+body: [{op: store, read: a}]`},
+		{RuleMatmulShape, okHead + `
+  - {name: s, partitions: 128, free: [128], dtype: bf16, alloc: {mod_alloc: {base_addr: 0}}}
+  - {name: m, partitions: 128, free: [1024], dtype: bf16, alloc: {mod_alloc: {base_addr: 256}}}
+  - {name: p, partitions: 128, free: [1024], dtype: bf16, buffer: psum, alloc: {mod_alloc: {base_bank: 0}}}
+  - {name: o, partitions: 128, free: [1024], dtype: bf16, alloc: {mod_alloc: {base_addr: 4096}}}
+body: [{op: load, write: s}, {op: load, write: m}, {op: matmul, read: [s, m], write: p}, {op: tensor_copy, read: p, write: o}, {op: store, read: o}]`},
+		{RuleUnplaced, okHead + `
+  - {name: a, partitions: 128, free: [16], dtype: fp32}
+body: [{op: load, write: a}, {op: store, read: a}]`},
+		{RuleUnusedPhysical, okHead + `
+  - {name: a, partitions: 128, free: [16], dtype: fp32, alloc: {mod_alloc: {base_addr: 0}}}
+  - {name: b, partitions: 128, free: [16], dtype: fp32, alloc: {mod_alloc: {base_addr: 64}}}
+body: [{op: load, write: a}, {op: store, read: a}]`},
+		{RuleAccumulateNoGroup, okHead + `
+  - {name: s, partitions: 128, free: [128], dtype: bf16, alloc: {mod_alloc: {base_addr: 0}}}
+  - {name: p, partitions: 128, free: [128], dtype: fp32, buffer: psum, alloc: {mod_alloc: {base_bank: 0}}}
+  - {name: o, partitions: 128, free: [128], dtype: fp32, alloc: {mod_alloc: {base_addr: 256}}}
+body: [{op: load, write: s}, {op: matmul, read: [s, s], write: p, accumulate: true}, {op: tensor_copy, read: p, write: o}, {op: store, read: o}]`},
+	}
+	covered := map[string]bool{}
+	for _, c := range cases {
+		t.Run(c.rule, func(t *testing.T) {
+			rep := mustCheck(t, mustParse(t, c.src))
+			got := rulesOf(rep, diag.Info)
+			if len(got) != 1 || got[0] != c.rule {
+				t.Errorf("rules %v, want exactly [%s]\n%v", got, c.rule, rep)
+			}
+			for _, d := range rep {
+				t.Log(d)
+			}
+		})
+		covered[c.rule] = true
+	}
+	for _, r := range diag.Rules() {
+		if strings.HasPrefix(r.ID, "sbuf/") && !covered[r.ID] {
+			t.Errorf("rule %s has no violating test", r.ID)
+		}
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	cases := map[string]string{
+		"":                     "empty",
+		"arch: v9":             "arch",
+		"tensors: [{name: a}]": "partitions",
+		"tensors: [{name: a, partitions: 128, free: [4], dtype: fp33}]":                                                                                                   "dtype",
+		"tensors: [{name: a, partitions: 129, free: [4], dtype: fp32}]":                                                                                                   "partitions",
+		"tensors: [{name: a, block: [0], partitions: 1, free: [4], dtype: fp32}]":                                                                                         "block[0]",
+		"tensors: [{name: a, block: [1048576, 2], partitions: 1, free: [4], dtype: fp32}]":                                                                                "logical tiles",
+		"tensors: [{name: a, partitions: 1, free: [4], dtype: fp32, alloc: bogus}]":                                                                                       "alloc",
+		"tensors: [{name: a, partitions: 1, free: [4], dtype: fp32, alloc: {table: []}}]":                                                                                 "0 entries",
+		"body: [{op: load, write: nope}]":                                                                                                                                 "unknown tensor",
+		"tensors: [{name: a, partitions: 1, free: [4], dtype: fp32}]\nbody: [{op: load, write: \"a[i]\"}]":                                                                "indices",
+		"tensors: [{name: a, block: [2], partitions: 1, free: [4], dtype: fp32}]\nbody: [{op: load, write: \"a[j]\"}]":                                                    "not an enclosing",
+		"tensors: [{name: a, block: [2], partitions: 1, free: [4], dtype: fp32}]\nbody: [{op: frob, write: \"a[0]\"}]":                                                    "unknown operation",
+		"tensors: [{name: a, block: [2], partitions: 1, free: [4], dtype: fp32}]\nbody: [{op: store, write: \"a[0]\"}]":                                                   "read",
+		"tensors: [{name: a, scope: k, partitions: 1, free: [4], dtype: fp32}]\nbody: [{op: load, write: a}]":                                                             "does not enclose",
+		"body: [{loop: i, range: 1048576, body: [{loop: j, range: 1048576, body: [{op: iota, write: a}]}]}]":                                                              "unknown tensor",
+		"tensors: [{name: a, partitions: 1, free: [4], dtype: fp32}]\nbody: [{loop: i, range: 1048576, body: [{loop: j, range: 1048576, body: [{op: iota, write: a}]}]}]": "",
+		"unknown_field: 1": "unknown_field",
+	}
+	for src, want := range cases {
+		p, err := ParsePlan([]byte(src))
+		if want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", src, err)
+				continue
+			}
+			if _, _, err := Check(p); err == nil || !strings.Contains(err.Error(), "more than") {
+				t.Errorf("%q: Check accepted a huge body: %v", src, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want one containing %q", src, err, want)
+		}
+	}
+}
+
+func TestLifetimes(t *testing.T) {
+	p, err := ReadPlanFile("../examples/sbuf/too-few-tiles-fixed.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := p.Execute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Events) != 24 {
+		t.Errorf("%d events, want 24", len(x.Events))
+	}
+	// Four instances of t1 (one per iteration of o), two tiles each.
+	n := 0
+	for _, l := range x.Lifetimes {
+		if p.Tensors[l.Key.Tensor].Name == "t1" {
+			n++
+			if l.End-l.Start != 1 {
+				t.Errorf("t1 tile lives [%d, %d)", l.Start, l.End)
+			}
+		}
+	}
+	if n != 8 {
+		t.Errorf("%d t1 tile instances, want 8", n)
+	}
+	alive, _ := x.MaxAlive()
+	if alive[0] != 1 {
+		t.Errorf("t1 max alive %d", alive[0])
+	}
+}
+
+func TestExamplesReadable(t *testing.T) {
+	files, _ := filepath.Glob("../examples/sbuf/*")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ParsePlan(b); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func FuzzParsePlan(f *testing.F) {
+	files, _ := filepath.Glob("../examples/sbuf/*.yaml")
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"tensors": [{"name": "a", "partitions": 1, "free": [4], "dtype": "fp32"}], "body": [{"op": "load", "write": "a"}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ParsePlan(b)
+		if err != nil {
+			return
+		}
+		if n, err := p.Unrolled(); err != nil || n > 1<<16 {
+			return
+		}
+		Check(p)
+	})
+}

@@ -1,0 +1,237 @@
+package neuroncore
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// TileKey names one logical tile instance: a tensor, the instance of its
+// declaration (for a tensor declared inside a loop, each iteration of that
+// loop declares a fresh one; 0 at kernel level) and the row-major tile
+// number.
+type TileKey struct {
+	Tensor   int
+	Instance int64
+	Tile     int64
+}
+
+// Event is one executed step: a step of the body with the values of its
+// enclosing loop variables.
+type Event struct {
+	Step   *Step
+	Vars   []int64
+	Reads  []TileKey
+	Writes []TileKey
+}
+
+// Where renders the event for messages: "step 'load t[i]' (body[0].body[0], i=3)".
+func (e *Event) Where(vars []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "step %q (%s", e.Step.Name, e.Step.Path)
+	for i, v := range e.Vars {
+		if i < len(vars) {
+			fmt.Fprintf(&b, ", %s=%d", vars[i], v)
+		}
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// IndexError is a tile reference that evaluates outside its tensor's block.
+type IndexError struct {
+	Event int
+	Ref   Ref
+	Dim   int
+	Value int64
+}
+
+// Execution is a plan's body unrolled in program order, with the lifetime
+// of every logical tile instance.
+type Execution struct {
+	Plan      *Plan
+	Events    []Event
+	VarNames  [][]string // per event: the names of its loop variables
+	Lifetimes []Lifetime
+	ByKey     map[TileKey]int // index into Lifetimes
+	IndexErrs []IndexError
+}
+
+// Lifetime is when a logical tile instance holds data, in event indices:
+// it is alive over [Start, End). A write at event e makes End at least
+// e+1, a read at least e; so a step may read one tile and write another at
+// the same place (in place) without the two being alive together.
+type Lifetime struct {
+	Key             TileKey
+	Start, End      int
+	FirstWrite      int // event of the first write, -1 if never written
+	LastRead        int // event of the last read, -1 if never read
+	ReadBeforeWrite bool
+}
+
+// Execute unrolls the body. It fails when the body runs more than
+// MaxUnrolled steps.
+func (p *Plan) Execute() (*Execution, error) {
+	n, err := p.Unrolled()
+	if err != nil {
+		return nil, err
+	}
+	x := &Execution{Plan: p, Events: make([]Event, 0, n), VarNames: make([][]string, 0, n), ByKey: map[TileKey]int{}}
+	u := unroller{x: x}
+	u.nodes(p.Body)
+	x.finishLifetimes()
+	return x, nil
+}
+
+type unroller struct {
+	x      *Execution
+	vars   []int64
+	names  []string
+	serial []int64 // per depth: unique number of the current iteration
+	next   int64
+}
+
+func (u *unroller) nodes(ns []Node) {
+	for _, nd := range ns {
+		if nd.Step != nil {
+			u.step(nd.Step)
+			continue
+		}
+		l := nd.Loop
+		for v := l.Start; v < l.Stop; v += l.Step {
+			u.next++
+			u.vars = append(u.vars, v)
+			u.names = append(u.names, l.Var)
+			u.serial = append(u.serial, u.next)
+			u.nodes(l.Body)
+			u.vars = u.vars[:len(u.vars)-1]
+			u.names = u.names[:len(u.names)-1]
+			u.serial = u.serial[:len(u.serial)-1]
+		}
+	}
+}
+
+func (u *unroller) key(r Ref, ev int) (TileKey, bool) {
+	t := u.x.Plan.Tensors[r.Tensor]
+	k := TileKey{Tensor: r.Tensor}
+	if t.Scope != "" {
+		for d := len(u.names) - 1; d >= 0; d-- {
+			if u.names[d] == t.Scope {
+				k.Instance = u.serial[d]
+				break
+			}
+		}
+	}
+	var lin int64
+	for d, a := range r.Index {
+		v := a.Eval(u.vars)
+		if v < 0 || v >= t.Block[d] {
+			u.x.IndexErrs = append(u.x.IndexErrs, IndexError{Event: ev, Ref: r, Dim: d, Value: v})
+			return k, false
+		}
+		lin = lin*t.Block[d] + v
+	}
+	k.Tile = lin
+	return k, true
+}
+
+func (u *unroller) step(s *Step) {
+	ev := len(u.x.Events)
+	e := Event{Step: s, Vars: append([]int64(nil), u.vars...)}
+	for _, r := range s.Reads {
+		if k, ok := u.key(r, ev); ok {
+			e.Reads = append(e.Reads, k)
+			u.x.touch(k, ev, false)
+		}
+	}
+	for _, r := range s.Writes {
+		if k, ok := u.key(r, ev); ok {
+			e.Writes = append(e.Writes, k)
+			u.x.touch(k, ev, true)
+		}
+	}
+	u.x.Events = append(u.x.Events, e)
+	u.x.VarNames = append(u.x.VarNames, append([]string(nil), u.names...))
+}
+
+func (x *Execution) touch(k TileKey, ev int, write bool) {
+	i, ok := x.ByKey[k]
+	if !ok {
+		i = len(x.Lifetimes)
+		x.ByKey[k] = i
+		x.Lifetimes = append(x.Lifetimes, Lifetime{Key: k, Start: ev, End: ev, FirstWrite: -1, LastRead: -1})
+	}
+	l := &x.Lifetimes[i]
+	if write {
+		if l.FirstWrite < 0 {
+			l.FirstWrite = ev
+		}
+		l.End = max(l.End, ev+1)
+	} else {
+		if l.FirstWrite < 0 && !l.ReadBeforeWrite {
+			l.ReadBeforeWrite = true
+		}
+		l.LastRead = ev
+		l.End = max(l.End, ev)
+	}
+}
+
+// finishLifetimes makes tiles read before any write alive from the start
+// of the kernel (their data must be there before) and gives every lifetime
+// a non-empty range.
+func (x *Execution) finishLifetimes() {
+	for i := range x.Lifetimes {
+		l := &x.Lifetimes[i]
+		if l.ReadBeforeWrite && x.Plan.Tensors[l.Key.Tensor].Scope == "" {
+			l.Start = 0
+		}
+		if l.End <= l.Start {
+			l.End = l.Start + 1
+		}
+	}
+}
+
+// TileName renders a tile instance for messages.
+func (x *Execution) TileName(k TileKey) string {
+	return x.Plan.Tensors[k.Tensor].TileName(k.Tile)
+}
+
+// EventName renders event ev for messages.
+func (x *Execution) EventName(ev int) string {
+	if ev < 0 || ev >= len(x.Events) {
+		return "kernel start"
+	}
+	return x.Events[ev].Where(x.VarNames[ev])
+}
+
+// MaxAlive returns, per tensor, the largest number of its logical tiles
+// alive at once and the first event at which that many are alive.
+func (x *Execution) MaxAlive() (count []int, at []int) {
+	nt := len(x.Plan.Tensors)
+	type edge struct {
+		t, d int
+	}
+	per := make([][]edge, nt)
+	for _, l := range x.Lifetimes {
+		per[l.Key.Tensor] = append(per[l.Key.Tensor], edge{l.Start, +1}, edge{l.End, -1})
+	}
+	count = make([]int, nt)
+	at = make([]int, nt)
+	for ti, es := range per {
+		// Ends before starts at the same instant: [Start, End) ranges.
+		sort.Slice(es, func(i, j int) bool {
+			if es[i].t != es[j].t {
+				return es[i].t < es[j].t
+			}
+			return es[i].d < es[j].d
+		})
+		cur := 0
+		for _, e := range es {
+			cur += e.d
+			if cur > count[ti] {
+				count[ti], at[ti] = cur, e.t
+			}
+		}
+	}
+	return count, at
+}

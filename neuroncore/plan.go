@@ -1,0 +1,876 @@
+package neuroncore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/npukit/npukit/dtype"
+	"gopkg.in/yaml.v3"
+)
+
+// Plan is an SBUF/PSUM allocation plan: the tensors of an NKI kernel with
+// their allocation and the kernel body as loops of engine steps. The file
+// format (YAML, or JSON which is YAML) is documented in
+// docs/sbuf-plan.md with examples under examples/sbuf/.
+type Plan struct {
+	Name    string
+	Arch    *Arch
+	Tensors []*Tensor
+	HBM     []HBMTensor
+	Body    []Node
+}
+
+// Tensor is an on-chip NKI tensor of shape (block..., par_dim(Partitions),
+// free...).
+type Tensor struct {
+	Name       string
+	Block      []int64 // block (B) dimensions; empty: one tile
+	Partitions int64   // partition (P) dimension
+	Free       []int64 // free (F) dimensions, in elements
+	DType      dtype.T
+	Buffer     Buffer
+	Kind       AllocKind
+	Mod        *ModAlloc
+	Table      []TableEntry // Kind == Table: one entry per logical tile, row-major
+	// Scope is the loop variable whose body declares the tensor ("" =
+	// kernel level): each iteration of that loop gets fresh logical tiles.
+	Scope string
+	// Path locates the tensor in the plan file ("tensors[3]").
+	Path string
+}
+
+// TableEntry is the location of one logical tile in an alloc table.
+type TableEntry struct {
+	Index []int64
+	Loc   Location
+}
+
+// HBMTensor is a device-memory tensor the kernel declares.
+type HBMTensor struct {
+	Name string
+	Kind string // "shared_hbm", "hbm", "private_hbm"
+	// Output marks a tensor returned by the kernel.
+	Output bool
+}
+
+// Tiles is the number of logical tiles (product of the block dims).
+func (t *Tensor) Tiles() int64 { return numElems(t.Block) }
+
+// FreeElems is the number of elements per partition of one tile.
+func (t *Tensor) FreeElems() int64 { return numElems(t.Free) }
+
+// TileBytes is the number of bytes per partition of one tile (fdim_size).
+func (t *Tensor) TileBytes() int64 { return t.FreeElems() * int64(t.DType.Size()) }
+
+// Direct reports whether the tensor uses direct allocation.
+func (t *Tensor) Direct() bool { return t.Kind != Auto }
+
+// BlockIndex converts a row-major linear tile number to a block index.
+func (t *Tensor) BlockIndex(lin int64) []int64 {
+	idx := make([]int64, len(t.Block))
+	for d := len(t.Block) - 1; d >= 0; d-- {
+		idx[d] = lin % t.Block[d]
+		lin /= t.Block[d]
+	}
+	return idx
+}
+
+// Linear converts a block index to its row-major tile number.
+func (t *Tensor) Linear(idx []int64) int64 {
+	var lin int64
+	for d, i := range idx {
+		lin = lin*t.Block[d] + i
+	}
+	return lin
+}
+
+// Location is the physical location of logical tile lin (row-major); ok is
+// false for automatic allocation.
+func (t *Tensor) Location(lin int64) (Location, bool) {
+	switch t.Kind {
+	case Mod:
+		idx := t.BlockIndex(lin)
+		if t.Buffer == PSUM {
+			return t.Mod.PSUMLocation(idx, t.Partitions, t.TileBytes()), true
+		}
+		return t.Mod.SBUFLocation(idx, t.Partitions, t.TileBytes()), true
+	case Table:
+		return t.Table[lin].Loc, true
+	}
+	return Location{}, false
+}
+
+// TileName renders a logical tile as NKI indexing: t[1, 2] (or t).
+func (t *Tensor) TileName(lin int64) string {
+	if len(t.Block) == 0 {
+		return t.Name
+	}
+	idx := t.BlockIndex(lin)
+	parts := make([]string, len(idx))
+	for i, x := range idx {
+		parts[i] = fmt.Sprint(x)
+	}
+	return t.Name + "[" + strings.Join(parts, ", ") + "]"
+}
+
+// Node is one element of a kernel body: a loop or a step.
+type Node struct {
+	Loop *Loop
+	Step *Step
+}
+
+// Loop is nl.affine_range(Start, Stop, Step) over Var.
+type Loop struct {
+	Var               string
+	Start, Stop, Step int64
+	Body              []Node
+	Path              string
+}
+
+// Trips is the number of iterations.
+func (l *Loop) Trips() int64 {
+	if l.Stop <= l.Start {
+		return 0
+	}
+	return (l.Stop - l.Start + l.Step - 1) / l.Step
+}
+
+// Op is an engine operation.
+type Op string
+
+// The operations of a kernel body.
+const (
+	OpLoad         Op = "load"          // DMA HBM -> SBUF (nl.load)
+	OpStore        Op = "store"         // DMA SBUF -> HBM (nl.store)
+	OpMatmul       Op = "matmul"        // TensorE nc_matmul(stationary, moving) -> PSUM
+	OpTranspose    Op = "transpose"     // nc_transpose on TensorE (default) or VectorE
+	OpActivation   Op = "activation"    // ScalarE activation (exp, gelu, ...)
+	OpTensorTensor Op = "tensor_tensor" // VectorE, two inputs
+	OpTensorScalar Op = "tensor_scalar" // VectorE, one input
+	OpTensorReduce Op = "tensor_reduce" // VectorE, one input
+	OpTensorCopy   Op = "tensor_copy"   // VectorE (default), ScalarE or GpSimdE
+	OpIota         Op = "iota"          // GpSimdE
+	OpMemset       Op = "memset"        // VectorE (default) or GpSimdE
+	OpSoftmax      Op = "softmax"       // nl.softmax: lowered with implicit tensors
+)
+
+type opInfo struct {
+	engine   Engine
+	reads    [2]int // min, max operands read
+	writes   int    // tiles written (0 or 1)
+	implicit bool   // creates implicit tensors the kernel cannot allocate
+}
+
+var ops = map[Op]opInfo{
+	OpLoad:         {DMA, [2]int{0, 0}, 1, false},
+	OpStore:        {DMA, [2]int{1, 1}, 0, false},
+	OpMatmul:       {TensorE, [2]int{2, 2}, 1, false},
+	OpTranspose:    {TensorE, [2]int{1, 1}, 1, false},
+	OpActivation:   {ScalarE, [2]int{1, 2}, 1, false},
+	OpTensorTensor: {VectorE, [2]int{2, 2}, 1, false},
+	OpTensorScalar: {VectorE, [2]int{1, 1}, 1, false},
+	OpTensorReduce: {VectorE, [2]int{1, 1}, 1, false},
+	OpTensorCopy:   {VectorE, [2]int{1, 1}, 1, false},
+	OpIota:         {GpSimdE, [2]int{0, 0}, 1, false},
+	OpMemset:       {VectorE, [2]int{0, 0}, 1, false},
+	OpSoftmax:      {VectorE, [2]int{1, 1}, 1, true},
+}
+
+// Step is one engine instruction of the kernel body.
+type Step struct {
+	Name   string
+	Op     Op
+	Engine Engine
+	Func   string // activation function, for display
+	Reads  []Ref
+	Writes []Ref
+	// Accumulate marks a matmul that adds into its PSUM output (+=),
+	// continuing the accumulation group its tile holds.
+	Accumulate bool
+	// HBM names the device tensor a load reads or a store writes.
+	HBM  string
+	Path string
+}
+
+// Implicit reports whether the step creates tensors the kernel cannot
+// allocate (an identity matrix for a TensorE transpose, the intermediates
+// of a high-level API).
+func (s *Step) Implicit() bool {
+	return ops[s.Op].implicit || (s.Op == OpTranspose && s.Engine == TensorE)
+}
+
+// Ref is a tile reference: a tensor and an affine index per block dim.
+type Ref struct {
+	Tensor int // index into Plan.Tensors
+	Index  []Affine
+	Text   string // as written
+}
+
+// Affine is Const + sum of Coef*loop variable.
+type Affine struct {
+	Const int64
+	Terms []Term
+}
+
+// Term is Coef times the loop variable at nesting depth Depth (0 =
+// outermost loop enclosing the step).
+type Term struct {
+	Depth int
+	Coef  int64
+}
+
+// Eval evaluates the expression with the values of the enclosing loops.
+func (a Affine) Eval(vars []int64) int64 {
+	v := a.Const
+	for _, t := range a.Terms {
+		v += t.Coef * vars[t.Depth]
+	}
+	return v
+}
+
+// Limits bound what a plan may declare, so that a malformed or hostile file
+// cannot make npukit allocate without bound.
+const (
+	MaxPlanBytes    = 16 << 20
+	MaxTensors      = 4096
+	MaxBlockDims    = 8
+	MaxTilesPerTens = 1 << 20
+	MaxTotalTiles   = 1 << 21 // logical tiles summed over all tensors
+	MaxLoopDepth    = 16
+	MaxSteps        = 1 << 16 // steps written in the body
+	MaxUnrolled     = 1 << 20 // step instances after unrolling the loops
+	maxDim          = 1 << 24
+)
+
+// raw* are the YAML/JSON shapes of the file.
+type rawPlan struct {
+	Name    string      `yaml:"name"`
+	Arch    string      `yaml:"arch"`
+	Tensors []rawTensor `yaml:"tensors"`
+	HBM     []rawHBM    `yaml:"hbm"`
+	Body    []rawNode   `yaml:"body"`
+}
+
+type rawTensor struct {
+	Name       string    `yaml:"name"`
+	Block      []int64   `yaml:"block"`
+	Partitions int64     `yaml:"partitions"`
+	Free       []int64   `yaml:"free"`
+	DType      string    `yaml:"dtype"`
+	Buffer     string    `yaml:"buffer"`
+	Alloc      yaml.Node `yaml:"alloc"`
+	Scope      string    `yaml:"scope"`
+}
+
+type rawMod struct {
+	BaseBank      int64   `yaml:"base_bank"`
+	BaseAddr      int64   `yaml:"base_addr"`
+	BasePartition int64   `yaml:"base_partition"`
+	NumBankTiles  []int64 `yaml:"num_bank_tiles"`
+	NumParTiles   []int64 `yaml:"num_par_tiles"`
+	NumFreeTiles  []int64 `yaml:"num_free_tiles"`
+}
+
+type rawEntry struct {
+	Index     []int64 `yaml:"index"`
+	Partition int64   `yaml:"partition"`
+	Bank      int64   `yaml:"bank"`
+	Addr      int64   `yaml:"addr"`
+}
+
+type rawAlloc struct {
+	ModAlloc *rawMod    `yaml:"mod_alloc"`
+	Table    []rawEntry `yaml:"table"`
+}
+
+type rawHBM struct {
+	Name   string `yaml:"name"`
+	Kind   string `yaml:"kind"`
+	Output bool   `yaml:"output"`
+}
+
+type rawNode struct {
+	// loop
+	Loop  string    `yaml:"loop"`
+	Range yaml.Node `yaml:"range"`
+	Body  []rawNode `yaml:"body"`
+	// step
+	Op         string    `yaml:"op"`
+	Name       string    `yaml:"name"`
+	Engine     string    `yaml:"engine"`
+	Func       string    `yaml:"func"`
+	Read       yaml.Node `yaml:"read"`
+	Write      yaml.Node `yaml:"write"`
+	Accumulate bool      `yaml:"accumulate"`
+	HBM        string    `yaml:"hbm"`
+}
+
+// ReadPlanFile reads a plan from a file.
+func ReadPlanFile(path string) (*Plan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxPlanBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlan(b)
+}
+
+// ParsePlan parses a YAML or JSON plan and validates its structure (names,
+// dimensions, operands, loop variables, limits). Placement rules are
+// checked by Check, not here.
+func ParsePlan(b []byte) (*Plan, error) {
+	if len(b) > MaxPlanBytes {
+		return nil, fmt.Errorf("plan is larger than %d bytes", MaxPlanBytes)
+	}
+	var raw rawPlan
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&raw); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("empty plan")
+		}
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	arch, err := ArchByName(raw.Arch)
+	if err != nil {
+		return nil, fmt.Errorf("arch: %w", err)
+	}
+	p := &Plan{Name: raw.Name, Arch: arch}
+	if len(raw.Tensors) > MaxTensors {
+		return nil, fmt.Errorf("tensors: %d tensors, at most %d", len(raw.Tensors), MaxTensors)
+	}
+	names := map[string]int{}
+	var total int64
+	for i := range raw.Tensors {
+		t, err := parseTensor(&raw.Tensors[i], fmt.Sprintf("tensors[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := names[t.Name]; dup {
+			return nil, fmt.Errorf("%s: tensor %q declared twice", t.Path, t.Name)
+		}
+		names[t.Name] = i
+		p.Tensors = append(p.Tensors, t)
+		if total += t.Tiles(); total > MaxTotalTiles {
+			return nil, fmt.Errorf("%s: the tensors have more than %d logical tiles in all", t.Path, MaxTotalTiles)
+		}
+	}
+	for i, h := range raw.HBM {
+		path := fmt.Sprintf("hbm[%d]", i)
+		if h.Name == "" {
+			return nil, fmt.Errorf("%s: name missing", path)
+		}
+		switch h.Kind {
+		case "", "shared_hbm":
+			h.Kind = "shared_hbm"
+		case "hbm", "private_hbm":
+		default:
+			return nil, fmt.Errorf("%s: kind %q (want shared_hbm, hbm or private_hbm)", path, h.Kind)
+		}
+		p.HBM = append(p.HBM, HBMTensor(h))
+	}
+	b2 := bodyParser{plan: p, names: names}
+	p.Body, err = b2.nodes(raw.Body, "body", nil)
+	if err != nil {
+		return nil, err
+	}
+	// Scope loops must enclose every use; checked while parsing refs.
+	return p, nil
+}
+
+func parseTensor(r *rawTensor, path string) (*Tensor, error) {
+	t := &Tensor{Name: r.Name, Block: r.Block, Partitions: r.Partitions, Free: r.Free, Scope: r.Scope, Path: path}
+	if !isIdent(r.Name) {
+		return nil, fmt.Errorf("%s.name: %q is not an identifier", path, r.Name)
+	}
+	if len(r.Block) > MaxBlockDims {
+		return nil, fmt.Errorf("%s.block: %d dims, at most %d", path, len(r.Block), MaxBlockDims)
+	}
+	tiles := int64(1)
+	for i, d := range r.Block {
+		if d < 1 || d > maxDim {
+			return nil, fmt.Errorf("%s.block[%d]: %d out of range [1, %d]", path, i, d, maxDim)
+		}
+		tiles *= d
+		if tiles > MaxTilesPerTens {
+			return nil, fmt.Errorf("%s.block: more than %d logical tiles", path, MaxTilesPerTens)
+		}
+	}
+	if r.Partitions < 1 || r.Partitions > 128 {
+		return nil, fmt.Errorf("%s.partitions: %d out of range [1, 128]", path, r.Partitions)
+	}
+	if len(r.Free) == 0 {
+		return nil, fmt.Errorf("%s.free: at least one free dimension needed", path)
+	}
+	if len(r.Free) > MaxBlockDims {
+		return nil, fmt.Errorf("%s.free: %d dims, at most %d", path, len(r.Free), MaxBlockDims)
+	}
+	fe := int64(1)
+	for i, d := range r.Free {
+		if d < 1 || d > maxDim {
+			return nil, fmt.Errorf("%s.free[%d]: %d out of range [1, %d]", path, i, d, maxDim)
+		}
+		fe *= d
+		if fe > maxDim {
+			return nil, fmt.Errorf("%s.free: more than %d elements per partition", path, maxDim)
+		}
+	}
+	var err error
+	if r.DType == "" {
+		return nil, fmt.Errorf("%s.dtype: missing", path)
+	}
+	if t.DType, err = dtype.Parse(r.DType); err != nil {
+		return nil, fmt.Errorf("%s.dtype: %w", path, err)
+	}
+	switch strings.ToLower(r.Buffer) {
+	case "", "sbuf":
+		t.Buffer = SBUF
+	case "psum":
+		t.Buffer = PSUM
+	default:
+		return nil, fmt.Errorf("%s.buffer: %q (want sbuf or psum)", path, r.Buffer)
+	}
+	if r.Scope != "" && !isIdent(r.Scope) {
+		return nil, fmt.Errorf("%s.scope: %q is not a loop variable name", path, r.Scope)
+	}
+	if err := parseAlloc(t, &r.Alloc, path+".alloc"); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func parseAlloc(t *Tensor, n *yaml.Node, path string) error {
+	if n.Kind == 0 || (n.Kind == yaml.ScalarNode && (n.Value == "auto" || n.Tag == "!!null")) {
+		t.Kind = Auto
+		return nil
+	}
+	if n.Kind == yaml.ScalarNode {
+		return fmt.Errorf("%s: %q (want auto, {mod_alloc: ...} or {table: [...]}) (line %d)", path, n.Value, n.Line)
+	}
+	var ra rawAlloc
+	if err := n.Decode(&ra); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	switch {
+	case ra.ModAlloc != nil && ra.Table != nil:
+		return fmt.Errorf("%s: both mod_alloc and table given (line %d)", path, n.Line)
+	case ra.ModAlloc != nil:
+		m := ra.ModAlloc
+		t.Kind = Mod
+		t.Mod = &ModAlloc{BaseBank: m.BaseBank, BaseAddr: m.BaseAddr, BasePartition: m.BasePartition,
+			NumBankTiles: m.NumBankTiles, NumParTiles: m.NumParTiles, NumFreeTiles: m.NumFreeTiles}
+		if t.Buffer == SBUF && (m.BaseBank != 0 || len(m.NumBankTiles) > 0) {
+			return fmt.Errorf("%s.mod_alloc: base_bank/num_bank_tiles apply to PSUM only", path)
+		}
+		if m.BaseAddr < 0 || m.BasePartition < 0 || m.BaseBank < 0 || m.BaseAddr > maxDim || m.BaseBank > maxDim || m.BasePartition > maxDim {
+			return fmt.Errorf("%s.mod_alloc: base out of range", path)
+		}
+		for name, tup := range map[string][]int64{"num_bank_tiles": m.NumBankTiles, "num_par_tiles": m.NumParTiles, "num_free_tiles": m.NumFreeTiles} {
+			if len(tup) > MaxBlockDims {
+				return fmt.Errorf("%s.mod_alloc.%s: %d dims, at most %d", path, name, len(tup), MaxBlockDims)
+			}
+			prod := int64(1)
+			for i, v := range tup {
+				if v < 1 || v > MaxTilesPerTens {
+					return fmt.Errorf("%s.mod_alloc.%s[%d]: %d out of range [1, %d]", path, name, i, v, MaxTilesPerTens)
+				}
+				prod *= v
+				if prod > MaxTilesPerTens {
+					return fmt.Errorf("%s.mod_alloc.%s: more than %d tiles", path, name, MaxTilesPerTens)
+				}
+			}
+		}
+	case ra.Table != nil:
+		t.Kind = Table
+		tiles := t.Tiles()
+		if int64(len(ra.Table)) != tiles {
+			return fmt.Errorf("%s.table: %d entries for %d logical tiles", path, len(ra.Table), tiles)
+		}
+		t.Table = make([]TableEntry, tiles)
+		seen := make([]bool, tiles)
+		for i, e := range ra.Table {
+			ep := fmt.Sprintf("%s.table[%d]", path, i)
+			idx := e.Index
+			if idx == nil {
+				idx = t.BlockIndex(int64(i))
+			}
+			if len(idx) != len(t.Block) {
+				return fmt.Errorf("%s.index: %d indices for %d block dims", ep, len(idx), len(t.Block))
+			}
+			for d, x := range idx {
+				if x < 0 || x >= t.Block[d] {
+					return fmt.Errorf("%s.index[%d]: %d out of range [0, %d)", ep, d, x, t.Block[d])
+				}
+			}
+			lin := t.Linear(idx)
+			if seen[lin] {
+				return fmt.Errorf("%s: logical tile %s listed twice", ep, t.TileName(lin))
+			}
+			seen[lin] = true
+			if e.Partition < 0 || e.Addr < 0 || e.Bank < 0 || e.Partition > maxDim || e.Addr > maxDim || e.Bank > maxDim {
+				return fmt.Errorf("%s: negative or huge location", ep)
+			}
+			if t.Buffer == SBUF && e.Bank != 0 {
+				return fmt.Errorf("%s.bank: SBUF has no banks", ep)
+			}
+			t.Table[lin] = TableEntry{Index: idx, Loc: Location{Partition: e.Partition, Bank: e.Bank, Addr: e.Addr}}
+		}
+	default:
+		return fmt.Errorf("%s: want auto, {mod_alloc: ...} or {table: [...]} (line %d)", path, n.Line)
+	}
+	return nil
+}
+
+func isIdent(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i, c := range s {
+		if c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9') {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+type bodyParser struct {
+	plan  *Plan
+	names map[string]int
+	steps int
+}
+
+func (bp *bodyParser) nodes(raw []rawNode, path string, vars []string) ([]Node, error) {
+	out := make([]Node, 0, len(raw))
+	for i := range raw {
+		r := &raw[i]
+		np := fmt.Sprintf("%s[%d]", path, i)
+		switch {
+		case r.Loop != "" && r.Op != "":
+			return nil, fmt.Errorf("%s: both loop and op", np)
+		case r.Loop != "":
+			l, err := bp.loop(r, np, vars)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Node{Loop: l})
+		case r.Op != "":
+			s, err := bp.step(r, np, vars)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Node{Step: s})
+		default:
+			return nil, fmt.Errorf("%s: neither loop nor op", np)
+		}
+	}
+	return out, nil
+}
+
+func (bp *bodyParser) loop(r *rawNode, path string, vars []string) (*Loop, error) {
+	if !isIdent(r.Loop) {
+		return nil, fmt.Errorf("%s.loop: %q is not a variable name", path, r.Loop)
+	}
+	for _, v := range vars {
+		if v == r.Loop {
+			return nil, fmt.Errorf("%s.loop: %q shadows an enclosing loop variable", path, r.Loop)
+		}
+	}
+	if len(vars) >= MaxLoopDepth {
+		return nil, fmt.Errorf("%s: loops nested deeper than %d", path, MaxLoopDepth)
+	}
+	l := &Loop{Var: r.Loop, Step: 1, Path: path}
+	var rng []int64
+	switch r.Range.Kind {
+	case yaml.ScalarNode:
+		var n int64
+		if err := r.Range.Decode(&n); err != nil {
+			return nil, fmt.Errorf("%s.range: %w", path, err)
+		}
+		rng = []int64{n}
+	case yaml.SequenceNode:
+		if err := r.Range.Decode(&rng); err != nil {
+			return nil, fmt.Errorf("%s.range: %w", path, err)
+		}
+	default:
+		return nil, fmt.Errorf("%s.range: missing (a count, [start, stop] or [start, stop, step])", path)
+	}
+	switch len(rng) {
+	case 1:
+		l.Stop = rng[0]
+	case 2:
+		l.Start, l.Stop = rng[0], rng[1]
+	case 3:
+		l.Start, l.Stop, l.Step = rng[0], rng[1], rng[2]
+	default:
+		return nil, fmt.Errorf("%s.range: %d values (want 1 to 3)", path, len(rng))
+	}
+	if l.Step < 1 || l.Start < -maxDim || l.Stop > maxDim || l.Start > maxDim || l.Stop < -maxDim {
+		return nil, fmt.Errorf("%s.range: [%d, %d, %d] out of range", path, l.Start, l.Stop, l.Step)
+	}
+	var err error
+	l.Body, err = bp.nodes(r.Body, path+".body", append(vars[:len(vars):len(vars)], r.Loop))
+	return l, err
+}
+
+func (bp *bodyParser) step(r *rawNode, path string, vars []string) (*Step, error) {
+	bp.steps++
+	if bp.steps > MaxSteps {
+		return nil, fmt.Errorf("%s: more than %d steps", path, MaxSteps)
+	}
+	if r.Body != nil || r.Range.Kind != 0 {
+		return nil, fmt.Errorf("%s: a step has no range or body", path)
+	}
+	op := Op(r.Op)
+	info, ok := ops[op]
+	if !ok {
+		return nil, fmt.Errorf("%s.op: unknown operation %q", path, r.Op)
+	}
+	s := &Step{Name: r.Name, Op: op, Engine: info.engine, Func: r.Func, Accumulate: r.Accumulate, HBM: r.HBM, Path: path}
+	if r.Engine != "" {
+		e, err := parseEngine(r.Engine)
+		if err != nil {
+			return nil, fmt.Errorf("%s.engine: %w", path, err)
+		}
+		if (e == DMA) != (info.engine == DMA) || (op == OpMatmul && e != TensorE) {
+			return nil, fmt.Errorf("%s.engine: %s cannot run on %s", path, op, e)
+		}
+		s.Engine = e
+	}
+	if s.Accumulate && op != OpMatmul {
+		return nil, fmt.Errorf("%s.accumulate: only a matmul accumulates", path)
+	}
+	var err error
+	if s.Reads, err = bp.refs(&r.Read, path+".read", vars); err != nil {
+		return nil, err
+	}
+	if s.Writes, err = bp.refs(&r.Write, path+".write", vars); err != nil {
+		return nil, err
+	}
+	if n := len(s.Reads); n < info.reads[0] || n > info.reads[1] {
+		return nil, fmt.Errorf("%s.read: %s reads %d to %d tiles, got %d", path, op, info.reads[0], info.reads[1], n)
+	}
+	if len(s.Writes) != info.writes {
+		return nil, fmt.Errorf("%s.write: %s writes %d tile(s), got %d", path, op, info.writes, len(s.Writes))
+	}
+	if op == OpMatmul && bp.plan.Tensors[s.Writes[0].Tensor].Buffer != PSUM {
+		return nil, fmt.Errorf("%s.write: matmul writes PSUM, %s is in SBUF", path, bp.plan.Tensors[s.Writes[0].Tensor].Name)
+	}
+	if s.Name == "" {
+		s.Name = string(op)
+		if len(s.Writes) > 0 {
+			s.Name += " " + s.Writes[0].Text
+		} else if len(s.Reads) > 0 {
+			s.Name += " " + s.Reads[0].Text
+		}
+	}
+	return s, nil
+}
+
+func parseEngine(s string) (Engine, error) {
+	for _, e := range Engines() {
+		if strings.EqualFold(s, e.String()) {
+			return e, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown engine %q (want tensor, vector, scalar, gpsimd or dma)", s)
+}
+
+func (bp *bodyParser) refs(n *yaml.Node, path string, vars []string) ([]Ref, error) {
+	var texts []string
+	switch n.Kind {
+	case 0:
+		return nil, nil
+	case yaml.ScalarNode:
+		texts = []string{n.Value}
+	case yaml.SequenceNode:
+		if err := n.Decode(&texts); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	default:
+		return nil, fmt.Errorf("%s: want a tile reference or a list of them (line %d)", path, n.Line)
+	}
+	if len(texts) > 4 {
+		return nil, fmt.Errorf("%s: %d operands, at most 4", path, len(texts))
+	}
+	out := make([]Ref, 0, len(texts))
+	for i, t := range texts {
+		r, err := bp.ref(t, vars)
+		if err != nil {
+			return nil, fmt.Errorf("%s[%d]: %q: %w", path, i, t, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// ref parses NAME or NAME[expr, ...] with affine expressions over the
+// enclosing loop variables: terms like 3, i, 2*i, i*2, joined by + and -.
+func (bp *bodyParser) ref(text string, vars []string) (Ref, error) {
+	s := strings.TrimSpace(text)
+	name, rest, hasIdx := strings.Cut(s, "[")
+	name = strings.TrimSpace(name)
+	ti, ok := bp.names[name]
+	if !ok {
+		return Ref{}, fmt.Errorf("unknown tensor %q", name)
+	}
+	t := bp.plan.Tensors[ti]
+	if t.Scope != "" {
+		found := false
+		for _, v := range vars {
+			found = found || v == t.Scope
+		}
+		if !found {
+			return Ref{}, fmt.Errorf("tensor %s is declared in loop %s, which does not enclose this step", name, t.Scope)
+		}
+	}
+	r := Ref{Tensor: ti, Text: s}
+	var exprs []string
+	if hasIdx {
+		if !strings.HasSuffix(rest, "]") {
+			return Ref{}, errors.New("missing ]")
+		}
+		inner := strings.TrimSuffix(rest, "]")
+		if strings.ContainsAny(inner, "[]") {
+			return Ref{}, errors.New("nested brackets")
+		}
+		exprs = strings.Split(inner, ",")
+	}
+	if len(exprs) != len(t.Block) {
+		return Ref{}, fmt.Errorf("%d indices for %d block dims of %s", len(exprs), len(t.Block), name)
+	}
+	for _, e := range exprs {
+		a, err := parseAffine(e, vars)
+		if err != nil {
+			return Ref{}, err
+		}
+		r.Index = append(r.Index, a)
+	}
+	return r, nil
+}
+
+func parseAffine(s string, vars []string) (Affine, error) {
+	var a Affine
+	s = strings.ReplaceAll(s, " ", "")
+	if s == "" {
+		return a, errors.New("empty index")
+	}
+	if len(s) > 256 {
+		return a, errors.New("index expression too long")
+	}
+	// Split into signed terms.
+	i := 0
+	for i < len(s) {
+		sign := int64(1)
+		if s[i] == '+' || s[i] == '-' {
+			if s[i] == '-' {
+				sign = -1
+			}
+			i++
+		} else if i > 0 {
+			return a, fmt.Errorf("bad index %q", s)
+		}
+		j := i
+		for j < len(s) && s[j] != '+' && s[j] != '-' {
+			j++
+		}
+		term := s[i:j]
+		if term == "" {
+			return a, fmt.Errorf("bad index %q", s)
+		}
+		coef, v, err := parseTerm(term)
+		if err != nil {
+			return a, err
+		}
+		coef *= sign
+		if v == "" {
+			a.Const += coef
+		} else {
+			d := -1
+			for k, name := range vars {
+				if name == v {
+					d = k
+				}
+			}
+			if d < 0 {
+				return a, fmt.Errorf("%q is not an enclosing loop variable", v)
+			}
+			a.Terms = append(a.Terms, Term{Depth: d, Coef: coef})
+		}
+		if a.Const > maxDim || a.Const < -maxDim {
+			return a, errors.New("index constant out of range")
+		}
+		i = j
+	}
+	return a, nil
+}
+
+// parseTerm parses N, V, N*V or V*N.
+func parseTerm(t string) (int64, string, error) {
+	parts := strings.Split(t, "*")
+	coef, v := int64(1), ""
+	if len(parts) > 2 {
+		return 0, "", fmt.Errorf("bad term %q", t)
+	}
+	for _, p := range parts {
+		if p == "" {
+			return 0, "", fmt.Errorf("bad term %q", t)
+		}
+		if p[0] >= '0' && p[0] <= '9' {
+			var n int64
+			for _, c := range p {
+				if c < '0' || c > '9' {
+					return 0, "", fmt.Errorf("bad number %q", p)
+				}
+				n = n*10 + int64(c-'0')
+				if n > maxDim {
+					return 0, "", fmt.Errorf("number %q too large", p)
+				}
+			}
+			coef *= n
+		} else {
+			if v != "" || !isIdent(p) {
+				return 0, "", fmt.Errorf("bad term %q", t)
+			}
+			v = p
+		}
+	}
+	return coef, v, nil
+}
+
+// Unrolled counts the step instances the body executes, failing when it
+// exceeds MaxUnrolled.
+func (p *Plan) Unrolled() (int64, error) {
+	return countNodes(p.Body)
+}
+
+func countNodes(ns []Node) (int64, error) {
+	var n int64
+	for _, nd := range ns {
+		if nd.Step != nil {
+			n++
+		} else {
+			c, err := countNodes(nd.Loop.Body)
+			if err != nil {
+				return 0, err
+			}
+			tr := nd.Loop.Trips()
+			if tr > 0 && c > MaxUnrolled/tr {
+				return 0, fmt.Errorf("%s: the body runs more than %d steps", nd.Loop.Path, MaxUnrolled)
+			}
+			n += c * tr
+		}
+		if n > MaxUnrolled {
+			return 0, fmt.Errorf("the body runs more than %d steps", MaxUnrolled)
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,347 @@
+package neuroncore
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/npukit/npukit/dtype"
+	"github.com/npukit/npukit/sim"
+)
+
+// Timing model (documented in docs/sbuf-plan.md):
+//   - Each compute engine runs its instructions in program order, one at a
+//     time, for the cycles of the architecture guide's cost formulas at the
+//     engine's clock (matmul max(N, 64), x4 for fp32; VectorE N per input
+//     with a 64-cycle floor; ScalarE max(64, N); GpSimdE 150 + N).
+//   - A load or store is split into one transfer per DMA engine (at most one
+//     per partition); each transfer occupies its engine for bytes at the
+//     engine bandwidth, and the data lands the DMA fixed latency after the
+//     last transfer ends (latency that several outstanding DMAs overlap).
+//   - Dependencies follow physical memory: a read waits for the last write
+//     of every overlapping physical tile (read after write); a write waits
+//     for the earlier reads and writes of every overlapping physical tile
+//     (write after read / write), which is what serialises a loop whose
+//     tensor has one physical tile. Tensors left automatic get a private
+//     location per logical tile (unbounded memory).
+//   - Not modelled: the ~60-cycle SBUF/PSUM access overhead (hidden by
+//     pipelining), shared SBUF/PSUM ports between engines, semaphores.
+//
+// Time is in picoseconds.
+
+// SimResult is the outcome of simulating a plan.
+type SimResult struct {
+	Plan     *Plan
+	Exec     *Execution
+	Graph    *sim.Graph
+	Timeline *sim.Timeline
+	// Engine resources, indexed by Engine.
+	Resources [numEngines]sim.ResourceID
+	// Done is, per event, the task whose end means the step is complete
+	// (the join of a DMA's transfers, or the compute task).
+	Done []sim.TaskID
+}
+
+// Simulate runs the plan's body on the engine and DMA model.
+func Simulate(p *Plan) (*SimResult, error) {
+	x, err := p.Execute()
+	if err != nil {
+		return nil, err
+	}
+	return SimulateExecution(x)
+}
+
+// SimulateExecution is Simulate on an unrolled body.
+func SimulateExecution(x *Execution) (*SimResult, error) {
+	p := x.Plan
+	a := p.Arch
+	g := &sim.Graph{Unit: "ps"}
+	r := &SimResult{Plan: p, Exec: x, Graph: g, Done: make([]sim.TaskID, len(x.Events))}
+	for _, e := range Engines() {
+		res := sim.Resource{Name: e.String() + " engine", Group: "NeuronCore " + a.Name, InOrder: true}
+		if e == DMA {
+			res = sim.Resource{Name: "DMA", Group: "NeuronCore " + a.Name, Capacity: a.DMAEngines, Bandwidth: a.DMABytesPerNs / 1000}
+		}
+		r.Resources[e] = g.AddResource(res)
+	}
+	mem := newMemState(x)
+	var deps []depEdge
+	for ev := range x.Events {
+		e := &x.Events[ev]
+		s := e.Step
+		deps = mem.deps(e, deps[:0])
+		var done sim.TaskID
+		if s.Engine == DMA {
+			t := dmaTile(p, e)
+			bytes := t.Partitions * t.TileBytes()
+			n := a.DMATransfers(t.Partitions)
+			join := g.AddTask(sim.Task{Name: s.Name, Cat: "dma-done", Resource: sim.None, Tag: int32(ev)})
+			per := (bytes + n - 1) / n
+			for i := int64(0); i < n; i++ {
+				tr := g.AddTask(sim.Task{Name: s.Name, Cat: string(s.Op), Resource: r.Resources[DMA], Bytes: per, Priority: int64(ev), Tag: int32(ev)})
+				for _, d := range deps {
+					g.AddEdge(sim.Edge{From: d.from, To: tr, Flow: d.flow && i == 0})
+				}
+				g.AddEdge(sim.Edge{From: tr, To: join, Lag: int64(a.DMAFixedNs * 1000)})
+			}
+			done = join
+		} else {
+			done = g.AddTask(sim.Task{Name: s.Name, Cat: string(s.Op), Resource: r.Resources[s.Engine], Duration: StepPs(p, e), Priority: int64(ev), Tag: int32(ev)})
+			for _, d := range deps {
+				g.AddEdge(sim.Edge{From: d.from, To: done, Flow: d.flow})
+			}
+		}
+		r.Done[ev] = done
+		mem.update(e, done)
+	}
+	tl, err := sim.Run(g)
+	if err != nil {
+		return nil, err
+	}
+	r.Timeline = tl
+	return r, nil
+}
+
+func dmaTile(p *Plan, e *Event) *Tensor {
+	if len(e.Writes) > 0 {
+		return p.Tensors[e.Writes[0].Tensor]
+	}
+	if len(e.Reads) > 0 {
+		return p.Tensors[e.Reads[0].Tensor]
+	}
+	// An index error dropped the operand: fall back to the step's ref.
+	if len(e.Step.Writes) > 0 {
+		return p.Tensors[e.Step.Writes[0].Tensor]
+	}
+	return p.Tensors[e.Step.Reads[0].Tensor]
+}
+
+// StepCycles is the cost in engine cycles of a compute step (0 for DMA).
+func StepCycles(p *Plan, s *Step) int64 {
+	a := p.Arch
+	var t *Tensor
+	switch {
+	case len(s.Reads) > 0:
+		t = p.Tensors[s.Reads[0].Tensor]
+	case len(s.Writes) > 0:
+		t = p.Tensors[s.Writes[0].Tensor]
+	default:
+		return 0
+	}
+	n := t.FreeElems()
+	switch s.Op {
+	case OpMatmul:
+		mv := p.Tensors[s.Reads[1].Tensor]
+		return a.MatmulCycles(mv.DType, mv.FreeElems())
+	case OpTranspose:
+		if s.Engine == TensorE {
+			return a.TransposeCycles(t.Partitions, n)
+		}
+	case OpLoad, OpStore:
+		return 0
+	}
+	switch s.Engine {
+	case ScalarE:
+		return a.ActivationCycles(n)
+	case GpSimdE:
+		return a.GpSimdCycles(n)
+	case TensorE:
+		return a.MatmulCycles(dtype.BFloat16, n)
+	}
+	inputs := len(s.Reads)
+	if s.Op == OpSoftmax {
+		inputs = 3 // max, exp-sum and divide passes
+	}
+	return a.VectorCycles(inputs, n, false)
+}
+
+// StepPs is the duration of a compute step in picoseconds.
+func StepPs(p *Plan, e *Event) int64 {
+	return p.Arch.CyclesToPs(e.Step.Engine, StepCycles(p, e.Step))
+}
+
+type depEdge struct {
+	from sim.TaskID
+	flow bool
+}
+
+// memState tracks, per physical slot (a distinct rectangle of a buffer, or
+// a logical tile of an automatically allocated tensor), the last writer and
+// the readers since.
+type memState struct {
+	x        *Execution
+	slotOf   map[TileKey]int
+	overlaps [][]int // per slot: slots overlapping it, itself included
+	writer   []sim.TaskID
+	readers  [][]sim.TaskID
+	seen     map[sim.TaskID]bool
+}
+
+func newMemState(x *Execution) *memState {
+	p := x.Plan
+	m := &memState{x: x, slotOf: map[TileKey]int{}, seen: map[sim.TaskID]bool{}}
+	type rk struct {
+		buf            Buffer
+		p0, p1, b0, b1 int64
+	}
+	rects := map[rk]int{}
+	var rs []placed
+	for _, l := range x.Lifetimes {
+		t := p.Tensors[l.Key.Tensor]
+		pl, ok := rectOf(p.Arch, t, l.Key.Tile)
+		if !ok {
+			m.slotOf[l.Key] = len(m.overlaps)
+			m.overlaps = append(m.overlaps, []int{len(m.overlaps)})
+			rs = append(rs, placed{})
+			continue
+		}
+		k := rk{pl.buf, pl.p0, pl.p1, pl.b0, pl.b1}
+		id, ok := rects[k]
+		if !ok {
+			id = len(m.overlaps)
+			rects[k] = id
+			m.overlaps = append(m.overlaps, nil)
+			pl.lt = &Lifetime{} // marks a placed slot
+			rs = append(rs, pl)
+		}
+		m.slotOf[l.Key] = id
+	}
+	// Overlapping placed slots: sweep by start byte per buffer.
+	var ids []int
+	for id, r := range rs {
+		if r.lt != nil {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := rs[ids[i]], rs[ids[j]]
+		if a.buf != b.buf {
+			return a.buf < b.buf
+		}
+		return a.b0 < b.b0
+	})
+	for i, id := range ids {
+		m.overlaps[id] = append(m.overlaps[id], id)
+		for _, jd := range ids[i+1:] {
+			if rs[jd].buf != rs[id].buf || rs[jd].b0 >= rs[id].b1 {
+				break
+			}
+			if rs[id].overlaps(rs[jd]) {
+				m.overlaps[id] = append(m.overlaps[id], jd)
+				m.overlaps[jd] = append(m.overlaps[jd], id)
+			}
+		}
+	}
+	m.writer = make([]sim.TaskID, len(m.overlaps))
+	for i := range m.writer {
+		m.writer[i] = sim.None
+	}
+	m.readers = make([][]sim.TaskID, len(m.overlaps))
+	return m
+}
+
+func (m *memState) deps(e *Event, out []depEdge) []depEdge {
+	clear(m.seen)
+	add := func(t sim.TaskID, flow bool) {
+		if t == sim.None || m.seen[t] {
+			return
+		}
+		m.seen[t] = true
+		out = append(out, depEdge{t, flow})
+	}
+	for _, k := range e.Reads {
+		for _, s := range m.overlaps[m.slotOf[k]] {
+			add(m.writer[s], true)
+		}
+	}
+	for _, k := range e.Writes {
+		for _, s := range m.overlaps[m.slotOf[k]] {
+			add(m.writer[s], false)
+			for _, r := range m.readers[s] {
+				add(r, false)
+			}
+		}
+	}
+	return out
+}
+
+func (m *memState) update(e *Event, done sim.TaskID) {
+	for _, k := range e.Reads {
+		s := m.slotOf[k]
+		m.readers[s] = append(m.readers[s], done)
+	}
+	for _, k := range e.Writes {
+		s := m.slotOf[k]
+		m.writer[s] = done
+		m.readers[s] = m.readers[s][:0]
+	}
+}
+
+// SimSummary is what `npukit sbuf sim` prints.
+type SimSummary struct {
+	Plan       string        `json:"plan"`
+	Arch       string        `json:"arch"`
+	Steps      int           `json:"steps"`
+	TimeNs     float64       `json:"time_ns"`
+	DMABytes   int64         `json:"dma_bytes"`
+	Engines    []EngineStats `json:"engines"`
+	Bottleneck string        `json:"bottleneck"`
+}
+
+// EngineStats is one engine's share of a simulation.
+type EngineStats struct {
+	Engine      string  `json:"engine"`
+	Steps       int     `json:"steps"`
+	BusyNs      float64 `json:"busy_ns"`
+	Utilisation float64 `json:"utilisation"`
+}
+
+// Summary condenses a simulation.
+func (r *SimResult) Summary() *SimSummary {
+	s := &SimSummary{Plan: r.Plan.Name, Arch: r.Plan.Arch.Name, Steps: len(r.Exec.Events), TimeNs: float64(r.Timeline.Makespan) / 1000}
+	best := -1.0
+	for _, e := range Engines() {
+		id := r.Resources[e]
+		st := r.Timeline.Resources[id]
+		steps := st.Tasks
+		if e == DMA {
+			steps = 0
+			for i := range r.Exec.Events {
+				if r.Exec.Events[i].Step.Engine == DMA {
+					steps++
+				}
+			}
+			s.DMABytes = st.Bytes
+		}
+		u := r.Timeline.Utilisation(id)
+		s.Engines = append(s.Engines, EngineStats{Engine: e.String(), Steps: steps, BusyNs: float64(st.Busy) / 1000, Utilisation: u})
+		if steps > 0 && u > best {
+			best, s.Bottleneck = u, e.String()
+		}
+	}
+	return s
+}
+
+// WriteText renders the summary as aligned text.
+func (s *SimSummary) WriteText(w io.Writer) error {
+	name := s.Plan
+	if name == "" {
+		name = "plan"
+	}
+	fmt.Fprintf(w, "%s on NeuronCore-%s: %d steps, %.3f us", name, s.Arch, s.Steps, s.TimeNs/1000)
+	if s.Bottleneck != "" {
+		fmt.Fprintf(w, ", busiest engine %s", s.Bottleneck)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "ENGINE\tSTEPS\tBUSY (us)\tUTILISATION\t")
+	for _, e := range s.Engines {
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.1f%%\t\n", e.Engine, e.Steps, e.BusyNs/1000, e.Utilisation*100)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "(DMA utilisation is over all DMA queues; busy is queue-time)")
+	return err
+}
