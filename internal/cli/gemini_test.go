@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -99,5 +100,33 @@ func TestGeminiSynthCheck(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "bad*")); len(m) > 0 {
 		t.Errorf("left behind %v", m)
+	}
+}
+
+// TestGeminiReport: every corpus schedule renders a report with the L2,
+// traffic and core sections, well under the 5 MB page limit.
+func TestGeminiReport(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range conformance.Files(t, conformance.Corpus(t, "gemini"), "*.json") {
+		out := filepath.Join(dir, filepath.Base(f)+".html")
+		r := run(t, "", "report", f, "-o", out)
+		if r.code != 0 {
+			t.Fatalf("report %s: %s", f, r)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > 5<<20 {
+			t.Errorf("%s: report is %d bytes", f, len(b))
+		}
+		for _, want := range []string{`id="l2"`, `id="traffic"`, `id="cores"`, "DRAM and core-to-core traffic per layer"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s: report lacks %s", f, want)
+			}
+		}
+		if strings.Contains(f, "_stschedule") && !strings.Contains(string(b), "L2 address map") {
+			t.Errorf("%s: no L2 address map", f)
+		}
 	}
 }
