@@ -236,6 +236,13 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
 func pct(n, of int64) string {
 	if of <= 0 {
 		return "-"
@@ -250,8 +257,8 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for _, t := range s.ByType {
 		types = append(types, fmt.Sprintf("%s %d", t.Type, t.Count))
 	}
-	fmt.Fprintf(ew, "Gemini schedule (%s IR): %d cores on a %dx%d mesh, %d workloads (%s), %d layers\n",
-		s.Variant, len(s.Cores), s.XLen, s.YLen, s.Workloads, strings.Join(types, ", "), s.Layers)
+	fmt.Fprintf(ew, "Gemini schedule (%s IR): %s on a %dx%d mesh, %s (%s), %s\n",
+		s.Variant, plural(len(s.Cores), "core"), s.XLen, s.YLen, plural(s.Workloads, "workload"), strings.Join(types, ", "), plural(s.Layers, "layer"))
 	if s.BufferSize > 0 {
 		fmt.Fprintf(ew, "L2 buffer: %s per core\n", humanize.Bytes(s.BufferSize))
 	} else {
@@ -276,7 +283,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	tw.Flush()
 	fmt.Fprintf(ew, "\nCores:\n")
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "  CORE\tKEY\tX,Y\tWORKLOADS\tTIME (cycles)\tL2 PEAK\t\tL2 MEAN\t\tWL PEAK\t")
+	fmt.Fprintln(tw, "  CORE\tKEY\tX,Y\tWORKLOADS\tTIME (cycles)\tL2 PEAK\tOF L2\tL2 MEAN\tOF L2\tWL PEAK\t")
 	for _, c := range s.Cores {
 		fmt.Fprintf(tw, "  %d\t%d\t%d,%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.ID, c.Key, c.X, c.Y, c.Workloads, humanize.Count(c.TimeSum),
 			humanize.Bytes(c.L2Peak), pct(c.L2Peak, s.BufferSize), humanize.Bytes(c.L2Mean), pct(c.L2Mean, s.BufferSize), humanize.Bytes(c.WLPeak))

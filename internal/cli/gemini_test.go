@@ -62,7 +62,7 @@ func TestGeminiCorpus(t *testing.T) {
 func TestGeminiInspectText(t *testing.T) {
 	f := filepath.Join(conformance.Corpus(t, "gemini"), "int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json")
 	r := run(t, "", "inspect", f)
-	for _, want := range []string{"1 cores on a 1x1 mesh, 88 workloads (pe 62, vp 26)", "Sum of time: 1,863,694 cycles", "read weights", "L2 PEAK"} {
+	for _, want := range []string{"1 core on a 1x1 mesh, 88 workloads (pe 62, vp 26)", "Sum of time: 1,863,694 cycles", "read weights", "L2 PEAK"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("inspect lacks %q:\n%s", want, r.stdout)
 		}
