@@ -56,9 +56,12 @@ type TargetSummary struct {
 	Graphs int    `json:"graphs"`
 }
 
-// TensorSummary is one signature input or output.
+// TensorSummary is one input or output: from a neff.json signature, or
+// (when no signature names it) from a def.json input/output variable with
+// dtype and shape from tensor_map.json.
 type TensorSummary struct {
-	Signature string  `json:"signature"`
+	Source    string  `json:"source"` // "neff.json" or the def.json member
+	Signature string  `json:"signature,omitempty"`
 	Name      string  `json:"name"`
 	ID        int64   `json:"id"`
 	DType     string  `json:"dtype"`
@@ -168,6 +171,7 @@ func Summarize(m *Model) *Summary {
 			s.Outputs = append(s.Outputs, tensors(sn, sig.Outputs)...)
 		}
 	}
+	s.Inputs, s.Outputs = ioVars(m, s.Inputs, "input"), ioVars(m, s.Outputs, "output")
 	for _, sg := range m.Subgraphs {
 		s.Subgraphs = append(s.Subgraphs, m.summarizeSubgraph(sg))
 		s.Constants = append(s.Constants, m.constants(sg)...)
@@ -180,10 +184,39 @@ func tensors(sig string, ts map[string]SigTensor) []TensorSummary {
 	out := []TensorSummary{}
 	for _, n := range sortedKeys(ts) {
 		t := ts[n]
-		out = append(out, TensorSummary{Signature: sig, Name: n, ID: t.ID, DType: t.DType, Shape: t.Shape, Bytes: tensorBytes(t.DType, t.Shape)})
+		out = append(out, TensorSummary{Source: "neff.json", Signature: sig, Name: n, ID: t.ID, DType: t.DType, Shape: t.Shape, Bytes: tensorBytes(t.DType, t.Shape)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+// ioVars adds the def.json variables of type typ that no signature names.
+func ioVars(m *Model, ts []TensorSummary, typ string) []TensorSummary {
+	seen := map[string]bool{}
+	for _, t := range ts {
+		seen[t.Name] = true
+	}
+	for _, sg := range m.Subgraphs {
+		if sg.Def == nil {
+			continue
+		}
+		for _, vn := range sg.Def.VarNames() {
+			v := sg.Def.Var[vn]
+			if v == nil || v.TypeName() != typ || seen[vn] {
+				continue
+			}
+			seen[vn] = true
+			t := TensorSummary{Source: sg.DefMember, Name: vn, ID: deref(v.VarID), Bytes: v.SizeBytes()}
+			if tm := sg.TensorMap[vn]; tm != nil {
+				t.DType, t.Shape = tm.DType, tm.TFShape
+				if t.Shape == nil {
+					t.Shape = tm.SimShape
+				}
+			}
+			ts = append(ts, t)
+		}
+	}
+	return ts
 }
 
 // tensorBytes multiplies the shape by the element size with overflow
@@ -412,9 +445,15 @@ func (s *Summary) WriteText(w io.Writer) error {
 			continue
 		}
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  ID\tNAME\tDTYPE\tSHAPE\tBYTES\tSIGNATURE")
+		fmt.Fprintln(tw, "  ID\tNAME\tDTYPE\tSHAPE\tBYTES\tFROM")
 		for _, t := range side.ts {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%v\t%s\t%s\n", t.ID, t.Name, t.DType, t.Shape, bytesOrUnknown(t.Bytes), t.Signature)
+			from := t.Source
+			if t.Signature != "" {
+				from = "signature " + t.Signature
+			} else {
+				from += " var_id"
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%v\t%s\t%s\n", t.ID, t.Name, orDash(t.DType), t.Shape, bytesOrUnknown(t.Bytes), from)
 		}
 		tw.Flush()
 	}
@@ -487,6 +526,13 @@ func compressedWord(c bool) string {
 		return "gzip tar"
 	}
 	return "plain tar"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func bytesOrUnknown(n int64) string {

@@ -93,9 +93,15 @@ func TestCorpusSummaryIO(t *testing.T) {
 			}
 		}
 		for _, x := range s.Inputs {
+			if x.Source != "neff.json" {
+				continue
+			}
 			gotIn = append(gotIn, x.Signature+"/"+x.Name)
 		}
 		for _, x := range s.Outputs {
+			if x.Source != "neff.json" {
+				continue
+			}
 			gotOut = append(gotOut, x.Signature+"/"+x.Name)
 		}
 		for _, l := range [][]string{wantIn, wantOut, gotIn, gotOut} {
