@@ -2,12 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/internal/conformance"
+	"github.com/npukit/npukit/internal/examples"
+	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/trace"
 )
 
@@ -96,5 +100,55 @@ func TestNeffSimParams(t *testing.T) {
 	neffSimFlags.gibps = -1
 	if _, err := runNeffSim(env, detect.Result{Path: f, Kind: detect.NEFF}, SimOptions{}); err == nil {
 		t.Error("negative bandwidth accepted")
+	}
+}
+
+// The demo steps run on the generated demo NEFF: it checks clean, its DMA
+// program executes (y = w since x is zero) and simulates.
+func TestNeffDemoSteps(t *testing.T) {
+	data, err := fs.ReadFile(examples.FS(), "demo_neff_dma.neff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "demo_neff_dma.neff")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := neff.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := neff.Check(m, neff.DefaultRuntime); rep.HasErrors() {
+		t.Fatalf("demo NEFF does not check: %v", rep)
+	}
+	var out bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &out}
+	for _, s := range stepsFor(detect.NEFF) {
+		if err := s.run(env, path, dir); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+	}
+	if !strings.Contains(out.String(), "not executed") || !strings.Contains(out.String(), "trace:") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	y, err := os.ReadFile(filepath.Join(dir, "demo_neff_dma.dma", "y.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y16, err := os.ReadFile(filepath.Join(dir, "demo_neff_dma.dma", "y16.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := m.File.Member("sg00/w.bin")
+	// y (float32) = w + 0; y16 widened back to float32 equals w (all values
+	// are multiples of 1/8 below 125, exact in float16).
+	for _, got := range [][]byte{y, y16} {
+		if !bytes.HasSuffix(got, w.Data) {
+			t.Errorf("output differs from the constant")
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "demo_neff_dma.dma-trace.json")); err != nil {
+		t.Error(err)
 	}
 }
