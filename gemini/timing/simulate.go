@@ -105,8 +105,8 @@ type WorkloadSpan struct {
 // TaskInfo says what a task of the timeline stands for.
 type TaskInfo struct {
 	Cat       string
-	Core      int   // issuing core (producer for stores and NoC hops)
-	Workload  int   // index in the core's workloads (consumer for loads, producer for stores)
+	Core      int // issuing core (producer for stores and NoC hops)
+	Workload  int // index in the core's workloads (consumer for loads, producer for stores)
 	Transfers []int64
 	Bytes     int64
 	Order     int64 // tensor_order, -1 when none
