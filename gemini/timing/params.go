@@ -12,8 +12,15 @@
 //     few cycles) split over its intra-core tiles (tile_info), each tile
 //     costing TileOverhead more cycles. When two consecutive workloads use
 //     the same unit (pe, vp, dt) the second waits the unit's configuration
-//     time (PEConfig, VPConfig, DTConfig); a different unit is configured
-//     while the previous one computes.
+//     time (PEConfig, VPConfig, DTConfig), plus ShapeConfig when its shape
+//     (ifmap and ofmap extents, tile count, padding) differs from the
+//     unit's previous workload; a different unit is configured while the
+//     previous one computes.
+//   - The weight buffer's loader is one in-order queue per core: weights
+//     held in L2 (WL0 source CORE) are copied per tile, the first two
+//     tiles' copies behind the DRAM streams into the weight buffer first
+//     listed before the workload, the later tiles' behind those first
+//     listed at the workload too (LWConfig after the stream).
 //   - DRAM is one channel of DRAMGBps, moving one transfer at a time, each
 //     costing DRAMOverhead + bytes/(bytes per cycle) cycles. In the compiler
 //     IR every DRAM transfer has a place in the DRAM access queue
@@ -59,6 +66,10 @@
 //     between two workloads of one unit are its configuration instructions
 //     (21 cycles each; 2-3 for pe, 5 for vp, 1 for dt); the most common
 //     count is used.
+//   - ShapeConfig 21: a pe workload whose shape differs from the previous
+//     pe workload's gets one more configuration instruction (pe_cfg_tp) in
+//     all 68 consecutive pe pairs of the traces; LWConfig 21 is the
+//     lw_cfg instruction before a copy that follows a stream.
 //   - Startup 161 (ct_st and four ct_bc before the first load) and
 //     Finish 37 (ct_ed after the last instruction).
 //   - The snapshot prefetch rule reproduces the start of every one of the
@@ -105,6 +116,12 @@ type Params struct {
 	// Configuration time of a unit when the previous workload on the core
 	// used the same unit.
 	PEConfig, VPConfig, DTConfig int64
+	// ShapeConfig is added when the unit's previous workload had another
+	// shape (tile-shape registers reloaded).
+	ShapeConfig int64
+	// LWConfig is the weight-buffer loader's configuration between a
+	// stream from DRAM and the next copy from L2.
+	LWConfig int64
 	// Startup is when the first instruction may issue; Finish is added
 	// after the last one.
 	Startup, Finish int64
@@ -128,6 +145,8 @@ func Default() Params {
 		PEConfig:     42,
 		VPConfig:     105,
 		DTConfig:     21,
+		ShapeConfig:  21,
+		LWConfig:     21,
 		Startup:      161,
 		Finish:       37,
 		Prefetch:     PrefetchSnapshot,
@@ -166,7 +185,7 @@ func (p *Params) validate() error {
 	case p.LinkGBps <= 0:
 		return fmt.Errorf("link bandwidth %g GB/s must be positive", p.LinkGBps)
 	case p.DRAMOverhead < 0 || p.TileOverhead < 0 || p.PEConfig < 0 || p.VPConfig < 0 ||
-		p.DTConfig < 0 || p.Startup < 0 || p.Finish < 0 || p.HopLatency < 0:
+		p.DTConfig < 0 || p.ShapeConfig < 0 || p.LWConfig < 0 || p.Startup < 0 || p.Finish < 0 || p.HopLatency < 0:
 		return fmt.Errorf("cycle counts must not be negative")
 	case p.Prefetch != PrefetchSnapshot && p.Prefetch != PrefetchHazard:
 		return fmt.Errorf("prefetch rule %q: want %q or %q", p.Prefetch, PrefetchSnapshot, PrefetchHazard)

@@ -49,20 +49,24 @@ func (l *lowering) result(tl *sim.Timeline) *Result {
 		for k := range c.Workloads {
 			w := &c.Workloads[k]
 			t := l.compute[c.ID][k]
-			start, end := tl.Start[t], tl.End[t]
+			last := l.end(c.ID, k)
+			start, end := tl.Start[t], tl.End[last]
 			ws := WorkloadSpan{Core: c.ID, ID: w.ID, Layer: w.LayerName, Start: start, End: end}
-			if gap := start - prevEnd; gap > 0 {
-				switch l.cause(tl, t, c.ID) {
-				case causeDRAM:
-					ws.WaitDRAM = gap
-				case causeCores:
-					ws.WaitCores = gap
-				default:
-					ws.Overhead = gap
+			for ; t <= last; t++ {
+				if gap := tl.Start[t] - prevEnd; gap > 0 {
+					switch l.cause(tl, t, c.ID) {
+					case causeDRAM:
+						ws.WaitDRAM += gap
+					case causeCores:
+						ws.WaitCores += gap
+					default:
+						ws.Overhead += gap
+					}
 				}
+				prevEnd = tl.End[t]
+				cs.Busy += tl.End[t] - tl.Start[t]
+				ws.Compute += tl.End[t] - tl.Start[t]
 			}
-			prevEnd = end
-			cs.Busy += end - start
 			cs.WaitDRAM += ws.WaitDRAM
 			cs.WaitCores += ws.WaitCores
 			cs.Overhead += ws.Overhead
@@ -78,7 +82,7 @@ func (l *lowering) result(tl *sim.Timeline) *Result {
 			ly.Workloads++
 			ly.Start = min(ly.Start, start)
 			ly.End = max(ly.End, end)
-			ly.Compute += end - start
+			ly.Compute += ws.Compute
 			ly.WaitDRAM += ws.WaitDRAM
 			ly.WaitCores += ws.WaitCores
 		}

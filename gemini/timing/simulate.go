@@ -97,6 +97,7 @@ type WorkloadSpan struct {
 	Layer     string `json:"layer"`
 	Start     int64  `json:"start_cycle"`
 	End       int64  `json:"end_cycle"`
+	Compute   int64  `json:"compute_cycles"`
 	WaitDRAM  int64  `json:"wait_dram_cycles"`
 	WaitCores int64  `json:"wait_cores_cycles"`
 	Overhead  int64  `json:"overhead_cycles"`
@@ -107,6 +108,7 @@ type TaskInfo struct {
 	Cat       string
 	Core      int // issuing core (producer for stores and NoC hops)
 	Workload  int // index in the core's workloads (consumer for loads, producer for stores)
+	Tile      int // intra-core tile of a compute task
 	Transfers []int64
 	Bytes     int64
 	Order     int64 // tensor_order, -1 when none
@@ -139,7 +141,8 @@ type lowering struct {
 	inf []TaskInfo
 
 	dram    sim.ResourceID
-	compute [][]sim.TaskID // [core][workload]
+	compute [][]sim.TaskID // [core][workload]: the first tile's task
+	ntiles  [][]int32      // tiles per workload (consecutive tasks)
 	// loads per core: transfer id -> tasks carrying it with the workload
 	// index that first listed it.
 	loads  []map[int64][]carrier
@@ -219,27 +222,57 @@ func (l *lowering) build() error {
 	nc := len(s.Cores)
 	l.compute = make([][]sim.TaskID, nc)
 	l.loads = make([]map[int64][]carrier, nc)
+	l.ntiles = make([][]int32, nc)
 	for _, c := range s.Cores {
 		r := g.AddResource(sim.Resource{Name: fmt.Sprintf("core %d", c.ID), Group: "cores", InOrder: true})
 		ts := make([]sim.TaskID, len(c.Workloads))
-		prevUnit := ""
+		nt := make([]int32, len(c.Workloads))
+		prev := sim.TaskID(sim.None)
+		prevUnit, prevShape := map[string]bool{}, map[string]string{}
+		lastUnit := ""
 		for k := range c.Workloads {
 			w := &c.Workloads[k]
-			dur := max(w.Time, 0) + tiles(w)*p.TileOverhead
-			ts[k] = l.add(sim.Task{
-				Name: w.LayerName, Cat: CatCompute, Resource: r, Duration: dur, Earliest: p.Startup,
-			}, TaskInfo{Cat: CatCompute, Core: c.ID, Workload: k, Order: -1})
+			n := tiles(w)
+			tm := max(w.Time, 0)
 			u := unit(w.LayerType)
-			if k > 0 {
-				lag := int64(0)
-				if u == prevUnit {
-					lag = p.config(u)
+			sh := shape(w)
+			lag := int64(0)
+			if k > 0 && u == lastUnit {
+				lag = p.config(u)
+				if prevUnit[u] && prevShape[u] != sh {
+					lag += p.ShapeConfig
 				}
-				g.AddEdge(sim.Edge{From: ts[k-1], To: ts[k], Lag: lag})
 			}
-			prevUnit = u
+			for i := int64(0); i < n; i++ {
+				dur := tm/n + p.TileOverhead
+				if i < tm%n {
+					dur++
+				}
+				name := w.LayerName
+				if n > 1 {
+					name = fmt.Sprintf("%s tile %d", w.LayerName, i)
+				}
+				t := l.add(sim.Task{
+					Name: name, Cat: CatCompute, Resource: r, Duration: dur, Earliest: p.Startup,
+				}, TaskInfo{Cat: CatCompute, Core: c.ID, Workload: k, Tile: int(i), Order: -1})
+				if i == 0 {
+					ts[k] = t
+				}
+				if prev != sim.None {
+					if i == 0 {
+						g.AddEdge(sim.Edge{From: prev, To: t, Lag: lag})
+					} else {
+						g.AddDep(prev, t)
+					}
+				}
+				prev = t
+			}
+			nt[k] = int32(n)
+			prevUnit[u], prevShape[u] = true, sh
+			lastUnit = u
 		}
 		l.compute[c.ID] = ts
+		l.ntiles[c.ID] = nt
 		l.loads[c.ID] = map[int64][]carrier{}
 	}
 	l.dram = g.AddResource(sim.Resource{
@@ -250,6 +283,7 @@ func (l *lowering) build() error {
 		l.queue(c)
 	}
 	l.unqueued()
+	l.weightPort()
 	l.related()
 	l.consumers()
 	l.noc()
@@ -344,7 +378,7 @@ func (l *lowering) store(c *gemini.Core, k int, order int64) sim.TaskID {
 		Name: "store " + w.LayerName, Cat: CatStore, Resource: l.dram, Bytes: size,
 		Earliest: l.p.Startup, Priority: order,
 	}, TaskInfo{Cat: CatStore, Core: c.ID, Workload: k, Transfers: ids, Bytes: size, Order: order})
-	l.g.AddEdge(sim.Edge{From: l.compute[c.ID][k], To: t})
+	l.g.AddEdge(sim.Edge{From: l.end(c.ID, k), To: t})
 	for _, id := range ids {
 		l.stores[id] = t
 	}
@@ -383,7 +417,7 @@ func (l *lowering) load(c *gemini.Core, it item) sim.TaskID {
 		Earliest: l.p.Startup, Priority: it.order,
 	}, TaskInfo{Cat: cat, Core: c.ID, Workload: it.k, Transfers: e.TransferIDs, Bytes: size, Order: it.order})
 	if g := l.gate(c, it); g >= 0 {
-		l.g.AddDep(l.compute[c.ID][g], t)
+		l.g.AddDep(l.end(c.ID, g), t)
 	}
 	for _, id := range e.TransferIDs {
 		l.loads[c.ID][id] = append(l.loads[c.ID][id], carrier{k: it.k, task: t})
@@ -465,7 +499,7 @@ func (l *lowering) unqueued() {
 					Earliest: l.p.Startup, Priority: math.MaxInt32 + int64(k),
 				}, TaskInfo{Cat: cat, Core: c.ID, Workload: k, Transfers: []int64{id}, Bytes: size, Order: -1})
 				if k > 0 {
-					l.g.AddDep(l.compute[c.ID][k-1], t)
+					l.g.AddDep(l.end(c.ID, k-1), t)
 				}
 				if prev != sim.None {
 					l.g.AddDep(prev, t)
@@ -570,7 +604,7 @@ func (l *lowering) noc() {
 						continue
 					}
 					to := l.compute[d.Core][ki]
-					from := l.compute[c.ID][k]
+					from := l.end(c.ID, k)
 					if d.Core == c.ID {
 						if ki > k {
 							l.g.AddDep(from, to)
@@ -667,4 +701,99 @@ func (l *lowering) occupancy() {
 			}
 		}
 	}
+}
+
+// end is the last tile's task of workload k on core c.
+func (l *lowering) end(c, k int) sim.TaskID {
+	return l.compute[c][k] + sim.TaskID(l.ntiles[c][k]-1)
+}
+
+// shape describes what a unit's tile-shape configuration depends on: the
+// extents of the workload's inputs and output, its tiling and padding.
+func shape(w *gemini.Workload) string {
+	var b []byte
+	ext := func(x gemini.Box) {
+		for i := 0; i < int(x.Rank); i++ {
+			b = fmt.Appendf(b, "%d,", x.Upper[i]-x.Lower[i])
+		}
+		b = append(b, ';')
+	}
+	for i := range w.Ifmaps {
+		ext(w.Ifmaps[i].Box)
+	}
+	ext(w.Range)
+	b = fmt.Appendf(b, "t%d;%v", tiles(w), w.TilePadding)
+	return string(b)
+}
+
+// weightPort models the weight-buffer loader (WL0/WL1), one in-order
+// queue per core shared by the streams from DRAM and the per-tile copies
+// of weights held in L2 (source CORE). The copies of a workload's first two
+// tiles (the buffer is double-buffered) queue behind the DRAM streams first
+// listed before the workload; the copies of its later tiles also behind
+// those first listed at the workload itself. A copy takes no time but waits
+// LWConfig after the stream ahead of it.
+func (l *lowering) weightPort() {
+	for _, c := range l.s.Cores {
+		type stream struct {
+			k int
+			t sim.TaskID
+		}
+		var streams []stream // in queue order
+		for ti := range l.inf {
+			in := &l.inf[ti]
+			if in.Cat == CatWeight && in.Core == c.ID && in.Order >= 0 {
+				streams = append(streams, stream{in.Workload, sim.TaskID(ti)})
+			}
+		}
+		slices.SortStableFunc(streams, func(a, b stream) int {
+			return int(l.inf[a.t].Order - l.inf[b.t].Order)
+		})
+		// latest(k) is the last stream first listed at or before k.
+		j := -1
+		for k := range c.Workloads {
+			w := &c.Workloads[k]
+			if !copiesWeight(w) {
+				continue
+			}
+			before := sim.TaskID(sim.None)
+			for j+1 < len(streams) && streams[j+1].k < k {
+				j++
+			}
+			if j >= 0 {
+				before = streams[j].t
+			}
+			at := before
+			for i := j + 1; i < len(streams) && streams[i].k == k; i++ {
+				at = streams[i].t
+			}
+			first := l.compute[c.ID][k]
+			if before != sim.None {
+				l.g.AddEdge(sim.Edge{From: before, To: first, Lag: l.p.LWConfig})
+			}
+			if n := l.ntiles[c.ID][k]; n > 2 && at != sim.None && at != before {
+				l.g.AddEdge(sim.Edge{From: at, To: first + 2, Lag: l.p.LWConfig})
+			}
+		}
+	}
+}
+
+// copiesWeight reports whether a workload's weight is copied into the
+// weight buffer from L2 (a CORE-sourced weight-buffer entry).
+func copiesWeight(w *gemini.Workload) bool {
+	if w.Weight == nil {
+		return false
+	}
+	for i := range w.WeightBuffer {
+		e := &w.WeightBuffer[i]
+		if e.SourceKind != "CORE" {
+			continue
+		}
+		for _, id := range e.TransferIDs {
+			if slices.Contains(w.Weight.TransferIDs, id) {
+				return true
+			}
+		}
+	}
+	return false
 }
