@@ -13,23 +13,41 @@ const (
 	causeCores
 )
 
+// cause follows the critical predecessors of a compute task that started
+// late: its own core's previous work means configuration overhead; a chain
+// reaching another core's compute or store means waiting on other cores;
+// otherwise a DRAM transfer on the chain means waiting on DRAM.
 func (l *lowering) cause(tl *sim.Timeline, t sim.TaskID, core int) waitCause {
 	c := tl.Crit[t]
 	if c == sim.None {
 		return causeOverhead
 	}
-	in := &l.inf[l.g.Tasks[c].Tag]
-	switch in.Cat {
-	case CatLoad, CatWeight, CatStore:
-		return causeDRAM
-	case CatNoC:
-		return causeCores
-	case CatCompute:
-		if in.Core != core {
-			return causeCores
-		}
+	if in := &l.inf[l.g.Tasks[c].Tag]; in.Cat == CatCompute && in.Core == core {
+		return causeOverhead
 	}
-	return causeOverhead
+	dram := false
+	for step := 0; step < 64 && c != sim.None; step++ {
+		in := &l.inf[l.g.Tasks[c].Tag]
+		switch in.Cat {
+		case CatCompute:
+			if in.Core != core {
+				return causeCores
+			}
+			step = 64
+		case CatStore:
+			if in.Core != core {
+				return causeCores
+			}
+			dram = true
+		case CatLoad, CatWeight:
+			dram = true
+		}
+		c = tl.Crit[c]
+	}
+	if dram {
+		return causeDRAM
+	}
+	return causeCores
 }
 
 func (l *lowering) result(tl *sim.Timeline) *Result {

@@ -378,7 +378,14 @@ func (l *lowering) store(c *gemini.Core, k int, order int64) sim.TaskID {
 		Name: "store " + w.LayerName, Cat: CatStore, Resource: l.dram, Bytes: size,
 		Earliest: l.p.Startup, Priority: order,
 	}, TaskInfo{Cat: CatStore, Core: c.ID, Workload: k, Transfers: ids, Bytes: size, Order: order})
-	l.g.AddEdge(sim.Edge{From: l.end(c.ID, k), To: t})
+	from := l.end(c.ID, k)
+	if l.mesh() {
+		x, y := l.pos(c)
+		px, py := l.port(c)
+		from = l.route(x, y, px, py, from, "store "+w.LayerName,
+			TaskInfo{Cat: CatNoC, Core: c.ID, Workload: k, Transfers: ids, Bytes: size, Order: -1}, size, order)
+	}
+	l.g.AddEdge(sim.Edge{From: from, To: t})
 	for _, id := range ids {
 		l.stores[id] = t
 	}
@@ -419,8 +426,9 @@ func (l *lowering) load(c *gemini.Core, it item) sim.TaskID {
 	if g := l.gate(c, it); g >= 0 {
 		l.g.AddDep(l.end(c.ID, g), t)
 	}
+	arrive := l.toCore(c, it.k, t, "load "+name, e.TransferIDs, size, it.order)
 	for _, id := range e.TransferIDs {
-		l.loads[c.ID][id] = append(l.loads[c.ID][id], carrier{k: it.k, task: t})
+		l.loads[c.ID][id] = append(l.loads[c.ID][id], carrier{k: it.k, task: arrive})
 	}
 	return t
 }
@@ -505,7 +513,8 @@ func (l *lowering) unqueued() {
 					l.g.AddDep(prev, t)
 				}
 				prev = t
-				l.loads[c.ID][id] = append(l.loads[c.ID][id], carrier{k: k, task: t})
+				arrive := l.toCore(c, k, t, "load "+r.LayerName, []int64{id}, size, math.MaxInt32+int64(k))
+				l.loads[c.ID][id] = append(l.loads[c.ID][id], carrier{k: k, task: arrive})
 			}
 		}
 	}
@@ -582,13 +591,6 @@ func (l *lowering) consumers() {
 // hop (store and forward), each directed link a resource.
 func (l *lowering) noc() {
 	s, p := l.s, &l.p
-	xlen := max(s.XLen, 1)
-	pos := func(c *gemini.Core) (int64, int64) {
-		if c.X >= 0 && c.Y >= 0 {
-			return c.X, c.Y
-		}
-		return int64(c.ID) % xlen, int64(c.ID) / xlen
-	}
 	for _, c := range s.Cores {
 		for k := range c.Workloads {
 			w := &c.Workloads[k]
@@ -611,35 +613,14 @@ func (l *lowering) noc() {
 						}
 						continue
 					}
-					x, y := pos(c)
-					tx, ty := pos(dc)
-					prev := from
+					x, y := l.pos(c)
+					tx, ty := l.pos(dc)
 					size := max(o.Size, 0)
-					hops := 0
-					for x != tx || y != ty {
-						nx, ny := x, y
-						switch {
-						case x < tx:
-							nx++
-						case x > tx:
-							nx--
-						case y < ty:
-							ny++
-						default:
-							ny--
-						}
-						r := l.link(x, y, nx, ny)
-						t := l.add(sim.Task{
-							Name: fmt.Sprintf("%s -> core %d", w.LayerName, d.Core), Cat: CatNoC,
-							Resource: r, Bytes: size, Priority: int64(k),
-						}, TaskInfo{Cat: CatNoC, Core: c.ID, Workload: k, Transfers: []int64{o.TransferID}, Bytes: size, Order: -1})
-						l.g.AddEdge(sim.Edge{From: prev, To: t, Flow: true})
-						prev = t
-						x, y = nx, ny
-						hops++
-					}
+					prev := l.route(x, y, tx, ty, from, fmt.Sprintf("%s -> core %d", w.LayerName, d.Core),
+						TaskInfo{Cat: CatNoC, Core: c.ID, Workload: k, Transfers: []int64{o.TransferID}, Bytes: size, Order: -1},
+						size, int64(k))
 					lag := int64(0)
-					if hops == 0 {
+					if prev == from {
 						lag = p.HopLatency
 					}
 					l.g.AddEdge(sim.Edge{From: prev, To: to, Lag: lag, Flow: true})
@@ -796,4 +777,68 @@ func copiesWeight(w *gemini.Workload) bool {
 		}
 	}
 	return false
+}
+
+// mesh reports whether transfers cross the NoC: on a multi-core mesh DRAM
+// sits in the columns left and right of the cores (the raw IR's key layout)
+// and its traffic travels the row's links. A single core is attached to its
+// DRAM directly, as the emulator shows.
+func (l *lowering) mesh() bool { return len(l.s.Cores) > 1 }
+
+// pos is a core's mesh position.
+func (l *lowering) pos(c *gemini.Core) (int64, int64) {
+	if c.X >= 0 && c.Y >= 0 {
+		return c.X, c.Y
+	}
+	xlen := max(l.s.XLen, 1)
+	return int64(c.ID) % xlen, int64(c.ID) / xlen
+}
+
+// port is the DRAM port nearest to a core: the end of its row, left
+// (x = -1) or right (x = xlen), left on a tie.
+func (l *lowering) port(c *gemini.Core) (int64, int64) {
+	x, y := l.pos(c)
+	xlen := max(l.s.XLen, x+1)
+	if xlen-x < x+1 {
+		return xlen, y
+	}
+	return -1, y
+}
+
+// toCore routes a DRAM load's data from the core's DRAM port to the core
+// (multi-core meshes) and returns the task whose end is its arrival.
+func (l *lowering) toCore(c *gemini.Core, k int, t sim.TaskID, name string, ids []int64, size, prio int64) sim.TaskID {
+	if !l.mesh() {
+		return t
+	}
+	px, py := l.port(c)
+	x, y := l.pos(c)
+	return l.route(px, py, x, y, t, name,
+		TaskInfo{Cat: CatNoC, Core: c.ID, Workload: k, Transfers: ids, Bytes: size, Order: -1}, size, prio)
+}
+
+// route adds one task per link hop from (x, y) to (tx, ty), X first then
+// Y (store and forward), chained after prev with flow edges; it returns the
+// last hop, or prev when source and target coincide.
+func (l *lowering) route(x, y, tx, ty int64, prev sim.TaskID, name string, info TaskInfo, size, prio int64) sim.TaskID {
+	for x != tx || y != ty {
+		nx, ny := x, y
+		switch {
+		case x < tx:
+			nx++
+		case x > tx:
+			nx--
+		case y < ty:
+			ny++
+		default:
+			ny--
+		}
+		t := l.add(sim.Task{
+			Name: name, Cat: CatNoC, Resource: l.link(x, y, nx, ny), Bytes: size, Priority: prio,
+		}, info)
+		l.g.AddEdge(sim.Edge{From: prev, To: t, Flow: true})
+		prev = t
+		x, y = nx, ny
+	}
+	return prev
 }
