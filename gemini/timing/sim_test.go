@@ -37,6 +37,13 @@ func TestRawMultiCore(t *testing.T) {
 					t.Errorf("core %d: breakdown sums to %d, total %d", c.Core, sum, res.TotalCycles)
 				}
 			}
+			var cross int64
+			for _, c := range res.Cores {
+				cross += c.WaitCores
+			}
+			if cross == 0 {
+				t.Errorf("no core waits for another core's data")
+			}
 			var noc int64
 			for _, l := range res.Links {
 				noc += l.Bytes
@@ -47,6 +54,7 @@ func TestRawMultiCore(t *testing.T) {
 			if res.DRAM.ReadBytes == 0 {
 				t.Errorf("no DRAM reads")
 			}
+			for _, c := range res.Cores { t.Logf("core %d: %+v", c.Core, c) }
 			t.Logf("total %d cycles, %d links, %d NoC bytes, DRAM %d B read %d B written",
 				res.TotalCycles, len(res.Links), noc, res.DRAM.ReadBytes, res.DRAM.WriteBytes)
 		})
