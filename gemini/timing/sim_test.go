@@ -54,7 +54,9 @@ func TestRawMultiCore(t *testing.T) {
 			if res.DRAM.ReadBytes == 0 {
 				t.Errorf("no DRAM reads")
 			}
-			for _, c := range res.Cores { t.Logf("core %d: %+v", c.Core, c) }
+			for _, c := range res.Cores {
+				t.Logf("core %d: %+v", c.Core, c)
+			}
 			t.Logf("total %d cycles, %d links, %d NoC bytes, DRAM %d B read %d B written",
 				res.TotalCycles, len(res.Links), noc, res.DRAM.ReadBytes, res.DRAM.WriteBytes)
 		})
