@@ -39,11 +39,15 @@ func TestZebuConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := tr.Total()
-			e := 100 * float64(res.TotalCycles-want) / float64(want)
-			t.Logf("%s: simulated %d cycles, emulator %d: error %+.2f%%", name, res.TotalCycles, want, e)
+			cmp := Compare(res, tr)
+			e := cmp.ErrorPct
+			t.Logf("%s: simulated %d cycles, emulator %d: error %+.2f%%; %d layers, mean |layer error| %.2f%%",
+				name, res.TotalCycles, cmp.ZebuCycles, e, len(cmp.Layers), cmp.MeanAbsLayerErrorPct)
 			if e > 5 || e < -5 {
 				t.Errorf("error %+.2f%% exceeds 5%%", e)
+			}
+			if len(cmp.Layers) < len(res.Layers)/2 {
+				t.Errorf("only %d of %d layers matched the trace", len(cmp.Layers), len(res.Layers))
 			}
 		})
 	}
