@@ -106,30 +106,33 @@ type Params struct {
 	// DRAMGBps is the DRAM bandwidth in GB/s as the file name's bwN names
 	// it (GiB/s, see the package doc). 0 means: from the file name, else
 	// DefaultDRAMGBps.
-	DRAMGBps float64
+	DRAMGBps float64 `json:"dram_gbps"`
 	// CoreGHz is the nominal core clock the bandwidths are converted at.
-	CoreGHz float64
+	CoreGHz float64 `json:"core_ghz"`
 	// DRAMOverhead is the fixed cost of one DRAM transfer in cycles.
-	DRAMOverhead int64
+	DRAMOverhead int64 `json:"dram_overhead_cycles"`
 	// TileOverhead is added to each intra-core tile's compute.
-	TileOverhead int64
+	TileOverhead int64 `json:"tile_overhead_cycles"`
 	// Configuration time of a unit when the previous workload on the core
 	// used the same unit.
-	PEConfig, VPConfig, DTConfig int64
+	PEConfig int64 `json:"pe_config_cycles"`
+	VPConfig int64 `json:"vp_config_cycles"`
+	DTConfig int64 `json:"dt_config_cycles"`
 	// ShapeConfig is added when the unit's previous workload had another
 	// shape (tile-shape registers reloaded).
-	ShapeConfig int64
+	ShapeConfig int64 `json:"shape_config_cycles"`
 	// LWConfig is the weight-buffer loader's configuration between a
 	// stream from DRAM and the next copy from L2.
-	LWConfig int64
+	LWConfig int64 `json:"lw_config_cycles"`
 	// Startup is when the first instruction may issue; Finish is added
 	// after the last one.
-	Startup, Finish int64
-	Prefetch        Prefetch
+	Startup  int64    `json:"startup_cycles"`
+	Finish   int64    `json:"finish_cycles"`
+	Prefetch Prefetch `json:"prefetch"`
 	// LinkGBps is the bandwidth of one directed mesh link; HopLatency the
 	// cycles per hop.
-	LinkGBps   float64
-	HopLatency int64
+	LinkGBps   float64 `json:"link_gbps"`
+	HopLatency int64   `json:"hop_latency_cycles"`
 }
 
 // DefaultDRAMGBps is used when neither the caller nor the file name gives
