@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"text/tabwriter"
 
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/trace"
 	"github.com/spf13/cobra"
@@ -29,7 +32,7 @@ under examples/sbuf/.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newSbufCheckCmd(env), newSbufSimCmd(env))
+	cmd.AddCommand(newSbufCheckCmd(env), newSbufSimCmd(env), newSbufPlaceCmd(env))
 	return cmd
 }
 
@@ -157,5 +160,92 @@ per-engine utilisation; --trace writes a Perfetto/Chrome trace JSON.`,
 		},
 	}
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write a Perfetto-compatible trace JSON to this file")
+	return cmd
+}
+
+// sbufPlaceOutput is what `sbuf place` prints.
+type sbufPlaceOutput struct {
+	*neuroncore.Placement
+	Written string `json:"written,omitempty"`
+}
+
+func (o sbufPlaceOutput) WriteText(w io.Writer) error {
+	pl := o.Placement
+	name := pl.Name
+	if name == "" {
+		name = "plan"
+	}
+	fmt.Fprintf(w, "%s on NeuronCore-%s: %d tensors placed; SBUF %s of %s per partition, PSUM %d of %d banks\n",
+		name, pl.Arch, len(pl.Tensors), humanize.Bytes(pl.SBUFBytes), humanize.Bytes(o.Plan.Arch.SBUFUsableBytes), pl.PSUMBanks, o.Plan.Arch.PSUMBanks)
+	fmt.Fprintf(w, "simulated time %.3f us with the tiles chosen, %.3f us with the fewest (%d simulations)\n\n", pl.TimeNs/1000, pl.FewestNs/1000, pl.Evaluations)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TENSOR\tBUFFER\tLOGICAL\tMAX ALIVE\tPHYSICAL\tPARTITIONS\tBYTES\tNKI ALLOCATION")
+	for _, t := range pl.Tensors {
+		where := fmt.Sprintf("%d..%d", t.Addr, t.Addr+t.Bytes-1)
+		if t.Buffer == "psum" {
+			where = fmt.Sprintf("banks %d..%d", t.Bank, t.Bank+t.Banks-1)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d (min %d)\t%d..%d\t%s\t%s\n", t.Tensor, t.Buffer, t.LogicalTiles, t.MaxAlive,
+			t.Physical, t.Fewest, t.StartPartition, t.StartPartition+t.Partitions-1, where, t.Code)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, t := range pl.Tensors {
+		if t.Func != "" {
+			fmt.Fprintf(w, "\n%s", t.Func)
+		}
+	}
+	if o.Written != "" {
+		fmt.Fprintf(w, "\nplaced plan written to %s\n", o.Written)
+	}
+	return nil
+}
+
+func newSbufPlaceCmd(env *Env) *cobra.Command {
+	var out string
+	var opt neuroncore.PlaceOptions
+	cmd := &cobra.Command{
+		Use:   "place PLAN",
+		Short: "Allocate a plan's automatic tensors directly (physical tiles, placement, NKI code)",
+		Long: `place allocates every tensor the plan leaves automatic: it finds the fewest physical
+tiles per tensor that keep tiles alive at the same time apart (lifetimes from the kernel
+body), places them first-fit within the usable partition bytes (partition-quadrant aware:
+tiles of up to 64 or 32 partitions may use partitions 64 or 32/64/96; PSUM tiles get a
+bank each), then raises the tile counts while the plan fits and the simulated time drops.
+It prints the NKI allocation per tensor (ncc.sbuf/psum.mod_alloc arguments, or an
+ncc.sbuf.alloc function for a layout spread over partition quadrants). -o writes the
+placed plan, which passes sbuf check.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src, err := os.ReadFile(args[0])
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			p, err := neuroncore.ParsePlan(src)
+			if err != nil {
+				return usageErr("%s: %v", args[0], err)
+			}
+			pl, err := neuroncore.Place(p, opt)
+			if err != nil {
+				return usageErr("%s: %v", args[0], err)
+			}
+			o := sbufPlaceOutput{Placement: pl}
+			if out != "" {
+				b, err := neuroncore.WritePlaced(src, pl.Plan)
+				if err != nil {
+					return usageErr("%s: %v", args[0], err)
+				}
+				if err := atomicfile.WriteFile(out, b, 0o644); err != nil {
+					return err
+				}
+				o.Written = out
+			}
+			return sbufRender(env, o)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write the placed plan (YAML) to this file")
+	cmd.Flags().BoolVar(&opt.Fewest, "fewest", false, "keep the fewest physical tiles per tensor (no search for overlap)")
+	cmd.Flags().IntVar(&opt.MaxEvaluations, "max-simulations", neuroncore.DefaultPlaceEvaluations, "bound on the simulations of the tile-count search")
 	return cmd
 }

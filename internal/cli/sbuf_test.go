@@ -139,3 +139,40 @@ func TestSbufSimDoubleBufferingOverlaps(t *testing.T) {
 		}
 	}
 }
+
+// place -o writes a plan that passes sbuf check; the allocation code is
+// printed per tensor.
+func TestSbufPlace(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "placed.yaml")
+	r := run(t, "", "sbuf", "place", sbufExample("place-32.yaml"), "-o", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "32 tensors placed") || !strings.Contains(r.stdout, "ncc.psum.mod_alloc(base_bank=") || !strings.Contains(r.stdout, "ncc.sbuf.mod_alloc(base_addr=") {
+		t.Fatalf("%s", r)
+	}
+	if c := run(t, "", "sbuf", "check", out); c.code != 0 || !strings.Contains(c.stdout, "0 errors, 0 warnings, 0 infos") {
+		t.Errorf("placed plan: %s", c)
+	}
+	if c := run(t, "", "sbuf", "check", sbufExample("place-32.yaml")); c.code != 0 || !strings.Contains(c.stdout, "sbuf/unplaced") {
+		t.Errorf("unplaced plan: %s", c)
+	}
+	j := run(t, "", "--json", "sbuf", "place", sbufExample("place-32.yaml"))
+	var pl struct {
+		Tensors []struct {
+			Tensor   string `json:"tensor"`
+			Physical int64  `json:"physical_tiles"`
+			Code     string `json:"code"`
+		} `json:"tensors"`
+		TimeNs float64 `json:"time_ns"`
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &pl); err != nil || j.code != 0 || len(pl.Tensors) != 32 || pl.TimeNs <= 0 {
+		t.Fatalf("%v %s", err, j)
+	}
+	for _, tn := range pl.Tensors {
+		if tn.Physical < 1 || !strings.HasPrefix(tn.Code, "ncc.") {
+			t.Errorf("%+v", tn)
+		}
+	}
+	// Nothing to place, or a plan that does not fit: exit 2.
+	if r := run(t, "", "sbuf", "place", sbufExample("double-buffer.yaml")); r.code != 2 {
+		t.Errorf("direct plan: %s", r)
+	}
+}
