@@ -2,6 +2,8 @@ package neff
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"os"
 	"testing"
 
@@ -64,6 +66,48 @@ func FuzzTar(f *testing.F) {
 		for _, m := range file.Members {
 			if _, err := CleanName(m.Name); err != nil || m.Name == "" {
 				t.Fatalf("unsafe member %q accepted", m.Name)
+			}
+		}
+	})
+}
+
+// FuzzJSONModel feeds arbitrary def.json and engine JSON through Decode and
+// Check: they must report, never panic.
+func FuzzJSONModel(f *testing.F) {
+	b := baseBuilder(f)
+	ms, _ := b.Members()
+	var def, eng []byte
+	for _, m := range ms {
+		switch m.Name {
+		case "sg00/def.json":
+			def = m.Data
+		case "sg00/SP.json":
+			eng = m.Data
+		}
+	}
+	f.Add(def, eng)
+	f.Add([]byte(`{"var":{"SB":{"type":"state-buffer","var_id":0}},"sp":"SP.json"}`), []byte(`{"dma":[{"desc":{"to":"SB","to_off":-5,"to_sizes":[1],"to_steps":[1]}}]}`))
+	f.Fuzz(func(t *testing.T, def, eng []byte) {
+		var members []Member
+		for _, m := range ms {
+			switch m.Name {
+			case "sg00/def.json":
+				m.Data = def
+			case "sg00/SP.json":
+				m.Data = eng
+			}
+			members = append(members, m)
+		}
+		file := &File{Header: b.Header, Members: members}
+		file.Hash.OK = true
+		m := Decode(file)
+		Check(m, DefaultRuntime)
+		Summarize(m).WriteText(io.Discard)
+		for _, sg := range m.Subgraphs {
+			if sg.Def != nil {
+				if _, err := json.Marshal(sg.Def); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 	})

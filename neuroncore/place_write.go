@@ -1,0 +1,123 @@
+package neuroncore
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+)
+
+// WritePlaced rewrites the plan file src (the bytes the plan was parsed
+// from) with the alloc of every tensor of placed: the file keeps its
+// comments, order and everything else; each tensor's alloc becomes
+// {mod_alloc: {...}} or {table: [...]} in flow style. The result is YAML
+// (a JSON input comes back as YAML, which ParsePlan reads the same way).
+func WritePlaced(src []byte, placed *Plan) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("plan: not a mapping")
+	}
+	tensors := mapValue(doc.Content[0], "tensors")
+	if tensors == nil || tensors.Kind != yaml.SequenceNode || len(tensors.Content) != len(placed.Tensors) {
+		return nil, fmt.Errorf("plan: tensors do not match the placed plan")
+	}
+	for i, t := range placed.Tensors {
+		tn := tensors.Content[i]
+		if tn.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("plan: tensors[%d] is not a mapping", i)
+		}
+		if name := mapValue(tn, "name"); name == nil || name.Value != t.Name {
+			return nil, fmt.Errorf("plan: tensors[%d] is not %s", i, t.Name)
+		}
+		if !t.Direct() {
+			continue
+		}
+		an := allocNode(t)
+		if v := mapValue(tn, "alloc"); v != nil {
+			*v = *an
+		} else {
+			tn.Content = append(tn.Content, scalar("alloc"), an)
+		}
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+
+func intNode(v int64) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(v, 10)}
+}
+
+func flowMap(kv ...*yaml.Node) *yaml.Node {
+	return &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle, Content: kv}
+}
+
+func intSeq(v []int64) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, x := range v {
+		n.Content = append(n.Content, intNode(x))
+	}
+	return n
+}
+
+// allocNode renders a direct allocation as the plan file writes it.
+func allocNode(t *Tensor) *yaml.Node {
+	if t.Kind == Mod {
+		m := t.Mod
+		var kv []*yaml.Node
+		add := func(k string, v *yaml.Node) { kv = append(kv, scalar(k), v) }
+		if t.Buffer == PSUM {
+			add("base_bank", intNode(m.BaseBank))
+			if m.BaseAddr != 0 {
+				add("base_addr", intNode(m.BaseAddr))
+			}
+		} else {
+			add("base_addr", intNode(m.BaseAddr))
+		}
+		if m.BasePartition != 0 {
+			add("base_partition", intNode(m.BasePartition))
+		}
+		if len(m.NumBankTiles) > 0 {
+			add("num_bank_tiles", intSeq(m.NumBankTiles))
+		}
+		if len(m.NumParTiles) > 0 {
+			add("num_par_tiles", intSeq(m.NumParTiles))
+		}
+		if len(m.NumFreeTiles) > 0 {
+			add("num_free_tiles", intSeq(m.NumFreeTiles))
+		}
+		return flowMap(scalar("mod_alloc"), flowMap(kv...))
+	}
+	seq := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, e := range t.Table {
+		kv := []*yaml.Node{scalar("index"), intSeq(e.Index), scalar("partition"), intNode(e.Loc.Partition)}
+		if t.Buffer == PSUM {
+			kv = append(kv, scalar("bank"), intNode(e.Loc.Bank))
+		}
+		kv = append(kv, scalar("addr"), intNode(e.Loc.Addr))
+		seq.Content = append(seq.Content, flowMap(kv...))
+	}
+	return &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{scalar("table"), seq}}
+}
