@@ -2,8 +2,9 @@ package timing
 
 import (
 	"bytes"
-	"encoding/json"
+	"cmp"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"slices"
 
@@ -145,7 +146,8 @@ type lowering struct {
 	ntiles  [][]int32      // tiles per workload (consecutive tasks)
 	// loads per core: transfer id -> tasks carrying it with the workload
 	// index that first listed it.
-	loads  []map[int64][]carrier
+	loads  []map[int64]int32 // index+1 of the newest carrier in carr
+	carr   []carrier
 	stores map[int64]sim.TaskID // DRAM write transfer id -> its store
 	links  map[[4]int64]sim.ResourceID
 	linkRs []sim.ResourceID
@@ -154,6 +156,34 @@ type lowering struct {
 type carrier struct {
 	k    int
 	task sim.TaskID
+	next int32 // index+1 of the previous carrier of the same transfer
+}
+
+func (l *lowering) addCarrier(core int, id int64, k int, t sim.TaskID) {
+	l.carr = append(l.carr, carrier{k: k, task: t, next: l.loads[core][id]})
+	l.loads[core][id] = int32(len(l.carr))
+}
+
+// carrierFor returns the load that brings transfer id to workload k of a
+// core: the one first listed latest at or before k, else the earliest.
+func (l *lowering) carrierFor(core int, id int64, k int) (sim.TaskID, bool) {
+	best, early := -1, -1
+	for i := l.loads[core][id]; i != 0; i = l.carr[i-1].next {
+		c := &l.carr[i-1]
+		if c.k <= k && (best < 0 || c.k > l.carr[best].k) {
+			best = int(i - 1)
+		}
+		if early < 0 || c.k <= l.carr[early].k {
+			early = int(i - 1)
+		}
+	}
+	if best < 0 {
+		best = early
+	}
+	if best < 0 {
+		return sim.None, false
+	}
+	return l.carr[best].task, true
 }
 
 func newLowering(s *gemini.Schedule, p Params) *lowering {
@@ -198,44 +228,61 @@ func (p *Params) config(u string) int64 {
 	return 0
 }
 
-// tiles counts the intra-core tiles of a workload (tile_num_* members of
-// tile_info); at least 1.
+// tiles counts the intra-core tiles of a workload: the tile_num_* members of
+// tile_info (the name appears nowhere else in it); at least 1.
 func tiles(w *gemini.Workload) int64 {
-	if len(w.TileInfo) == 0 {
-		return 1
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(w.TileInfo, &m); err != nil {
-		return 1
-	}
-	n := int64(0)
-	for k := range m {
-		if bytes.HasPrefix([]byte(k), []byte("tile_num")) {
-			n++
-		}
-	}
-	return max(n, 1)
+	return max(int64(bytes.Count(w.TileInfo, tileKey)), 1)
 }
+
+var tileKey = []byte(`"tile_num`)
 
 func (l *lowering) build() error {
 	s, p, g := l.s, &l.p, l.g
 	nc := len(s.Cores)
+	// Size the graph up front (growing the slices of a million tasks
+	// dominated the lowering): tiles, plus an upper estimate of the DRAM
+	// transfers and NoC hops from the workloads' inputs and outputs.
+	n := 0
+	for _, c := range s.Cores {
+		portHops := 0
+		if nc > 1 {
+			x, _ := l.pos(c)
+			px, _ := l.port(c)
+			portHops = int(max(x-px, px-x))
+		}
+		for k := range c.Workloads {
+			w := &c.Workloads[k]
+			n += int(tiles(w))
+			for i := range w.Ifmaps {
+				n += len(w.Ifmaps[i].TransferIDs) * (1 + portHops)
+			}
+			if w.Weight != nil {
+				n += len(w.Weight.TransferIDs) * (1 + portHops)
+			}
+			for i := range w.Ofmaps {
+				n += len(w.Ofmaps[i].Destinations) * (1 + portHops)
+			}
+		}
+	}
+	g.Tasks = make([]sim.Task, 0, n)
+	g.Edges = make([]sim.Edge, 0, 3*n)
+	l.inf = make([]TaskInfo, 0, n)
 	l.compute = make([][]sim.TaskID, nc)
-	l.loads = make([]map[int64][]carrier, nc)
+	l.loads = make([]map[int64]int32, nc)
 	l.ntiles = make([][]int32, nc)
 	for _, c := range s.Cores {
 		r := g.AddResource(sim.Resource{Name: fmt.Sprintf("core %d", c.ID), Group: "cores", InOrder: true})
 		ts := make([]sim.TaskID, len(c.Workloads))
 		nt := make([]int32, len(c.Workloads))
 		prev := sim.TaskID(sim.None)
-		prevUnit, prevShape := map[string]bool{}, map[string]string{}
+		prevUnit, prevShape := map[string]bool{}, map[string]uint64{}
 		lastUnit := ""
 		for k := range c.Workloads {
 			w := &c.Workloads[k]
 			n := tiles(w)
 			tm := max(w.Time, 0)
 			u := unit(w.LayerType)
-			sh := shape(w)
+			sh := shape(w, n)
 			lag := int64(0)
 			if k > 0 && u == lastUnit {
 				lag = p.config(u)
@@ -273,7 +320,7 @@ func (l *lowering) build() error {
 		}
 		l.compute[c.ID] = ts
 		l.ntiles[c.ID] = nt
-		l.loads[c.ID] = map[int64][]carrier{}
+		l.loads[c.ID] = map[int64]int32{}
 	}
 	l.dram = g.AddResource(sim.Resource{
 		Name: "DRAM", Group: "DRAM",
@@ -428,7 +475,7 @@ func (l *lowering) load(c *gemini.Core, it item) sim.TaskID {
 	}
 	arrive := l.toCore(c, it.k, t, "load "+name, e.TransferIDs, size, it.order)
 	for _, id := range e.TransferIDs {
-		l.loads[c.ID][id] = append(l.loads[c.ID][id], carrier{k: it.k, task: arrive})
+		l.addCarrier(c.ID, id, it.k, arrive)
 	}
 	return t
 }
@@ -481,11 +528,12 @@ func overlaps(a, b []gemini.Span) bool {
 // none): loads in program order of their consumers, each allowed one
 // workload of prefetch, and stores after their producer.
 func (l *lowering) unqueued() {
+	var ids []int64
 	for _, c := range l.s.Cores {
 		prev := sim.TaskID(sim.None)
 		for k := range c.Workloads {
 			w := &c.Workloads[k]
-			var ids []int64
+			ids = ids[:0]
 			for i := range w.Ifmaps {
 				ids = append(ids, w.Ifmaps[i].TransferIDs...)
 			}
@@ -494,7 +542,7 @@ func (l *lowering) unqueued() {
 			}
 			for _, id := range ids {
 				r := l.ix.Read(id)
-				if r == nil || len(l.loads[c.ID][id]) > 0 {
+				if r == nil || l.loads[c.ID][id] != 0 {
 					continue
 				}
 				cat := CatLoad
@@ -514,7 +562,7 @@ func (l *lowering) unqueued() {
 				}
 				prev = t
 				arrive := l.toCore(c, k, t, "load "+r.LayerName, []int64{id}, size, math.MaxInt32+int64(k))
-				l.loads[c.ID][id] = append(l.loads[c.ID][id], carrier{k: k, task: arrive})
+				l.addCarrier(c.ID, id, k, arrive)
 			}
 		}
 	}
@@ -556,32 +604,26 @@ func (l *lowering) related() {
 
 // consumers makes each workload wait for the DRAM loads of its inputs.
 func (l *lowering) consumers() {
+	var ids []int64
+	var done []sim.TaskID
 	for _, c := range l.s.Cores {
 		for k := range c.Workloads {
 			w := &c.Workloads[k]
-			var ids []int64
+			ids = ids[:0]
 			for i := range w.Ifmaps {
 				ids = append(ids, w.Ifmaps[i].TransferIDs...)
 			}
 			if w.Weight != nil {
 				ids = append(ids, w.Weight.TransferIDs...)
 			}
-			done := map[sim.TaskID]bool{}
+			done = done[:0]
 			for _, id := range ids {
-				cs := l.loads[c.ID][id]
-				if len(cs) == 0 {
+				t, ok := l.carrierFor(c.ID, id, k)
+				if !ok || slices.Contains(done, t) {
 					continue
 				}
-				best := cs[0]
-				for _, x := range cs[1:] {
-					if x.k <= k && x.k >= best.k {
-						best = x
-					}
-				}
-				if !done[best.task] {
-					done[best.task] = true
-					l.g.AddDep(best.task, l.compute[c.ID][k])
-				}
+				done = append(done, t)
+				l.g.AddDep(t, l.compute[c.ID][k])
 			}
 		}
 	}
@@ -616,7 +658,7 @@ func (l *lowering) noc() {
 					x, y := l.pos(c)
 					tx, ty := l.pos(dc)
 					size := max(o.Size, 0)
-					prev := l.route(x, y, tx, ty, from, fmt.Sprintf("%s -> core %d", w.LayerName, d.Core),
+					prev := l.route(x, y, tx, ty, from, w.LayerName,
 						TaskInfo{Cat: CatNoC, Core: c.ID, Workload: k, Transfers: []int64{o.TransferID}, Bytes: size, Order: -1},
 						size, int64(k))
 					lag := int64(0)
@@ -689,23 +731,36 @@ func (l *lowering) end(c, k int) sim.TaskID {
 	return l.compute[c][k] + sim.TaskID(l.ntiles[c][k]-1)
 }
 
-// shape describes what a unit's tile-shape configuration depends on: the
+// shape hashes what a unit's tile-shape configuration depends on: the
 // extents of the workload's inputs and output, its tiling and padding.
-func shape(w *gemini.Workload) string {
-	var b []byte
-	ext := func(x gemini.Box) {
-		for i := 0; i < int(x.Rank); i++ {
-			b = fmt.Appendf(b, "%d,", x.Upper[i]-x.Lower[i])
+func shape(w *gemini.Workload, n int64) uint64 {
+	var h maphash.Hash
+	h.SetSeed(shapeSeed)
+	var b [8]byte
+	put := func(v int64) {
+		for i := range b {
+			b[i] = byte(v >> (8 * i))
 		}
-		b = append(b, ';')
+		h.Write(b[:])
+	}
+	ext := func(x gemini.Box) {
+		for i := 0; i < int(x.Rank) && i < len(x.Upper); i++ {
+			put(int64(x.Upper[i] - x.Lower[i]))
+		}
+		put(-1)
 	}
 	for i := range w.Ifmaps {
 		ext(w.Ifmaps[i].Box)
 	}
 	ext(w.Range)
-	b = fmt.Appendf(b, "t%d;%v", tiles(w), w.TilePadding)
-	return string(b)
+	put(n)
+	for _, v := range w.TilePadding {
+		put(v)
+	}
+	return h.Sum64()
 }
+
+var shapeSeed = maphash.MakeSeed()
 
 // weightPort models the weight-buffer loader (WL0/WL1), one in-order
 // queue per core shared by the streams from DRAM and the per-tile copies
@@ -715,20 +770,21 @@ func shape(w *gemini.Workload) string {
 // those first listed at the workload itself. A copy takes no time but waits
 // LWConfig after the stream ahead of it.
 func (l *lowering) weightPort() {
+	type stream struct {
+		k int
+		t sim.TaskID
+	}
+	streams := make([][]stream, len(l.s.Cores)) // per core, in queue order
+	for ti := range l.inf {
+		in := &l.inf[ti]
+		if in.Cat == CatWeight && in.Order >= 0 {
+			streams[in.Core] = append(streams[in.Core], stream{in.Workload, sim.TaskID(ti)})
+		}
+	}
 	for _, c := range l.s.Cores {
-		type stream struct {
-			k int
-			t sim.TaskID
-		}
-		var streams []stream // in queue order
-		for ti := range l.inf {
-			in := &l.inf[ti]
-			if in.Cat == CatWeight && in.Core == c.ID && in.Order >= 0 {
-				streams = append(streams, stream{in.Workload, sim.TaskID(ti)})
-			}
-		}
+		streams := streams[c.ID]
 		slices.SortStableFunc(streams, func(a, b stream) int {
-			return int(l.inf[a.t].Order - l.inf[b.t].Order)
+			return cmp.Compare(l.inf[a.t].Order, l.inf[b.t].Order)
 		})
 		// latest(k) is the last stream first listed at or before k.
 		j := -1

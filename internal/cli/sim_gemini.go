@@ -26,6 +26,8 @@ var geminiSimFlags struct {
 }
 
 func init() {
+	d := timing.Default()
+	geminiSimFlags.linkGBps, geminiSimFlags.hopLatency, geminiSimFlags.prefetch = d.LinkGBps, d.HopLatency, string(d.Prefetch)
 	registerSimulator(Simulator{
 		Kind: detect.GeminiIR,
 		Flags: func(fs *pflag.FlagSet) {
