@@ -112,3 +112,31 @@ func FuzzJSONModel(f *testing.F) {
 		}
 	})
 }
+
+// FuzzJSONTree: the tree parser accepts exactly what encoding/json accepts,
+// and converts to the same untyped value.
+func FuzzJSONTree(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e3,-0,"x\u00e9\ud83d\ude00"],"b":null,"c":true}`, `[]`, `"\ud800x"`, `{"a":1,"a":2}`, `01`, `{"a" 1}`, "\"\xff\"", `1e`, ` [ {} ] `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tree, err := parseTree(b)
+		if (err == nil) != json.Valid(b) {
+			t.Fatalf("parseTree err %v, json.Valid %v", err, json.Valid(b))
+		}
+		if err != nil {
+			return
+		}
+		var want any
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		if err := d.Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		x, _ := json.Marshal(untree(tree))
+		y, _ := json.Marshal(want)
+		if !bytes.Equal(x, y) {
+			t.Fatalf("tree %s, encoding/json %s", x, y)
+		}
+	})
+}

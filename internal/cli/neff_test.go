@@ -272,3 +272,26 @@ func TestNeffExitCodes(t *testing.T) {
 		t.Errorf("repacked diff: %s", r)
 	}
 }
+
+// TestNeffReport: every corpus NEFF renders with its sections, offline.
+func TestNeffReport(t *testing.T) {
+	tmp := t.TempDir()
+	for _, f := range neffCorpus(t) {
+		out := filepath.Join(tmp, filepath.Base(f)+".html")
+		if r := run(t, "", "report", f, "-o", out); r.code != 0 {
+			t.Fatalf("%s: %s", f, r)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`id="neff-0-header"`, `id="neff-0-structure"`, `id="neff-0-io"`, `id="neff-0-engines"`, `id="neff-0-memory"`, "Device memory estimate", "kelf-0.json"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s: report lacks %s", filepath.Base(f), want)
+			}
+		}
+		if strings.Contains(string(b), "http://") || strings.Contains(string(b), "https://") {
+			t.Errorf("%s: report references the network", filepath.Base(f))
+		}
+	}
+}
