@@ -3,6 +3,7 @@ package neff
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"testing"
 
@@ -101,7 +102,7 @@ func FuzzJSONModel(f *testing.F) {
 		file.Hash.OK = true
 		m := Decode(file)
 		Check(m, DefaultRuntime)
-		// TODO(summary): Summarize(m) once the inspect summary exists.
+		Summarize(m).WriteText(io.Discard)
 		for _, sg := range m.Subgraphs {
 			if sg.Def != nil {
 				if _, err := json.Marshal(sg.Def); err != nil {
