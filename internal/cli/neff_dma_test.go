@@ -7,14 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/npukit/npukit/internal/conformance"
 	"github.com/npukit/npukit/neff"
 	"github.com/sbinet/npyio/npy"
 )
-
-func neffCorpus(t *testing.T) []string {
-	return conformance.Files(t, conformance.Corpus(t, "neff"), "*.neff")
-}
 
 func TestNeffDMACorpus(t *testing.T) {
 	for _, f := range neffCorpus(t) {
