@@ -91,7 +91,11 @@ func (o neffDMAOutput) WriteText(w io.Writer) error {
 		writeDMADiagnostics(w, a.Diagnostics, o.all)
 		if sg.Executed != nil {
 			fmt.Fprintf(w, "Executed %d descriptors (%s written); engine instructions were not executed.\n", sg.Executed.Descriptors, humanize.Bytes(sg.Executed.Bytes))
-			for _, f := range sg.Written {
+			for i, f := range sg.Written {
+				if i == neffDMAShown && !o.all {
+					fmt.Fprintf(w, "  ... %d more files (--all lists them)\n", len(sg.Written)-i)
+					break
+				}
 				fmt.Fprintf(w, "  %-20s %s %v -> %s\n", f.Var, f.DType, f.Shape, f.Path)
 			}
 		}
@@ -239,6 +243,7 @@ func neffExecute(m *neff.Model, progs []*dmaprog.Program, inputs []string, outDi
 				}
 				dir = d
 			}
+			used := map[string]bool{}
 			for _, name := range mems[i].Allocated() {
 				v, _ := p.Var(name)
 				if v.Type == "state-buffer" {
@@ -246,7 +251,8 @@ func neffExecute(m *neff.Model, progs []*dmaprog.Program, inputs []string, outDi
 				}
 				b, _ := mems[i].Bytes(name)
 				t, shape := neffVarType(m, p, v)
-				path, err := atomicfile.Join(dir, name+".npy")
+				file := npyFileName(name, v.ID, used)
+				path, err := atomicfile.Join(dir, file)
 				if err != nil {
 					return err
 				}
@@ -254,11 +260,32 @@ func neffExecute(m *neff.Model, progs []*dmaprog.Program, inputs []string, outDi
 				if err != nil {
 					return fmt.Errorf("%s: %w", name, err)
 				}
-				subs[i].Written = append(subs[i].Written, neffDMAWrittenNp{Var: name, Path: filepath.Join(outDir, rel, name+".npy"), DType: wt.String(), Shape: shape})
+				subs[i].Written = append(subs[i].Written, neffDMAWrittenNp{Var: name, Path: filepath.Join(outDir, rel, file), DType: wt.String(), Shape: shape})
 			}
 		}
 		return nil
 	})
+}
+
+// npyFileName makes a variable name a safe, unique file name: characters
+// other than letters, digits, '.', '_' and '-' become '_', and a clash
+// (or an empty or dot name) gets the var_id appended.
+func npyFileName(name string, id int64, used map[string]bool) string {
+	safe := []byte(name)
+	for i, c := range safe {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			safe[i] = '_'
+		}
+	}
+	base := string(safe)
+	if strings.Trim(base, ".") == "" {
+		base = ""
+	}
+	if base == "" || used[base] || len(base) > 200 {
+		base = fmt.Sprintf("%.200s_var%d", base, id)
+	}
+	used[base] = true
+	return base + ".npy"
 }
 
 // neffVarType finds a variable's element type and shape: the neff.json
@@ -299,6 +326,19 @@ func neffVarType(m *neff.Model, p *dmaprog.Program, v dmaprog.Var) (dtype.T, []i
 			}
 		}
 	}
+	if v.Type == "file" && strings.HasSuffix(v.File, ".npy") && m.File != nil {
+		if mem, ok := m.File.Member(v.File); ok {
+			if info, err := neff.NpyInfo(mem.Data); err == nil && !info.Fortran {
+				shape := make([]int64, len(info.Shape))
+				for i, d := range info.Shape {
+					shape[i] = int64(d)
+				}
+				if t, sh, ok := fits(npyDType(info.Descr), shape); ok {
+					return t, sh
+				}
+			}
+		}
+	}
 	for _, sg := range m.Subgraphs {
 		if sg.Name != p.Subgraph {
 			continue
@@ -320,6 +360,37 @@ func neffVarType(m *neff.Model, p *dmaprog.Program, v dmaprog.Var) (dtype.T, []i
 		}
 	}
 	return dtype.Uint8, []int64{v.Size}
+}
+
+// npyDType names the dtype of a little-endian (or byte-sized) .npy descr
+// ("" when npukit has no such type).
+func npyDType(descr string) string {
+	if len(descr) < 3 || (descr[0] != '<' && descr[0] != '|') {
+		return ""
+	}
+	switch descr[1:] {
+	case "f2":
+		return "float16"
+	case "f4":
+		return "float32"
+	case "i1":
+		return "int8"
+	case "i2":
+		return "int16"
+	case "i4":
+		return "int32"
+	case "i8":
+		return "int64"
+	case "u1":
+		return "uint8"
+	case "u2":
+		return "uint16"
+	case "u4":
+		return "uint32"
+	case "u8":
+		return "uint64"
+	}
+	return ""
 }
 
 // readNpyBytes returns the raw little-endian data of a C-order .npy file.

@@ -141,3 +141,52 @@ func TestNeffSimCommand(t *testing.T) {
 		t.Fatalf("--dma-engines 0: %s", r)
 	}
 }
+
+// Two subgraphs: --execute writes DIR/SUBGRAPH/NAME.npy and sim writes
+// one trace per subgraph.
+func TestNeffDMATwoSubgraphs(t *testing.T) {
+	b := neff.NewBuilder("two.neff")
+	for _, name := range []string{"sg00", "sg01"} {
+		sg := b.Subgraph(name)
+		sg.AddVar("x", "input", 8)
+		sg.AddVar("y", "output", 8)
+		sg.AddQueue("q", "in", 1, "sp")
+		sg.Engine("sp", "SP").AddDMA("q", "move", neff.Copy("x", 0, []int64{8}, []int64{1}, "y", 0, []int64{8}, []int64{1}))
+	}
+	raw, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "two.neff")
+	if err := os.WriteFile(f, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "x.npy")
+	fh, _ := os.Create(in)
+	npy.Write(fh, []uint8{1, 2, 3, 4, 5, 6, 7, 8})
+	fh.Close()
+	out := filepath.Join(dir, "out")
+	if r := run(t, "", "neff", "dma", f, "--execute", "--input", "x="+in, "-o", out); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	for _, sg := range []string{"sg00", "sg01"} {
+		b, err := os.ReadFile(filepath.Join(out, sg, "y.npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(string(b), "\x01\x02\x03\x04\x05\x06\x07\x08") {
+			t.Errorf("%s/y.npy: % x", sg, b)
+		}
+	}
+	tr := filepath.Join(dir, "t.json")
+	r := run(t, "", "sim", "--json", f, "--trace", tr)
+	if r.code != 0 || !strings.Contains(r.stdout, `"bytes_per_ns"`) {
+		t.Fatalf("%s", r)
+	}
+	for _, sg := range []string{"sg00", "sg01"} {
+		if _, err := os.Stat(filepath.Join(dir, "t."+sg+".json")); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -34,6 +34,16 @@ import (
 	"github.com/npukit/npukit/neff/dma"
 )
 
+// Bounds against malformed files: a pattern may legitimately re-read the
+// same bytes (step 0), so its byte count is not bounded by its variable;
+// these limits keep the analysis and the executor finite. Real NEFFs stay
+// far below them (hundreds of KiB and a few hundred runs per descriptor).
+const (
+	MaxSideBytes   = 1 << 30 // bytes one side of a descriptor moves
+	MaxSideRuns    = 1 << 22 // contiguous runs of one side (before merging)
+	MaxProgramRuns = 1 << 28 // runs of all sides of a program
+)
+
 // Var is a variable of a subgraph as laid out for execution.
 type Var struct {
 	Name      string `json:"name"`
@@ -93,6 +103,7 @@ func FromSubgraph(m *neff.Model, sg *neff.Subgraph) *Program {
 		}
 		p.Queues = append(p.Queues, dma.QueueSet{Name: qn, NumQueues: n})
 	}
+	var runs int64
 	for _, e := range sg.Engines {
 		if e.JSON == nil {
 			continue
@@ -104,6 +115,15 @@ func FromSubgraph(m *neff.Model, sg *neff.Subgraph) *Program {
 			for j, ds := range ent.Desc {
 				d := dma.Descriptor{Engine: e.Member, Queue: ent.QueueName(), Index: i, Desc: j, Comment: ent.Comment}
 				t, err := p.transfer(ds)
+				if err == nil {
+					n := runBound(t.To.Pattern)
+					for _, f := range t.From {
+						n += runBound(f.Pattern)
+					}
+					if runs += n; runs > MaxProgramRuns {
+						err = fmt.Errorf("the program exceeds %d contiguous runs in all (npukit's limit)", MaxProgramRuns)
+					}
+				}
 				if err != nil {
 					p.Problems = append(p.Problems, Problem{Location: d.Location(), Message: err.Error()})
 					continue
@@ -170,6 +190,12 @@ func (p *Program) side(name *string, off *int64, sizes, steps []int64, dt *strin
 	if err := pat.Validate(); err != nil {
 		return dma.Side{}, fmt.Errorf("%s: %w", *name, err)
 	}
+	if n := pat.Bytes(); n > MaxSideBytes {
+		return dma.Side{}, fmt.Errorf("%s: the pattern moves %d bytes, over npukit's limit of %d per descriptor side", *name, n, MaxSideBytes)
+	}
+	if n := runBound(pat); n > MaxSideRuns {
+		return dma.Side{}, fmt.Errorf("%s: the pattern has up to %d contiguous runs, over npukit's limit of %d per descriptor side", *name, n, MaxSideRuns)
+	}
 	s := dma.Side{Var: *name, Pattern: pat, DType: dtype.Uint8}
 	if dt != nil {
 		t, err := dtype.Parse(*dt)
@@ -179,6 +205,20 @@ func (p *Program) side(name *string, off *int64, sizes, steps []int64, dt *strin
 		s.DType = t
 	}
 	return s, nil
+}
+
+// runBound is an upper bound of a valid pattern's contiguous runs, computed
+// without expanding it: prod(sizes[1:]) when the innermost dimension is
+// contiguous, else one run per byte.
+func runBound(p accesspattern.Pattern) int64 {
+	n := p.Bytes()
+	if n == 0 {
+		return 0
+	}
+	if p.Steps[0] == 1 || p.Sizes[0] == 1 {
+		return n / p.Sizes[0]
+	}
+	return n
 }
 
 func (p *Program) transfer(ds *neff.Desc) (dma.Transfer, error) {

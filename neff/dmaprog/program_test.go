@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/npukit/npukit/internal/conformance"
@@ -209,5 +210,37 @@ func TestBudget(t *testing.T) {
 	mem := p.NewMemory(1 << 20) // smaller than the 32 MiB state buffer
 	if _, err := p.Execute(mem); err == nil {
 		t.Fatal("state buffer allocated past the budget")
+	}
+}
+
+// Patterns that would run without bound are left out as problems.
+func TestLimits(t *testing.T) {
+	b := neff.NewBuilder("t.neff")
+	sg := b.Subgraph("sg00")
+	sg.AddVar("in", "input", 16)
+	sg.AddVar("out", "output", 16)
+	sg.AddQueue("q", "in", 1, "sp")
+	sp := sg.Engine("sp", "SP")
+	// Re-reads byte 0 2^40 times: within the variable, but 1 TiB moved.
+	sp.AddDMA("q", "huge", neff.Copy("in", 0, []int64{1, 1 << 20, 1 << 20}, []int64{1, 0, 0}, "SB", 0, []int64{1, 1 << 20, 1 << 20}, []int64{1, 0, 0}))
+	// 2^23 one-byte runs of 16 B... (steps[0] = 0 makes every byte a run).
+	sp.AddDMA("q", "runs", neff.Copy("in", 0, []int64{1 << 23}, []int64{0}, "out", 0, []int64{1 << 23}, []int64{0}))
+	sp.AddDMA("q", "ok", neff.Copy("in", 0, []int64{16}, []int64{1}, "out", 0, []int64{16}, []int64{1}))
+	raw, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := neff.OpenBytes(raw, neff.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := FromModel(m)[0]
+	if len(p.Descriptors) != 1 || len(p.Problems) != 2 {
+		t.Fatalf("descriptors %d, problems %v", len(p.Descriptors), p.Problems)
+	}
+	for i, want := range []string{"bytes, over", "runs, over"} {
+		if !strings.Contains(p.Problems[i].Message, want) {
+			t.Errorf("problem %d: %s", i, p.Problems[i].Message)
+		}
 	}
 }

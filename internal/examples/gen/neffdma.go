@@ -43,8 +43,13 @@ func demoNeffDMA() ([]byte, error) {
 	sp := sg.Engine("sp", "SP")
 	// Loads: four descriptors of 32 partitions each per tensor.
 	for q := int64(0); q < 4; q++ {
-		sp.AddDMA("qSPIO0", "load-x", neff.Copy("x", q*32*rowBytes, []int64{rowBytes, 32}, []int64{1, rowBytes}, "SB", q*32*stride, []int64{rowBytes, 32}, []int64{1, stride}))
-		sp.AddDMA("qSPIO0", "load-w", neff.Copy("w", q*32*rowBytes, []int64{rowBytes, 32}, []int64{1, rowBytes}, "SB", q*32*stride+4096, []int64{rowBytes, 32}, []int64{1, stride}))
+		lx := neff.Copy("x", q*32*rowBytes, []int64{rowBytes, 32}, []int64{1, rowBytes}, "SB", q*32*stride, []int64{rowBytes, 32}, []int64{1, stride})
+		lw := neff.Copy("w", q*32*rowBytes, []int64{rowBytes, 32}, []int64{1, rowBytes}, "SB", q*32*stride+4096, []int64{rowBytes, 32}, []int64{1, stride})
+		for _, d := range []*neff.Desc{lx, lw} {
+			d.FromDType, d.ToDType = str("float32"), str("float32")
+		}
+		sp.AddDMA("qSPIO0", "load-x", lx)
+		sp.AddDMA("qSPIO0", "load-w", lw)
 	}
 	pool := sg.Engine("pool", "Pool")
 	sbSide := func(off int64) *neff.Source {
