@@ -3,6 +3,7 @@ package neuroncore
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 )
@@ -155,4 +156,85 @@ func OneTile(p *Plan) *Plan {
 		pp.Tensors[i] = &c
 	}
 	return &pp
+}
+
+// TileRect is one physical tile of a directly allocated tensor: the
+// partitions and the bytes of a partition it covers (PSUM: Offset counts
+// from the start of bank 0), with the logical tiles mapped to it.
+type TileRect struct {
+	Tensor     string
+	Buffer     Buffer
+	Partition  int64
+	Partitions int64
+	Offset     int64
+	Bytes      int64
+	Logical    []string // logical tile names (at most MaxListedTiles)
+	More       int64    // logical tiles not listed
+}
+
+// PhysicalRects lists the physical tiles of every directly allocated
+// tensor, in tensor order and then by location.
+func PhysicalRects(p *Plan) []TileRect {
+	var out []TileRect
+	bank := p.Arch.PSUMBankBytes()
+	for _, t := range p.Tensors {
+		if !t.Direct() {
+			continue
+		}
+		idx := map[Location]int{}
+		start := len(out)
+		for lin := int64(0); lin < t.Tiles(); lin++ {
+			l, _ := t.Location(lin)
+			i, ok := idx[l]
+			if !ok {
+				i = len(out)
+				idx[l] = i
+				out = append(out, TileRect{Tensor: t.Name, Buffer: t.Buffer, Partition: l.Partition, Partitions: t.Partitions, Offset: l.Offset(bank), Bytes: t.TileBytes()})
+			}
+			if len(out[i].Logical) < MaxListedTiles {
+				out[i].Logical = append(out[i].Logical, t.TileName(lin))
+			} else {
+				out[i].More++
+			}
+		}
+		rs := out[start:]
+		sort.Slice(rs, func(i, j int) bool {
+			if rs[i].Offset != rs[j].Offset {
+				return rs[i].Offset < rs[j].Offset
+			}
+			return rs[i].Partition < rs[j].Partition
+		})
+	}
+	return out
+}
+
+// LifetimeRect is a logical tile instance's lifetime (body steps [Start,
+// End)) with the bytes its physical tile occupies in a partition.
+type LifetimeRect struct {
+	Tile              string
+	Tensor            int
+	Buffer            Buffer
+	Start, End        int
+	Offset, Bytes     int64
+	Partition, Partns int64
+}
+
+// LifetimeRects lists the lifetimes of the logical tiles of directly
+// allocated tensors with their physical bytes, at most limit of them.
+func (x *Execution) LifetimeRects(limit int) []LifetimeRect {
+	p := x.Plan
+	var out []LifetimeRect
+	for _, l := range x.Lifetimes {
+		if len(out) >= limit {
+			break
+		}
+		t := p.Tensors[l.Key.Tensor]
+		loc, ok := t.Location(l.Key.Tile)
+		if !ok {
+			continue
+		}
+		out = append(out, LifetimeRect{Tile: x.TileName(l.Key), Tensor: l.Key.Tensor, Buffer: t.Buffer, Start: l.Start, End: l.End,
+			Offset: loc.Offset(p.Arch.PSUMBankBytes()), Bytes: t.TileBytes(), Partition: loc.Partition, Partns: t.Partitions})
+	}
+	return out
 }

@@ -67,7 +67,7 @@ under examples/sbuf/.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newSbufCheckCmd(env), newSbufSimCmd(env), newSbufPlaceCmd(env), newSbufShowCmd(env))
+	cmd.AddCommand(newSbufCheckCmd(env), newSbufSimCmd(env), newSbufPlaceCmd(env), newSbufShowCmd(env), newSbufReportCmd(env))
 	return cmd
 }
 

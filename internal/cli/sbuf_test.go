@@ -195,3 +195,23 @@ func TestSbufSharedCommandsAndDemo(t *testing.T) {
 		t.Errorf("demo: %s", d)
 	}
 }
+
+func TestSbufReport(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"double-buffer.yaml", "place-32.yaml"} {
+		out := filepath.Join(dir, f+".html")
+		r := run(t, "", "sbuf", "report", sbufExample(f), "-o", out)
+		b, err := os.ReadFile(out)
+		if r.code != 0 || err != nil {
+			t.Fatalf("%s: %v %s", f, err, r)
+		}
+		for _, want := range []string{"SBUF map", "SBUF tile lifetimes", "Engine timeline", "<svg"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s: report lacks %q", f, want)
+			}
+		}
+	}
+	if r := run(t, "", "sbuf", "report", sbufExample("double-buffer.yaml")); r.code != 2 {
+		t.Errorf("without -o: %s", r)
+	}
+}
