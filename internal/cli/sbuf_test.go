@@ -176,3 +176,42 @@ func TestSbufPlace(t *testing.T) {
 		t.Errorf("direct plan: %s", r)
 	}
 }
+
+// Plans are recognised by content: the shared inspect, check and sim
+// commands work on them, and the demo shows double buffering's gain.
+func TestSbufSharedCommandsAndDemo(t *testing.T) {
+	r := run(t, "", "inspect", sbufExample("mod-alloc-table.yaml"))
+	if r.code != 0 || !strings.Contains(r.stdout, "nki_tensor[3]  -> (0, 1024)") || !strings.Contains(r.stdout, "num_free_tiles=(2,)") {
+		t.Errorf("inspect: %s", r)
+	}
+	if r := run(t, "", "check", sbufExample("too-few-tiles.yaml")); r.code != 1 || !strings.Contains(r.stdout, "sbuf/too-few-physical-tiles") {
+		t.Errorf("check: %s", r)
+	}
+	if r := run(t, "", "sim", sbufExample("double-buffer.yaml")); r.code != 0 || !strings.Contains(r.stdout, "UTILISATION") {
+		t.Errorf("sim: %s", r)
+	}
+	d := run(t, "", "demo", "--dir", t.TempDir())
+	if d.code != 0 || !strings.Contains(d.stdout, "x faster: DMA transfers overlap") {
+		t.Errorf("demo: %s", d)
+	}
+}
+
+func TestSbufReport(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"double-buffer.yaml", "place-32.yaml"} {
+		out := filepath.Join(dir, f+".html")
+		r := run(t, "", "sbuf", "report", sbufExample(f), "-o", out)
+		b, err := os.ReadFile(out)
+		if r.code != 0 || err != nil {
+			t.Fatalf("%s: %v %s", f, err, r)
+		}
+		for _, want := range []string{"SBUF map", "SBUF tile lifetimes", "Engine timeline", "<svg"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s: report lacks %q", f, want)
+			}
+		}
+	}
+	if r := run(t, "", "sbuf", "report", sbufExample("double-buffer.yaml")); r.code != 2 {
+		t.Errorf("without -o: %s", r)
+	}
+}
