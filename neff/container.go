@@ -247,15 +247,17 @@ func (f *File) readTar(r io.Reader, lim Limits, stored int64) error {
 		if entries > lim.MaxMembers {
 			return formatErr(RuleTooLarge, -1, hdr.Name, "more than %d tar entries", lim.MaxMembers)
 		}
+		// archive/tar reports a plain ustar header (magic "ustar\x0000",
+		// no PAX records: what neuronx-cc writes) as FormatUnknown, since
+		// it could equally be the start of a PAX archive; PAX is only
+		// certain once records were seen, GNU by its own magic.
 		switch {
-		case hdr.Format&tar.FormatPAX != 0:
-			formats["pax"] = true
-		case hdr.Format&tar.FormatGNU != 0:
+		case hdr.Format&tar.FormatGNU != 0 && hdr.Format&tar.FormatPAX == 0:
 			formats["gnu"] = true
-		case hdr.Format&tar.FormatUSTAR != 0:
-			formats["ustar"] = true
+		case len(hdr.PAXRecords) > 0 || hdr.Format == tar.FormatPAX:
+			formats["pax"] = true
 		default:
-			formats["v7"] = true
+			formats["ustar"] = true
 		}
 		if strings.HasPrefix(hdr.Name, "./") {
 			f.Tar.DotSlash = true

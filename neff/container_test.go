@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,6 +137,7 @@ func TestReadVariants(t *testing.T) {
 		{name: "./sg00/", typ: tar.TypeDir},
 		{name: "./sg00/def.json", data: "{}", format: tar.FormatGNU},
 		{name: "./kelf-0.json", data: "{}", format: tar.FormatPAX},
+		{name: "./sg00/" + strings.Repeat("x", 120) + ".bin", data: "", format: tar.FormatPAX},
 	}
 	for _, c := range []struct {
 		pkg  uint64
@@ -150,7 +152,10 @@ func TestReadVariants(t *testing.T) {
 		if !f.Hash.OK || f.Hash.Form != c.form {
 			t.Fatalf("%+v: hash %+v", c, f.Hash)
 		}
-		if len(f.Members) != 2 || f.Members[0].Name != "sg00/def.json" || f.Tar.DirEntries != 2 || !f.Tar.DotSlash {
+		if strings.Join(f.Tar.Formats, ",") != "gnu,pax,ustar" {
+			t.Fatalf("%+v: formats %v", c, f.Tar.Formats)
+		}
+		if len(f.Members) != 3 || f.Members[0].Name != "sg00/def.json" || f.Tar.DirEntries != 2 || !f.Tar.DotSlash {
 			t.Fatalf("%+v: members %+v tar %+v", c, f.Members, f.Tar)
 		}
 		if _, ok := f.Member("kelf-0.json"); !ok {

@@ -44,6 +44,9 @@ func (r *DiffResult) Identical() bool { return len(r.Differences) == 0 }
 // "runtime_event_count".
 var timestampKey = regexp.MustCompile(`(?i)(^|_)(timestamp|time|date|datetime|mtime|ctime|created|modified)(_|$)`)
 
+// maxJSONDiffs bounds the differences listed per JSON member.
+const maxJSONDiffs = 100
+
 // Diff compares two NEFFs: the header field by field, the member list,
 // JSON members semantically (key order and formatting do not matter) and
 // other members by content. uuid, timestamps and the derived hash and
@@ -89,7 +92,24 @@ func Diff(a, b *Model, opt DiffOptions) *DiffResult {
 				add(false, "member "+n, describeData(ma.Data), describeData(mb.Data))
 				continue
 			}
-			diffJSON(n+": ", va, vb, false, add)
+			// A recompiled engine JSON can differ in thousands of
+			// descriptors: list the first maxJSONDiffs, count the rest.
+			shown, more := 0, 0
+			diffJSON(n+": ", va, vb, false, func(noise bool, p, x, y string) {
+				if noise && !opt.Noise {
+					add(noise, p, x, y)
+					return
+				}
+				if shown < maxJSONDiffs {
+					shown++
+					add(noise, p, x, y)
+					return
+				}
+				more++
+			})
+			if more > 0 {
+				add(false, n+": ...", "", fmt.Sprintf("%d more difference(s)", more))
+			}
 		default:
 			add(false, "member "+n, describeData(ma.Data), describeData(mb.Data))
 		}

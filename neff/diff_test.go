@@ -70,3 +70,16 @@ func TestDiff(t *testing.T) {
 		t.Errorf("want exactly 3 differences, got %+v", r.Differences)
 	}
 }
+
+func TestDiffCapsJSON(t *testing.T) {
+	a, b := baseBuilder(t), baseBuilder(t)
+	sp := sg0(b).Engines[0]
+	for i := 0; i < maxJSONDiffs+50; i++ {
+		sp.AddDMA("qIn", "extra", Copy("in", 0, []int64{32}, []int64{1}, "SB", 0, []int64{32}, []int64{1}))
+	}
+	r := Diff(builtModel(t, a, PackOptions{}), builtModel(t, b, PackOptions{}), DiffOptions{})
+	last := r.Differences[len(r.Differences)-1]
+	if len(r.Differences) != maxJSONDiffs+1 || last.Path != "sg00/SP.json: ..." || last.B != "50 more difference(s)" {
+		t.Fatalf("%d differences, last %+v", len(r.Differences), last)
+	}
+}

@@ -90,13 +90,39 @@ func ReadDir(dir string, lim Limits) (HeaderJSON, []Member, error) {
 	if err := json.Unmarshal(hb, &hj); err != nil {
 		return hj, nil, fmt.Errorf("%s: %w", filepath.Join(dir, HeaderFileName), err)
 	}
+	ms, err := readMembers(dir, lim)
+	return hj, ms, err
+}
+
+// OpenDir decodes an unpacked NEFF directory (see detect.NEFFDir): the
+// members below dir, and the header from header.json when present (a
+// directory extracted with tar has none; the header is then zero). There
+// is no payload, so no hash to verify.
+func OpenDir(dir string, lim Limits) (*Model, error) {
+	var hj HeaderJSON
+	if hb, err := os.ReadFile(filepath.Join(dir, HeaderFileName)); err == nil {
+		if err := json.Unmarshal(hb, &hj); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, HeaderFileName), err)
+		}
+	} else if !os.IsNotExist(err) {
+		return nil, err
+	}
+	ms, err := readMembers(dir, lim)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Header: hj.Header, Members: ms, Hash: HashCheck{OK: true, Form: hj.HashForm}}
+	return Decode(f), nil
+}
+
+func readMembers(dir string, lim Limits) ([]Member, error) {
 	type entry struct {
 		name, path string
 		size       int64
 	}
 	var entries []entry
 	var total int64
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -129,16 +155,16 @@ func ReadDir(dir string, lim Limits) (HeaderJSON, []Member, error) {
 		return nil
 	})
 	if err != nil {
-		return hj, nil, err
+		return nil, err
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
 	ms := make([]Member, 0, len(entries))
 	for _, e := range entries {
 		data, err := os.ReadFile(e.path)
 		if err != nil {
-			return hj, nil, err
+			return nil, err
 		}
 		ms = append(ms, Member{Name: e.name, Data: data, Mode: 0o664, Uid: 1000, Gid: 1000, Uname: "nobody", Gname: "nobody"})
 	}
-	return hj, ms, nil
+	return ms, nil
 }

@@ -128,3 +128,37 @@ func TestReadDirRefuses(t *testing.T) {
 		t.Error("no header.json accepted")
 	}
 }
+
+// TestOpenDir: an unpacked corpus NEFF decodes and checks like the file,
+// with or without header.json.
+func TestOpenDir(t *testing.T) {
+	dir := conformance.Corpus(t, "neff")
+	p := conformance.Files(t, dir, "*.neff")[0]
+	m, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "u")
+	if _, err := Unpack(m.File, out, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, withHeader := range []bool{true, false} {
+		if !withHeader {
+			os.Remove(filepath.Join(out, HeaderFileName))
+		}
+		dm, err := OpenDir(out, DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep := Check(dm, DefaultRuntime); rep.HasErrors() {
+			t.Fatalf("header %v: %v", withHeader, rep)
+		}
+		a, b := Summarize(m), Summarize(dm)
+		if len(a.Inputs) != len(b.Inputs) || len(a.Subgraphs) != len(b.Subgraphs) || a.Memory != b.Memory {
+			t.Fatalf("header %v: dir summary differs", withHeader)
+		}
+		if withHeader && a.Header.UUID != b.Header.UUID {
+			t.Fatal("header.json not used")
+		}
+	}
+}

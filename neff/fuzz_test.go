@@ -103,6 +103,7 @@ func FuzzJSONModel(f *testing.F) {
 		m := Decode(file)
 		Check(m, DefaultRuntime)
 		Summarize(m).WriteText(io.Discard)
+		Diff(m, Decode(&File{Header: b.Header, Members: ms}), DiffOptions{}).WriteText(io.Discard)
 		for _, sg := range m.Subgraphs {
 			if sg.Def != nil {
 				if _, err := json.Marshal(sg.Def); err != nil {

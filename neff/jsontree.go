@@ -71,7 +71,19 @@ type treeParser struct {
 	b     []byte
 	i     int
 	depth int
+	// keys interns object keys and vals short scalar values (boxed, so
+	// that a repeated number or string costs no allocation): a NEFF
+	// repeats the same few keys and values thousands of times.
+	keys map[string]string
+	nums map[string]any
+	strs map[string]any
+	// Elements of the arrays and objects being parsed; each is copied
+	// out at its exact length when it closes.
+	elems   []any
+	members []treeKV
 }
+
+const maxInterned = 4096
 
 type treeSyntaxError struct {
 	Offset int
@@ -82,7 +94,7 @@ func (e *treeSyntaxError) Error() string { return fmt.Sprintf("byte %d: %s", e.O
 
 // parseTree parses one JSON document (surrounded by optional whitespace).
 func parseTree(b []byte) (any, error) {
-	p := &treeParser{b: b}
+	p := &treeParser{b: b, keys: map[string]string{}, nums: map[string]any{}, strs: map[string]any{}}
 	p.ws()
 	v, err := p.value()
 	if err != nil {
@@ -118,6 +130,17 @@ func (p *treeParser) value() (any, error) {
 	case c == '[':
 		return p.array()
 	case c == '"':
+		start := p.i + 1
+		for j := start; j < len(p.b); j++ {
+			c := p.b[j]
+			if c == '"' {
+				p.i = j + 1
+				return p.intern(p.b[start:j], false), nil
+			}
+			if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+				break
+			}
+		}
 		return p.str()
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
@@ -153,17 +176,17 @@ func (p *treeParser) object() (any, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
-	var m treeObject
+	base := len(p.members)
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
 		p.depth--
-		return m, nil
+		return treeObject(nil), nil
 	}
 	for {
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
 			return nil, p.fail("expected a string key")
 		}
-		k, err := p.str()
+		k, err := p.key()
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +200,7 @@ func (p *treeParser) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		m = append(m, treeKV{k, v})
+		p.members = append(p.members, treeKV{k, v})
 		p.ws()
 		if p.i >= len(p.b) {
 			return nil, p.fail("unexpected end of input in object")
@@ -189,6 +212,10 @@ func (p *treeParser) object() (any, error) {
 		case '}':
 			p.i++
 			p.depth--
+			m := make(treeObject, len(p.members)-base)
+			copy(m, p.members[base:])
+			clear(p.members[base:])
+			p.members = p.members[:base]
 			return m, nil
 		default:
 			return nil, p.fail("expected ',' or '}'")
@@ -200,18 +227,18 @@ func (p *treeParser) array() (any, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
-	a := []any{}
+	base := len(p.elems)
 	if p.i < len(p.b) && p.b[p.i] == ']' {
 		p.i++
 		p.depth--
-		return a, nil
+		return []any{}, nil
 	}
 	for {
 		v, err := p.value()
 		if err != nil {
 			return nil, err
 		}
-		a = append(a, v)
+		p.elems = append(p.elems, v)
 		p.ws()
 		if p.i >= len(p.b) {
 			return nil, p.fail("unexpected end of input in array")
@@ -223,6 +250,10 @@ func (p *treeParser) array() (any, error) {
 		case ']':
 			p.i++
 			p.depth--
+			a := make([]any, len(p.elems)-base)
+			copy(a, p.elems[base:])
+			clear(p.elems[base:])
+			p.elems = p.elems[:base]
 			return a, nil
 		default:
 			return nil, p.fail("expected ',' or ']'")
@@ -263,7 +294,59 @@ func (p *treeParser) number() (any, error) {
 			return nil, p.fail("invalid number")
 		}
 	}
-	return json.Number(p.b[start:p.i]), nil
+	return p.intern(p.b[start:p.i], true), nil
+}
+
+// intern returns the boxed json.Number (number) or string of b, shared
+// between repeats of short values.
+func (p *treeParser) intern(b []byte, number bool) any {
+	if len(b) > 32 {
+		if number {
+			return json.Number(b)
+		}
+		return string(b)
+	}
+	m := p.strs
+	if number {
+		m = p.nums
+	}
+	if v, ok := m[string(b)]; ok { // no allocation in a map lookup
+		return v
+	}
+	var v any
+	if number {
+		v = json.Number(b)
+	} else {
+		v = string(b)
+	}
+	if len(m) < maxInterned {
+		m[string(b)] = v
+	}
+	return v
+}
+
+// key parses an object key, interned when it has no escapes.
+func (p *treeParser) key() (string, error) {
+	start := p.i + 1
+	for j := start; j < len(p.b); j++ {
+		c := p.b[j]
+		if c == '"' {
+			if k, ok := p.keys[string(p.b[start:j])]; ok {
+				p.i = j + 1
+				return k, nil
+			}
+			k := string(p.b[start:j])
+			if len(p.keys) < maxInterned {
+				p.keys[k] = k
+			}
+			p.i = j + 1
+			return k, nil
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+	}
+	return p.str()
 }
 
 // str parses a string at p.i (which holds '"'), decoding escapes and

@@ -16,15 +16,24 @@ import (
 
 func init() {
 	registerFormat(Format{Kind: detect.NEFF, Inspect: inspectNeff, Check: checkNeff})
+	registerFormat(Format{Kind: detect.NEFFDir, Inspect: inspectNeff, Check: checkNeff})
 	registerDiffer(detect.NEFF, diffNeff)
+	registerDiffer(detect.NEFFDir, diffNeff)
 	registerNeffCommand(newNeffUnpackCmd)
 	registerNeffCommand(newNeffPackCmd)
 	registerDemoStep(demoStep{order: 10, kind: detect.NEFF, name: "neff unpack + pack round trip", run: neffDemoRoundTrip})
 }
 
-// readNeff opens a NEFF with the default limits, naming the file in errors.
+// readNeff opens a NEFF file or an unpacked NEFF directory with the
+// default limits, naming the path in errors.
 func readNeff(path string) (*neff.Model, error) {
-	m, err := neff.Open(path)
+	var m *neff.Model
+	var err error
+	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+		m, err = neff.OpenDir(path, neff.DefaultLimits())
+	} else {
+		m, err = neff.Open(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -32,7 +41,7 @@ func readNeff(path string) (*neff.Model, error) {
 }
 
 func inspectNeff(env *Env, r detect.Result) (Output, error) {
-	m, err := neff.Open(r.Path)
+	m, err := readNeff(r.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +52,13 @@ func inspectNeff(env *Env, r detect.Result) (Output, error) {
 // payload cannot be read still gets its header gates checked), so only an
 // unreadable file is an error.
 func checkNeff(env *Env, r detect.Result) (diag.Report, error) {
+	if r.Kind == detect.NEFFDir {
+		m, err := readNeff(r.Path)
+		if err != nil {
+			return nil, err
+		}
+		return neff.Check(m, neff.DefaultRuntime), nil
+	}
 	b, err := os.ReadFile(r.Path)
 	if err != nil {
 		return nil, err

@@ -295,3 +295,23 @@ func TestNeffReport(t *testing.T) {
 		}
 	}
 }
+
+// TestNeffDir: an unpacked NEFF directory is inspected, checked and
+// compared like the file.
+func TestNeffDir(t *testing.T) {
+	f := neffCorpus(t)[0]
+	d := filepath.Join(t.TempDir(), "d")
+	if r := run(t, "", "neff", "unpack", f, "-o", d); r.code != 0 {
+		t.Fatal(r)
+	}
+	if r := run(t, "", "check", d); r.code != 0 || !strings.Contains(r.stdout, "0 errors") {
+		t.Fatalf("check dir: %s", r)
+	}
+	if r := run(t, "", "inspect", "--json", d); r.code != 0 || !strings.Contains(r.stdout, `"kind": "neff-dir"`) || !strings.Contains(r.stdout, `"inputs"`) {
+		t.Fatalf("inspect dir: %s", r)
+	}
+	os.Remove(filepath.Join(d, "sg00", "def.json"))
+	if r := run(t, "", "check", d); r.code != 1 {
+		t.Fatalf("dir without def.json: %s", r)
+	}
+}
