@@ -10,7 +10,6 @@ import (
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff/dma"
-	"github.com/npukit/npukit/neff/dmaprog"
 	"github.com/npukit/npukit/sim"
 	"github.com/npukit/npukit/trace"
 	"github.com/spf13/pflag"
@@ -134,7 +133,8 @@ func runNeffSim(env *Env, r detect.Result, opts SimOptions) (Output, error) {
 	}
 	out := neffSimOutput{File: r.Path, Params: params}
 	for _, p := range progs {
-		res, tl, err := dma.Simulate(p.Descriptors, p.Queues, params)
+		descs := p.Ordered()
+		res, tl, err := dma.Simulate(descs, p.Queues, params)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +142,7 @@ func runNeffSim(env *Env, r detect.Result, opts SimOptions) (Output, error) {
 		sg := neffSimSubgraph{Subgraph: p.Subgraph, Result: res}
 		if opts.Trace != "" {
 			sg.Trace = neffTracePath(opts.Trace, p.Subgraph, len(progs))
-			if err := writeNeffTrace(sg.Trace, p, tl); err != nil {
+			if err := writeNeffTrace(sg.Trace, p.Subgraph, descs, tl); err != nil {
 				return nil, err
 			}
 		}
@@ -151,26 +151,26 @@ func runNeffSim(env *Env, r detect.Result, opts SimOptions) (Output, error) {
 	return out, nil
 }
 
-// writeNeffTrace writes one event per descriptor on the track of its DMA
+// writeNeffTrace writes one event per descriptor (descs as simulated) on the track of its DMA
 // engine, named by the entry's #comment (or its position when it has
 // none), with the descriptor's location, queue and bytes as arguments.
-func writeNeffTrace(path string, p *dmaprog.Program, tl *sim.Timeline) error {
+func writeNeffTrace(path, subgraph string, descs []dma.Descriptor, tl *sim.Timeline) error {
 	for i := range tl.Graph.Tasks {
 		t := &tl.Graph.Tasks[i]
 		if t.Name == "" {
-			d := p.Descriptors[t.Tag]
+			d := descs[t.Tag]
 			t.Name = fmt.Sprintf("dma[%d].desc[%d]", d.Index, d.Desc)
 		}
 	}
 	return trace.WriteFile(path, tl, trace.Options{
 		NanosPerUnit: 1,
 		Args: func(id sim.TaskID, a *trace.Args) {
-			d := p.Descriptors[tl.Graph.Tasks[id].Tag]
+			d := descs[tl.Graph.Tasks[id].Tag]
 			a.Str("location", d.Location())
 			a.Str("queue", d.Queue)
 			a.Str("op", string(d.Transfer.Op))
 			a.Int("bytes", d.Transfer.To.Pattern.Bytes())
 		},
-		Metadata: [][2]string{{"subgraph", p.Subgraph}, {"model", "npukit NEFF DMA simulation"}},
+		Metadata: [][2]string{{"subgraph", subgraph}, {"model", "npukit NEFF DMA simulation"}},
 	})
 }

@@ -32,7 +32,7 @@ func neffDMASections(m *neff.Model) ([]report.Section, diag.Report) {
 		}
 		a := dma.Analyze(p.Descriptors, p.Layout)
 		rep = append(rep, a.Diagnostics...)
-		res, tl, err := dma.Simulate(p.Descriptors, p.Queues, dma.DefaultSimParams())
+		res, tl, err := dma.Simulate(p.Ordered(), p.Queues, dma.DefaultSimParams())
 		if err != nil {
 			res, tl = nil, nil
 		}

@@ -327,6 +327,16 @@ func (p *Program) Order() []int {
 	return idx
 }
 
+// Ordered returns the descriptors in execution order (see Order), the
+// order the timed simulation also issues them in.
+func (p *Program) Ordered() []dma.Descriptor {
+	out := make([]dma.Descriptor, 0, len(p.Descriptors))
+	for _, i := range p.Order() {
+		out = append(out, p.Descriptors[i])
+	}
+	return out
+}
+
 // Executed counts what Execute did.
 type Executed struct {
 	Descriptors int   `json:"descriptors"`

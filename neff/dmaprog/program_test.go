@@ -181,6 +181,9 @@ func TestBuiltProgram(t *testing.T) {
 	if got := p.Order(); got[len(got)-1] != 0 {
 		t.Errorf("order %v: the store (descriptor 0) must run last", got)
 	}
+	if o := p.Ordered(); len(o) != 3 || o[2].Comment != "store" || o[0].Comment != "load-in" {
+		t.Errorf("ordered %v", o)
+	}
 	mem := p.NewMemory(0)
 	in := f32s(1, 2, 3, 4)
 	if err := mem.SetInput("in", in); err != nil {
