@@ -155,9 +155,9 @@ func (o *geminiSimOutput) WriteText(w io.Writer) error {
 		p.DRAMGBps, r.DRAM.BytesPerCycle, p.DRAMOverhead, p.Prefetch, p.LinkGBps, p.HopLatency)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CORE\tKEY\tX,Y\tWORKLOADS\tBUSY (cycles)\tWAIT DRAM\tWAIT CORES\tOVERHEAD\tIDLE\tBUSY %\t")
+	fmt.Fprintln(tw, "CORE\tKEY\tX,Y\tWORKLOADS\tBUSY (cycles)\tWAIT DRAM\tWAIT CORES\tOVERHEAD\tIDLE\tBUSY %")
 	for _, c := range r.Cores {
-		fmt.Fprintf(tw, "%d\t%d\t%d,%d\t%d\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", c.Core, c.Key, c.X, c.Y, c.Workloads,
+		fmt.Fprintf(tw, "%d\t%d\t%d,%d\t%d\t%s\t%s\t%s\t%s\t%s\t%.1f\n", c.Core, c.Key, c.X, c.Y, c.Workloads,
 			humanize.Count(c.Busy), humanize.Count(c.WaitDRAM), humanize.Count(c.WaitCores),
 			humanize.Count(c.Overhead), humanize.Count(c.Idle), pctOf(c.Busy, r.TotalCycles))
 	}
@@ -171,18 +171,18 @@ func (o *geminiSimOutput) WriteText(w io.Writer) error {
 	if len(r.Links) > 0 {
 		fmt.Fprintln(w, "\nNoC links:")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "LINK\tTRANSFERS\tBYTES\tBUSY (cycles)\tBUSY %\t")
+		fmt.Fprintln(tw, "LINK\tTRANSFERS\tBYTES\tBUSY (cycles)\tBUSY %")
 		for _, l := range r.Links {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1f\t\n", l.Name, l.Transfers, humanize.Bytes(l.Bytes), humanize.Count(l.Busy), pctOf(l.Busy, r.TotalCycles))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1f\n", l.Name, l.Transfers, humanize.Bytes(l.Bytes), humanize.Count(l.Busy), pctOf(l.Busy, r.TotalCycles))
 		}
 		tw.Flush()
 	}
 
 	fmt.Fprintln(w, "\nLayers (cycles):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LAYER\tWORKLOADS\tSTART\tEND\tCOMPUTE\tWAIT DRAM\tWAIT CORES\t")
+	fmt.Fprintln(tw, "LAYER\tWORKLOADS\tSTART\tEND\tCOMPUTE\tWAIT DRAM\tWAIT CORES")
 	for _, l := range r.Layers {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", l.Name, l.Workloads, l.Start, l.End, l.Compute, l.WaitDRAM, l.WaitCores)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\n", l.Name, l.Workloads, l.Start, l.End, l.Compute, l.WaitDRAM, l.WaitCores)
 	}
 	tw.Flush()
 
@@ -190,9 +190,9 @@ func (o *geminiSimOutput) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "\nZeBu emulator: %s cycles; simulated %s cycles; error %+.2f%%; mean |layer duration error| %.2f%% over %d layers\n",
 			humanize.Count(z.ZebuCycles), humanize.Count(z.SimCycles), z.ErrorPct, z.MeanAbsLayerErrorPct, len(z.Layers))
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "LAYER\tSIM START\tSIM END\tZEBU START\tZEBU END\tDURATION ERROR %\t")
+		fmt.Fprintln(tw, "LAYER\tSIM START\tSIM END\tZEBU START\tZEBU END\tDURATION ERROR %")
 		for _, l := range z.Layers {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%+.2f\t\n", l.Name, l.SimStart, l.SimEnd, l.ZebuStart, l.ZebuEnd, l.ErrorPct)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%+.2f\n", l.Name, l.SimStart, l.SimEnd, l.ZebuStart, l.ZebuEnd, l.ErrorPct)
 		}
 		tw.Flush()
 	}
