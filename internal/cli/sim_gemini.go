@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/detect"
@@ -41,6 +42,25 @@ func init() {
 		},
 		Run: runGeminiSim,
 	})
+	registerDemoStep(demoStep{order: 50, kind: detect.GeminiIR, name: "sim --trace (cores, DRAM, NoC)", run: geminiDemoSim})
+}
+
+// geminiDemoSim simulates the example schedule and writes its trace.
+func geminiDemoSim(env *Env, path, outDir string) error {
+	tp := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".sim-trace.json")
+	out, err := runGeminiSim(env, detect.Result{Path: path, Kind: detect.GeminiIR}, SimOptions{Trace: tp})
+	if err != nil {
+		return err
+	}
+	r := out.(*geminiSimOutput).Result
+	var dram, cores int64
+	for _, c := range r.Cores {
+		dram += c.WaitDRAM
+		cores += c.WaitCores
+	}
+	fmt.Fprintf(env.Stdout, "%d cores: %s cycles; waiting on DRAM %s, on other cores %s core-cycles; DRAM %.2f GB/s achieved; trace: %s\n",
+		len(r.Cores), humanize.Count(r.TotalCycles), humanize.Count(dram), humanize.Count(cores), r.DRAM.Achieved, tp)
+	return nil
 }
 
 // geminiSimParams resolves the parameters for a file from the flags.
