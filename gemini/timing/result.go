@@ -67,11 +67,19 @@ func (l *lowering) result(tl *sim.Timeline) *Result {
 		for k := range c.Workloads {
 			w := &c.Workloads[k]
 			t := l.compute[c.ID][k]
-			last := l.end(c.ID, k)
+			first, last := t, l.end(c.ID, k)
 			start, end := tl.Start[t], tl.End[last]
 			ws := WorkloadSpan{Core: c.ID, ID: w.ID, Layer: w.LayerName, Start: start, End: end}
 			for ; t <= last; t++ {
 				if gap := tl.Start[t] - prevEnd; gap > 0 {
+					// The workload's configuration (startup for the
+					// first) is overhead; the rest of the gap goes to
+					// what the workload waited for.
+					if t == first {
+						o := min(gap, l.lag[c.ID][k])
+						ws.Overhead += o
+						gap -= o
+					}
 					switch l.cause(tl, t, c.ID) {
 					case causeDRAM:
 						ws.WaitDRAM += gap

@@ -144,6 +144,7 @@ type lowering struct {
 	dram    sim.ResourceID
 	compute [][]sim.TaskID // [core][workload]: the first tile's task
 	ntiles  [][]int32      // tiles per workload (consecutive tasks)
+	lag     [][]int64      // configuration (or startup) before each workload
 	// loads per core: transfer id -> tasks carrying it with the workload
 	// index that first listed it.
 	loads  []map[int64]int32 // index+1 of the newest carrier in carr
@@ -270,10 +271,12 @@ func (l *lowering) build() error {
 	l.compute = make([][]sim.TaskID, nc)
 	l.loads = make([]map[int64]int32, nc)
 	l.ntiles = make([][]int32, nc)
+	l.lag = make([][]int64, nc)
 	for _, c := range s.Cores {
 		r := g.AddResource(sim.Resource{Name: fmt.Sprintf("core %d", c.ID), Group: "cores", InOrder: true})
 		ts := make([]sim.TaskID, len(c.Workloads))
 		nt := make([]int32, len(c.Workloads))
+		lags := make([]int64, len(c.Workloads))
 		prev := sim.TaskID(sim.None)
 		prevUnit, prevShape := map[string]bool{}, map[string]uint64{}
 		lastUnit := ""
@@ -315,11 +318,16 @@ func (l *lowering) build() error {
 				prev = t
 			}
 			nt[k] = int32(n)
+			lags[k] = lag
+			if k == 0 {
+				lags[k] = p.Startup
+			}
 			prevUnit[u], prevShape[u] = true, sh
 			lastUnit = u
 		}
 		l.compute[c.ID] = ts
 		l.ntiles[c.ID] = nt
+		l.lag[c.ID] = lags
 		l.loads[c.ID] = map[int64]int32{}
 	}
 	l.dram = g.AddResource(sim.Resource{
@@ -391,7 +399,13 @@ func (l *lowering) queue(c *gemini.Core) {
 	for _, it := range items {
 		var t sim.TaskID
 		if it.store {
-			t = l.store(c, it.k, it.order)
+			// The producer lists its DRAM-bound ofmap in its own
+			// snapshot; look a few workloads back should a file list it
+			// later.
+			t = sim.None
+			for j := it.k; j >= 0 && j >= it.k-storeScan && t == sim.None; j-- {
+				t = l.store(c, j, it.order)
+			}
 		} else {
 			t = l.load(c, it)
 		}
@@ -404,6 +418,10 @@ func (l *lowering) queue(c *gemini.Core) {
 		prev = t
 	}
 }
+
+// storeScan bounds how far before the snapshot listing a store the
+// producer is looked for.
+const storeScan = 4
 
 // store adds the DRAM writes of workload k as one store task.
 func (l *lowering) store(c *gemini.Core, k int, order int64) sim.TaskID {
