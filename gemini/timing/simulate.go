@@ -128,6 +128,17 @@ func Simulate(s *gemini.Schedule, p Params) (*Result, error) {
 		return nil, err
 	}
 	tl, err := sim.Run(l.g)
+	if err != nil && len(s.Cores) > 1 {
+		// Each core's DRAM queue is served in its own order; should the
+		// orders of several cores contradict each other through their data
+		// (a deadlock), serve the transfers by priority alone.
+		l = newLowering(s, p)
+		l.unchained = true
+		if err := l.build(); err != nil {
+			return nil, err
+		}
+		tl, err = sim.Run(l.g)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("simulate: %w", err)
 	}
@@ -135,11 +146,13 @@ func Simulate(s *gemini.Schedule, p Params) (*Result, error) {
 }
 
 type lowering struct {
-	s   *gemini.Schedule
-	ix  *gemini.Index
-	p   Params
-	g   *sim.Graph
-	inf []TaskInfo
+	// unchained leaves out the per-core order of DRAM transfers.
+	unchained bool
+	s         *gemini.Schedule
+	ix        *gemini.Index
+	p         Params
+	g         *sim.Graph
+	inf       []TaskInfo
 
 	dram    sim.ResourceID
 	compute [][]sim.TaskID // [core][workload]: the first tile's task
@@ -412,7 +425,7 @@ func (l *lowering) queue(c *gemini.Core) {
 		if t == sim.None {
 			continue
 		}
-		if prev != sim.None {
+		if prev != sim.None && !l.unchained {
 			l.g.AddDep(prev, t)
 		}
 		prev = t
@@ -575,7 +588,7 @@ func (l *lowering) unqueued() {
 				if k > 0 {
 					l.g.AddDep(l.end(c.ID, k-1), t)
 				}
-				if prev != sim.None {
+				if prev != sim.None && !l.unchained {
 					l.g.AddDep(prev, t)
 				}
 				prev = t
