@@ -58,7 +58,7 @@ func (l *lowering) result(tl *sim.Timeline) *Result {
 	}
 	res := &Result{
 		Unit: "cycles", TotalCycles: total, Micros: float64(total) / (p.CoreGHz * 1e3),
-		Params: p, Timeline: tl, Tasks: l.inf,
+		Params: p, Timeline: tl, Tasks: l.inf, xfers: l.xfers,
 	}
 	layerIx := map[string]int{}
 	for _, c := range s.Cores {
@@ -150,7 +150,7 @@ func (l *lowering) result(tl *sim.Timeline) *Result {
 
 // weight reports whether a load carries weights.
 func (l *lowering) weight(in *TaskInfo) bool {
-	for _, id := range in.Transfers {
+	for _, id := range l.transfers(in) {
 		if r := l.ix.Read(id); r != nil && r.Type == "weight" {
 			return true
 		}

@@ -34,9 +34,16 @@ type Result struct {
 	Layers    []LayerStats   `json:"layers"`
 	Workloads []WorkloadSpan `json:"workloads"`
 
-	// Timeline is the engine's result; Tasks describes each task of it.
+	// Timeline is the engine's result; Tasks describes each task of it
+	// (indexed by the task's Tag).
 	Timeline *sim.Timeline `json:"-"`
 	Tasks    []TaskInfo    `json:"-"`
+	xfers    []int64
+}
+
+// TaskTransfers returns the transfer IDs a task moves (DRAM and NoC tasks).
+func (r *Result) TaskTransfers(in *TaskInfo) []int64 {
+	return r.xfers[in.xoff : in.xoff+in.xlen : in.xoff+in.xlen]
 }
 
 // CoreStats is where a core's time went. Busy + WaitDRAM + WaitCores +
@@ -104,15 +111,19 @@ type WorkloadSpan struct {
 	Overhead  int64  `json:"overhead_cycles"`
 }
 
-// TaskInfo says what a task of the timeline stands for.
+// TaskInfo says what a task of the timeline stands for. It holds no
+// pointers (the transfer IDs live in one pool, see Result.TaskTransfers) so
+// that the collector does not scan a million of them.
 type TaskInfo struct {
-	Cat       string
-	Core      int // issuing core (producer for stores and NoC hops)
-	Workload  int // index in the core's workloads (consumer for loads, producer for stores)
-	Tile      int // intra-core tile of a compute task
-	Transfers []int64
-	Bytes     int64
-	Order     int64 // tensor_order, -1 when none
+	Cat      string
+	Core     int // issuing core (producer for stores and NoC hops)
+	Workload int // index in the core's workloads (consumer for loads, producer for stores)
+	Tile     int // intra-core tile of a compute task
+	// Transfers is only set while building; add moves it to the pool.
+	Transfers  []int64
+	xoff, xlen int32
+	Bytes      int64
+	Order      int64 // tensor_order, -1 when none
 }
 
 // Simulate lowers s onto the discrete-event engine and runs it.
@@ -153,6 +164,7 @@ type lowering struct {
 	p         Params
 	g         *sim.Graph
 	inf       []TaskInfo
+	xfers     []int64 // transfer IDs of the tasks (TaskInfo.xoff, xlen)
 
 	dram    sim.ResourceID
 	compute [][]sim.TaskID // [core][workload]: the first tile's task
@@ -213,6 +225,9 @@ func newLowering(s *gemini.Schedule, p Params) *lowering {
 
 func (l *lowering) add(t sim.Task, info TaskInfo) sim.TaskID {
 	t.Tag = int32(len(l.inf))
+	info.xoff, info.xlen = int32(len(l.xfers)), int32(len(info.Transfers))
+	l.xfers = append(l.xfers, info.Transfers...)
+	info.Transfers = nil
 	l.inf = append(l.inf, info)
 	return l.g.AddTask(t)
 }
@@ -619,7 +634,7 @@ func (l *lowering) related() {
 		}
 		// Tasks were added with Tag = ti and IDs in the same order.
 		t := sim.TaskID(ti)
-		for _, id := range in.Transfers {
+		for _, id := range l.transfers(in) {
 			r := l.ix.Read(id)
 			if r == nil {
 				continue
@@ -928,4 +943,8 @@ func (l *lowering) route(x, y, tx, ty int64, prev sim.TaskID, name string, info 
 		x, y = nx, ny
 	}
 	return prev
+}
+
+func (l *lowering) transfers(in *TaskInfo) []int64 {
+	return l.xfers[in.xoff : in.xoff+in.xlen : in.xoff+in.xlen]
 }

@@ -131,7 +131,7 @@ func geminiTraceOptions(path string, res *timing.Result) trace.Options {
 				a.Int("tile", int64(in.Tile))
 			default:
 				a.Int("bytes", in.Bytes)
-				for i, id := range in.Transfers {
+				for i, id := range res.TaskTransfers(in) {
 					if i == 8 {
 						break
 					}
