@@ -131,8 +131,8 @@ func main() {
 	}
 
 	fmt.Println("synthetic 64-core schedules (8x8 mesh, gemini.Synth):")
-	fmt.Printf("%-10s %-9s %12s %12s %12s %9s %12s\n", "workloads", "tasks", "simulate", "cpu", "baseline", "ratio", "ns/workload")
-	var first float64
+	fmt.Printf("%-10s %-9s %12s %12s %12s %9s %12s %12s\n", "workloads", "tasks", "simulate", "cpu", "baseline", "ratio", "ns/workload", "cpu ns/wl")
+	var first, firstCPU float64
 	for _, n := range []int{10_000, 50_000, 100_000} {
 		s, err := gemini.Synth(gemini.SynthConfig{Cores: 64, Workloads: n / 64, XLen: 8, Seed: 1})
 		if err != nil {
@@ -149,13 +149,15 @@ func main() {
 		tasks := len(res.Timeline.Graph.Tasks)
 		dBase := sortBaseline(*reps, tasks)
 		per := float64(dSim.Nanoseconds()) / float64(w)
+		perCPU := float64(cSim.Nanoseconds()) / float64(w)
 		if first == 0 {
-			first = per
+			first, firstCPU = per, perCPU
 		}
-		fmt.Printf("%-10d %-9d %12s %12s %12s %9.2f %12.0f", w, tasks, dSim.Round(time.Microsecond),
-			cSim.Round(time.Microsecond), dBase.Round(time.Microsecond), float64(dSim)/float64(dBase), per)
+		fmt.Printf("%-10d %-9d %12s %12s %12s %9.2f %12.0f %12.0f", w, tasks, dSim.Round(time.Microsecond),
+			cSim.Round(time.Microsecond), dBase.Round(time.Microsecond), float64(dSim)/float64(dBase), per, perCPU)
 		if n == 100_000 {
-			fmt.Printf("   (bar 5s: %s; ns/workload vs 10k: x%.2f, 1.00 = linear)", verdict(dSim < 5*time.Second), per/first)
+			fmt.Printf("\n100k: bar 5s %s; per-workload time vs 10k: wall x%.2f, cpu x%.2f (1.00 = linear)",
+				verdict(dSim < 5*time.Second), per/first, perCPU/firstCPU)
 		}
 		fmt.Println()
 	}

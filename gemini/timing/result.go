@@ -58,7 +58,7 @@ func (l *lowering) result(tl *sim.Timeline) *Result {
 	}
 	res := &Result{
 		Unit: "cycles", TotalCycles: total, Micros: float64(total) / (p.CoreGHz * 1e3),
-		Params: p, Timeline: tl, Tasks: l.inf,
+		Params: p, Timeline: tl, Tasks: l.inf, xfers: l.xfers,
 	}
 	layerIx := map[string]int{}
 	for _, c := range s.Cores {
@@ -67,11 +67,19 @@ func (l *lowering) result(tl *sim.Timeline) *Result {
 		for k := range c.Workloads {
 			w := &c.Workloads[k]
 			t := l.compute[c.ID][k]
-			last := l.end(c.ID, k)
+			first, last := t, l.end(c.ID, k)
 			start, end := tl.Start[t], tl.End[last]
 			ws := WorkloadSpan{Core: c.ID, ID: w.ID, Layer: w.LayerName, Start: start, End: end}
 			for ; t <= last; t++ {
 				if gap := tl.Start[t] - prevEnd; gap > 0 {
+					// The workload's configuration (startup for the
+					// first) is overhead; the rest of the gap goes to
+					// what the workload waited for.
+					if t == first {
+						o := min(gap, l.lag[c.ID][k])
+						ws.Overhead += o
+						gap -= o
+					}
 					switch l.cause(tl, t, c.ID) {
 					case causeDRAM:
 						ws.WaitDRAM += gap
@@ -142,7 +150,7 @@ func (l *lowering) result(tl *sim.Timeline) *Result {
 
 // weight reports whether a load carries weights.
 func (l *lowering) weight(in *TaskInfo) bool {
-	for _, id := range in.Transfers {
+	for _, id := range l.transfers(in) {
 		if r := l.ix.Read(id); r != nil && r.Type == "weight" {
 			return true
 		}

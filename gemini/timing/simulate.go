@@ -34,9 +34,16 @@ type Result struct {
 	Layers    []LayerStats   `json:"layers"`
 	Workloads []WorkloadSpan `json:"workloads"`
 
-	// Timeline is the engine's result; Tasks describes each task of it.
+	// Timeline is the engine's result; Tasks describes each task of it
+	// (indexed by the task's Tag).
 	Timeline *sim.Timeline `json:"-"`
 	Tasks    []TaskInfo    `json:"-"`
+	xfers    []int64
+}
+
+// TaskTransfers returns the transfer IDs a task moves (DRAM and NoC tasks).
+func (r *Result) TaskTransfers(in *TaskInfo) []int64 {
+	return r.xfers[in.xoff : in.xoff+in.xlen : in.xoff+in.xlen]
 }
 
 // CoreStats is where a core's time went. Busy + WaitDRAM + WaitCores +
@@ -104,15 +111,19 @@ type WorkloadSpan struct {
 	Overhead  int64  `json:"overhead_cycles"`
 }
 
-// TaskInfo says what a task of the timeline stands for.
+// TaskInfo says what a task of the timeline stands for. It holds no
+// pointers (the transfer IDs live in one pool, see Result.TaskTransfers) so
+// that the collector does not scan a million of them.
 type TaskInfo struct {
-	Cat       string
-	Core      int // issuing core (producer for stores and NoC hops)
-	Workload  int // index in the core's workloads (consumer for loads, producer for stores)
-	Tile      int // intra-core tile of a compute task
-	Transfers []int64
-	Bytes     int64
-	Order     int64 // tensor_order, -1 when none
+	Cat      string
+	Core     int // issuing core (producer for stores and NoC hops)
+	Workload int // index in the core's workloads (consumer for loads, producer for stores)
+	Tile     int // intra-core tile of a compute task
+	// Transfers is only set while building; add moves it to the pool.
+	Transfers  []int64
+	xoff, xlen int32
+	Bytes      int64
+	Order      int64 // tensor_order, -1 when none
 }
 
 // Simulate lowers s onto the discrete-event engine and runs it.
@@ -128,6 +139,17 @@ func Simulate(s *gemini.Schedule, p Params) (*Result, error) {
 		return nil, err
 	}
 	tl, err := sim.Run(l.g)
+	if err != nil && len(s.Cores) > 1 {
+		// Each core's DRAM queue is served in its own order; should the
+		// orders of several cores contradict each other through their data
+		// (a deadlock), serve the transfers by priority alone.
+		l = newLowering(s, p)
+		l.unchained = true
+		if err := l.build(); err != nil {
+			return nil, err
+		}
+		tl, err = sim.Run(l.g)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("simulate: %w", err)
 	}
@@ -135,15 +157,19 @@ func Simulate(s *gemini.Schedule, p Params) (*Result, error) {
 }
 
 type lowering struct {
-	s   *gemini.Schedule
-	ix  *gemini.Index
-	p   Params
-	g   *sim.Graph
-	inf []TaskInfo
+	// unchained leaves out the per-core order of DRAM transfers.
+	unchained bool
+	s         *gemini.Schedule
+	ix        *gemini.Index
+	p         Params
+	g         *sim.Graph
+	inf       []TaskInfo
+	xfers     []int64 // transfer IDs of the tasks (TaskInfo.xoff, xlen)
 
 	dram    sim.ResourceID
 	compute [][]sim.TaskID // [core][workload]: the first tile's task
 	ntiles  [][]int32      // tiles per workload (consecutive tasks)
+	lag     [][]int64      // configuration (or startup) before each workload
 	// loads per core: transfer id -> tasks carrying it with the workload
 	// index that first listed it.
 	loads  []map[int64]int32 // index+1 of the newest carrier in carr
@@ -199,6 +225,9 @@ func newLowering(s *gemini.Schedule, p Params) *lowering {
 
 func (l *lowering) add(t sim.Task, info TaskInfo) sim.TaskID {
 	t.Tag = int32(len(l.inf))
+	info.xoff, info.xlen = int32(len(l.xfers)), int32(len(info.Transfers))
+	l.xfers = append(l.xfers, info.Transfers...)
+	info.Transfers = nil
 	l.inf = append(l.inf, info)
 	return l.g.AddTask(t)
 }
@@ -270,10 +299,12 @@ func (l *lowering) build() error {
 	l.compute = make([][]sim.TaskID, nc)
 	l.loads = make([]map[int64]int32, nc)
 	l.ntiles = make([][]int32, nc)
+	l.lag = make([][]int64, nc)
 	for _, c := range s.Cores {
 		r := g.AddResource(sim.Resource{Name: fmt.Sprintf("core %d", c.ID), Group: "cores", InOrder: true})
 		ts := make([]sim.TaskID, len(c.Workloads))
 		nt := make([]int32, len(c.Workloads))
+		lags := make([]int64, len(c.Workloads))
 		prev := sim.TaskID(sim.None)
 		prevUnit, prevShape := map[string]bool{}, map[string]uint64{}
 		lastUnit := ""
@@ -315,11 +346,16 @@ func (l *lowering) build() error {
 				prev = t
 			}
 			nt[k] = int32(n)
+			lags[k] = lag
+			if k == 0 {
+				lags[k] = p.Startup
+			}
 			prevUnit[u], prevShape[u] = true, sh
 			lastUnit = u
 		}
 		l.compute[c.ID] = ts
 		l.ntiles[c.ID] = nt
+		l.lag[c.ID] = lags
 		l.loads[c.ID] = map[int64]int32{}
 	}
 	l.dram = g.AddResource(sim.Resource{
@@ -391,19 +427,29 @@ func (l *lowering) queue(c *gemini.Core) {
 	for _, it := range items {
 		var t sim.TaskID
 		if it.store {
-			t = l.store(c, it.k, it.order)
+			// The producer lists its DRAM-bound ofmap in its own
+			// snapshot; look a few workloads back should a file list it
+			// later.
+			t = sim.None
+			for j := it.k; j >= 0 && j >= it.k-storeScan && t == sim.None; j-- {
+				t = l.store(c, j, it.order)
+			}
 		} else {
 			t = l.load(c, it)
 		}
 		if t == sim.None {
 			continue
 		}
-		if prev != sim.None {
+		if prev != sim.None && !l.unchained {
 			l.g.AddDep(prev, t)
 		}
 		prev = t
 	}
 }
+
+// storeScan bounds how far before the snapshot listing a store the
+// producer is looked for.
+const storeScan = 4
 
 // store adds the DRAM writes of workload k as one store task.
 func (l *lowering) store(c *gemini.Core, k int, order int64) sim.TaskID {
@@ -557,7 +603,7 @@ func (l *lowering) unqueued() {
 				if k > 0 {
 					l.g.AddDep(l.end(c.ID, k-1), t)
 				}
-				if prev != sim.None {
+				if prev != sim.None && !l.unchained {
 					l.g.AddDep(prev, t)
 				}
 				prev = t
@@ -588,7 +634,7 @@ func (l *lowering) related() {
 		}
 		// Tasks were added with Tag = ti and IDs in the same order.
 		t := sim.TaskID(ti)
-		for _, id := range in.Transfers {
+		for _, id := range l.transfers(in) {
 			r := l.ix.Read(id)
 			if r == nil {
 				continue
@@ -897,4 +943,8 @@ func (l *lowering) route(x, y, tx, ty int64, prev sim.TaskID, name string, info 
 		x, y = nx, ny
 	}
 	return prev
+}
+
+func (l *lowering) transfers(in *TaskInfo) []int64 {
+	return l.xfers[in.xoff : in.xoff+in.xlen : in.xoff+in.xlen]
 }

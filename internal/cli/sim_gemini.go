@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/detect"
@@ -41,6 +42,25 @@ func init() {
 		},
 		Run: runGeminiSim,
 	})
+	registerDemoStep(demoStep{order: 50, kind: detect.GeminiIR, name: "sim --trace (cores, DRAM, NoC)", run: geminiDemoSim})
+}
+
+// geminiDemoSim simulates the example schedule and writes its trace.
+func geminiDemoSim(env *Env, path, outDir string) error {
+	tp := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".sim-trace.json")
+	out, err := runGeminiSim(env, detect.Result{Path: path, Kind: detect.GeminiIR}, SimOptions{Trace: tp})
+	if err != nil {
+		return err
+	}
+	r := out.(*geminiSimOutput).Result
+	var dram, cores int64
+	for _, c := range r.Cores {
+		dram += c.WaitDRAM
+		cores += c.WaitCores
+	}
+	fmt.Fprintf(env.Stdout, "%d cores: %s cycles; waiting on DRAM %s, on other cores %s core-cycles; DRAM %.2f GB/s achieved; trace: %s\n",
+		len(r.Cores), humanize.Count(r.TotalCycles), humanize.Count(dram), humanize.Count(cores), r.DRAM.Achieved, tp)
+	return nil
 }
 
 // geminiSimParams resolves the parameters for a file from the flags.
@@ -111,7 +131,7 @@ func geminiTraceOptions(path string, res *timing.Result) trace.Options {
 				a.Int("tile", int64(in.Tile))
 			default:
 				a.Int("bytes", in.Bytes)
-				for i, id := range in.Transfers {
+				for i, id := range res.TaskTransfers(in) {
 					if i == 8 {
 						break
 					}
@@ -155,9 +175,9 @@ func (o *geminiSimOutput) WriteText(w io.Writer) error {
 		p.DRAMGBps, r.DRAM.BytesPerCycle, p.DRAMOverhead, p.Prefetch, p.LinkGBps, p.HopLatency)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CORE\tKEY\tX,Y\tWORKLOADS\tBUSY (cycles)\tWAIT DRAM\tWAIT CORES\tOVERHEAD\tIDLE\tBUSY %\t")
+	fmt.Fprintln(tw, "CORE\tKEY\tX,Y\tWORKLOADS\tBUSY (cycles)\tWAIT DRAM\tWAIT CORES\tOVERHEAD\tIDLE\tBUSY %")
 	for _, c := range r.Cores {
-		fmt.Fprintf(tw, "%d\t%d\t%d,%d\t%d\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", c.Core, c.Key, c.X, c.Y, c.Workloads,
+		fmt.Fprintf(tw, "%d\t%d\t%d,%d\t%d\t%s\t%s\t%s\t%s\t%s\t%.1f\n", c.Core, c.Key, c.X, c.Y, c.Workloads,
 			humanize.Count(c.Busy), humanize.Count(c.WaitDRAM), humanize.Count(c.WaitCores),
 			humanize.Count(c.Overhead), humanize.Count(c.Idle), pctOf(c.Busy, r.TotalCycles))
 	}
@@ -171,18 +191,18 @@ func (o *geminiSimOutput) WriteText(w io.Writer) error {
 	if len(r.Links) > 0 {
 		fmt.Fprintln(w, "\nNoC links:")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "LINK\tTRANSFERS\tBYTES\tBUSY (cycles)\tBUSY %\t")
+		fmt.Fprintln(tw, "LINK\tTRANSFERS\tBYTES\tBUSY (cycles)\tBUSY %")
 		for _, l := range r.Links {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1f\t\n", l.Name, l.Transfers, humanize.Bytes(l.Bytes), humanize.Count(l.Busy), pctOf(l.Busy, r.TotalCycles))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1f\n", l.Name, l.Transfers, humanize.Bytes(l.Bytes), humanize.Count(l.Busy), pctOf(l.Busy, r.TotalCycles))
 		}
 		tw.Flush()
 	}
 
 	fmt.Fprintln(w, "\nLayers (cycles):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LAYER\tWORKLOADS\tSTART\tEND\tCOMPUTE\tWAIT DRAM\tWAIT CORES\t")
+	fmt.Fprintln(tw, "LAYER\tWORKLOADS\tSTART\tEND\tCOMPUTE\tWAIT DRAM\tWAIT CORES")
 	for _, l := range r.Layers {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", l.Name, l.Workloads, l.Start, l.End, l.Compute, l.WaitDRAM, l.WaitCores)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\n", l.Name, l.Workloads, l.Start, l.End, l.Compute, l.WaitDRAM, l.WaitCores)
 	}
 	tw.Flush()
 
@@ -190,9 +210,9 @@ func (o *geminiSimOutput) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "\nZeBu emulator: %s cycles; simulated %s cycles; error %+.2f%%; mean |layer duration error| %.2f%% over %d layers\n",
 			humanize.Count(z.ZebuCycles), humanize.Count(z.SimCycles), z.ErrorPct, z.MeanAbsLayerErrorPct, len(z.Layers))
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "LAYER\tSIM START\tSIM END\tZEBU START\tZEBU END\tDURATION ERROR %\t")
+		fmt.Fprintln(tw, "LAYER\tSIM START\tSIM END\tZEBU START\tZEBU END\tDURATION ERROR %")
 		for _, l := range z.Layers {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%+.2f\t\n", l.Name, l.SimStart, l.SimEnd, l.ZebuStart, l.ZebuEnd, l.ErrorPct)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%+.2f\n", l.Name, l.SimStart, l.SimEnd, l.ZebuStart, l.ZebuEnd, l.ErrorPct)
 		}
 		tw.Flush()
 	}
