@@ -49,6 +49,11 @@ type PlaceOptions struct {
 // DefaultPlaceEvaluations is the default simulation budget of Place.
 const DefaultPlaceEvaluations = 64
 
+// MaxPlacedTableTiles is the most logical tiles a tensor may have for Place
+// to spread it over partition quadrants, which needs an alloc table with an
+// entry per logical tile; larger tensors stay in one quadrant (mod_alloc).
+const MaxPlacedTableTiles = 4096
+
 // maxLadderScan bounds how many ladder entries are tested for feasibility
 // before falling back to one physical tile per logical tile.
 const maxLadderScan = 64
@@ -533,7 +538,7 @@ func fit(a *Arch, pt *placeTensor, used []rect) (layout, bool) {
 	}
 	stride := quadrantStride(t.Partitions)
 	maxQ := int64(1)
-	if t.Buffer == SBUF {
+	if t.Buffer == SBUF && t.Tiles() <= MaxPlacedTableTiles {
 		maxQ = min(int64(a.Partitions)/stride, k)
 	}
 	best := layout{u0: -1}

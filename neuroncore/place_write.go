@@ -22,11 +22,31 @@ func WritePlaced(src []byte, placed *Plan) ([]byte, error) {
 		return nil, fmt.Errorf("plan: not a mapping")
 	}
 	tensors := mapValue(doc.Content[0], "tensors")
-	if tensors == nil || tensors.Kind != yaml.SequenceNode || len(tensors.Content) != len(placed.Tensors) {
-		return nil, fmt.Errorf("plan: tensors do not match the placed plan")
+	if tensors == nil || tensors.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("plan: no tensors list")
+	}
+	// The decoder skips null entries; so does this walk.
+	var items []*yaml.Node
+	for i, tn := range tensors.Content {
+		if tn.Kind == yaml.ScalarNode && tn.Tag == "!!null" {
+			continue
+		}
+		if tn.Kind == yaml.AliasNode && tn.Alias != nil {
+			// An alias of another tensor's mapping: give this entry its
+			// own copy so that its alloc can differ.
+			c := *tn.Alias
+			c.Anchor = ""
+			c.Content = append([]*yaml.Node(nil), tn.Alias.Content...)
+			tensors.Content[i] = &c
+			tn = &c
+		}
+		items = append(items, tn)
+	}
+	if len(items) != len(placed.Tensors) {
+		return nil, fmt.Errorf("plan: %d tensors in the file, %d placed", len(items), len(placed.Tensors))
 	}
 	for i, t := range placed.Tensors {
-		tn := tensors.Content[i]
+		tn := items[i]
 		if tn.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("plan: tensors[%d] is not a mapping", i)
 		}
@@ -37,8 +57,8 @@ func WritePlaced(src []byte, placed *Plan) ([]byte, error) {
 			continue
 		}
 		an := allocNode(t)
-		if v := mapValue(tn, "alloc"); v != nil {
-			*v = *an
+		if k := mapKey(tn, "alloc"); k >= 0 {
+			tn.Content[k+1] = an
 		} else {
 			tn.Content = append(tn.Content, scalar("alloc"), an)
 		}
@@ -62,6 +82,15 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+func mapKey(m *yaml.Node, key string) int {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return i
+		}
+	}
+	return -1
 }
 
 func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
