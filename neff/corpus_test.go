@@ -1,6 +1,7 @@
 package neff
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,5 +44,40 @@ func TestCorpusCheck(t *testing.T) {
 				t.Fatal("no DMA descriptors decoded")
 			}
 		})
+	}
+}
+
+// TestCorpusJSONRoundTrip: def.json and engine JSONs survive decode/encode
+// with every field, known or not.
+func TestCorpusJSONRoundTrip(t *testing.T) {
+	dir := conformance.Corpus(t, "neff")
+	for _, p := range conformance.Files(t, dir, "*.neff") {
+		m, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sg := range m.Subgraphs {
+			check := func(name string, v any) {
+				mem, _ := m.File.Member(name)
+				out, err := json.Marshal(v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !jsonEqual(t, mem.Data, out) {
+					t.Errorf("%s: %s does not round-trip", filepath.Base(p), name)
+				}
+			}
+			check(sg.DefMember, sg.Def)
+			for _, e := range sg.Engines {
+				check(e.Member, e.JSON)
+			}
+		}
+		for _, k := range m.Kelfs {
+			mem, _ := m.File.Member(k.Member)
+			out, _ := json.Marshal(k.Kelf)
+			if !jsonEqual(t, mem.Data, out) {
+				t.Errorf("%s does not round-trip", k.Member)
+			}
+		}
 	}
 }

@@ -4,54 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
-	"strings"
-	"sync"
 )
 
 // Extra holds the JSON fields a typed struct does not know, so that a
 // read-write round trip keeps them.
 type Extra map[string]json.RawMessage
 
-var knownKeysCache sync.Map // reflect.Type -> map[string]bool
-
-// knownKeys lists the JSON keys of a struct type's tagged fields.
-func knownKeys(t reflect.Type) map[string]bool {
-	if v, ok := knownKeysCache.Load(t); ok {
-		return v.(map[string]bool)
-	}
-	keys := map[string]bool{}
-	for i := 0; i < t.NumField(); i++ {
-		tag := t.Field(i).Tag.Get("json")
-		name, _, _ := strings.Cut(tag, ",")
-		if name != "" && name != "-" {
-			keys[name] = true
-		}
-	}
-	knownKeysCache.Store(t, keys)
-	return keys
-}
-
 // decodeObject decodes b into v (a pointer to a struct whose own
 // UnmarshalJSON must not be reachable, i.e. a "plain" alias type) and
 // returns the fields v's type does not declare.
 func decodeObject(b []byte, v any) (Extra, error) {
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := decodeTree(b, v); err != nil {
 		return nil, err
 	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		return nil, err
-	}
-	known := knownKeys(reflect.TypeOf(v).Elem())
-	var extra Extra
-	for k, raw := range all {
-		if !known[k] {
-			if extra == nil {
-				extra = Extra{}
-			}
-			extra[k] = raw
-		}
-	}
+	extra, _ := reflect.ValueOf(v).Elem().FieldByName("Extra").Interface().(Extra)
 	return extra, nil
 }
 

@@ -2,6 +2,8 @@ package neff
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"os"
 	"testing"
 
@@ -65,6 +67,76 @@ func FuzzTar(f *testing.F) {
 			if _, err := CleanName(m.Name); err != nil || m.Name == "" {
 				t.Fatalf("unsafe member %q accepted", m.Name)
 			}
+		}
+	})
+}
+
+// FuzzJSONModel feeds arbitrary def.json and engine JSON through Decode and
+// Check: they must report, never panic.
+func FuzzJSONModel(f *testing.F) {
+	b := baseBuilder(f)
+	ms, _ := b.Members()
+	var def, eng []byte
+	for _, m := range ms {
+		switch m.Name {
+		case "sg00/def.json":
+			def = m.Data
+		case "sg00/SP.json":
+			eng = m.Data
+		}
+	}
+	f.Add(def, eng)
+	f.Add([]byte(`{"var":{"SB":{"type":"state-buffer","var_id":0}},"sp":"SP.json"}`), []byte(`{"dma":[{"desc":{"to":"SB","to_off":-5,"to_sizes":[1],"to_steps":[1]}}]}`))
+	f.Fuzz(func(t *testing.T, def, eng []byte) {
+		var members []Member
+		for _, m := range ms {
+			switch m.Name {
+			case "sg00/def.json":
+				m.Data = def
+			case "sg00/SP.json":
+				m.Data = eng
+			}
+			members = append(members, m)
+		}
+		file := &File{Header: b.Header, Members: members}
+		file.Hash.OK = true
+		m := Decode(file)
+		Check(m, DefaultRuntime)
+		Summarize(m).WriteText(io.Discard)
+		for _, sg := range m.Subgraphs {
+			if sg.Def != nil {
+				if _, err := json.Marshal(sg.Def); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// FuzzJSONTree: the tree parser accepts exactly what encoding/json accepts,
+// and converts to the same untyped value.
+func FuzzJSONTree(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e3,-0,"x\u00e9\ud83d\ude00"],"b":null,"c":true}`, `[]`, `"\ud800x"`, `{"a":1,"a":2}`, `01`, `{"a" 1}`, "\"\xff\"", `1e`, ` [ {} ] `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tree, err := parseTree(b)
+		if (err == nil) != json.Valid(b) {
+			t.Fatalf("parseTree err %v, json.Valid %v", err, json.Valid(b))
+		}
+		if err != nil {
+			return
+		}
+		var want any
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		if err := d.Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		x, _ := json.Marshal(untree(tree))
+		y, _ := json.Marshal(want)
+		if !bytes.Equal(x, y) {
+			t.Fatalf("tree %s, encoding/json %s", x, y)
 		}
 	})
 }

@@ -82,11 +82,11 @@ func (v *Var) SizeBytes() int64 {
 
 // EngineJSON is an {ENGINE}.json member.
 type EngineJSON struct {
-	DMA                    []*DMAEntry `json:"dma"`
+	DMA                    []*DMAEntry `json:"dma,omitzero"`
 	Instr                  string      `json:"instr,omitempty"`
 	Name                   string      `json:"name,omitempty"`
-	ActivationFunctionSets []string    `json:"activation_function_sets,omitempty"`
-	DVETables              []DVETable  `json:"dve_tables,omitempty"`
+	ActivationFunctionSets []string    `json:"activation_function_sets,omitzero"`
+	DVETables              []DVETable  `json:"dve_tables,omitzero"`
 	Extra                  Extra       `json:"-"`
 }
 

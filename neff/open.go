@@ -2,6 +2,7 @@ package neff
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -143,7 +144,16 @@ func isKelf(name string) bool {
 
 // decodeJSON decodes a member, recording a problem when it fails.
 func (m *Model) decodeJSON(mem *Member, v any) bool {
-	if err := json.Unmarshal(mem.Data, v); err != nil {
+	err := decodeTree(mem.Data, v)
+	if p := TreePath(err); p != "" {
+		m.Problems.Add(RuleJSONSyntax, mem.Name+": "+p, "%v", errors.Unwrap(err))
+		return false
+	}
+	if err != nil {
+		// Not parsed: encoding/json, the reference, words the error.
+		err = json.Unmarshal(mem.Data, v)
+	}
+	if err != nil {
 		loc := mem.Name
 		if se, ok := err.(*json.SyntaxError); ok {
 			loc = fmt.Sprintf("%s: byte %d", mem.Name, se.Offset)

@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/neff"
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	registerFormat(Format{Kind: detect.NEFF, Inspect: inspectNeff, Check: checkNeff})
+	registerDiffer(detect.NEFF, diffNeff)
+	registerNeffCommand(newNeffUnpackCmd)
+	registerNeffCommand(newNeffPackCmd)
+	registerDemoStep(demoStep{order: 10, kind: detect.NEFF, name: "neff unpack + pack round trip", run: neffDemoRoundTrip})
+}
+
+// readNeff opens a NEFF with the default limits, naming the file in errors.
+func readNeff(path string) (*neff.Model, error) {
+	m, err := neff.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+func inspectNeff(env *Env, r detect.Result) (Output, error) {
+	m, err := neff.Open(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	return neff.Summarize(m), nil
+}
+
+// checkNeff reports framing problems as diagnostics too (a NEFF whose
+// payload cannot be read still gets its header gates checked), so only an
+// unreadable file is an error.
+func checkNeff(env *Env, r detect.Result) (diag.Report, error) {
+	b, err := os.ReadFile(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	rep, _ := neff.CheckBytes(b, neff.DefaultLimits(), neff.DefaultRuntime)
+	return rep, nil
+}
+
+func diffNeff(env *Env, a, b detect.Result) (Output, bool, error) {
+	ma, err := readNeff(a.Path)
+	if err != nil {
+		return nil, false, err
+	}
+	mb, err := readNeff(b.Path)
+	if err != nil {
+		return nil, false, err
+	}
+	r := neff.Diff(ma, mb, neff.DiffOptions{})
+	return r, r.Identical(), nil
+}
+
+// neffArg reads a FILE argument that must be a NEFF.
+func neffArg(path string) (*neff.File, error) {
+	r, _, err := detectFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if r.Kind != detect.NEFF {
+		return nil, usageErr("%s: recognised as %s, not a NEFF", path, describe(r))
+	}
+	f, err := neff.ReadFile(path)
+	if err != nil {
+		return nil, usageErr("%s: %v", path, err)
+	}
+	return f, nil
+}
+
+// neffRender writes an output as text or JSON.
+func neffRender(env *Env, out Output) error {
+	if env.JSON {
+		return writeJSON(env.Stdout, out)
+	}
+	return out.WriteText(env.Stdout)
+}
+
+type neffUnpackOutput struct {
+	Dir      string              `json:"dir"`
+	HashForm neff.HashForm       `json:"hash_form"`
+	HashOK   bool                `json:"hash_ok"`
+	Payload  neff.Payload        `json:"payload"`
+	Tar      neff.TarInfo        `json:"tar"`
+	Files    []neff.UnpackedFile `json:"files"`
+	Total    int64               `json:"total_bytes"`
+}
+
+func (o neffUnpackOutput) WriteText(w io.Writer) error {
+	hash := "hash ok"
+	if !o.HashOK {
+		hash = "HASH MISMATCH (npukit check explains)"
+	}
+	fmt.Fprintf(w, "Unpacked %d files (%s) into %s; %s, %s form\n", len(o.Files), humanize.Bytes(o.Total), o.Dir, hash, o.HashForm)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  FILE\tSIZE")
+	for _, f := range o.Files {
+		fmt.Fprintf(tw, "  %s\t%s\n", f.Name, humanize.Bytes(f.Bytes))
+	}
+	return tw.Flush()
+}
+
+func newNeffUnpackCmd(env *Env) *cobra.Command {
+	var out string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "unpack FILE -o DIR",
+		Short: "Write a NEFF's members and header.json into a directory",
+		Long: `unpack writes every member of the NEFF's tar payload into DIR under its own path,
+and the header fields to DIR/header.json (edit them there; pack reads them back).
+Absolute paths, "..", links and device entries are refused. DIR is built
+atomically: it appears complete or not at all; an existing non-empty DIR is
+replaced only with --force. A wrong payload hash is reported, not fatal.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErr("unpack needs -o DIR")
+			}
+			f, err := neffArg(args[0])
+			if err != nil {
+				return err
+			}
+			files, err := neff.Unpack(f, out, force)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			o := neffUnpackOutput{Dir: out, HashForm: f.Hash.Form, HashOK: f.Hash.OK, Files: files, Payload: f.Payload, Tar: f.Tar}
+			for _, x := range files {
+				o.Total += x.Bytes
+			}
+			if env.Quiet && !env.JSON {
+				return nil
+			}
+			return neffRender(env, o)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "directory to write into")
+	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty DIR")
+	return cmd
+}
+
+type neffPackOutput struct {
+	Output   string        `json:"output"`
+	Members  int           `json:"members"`
+	Bytes    int64         `json:"bytes"`
+	DataSize uint64        `json:"data_size"`
+	HashForm neff.HashForm `json:"hash_form"`
+	Hash     neff.Bytes    `json:"hash"`
+}
+
+func (o neffPackOutput) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "Packed %d members into %s (%s, data_size %d, %s hash %s)\n", o.Members, o.Output, humanize.Bytes(o.Bytes), o.DataSize, o.HashForm, o.Hash)
+	return err
+}
+
+func newNeffPackCmd(env *Env) *cobra.Command {
+	var out, form string
+	var noPad bool
+	cmd := &cobra.Command{
+		Use:   "pack DIR -o FILE",
+		Short: "Build a NEFF from a directory written by unpack, reproducibly",
+		Long: `pack builds a NEFF from DIR: the header fields come from DIR/header.json, every
+other regular file becomes a member. The tar is sorted ustar with mtime 0,
+uid/gid 1000 "nobody" and mode 0664; pkg_version 2 payloads are gzip-compressed
+and zero-padded to a multiple of 10240 bytes, like neuronx-cc. data_size and
+the hash are recomputed: MD5 in the neuronx-cc storage form by default,
+--hash-form natural for the other producers' form (pkg_version 1 always uses
+SHA-256). The same DIR always packs to the same bytes. FILE is written atomically.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErr("pack needs -o FILE")
+			}
+			hf, err := neff.ParseHashForm(form)
+			if err != nil {
+				return usageErr("--hash-form: %v", err)
+			}
+			hj, ms, err := neff.ReadDir(args[0], neff.DefaultLimits())
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			raw, err := neff.Pack(hj.Header, ms, neff.PackOptions{HashForm: hf, NoPadding: noPad})
+			if err != nil {
+				return usageErr("%s: %v", args[0], err)
+			}
+			if err := atomicfile.WriteFile(out, raw, 0o644); err != nil {
+				return usageErr("%v", err)
+			}
+			h, err := neff.ParseHeader(raw)
+			if err != nil {
+				return err
+			}
+			if hj.PkgVersion == 1 {
+				hf = neff.HashSHA256
+			}
+			if env.Quiet && !env.JSON {
+				return nil
+			}
+			return neffRender(env, neffPackOutput{Output: out, Members: len(ms), Bytes: int64(len(raw)), DataSize: h.DataSize, HashForm: hf, Hash: h.Hash})
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "NEFF file to write")
+	cmd.Flags().StringVar(&form, "hash-form", string(neff.HashNeuronxCC), "MD5 storage form for pkg_version 2: neuronx-cc or natural")
+	cmd.Flags().BoolVar(&noPad, "no-padding", false, "do not zero-pad the gzip payload to 10240 bytes")
+	return cmd
+}
+
+// neffDemoRoundTrip unpacks the demo NEFF, packs it again and shows that
+// the members survive and the repacked file still checks clean.
+func neffDemoRoundTrip(env *Env, path, outDir string) error {
+	f, err := neff.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	dir := outDir + "/neff-unpacked"
+	files, err := neff.Unpack(f, dir, true)
+	if err != nil {
+		return err
+	}
+	hj, ms, err := neff.ReadDir(dir, neff.DefaultLimits())
+	if err != nil {
+		return err
+	}
+	raw, err := neff.Pack(hj.Header, ms, neff.PackOptions{})
+	if err != nil {
+		return err
+	}
+	rep, m := neff.CheckBytes(raw, neff.DefaultLimits(), neff.DefaultRuntime)
+	if m == nil {
+		return fmt.Errorf("repacked NEFF unreadable: %v", rep)
+	}
+	d := neff.Diff(&neff.Model{File: f}, m, neff.DiffOptions{})
+	fmt.Fprintf(env.Stdout, "unpacked %d files into %s, packed them again: %s; check of the repacked file: %d errors\n",
+		len(files), dir, d.Statement, rep.Count(diag.Error))
+	return nil
+}

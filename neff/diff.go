@@ -1,0 +1,215 @@
+package neff
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Difference is one differing value, by path: "header.<field>",
+// "member <name>" or "<member>: <JSON path>".
+type Difference struct {
+	Path string `json:"path"`
+	A    string `json:"a"`
+	B    string `json:"b"`
+}
+
+// DiffOptions control Diff.
+type DiffOptions struct {
+	// Noise counts producer noise (uuid, timestamps, hash and data_size,
+	// which follow from the payload bytes) as real differences.
+	Noise bool
+}
+
+// DiffResult is the outcome of Diff.
+type DiffResult struct {
+	Differences []Difference `json:"differences"`
+	// NoiseDifferences are differences in producer noise, listed but not
+	// counted unless DiffOptions.Noise is set.
+	NoiseDifferences []Difference `json:"noise_differences"`
+	Statement        string       `json:"statement"`
+}
+
+// Identical reports whether nothing but producer noise differs.
+func (r *DiffResult) Identical() bool { return len(r.Differences) == 0 }
+
+// timestampKey matches JSON keys holding times or dates ("timestamp",
+// "build_time", "date"), not words that merely contain "time" like
+// "runtime_event_count".
+var timestampKey = regexp.MustCompile(`(?i)(^|_)(timestamp|time|date|datetime|mtime|ctime|created|modified)(_|$)`)
+
+// Diff compares two NEFFs: the header field by field, the member list,
+// JSON members semantically (key order and formatting do not matter) and
+// other members by content. uuid, timestamps and the derived hash and
+// data_size are noise unless opt.Noise is set.
+func Diff(a, b *Model, opt DiffOptions) *DiffResult {
+	r := &DiffResult{Differences: []Difference{}, NoiseDifferences: []Difference{}}
+	add := func(noise bool, path, x, y string) {
+		d := Difference{Path: path, A: x, B: y}
+		if noise && !opt.Noise {
+			r.NoiseDifferences = append(r.NoiseDifferences, d)
+		} else {
+			r.Differences = append(r.Differences, d)
+		}
+	}
+	ha, hb := headerFields(a.File.Header), headerFields(b.File.Header)
+	for _, k := range sortedKeys(ha) {
+		if ha[k] != hb[k] {
+			add(k == "uuid" || k == "hash" || k == "data_size", "header."+k, ha[k], hb[k])
+		}
+	}
+	if a.File.Hash.Form != b.File.Hash.Form {
+		add(true, "hash form", string(a.File.Hash.Form), string(b.File.Hash.Form))
+	}
+	names := map[string]bool{}
+	for _, m := range a.File.Members {
+		names[m.Name] = true
+	}
+	for _, m := range b.File.Members {
+		names[m.Name] = true
+	}
+	for _, n := range sortedKeys(names) {
+		ma, okA := a.File.Member(n)
+		mb, okB := b.File.Member(n)
+		switch {
+		case !okA:
+			add(false, "member "+n, "absent", describeData(mb.Data))
+		case !okB:
+			add(false, "member "+n, describeData(ma.Data), "absent")
+		case bytes.Equal(ma.Data, mb.Data):
+		case strings.HasSuffix(n, ".json"):
+			var va, vb any
+			if json.Unmarshal(ma.Data, &va) != nil || json.Unmarshal(mb.Data, &vb) != nil {
+				add(false, "member "+n, describeData(ma.Data), describeData(mb.Data))
+				continue
+			}
+			diffJSON(n+": ", va, vb, false, add)
+		default:
+			add(false, "member "+n, describeData(ma.Data), describeData(mb.Data))
+		}
+	}
+	switch {
+	case len(r.Differences) == 0 && len(r.NoiseDifferences) == 0:
+		r.Statement = "identical"
+	case len(r.Differences) == 0:
+		r.Statement = fmt.Sprintf("identical except %d producer-noise field(s) (uuid, timestamps, hash, data_size)", len(r.NoiseDifferences))
+	default:
+		r.Statement = fmt.Sprintf("%d difference(s)", len(r.Differences))
+		if len(r.NoiseDifferences) > 0 {
+			r.Statement += fmt.Sprintf(", plus %d producer-noise field(s)", len(r.NoiseDifferences))
+		}
+	}
+	return r
+}
+
+func headerFields(h Header) map[string]string {
+	return map[string]string{
+		"pkg_version":         strconv.FormatUint(h.PkgVersion, 10),
+		"header_size":         strconv.FormatUint(h.HeaderSize, 10),
+		"data_size":           strconv.FormatUint(h.DataSize, 10),
+		"neff_version":        fmt.Sprintf("%d.%d", h.NeffVersionMajor, h.NeffVersionMinor),
+		"neff_build_version":  h.BuildVersion,
+		"num_tpb":             strconv.FormatUint(uint64(h.NumTPB), 10),
+		"hash":                h.Hash.String(),
+		"uuid":                h.UUID.String(),
+		"name":                h.Name,
+		"requested_tpb_count": strconv.FormatUint(uint64(h.RequestedTPBCount), 10),
+		"tpb_per_node":        h.TPBPerNode.String(),
+		"feature_bits":        fmt.Sprintf("%#x", h.FeatureBits),
+		"lnc_size":            strconv.FormatUint(uint64(h.LNCSize), 10),
+		"reserved":            h.Reserved.String(),
+	}
+}
+
+func describeData(b []byte) string {
+	s := sha256.Sum256(b)
+	return fmt.Sprintf("%d bytes, sha256 %s", len(b), hex.EncodeToString(s[:6]))
+}
+
+// diffJSON walks two decoded JSON values; noise marks a subtree under a
+// timestamp key.
+func diffJSON(path string, a, b any, noise bool, add func(bool, string, string, string)) {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := map[string]bool{}
+		for k := range x {
+			keys[k] = true
+		}
+		for k := range y {
+			keys[k] = true
+		}
+		ks := sortedKeys(keys)
+		for _, k := range ks {
+			p := path + "." + k
+			if strings.HasSuffix(path, ": ") {
+				p = path + k
+			}
+			n := noise || timestampKey.MatchString(k)
+			va, okA := x[k]
+			vb, okB := y[k]
+			switch {
+			case !okA:
+				add(n, p, "absent", short(vb))
+			case !okB:
+				add(n, p, short(va), "absent")
+			default:
+				diffJSON(p, va, vb, n, add)
+			}
+		}
+		return
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			break
+		}
+		for i := 0; i < max(len(x), len(y)); i++ {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			switch {
+			case i >= len(x):
+				add(noise, p, "absent", short(y[i]))
+			case i >= len(y):
+				add(noise, p, short(x[i]), "absent")
+			default:
+				diffJSON(p, x[i], y[i], noise, add)
+			}
+		}
+		return
+	}
+	sa, sb := short(a), short(b)
+	if sa != sb {
+		add(noise, strings.TrimSuffix(path, ": "), sa, sb)
+	}
+}
+
+// short renders a JSON value on one line, cut at 80 characters.
+func short(v any) string {
+	j, _ := json.Marshal(v)
+	s := string(j)
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
+
+// WriteText lists the differences, noise last.
+func (r *DiffResult) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("%s\n", r.Statement)
+	for _, d := range r.Differences {
+		ew.printf("  %s: %s -> %s\n", d.Path, d.A, d.B)
+	}
+	for _, d := range r.NoiseDifferences {
+		ew.printf("  (noise) %s: %s -> %s\n", d.Path, d.A, d.B)
+	}
+	return ew.err
+}

@@ -1,0 +1,144 @@
+package neff
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/npukit/npukit/internal/atomicfile"
+)
+
+// HeaderFileName is the file Unpack writes the header to, beside the
+// members; Pack reads the header fields back from it.
+const HeaderFileName = "header.json"
+
+// HeaderJSON is the content of header.json: every header field, plus the
+// hash form and padding found in the unpacked file (for information;
+// pack recomputes data_size and hash and takes the form from its options).
+type HeaderJSON struct {
+	Header
+	HashForm HashForm `json:"hash_form,omitempty"`
+	Padded   bool     `json:"padded,omitempty"`
+}
+
+// UnpackedFile is one file written by Unpack.
+type UnpackedFile struct {
+	Name  string `json:"name"`
+	Bytes int64  `json:"bytes"`
+}
+
+// Unpack writes every member of f under dir (members keep their tar
+// paths) and the header to dir/header.json. dir is built atomically: it
+// appears complete or not at all, and an existing non-empty dir is
+// replaced only when replace is set. Names were validated by Read;
+// atomicfile.Join refuses anything escaping dir once more.
+func Unpack(f *File, dir string, replace bool) ([]UnpackedFile, error) {
+	hj := HeaderJSON{Header: f.Header, HashForm: f.Hash.Form, Padded: f.Payload.Padding > 0}
+	hb, err := json.MarshalIndent(hj, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	hb = append(hb, '\n')
+	out := []UnpackedFile{{Name: HeaderFileName, Bytes: int64(len(hb))}}
+	for _, m := range f.Members {
+		if m.Name == HeaderFileName {
+			return nil, fmt.Errorf("member %q would collide with the header file unpack writes", m.Name)
+		}
+		out = append(out, UnpackedFile{Name: m.Name, Bytes: int64(len(m.Data))})
+	}
+	err = atomicfile.Dir(dir, replace, func(tmp string) error {
+		if err := os.WriteFile(filepath.Join(tmp, HeaderFileName), hb, 0o644); err != nil {
+			return err
+		}
+		made := map[string]bool{}
+		for _, m := range f.Members {
+			p, err := atomicfile.Join(tmp, m.Name)
+			if err != nil {
+				return fmt.Errorf("member %q: %w", m.Name, err)
+			}
+			if d := filepath.Dir(p); !made[d] {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					return err
+				}
+				made[d] = true
+			}
+			if err := os.WriteFile(p, m.Data, 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReadDir reads a directory written by Unpack (or by hand): header.json
+// and every regular file below dir as a member, named by its slash path.
+// Links and other non-regular files are refused, and the total size is
+// checked against lim before any file is read.
+func ReadDir(dir string, lim Limits) (HeaderJSON, []Member, error) {
+	var hj HeaderJSON
+	hb, err := os.ReadFile(filepath.Join(dir, HeaderFileName))
+	if err != nil {
+		return hj, nil, fmt.Errorf("%s: %w (unpack writes it; pack needs the header fields)", HeaderFileName, err)
+	}
+	if err := json.Unmarshal(hb, &hj); err != nil {
+		return hj, nil, fmt.Errorf("%s: %w", filepath.Join(dir, HeaderFileName), err)
+	}
+	type entry struct {
+		name, path string
+		size       int64
+	}
+	var entries []entry
+	var total int64
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		if d.IsDir() || name == HeaderFileName {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s: not a regular file (links and devices are not packed)", p)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if _, err := CleanName(name); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		total += info.Size()
+		if total > lim.MaxDecompressed {
+			return fmt.Errorf("%s: members exceed the %d-byte limit", dir, lim.MaxDecompressed)
+		}
+		if len(entries) >= lim.MaxMembers {
+			return fmt.Errorf("%s: more than %d members", dir, lim.MaxMembers)
+		}
+		entries = append(entries, entry{name, p, info.Size()})
+		return nil
+	})
+	if err != nil {
+		return hj, nil, err
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
+	ms := make([]Member, 0, len(entries))
+	for _, e := range entries {
+		data, err := os.ReadFile(e.path)
+		if err != nil {
+			return hj, nil, err
+		}
+		ms = append(ms, Member{Name: e.name, Data: data, Mode: 0o664, Uid: 1000, Gid: 1000, Uname: "nobody", Gname: "nobody"})
+	}
+	return hj, ms, nil
+}

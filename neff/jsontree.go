@@ -1,0 +1,363 @@
+package neff
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The engine JSONs of a real NEFF hold thousands of DMA entries; decoding
+// them through encoding/json with per-type UnmarshalJSON methods (needed to
+// keep unknown fields) scanned every byte once per nesting level and ran
+// at a few MB/s. Instead each member is parsed once into a plain tree
+// (treeObject, []any, string, json.Number, bool, nil) by the strict
+// RFC 8259 parser below and converted to the typed model by fromTree.
+// encoding/json remains the reference: a document this parser refuses is
+// handed to it for the error message, and FuzzJSONTree checks that both
+// accept the same documents.
+
+// treeObject is a JSON object as its members in document order (cheaper
+// than a map for the small objects of a NEFF; a repeated key's last
+// value wins when converted, as in encoding/json).
+type treeObject []treeKV
+
+type treeKV struct {
+	K string
+	V any
+}
+
+// MarshalJSON writes the object (for Extra and untyped values).
+func (o treeObject) MarshalJSON() ([]byte, error) {
+	return json.Marshal(o.toMap())
+}
+
+// toMap converts to the map encoding/json would have produced.
+func (o treeObject) toMap() map[string]any {
+	m := make(map[string]any, len(o))
+	for _, kv := range o {
+		switch x := kv.V.(type) {
+		case treeObject:
+			m[kv.K] = x.toMap()
+		case []any:
+			m[kv.K] = untree(x)
+		default:
+			m[kv.K] = x
+		}
+	}
+	return m
+}
+
+// untree converts a tree value to encoding/json's untyped form.
+func untree(v any) any {
+	switch x := v.(type) {
+	case treeObject:
+		return x.toMap()
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = untree(e)
+		}
+		return out
+	}
+	return v
+}
+
+// maxJSONDepth bounds nesting like encoding/json does.
+const maxJSONDepth = 10000
+
+type treeParser struct {
+	b     []byte
+	i     int
+	depth int
+}
+
+type treeSyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *treeSyntaxError) Error() string { return fmt.Sprintf("byte %d: %s", e.Offset, e.Msg) }
+
+// parseTree parses one JSON document (surrounded by optional whitespace).
+func parseTree(b []byte) (any, error) {
+	p := &treeParser{b: b}
+	p.ws()
+	v, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	p.ws()
+	if p.i != len(p.b) {
+		return nil, p.fail("data after the top-level value")
+	}
+	return v, nil
+}
+
+func (p *treeParser) fail(msg string) error { return &treeSyntaxError{Offset: p.i, Msg: msg} }
+
+func (p *treeParser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *treeParser) value() (any, error) {
+	if p.i >= len(p.b) {
+		return nil, p.fail("unexpected end of input")
+	}
+	switch c := p.b[p.i]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"':
+		return p.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case p.lit("true"):
+		return true, nil
+	case p.lit("false"):
+		return false, nil
+	case p.lit("null"):
+		return nil, nil
+	}
+	return nil, p.fail("invalid character")
+}
+
+func (p *treeParser) lit(s string) bool {
+	if len(p.b)-p.i >= len(s) && string(p.b[p.i:p.i+len(s)]) == s {
+		p.i += len(s)
+		return true
+	}
+	return false
+}
+
+func (p *treeParser) enter() error {
+	p.depth++
+	if p.depth > maxJSONDepth {
+		return p.fail("nesting too deep")
+	}
+	p.i++
+	p.ws()
+	return nil
+}
+
+func (p *treeParser) object() (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	var m treeObject
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		p.depth--
+		return m, nil
+	}
+	for {
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return nil, p.fail("expected a string key")
+		}
+		k, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		p.ws()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return nil, p.fail("expected ':'")
+		}
+		p.i++
+		p.ws()
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		m = append(m, treeKV{k, v})
+		p.ws()
+		if p.i >= len(p.b) {
+			return nil, p.fail("unexpected end of input in object")
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+			p.ws()
+		case '}':
+			p.i++
+			p.depth--
+			return m, nil
+		default:
+			return nil, p.fail("expected ',' or '}'")
+		}
+	}
+}
+
+func (p *treeParser) array() (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	a := []any{}
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		p.depth--
+		return a, nil
+	}
+	for {
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		p.ws()
+		if p.i >= len(p.b) {
+			return nil, p.fail("unexpected end of input in array")
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+			p.ws()
+		case ']':
+			p.i++
+			p.depth--
+			return a, nil
+		default:
+			return nil, p.fail("expected ',' or ']'")
+		}
+	}
+}
+
+func (p *treeParser) number() (any, error) {
+	start := p.i
+	digits := func() int {
+		n := 0
+		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+			p.i++
+			n++
+		}
+		return n
+	}
+	if p.b[p.i] == '-' {
+		p.i++
+	}
+	if p.i < len(p.b) && p.b[p.i] == '0' {
+		p.i++
+	} else if digits() == 0 {
+		return nil, p.fail("invalid number")
+	}
+	if p.i < len(p.b) && p.b[p.i] == '.' {
+		p.i++
+		if digits() == 0 {
+			return nil, p.fail("invalid number")
+		}
+	}
+	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			return nil, p.fail("invalid number")
+		}
+	}
+	return json.Number(p.b[start:p.i]), nil
+}
+
+// str parses a string at p.i (which holds '"'), decoding escapes and
+// replacing invalid UTF-8 with U+FFFD as encoding/json does.
+func (p *treeParser) str() (string, error) {
+	p.i++
+	start := p.i
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		if c == '"' {
+			s := p.b[start:p.i]
+			p.i++
+			return string(s), nil
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+		p.i++
+	}
+	// Slow path: escapes or non-ASCII.
+	out := append([]byte(nil), p.b[start:p.i]...)
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return string(out), nil
+		case c < 0x20:
+			return "", p.fail("control character in string")
+		case c == '\\':
+			if p.i+1 >= len(p.b) {
+				return "", p.fail("unexpected end of input in string")
+			}
+			e := p.b[p.i+1]
+			p.i += 2
+			switch e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := p.hex4()
+				if !ok {
+					return "", p.fail("invalid \\u escape")
+				}
+				if utf16.IsSurrogate(r) {
+					r2 := rune(utf8.RuneError)
+					if p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
+						save := p.i
+						p.i += 2
+						lo, ok := p.hex4()
+						if !ok {
+							return "", p.fail("invalid \\u escape")
+						}
+						if d := utf16.DecodeRune(r, lo); d != utf8.RuneError {
+							r2 = d
+						} else {
+							p.i = save // the second escape stands alone
+						}
+					}
+					r = r2
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				return "", p.fail("invalid escape in string")
+			}
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			p.i++
+		default:
+			r, n := utf8.DecodeRune(p.b[p.i:])
+			out = utf8.AppendRune(out, r) // RuneError for invalid bytes
+			p.i += n
+		}
+	}
+	return "", p.fail("unexpected end of input in string")
+}
+
+func (p *treeParser) hex4() (rune, bool) {
+	if len(p.b)-p.i < 4 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(p.b[p.i:p.i+4]), 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	p.i += 4
+	return rune(v), true
+}
