@@ -2,6 +2,7 @@ package neuroncore
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -290,4 +291,27 @@ func FuzzPlace(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A JSON plan comes back as JSON, its allocations filled in.
+func TestWritePlacedJSON(t *testing.T) {
+	src := `{"tensors": [{"name": "a", "block": [4], "partitions": 32, "free": [256], "dtype": "fp32"},
+ {"name": "b", "block": [4], "partitions": 128, "free": [256], "dtype": "fp32", "alloc": "auto"}],
+ "body": [{"loop": "i", "range": 4, "body": [{"op": "load", "write": "a[i]"}, {"op": "tensor_copy", "read": "a[i]", "write": "b[i]"}, {"op": "store", "read": "b[i]"}]}]}`
+	pl := mustPlace(t, src, PlaceOptions{})
+	out, err := WritePlaced([]byte(src), pl.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Tensors []struct {
+			Alloc map[string]any `json:"alloc"`
+		} `json:"tensors"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(v.Tensors) != 2 || v.Tensors[0].Alloc == nil || v.Tensors[1].Alloc == nil {
+		t.Errorf("%s", out)
+	}
 }

@@ -56,11 +56,14 @@ func WritePlaced(src []byte, placed *Plan) ([]byte, error) {
 		if !t.Direct() {
 			continue
 		}
-		an := allocNode(t)
+		an := flowMap(scalar("alloc"), allocNode(t))
+		if doc.Content[0].Style&yaml.FlowStyle != 0 {
+			jsonStyle(an) // JSON in, JSON out
+		}
 		if k := mapKey(tn, "alloc"); k >= 0 {
-			tn.Content[k+1] = an
+			tn.Content[k+1] = an.Content[1]
 		} else {
-			tn.Content = append(tn.Content, scalar("alloc"), an)
+			tn.Content = append(tn.Content, an.Content...)
 		}
 	}
 	var buf bytes.Buffer
@@ -82,6 +85,23 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// jsonStyle makes a node tree print as JSON: flow collections, quoted keys.
+func jsonStyle(n *yaml.Node) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		n.Style = yaml.FlowStyle
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			n.Content[i].Style = yaml.DoubleQuotedStyle
+			jsonStyle(n.Content[i+1])
+		}
+	case yaml.SequenceNode:
+		n.Style = yaml.FlowStyle
+		for _, c := range n.Content {
+			jsonStyle(c)
+		}
+	}
 }
 
 func mapKey(m *yaml.Node, key string) int {
