@@ -68,8 +68,12 @@ type Placement struct {
 	Tensors []PlacedTensor `json:"tensors"`
 	// FewestNs is the simulated time with the fewest feasible physical
 	// tiles; TimeNs with the counts chosen.
-	FewestNs    float64 `json:"fewest_tiles_time_ns"`
-	TimeNs      float64 `json:"time_ns"`
+	FewestNs float64 `json:"fewest_tiles_time_ns"`
+	TimeNs   float64 `json:"time_ns"`
+	// UnboundedNs is the simulated time with a private location for every
+	// logical tile of the automatic tensors (no reuse hazards at all): the
+	// best any tile count can reach.
+	UnboundedNs float64 `json:"unbounded_time_ns"`
 	Evaluations int     `json:"simulations"`
 	// SBUFBytes is the highest byte used in any SBUF partition (end of
 	// the last placed range); PSUMBanks the number of PSUM banks used.
@@ -196,6 +200,11 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 	fixed := directRects(x)
 
 	pl := &Placement{Name: p.Name, Arch: p.Arch.Name}
+	if r, err := SimulateExecution(x); err == nil {
+		pl.UnboundedNs = float64(r.Timeline.Makespan) / 1000
+	} else {
+		return nil, err
+	}
 	lay, err := layoutAll(p.Arch, pts, fixed)
 	if err != nil {
 		return nil, err
@@ -216,7 +225,7 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 		return nil, err
 	}
 	pl.FewestNs = bestNs
-	for !opt.Fewest && pl.Evaluations < opt.MaxEvaluations {
+	for !opt.Fewest && pl.Evaluations < opt.MaxEvaluations && bestNs > pl.UnboundedNs {
 		// Every tensor that can, one step up at once.
 		var moved []*placeTensor
 		for _, pt := range pts {
