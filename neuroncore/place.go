@@ -247,13 +247,11 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 		for _, pt := range moved {
 			pt.level--
 		}
-		// One tensor at a time: keep the best single step.
-		bestI := -1
-		var bestPlan *Plan
-		var bestLay []layout
-		gain := bestNs
-		for i, pt := range pts {
-			if pl.Evaluations >= opt.MaxEvaluations {
+		// One tensor at a time: keep every step that gains (a pass over
+		// the tensors), then go back to moving all at once.
+		gained := false
+		for _, pt := range pts {
+			if pl.Evaluations >= opt.MaxEvaluations || bestNs <= pl.UnboundedNs {
 				break
 			}
 			if !pt.up(x) {
@@ -264,17 +262,16 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 				if err != nil {
 					return nil, err
 				}
-				if ns < gain {
-					bestI, bestPlan, bestLay, gain = i, pp, l2, ns
+				if ns < bestNs {
+					best, bestNs, lay, gained = pp, ns, l2, true
+					continue
 				}
 			}
 			pt.level--
 		}
-		if bestI < 0 {
+		if !gained {
 			break
 		}
-		pts[bestI].level++
-		best, bestNs, lay = bestPlan, gain, bestLay
 	}
 	pl.Plan, pl.TimeNs = best, bestNs
 	for i, pt := range pts {
