@@ -27,9 +27,11 @@ import (
 //     partition; such a layout is written as an ncc.sbuf.alloc function.
 //     Directly allocated tensors of the plan are obstacles.
 //   - The counts are then raised while the plan still fits and the
-//     simulated time (SimulateExecution) drops: first every tensor one step
-//     up at once, then the single step that gains most, until nothing gains
-//     or PlaceOptions.MaxEvaluations simulations have run.
+//     simulated time (SimulateExecution) drops: every tensor one step up at
+//     once, and when that does not gain, one tensor at a time (each step
+//     kept if it gains), until nothing gains, the time with unlimited
+//     memory is reached or PlaceOptions.MaxEvaluations simulations have
+//     run.
 //
 // TODO(alloc): the first-fit here is specific to tiles and deliberately
 // small; once package alloc's exact solver lands on main, the byte-range
