@@ -27,9 +27,11 @@ import (
 //     partition; such a layout is written as an ncc.sbuf.alloc function.
 //     Directly allocated tensors of the plan are obstacles.
 //   - The counts are then raised while the plan still fits and the
-//     simulated time (SimulateExecution) drops: first every tensor one step
-//     up at once, then the single step that gains most, until nothing gains
-//     or PlaceOptions.MaxEvaluations simulations have run.
+//     simulated time (SimulateExecution) drops: every tensor one step up at
+//     once, and when that does not gain, one tensor at a time (each step
+//     kept if it gains), until nothing gains, the time with unlimited
+//     memory is reached or PlaceOptions.MaxEvaluations simulations have
+//     run.
 //
 // TODO(alloc): the first-fit here is specific to tiles and deliberately
 // small; once package alloc's exact solver lands on main, the byte-range
@@ -49,6 +51,11 @@ type PlaceOptions struct {
 // DefaultPlaceEvaluations is the default simulation budget of Place.
 const DefaultPlaceEvaluations = 64
 
+// MaxPlacedTableTiles is the most logical tiles a tensor may have for Place
+// to spread it over partition quadrants, which needs an alloc table with an
+// entry per logical tile; larger tensors stay in one quadrant (mod_alloc).
+const MaxPlacedTableTiles = 4096
+
 // maxLadderScan bounds how many ladder entries are tested for feasibility
 // before falling back to one physical tile per logical tile.
 const maxLadderScan = 64
@@ -63,8 +70,12 @@ type Placement struct {
 	Tensors []PlacedTensor `json:"tensors"`
 	// FewestNs is the simulated time with the fewest feasible physical
 	// tiles; TimeNs with the counts chosen.
-	FewestNs    float64 `json:"fewest_tiles_time_ns"`
-	TimeNs      float64 `json:"time_ns"`
+	FewestNs float64 `json:"fewest_tiles_time_ns"`
+	TimeNs   float64 `json:"time_ns"`
+	// UnboundedNs is the simulated time with a private location for every
+	// logical tile of the automatic tensors (no reuse hazards at all): the
+	// best any tile count can reach.
+	UnboundedNs float64 `json:"unbounded_time_ns"`
 	Evaluations int     `json:"simulations"`
 	// SBUFBytes is the highest byte used in any SBUF partition (end of
 	// the last placed range); PSUMBanks the number of PSUM banks used.
@@ -191,6 +202,11 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 	fixed := directRects(x)
 
 	pl := &Placement{Name: p.Name, Arch: p.Arch.Name}
+	if r, err := SimulateExecution(x); err == nil {
+		pl.UnboundedNs = float64(r.Timeline.Makespan) / 1000
+	} else {
+		return nil, err
+	}
 	lay, err := layoutAll(p.Arch, pts, fixed)
 	if err != nil {
 		return nil, err
@@ -211,7 +227,7 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 		return nil, err
 	}
 	pl.FewestNs = bestNs
-	for !opt.Fewest && pl.Evaluations < opt.MaxEvaluations {
+	for !opt.Fewest && pl.Evaluations < opt.MaxEvaluations && bestNs > pl.UnboundedNs {
 		// Every tensor that can, one step up at once.
 		var moved []*placeTensor
 		for _, pt := range pts {
@@ -233,13 +249,11 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 		for _, pt := range moved {
 			pt.level--
 		}
-		// One tensor at a time: keep the best single step.
-		bestI := -1
-		var bestPlan *Plan
-		var bestLay []layout
-		gain := bestNs
-		for i, pt := range pts {
-			if pl.Evaluations >= opt.MaxEvaluations {
+		// One tensor at a time: keep every step that gains (a pass over
+		// the tensors), then go back to moving all at once.
+		gained := false
+		for _, pt := range pts {
+			if pl.Evaluations >= opt.MaxEvaluations || bestNs <= pl.UnboundedNs {
 				break
 			}
 			if !pt.up(x) {
@@ -250,17 +264,16 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 				if err != nil {
 					return nil, err
 				}
-				if ns < gain {
-					bestI, bestPlan, bestLay, gain = i, pp, l2, ns
+				if ns < bestNs {
+					best, bestNs, lay, gained = pp, ns, l2, true
+					continue
 				}
 			}
 			pt.level--
 		}
-		if bestI < 0 {
+		if !gained {
 			break
 		}
-		pts[bestI].level++
-		best, bestNs, lay = bestPlan, gain, bestLay
 	}
 	pl.Plan, pl.TimeNs = best, bestNs
 	for i, pt := range pts {
@@ -533,7 +546,7 @@ func fit(a *Arch, pt *placeTensor, used []rect) (layout, bool) {
 	}
 	stride := quadrantStride(t.Partitions)
 	maxQ := int64(1)
-	if t.Buffer == SBUF {
+	if t.Buffer == SBUF && t.Tiles() <= MaxPlacedTableTiles {
 		maxQ = min(int64(a.Partitions)/stride, k)
 	}
 	best := layout{u0: -1}

@@ -22,11 +22,31 @@ func WritePlaced(src []byte, placed *Plan) ([]byte, error) {
 		return nil, fmt.Errorf("plan: not a mapping")
 	}
 	tensors := mapValue(doc.Content[0], "tensors")
-	if tensors == nil || tensors.Kind != yaml.SequenceNode || len(tensors.Content) != len(placed.Tensors) {
-		return nil, fmt.Errorf("plan: tensors do not match the placed plan")
+	if tensors == nil || tensors.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("plan: no tensors list")
+	}
+	// The decoder skips null entries; so does this walk.
+	var items []*yaml.Node
+	for i, tn := range tensors.Content {
+		if tn.Kind == yaml.ScalarNode && tn.Tag == "!!null" {
+			continue
+		}
+		if tn.Kind == yaml.AliasNode && tn.Alias != nil {
+			// An alias of another tensor's mapping: give this entry its
+			// own copy so that its alloc can differ.
+			c := *tn.Alias
+			c.Anchor = ""
+			c.Content = append([]*yaml.Node(nil), tn.Alias.Content...)
+			tensors.Content[i] = &c
+			tn = &c
+		}
+		items = append(items, tn)
+	}
+	if len(items) != len(placed.Tensors) {
+		return nil, fmt.Errorf("plan: %d tensors in the file, %d placed", len(items), len(placed.Tensors))
 	}
 	for i, t := range placed.Tensors {
-		tn := tensors.Content[i]
+		tn := items[i]
 		if tn.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("plan: tensors[%d] is not a mapping", i)
 		}
@@ -36,11 +56,14 @@ func WritePlaced(src []byte, placed *Plan) ([]byte, error) {
 		if !t.Direct() {
 			continue
 		}
-		an := allocNode(t)
-		if v := mapValue(tn, "alloc"); v != nil {
-			*v = *an
+		an := flowMap(scalar("alloc"), allocNode(t))
+		if doc.Content[0].Style&yaml.FlowStyle != 0 {
+			jsonStyle(an) // JSON in, JSON out
+		}
+		if k := mapKey(tn, "alloc"); k >= 0 {
+			tn.Content[k+1] = an.Content[1]
 		} else {
-			tn.Content = append(tn.Content, scalar("alloc"), an)
+			tn.Content = append(tn.Content, an.Content...)
 		}
 	}
 	var buf bytes.Buffer
@@ -62,6 +85,32 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// jsonStyle makes a node tree print as JSON: flow collections, quoted keys.
+func jsonStyle(n *yaml.Node) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		n.Style = yaml.FlowStyle
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			n.Content[i].Style = yaml.DoubleQuotedStyle
+			jsonStyle(n.Content[i+1])
+		}
+	case yaml.SequenceNode:
+		n.Style = yaml.FlowStyle
+		for _, c := range n.Content {
+			jsonStyle(c)
+		}
+	}
+}
+
+func mapKey(m *yaml.Node, key string) int {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return i
+		}
+	}
+	return -1
 }
 
 func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
