@@ -24,7 +24,9 @@ import (
 //     disjoint. It is partition-quadrant aware: a tensor of at most 64 (32)
 //     partitions may start at partition 64 (32, 64, 96) and may spread its
 //     physical tiles over 2 (4) partition quadrants, using fewer bytes per
-//     partition; such a layout is written as an ncc.sbuf.alloc function.
+//     partition; such a layout is written as mod_alloc with num_par_tiles
+//     when the modulo formula can express it, else as an ncc.sbuf.alloc
+//     function (a table in the plan file).
 //     Directly allocated tensors of the plan are obstacles.
 //   - The counts are then raised while the plan still fits and the
 //     simulated time (SimulateExecution) drops: every tensor one step up at
@@ -607,6 +609,9 @@ func applyLayout(p *Plan, pts []*placeTensor, lay []layout) *Plan {
 		case l.q == 1:
 			t.Kind = Mod
 			t.Mod = &ModAlloc{BaseAddr: l.u0, BasePartition: l.p0, NumFreeTiles: trimOnes(f)}
+		case quadrantMod(&t, f, l) != nil:
+			t.Kind = Mod
+			t.Mod = quadrantMod(&t, f, l)
 		default:
 			t.Kind = Table
 			t.Table = make([]TableEntry, t.Tiles())
@@ -619,6 +624,39 @@ func applyLayout(p *Plan, pts []*placeTensor, lay []layout) *Plan {
 		pp.Tensors[pt.ti] = &t
 	}
 	return &pp
+}
+
+// quadrantMod expresses a layout spread over partition quadrants as
+// mod_alloc when it can (the guide's num_par_tiles multi-buffering): the
+// tile spans exactly one quadrant stride (32 or 64 partitions), only the last
+// block dim varies, and the k = q*f physical tiles split into q partition
+// slots and f free slots with gcd(q, f) = 1, so that (i mod q, i mod f)
+// tells the k classes i mod k apart (Chinese remainder theorem) exactly as
+// the table would. Otherwise nil.
+func quadrantMod(t *Tensor, f []int64, l layout) *ModAlloc {
+	n := len(f)
+	if n == 0 || t.Partitions != l.stride || l.q*l.perQuad != l.physical || gcd(l.q, l.perQuad) != 1 {
+		return nil
+	}
+	for _, v := range f[:n-1] {
+		if v != 1 {
+			return nil
+		}
+	}
+	par := make([]int64, n)
+	free := make([]int64, n)
+	for d := range par {
+		par[d], free[d] = 1, 1
+	}
+	par[n-1], free[n-1] = l.q, l.perQuad
+	return &ModAlloc{BaseAddr: l.u0, BasePartition: l.p0, NumParTiles: trimOnes(par), NumFreeTiles: trimOnes(free)}
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // trimOnes returns nil for an all-ones tuple (mod_alloc's default).

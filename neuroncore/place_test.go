@@ -111,7 +111,9 @@ func TestPlaceQuadrants(t *testing.T) {
 	for _, pt := range pl.Tensors {
 		if pt.Quadrants > 1 {
 			spread = true
-			if pt.Alloc != "alloc" || !strings.Contains(pt.Func, "def "+pt.Tensor+"_alloc(idx, pdim_size, fdim_size):") || pt.Bytes*pt.Quadrants < pt.Physical*1024 {
+			form := pt.Alloc == "alloc" && strings.Contains(pt.Func, "def "+pt.Tensor+"_alloc(idx, pdim_size, fdim_size):") ||
+				pt.Alloc == "mod_alloc" && strings.Contains(pt.Code, "num_par_tiles=")
+			if !form || pt.Bytes*pt.Quadrants < pt.Physical*1024 {
 				t.Errorf("%+v", pt)
 			}
 		}
@@ -127,6 +129,33 @@ func TestPlaceQuadrants(t *testing.T) {
 	x, y := placedT(t, f, "x"), placedT(t, f, "y")
 	if x.Addr != 0 || y.Addr != 0 || x.StartPartition == y.StartPartition {
 		t.Errorf("x %+v\ny %+v", x, y)
+	}
+}
+
+// Four tiles alive at once: 32-partition tiles go to the four quadrants as
+// mod_alloc(num_par_tiles=(4,)) (the guide's form); 64-partition tiles take
+// two quadrants x two free slots, which mod_alloc's independent moduli
+// cannot express (gcd(2, 2) > 1), so an alloc table/function.
+func TestPlaceQuadrantForms(t *testing.T) {
+	src := `tensors:
+  - {name: a, block: [4], partitions: 32, free: [256], dtype: fp32}
+  - {name: b, block: [4], partitions: 64, free: [256], dtype: fp32}
+  - {name: s, block: [4], partitions: 64, free: [256], dtype: fp32}
+body:
+  - loop: i
+    range: 4
+    body: [{op: load, write: "a[i]"}, {op: load, write: "b[i]"}]
+  - loop: i
+    range: 4
+    body: [{op: tensor_tensor, read: ["a[i]", "b[i]"], write: "s[i]"}, {op: store, read: "s[i]"}]
+`
+	pl := mustPlace(t, src, PlaceOptions{Fewest: true})
+	a, b := placedT(t, pl, "a"), placedT(t, pl, "b")
+	if a.Physical != 4 || a.Quadrants != 4 || a.Bytes != 1024 || a.Code != fmt.Sprintf("ncc.sbuf.mod_alloc(base_addr=%d, num_par_tiles=(4,))", a.Addr) {
+		t.Errorf("a %+v", a)
+	}
+	if b.Physical != 4 || b.Quadrants != 2 || b.Bytes != 2048 || b.Alloc != "alloc" || !strings.Contains(b.Func, "(j % 2) * 64") {
+		t.Errorf("b %+v", b)
 	}
 }
 

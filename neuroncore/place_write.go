@@ -66,6 +66,7 @@ func WritePlaced(src []byte, placed *Plan) ([]byte, error) {
 			tn.Content = append(tn.Content, an.Content...)
 		}
 	}
+	explicitNulls(&doc)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -85,6 +86,17 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// explicitNulls spells implicit nulls (`{output}`, `key:`) as null: yaml.v3
+// would re-encode them as empty strings, which no longer decode as null.
+func explicitNulls(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == "" {
+		n.Value = "null"
+	}
+	for _, c := range n.Content {
+		explicitNulls(c)
+	}
 }
 
 // jsonStyle makes a node tree print as JSON: flow collections, quoted keys.

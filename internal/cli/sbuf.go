@@ -250,7 +250,7 @@ body), places them first-fit within the usable partition bytes (partition-quadra
 tiles of up to 64 or 32 partitions may use partitions 64 or 32/64/96; PSUM tiles get a
 bank each), then raises the tile counts while the plan fits and the simulated time drops.
 It prints the NKI allocation per tensor (ncc.sbuf/psum.mod_alloc arguments, or an
-ncc.sbuf.alloc function for a layout spread over partition quadrants). -o writes the
+ncc.sbuf.alloc function for a quadrant layout mod_alloc cannot express). -o writes the
 placed plan, which passes sbuf check.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
