@@ -218,7 +218,7 @@ func newLowering(s *gemini.Schedule, p Params) *lowering {
 		ix:     gemini.NewIndex(s),
 		p:      p,
 		g:      &sim.Graph{Unit: "cycles"},
-		stores: map[int64]sim.TaskID{},
+		stores: make(map[int64]sim.TaskID, len(s.DRAMWrites)),
 		links:  map[[4]int64]sim.ResourceID{},
 	}
 }
@@ -356,14 +356,15 @@ func (l *lowering) build() error {
 		l.compute[c.ID] = ts
 		l.ntiles[c.ID] = nt
 		l.lag[c.ID] = lags
-		l.loads[c.ID] = map[int64]int32{}
+		l.loads[c.ID] = make(map[int64]int32, 2*len(c.Workloads))
 	}
 	l.dram = g.AddResource(sim.Resource{
 		Name: "DRAM", Group: "DRAM",
 		Bandwidth: p.bytesPerCycle(p.DRAMGBps), Overhead: p.DRAMOverhead,
 	})
+	var q queueScratch
 	for _, c := range s.Cores {
-		l.queue(c)
+		l.queue(c, &q)
 	}
 	l.unqueued()
 	l.weightPort()
@@ -372,6 +373,12 @@ func (l *lowering) build() error {
 	l.noc()
 	l.occupancy()
 	return nil
+}
+
+// queueScratch is reused from core to core.
+type queueScratch struct {
+	items []item
+	seen  map[int64]bool
 }
 
 // item is one entry of a core's DRAM access queue (compiler IR).
@@ -385,9 +392,13 @@ type item struct {
 
 // queue adds the DRAM transfers of a core's access queue (tensor_order of
 // its snapshots), chained in that order.
-func (l *lowering) queue(c *gemini.Core) {
-	var items []item
-	seen := map[int64]bool{}
+func (l *lowering) queue(c *gemini.Core, q *queueScratch) {
+	if q.seen == nil {
+		q.seen = map[int64]bool{}
+	}
+	clear(q.seen)
+	items, seen := q.items[:0], q.seen
+	defer func() { q.items = items[:0] }()
 	for k := range c.Workloads {
 		w := &c.Workloads[k]
 		for i := range w.Buffer {
