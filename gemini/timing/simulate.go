@@ -680,7 +680,7 @@ func (l *lowering) consumers() {
 					continue
 				}
 				done = append(done, t)
-				l.g.AddDep(t, l.compute[c.ID][k])
+				l.g.AddEdge(sim.Edge{From: t, To: l.compute[c.ID][k], Flow: true})
 			}
 		}
 	}
