@@ -218,7 +218,7 @@ func newLowering(s *gemini.Schedule, p Params) *lowering {
 		ix:     gemini.NewIndex(s),
 		p:      p,
 		g:      &sim.Graph{Unit: "cycles"},
-		stores: map[int64]sim.TaskID{},
+		stores: make(map[int64]sim.TaskID, len(s.DRAMWrites)),
 		links:  map[[4]int64]sim.ResourceID{},
 	}
 }
@@ -356,14 +356,15 @@ func (l *lowering) build() error {
 		l.compute[c.ID] = ts
 		l.ntiles[c.ID] = nt
 		l.lag[c.ID] = lags
-		l.loads[c.ID] = map[int64]int32{}
+		l.loads[c.ID] = make(map[int64]int32, 2*len(c.Workloads))
 	}
 	l.dram = g.AddResource(sim.Resource{
 		Name: "DRAM", Group: "DRAM",
 		Bandwidth: p.bytesPerCycle(p.DRAMGBps), Overhead: p.DRAMOverhead,
 	})
+	var q queueScratch
 	for _, c := range s.Cores {
-		l.queue(c)
+		l.queue(c, &q)
 	}
 	l.unqueued()
 	l.weightPort()
@@ -372,6 +373,12 @@ func (l *lowering) build() error {
 	l.noc()
 	l.occupancy()
 	return nil
+}
+
+// queueScratch is reused from core to core.
+type queueScratch struct {
+	items []item
+	seen  map[int64]bool
 }
 
 // item is one entry of a core's DRAM access queue (compiler IR).
@@ -385,9 +392,13 @@ type item struct {
 
 // queue adds the DRAM transfers of a core's access queue (tensor_order of
 // its snapshots), chained in that order.
-func (l *lowering) queue(c *gemini.Core) {
-	var items []item
-	seen := map[int64]bool{}
+func (l *lowering) queue(c *gemini.Core, q *queueScratch) {
+	if q.seen == nil {
+		q.seen = map[int64]bool{}
+	}
+	clear(q.seen)
+	items, seen := q.items[:0], q.seen
+	defer func() { q.items = items[:0] }()
 	for k := range c.Workloads {
 		w := &c.Workloads[k]
 		for i := range w.Buffer {
@@ -470,7 +481,7 @@ func (l *lowering) store(c *gemini.Core, k int, order int64) sim.TaskID {
 	t := l.add(sim.Task{
 		Name: "store " + w.LayerName, Cat: CatStore, Resource: l.dram, Bytes: size,
 		Earliest: l.p.Startup, Priority: order,
-	}, TaskInfo{Cat: CatStore, Core: c.ID, Workload: k, Transfers: ids, Bytes: size, Order: order})
+	}, TaskInfo{Cat: CatStore, Core: c.ID, Workload: k, Transfers: ids, Bytes: size, Order: queueOrder(order)})
 	from := l.end(c.ID, k)
 	if l.mesh() {
 		x, y := l.pos(c)
@@ -485,6 +496,18 @@ func (l *lowering) store(c *gemini.Core, k int, order int64) sim.TaskID {
 	return t
 }
 
+// unorderedBase is the priority of DRAM transfers outside the file's access
+// queue (after every queued one).
+const unorderedBase = math.MaxInt32
+
+// queueOrder is a priority as a tensor_order, -1 for unordered transfers.
+func queueOrder(prio int64) int64 {
+	if prio >= unorderedBase {
+		return -1
+	}
+	return prio
+}
+
 func (l *lowering) stored(id int64) bool {
 	_, ok := l.stores[id]
 	return ok
@@ -492,13 +515,10 @@ func (l *lowering) stored(id int64) bool {
 
 func (l *lowering) load(c *gemini.Core, it item) sim.TaskID {
 	e := it.e
-	var size, wsize int64
+	var size int64
 	for _, id := range e.TransferIDs {
 		if r := l.ix.Read(id); r != nil {
 			size += max(r.Size, 0)
-			if r.Type == "weight" {
-				wsize += max(r.Size, 0)
-			}
 		}
 	}
 	if size == 0 {
@@ -598,7 +618,7 @@ func (l *lowering) unqueued() {
 				size := max(r.Size, 0)
 				t := l.add(sim.Task{
 					Name: "load " + r.LayerName, Cat: cat, Resource: l.dram, Bytes: size,
-					Earliest: l.p.Startup, Priority: math.MaxInt32 + int64(k),
+					Earliest: l.p.Startup, Priority: unorderedBase + int64(k),
 				}, TaskInfo{Cat: cat, Core: c.ID, Workload: k, Transfers: []int64{id}, Bytes: size, Order: -1})
 				if k > 0 {
 					l.g.AddDep(l.end(c.ID, k-1), t)
@@ -607,7 +627,7 @@ func (l *lowering) unqueued() {
 					l.g.AddDep(prev, t)
 				}
 				prev = t
-				arrive := l.toCore(c, k, t, "load "+r.LayerName, []int64{id}, size, math.MaxInt32+int64(k))
+				arrive := l.toCore(c, k, t, "load "+r.LayerName, []int64{id}, size, unorderedBase+int64(k))
 				l.addCarrier(c.ID, id, k, arrive)
 			}
 		}
@@ -617,7 +637,7 @@ func (l *lowering) unqueued() {
 			w := &c.Workloads[k]
 			for i := range w.Ofmaps {
 				if id := w.Ofmaps[i].TransferID; l.ix.Write(id) != nil && !l.stored(id) {
-					l.store(c, k, math.MaxInt32+int64(k))
+					l.store(c, k, unorderedBase+int64(k))
 					break
 				}
 			}
@@ -669,7 +689,7 @@ func (l *lowering) consumers() {
 					continue
 				}
 				done = append(done, t)
-				l.g.AddDep(t, l.compute[c.ID][k])
+				l.g.AddEdge(sim.Edge{From: t, To: l.compute[c.ID][k], Flow: true})
 			}
 		}
 	}
