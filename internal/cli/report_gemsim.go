@@ -3,11 +3,29 @@ package cli
 import (
 	"fmt"
 
+	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/timing"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/report"
 )
+
+// The simulator's sections follow the built-in ones on every Gemini report.
+func init() {
+	registerGeminiReportSections(func(_ *Env, r detect.Result, s *gemini.Schedule, prefix string) ([]report.Section, error) {
+		secs, err := geminiSimReport(r.Path, s)
+		if err != nil {
+			// A schedule the simulator cannot lower still gets the rest of
+			// its report; say why the timing part is missing.
+			return []report.Section{{ID: prefix + "gemini-sim", Title: "Timing simulation",
+				Intro: "Not simulated: " + err.Error()}}, nil
+		}
+		for i := range secs {
+			secs[i].ID = prefix + secs[i].ID
+		}
+		return secs, nil
+	})
+}
 
 // geminiSimReport simulates a schedule with the default parameters (DRAM
 // bandwidth from the file name) and returns the report sections of the
