@@ -31,6 +31,7 @@ const (
 	GeminiIR      Kind = "gemini-ir"       // Gemini scheduler IR JSON
 	MiniMallocCSV Kind = "minimalloc-csv"  // static allocation problem / solution
 	SBUFPlan      Kind = "sbuf-plan"       // NeuronCore SBUF/PSUM allocation plan (YAML or JSON)
+	ZebuTrace     Kind = "zebu-trace"      // ZeBu emulator instruction trace of a Gemini run
 )
 
 // Describe returns a human name for the kind.
@@ -52,6 +53,8 @@ func (k Kind) Describe() string {
 		return "MiniMalloc allocation CSV"
 	case SBUFPlan:
 		return "NeuronCore SBUF/PSUM allocation plan"
+	case ZebuTrace:
+		return "ZeBu emulator trace (Gemini run)"
 	}
 	return string(k)
 }
@@ -174,6 +177,10 @@ func Reader(r io.ReaderAt, size int64) (Result, error) {
 	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 		if trimmed[0] == '[' {
+			if isZebuLine(trimmed) {
+				res.Kind = ZebuTrace
+				return res, nil
+			}
 			return unknown("a JSON array; a Gemini schedule is a JSON object")
 		}
 		tail := head
@@ -229,6 +236,30 @@ func geminiVariant(head, tail []byte) string {
 		return VariantRaw
 	}
 	return ""
+}
+
+// isZebuLine recognises the first line of a ZeBu emulator trace (package
+// gemini/zebu): a Python list whose first element is a bare instruction name
+// followed by a dict with single-quoted keys, e.g. "[ct_st, {'slyr': 0, ...".
+// JSON cannot start that way (bare words and single quotes are not JSON).
+func isZebuLine(b []byte) bool {
+	i := 1
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	start := i
+	for i < len(b) && (b[i] == '_' || b[i] >= 'a' && b[i] <= 'z' || b[i] >= 'A' && b[i] <= 'Z' || b[i] >= '0' && b[i] <= '9' && i > start) {
+		i++
+	}
+	if i == start {
+		return false
+	}
+	rest := bytes.TrimLeft(b[i:], " ")
+	if len(rest) == 0 || rest[0] != ',' {
+		return false
+	}
+	rest = bytes.TrimLeft(rest[1:], " ")
+	return bytes.HasPrefix(rest, []byte("{'"))
 }
 
 func isProblemCSV(head []byte) bool {

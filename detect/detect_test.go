@@ -22,6 +22,7 @@ func TestCorpusKinds(t *testing.T) {
 		{"corpus/neff", "*.neff", detect.NEFF, 6},
 		{"corpus/gemini", "*.json", detect.GeminiIR, 4},
 		{"benchmarks/minimalloc", "*.csv", detect.MiniMallocCSV, 11},
+		{"corpus/gemini/zebu", "*.txt", detect.ZebuTrace, 3},
 	}
 	for _, c := range cases {
 		dir := conformance.Shared(t, c.sub)
@@ -51,13 +52,12 @@ func TestCorpusKinds(t *testing.T) {
 	}
 }
 
-// Files under the corpus that are not artifacts (golden dumps, emulator
-// traces, the README) must not be mistaken for one.
+// Files under the corpus that are not artifacts (golden dumps, the README)
+// must not be mistaken for one.
 func TestCorpusNonArtifacts(t *testing.T) {
 	dir := conformance.Corpus(t, "")
 	var files []string
 	files = append(files, conformance.Files(t, dir, "edgetpu/golden/*.json")...)
-	files = append(files, conformance.Files(t, dir, "gemini/zebu/*")...)
 	files = append(files, filepath.Join(dir, "README.md"))
 	for _, f := range files {
 		r, err := detect.Path(f)
@@ -108,6 +108,7 @@ func TestSmallInputs(t *testing.T) {
 		{"\x00\x00\x00\x00DWN1rest", detect.DarwiNN, ""},
 		{"# plan\nname: p\ntensors:\n  - {name: x, partitions: 128, free: [4], dtype: fp32}\nbody: []\n", detect.SBUFPlan, ""},
 		{`{"tensors": [{"name": "x", "partitions": 128}], "body": []}`, detect.SBUFPlan, ""},
+		{"[ct_st, {'slyr': 0, 'wkl': 0}, {'inst_idx': 0, 'time': [0, 161]}, {}]\n", detect.ZebuTrace, ""},
 	} {
 		r, err := detect.Reader(strings.NewReader(c.data), int64(len(c.data)))
 		if err != nil || r.Kind != c.kind || r.Variant != c.vari {

@@ -173,10 +173,10 @@ func (t *Trace) Total() int64 {
 
 // Span is the extent of a group of instructions (a workload or a layer).
 type Span struct {
-	ID    int64 // workload id or layer index
-	Start int64 // earliest start of a non-config instruction
-	End   int64 // latest end
-	Insts int   // non-config instructions in the group
+	ID    int64 `json:"id"`           // workload id or layer index
+	Start int64 `json:"start"`        // earliest start of a non-config instruction
+	End   int64 `json:"end"`          // latest end
+	Insts int   `json:"instructions"` // non-config instructions in the group
 }
 
 // Workloads gives per workload id the span of its non-config instructions,
@@ -216,10 +216,10 @@ func (t *Trace) spans(key func(Inst) int64) []Span {
 
 // ClassStat is the activity of one unit class over the run.
 type ClassStat struct {
-	Class string
-	Insts int   // non-config instructions
-	Sum   int64 // sum of their durations (cycles)
-	Busy  int64 // length of the union of their intervals (cycles)
+	Class string `json:"class"`
+	Insts int    `json:"instructions"` // non-config instructions
+	Sum   int64  `json:"sum_cycles"`   // sum of their durations (cycles)
+	Busy  int64  `json:"busy_cycles"`  // length of the union of their intervals (cycles)
 }
 
 // Classes gives per unit class (ct, lda, ldw, lw, pe, vp, dt, sta, ...) the
