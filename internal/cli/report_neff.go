@@ -16,7 +16,10 @@ import (
 	"github.com/npukit/npukit/report"
 )
 
-func init() { registerReporter(detect.NEFF, reportNeff) }
+func init() {
+	registerReporter(detect.NEFF, reportNeff)
+	registerReporter(detect.NEFFDir, reportNeff)
+}
 
 // neffReportSections lets other NEFF files (the DMA traffic and timeline
 // of the dma tools) add sections to the NEFF report without editing this
@@ -35,13 +38,23 @@ func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
 	}
 	var names []string
 	for i, f := range files {
-		b, err := os.ReadFile(f.Path)
-		if err != nil {
-			return nil, err
-		}
 		name := filepath.Base(f.Path)
 		names = append(names, name)
-		rep, m := neff.CheckBytes(b, neff.DefaultLimits(), neff.DefaultRuntime)
+		var rep diag.Report
+		var m *neff.Model
+		if f.Kind == detect.NEFFDir {
+			dm, err := readNeff(f.Path)
+			if err != nil {
+				return nil, err
+			}
+			m, rep = dm, neff.Check(dm, neff.DefaultRuntime)
+		} else {
+			b, err := os.ReadFile(f.Path)
+			if err != nil {
+				return nil, err
+			}
+			rep, m = neff.CheckBytes(b, neff.DefaultLimits(), neff.DefaultRuntime)
+		}
 		page.Diagnostics = append(page.Diagnostics, rep.WithFile(name)...)
 		if m == nil {
 			page.Sections = append(page.Sections, report.Section{ID: fmt.Sprintf("neff-%d-header", i), Title: name + ": unreadable",
