@@ -21,14 +21,22 @@ func init() {
 	registerReporter(detect.NEFFDir, reportNeff)
 }
 
-// neffReportSections lets other NEFF files (the DMA traffic and timeline
-// of the dma tools) add sections to the NEFF report without editing this
-// file: each is called with the file and its decoded model, after the
-// container sections.
-var neffReportSections []func(env *Env, path string, m *neff.Model) ([]report.Section, error)
+// neffReportParts lets other NEFF files (the DMA traffic and timeline of
+// the dma tools) add to the NEFF report without editing this file: each is
+// called with the file and its decoded model after the container sections
+// are built, and returns its sections, its findings (for the page's
+// diagnostics) and, optionally, which of its sections a finding belongs to.
+var neffReportParts []func(env *Env, path string, m *neff.Model) (neffReportPart, error)
 
-func registerNeffReportSections(f func(env *Env, path string, m *neff.Model) ([]report.Section, error)) {
-	neffReportSections = append(neffReportSections, f)
+// neffReportPart is what a registered part adds to a NEFF report.
+type neffReportPart struct {
+	Sections    []report.Section
+	Diagnostics diag.Report
+	SectionFor  func(d diag.Diagnostic) string // nil: none of its sections
+}
+
+func registerNeffReportPart(f func(env *Env, path string, m *neff.Model) (neffReportPart, error)) {
+	neffReportParts = append(neffReportParts, f)
 }
 
 func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
@@ -37,6 +45,10 @@ func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
 		page.Title = fmt.Sprintf("%d NEFFs", len(files))
 	}
 	var names []string
+	var partFor []struct {
+		file string
+		of   func(diag.Diagnostic) string
+	}
 	for i, f := range files {
 		name := filepath.Base(f.Path)
 		names = append(names, name)
@@ -66,12 +78,19 @@ func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
 			page.Summary = neffSummaryKVs(s, rep)
 		}
 		page.Sections = append(page.Sections, neffSections(i, name, m, s)...)
-		for _, add := range neffReportSections {
-			secs, err := add(env, f.Path, m)
+		for _, add := range neffReportParts {
+			part, err := add(env, f.Path, m)
 			if err != nil {
 				return nil, err
 			}
-			page.Sections = append(page.Sections, secs...)
+			page.Sections = append(page.Sections, part.Sections...)
+			page.Diagnostics = append(page.Diagnostics, part.Diagnostics.WithFile(name)...)
+			if part.SectionFor != nil {
+				partFor = append(partFor, struct {
+					file string
+					of   func(diag.Diagnostic) string
+				}{name, part.SectionFor})
+			}
 		}
 	}
 	page.Subtitle = names[0]
@@ -79,6 +98,13 @@ func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
 		page.Subtitle += fmt.Sprintf(" and %d more", len(names)-1)
 	}
 	page.SectionFor = func(d diag.Diagnostic) string {
+		for _, p := range partFor {
+			if p.file == d.File {
+				if id := p.of(d); id != "" {
+					return id
+				}
+			}
+		}
 		for i, n := range names {
 			if d.File != n {
 				continue
