@@ -30,6 +30,7 @@ const (
 	DarwiNN       Kind = "darwinn-package" // raw DarwiNN package (DWN1)
 	GeminiIR      Kind = "gemini-ir"       // Gemini scheduler IR JSON
 	MiniMallocCSV Kind = "minimalloc-csv"  // static allocation problem / solution
+	SBUFPlan      Kind = "sbuf-plan"       // NeuronCore SBUF/PSUM allocation plan (YAML or JSON)
 )
 
 // Describe returns a human name for the kind.
@@ -49,6 +50,8 @@ func (k Kind) Describe() string {
 		return "Gemini scheduler IR"
 	case MiniMallocCSV:
 		return "MiniMalloc allocation CSV"
+	case SBUFPlan:
+		return "NeuronCore SBUF/PSUM allocation plan"
 	}
 	return string(k)
 }
@@ -184,10 +187,18 @@ func Reader(r io.ReaderAt, size int64) (Result, error) {
 			res.Kind, res.Variant = GeminiIR, v
 			return res, nil
 		}
+		if bytes.Contains(head, []byte(`"tensors"`)) && bytes.Contains(head, []byte(`"partitions"`)) {
+			res.Kind = SBUFPlan
+			return res, nil
+		}
 		return unknown("JSON without the keys of a Gemini schedule (buffersize, top_batch_cut, xlen)")
 	}
 	if isProblemCSV(head) {
 		res.Kind = MiniMallocCSV
+		return res, nil
+	}
+	if isSBUFPlanYAML(head) {
+		res.Kind = SBUFPlan
 		return res, nil
 	}
 	return unknown("")
@@ -230,4 +241,18 @@ func isProblemCSV(head []byte) bool {
 		return false
 	}
 	return alloc.IsProblemHeader(fields)
+}
+
+// isSBUFPlanYAML recognises a YAML allocation plan (package neuroncore):
+// text with a top-level `tensors:` key and tensors with `partitions`.
+func isSBUFPlanYAML(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 || !bytes.Contains(head, []byte("partitions")) {
+		return false
+	}
+	for line := range bytes.Lines(head) {
+		if bytes.HasPrefix(line, []byte("tensors:")) {
+			return true
+		}
+	}
+	return false
 }

@@ -106,6 +106,8 @@ func TestSmallInputs(t *testing.T) {
 		{`{"1": {}, "xlen": 2, "top_batch_cut": 1}`, detect.GeminiIR, detect.VariantRaw},
 		{` {"buffersize": 1024, "xlen": 1}`, detect.GeminiIR, detect.VariantCompiler},
 		{"\x00\x00\x00\x00DWN1rest", detect.DarwiNN, ""},
+		{"# plan\nname: p\ntensors:\n  - {name: x, partitions: 128, free: [4], dtype: fp32}\nbody: []\n", detect.SBUFPlan, ""},
+		{`{"tensors": [{"name": "x", "partitions": 128}], "body": []}`, detect.SBUFPlan, ""},
 	} {
 		r, err := detect.Reader(strings.NewReader(c.data), int64(len(c.data)))
 		if err != nil || r.Kind != c.kind || r.Variant != c.vari {

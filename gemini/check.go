@@ -273,35 +273,35 @@ func checkValues(s *Schedule, rep *diag.Report) {
 	}
 	for i := range s.DRAMReads {
 		d := &s.DRAMReads[i]
-		loc := fmt.Sprintf("dram out[%d] (transfer %d)", i, d.TransferID)
+		loc := func() string { return fmt.Sprintf("dram out[%d] (transfer %d)", i, d.TransferID) }
 		if d.Size < 0 {
-			rep.Add(RuleBadValue, loc, "size %d is negative", d.Size)
+			rep.Add(RuleBadValue, loc(), "size %d is negative", d.Size)
 		}
 		if d.Type != "weight" && d.Type != "fmap" {
-			rep.Add(RuleBadValue, loc, "type %q is neither weight nor fmap", d.Type)
+			rep.Add(RuleBadValue, loc(), "type %q is neither weight nor fmap", d.Type)
 		}
 	}
 	for _, c := range s.Cores {
 		for wi := range c.Workloads {
 			w := &c.Workloads[wi]
-			loc := wlLoc(c, w)
+			loc := func() string { return wlLoc(c, w) }
 			if w.Time < 0 {
-				rep.Add(RuleBadValue, loc, "time %d is negative", w.Time)
+				rep.Add(RuleBadValue, loc(), "time %d is negative", w.Time)
 			}
 			if w.OfmapSize < 0 {
-				rep.Add(RuleBadValue, loc, "ofmap_size %d is negative", w.OfmapSize)
+				rep.Add(RuleBadValue, loc(), "ofmap_size %d is negative", w.OfmapSize)
 			}
 			for oi, o := range w.Ofmaps {
 				if o.Size < 0 {
-					rep.Add(RuleBadValue, fmt.Sprintf("%s / ofmap[%d]", loc, oi), "size %d is negative", o.Size)
+					rep.Add(RuleBadValue, fmt.Sprintf("%s / ofmap[%d]", loc(), oi), "size %d is negative", o.Size)
 				}
 			}
 			for ei, e := range w.Buffer {
 				if e.Size < 0 {
-					rep.Add(RuleBadValue, fmt.Sprintf("%s / buffer[%d]", loc, ei), "size %d is negative", e.Size)
+					rep.Add(RuleBadValue, fmt.Sprintf("%s / buffer[%d]", loc(), ei), "size %d is negative", e.Size)
 				}
 				if e.Type != "ifmap" && e.Type != "ofmap" && e.Type != "weight" {
-					rep.Add(RuleBadValue, fmt.Sprintf("%s / buffer[%d]", loc, ei), "type %q is not ifmap, ofmap or weight", e.Type)
+					rep.Add(RuleBadValue, fmt.Sprintf("%s / buffer[%d]", loc(), ei), "type %q is not ifmap, ofmap or weight", e.Type)
 				}
 			}
 		}
@@ -337,13 +337,13 @@ func checkIDs(s *Schedule, ix *Index, rep *diag.Report) {
 	}
 	reads := map[int64]bool{}
 	for i, d := range s.DRAMReads {
-		loc := fmt.Sprintf("dram out[%d] (transfer %d)", i, d.TransferID)
+		loc := func() string { return fmt.Sprintf("dram out[%d] (transfer %d)", i, d.TransferID) }
 		switch {
 		case reads[d.TransferID]:
-			rep.Add(RuleDRAMReadID, loc, "transfer %d appears twice in \"-1\".out", d.TransferID)
+			rep.Add(RuleDRAMReadID, loc(), "transfer %d appears twice in \"-1\".out", d.TransferID)
 		case ids[d.TransferID]:
 			pc, pw, _ := ix.Producer(d.TransferID)
-			rep.Add(RuleDRAMReadID, loc, "transfer %d is also a core ofmap of %s", d.TransferID, wlLoc(pc, pw))
+			rep.Add(RuleDRAMReadID, loc(), "transfer %d is also a core ofmap of %s", d.TransferID, wlLoc(pc, pw))
 		}
 		reads[d.TransferID] = true
 	}
@@ -386,59 +386,59 @@ func checkLinks(s *Schedule, ix *Index, rep *diag.Report) {
 		for wi := range c.Workloads {
 			w := &c.Workloads[wi]
 			for fi, f := range w.Ifmaps {
-				loc := fmt.Sprintf("%s / ifmap[%d]", wlLoc(c, w), fi)
+				loc := func() string { return fmt.Sprintf("%s / ifmap[%d]", wlLoc(c, w), fi) }
 				for _, id := range f.TransferIDs {
 					if r := ix.Read(id); r != nil {
 						if r.Type != "fmap" {
-							rep.Add(RuleDanglingTransfer, loc, "transfer %d is a DRAM %s, not an fmap", id, r.Type)
+							rep.Add(RuleDanglingTransfer, loc(), "transfer %d is a DRAM %s, not an fmap", id, r.Type)
 						}
 						if !destListed(r.Destinations, ci, w.ID) {
-							rep.Add(RuleConsumerNotListed, loc, "transfer %d (DRAM read) does not list this workload in its destination", id)
+							rep.Add(RuleConsumerNotListed, loc(), "transfer %d (DRAM read) does not list this workload in its destination", id)
 						}
 						continue
 					}
 					pc, pw, o := ix.Producer(id)
 					if o == nil {
-						rep.Add(RuleDanglingTransfer, loc, "transfer %d is neither a \"-1\".out entry nor a core ofmap", id)
+						rep.Add(RuleDanglingTransfer, loc(), "transfer %d is neither a \"-1\".out entry nor a core ofmap", id)
 						continue
 					}
 					if !destListed(o.Destinations, ci, w.ID) {
-						rep.Add(RuleConsumerNotListed, loc, "transfer %d (ofmap of %s) does not list this workload in its destination", id, wlLoc(pc, pw))
+						rep.Add(RuleConsumerNotListed, loc(), "transfer %d (ofmap of %s) does not list this workload in its destination", id, wlLoc(pc, pw))
 					}
 					if pc == c && pw.ID >= w.ID {
-						rep.Add(RuleProducerOrder, loc, "transfer %d is produced by workload %d of the same core, which does not precede this one", id, pw.ID)
+						rep.Add(RuleProducerOrder, loc(), "transfer %d is produced by workload %d of the same core, which does not precede this one", id, pw.ID)
 					}
 				}
 			}
 			if w.Weight != nil {
-				loc := wlLoc(c, w) + " / weight"
+				loc := func() string { return wlLoc(c, w) + " / weight" }
 				for _, id := range w.Weight.TransferIDs {
 					r := ix.Read(id)
 					if r == nil || r.Type != "weight" {
-						rep.Add(RuleDanglingTransfer, loc, "weight transfer %d is not a \"-1\".out weight", id)
+						rep.Add(RuleDanglingTransfer, loc(), "weight transfer %d is not a \"-1\".out weight", id)
 						continue
 					}
 					if destListed(r.Destinations, ci, w.ID) {
 						continue
 					}
 					if first := firstListedBefore(r.Destinations, ix, ci, w.ID); first {
-						rep.Add(RuleWeightFirstOnly, loc, "weight transfer %d is re-used here but lists only an earlier consumer", id)
+						rep.Add(RuleWeightFirstOnly, loc(), "weight transfer %d is re-used here but lists only an earlier consumer", id)
 					} else {
-						rep.Add(RuleConsumerNotListed, loc, "weight transfer %d does not list this workload in its destination", id)
+						rep.Add(RuleConsumerNotListed, loc(), "weight transfer %d does not list this workload in its destination", id)
 					}
 				}
 			}
 			// Ofmap destinations.
 			for oi, o := range w.Ofmaps {
-				loc := fmt.Sprintf("%s / ofmap[%d]", wlLoc(c, w), oi)
+				loc := func() string { return fmt.Sprintf("%s / ofmap[%d]", wlLoc(c, w), oi) }
 				consumed := false
 				for di, d := range o.Destinations {
-					dloc := fmt.Sprintf("%s / destination[%d]", loc, di)
+					dloc := func() string { return fmt.Sprintf("%s / destination[%d]", loc(), di) }
 					if d.IsDRAM() {
 						consumed = true
 						wr := ix.Write(o.TransferID)
 						if wr == nil {
-							rep.Add(RuleDRAMDestination, dloc, "transfer %d goes to DRAM but \"-1\".in has no entry for it", o.TransferID)
+							rep.Add(RuleDRAMDestination, dloc(), "transfer %d goes to DRAM but \"-1\".in has no entry for it", o.TransferID)
 						}
 						continue
 					}
@@ -446,7 +446,7 @@ func checkLinks(s *Schedule, ix *Index, rep *diag.Report) {
 					checkCoreDest(ix, rep, dloc, d, o.TransferID)
 				}
 				if !consumed {
-					rep.Add(RuleDeadOfmap, loc, "transfer %d has no destination", o.TransferID)
+					rep.Add(RuleDeadOfmap, loc(), "transfer %d has no destination", o.TransferID)
 				}
 			}
 		}
@@ -454,26 +454,26 @@ func checkLinks(s *Schedule, ix *Index, rep *diag.Report) {
 	// DRAM reads: destinations exist and use the ID; every read consumed.
 	for i := range s.DRAMReads {
 		r := &s.DRAMReads[i]
-		loc := fmt.Sprintf("dram out[%d] (transfer %d)", i, r.TransferID)
+		loc := func() string { return fmt.Sprintf("dram out[%d] (transfer %d)", i, r.TransferID) }
 		for di, d := range r.Destinations {
-			dloc := fmt.Sprintf("%s / destination[%d]", loc, di)
+			dloc := func() string { return fmt.Sprintf("%s / destination[%d]", loc(), di) }
 			if d.IsDRAM() {
-				rep.Add(RuleBadDestination, dloc, "a DRAM read cannot have DRAM as its destination")
+				rep.Add(RuleBadDestination, dloc(), "a DRAM read cannot have DRAM as its destination")
 				continue
 			}
 			checkCoreDest(ix, rep, dloc, d, r.TransferID)
 		}
 		if len(ix.consumers[r.TransferID]) == 0 {
-			rep.Add(RuleUnconsumedRead, loc, "no workload uses transfer %d", r.TransferID)
+			rep.Add(RuleUnconsumedRead, loc(), "no workload uses transfer %d", r.TransferID)
 		}
 	}
 	// DRAM writes: producer exists and sends the ID to DRAM.
 	for i := range s.DRAMWrites {
 		wr := &s.DRAMWrites[i]
-		loc := fmt.Sprintf("dram in[%d] (transfer %d)", i, wr.TransferID)
+		loc := func() string { return fmt.Sprintf("dram in[%d] (transfer %d)", i, wr.TransferID) }
 		w := ix.Workload(wr.Core, wr.Workload)
 		if w == nil {
-			rep.Add(RuleDRAMWriteProducer, loc, "names core %d workload %d, which does not exist", wr.CoreKey, wr.Workload)
+			rep.Add(RuleDRAMWriteProducer, loc(), "names core %d workload %d, which does not exist", wr.CoreKey, wr.Workload)
 			continue
 		}
 		ok := false
@@ -487,7 +487,7 @@ func checkLinks(s *Schedule, ix *Index, rep *diag.Report) {
 			}
 		}
 		if !ok {
-			rep.Add(RuleDRAMWriteProducer, loc, "%s has no ofmap %d sent to DRAM", wlLoc(s.Cores[wr.Core], w), wr.TransferID)
+			rep.Add(RuleDRAMWriteProducer, loc(), "%s has no ofmap %d sent to DRAM", wlLoc(s.Cores[wr.Core], w), wr.TransferID)
 		}
 	}
 }
@@ -503,55 +503,55 @@ func firstListedBefore(ds []Destination, ix *Index, core int, id int64) bool {
 	return false
 }
 
-func checkCoreDest(ix *Index, rep *diag.Report, loc string, d Destination, id int64) {
+func checkCoreDest(ix *Index, rep *diag.Report, loc func() string, d Destination, id int64) {
 	if d.Core < 0 {
-		rep.Add(RuleBadDestination, loc, "core %d does not exist", d.CoreKey)
+		rep.Add(RuleBadDestination, loc(), "core %d does not exist", d.CoreKey)
 		return
 	}
 	if !d.HasWorkload {
-		rep.Add(RuleBadDestination, loc, "core destination without workload_id")
+		rep.Add(RuleBadDestination, loc(), "core destination without workload_id")
 		return
 	}
 	w := ix.Workload(d.Core, d.Workload)
 	if w == nil {
-		rep.Add(RuleBadDestination, loc, "core %d has no workload %d", d.CoreKey, d.Workload)
+		rep.Add(RuleBadDestination, loc(), "core %d has no workload %d", d.CoreKey, d.Workload)
 		return
 	}
 	if !uses(w, id) {
 		if inMergedIfmap(w, id) {
-			rep.Add(RuleMergedDestination, loc, "core %d workload %d holds transfer %d only in a merged cur_wl_ifmap tensor", d.CoreKey, d.Workload, id)
+			rep.Add(RuleMergedDestination, loc(), "core %d workload %d holds transfer %d only in a merged cur_wl_ifmap tensor", d.CoreKey, d.Workload, id)
 			return
 		}
-		rep.Add(RuleBadDestination, loc, "core %d workload %d does not use transfer %d", d.CoreKey, d.Workload, id)
+		rep.Add(RuleBadDestination, loc(), "core %d workload %d does not use transfer %d", d.CoreKey, d.Workload, id)
 	}
 }
 
 func checkRelated(s *Schedule, ix *Index, rep *diag.Report) {
 	for i := range s.DRAMWrites {
 		wr := &s.DRAMWrites[i]
-		loc := fmt.Sprintf("dram in[%d] (transfer %d)", i, wr.TransferID)
+		loc := func() string { return fmt.Sprintf("dram in[%d] (transfer %d)", i, wr.TransferID) }
 		for _, id := range wr.RelatedOfmap {
 			r := ix.Read(id)
 			if r == nil {
-				rep.Add(RuleRelatedUnknown, loc, "related_ofmap names transfer %d, which is not in \"-1\".out", id)
+				rep.Add(RuleRelatedUnknown, loc(), "related_ofmap names transfer %d, which is not in \"-1\".out", id)
 				continue
 			}
 			if !contains(r.RelatedIfmap, wr.TransferID) {
-				rep.Add(RuleRelatedAsymmetric, loc, "related_ofmap names %d, whose related_ifmap does not name %d", id, wr.TransferID)
+				rep.Add(RuleRelatedAsymmetric, loc(), "related_ofmap names %d, whose related_ifmap does not name %d", id, wr.TransferID)
 			}
 		}
 	}
 	for i := range s.DRAMReads {
 		r := &s.DRAMReads[i]
-		loc := fmt.Sprintf("dram out[%d] (transfer %d)", i, r.TransferID)
+		loc := func() string { return fmt.Sprintf("dram out[%d] (transfer %d)", i, r.TransferID) }
 		for _, id := range r.RelatedIfmap {
 			wr := ix.Write(id)
 			if wr == nil {
-				rep.Add(RuleRelatedUnknown, loc, "related_ifmap names transfer %d, which is not in \"-1\".in", id)
+				rep.Add(RuleRelatedUnknown, loc(), "related_ifmap names transfer %d, which is not in \"-1\".in", id)
 				continue
 			}
 			if !contains(wr.RelatedOfmap, r.TransferID) {
-				rep.Add(RuleRelatedAsymmetric, loc, "related_ifmap names %d, whose related_ofmap does not name %d", id, r.TransferID)
+				rep.Add(RuleRelatedAsymmetric, loc(), "related_ifmap names %d, whose related_ofmap does not name %d", id, r.TransferID)
 			}
 		}
 	}
@@ -623,6 +623,9 @@ func checkDAG(s *Schedule, ix *Index, rep *diag.Report) {
 		}
 	}
 	ix.Edges(func(from, to WorkloadRef, _ int64) {
+		if from.Core == to.Core && from.Index >= to.Index {
+			return // a backward edge on one core: reported by producer-order
+		}
 		a, b := base[from.Core]+from.Index, base[to.Core]+to.Index
 		adj[a] = append(adj[a], int32(b))
 		indeg[b]++

@@ -25,5 +25,9 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		Check(s)
+		Summarize(s, true)
+		for _, c := range s.Cores {
+			s.Lifetimes(c)
+		}
 	})
 }

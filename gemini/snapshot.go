@@ -75,11 +75,11 @@ func checkSnapshots(s *Schedule, ix *Index, rep *diag.Report) {
 		var prevW *Workload
 		for wi := range c.Workloads {
 			w := &c.Workloads[wi]
-			loc := wlLoc(c, w)
+			loc := func() string { return wlLoc(c, w) }
 			regions := s.Regions(w)
 			if len(w.RingRegions) > 1 {
 				if multi == 0 {
-					multiLoc = loc
+					multiLoc = loc()
 				}
 				multi++
 			}
@@ -88,19 +88,19 @@ func checkSnapshots(s *Schedule, ix *Index, rep *diag.Report) {
 			inSnap := map[int64]bool{}
 			for ei := range w.Buffer {
 				e := &w.Buffer[ei]
-				eloc := fmt.Sprintf("%s / buffer[%d]", loc, ei)
+				eloc := func() string { return fmt.Sprintf("%s / buffer[%d]", loc(), ei) }
 				for _, id := range e.TransferIDs {
 					inSnap[id] = true
 				}
 				checkSourceIDs(e, eloc, rep)
 				if e.HasAddress {
 					if s.BufferSize > 0 && (e.Address < 0 || e.Address >= s.BufferSize) {
-						rep.Add(RuleAddressRange, eloc, "address %d lies outside the buffer [0, %d)", e.Address, s.BufferSize)
+						rep.Add(RuleAddressRange, eloc(), "address %d lies outside the buffer [0, %d)", e.Address, s.BufferSize)
 					} else if p, ok := Place(regions, e); !ok {
-						rep.Add(RuleAddressRange, eloc, "address %d, size %d does not fit a ring-buffer region %v", e.Address, e.Size, regions)
+						rep.Add(RuleAddressRange, eloc(), "address %d, size %d does not fit a ring-buffer region %v", e.Address, e.Size, regions)
 					} else {
 						if p.Wraps {
-							rep.Add(RuleRingWrap, eloc, "tensor at %d, size %d wraps around the end of region [%d, %d)", e.Address, e.Size, p.Region[0], p.Region[1])
+							rep.Add(RuleRingWrap, eloc(), "tensor at %d, size %d wraps around the end of region [%d, %d)", e.Address, e.Size, p.Region[0], p.Region[1])
 						}
 						for _, sp := range p.Spans {
 							if sp.End > sp.Start {
@@ -111,12 +111,12 @@ func checkSnapshots(s *Schedule, ix *Index, rep *diag.Report) {
 				}
 				if e.HasTensorID {
 					if cur[e.TensorID] {
-						rep.Add(RuleBufferOverlap, eloc, "tensor_id %d appears twice in one snapshot", e.TensorID)
+						rep.Add(RuleBufferOverlap, eloc(), "tensor_id %d appears twice in one snapshot", e.TensorID)
 					}
 					cur[e.TensorID] = true
 					if e.HasAddress {
 						if a, ok := addr[e.TensorID]; ok && a != e.Address {
-							rep.Add(RuleTensorMoved, eloc, "tensor_id %d is at %d here but was at %d before", e.TensorID, e.Address, a)
+							rep.Add(RuleTensorMoved, eloc(), "tensor_id %d is at %d here but was at %d before", e.TensorID, e.Address, a)
 						} else if !ok {
 							addr[e.TensorID] = e.Address
 						}
@@ -124,9 +124,9 @@ func checkSnapshots(s *Schedule, ix *Index, rep *diag.Report) {
 					want := !prevIDs[e.TensorID]
 					if e.HasNewlyAdded && e.NewlyAdded != want {
 						if want {
-							rep.Add(RuleNewlyAdded, eloc, "tensor_id %d was not in the previous snapshot but newly_added is false", e.TensorID)
+							rep.Add(RuleNewlyAdded, eloc(), "tensor_id %d was not in the previous snapshot but newly_added is false", e.TensorID)
 						} else {
-							rep.Add(RuleNewlyAdded, eloc, "tensor_id %d was already in the previous snapshot but newly_added is true", e.TensorID)
+							rep.Add(RuleNewlyAdded, eloc(), "tensor_id %d was already in the previous snapshot but newly_added is true", e.TensorID)
 						}
 					}
 				}
@@ -145,7 +145,7 @@ func checkSnapshots(s *Schedule, ix *Index, rep *diag.Report) {
 							continue
 						}
 						if p.Start < sp.End && sp.Start < p.End {
-							rep.Add(RuleAddressReuse, fmt.Sprintf("%s / buffer[%d]", loc, sp.entry), "tensor %d loaded from DRAM overlaps tensor %d of workload %d at [%d, %d): the load waits for workload %d", e.TensorID, pe.TensorID, prevW.ID, max(p.Start, sp.Start), min(p.End, sp.End), prevW.ID)
+							rep.Add(RuleAddressReuse, fmt.Sprintf("%s / buffer[%d]", loc(), sp.entry), "tensor %d loaded from DRAM overlaps tensor %d of workload %d at [%d, %d): the load waits for workload %d", e.TensorID, pe.TensorID, prevW.ID, max(p.Start, sp.Start), min(p.End, sp.End), prevW.ID)
 							break
 						}
 					}
@@ -165,7 +165,7 @@ func checkSnapshots(s *Schedule, ix *Index, rep *diag.Report) {
 				for fi, f := range w.Ifmaps {
 					for _, id := range f.TransferIDs {
 						if !inSnap[id] {
-							rep.Add(RuleIfmapNotBuffered, fmt.Sprintf("%s / ifmap[%d]", loc, fi), "transfer %d is in no entry of the buffer snapshot", id)
+							rep.Add(RuleIfmapNotBuffered, fmt.Sprintf("%s / ifmap[%d]", loc(), fi), "transfer %d is in no entry of the buffer snapshot", id)
 						}
 					}
 				}
@@ -185,7 +185,7 @@ func weightKey(w *Workload) string {
 	return "wl0_buffer"
 }
 
-func checkOverlap(spans []owned, es []BufferEntry, loc, what string, rep *diag.Report) {
+func checkOverlap(spans []owned, es []BufferEntry, loc func() string, what string, rep *diag.Report) {
 	if len(spans) < 2 {
 		return
 	}
@@ -204,7 +204,7 @@ func checkOverlap(spans []owned, es []BufferEntry, loc, what string, rep *diag.R
 			a, b := min(o.entry, sp.entry), max(o.entry, sp.entry)
 			if a != b && !reported[[2]int{a, b}] {
 				reported[[2]int{a, b}] = true
-				rep.Add(RuleBufferOverlap, fmt.Sprintf("%s / %s[%d]", loc, what, b),
+				rep.Add(RuleBufferOverlap, fmt.Sprintf("%s / %s[%d]", loc(), what, b),
 					"%s [%d, %d) overlaps %s[%d] %s at [%d, %d)", describeEntry(&es[b]), sp.Start, sp.End, what, a, describeEntry(&es[a]), max(o.Start, sp.Start), min(o.End, sp.End))
 			}
 		}
@@ -227,7 +227,7 @@ func describeEntry(e *BufferEntry) string {
 	return b.String()
 }
 
-func checkSourceIDs(e *BufferEntry, loc string, rep *diag.Report) {
+func checkSourceIDs(e *BufferEntry, loc func() string, rep *diag.Report) {
 	if len(e.Sources) == 0 {
 		return
 	}
@@ -251,8 +251,24 @@ func checkSourceIDs(e *BufferEntry, loc string, rep *diag.Report) {
 			ids = append(ids, id)
 		}
 		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-		rep.Add(RuleSourceIDs, loc, "sources carry transfers %v but transfer_id lists %v", ids, e.TransferIDs)
+		rep.Add(RuleSourceIDs, loc(), "sources carry transfers %v but transfer_id lists %v", ids, e.TransferIDs)
 	}
+}
+
+// entryRef locates a buffer entry for a diagnostic, formatted only when
+// one is reported.
+type entryRef struct {
+	c      *Core
+	w      *Workload
+	entry  int
+	weight bool // in the WL0/WL1 buffer
+}
+
+func (r entryRef) String() string {
+	if r.weight {
+		return fmt.Sprintf("%s / %s[%d]", wlLoc(r.c, r.w), weightKey(r.w), r.entry)
+	}
+	return fmt.Sprintf("%s / buffer[%d]", wlLoc(r.c, r.w), r.entry)
 }
 
 // checkTensorOrder verifies that DRAM-sourced L2 entries, ofmap-typed
@@ -261,9 +277,15 @@ func checkSourceIDs(e *BufferEntry, loc string, rep *diag.Report) {
 func checkTensorOrder(s *Schedule, rep *diag.Report) {
 	n := int64(len(s.DRAMReads) + len(s.DRAMWrites))
 	count := map[int64]int{}
-	where := map[int64]string{}
+	where := map[int64]entryRef{}
 	seenL2 := map[[2]int64]bool{}
-	seenWL := map[string]bool{}
+	type wlKey struct {
+		core  int
+		order int64
+		ids   string
+	}
+	seenWL := map[wlKey]bool{}
+	var idBuf []byte
 	any := false
 	for _, c := range s.Cores {
 		for wi := range c.Workloads {
@@ -281,7 +303,7 @@ func checkTensorOrder(s *Schedule, rep *diag.Report) {
 				seenL2[k] = true
 				count[e.TensorOrder]++
 				if _, ok := where[e.TensorOrder]; !ok {
-					where[e.TensorOrder] = fmt.Sprintf("%s / buffer[%d]", wlLoc(c, w), ei)
+					where[e.TensorOrder] = entryRef{c, w, ei, false}
 				}
 			}
 			for ei := range w.WeightBuffer {
@@ -290,14 +312,18 @@ func checkTensorOrder(s *Schedule, rep *diag.Report) {
 					continue
 				}
 				any = true
-				k := fmt.Sprint(c.ID, e.TensorOrder, e.TransferIDs)
+				idBuf = idBuf[:0]
+				for _, id := range e.TransferIDs {
+					idBuf = strconv.AppendInt(append(idBuf, ','), id, 10)
+				}
+				k := wlKey{c.ID, e.TensorOrder, string(idBuf)}
 				if seenWL[k] {
 					continue
 				}
 				seenWL[k] = true
 				count[e.TensorOrder]++
 				if _, ok := where[e.TensorOrder]; !ok {
-					where[e.TensorOrder] = fmt.Sprintf("%s / %s[%d]", wlLoc(c, w), weightKey(w), ei)
+					where[e.TensorOrder] = entryRef{c, w, ei, true}
 				}
 			}
 		}
@@ -323,10 +349,10 @@ func checkTensorOrder(s *Schedule, rep *diag.Report) {
 		return xs
 	}
 	for _, v := range sortI(dups) {
-		rep.Add(RuleTensorOrder, where[v], "tensor_order %d is used by %d DRAM transfers", v, count[v])
+		rep.Add(RuleTensorOrder, where[v].String(), "tensor_order %d is used by %d DRAM transfers", v, count[v])
 	}
 	for _, v := range sortI(outside) {
-		rep.Add(RuleTensorOrder, where[v], "tensor_order %d lies outside 0..%d (|in|+|out|-1)", v, n-1)
+		rep.Add(RuleTensorOrder, where[v].String(), "tensor_order %d lies outside 0..%d (|in|+|out|-1)", v, n-1)
 	}
 	if len(missing) > 0 {
 		ex := missing

@@ -284,7 +284,7 @@ func TestLifetimes(t *testing.T) {
 }
 
 func TestExamplesReadable(t *testing.T) {
-	files, _ := filepath.Glob("../examples/sbuf/*")
+	files, _ := filepath.Glob("../examples/sbuf/*.yaml")
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

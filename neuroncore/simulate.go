@@ -56,7 +56,17 @@ func Simulate(p *Plan) (*SimResult, error) {
 func SimulateExecution(x *Execution) (*SimResult, error) {
 	p := x.Plan
 	a := p.Arch
-	g := &sim.Graph{Unit: "ps"}
+	// Size the graph up front (a DMA is a join plus one task per queue):
+	// Place simulates a plan many times.
+	tasks := 0
+	for i := range x.Events {
+		if e := &x.Events[i]; e.Step.Engine == DMA {
+			tasks += 1 + int(a.DMATransfers(dmaTile(p, e).Partitions))
+		} else {
+			tasks++
+		}
+	}
+	g := &sim.Graph{Unit: "ps", Tasks: make([]sim.Task, 0, tasks), Edges: make([]sim.Edge, 0, 3*tasks)}
 	r := &SimResult{Plan: p, Exec: x, Graph: g, Done: make([]sim.TaskID, len(x.Events))}
 	for _, e := range Engines() {
 		res := sim.Resource{Name: e.String() + " engine", Group: "NeuronCore " + a.Name, InOrder: true}

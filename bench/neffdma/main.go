@@ -1,20 +1,25 @@
 // Command neffdma measures the DMA executor: copy descriptors moving 256 MiB
 // (128 partitions x 2 KiB runs per descriptor, the NeuronCore DMA guidance
-// shape) versus one plain copy of 256 MiB, in the same run, and the time to
-// simulate one million such descriptors. Prints medians and the ratio.
+// shape) versus one plain copy of 256 MiB, in the same run, both as bare
+// transfers and as the DMA program of a NEFF built with neff.Builder (read
+// back, converted by dmaprog, executed in its memory), and the time to
+// simulate one million such descriptors. Prints medians and the ratios.
 //
-//	go run ./bench/neffdma
+//	bench/neffdma.sh   (go run ./bench/neffdma)
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 	"time"
 
+	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/neff/accesspattern"
 	"github.com/npukit/npukit/neff/dma"
+	"github.com/npukit/npukit/neff/dmaprog"
 )
 
 func main() {
@@ -57,6 +62,42 @@ func main() {
 	fmt.Printf("plain copy of %d MiB: median %v\n", *total>>20, c)
 	fmt.Printf("ratio executor/copy: %.2f (limit 3, goal 1.5)\n", float64(e)/float64(c))
 
+	// The same traffic as a NEFF's DMA program, through the reader and dmaprog.
+	prog, err := neffProgram(*total, n, perDesc, partitions, run, stride)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// One memory for every repetition (inputs loaded, state buffer
+	// allocated outside the timing), as the bare run reuses its buffers.
+	pmem := prog.NewMemory(0)
+	if err := pmem.SetInput("hbm", hbm); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for _, v := range []string{"hbm", "SB"} {
+		if _, err := pmem.Var(v); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	src, _ := pmem.Bytes("hbm")
+	runtime.GC()
+	var progT, copy2T []time.Duration
+	for r := 0; r < *reps; r++ {
+		t0 := time.Now()
+		copy(dst, src)
+		copy2T = append(copy2T, time.Since(t0))
+		t0 = time.Now()
+		if _, err := prog.Execute(pmem); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		progT = append(progT, time.Since(t0))
+	}
+	pe, c2 := median(progT), median(copy2T)
+	fmt.Printf("NEFF DMA program (%d descriptors, 256 MiB): median %v; plain copy %v; ratio %.2f (limit 3, goal 1.5)\n", len(prog.Descriptors), pe, c2, float64(pe)/float64(c2))
+
 	// Timed DMA simulation of one million 128-partition descriptors.
 	const million = 1_000_000
 	big := make([]dma.Descriptor, million)
@@ -77,6 +118,33 @@ func main() {
 		}
 	}
 	fmt.Printf("simulating %d descriptors: median %v (limit 2 s)\n", million, median(simT))
+}
+
+// neffProgram builds a NEFF whose program copies the input hbm into the
+// state buffer with the same descriptors as the bare benchmark.
+func neffProgram(total, n, perDesc int64, partitions, run, stride int64) (*dmaprog.Program, error) {
+	b := neff.NewBuilder("bench.neff")
+	sg := b.Subgraph("sg00")
+	sg.AddVar("hbm", "input", total)
+	sg.AddVar("out", "output", 4)
+	sg.AddQueue("qSPIO0", "in", 16, "sp")
+	sp := sg.Engine("sp", "SP")
+	for i := int64(0); i < n; i++ {
+		sp.AddDMA("qSPIO0", "load", neff.Copy("hbm", i*perDesc, []int64{run, partitions}, []int64{1, run}, "SB", i%64*run, []int64{run, partitions}, []int64{1, stride}))
+	}
+	raw, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		return nil, err
+	}
+	m, err := neff.OpenBytes(raw, neff.DefaultLimits())
+	if err != nil {
+		return nil, err
+	}
+	p := dmaprog.FromModel(m)[0]
+	if len(p.Problems) > 0 {
+		return nil, fmt.Errorf("%v", p.Problems)
+	}
+	return p, nil
 }
 
 func median(d []time.Duration) time.Duration {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
+	"github.com/spf13/pflag"
 )
 
 // Output is what an inspection returns: it renders as text and marshals
@@ -26,6 +27,10 @@ type Format struct {
 	// Check reads the artifact and verifies it. An error means the file
 	// could not be read at all (exit 2); findings go in the report.
 	Check func(env *Env, r detect.Result) (diag.Report, error)
+	// InspectFlags adds the kind's own flags to the shared inspect command
+	// (e.g. gemini's --layers); Inspect reads them from where they were
+	// bound. Names must not clash with other kinds' flags.
+	InspectFlags func(fs *pflag.FlagSet)
 }
 
 var formats = map[detect.Kind]Format{}

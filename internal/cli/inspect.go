@@ -19,7 +19,7 @@ type inspectEntry struct {
 }
 
 func newInspectCmd(env *Env) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "inspect FILE...",
 		Short: "Show what is inside NPU artifacts (any supported format)",
 		Long: `inspect recognises each FILE by content and prints what it holds: for an Edge TPU
@@ -71,6 +71,12 @@ entry per file.`,
 			return nil
 		},
 	}
+	for _, k := range supportedKinds() {
+		if f := formats[k].InspectFlags; f != nil {
+			f(cmd.Flags())
+		}
+	}
+	return cmd
 }
 
 func exitCodeOf(err error) int {

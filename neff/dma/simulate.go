@@ -13,11 +13,11 @@ import (
 // about 1.3 us, and contiguous runs under 512 B being overhead-bound (each
 // is charged as 512 B).
 type SimParams struct {
-	Engines         int     // DMA engines per core
-	BytesPerNs      float64 // per-engine bandwidth
-	OverheadNs      int64   // per descriptor
-	MinChargedRun   int64   // a run shorter than this costs as much as this
-	FirstEngineBase int     // engine the first queue set starts at
+	Engines         int     `json:"engines"`           // DMA engines per core
+	BytesPerNs      float64 `json:"bytes_per_ns"`      // per-engine bandwidth
+	OverheadNs      int64   `json:"overhead_ns"`       // per descriptor
+	MinChargedRun   int64   `json:"min_charged_run"`   // a run shorter than this costs as much as this
+	FirstEngineBase int     `json:"first_engine_base"` // engine the first queue set starts at
 }
 
 // DefaultSimParams returns the documented defaults.

@@ -1,0 +1,105 @@
+package alloc
+
+import (
+	"context"
+	"sort"
+)
+
+// span is an occupied address range [lo, hi).
+type span struct{ lo, hi int64 }
+
+// alignUp rounds x up to a multiple of a (a <= 1 means no alignment).
+func alignUp(x, a int64) int64 {
+	if a <= 1 {
+		return x
+	}
+	if r := x % a; r != 0 {
+		return x + a - r
+	}
+	return x
+}
+
+// lowestFit returns the lowest aligned x >= from such that [x, x+size)
+// misses every span in busy (sorted by lo).
+func lowestFit(busy []span, from, size, align int64) int64 {
+	x := alignUp(from, align)
+	for _, s := range busy {
+		if s.hi <= x {
+			continue
+		}
+		if s.lo >= x+size {
+			break
+		}
+		x = alignUp(s.hi, align)
+	}
+	return x
+}
+
+// Heuristic places buffers greedily, largest first (then longest-lived),
+// each at the lowest aligned offset that misses every buffer already
+// placed and alive at the same time; fixed buffers stay where they are.
+// It is fast (a quick first answer) but gives no guarantee: the returned
+// placement may exceed the capacity (see Height).
+func Heuristic(p *Problem) *Solution {
+	n := len(p.Buffers)
+	sol := &Solution{Offsets: make([]int64, n)}
+	pieces := make([][]Piece, n)
+	var order []int
+	var placed []int
+	for i := range p.Buffers {
+		b := &p.Buffers[i]
+		pieces[i] = Pieces(b)
+		switch {
+		case b.Fixed:
+			sol.Offsets[i] = b.Offset
+			if len(pieces[i]) > 0 {
+				placed = append(placed, i)
+			}
+		case len(pieces[i]) == 0:
+			sol.Offsets[i] = 0
+		default:
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, c int) bool {
+		x, y := &p.Buffers[order[a]], &p.Buffers[order[c]]
+		if x.Size != y.Size {
+			return x.Size > y.Size
+		}
+		return x.Upper-x.Lower > y.Upper-y.Lower
+	})
+	var busy []span
+	for _, i := range order {
+		busy = busy[:0]
+		for _, j := range placed {
+			for _, pi := range pieces[i] {
+				for _, pj := range pieces[j] {
+					if pi.T0 < pj.T1 && pj.T0 < pi.T1 {
+						// i at x collides with j when x+pi.Lo < oj+pj.Hi and
+						// oj+pj.Lo < x+pi.Hi: forbid x in (oj+pj.Lo-pi.Hi, oj+pj.Hi-pi.Lo),
+						// expressed as a busy range for a buffer of the same size.
+						oj := sol.Offsets[j]
+						busy = append(busy, span{oj + pj.Lo - pi.Hi + p.Buffers[i].Size, oj + pj.Hi - pi.Lo})
+					}
+				}
+			}
+		}
+		sort.Slice(busy, func(a, c int) bool { return busy[a].lo < busy[c].lo })
+		sol.Offsets[i] = lowestFit(busy, 0, p.Buffers[i].Size, p.Buffers[i].Alignment)
+		placed = append(placed, i)
+	}
+	return sol
+}
+
+// HeuristicSolver wraps Heuristic in the Solver contract: Solved when the
+// greedy placement fits the capacity, TimedOut (undecided) otherwise.
+func HeuristicSolver(ctx context.Context, p *Problem, _ Options) (*Solution, Status, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, TimedOut, err
+	}
+	sol := Heuristic(p)
+	if len(Validate(p, sol)) == 0 {
+		return sol, Solved, nil
+	}
+	return nil, TimedOut, nil
+}

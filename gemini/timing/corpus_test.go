@@ -1,0 +1,58 @@
+package timing
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/gemini"
+	"github.com/npukit/npukit/gemini/zebu"
+	"github.com/npukit/npukit/internal/conformance"
+)
+
+// TestZebuConformance simulates every single-core run that has an emulator
+// trace with the default parameters and checks the total against the
+// emulator's: within 5% (the bar), printing the error per file.
+func TestZebuConformance(t *testing.T) {
+	dir := conformance.Corpus(t, "gemini")
+	traces := conformance.Files(t, filepath.Join(dir, "zebu"), "*_sim.txt")
+	if len(traces) == 0 {
+		t.Fatal("no emulator traces")
+	}
+	for _, tp := range traces {
+		name := strings.TrimSuffix(filepath.Base(tp), "_sim.txt") + "_stschedule.json"
+		sp := filepath.Join(dir, name)
+		t.Run(name, func(t *testing.T) {
+			if _, err := os.Stat(sp); err != nil {
+				t.Skipf("no schedule for %s", filepath.Base(tp))
+			}
+			s, err := gemini.ReadFile(sp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := zebu.ReadFile(tp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := Default()
+			if bw, ok := BandwidthFromName(sp); ok {
+				p.DRAMGBps = bw
+			}
+			res, err := Simulate(s, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmp := Compare(res, tr)
+			e := cmp.ErrorPct
+			t.Logf("%s: simulated %d cycles, emulator %d: error %+.2f%%; %d layers, mean |layer error| %.2f%%",
+				name, res.TotalCycles, cmp.ZebuCycles, e, len(cmp.Layers), cmp.MeanAbsLayerErrorPct)
+			if e > 5 || e < -5 {
+				t.Errorf("error %+.2f%% exceeds 5%%", e)
+			}
+			if len(cmp.Layers) < len(res.Layers)/2 {
+				t.Errorf("only %d of %d layers matched the trace", len(cmp.Layers), len(res.Layers))
+			}
+		})
+	}
+}

@@ -1,0 +1,132 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/internal/conformance"
+)
+
+// TestGeminiCorpus: every real schedule (both variants) is detected,
+// inspected and checked without errors.
+func TestGeminiCorpus(t *testing.T) {
+	dir := conformance.Corpus(t, "gemini")
+	variants := map[string]bool{}
+	for _, f := range conformance.Files(t, dir, "*.json") {
+		r := run(t, "", "check", "--json", f)
+		if r.code != 0 {
+			t.Errorf("check %s: exit %d\n%s", f, r.code, r)
+		}
+		var rep struct {
+			Summary struct{ Files, Errors int }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Summary.Files != 1 || rep.Summary.Errors != 0 {
+			t.Errorf("check %s: %v %+v", f, err, rep.Summary)
+		}
+		r = run(t, "", "inspect", "--json", "--layers", f)
+		if r.code != 0 {
+			t.Fatalf("inspect %s: exit %d\n%s", f, r.code, r)
+		}
+		var ins []struct {
+			Kind, Variant string
+			Result        struct {
+				Workloads int
+				TimeSum   int64 `json:"time_sum_cycles"`
+				Cores     []struct {
+					L2Peak int64 `json:"l2_peak_bytes"`
+				}
+				DRAM struct {
+					WeightReadBytes int64 `json:"weight_read_bytes"`
+				}
+				LayerTraffic []struct{ Name string } `json:"layer_traffic"`
+			}
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &ins); err != nil || len(ins) != 1 {
+			t.Fatalf("inspect %s: %v", f, err)
+		}
+		e := ins[0]
+		variants[e.Variant] = true
+		if e.Kind != "gemini-ir" || e.Result.Workloads == 0 || e.Result.TimeSum == 0 || len(e.Result.Cores) == 0 ||
+			e.Result.Cores[0].L2Peak == 0 || e.Result.DRAM.WeightReadBytes == 0 || len(e.Result.LayerTraffic) == 0 {
+			t.Errorf("inspect %s: implausible summary %+v", f, e)
+		}
+	}
+	if !variants["compiler"] || !variants["raw"] {
+		t.Errorf("corpus lacks a variant: %v", variants)
+	}
+}
+
+func TestGeminiInspectText(t *testing.T) {
+	f := filepath.Join(conformance.Corpus(t, "gemini"), "int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json")
+	r := run(t, "", "inspect", f)
+	for _, want := range []string{"1 core on a 1x1 mesh, 88 workloads (pe 62, vp 26)", "Sum of time: 1,863,694 cycles", "read weights", "L2 PEAK"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("inspect lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "Layers (") {
+		t.Error("per-layer table without --layers")
+	}
+	r = run(t, "", "inspect", "--layers", f)
+	if !strings.Contains(r.stdout, "Layers (") || !strings.Contains(r.stdout, "Conv_1") {
+		t.Errorf("--layers lacks the layer table:\n%s", r.stdout)
+	}
+}
+
+// TestGeminiSynthCheck: synth output is detected and checks clean; a bad
+// configuration is a usage error that leaves no file behind.
+func TestGeminiSynthCheck(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "s.json")
+	r := run(t, "", "gemini", "synth", "--cores", "3", "--workloads", "40", "--buffer", "1048576", "-o", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "3 cores x 40 workloads") {
+		t.Fatalf("synth: %s", r)
+	}
+	r = run(t, "", "check", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "0 errors, 0 warnings") || !strings.Contains(r.stdout, "gemini/ring-wrap") {
+		t.Fatalf("check synth: %s", r)
+	}
+	r = run(t, "", "inspect", out)
+	if !strings.Contains(r.stdout, "3 cores on a 3x1 mesh, 120 workloads") || strings.Contains(r.stdout, "core to core      0") {
+		t.Errorf("inspect synth:\n%s", r.stdout)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	r = run(t, "", "gemini", "synth", "--cores", "0", "-o", bad)
+	if r.code != 2 {
+		t.Errorf("synth --cores 0: %s", r)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "bad*")); len(m) > 0 {
+		t.Errorf("left behind %v", m)
+	}
+}
+
+// TestGeminiReport: every corpus schedule renders a report with the L2,
+// traffic and core sections, well under the 5 MB page limit.
+func TestGeminiReport(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range conformance.Files(t, conformance.Corpus(t, "gemini"), "*.json") {
+		out := filepath.Join(dir, filepath.Base(f)+".html")
+		r := run(t, "", "report", f, "-o", out)
+		if r.code != 0 {
+			t.Fatalf("report %s: %s", f, r)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > 5<<20 {
+			t.Errorf("%s: report is %d bytes", f, len(b))
+		}
+		for _, want := range []string{`id="l2"`, `id="traffic"`, `id="cores"`, "DRAM and core-to-core traffic per layer"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s: report lacks %s", f, want)
+			}
+		}
+		if strings.Contains(f, "_stschedule") && !strings.Contains(string(b), "L2 address map") {
+			t.Errorf("%s: no L2 address map", f)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/internal/humanize"
+)
+
+func init() {
+	registerDemoStep(demoStep{order: 50, kind: detect.NEFF, name: "neff dma --execute (DMA program only)", run: neffDemoExecute})
+	registerDemoStep(demoStep{order: 51, kind: detect.NEFF, name: "sim --trace (DMA engines)", run: neffDemoSim})
+}
+
+func neffDemoBase(path, outDir string) string {
+	return filepath.Join(outDir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+}
+
+// neffDemoExecute runs the DMA program of a NEFF with zero inputs (file
+// variables hold their constants) and writes the touched variables.
+func neffDemoExecute(env *Env, path, outDir string) error {
+	m, progs, err := openNeffPrograms(path)
+	if err != nil {
+		return err
+	}
+	dir := neffDemoBase(path, outDir) + ".dma"
+	subs := make([]neffDMASubgraph, len(progs))
+	for i, p := range progs {
+		subs[i].Subgraph = p.Subgraph
+	}
+	if err := neffExecute(m, progs, nil, dir, subs); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, "Engine instructions are not executed; only the DMA program ran (inputs zero, constants loaded).")
+	for _, sg := range subs {
+		fmt.Fprintf(env.Stdout, "%s: %d descriptors executed, %s written\n", sg.Subgraph, sg.Executed.Descriptors, humanize.Bytes(sg.Executed.Bytes))
+		for _, f := range sg.Written {
+			fmt.Fprintf(env.Stdout, "  %-12s %-8s %v -> %s\n", f.Var, f.DType, f.Shape, f.Path)
+		}
+	}
+	return nil
+}
+
+// neffDemoSim simulates the DMA program and writes a Perfetto trace.
+func neffDemoSim(env *Env, path, outDir string) error {
+	out, err := runNeffSim(env, detect.Result{Path: path, Kind: detect.NEFF}, SimOptions{Trace: neffDemoBase(path, outDir) + ".dma-trace.json"})
+	if err != nil {
+		return err
+	}
+	o := out.(neffSimOutput)
+	for _, sg := range o.Subgraphs {
+		r := sg.Result
+		fmt.Fprintf(env.Stdout, "%s: %d descriptors, %s in %s us on %d DMA engines (%.2f GB/s); trace: %s\n",
+			sg.Subgraph, r.Descriptors, humanize.Bytes(r.Bytes), us(r.TotalNs), o.Params.Engines, r.AchievedGBps, sg.Trace)
+	}
+	return nil
+}

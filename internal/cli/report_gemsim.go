@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/gemini"
+	"github.com/npukit/npukit/gemini/timing"
+	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/report"
+)
+
+// The simulator's sections follow the built-in ones on every Gemini report.
+func init() {
+	registerGeminiReportSections(func(_ *Env, r detect.Result, s *gemini.Schedule, prefix string) ([]report.Section, error) {
+		secs, err := geminiSimReport(r.Path, s)
+		if err != nil {
+			// A schedule the simulator cannot lower still gets the rest of
+			// its report; say why the timing part is missing.
+			return []report.Section{{ID: prefix + "gemini-sim", Title: "Timing simulation",
+				Intro: "Not simulated: " + err.Error()}}, nil
+		}
+		for i := range secs {
+			secs[i].ID = prefix + secs[i].ID
+		}
+		return secs, nil
+	})
+}
+
+// geminiSimReport simulates a schedule with the default parameters (DRAM
+// bandwidth from the file name) and returns the report sections of the
+// result. The Gemini reporter (report_gemini.go) appends them to its page.
+func geminiSimReport(path string, s *gemini.Schedule) ([]report.Section, error) {
+	res, err := timing.Simulate(s, geminiDefaultParams(path))
+	if err != nil {
+		return nil, err
+	}
+	return geminiSimSections(res, nil), nil
+}
+
+// geminiDefaultParams are the default parameters with the DRAM bandwidth
+// the file name gives.
+func geminiDefaultParams(path string) timing.Params {
+	p := timing.Default()
+	p.DRAMGBps = timing.DefaultDRAMGBps
+	if bw, ok := timing.BandwidthFromName(path); ok {
+		p.DRAMGBps = bw
+	}
+	return p
+}
+
+// Series of the per-core Gantt chart and the stall bars.
+const (
+	gsCompute = iota
+	gsWaitDRAM
+	gsWaitCores
+	gsOverhead
+	gsIdle
+	gsLoad
+	gsStore
+	gsNoC
+)
+
+var gsSeries = []report.Series{
+	{Name: "compute", Color: "#4e79a7"},
+	{Name: "waiting on DRAM", Color: "#e15759"},
+	{Name: "waiting on other cores", Color: "#f28e2b"},
+	{Name: "configuration / startup", Color: "#bab0ac"},
+	{Name: "idle", Color: "#eeeeee"},
+	{Name: "DRAM load", Color: "#59a14f"},
+	{Name: "DRAM store", Color: "#b07aa1"},
+	{Name: "NoC hop", Color: "#76b7b2"},
+}
+
+// geminiSimSections renders a simulation: the stall breakdown per core, a
+// per-core Gantt chart with the stalls coloured by cause (plus the DRAM
+// channel and NoC links), and the per-layer table (with the emulator's
+// extents when cmp is given).
+func geminiSimSections(res *timing.Result, cmp *timing.Comparison) []report.Section {
+	d := res.DRAM
+	kv := &report.KeyValues{Caption: "Simulation (npukit gemini/timing, default parameters)", Items: []report.KV{
+		{Key: "Total", Value: humanize.Count(res.TotalCycles) + " cycles"},
+		{Key: "DRAM bandwidth", Value: fmt.Sprintf("%g GB/s (%.2f B/cycle)", d.GBps, d.BytesPerCycle)},
+		{Key: "DRAM traffic", Value: fmt.Sprintf("%d loads %s (weights %s), %d stores %s",
+			d.Loads, humanize.Bytes(d.ReadBytes), humanize.Bytes(d.WeightBytes), d.Stores, humanize.Bytes(d.WriteBytes))},
+		{Key: "DRAM busy", Value: fmt.Sprintf("%s cycles (%.1f%%), achieved %.2f GB/s", humanize.Count(d.Busy), 100*d.Utilisation, d.Achieved)},
+	}}
+	if cmp != nil {
+		kv.Items = append(kv.Items, report.KV{Key: "ZeBu emulator", Value: fmt.Sprintf("%s cycles (simulation error %+.2f%%)", humanize.Count(cmp.ZebuCycles), cmp.ErrorPct)})
+	}
+	bars := &report.BarChart{
+		Caption: "Where each core's time goes", Series: gsSeries[:gsIdle+1], Unit: report.Cycles, XLabel: "cycles",
+	}
+	for _, c := range res.Cores {
+		bars.Bars = append(bars.Bars, report.HBar{Label: fmt.Sprintf("core %d", c.Core), Segments: []report.Segment{
+			{Series: gsCompute, Value: float64(c.Busy)},
+			{Series: gsWaitDRAM, Value: float64(c.WaitDRAM)},
+			{Series: gsWaitCores, Value: float64(c.WaitCores)},
+			{Series: gsOverhead, Value: float64(c.Overhead)},
+			{Series: gsIdle, Value: float64(c.Idle)},
+		}})
+	}
+
+	gantt := &report.Timeline{
+		Caption: "Per-core timeline: compute and the stalls before each workload, by cause; DRAM channel and NoC links below",
+		Series:  gsSeries, Unit: report.Cycles, XLabel: "cycles",
+	}
+	for _, c := range res.Cores {
+		gantt.Tracks = append(gantt.Tracks, report.Track{Name: fmt.Sprintf("core %d", c.Core)})
+	}
+	for _, w := range res.Workloads {
+		tr := &gantt.Tracks[w.Core]
+		stall := w.WaitDRAM + w.WaitCores + w.Overhead
+		at := float64(w.Start - stall)
+		for _, st := range []struct {
+			v      int64
+			series int
+		}{{w.Overhead, gsOverhead}, {w.WaitCores, gsWaitCores}, {w.WaitDRAM, gsWaitDRAM}} {
+			if st.v <= 0 {
+				continue
+			}
+			tr.Spans = append(tr.Spans, report.Span{Start: at, End: at + float64(st.v), Series: st.series,
+				Label: w.Layer, Tip: fmt.Sprintf("workload %d: %s %d cycles", w.ID, gsSeries[st.series].Name, st.v)})
+			at += float64(st.v)
+		}
+		tr.Spans = append(tr.Spans, report.Span{Start: float64(w.Start), End: float64(w.End), Series: gsCompute,
+			Label: w.Layer, Tip: fmt.Sprintf("workload %d: %d compute cycles", w.ID, w.Compute)})
+	}
+	// The DRAM channel and the NoC links, one track per resource lane.
+	tl := res.Timeline
+	tracks := map[int32]int{}
+	for t := range tl.Graph.Tasks {
+		tk := &tl.Graph.Tasks[t]
+		in := &res.Tasks[tk.Tag]
+		series := -1
+		switch in.Cat {
+		case timing.CatLoad, timing.CatWeight:
+			series = gsLoad
+		case timing.CatStore:
+			series = gsStore
+		case timing.CatNoC:
+			series = gsNoC
+		}
+		if series < 0 || tk.Resource < 0 {
+			continue
+		}
+		i, ok := tracks[int32(tk.Resource)]
+		if !ok {
+			i = len(gantt.Tracks)
+			tracks[int32(tk.Resource)] = i
+			gantt.Tracks = append(gantt.Tracks, report.Track{Name: tl.Graph.Resources[tk.Resource].Name})
+		}
+		gantt.Tracks[i].Spans = append(gantt.Tracks[i].Spans, report.Span{
+			Start: float64(tl.Start[t]), End: float64(tl.End[t]), Series: series, Label: tk.Name,
+			Tip: fmt.Sprintf("core %d, %s", in.Core, humanize.Bytes(in.Bytes)),
+		})
+	}
+
+	header := []string{"Layer", "Workloads", "Start", "End", "Compute", "Wait DRAM", "Wait cores"}
+	numeric := []int{1, 2, 3, 4, 5, 6}
+	var zl map[string]timing.LayerComparison
+	if cmp != nil {
+		header = append(header, "ZeBu start", "ZeBu end", "Duration error")
+		numeric = append(numeric, 7, 8, 9)
+		zl = map[string]timing.LayerComparison{}
+		for _, l := range cmp.Layers {
+			zl[l.Name] = l
+		}
+	}
+	layers := &report.Table{Caption: "Layers (cycles)", Header: header, Numeric: numeric}
+	for _, l := range res.Layers {
+		row := []string{l.Name, fmt.Sprint(l.Workloads), fmt.Sprint(l.Start), fmt.Sprint(l.End),
+			fmt.Sprint(l.Compute), fmt.Sprint(l.WaitDRAM), fmt.Sprint(l.WaitCores)}
+		if zl != nil {
+			if z, ok := zl[l.Name]; ok {
+				row = append(row, fmt.Sprint(z.ZebuStart), fmt.Sprint(z.ZebuEnd), fmt.Sprintf("%+.2f%%", z.ErrorPct))
+			} else {
+				row = append(row, "", "", "")
+			}
+		}
+		layers.Rows = append(layers.Rows, row)
+	}
+
+	return []report.Section{
+		{ID: "gemini-sim", Title: "Timing simulation",
+			Intro:  "Each core runs its workloads in order (compute = the scheduler's time estimate per tile); DRAM is one channel serving the access queue in tensor_order, loads prefetched once the previous workload ended; multi-core traffic crosses the mesh links. Stalls are attributed to what the workload waited for.",
+			Blocks: []report.Block{kv, bars}},
+		{ID: "gemini-sim-timeline", Title: "Simulated timeline", Blocks: []report.Block{gantt}},
+		{ID: "gemini-sim-layers", Title: "Simulated layers", Blocks: []report.Block{layers}},
+	}
+}

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/neff"
+	"github.com/npukit/npukit/neff/dma"
+	"github.com/npukit/npukit/neff/dmaprog"
+	"github.com/npukit/npukit/report"
+)
+
+// neffReportMaxTimelineDescs bounds the descriptors drawn in the report's
+// DMA timeline (one span each; the page must stay small and fast). Larger
+// programs get the traffic and the timing table without the chart.
+const neffReportMaxTimelineDescs = 20000
+
+// neffDMASections returns the DMA sections of a NEFF report, for the NEFF
+// reporter to append: per subgraph, traffic by engine and queue (run-size
+// classes) and the simulated DMA timeline (one track per DMA engine) with
+// default parameters. Section IDs are "dma-traffic" and "dma-timeline",
+// suffixed with "-SUBGRAPH" when the NEFF has several subgraphs. The
+// efficiency findings are returned as well, for the page's diagnostics
+// (link them with neffDMASectionFor).
+func neffDMASections(m *neff.Model) ([]report.Section, diag.Report) {
+	progs := dmaprog.FromModel(m)
+	var secs []report.Section
+	rep := diag.Report{}
+	for _, p := range progs {
+		if len(p.Descriptors) == 0 {
+			continue
+		}
+		a := dma.Analyze(p.Descriptors, p.Layout)
+		rep = append(rep, a.Diagnostics...)
+		res, tl, err := dma.Simulate(p.Ordered(), p.Queues, dma.DefaultSimParams())
+		if err != nil {
+			res, tl = nil, nil
+		}
+		drawn := tl
+		if len(p.Descriptors) > neffReportMaxTimelineDescs {
+			drawn = nil
+		}
+		ss := report.NeffDMASections(a, res, drawn)
+		if drawn == nil && res != nil {
+			ss = append(ss, report.Section{ID: "dma-timeline", Title: "Simulated DMA time",
+				Intro: fmt.Sprintf("Total DMA time %.1f us at %.1f GB/s achieved over %d engines; %d descriptors are too many to draw (use npukit sim --trace and ui.perfetto.dev).",
+					float64(res.TotalNs)/1000, res.AchievedGBps, res.Params.Engines, len(p.Descriptors))})
+		}
+		for i := range ss {
+			if len(progs) > 1 {
+				ss[i].ID += "-" + p.Subgraph
+				ss[i].Title += " (" + p.Subgraph + ")"
+			}
+		}
+		secs = append(secs, ss...)
+	}
+	return secs, rep
+}
+
+// neffDMASectionFor links a DMA efficiency finding to its traffic section
+// ("" for other diagnostics).
+func neffDMASectionFor(m *neff.Model, d diag.Diagnostic) string {
+	switch d.Rule {
+	case dma.RuleSmallRuns, dma.RuleSmallPartition, dma.RuleFewPartitions, dma.RuleStridedInnermost:
+	default:
+		return ""
+	}
+	if len(m.Subgraphs) <= 1 {
+		return "dma-traffic"
+	}
+	for _, sg := range m.Subgraphs {
+		if sg.Dir != "" && len(d.Location) > len(sg.Dir) && d.Location[:len(sg.Dir)+1] == sg.Dir+"/" {
+			return "dma-traffic-" + sg.Name
+		}
+	}
+	return ""
+}

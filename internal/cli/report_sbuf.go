@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/neuroncore"
+	"github.com/npukit/npukit/report"
+	"github.com/npukit/npukit/sim"
+	"github.com/spf13/cobra"
+)
+
+func init() { registerReporter(detect.SBUFPlan, reportSbuf) }
+
+// sbufMaxLifetimeRects bounds the lifetime rectangles drawn.
+const sbufMaxLifetimeRects = 20000
+
+func reportSbuf(env *Env, files []detect.Result) (*report.Page, error) {
+	if len(files) != 1 {
+		return nil, fmt.Errorf("a report covers one plan at a time (%d given)", len(files))
+	}
+	p, err := neuroncore.ReadPlanFile(files[0].Path)
+	if err != nil {
+		return nil, err
+	}
+	page, err := sbufReport(p)
+	if err != nil {
+		return nil, err
+	}
+	base := filepath.Base(files[0].Path)
+	page.Subtitle = base + " (" + files[0].Kind.Describe() + ")"
+	page.Diagnostics = page.Diagnostics.WithFile(base)
+	return page, nil
+}
+
+// sbufReport renders a plan: tensors, the partition x byte maps of SBUF
+// and PSUM, tile lifetimes over the body, and the simulated engine
+// timeline. Tensors left automatic are shown as `sbuf place` would place
+// them.
+func sbufReport(p *neuroncore.Plan) (*report.Page, error) {
+	rep, _, err := neuroncore.Check(p)
+	if err != nil {
+		return nil, err
+	}
+	rep.Sort()
+	if rep == nil {
+		rep = diag.Report{}
+	}
+	name := p.Name
+	if name == "" {
+		name = "allocation plan"
+	}
+	page := &report.Page{Title: "NeuronCore plan: " + name, Diagnostics: rep}
+	shown := p
+	placedNote := ""
+	var auto int
+	for _, t := range p.Tensors {
+		if !t.Direct() {
+			auto++
+		}
+	}
+	if auto > 0 {
+		if pl, err := neuroncore.Place(p, neuroncore.PlaceOptions{}); err == nil {
+			shown = pl.Plan
+			placedNote = fmt.Sprintf(" %d automatic tensors are drawn where `npukit sbuf place` puts them.", auto)
+		} else {
+			placedNote = fmt.Sprintf(" %d automatic tensors could not be placed (%v) and are not drawn.", auto, err)
+		}
+	}
+	sum, err := neuroncore.Summarize(shown)
+	if err != nil {
+		return nil, err
+	}
+	res, err := neuroncore.Simulate(shown)
+	if err != nil {
+		return nil, err
+	}
+	ss := res.Summary()
+	page.Summary = []report.KV{
+		{Key: "Architecture", Value: "NeuronCore-" + p.Arch.Name},
+		{Key: "Tensors", Value: fmt.Sprintf("%d (%d automatic)", len(p.Tensors), auto)},
+		{Key: "Steps executed", Value: humanize.Count(int64(ss.Steps))},
+		{Key: "Simulated time", Value: fmt.Sprintf("%.3f us", ss.TimeNs/1000)},
+		{Key: "Busiest engine", Value: ss.Bottleneck},
+		{Key: "Check", Value: rep.Summary()},
+	}
+
+	tt := &report.Table{Caption: "Tensors", Header: []string{"tensor", "buffer", "shape", "dtype", "tile bytes", "logical", "physical", "max alive", "allocation"}, Numeric: []int{4, 5, 6, 7}}
+	for i, t := range sum.Tensors {
+		alloc := t.Code
+		if !p.Tensors[i].Direct() {
+			alloc = "auto -> " + alloc
+		}
+		tt.Rows = append(tt.Rows, []string{t.Name, t.Buffer, t.Shape, t.DType, strconv.FormatInt(t.TileBytes, 10), strconv.FormatInt(t.LogicalTiles, 10), strconv.FormatInt(t.Physical, 10), strconv.Itoa(t.MaxAlive), alloc})
+	}
+	page.Sections = append(page.Sections, report.Section{ID: "tensors", Title: "Tensors", Intro: "Every on-chip tensor with its allocation." + placedNote, Blocks: []report.Block{tt}})
+
+	rects := neuroncore.PhysicalRects(shown)
+	series := map[string]int{}
+	var ser []report.Series
+	for _, t := range shown.Tensors {
+		series[t.Name] = len(ser)
+		ser = append(ser, report.Series{Name: t.Name})
+	}
+	for _, buf := range []neuroncore.Buffer{neuroncore.SBUF, neuroncore.PSUM} {
+		m := &report.RectMap{Series: ser, XUnit: report.Number, YUnit: report.Bytes, XLabel: "partition", YLabel: "byte address in a partition"}
+		var top int64
+		for _, r := range rects {
+			if r.Buffer != buf {
+				continue
+			}
+			tip := fmt.Sprintf("%s: partitions %d..%d, bytes %d..%d; %s", r.Tensor, r.Partition, r.Partition+r.Partitions-1, r.Offset, r.Offset+r.Bytes-1, strings.Join(r.Logical, ", "))
+			if r.More > 0 {
+				tip += fmt.Sprintf(" and %d more", r.More)
+			}
+			m.Rects = append(m.Rects, report.Rect{X0: float64(r.Partition), X1: float64(r.Partition + r.Partitions), Y0: float64(r.Offset), Y1: float64(r.Offset + r.Bytes), Series: series[r.Tensor], Label: r.Tensor, Tip: tip})
+			top = max(top, r.Offset+r.Bytes)
+		}
+		if len(m.Rects) == 0 {
+			continue
+		}
+		if buf == neuroncore.SBUF {
+			m.Caption = fmt.Sprintf("SBUF: physical tiles by partition and byte address (%s used of %s usable per partition)", humanize.Bytes(top), humanize.Bytes(p.Arch.SBUFUsableBytes))
+			m.YLimit, m.LimitLabel = float64(p.Arch.SBUFUsableBytes), "usable bytes"
+			if top < p.Arch.SBUFUsableBytes/4 {
+				m.YLimit = 0 // keep the tiles readable; the caption gives the capacity
+			}
+			page.Sections = append(page.Sections, report.Section{ID: "sbuf", Title: "SBUF map", Intro: "Where the physical tiles of each tensor lie: partitions across, bytes of a partition up. Tiles of up to 64 (32) partitions may start at partition 64 (32, 64, 96).", Blocks: []report.Block{m}})
+		} else {
+			m.Caption = fmt.Sprintf("PSUM: physical tiles by partition and offset (%d banks of %s)", p.Arch.PSUMBanks, humanize.Bytes(p.Arch.PSUMBankBytes()))
+			m.YLimit, m.LimitLabel = float64(p.Arch.PSUMPartitionBytes), "16 KiB"
+			page.Sections = append(page.Sections, report.Section{ID: "psum", Title: "PSUM map", Intro: "PSUM tiles; a matmul output tile lies within one 2 KiB bank.", Blocks: []report.Block{m}})
+		}
+	}
+
+	x, err := shown.Execute()
+	if err != nil {
+		return nil, err
+	}
+	lts := x.LifetimeRects(sbufMaxLifetimeRects)
+	for _, buf := range []neuroncore.Buffer{neuroncore.SBUF, neuroncore.PSUM} {
+		lm := &report.RectMap{Caption: fmt.Sprintf("%s: logical tile lifetimes (body steps) against the bytes of their physical tile; overlapping rectangles are conflicts when their partitions overlap too", strings.ToUpper(buf.String())),
+			Series: ser, XUnit: report.Number, YUnit: report.Bytes, XLabel: "body step", YLabel: "byte address in a partition"}
+		for _, l := range lts {
+			if l.Buffer != buf {
+				continue
+			}
+			lm.Rects = append(lm.Rects, report.Rect{X0: float64(l.Start), X1: float64(l.End), Y0: float64(l.Offset), Y1: float64(l.Offset + l.Bytes), Series: l.Tensor, Label: l.Tile,
+				Tip: fmt.Sprintf("%s (%s): steps %d..%d, partitions %d..%d, bytes %d..%d", l.Tile, l.Buffer, l.Start, l.End-1, l.Partition, l.Partition+l.Partns-1, l.Offset, l.Offset+l.Bytes-1)})
+		}
+		if len(lm.Rects) == 0 {
+			continue
+		}
+		intro := "Each logical tile from its first write to its last read."
+		if len(lts) == sbufMaxLifetimeRects {
+			intro += fmt.Sprintf(" Only the first %d tiles are drawn.", sbufMaxLifetimeRects)
+		}
+		page.Sections = append(page.Sections, report.Section{ID: "lifetimes-" + buf.String(), Title: strings.ToUpper(buf.String()) + " tile lifetimes", Intro: intro, Blocks: []report.Block{lm}})
+	}
+
+	tl := report.SimTimeline(res.Timeline, report.Nanoseconds, "Engines and DMA queues (ns)", func(t *sim.Task) string { return t.Cat })
+	for i := range tl.Tracks {
+		for j := range tl.Tracks[i].Spans {
+			s := &tl.Tracks[i].Spans[j]
+			s.Start /= 1000 // ps -> ns
+			s.End /= 1000
+		}
+	}
+	et := &report.Table{Caption: "Engines", Header: []string{"engine", "steps", "busy (us)", "utilisation"}, Numeric: []int{1, 2, 3}}
+	for _, e := range ss.Engines {
+		et.Rows = append(et.Rows, []string{e.Engine, strconv.Itoa(e.Steps), fmt.Sprintf("%.3f", e.BusyNs/1000), fmt.Sprintf("%.1f%%", e.Utilisation*100)})
+	}
+	page.Sections = append(page.Sections, report.Section{ID: "timeline", Title: "Engine timeline",
+		Intro:  "The kernel body on the engine and DMA model: engines run in parallel, each in program order; a step waits for the tiles it reads and for earlier users of the physical tiles it overwrites. DMA utilisation is over all queues.",
+		Blocks: []report.Block{tl, et}})
+	page.SectionFor = func(d diag.Diagnostic) string {
+		if strings.HasPrefix(d.Rule, "sbuf/") {
+			return "tensors"
+		}
+		return ""
+	}
+	return page, nil
+}
+
+func newSbufReportCmd(env *Env) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "report PLAN -o x.html",
+		Short: "Write a visual HTML report of a plan (memory maps, lifetimes, engine timeline)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErr("report needs -o FILE.html")
+			}
+			r, _, err := detectFile(args[0])
+			if err != nil {
+				return err
+			}
+			if r.Kind != detect.SBUFPlan {
+				return usageErr("%s: recognised as %s, not an allocation plan", args[0], describe(r))
+			}
+			if err := writeReport(env, []detect.Result{r}, out); err != nil {
+				return err
+			}
+			if env.JSON {
+				return writeJSON(env.Stdout, map[string]string{"report": out})
+			}
+			_, err = fmt.Fprintf(env.Stdout, "report written to %s\n", out)
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "HTML file to write")
+	return cmd
+}

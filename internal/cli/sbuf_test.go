@@ -1,0 +1,217 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/trace"
+)
+
+func sbufExample(name string) string { return filepath.Join("..", "..", "examples", "sbuf", name) }
+
+// The guide's examples give the outcomes the guide states through the CLI.
+func TestSbufCheckExamples(t *testing.T) {
+	cases := []struct {
+		file  string
+		code  int
+		rule  string // expected error rule, "" for none
+		names []string
+	}{
+		{"single-buffer.yaml", 0, "", nil},
+		{"double-buffer.yaml", 0, "", nil},
+		{"disjoint-t0-t1.yaml", 0, "", nil},
+		{"mod-alloc-table.yaml", 0, "", nil},
+		{"too-few-tiles-fixed.yaml", 0, "", nil},
+		{"overlap-t0-t1.yaml", 1, "sbuf/lifetime-overlap", []string{"t0[1]", "t1[0]", `step "load t0[i]"`}},
+		{"too-few-tiles.yaml", 1, "sbuf/too-few-physical-tiles", []string{"tensor t1", "8 logical tiles", `step "load t1[i]"`}},
+	}
+	for _, c := range cases {
+		r := run(t, "", "sbuf", "check", sbufExample(c.file))
+		if r.code != c.code {
+			t.Errorf("%s: %s", c.file, r)
+			continue
+		}
+		if c.rule == "" {
+			if !strings.Contains(r.stdout, "0 errors") {
+				t.Errorf("%s: %s", c.file, r)
+			}
+			continue
+		}
+		if !strings.Contains(r.stdout, "error ["+c.rule+"]") {
+			t.Errorf("%s lacks %s: %s", c.file, c.rule, r)
+		}
+		for _, n := range c.names {
+			if !strings.Contains(r.stdout, n) {
+				t.Errorf("%s: message does not name %s: %s", c.file, n, r.stdout)
+			}
+		}
+		// --json carries the same diagnostics.
+		j := run(t, "", "--json", "sbuf", "check", sbufExample(c.file))
+		var out struct {
+			Diagnostics []struct {
+				Rule string `json:"rule"`
+			} `json:"diagnostics"`
+			Summary struct{ Errors int } `json:"summary"`
+		}
+		if err := json.Unmarshal([]byte(j.stdout), &out); err != nil || j.code != 1 {
+			t.Fatalf("%s --json: %v %s", c.file, err, j)
+		}
+		if out.Summary.Errors != 1 || len(out.Diagnostics) != 1 || out.Diagnostics[0].Rule != c.rule {
+			t.Errorf("%s --json: %+v", c.file, out)
+		}
+	}
+}
+
+func TestSbufCheckUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("tensors: [{name: x, partitions: 999}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{bad, filepath.Join(dir, "missing.yaml")} {
+		if r := run(t, "", "sbuf", "check", f); r.code != 2 || r.stderr == "" {
+			t.Errorf("%s: %s", f, r)
+		}
+	}
+}
+
+type sbufSimJSON struct {
+	TimeNs  float64 `json:"time_ns"`
+	Steps   int     `json:"steps"`
+	Engines []struct {
+		Engine      string  `json:"engine"`
+		Steps       int     `json:"steps"`
+		Utilisation float64 `json:"utilisation"`
+	} `json:"engines"`
+}
+
+func sbufSim(t *testing.T, file string, args ...string) sbufSimJSON {
+	t.Helper()
+	r := run(t, "", append([]string{"--json", "sbuf", "sim", sbufExample(file)}, args...)...)
+	var out sbufSimJSON
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 {
+		t.Fatalf("%s: %v %s", file, err, r)
+	}
+	return out
+}
+
+// Double buffering overlaps the load of x[i+1] with the exp of x[i]: the
+// simulated time drops against one physical tile per tensor.
+func TestSbufSimDoubleBufferingOverlaps(t *testing.T) {
+	trc := filepath.Join(t.TempDir(), "trace.json")
+	single := sbufSim(t, "single-buffer.yaml")
+	double := sbufSim(t, "double-buffer.yaml", "--trace", trc)
+	if single.Steps != 24 || double.Steps != 24 {
+		t.Fatalf("steps %d %d", single.Steps, double.Steps)
+	}
+	if !(double.TimeNs < 0.8*single.TimeNs) {
+		t.Errorf("double buffering %.0f ns vs single %.0f ns: no overlap", double.TimeNs, single.TimeNs)
+	}
+	var scalar bool
+	for _, e := range double.Engines {
+		if e.Engine == "scalar" && e.Steps == 8 && e.Utilisation > 0 {
+			scalar = true
+		}
+	}
+	if !scalar {
+		t.Errorf("engines %+v", double.Engines)
+	}
+	f, err := os.Open(trc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sum, err := trace.Validate(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Phases["X"] < 24 {
+		t.Errorf("trace has %d slices", sum.Phases["X"])
+	}
+	// Text output names the engines with units.
+	r := run(t, "", "sbuf", "sim", sbufExample("single-buffer.yaml"))
+	for _, want := range []string{"us", "UTILISATION", "scalar", "dma"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("sim text lacks %q: %s", want, r.stdout)
+		}
+	}
+}
+
+// place -o writes a plan that passes sbuf check; the allocation code is
+// printed per tensor.
+func TestSbufPlace(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "placed.yaml")
+	r := run(t, "", "sbuf", "place", sbufExample("place-32.yaml"), "-o", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "32 tensors placed") || !strings.Contains(r.stdout, "ncc.psum.mod_alloc(base_bank=") || !strings.Contains(r.stdout, "ncc.sbuf.mod_alloc(base_addr=") {
+		t.Fatalf("%s", r)
+	}
+	if c := run(t, "", "sbuf", "check", out); c.code != 0 || !strings.Contains(c.stdout, "0 errors, 0 warnings, 0 infos") {
+		t.Errorf("placed plan: %s", c)
+	}
+	if c := run(t, "", "sbuf", "check", sbufExample("place-32.yaml")); c.code != 0 || !strings.Contains(c.stdout, "sbuf/unplaced") {
+		t.Errorf("unplaced plan: %s", c)
+	}
+	j := run(t, "", "--json", "sbuf", "place", sbufExample("place-32.yaml"))
+	var pl struct {
+		Tensors []struct {
+			Tensor   string `json:"tensor"`
+			Physical int64  `json:"physical_tiles"`
+			Code     string `json:"code"`
+		} `json:"tensors"`
+		TimeNs float64 `json:"time_ns"`
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &pl); err != nil || j.code != 0 || len(pl.Tensors) != 32 || pl.TimeNs <= 0 {
+		t.Fatalf("%v %s", err, j)
+	}
+	for _, tn := range pl.Tensors {
+		if tn.Physical < 1 || !strings.HasPrefix(tn.Code, "ncc.") {
+			t.Errorf("%+v", tn)
+		}
+	}
+	// Nothing to place, or a plan that does not fit: exit 2.
+	if r := run(t, "", "sbuf", "place", sbufExample("double-buffer.yaml")); r.code != 2 {
+		t.Errorf("direct plan: %s", r)
+	}
+}
+
+// Plans are recognised by content: the shared inspect, check and sim
+// commands work on them, and the demo shows double buffering's gain.
+func TestSbufSharedCommandsAndDemo(t *testing.T) {
+	r := run(t, "", "inspect", sbufExample("mod-alloc-table.yaml"))
+	if r.code != 0 || !strings.Contains(r.stdout, "nki_tensor[3]  -> (0, 1024)") || !strings.Contains(r.stdout, "num_free_tiles=(2,)") {
+		t.Errorf("inspect: %s", r)
+	}
+	if r := run(t, "", "check", sbufExample("too-few-tiles.yaml")); r.code != 1 || !strings.Contains(r.stdout, "sbuf/too-few-physical-tiles") {
+		t.Errorf("check: %s", r)
+	}
+	if r := run(t, "", "sim", sbufExample("double-buffer.yaml")); r.code != 0 || !strings.Contains(r.stdout, "UTILISATION") {
+		t.Errorf("sim: %s", r)
+	}
+	d := run(t, "", "demo", "--dir", t.TempDir())
+	if d.code != 0 || !strings.Contains(d.stdout, "x faster: DMA transfers overlap") {
+		t.Errorf("demo: %s", d)
+	}
+}
+
+func TestSbufReport(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"double-buffer.yaml", "place-32.yaml"} {
+		out := filepath.Join(dir, f+".html")
+		r := run(t, "", "sbuf", "report", sbufExample(f), "-o", out)
+		b, err := os.ReadFile(out)
+		if r.code != 0 || err != nil {
+			t.Fatalf("%s: %v %s", f, err, r)
+		}
+		for _, want := range []string{"SBUF map", "SBUF tile lifetimes", "Engine timeline", "<svg"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s: report lacks %q", f, want)
+			}
+		}
+	}
+	if r := run(t, "", "sbuf", "report", sbufExample("double-buffer.yaml")); r.code != 2 {
+		t.Errorf("without -o: %s", r)
+	}
+}

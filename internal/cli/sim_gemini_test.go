@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/internal/conformance"
+	"github.com/npukit/npukit/trace"
+	"github.com/spf13/pflag"
+)
+
+// geminiSim runs the Gemini simulator on a file as `npukit sim` would,
+// with the given simulator flags, and returns the output as text and JSON.
+func geminiSim(t *testing.T, path, tracePath string, args ...string) (string, map[string]any) {
+	t.Helper()
+	s, ok := simulators[detect.GeminiIR]
+	if !ok {
+		t.Fatal("no Gemini simulator registered")
+	}
+	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
+	s.Flags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	r, err := detect.Path(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != detect.GeminiIR {
+		t.Fatalf("%s detected as %s", path, r.Kind)
+	}
+	var so bytes.Buffer
+	env := &Env{Stdout: &so, Stderr: &so}
+	out, err := s.Run(env, r, SimOptions{Trace: tracePath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := out.WriteText(&so); err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	if err := writeJSON(&js, out); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	dec := json.NewDecoder(&js)
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	return so.String(), m
+}
+
+// validTrace checks a written trace with the Perfetto importer's rules
+// (package trace: no partially overlapping slices on one track, flows
+// paired) and returns its summary.
+func validTrace(t *testing.T, path string) *trace.Summary {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sum, err := trace.Validate(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return sum
+}
+
+func TestGeminiSimCorpus(t *testing.T) {
+	dir := conformance.Corpus(t, "gemini")
+	files := conformance.Files(t, dir, "*.json")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			tp := filepath.Join(t.TempDir(), "trace.json")
+			text, m := geminiSim(t, f, tp)
+			total, ok := m["total_cycles"].(json.Number)
+			if !ok {
+				t.Fatalf("total_cycles missing or not a number: %v", m["total_cycles"])
+			}
+			if _, err := total.Int64(); err != nil {
+				t.Fatalf("total_cycles %v is not an integer", total)
+			}
+			if !strings.Contains(text, "Total: ") || !strings.Contains(text, "DRAM: ") {
+				t.Errorf("text output lacks the summary:\n%s", text)
+			}
+			sum := validTrace(t, tp)
+			cores := m["cores"].([]any)
+			seen := 0
+			for name := range sum.Names {
+				if strings.HasPrefix(name, "core ") {
+					seen++
+				}
+			}
+			if seen != len(cores) {
+				t.Errorf("trace has %d core tracks, schedule %d cores (%v)", seen, len(cores), sum.Names)
+			}
+			if sum.Phases["C"] == 0 {
+				t.Error("no L2 occupancy counters")
+			}
+			if !slicesContain(sum.Process, "DRAM") {
+				t.Errorf("no DRAM track: processes %v", sum.Process)
+			}
+			if len(cores) > 1 {
+				if !slicesContain(sum.Process, "NoC") {
+					t.Errorf("multi-core trace without NoC tracks: %v", sum.Process)
+				}
+				if sum.Flows == 0 {
+					t.Error("multi-core trace without flow arrows")
+				}
+			}
+		})
+	}
+}
+
+func slicesContain(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// TestGeminiSimRaw2x2: the raw 2x2 file simulates with traffic between
+// cores and its trace shows all four cores.
+func TestGeminiSimRaw2x2(t *testing.T) {
+	dir := conformance.Corpus(t, "gemini")
+	files := conformance.Files(t, dir, "*raw*2x2*.json")
+	if len(files) == 0 {
+		t.Skip("no raw 2x2 file")
+	}
+	tp := filepath.Join(t.TempDir(), "trace.json")
+	text, m := geminiSim(t, files[0], tp)
+	sum := validTrace(t, tp)
+	for _, c := range []string{"core 0", "core 1", "core 2", "core 3"} {
+		if sum.Names[c] == 0 {
+			t.Errorf("trace lacks track %q: %v", c, sum.Names)
+		}
+	}
+	var cross float64
+	for _, c := range m["cores"].([]any) {
+		v, _ := c.(map[string]any)["wait_cores_cycles"].(json.Number).Float64()
+		cross += v
+	}
+	if cross == 0 {
+		t.Error("no core waits on another core")
+	}
+	if len(m["links"].([]any)) == 0 || !strings.Contains(text, "NoC links:") {
+		t.Error("no NoC link traffic")
+	}
+}
+
+// TestGeminiSimZebu compares with the emulator and honours the flags.
+func TestGeminiSimZebu(t *testing.T) {
+	dir := conformance.Corpus(t, "gemini")
+	traces := conformance.Files(t, filepath.Join(dir, "zebu"), "*_sim.txt")
+	if len(traces) == 0 {
+		t.Skip("no emulator trace")
+	}
+	zt := traces[0]
+	sp := filepath.Join(dir, strings.TrimSuffix(filepath.Base(zt), "_sim.txt")+"_stschedule.json")
+	text, m := geminiSim(t, sp, "", "--zebu", zt)
+	z, ok := m["zebu"].(map[string]any)
+	if !ok {
+		t.Fatal("no zebu comparison in the JSON")
+	}
+	e, _ := z["error_pct"].(json.Number).Float64()
+	if e > 5 || e < -5 {
+		t.Errorf("error vs emulator %.2f%%", e)
+	}
+	if !strings.Contains(text, "ZeBu emulator:") {
+		t.Error("text lacks the comparison")
+	}
+	base, _ := m["total_cycles"].(json.Number).Int64()
+	_, m2 := geminiSim(t, sp, "", "--dram-bw", "4")
+	slow, _ := m2["total_cycles"].(json.Number).Int64()
+	if slow <= base {
+		t.Errorf("--dram-bw 4: %d cycles, not slower than %d", slow, base)
+	}
+	_, m3 := geminiSim(t, sp, "", "--prefetch", "hazard")
+	if _, ok := m3["total_cycles"].(json.Number); !ok {
+		t.Error("hazard prefetch: no total")
+	}
+}

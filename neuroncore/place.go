@@ -1,0 +1,698 @@
+package neuroncore
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Automatic placement (`npukit sbuf place`).
+//
+// Every tensor left automatic gets a number of physical tiles and a place
+// in SBUF or PSUM:
+//
+//   - The physical tiles of a tensor form a mod_alloc ladder: the tuple
+//     F = (1, .., 1, f, B[j+1], .., B[n-1]) over the block dims B maps the
+//     logical tile idx to physical tile lin(F, idx mod F). A count is
+//     feasible when no two logical tiles alive at the same time (lifetimes
+//     from the kernel body, fresh instances of scoped tensors included)
+//     share a physical tile. The fewest feasible count is the start.
+//   - Placement is first-fit over byte ranges within the usable partition
+//     bytes (PSUM: whole 2 KiB banks, one physical tile per bank, so that
+//     accumulation groups never share a bank), respecting lifetimes: two
+//     tensors may share memory only when the spans of their lifetimes are
+//     disjoint. It is partition-quadrant aware: a tensor of at most 64 (32)
+//     partitions may start at partition 64 (32, 64, 96) and may spread its
+//     physical tiles over 2 (4) partition quadrants, using fewer bytes per
+//     partition; such a layout is written as mod_alloc with num_par_tiles
+//     when the modulo formula can express it, else as an ncc.sbuf.alloc
+//     function (a table in the plan file).
+//     Directly allocated tensors of the plan are obstacles.
+//   - The counts are then raised while the plan still fits and the
+//     simulated time (SimulateExecution) drops: every tensor one step up at
+//     once, and when that does not gain, one tensor at a time (each step
+//     kept if it gains), until nothing gains, the time with unlimited
+//     memory is reached or PlaceOptions.MaxEvaluations simulations have
+//     run.
+//
+// TODO(alloc): the first-fit here is specific to tiles and deliberately
+// small; once package alloc's exact solver lands on main, the byte-range
+// placement should be expressed as an alloc.Problem (one buffer per tensor,
+// lifetime = span of its tiles, partition quadrants as separate memories or
+// offsets) and solved there, keeping the ladder search here.
+
+// PlaceOptions control Place.
+type PlaceOptions struct {
+	// MaxEvaluations bounds the simulations of the tile-count search
+	// (0 = DefaultPlaceEvaluations).
+	MaxEvaluations int
+	// Fewest keeps the fewest feasible physical tiles (no search).
+	Fewest bool
+}
+
+// DefaultPlaceEvaluations is the default simulation budget of Place.
+const DefaultPlaceEvaluations = 64
+
+// MaxPlacedTableTiles is the most logical tiles a tensor may have for Place
+// to spread it over partition quadrants, which needs an alloc table with an
+// entry per logical tile; larger tensors stay in one quadrant (mod_alloc).
+const MaxPlacedTableTiles = 4096
+
+// maxLadderScan bounds how many ladder entries are tested for feasibility
+// before falling back to one physical tile per logical tile.
+const maxLadderScan = 64
+
+// Placement is the result of Place.
+type Placement struct {
+	// Plan is a copy of the input plan with every automatic tensor
+	// allocated directly (tensors already direct are shared, unchanged).
+	Plan    *Plan          `json:"-"`
+	Name    string         `json:"plan"`
+	Arch    string         `json:"arch"`
+	Tensors []PlacedTensor `json:"tensors"`
+	// FewestNs is the simulated time with the fewest feasible physical
+	// tiles; TimeNs with the counts chosen.
+	FewestNs float64 `json:"fewest_tiles_time_ns"`
+	TimeNs   float64 `json:"time_ns"`
+	// UnboundedNs is the simulated time with a private location for every
+	// logical tile of the automatic tensors (no reuse hazards at all): the
+	// best any tile count can reach.
+	UnboundedNs float64 `json:"unbounded_time_ns"`
+	Evaluations int     `json:"simulations"`
+	// SBUFBytes is the highest byte used in any SBUF partition (end of
+	// the last placed range); PSUMBanks the number of PSUM banks used.
+	SBUFBytes int64 `json:"sbuf_bytes_per_partition"`
+	PSUMBanks int64 `json:"psum_banks"`
+}
+
+// PlacedTensor is one tensor Place allocated.
+type PlacedTensor struct {
+	Tensor       string `json:"tensor"`
+	Buffer       string `json:"buffer"`
+	LogicalTiles int64  `json:"logical_tiles"`
+	MaxAlive     int    `json:"max_alive"`
+	Fewest       int64  `json:"fewest_physical_tiles"`
+	Physical     int64  `json:"physical_tiles"`
+	// Where the tensor's physical tiles lie: partitions [StartPartition,
+	// StartPartition+Partitions) and bytes [Addr, Addr+Bytes) of each
+	// (PSUM: banks [Bank, Bank+Banks)).
+	StartPartition int64 `json:"start_partition"`
+	Partitions     int64 `json:"partitions"`
+	Addr           int64 `json:"byte_addr"`
+	Bytes          int64 `json:"bytes_per_partition"`
+	Bank           int64 `json:"bank,omitempty"`
+	Banks          int64 `json:"banks,omitempty"`
+	// Quadrants is how many partition quadrants the tiles are spread over
+	// (1: all at StartPartition).
+	Quadrants int64 `json:"quadrants"`
+	// Lifetime is the span of the tensor's tiles in body steps [first, end).
+	Lifetime [2]int `json:"lifetime"`
+	Alloc    string `json:"alloc"` // "mod_alloc" or "alloc"
+	Code     string `json:"code"`  // the NKI allocation expression
+	// Func is the Python definition an alloc code refers to ("" for
+	// mod_alloc).
+	Func string `json:"func,omitempty"`
+}
+
+// placeTensor is the search state of one automatic tensor.
+type placeTensor struct {
+	ti       int
+	t        *Tensor
+	lts      []int // indices into Execution.Lifetimes
+	s, e     int   // span of the lifetimes
+	maxAlive int
+	ladder   [][]int64 // feasible tile-count tuples found so far, ascending
+	level    int
+	exhaust  bool // no feasible tuple above the last ladder entry
+}
+
+// rect is a placed range with the span of its lifetimes.
+type rect struct {
+	buf    Buffer
+	p0, p1 int64 // partitions
+	u0, u1 int64 // bytes (SBUF) or banks (PSUM)
+	s, e   int
+}
+
+// layout is where one tensor's physical tiles went.
+type layout struct {
+	p0, u0   int64
+	q        int64 // partition quadrants used
+	stride   int64 // partition distance between quadrant slots
+	perQuad  int64 // physical tiles per quadrant slot
+	units    int64 // bytes (SBUF) or banks (PSUM) per partition
+	physical int64
+}
+
+// Place allocates every automatic tensor of the plan directly. It fails
+// when a tensor cannot be allocated at all (a tile larger than a partition
+// or a PSUM bank, scoped instances alive together) or when the plan does
+// not fit even with the fewest feasible physical tiles.
+func Place(p *Plan, opt PlaceOptions) (*Placement, error) {
+	x, err := p.Execute()
+	if err != nil {
+		return nil, err
+	}
+	return PlaceExecution(x, opt)
+}
+
+// PlaceExecution is Place on an unrolled body.
+func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
+	p := x.Plan
+	if opt.MaxEvaluations <= 0 {
+		opt.MaxEvaluations = DefaultPlaceEvaluations
+	}
+	maxAlive, _ := x.MaxAlive()
+	var pts []*placeTensor
+	byTensor := make([]*placeTensor, len(p.Tensors))
+	for ti, t := range p.Tensors {
+		if t.Direct() {
+			continue
+		}
+		pt := &placeTensor{ti: ti, t: t, maxAlive: maxAlive[ti], s: -1}
+		byTensor[ti] = pt
+		pts = append(pts, pt)
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("no automatic tensors to place")
+	}
+	for i := range x.Lifetimes {
+		l := &x.Lifetimes[i]
+		pt := byTensor[l.Key.Tensor]
+		if pt == nil {
+			continue
+		}
+		pt.lts = append(pt.lts, i)
+		if pt.s < 0 || l.Start < pt.s {
+			pt.s = l.Start
+		}
+		pt.e = max(pt.e, l.End)
+	}
+	for _, pt := range pts {
+		if pt.s < 0 {
+			pt.s = 0
+		}
+		if err := checkPlaceable(p.Arch, pt.t); err != nil {
+			return nil, err
+		}
+		first, ok := pt.nextFeasible(x, nil)
+		if !ok {
+			return nil, fmt.Errorf("%s: tensor %s: no physical tile count avoids a lifetime conflict (instances of a scoped tensor alive at the same time?)", pt.t.Path, pt.t.Name)
+		}
+		pt.ladder = [][]int64{first}
+	}
+	fixed := directRects(x)
+
+	pl := &Placement{Name: p.Name, Arch: p.Arch.Name}
+	if r, err := SimulateExecution(x); err == nil {
+		pl.UnboundedNs = float64(r.Timeline.Makespan) / 1000
+	} else {
+		return nil, err
+	}
+	lay, err := layoutAll(p.Arch, pts, fixed)
+	if err != nil {
+		return nil, err
+	}
+	eval := func(lay []layout) (*Plan, float64, error) {
+		pp := applyLayout(p, pts, lay)
+		xx := *x
+		xx.Plan = pp
+		r, err := SimulateExecution(&xx)
+		pl.Evaluations++
+		if err != nil {
+			return nil, 0, err
+		}
+		return pp, float64(r.Timeline.Makespan) / 1000, nil
+	}
+	best, bestNs, err := eval(lay)
+	if err != nil {
+		return nil, err
+	}
+	pl.FewestNs = bestNs
+	for !opt.Fewest && pl.Evaluations < opt.MaxEvaluations && bestNs > pl.UnboundedNs {
+		// Every tensor that can, one step up at once.
+		var moved []*placeTensor
+		for _, pt := range pts {
+			if pt.up(x) {
+				moved = append(moved, pt)
+			}
+		}
+		if len(moved) == 0 {
+			break
+		}
+		if l2, err := layoutAll(p.Arch, pts, fixed); err == nil {
+			if pp, ns, err := eval(l2); err != nil {
+				return nil, err
+			} else if ns < bestNs {
+				best, bestNs, lay = pp, ns, l2
+				continue
+			}
+		}
+		for _, pt := range moved {
+			pt.level--
+		}
+		// One tensor at a time: keep every step that gains (a pass over
+		// the tensors), then go back to moving all at once.
+		gained := false
+		for _, pt := range pts {
+			if pl.Evaluations >= opt.MaxEvaluations || bestNs <= pl.UnboundedNs {
+				break
+			}
+			if !pt.up(x) {
+				continue
+			}
+			if l2, err := layoutAll(p.Arch, pts, fixed); err == nil {
+				pp, ns, err := eval(l2)
+				if err != nil {
+					return nil, err
+				}
+				if ns < bestNs {
+					best, bestNs, lay, gained = pp, ns, l2, true
+					continue
+				}
+			}
+			pt.level--
+		}
+		if !gained {
+			break
+		}
+	}
+	pl.Plan, pl.TimeNs = best, bestNs
+	for i, pt := range pts {
+		pl.Tensors = append(pl.Tensors, describePlaced(p.Arch, pt, lay[i], best.Tensors[pt.ti]))
+		l := lay[i]
+		if pt.t.Buffer == SBUF {
+			pl.SBUFBytes = max(pl.SBUFBytes, l.u0+l.units)
+		} else {
+			pl.PSUMBanks = max(pl.PSUMBanks, l.u0+l.units)
+		}
+	}
+	for _, r := range fixed {
+		if r.buf == SBUF {
+			pl.SBUFBytes = max(pl.SBUFBytes, r.u1)
+		} else {
+			pl.PSUMBanks = max(pl.PSUMBanks, r.u1)
+		}
+	}
+	return pl, nil
+}
+
+// checkPlaceable rejects tensors no placement can hold.
+func checkPlaceable(a *Arch, t *Tensor) error {
+	tb := t.TileBytes()
+	if t.Buffer == PSUM && tb > a.PSUMBankBytes() {
+		return fmt.Errorf("%s: tensor %s: a tile of %d bytes per partition does not fit one %d-byte PSUM bank", t.Path, t.Name, tb, a.PSUMBankBytes())
+	}
+	if t.Buffer == SBUF && tb > a.SBUFUsableBytes {
+		return fmt.Errorf("%s: tensor %s: a tile of %d bytes per partition exceeds the %d usable bytes of a partition", t.Path, t.Name, tb, a.SBUFUsableBytes)
+	}
+	return nil
+}
+
+// tuple returns the ladder tuple at the current level.
+func (pt *placeTensor) tuple() []int64 { return pt.ladder[pt.level] }
+
+// up moves one step up the ladder, extending it when needed; false when
+// already at the top.
+func (pt *placeTensor) up(x *Execution) bool {
+	if pt.level+1 < len(pt.ladder) {
+		pt.level++
+		return true
+	}
+	if pt.exhaust {
+		return false
+	}
+	next, ok := pt.nextFeasible(x, pt.tuple())
+	if !ok {
+		pt.exhaust = true
+		return false
+	}
+	pt.ladder = append(pt.ladder, next)
+	pt.level++
+	return true
+}
+
+// nextFeasible returns the first feasible tuple with more physical tiles
+// than after (nil: the fewest), testing at most maxLadderScan candidates
+// before trying one physical tile per logical tile.
+func (pt *placeTensor) nextFeasible(x *Execution, after []int64) ([]int64, bool) {
+	t := pt.t
+	prev := int64(0)
+	if after != nil {
+		prev = numElems(after)
+	}
+	if prev >= t.Tiles() {
+		return nil, false
+	}
+	need := max(int64(pt.maxAlive), prev+1)
+	scanned := 0
+	var found []int64
+	ok := false
+	ladderCounts(t.Block, func(f []int64, n int64) bool {
+		if n < need {
+			return true
+		}
+		if scanned++; scanned > maxLadderScan {
+			return false
+		}
+		if feasible(x, t, pt.lts, f) {
+			found, ok = append([]int64(nil), f...), true
+			return false
+		}
+		return true
+	})
+	if !ok && scanned > maxLadderScan {
+		full := append([]int64(nil), t.Block...)
+		if feasible(x, t, pt.lts, full) {
+			found, ok = full, true
+		}
+	}
+	return found, ok
+}
+
+// ladderCounts calls f with the tuples (1, .., 1, k, B[j+1], ..) in
+// ascending order of their product, each product once, until f returns
+// false. A tensor with no block dims has the single tuple ().
+func ladderCounts(block []int64, f func(tuple []int64, n int64) bool) {
+	n := len(block)
+	if n == 0 {
+		f(nil, 1)
+		return
+	}
+	tup := make([]int64, n)
+	last := int64(0)
+	for j := n - 1; j >= 0; j-- {
+		for d := range tup {
+			switch {
+			case d < j:
+				tup[d] = 1
+			case d > j:
+				tup[d] = block[d]
+			}
+		}
+		inner := numElems(block[j+1:])
+		for k := int64(1); k <= block[j]; k++ {
+			tup[j] = k
+			c := k * inner
+			if c <= last {
+				continue
+			}
+			last = c
+			if !f(tup, c) {
+				return
+			}
+		}
+	}
+}
+
+// feasible reports whether mapping the tensor's logical tiles to physical
+// tile lin(f, idx mod f) keeps tiles alive at the same time apart.
+func feasible(x *Execution, t *Tensor, lts []int, f []int64) bool {
+	type iv struct {
+		phys int64
+		s, e int
+	}
+	ivs := make([]iv, len(lts))
+	for i, li := range lts {
+		l := &x.Lifetimes[li]
+		ivs[i] = iv{modLinear(f, t.BlockIndex(l.Key.Tile)), l.Start, l.End}
+	}
+	sort.Slice(ivs, func(i, j int) bool {
+		if ivs[i].phys != ivs[j].phys {
+			return ivs[i].phys < ivs[j].phys
+		}
+		return ivs[i].s < ivs[j].s
+	})
+	for i := 1; i < len(ivs); i++ {
+		if ivs[i].phys == ivs[i-1].phys && ivs[i].s < ivs[i-1].e {
+			return false
+		}
+		if ivs[i].phys == ivs[i-1].phys {
+			ivs[i].e = max(ivs[i].e, ivs[i-1].e)
+		}
+	}
+	return true
+}
+
+// directRects are the physical tiles of directly allocated tensors, each
+// with the span of the lifetimes of the logical tiles on it.
+func directRects(x *Execution) []rect {
+	p := x.Plan
+	bank := p.Arch.PSUMBankBytes()
+	idx := map[rect]int{}
+	var out []rect
+	for _, l := range x.Lifetimes {
+		t := p.Tensors[l.Key.Tensor]
+		pr, ok := rectOf(p.Arch, t, l.Key.Tile)
+		if !ok {
+			continue
+		}
+		r := rect{buf: pr.buf, p0: pr.p0, p1: pr.p1, u0: pr.b0, u1: pr.b1}
+		if r.buf == PSUM {
+			r.u0, r.u1 = pr.b0/bank, (pr.b1+bank-1)/bank
+		}
+		i, ok := idx[r]
+		if !ok {
+			i = len(out)
+			idx[r] = i
+			r.s, r.e = l.Start, l.End
+			out = append(out, r)
+			continue
+		}
+		out[i].s = min(out[i].s, l.Start)
+		out[i].e = max(out[i].e, l.End)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.buf != b.buf {
+			return a.buf < b.buf
+		}
+		if a.u0 != b.u0 {
+			return a.u0 < b.u0
+		}
+		return a.p0 < b.p0
+	})
+	return out
+}
+
+// quadrantStride is the partition distance between the start partitions a
+// tile of p partitions may use (128 when only 0 is allowed).
+func quadrantStride(p int64) int64 {
+	switch {
+	case p <= 32:
+		return 32
+	case p <= 64:
+		return 64
+	}
+	return 128
+}
+
+// layoutAll places every automatic tensor at its current level, largest
+// first; it fails when one does not fit.
+func layoutAll(a *Arch, pts []*placeTensor, fixed []rect) ([]layout, error) {
+	order := make([]int, len(pts))
+	for i := range order {
+		order[i] = i
+	}
+	foot := func(pt *placeTensor) int64 { return numElems(pt.tuple()) * pt.t.TileBytes() * pt.t.Partitions }
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := pts[order[i]], pts[order[j]]
+		if a.t.Buffer != b.t.Buffer {
+			return a.t.Buffer < b.t.Buffer
+		}
+		if fa, fb := foot(a), foot(b); fa != fb {
+			return fa > fb
+		}
+		return a.s < b.s
+	})
+	used := append([]rect(nil), fixed...)
+	out := make([]layout, len(pts))
+	for _, i := range order {
+		pt := pts[i]
+		l, ok := fit(a, pt, used)
+		if !ok {
+			what := fmt.Sprintf("%d bytes per partition", numElems(pt.tuple())*pt.t.TileBytes())
+			if pt.t.Buffer == PSUM {
+				what = fmt.Sprintf("%d banks", numElems(pt.tuple()))
+			}
+			verb := "do"
+			if numElems(pt.tuple()) == 1 {
+				verb = "does"
+			}
+			return nil, fmt.Errorf("%s: tensor %s: %d physical %s (%s) %s not fit in %s beside the tensors alive at the same time",
+				pt.t.Path, pt.t.Name, numElems(pt.tuple()), pluralWord(numElems(pt.tuple()), "tile"), what, verb, pt.t.Buffer)
+		}
+		out[i] = l
+		used = append(used, rect{buf: pt.t.Buffer, p0: l.p0, p1: l.p0 + (l.q-1)*l.stride + pt.t.Partitions, u0: l.u0, u1: l.u0 + l.units, s: pt.s, e: pt.e})
+	}
+	return out, nil
+}
+
+func pluralWord(n int64, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
+
+// fit finds the lowest place for a tensor's physical tiles: over every
+// quadrant spread and start partition, the lowest aligned start of a free
+// range of the units needed, among the ranges of tensors alive at the same
+// time; ties go to fewer quadrants, then to the lower partition.
+func fit(a *Arch, pt *placeTensor, used []rect) (layout, bool) {
+	t := pt.t
+	k := numElems(pt.tuple())
+	unit, capacity, align := t.TileBytes(), a.SBUFUsableBytes, a.SBUFAlign
+	if t.Buffer == PSUM {
+		unit, capacity, align = 1, int64(a.PSUMBanks), 1
+	}
+	stride := quadrantStride(t.Partitions)
+	maxQ := int64(1)
+	if t.Buffer == SBUF && t.Tiles() <= MaxPlacedTableTiles {
+		maxQ = min(int64(a.Partitions)/stride, k)
+	}
+	best := layout{u0: -1}
+	var ranges [][2]int64
+	for q := int64(1); q <= maxQ; q *= 2 {
+		perQuad := (k + q - 1) / q
+		units := perQuad * unit
+		span := (q-1)*stride + t.Partitions
+		for p0 := int64(0); p0+span <= int64(a.Partitions); p0 += stride {
+			if !StartPartitionAllowed(t.Partitions, p0) {
+				continue
+			}
+			ranges = ranges[:0]
+			for _, r := range used {
+				if r.buf == t.Buffer && r.s < pt.e && pt.s < r.e && r.p0 < p0+span && p0 < r.p1 {
+					ranges = append(ranges, [2]int64{r.u0, r.u1})
+				}
+			}
+			sort.Slice(ranges, func(i, j int) bool { return ranges[i][0] < ranges[j][0] })
+			addr := int64(0)
+			for _, r := range ranges {
+				if r[0] >= addr+units {
+					break
+				}
+				addr = max(addr, alignUp(r[1], align))
+			}
+			if addr+units > capacity {
+				continue
+			}
+			if best.u0 < 0 || addr+units < best.u0+best.units {
+				best = layout{p0: p0, u0: addr, q: q, stride: stride, perQuad: perQuad, units: units, physical: k}
+			}
+		}
+	}
+	return best, best.u0 >= 0
+}
+
+func alignUp(v, a int64) int64 {
+	if a <= 1 {
+		return v
+	}
+	return (v + a - 1) / a * a
+}
+
+// applyLayout returns a copy of the plan with the automatic tensors
+// allocated as laid out.
+func applyLayout(p *Plan, pts []*placeTensor, lay []layout) *Plan {
+	pp := *p
+	pp.Tensors = append([]*Tensor(nil), p.Tensors...)
+	for i, pt := range pts {
+		t := *pt.t
+		l := lay[i]
+		f := pt.tuple()
+		switch {
+		case t.Buffer == PSUM:
+			t.Kind = Mod
+			t.Mod = &ModAlloc{BaseBank: l.u0, NumBankTiles: trimOnes(f)}
+		case l.q == 1:
+			t.Kind = Mod
+			t.Mod = &ModAlloc{BaseAddr: l.u0, BasePartition: l.p0, NumFreeTiles: trimOnes(f)}
+		case quadrantMod(&t, f, l) != nil:
+			t.Kind = Mod
+			t.Mod = quadrantMod(&t, f, l)
+		default:
+			t.Kind = Table
+			t.Table = make([]TableEntry, t.Tiles())
+			for lin := range t.Table {
+				idx := t.BlockIndex(int64(lin))
+				j := modLinear(f, idx)
+				t.Table[lin] = TableEntry{Index: idx, Loc: Location{Partition: l.p0 + (j%l.q)*l.stride, Addr: l.u0 + (j/l.q)*t.TileBytes()}}
+			}
+		}
+		pp.Tensors[pt.ti] = &t
+	}
+	return &pp
+}
+
+// quadrantMod expresses a layout spread over partition quadrants as
+// mod_alloc when it can (the guide's num_par_tiles multi-buffering): the
+// tile spans exactly one quadrant stride (32 or 64 partitions), only the last
+// block dim varies, and the k = q*f physical tiles split into q partition
+// slots and f free slots with gcd(q, f) = 1, so that (i mod q, i mod f)
+// tells the k classes i mod k apart (Chinese remainder theorem) exactly as
+// the table would. Otherwise nil.
+func quadrantMod(t *Tensor, f []int64, l layout) *ModAlloc {
+	n := len(f)
+	if n == 0 || t.Partitions != l.stride || l.q*l.perQuad != l.physical || gcd(l.q, l.perQuad) != 1 {
+		return nil
+	}
+	for _, v := range f[:n-1] {
+		if v != 1 {
+			return nil
+		}
+	}
+	par := make([]int64, n)
+	free := make([]int64, n)
+	for d := range par {
+		par[d], free[d] = 1, 1
+	}
+	par[n-1], free[n-1] = l.q, l.perQuad
+	return &ModAlloc{BaseAddr: l.u0, BasePartition: l.p0, NumParTiles: trimOnes(par), NumFreeTiles: trimOnes(free)}
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// trimOnes returns nil for an all-ones tuple (mod_alloc's default).
+func trimOnes(f []int64) []int64 {
+	for _, v := range f {
+		if v != 1 {
+			return append([]int64(nil), f...)
+		}
+	}
+	return nil
+}
+
+func describePlaced(a *Arch, pt *placeTensor, l layout, placedT *Tensor) PlacedTensor {
+	t := pt.t
+	d := PlacedTensor{
+		Tensor: t.Name, Buffer: t.Buffer.String(), LogicalTiles: t.Tiles(), MaxAlive: pt.maxAlive,
+		Fewest: numElems(pt.ladder[0]), Physical: l.physical,
+		StartPartition: l.p0, Partitions: (l.q-1)*l.stride + t.Partitions, Quadrants: l.q,
+		Lifetime: [2]int{pt.s, pt.e},
+	}
+	if t.Buffer == PSUM {
+		d.Bank, d.Banks, d.Bytes = l.u0, l.units, t.TileBytes()
+	} else {
+		d.Addr, d.Bytes = l.u0, l.units
+	}
+	if placedT.Kind == Mod {
+		d.Alloc, d.Code = "mod_alloc", placedT.Mod.Code(t.Buffer)
+		return d
+	}
+	d.Alloc = "alloc"
+	fn := t.Name + "_alloc"
+	d.Code = fmt.Sprintf("ncc.%s.alloc(%s)", t.Buffer, fn)
+	var b strings.Builder
+	fmt.Fprintf(&b, "def %s(idx, pdim_size, fdim_size):\n", fn)
+	fmt.Fprintf(&b, "    j = 0\n    for i, n in zip(idx, %s):\n        j = j * n + i %% n\n", pyTuple(pt.tuple()))
+	fmt.Fprintf(&b, "    return (%d + (j %% %d) * %d, %d + (j // %d) * fdim_size)\n", l.p0, l.q, l.stride, l.u0, l.q)
+	d.Func = b.String()
+	return d
+}
