@@ -19,6 +19,11 @@ import (
 func init() {
 	registerReporter(detect.NEFF, reportNeff)
 	registerReporter(detect.NEFFDir, reportNeff)
+	// The DMA traffic and timeline sections (report_neffdma.go).
+	registerNeffReportPart(func(env *Env, path string, m *neff.Model) (neffReportPart, error) {
+		secs, rep := neffDMASections(m)
+		return neffReportPart{Sections: secs, Diagnostics: rep, SectionFor: func(d diag.Diagnostic) string { return neffDMASectionFor(m, d) }}, nil
+	})
 }
 
 // neffReportParts lets other NEFF files (the DMA traffic and timeline of
@@ -83,13 +88,23 @@ func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
 			if err != nil {
 				return nil, err
 			}
-			page.Sections = append(page.Sections, part.Sections...)
+			// Section IDs are made unique per file, like this file's own.
+			prefix := fmt.Sprintf("neff-%d-", i)
+			for _, sec := range part.Sections {
+				sec.ID = prefix + sec.ID
+				page.Sections = append(page.Sections, sec)
+			}
 			page.Diagnostics = append(page.Diagnostics, part.Diagnostics.WithFile(name)...)
-			if part.SectionFor != nil {
+			if of := part.SectionFor; of != nil {
 				partFor = append(partFor, struct {
 					file string
 					of   func(diag.Diagnostic) string
-				}{name, part.SectionFor})
+				}{name, func(d diag.Diagnostic) string {
+					if id := of(d); id != "" {
+						return prefix + id
+					}
+					return ""
+				}})
 			}
 		}
 	}

@@ -18,7 +18,7 @@ func TestNeffReportPart(t *testing.T) {
 	files := conformance.Files(t, conformance.Corpus(t, "neff"), "*.neff")
 	saved := neffReportParts
 	defer func() { neffReportParts = saved }()
-	neffReportParts = nil
+	neffReportParts = nil // without the DMA part: only the fake one
 	registerNeffReportPart(func(env *Env, path string, m *neff.Model) (neffReportPart, error) {
 		var rep diag.Report
 		rep.Add(neff.RuleBinSize, "part location", "a finding of the part")
@@ -34,14 +34,14 @@ func TestNeffReportPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := page.Sections[len(page.Sections)-1]
-	if last.ID != "part-x" {
+	if last.ID != "neff-0-part-x" {
 		t.Fatalf("sections end with %q", last.ID)
 	}
 	found := false
 	for _, d := range page.Diagnostics {
 		if d.Location == "part location" {
 			found = true
-			if d.File != filepath.Base(files[0]) || page.SectionFor(d) != "part-x" {
+			if d.File != filepath.Base(files[0]) || page.SectionFor(d) != "neff-0-part-x" {
 				t.Fatalf("finding %+v links to %q", d, page.SectionFor(d))
 			}
 		}
