@@ -37,7 +37,9 @@ time_cmd() {
       args="$args '$a'"
     done
     case "$name" in tar) mkdir -p "$d" ;; esac
-    t0=$(now); eval "$args" >/dev/null; t1=$(now)
+    # gzip -dc warns (exit 2) about the zero padding after the member.
+    case "$name" in gunzip) ok="|| true" ;; *) ok="" ;; esac
+    t0=$(now); eval "$args >/dev/null 2>/dev/null $ok"; t1=$(now)
     echo $((t1 - t0))
     rm -rf "$d"
     i=$((i + 1))
@@ -55,3 +57,5 @@ t_inspect=$(time_cmd inspect "$tmp/npukit" inspect --json "$big")
 t_sha=$(time_cmd sha sha256sum "$big")
 echo "inspect --json $(basename "$big"): median $((t_inspect / 1000)) us; sha256sum: median $((t_sha / 1000)) us; ratio $(ratio "$t_inspect" "$t_sha") (limit 2.0)"
 echo "inspect --json vs tar -xzf of the payload (context): ratio $(ratio "$t_inspect" "$t_tar")"
+t_gunzip=$(time_cmd gunzip gzip -dc "$tmp/payload.tgz")
+echo "floor: gzip -dc of the payload alone: median $((t_gunzip / 1000)) us, $(ratio "$t_gunzip" "$t_sha") x sha256sum"

@@ -48,7 +48,7 @@ func SBPartitionBytes(a Arch) int64 {
 // CheckBytes reads and checks a NEFF. Framing problems that stop reading
 // become diagnostics too, so the report is the only result.
 func CheckBytes(b []byte, lim Limits, rt Runtime) (diag.Report, *Model) {
-	f, err := Read(b, lim)
+	f, err := read(b, lim, true)
 	if err != nil {
 		var rep diag.Report
 		var fe *FormatError

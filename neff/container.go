@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
 )
@@ -100,6 +101,28 @@ type File struct {
 	Members []Member  `json:"members"`
 
 	index map[string]int
+	// trees holds the JSON members parsed while the rest of the payload
+	// was still being inflated (see Read); Decode uses them.
+	trees map[string]treeResult
+}
+
+type treeResult struct {
+	data []byte // the bytes parsed (a member whose Data changed is parsed again)
+	tree any
+	err  error
+}
+
+// jsonTree returns the pre-parsed tree of a member, if Read made one from
+// the member's current data.
+func (f *File) jsonTree(m *Member) (treeResult, bool) {
+	if f == nil {
+		return treeResult{}, false
+	}
+	r, ok := f.trees[m.Name]
+	if !ok || len(r.data) != len(m.Data) || len(m.Data) == 0 || &r.data[0] != &m.Data[0] {
+		return treeResult{}, false
+	}
+	return r, true
 }
 
 // Member returns the member with the given name (without "./").
@@ -128,7 +151,11 @@ func ReadFile(name string) (*File, error) {
 
 // Read decodes a whole NEFF. A wrong hash is not an error (see File.Hash);
 // framing and tar problems are *FormatError.
-func Read(b []byte, lim Limits) (*File, error) {
+func Read(b []byte, lim Limits) (*File, error) { return read(b, lim, false) }
+
+// read is Read; with parseJSON (for callers that decode the model next)
+// and a second CPU, JSON members are parsed while inflating goes on.
+func read(b []byte, lim Limits, parseJSON bool) (*File, error) {
 	h, err := ParseHeader(b)
 	if err != nil {
 		return nil, formatErr(RuleHeaderTruncated, 0, "", "%v", err)
@@ -144,7 +171,15 @@ func Read(b []byte, lim Limits) (*File, error) {
 		return nil, formatErr(RuleDataSize, offDataSize, "", "data_size %d exceeds the %d bytes after the header", h.DataSize, size-HeaderSize)
 	}
 	data := b[HeaderSize : HeaderSize+h.DataSize]
-	f := &File{Header: h, Hash: VerifyHash(h, data)}
+	f := &File{Header: h}
+	// The hash covers the stored bytes: with a second CPU it is computed
+	// while the payload is inflated.
+	hashed := make(chan HashCheck, 1)
+	if runtime.GOMAXPROCS(0) > 1 {
+		go func() { hashed <- VerifyHash(h, data) }()
+	} else {
+		hashed <- VerifyHash(h, data)
+	}
 	f.Payload.Stored = int64(h.DataSize)
 	f.Payload.Trailing = int64(size - HeaderSize - h.DataSize)
 	var tr io.Reader
@@ -166,7 +201,25 @@ func Read(b []byte, lim Limits) (*File, error) {
 		tr = cr
 	}
 	lr := &limitedReader{r: tr, n: lim.MaxDecompressed}
-	if err := f.readTar(lr, lim, int64(len(data))); err != nil {
+	var jobs chan *Member
+	done := make(chan map[string]treeResult, 1)
+	if parseJSON && runtime.GOMAXPROCS(0) > 1 {
+		jobs = make(chan *Member, 256)
+		go func() {
+			trees := map[string]treeResult{}
+			for m := range jobs {
+				t, err := parseTree(m.Data)
+				trees[m.Name] = treeResult{m.Data, t, err}
+			}
+			done <- trees
+		}()
+	}
+	err = f.readTar(lr, lim, int64(len(data)), jobs)
+	if jobs != nil {
+		close(jobs)
+		f.trees = <-done
+	}
+	if err != nil {
 		return nil, err
 	}
 	// Drain what follows the tar end marker inside the gzip member.
@@ -185,6 +238,7 @@ func Read(b []byte, lim Limits) (*File, error) {
 	}
 	f.Payload.Padding = int64(len(data)) - f.Payload.Content
 	f.Payload.PaddingNonZero = !allZero(data[f.Payload.Content:])
+	f.Hash = <-hashed
 	return f, nil
 }
 
@@ -227,7 +281,7 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (f *File) readTar(r io.Reader, lim Limits, stored int64) error {
+func (f *File) readTar(r io.Reader, lim Limits, stored int64, jsonMembers chan<- *Member) error {
 	t := tar.NewReader(r)
 	formats := map[string]bool{}
 	seen := map[string]bool{}
@@ -311,6 +365,10 @@ func (f *File) readTar(r io.Reader, lim Limits, stored int64) error {
 			Name: name, Data: buf.Bytes(), Mode: hdr.Mode, Uid: hdr.Uid, Gid: hdr.Gid,
 			Uname: hdr.Uname, Gname: hdr.Gname, ModTime: hdr.ModTime.Unix(),
 		})
+		if jsonMembers != nil && strings.HasSuffix(name, ".json") {
+			// A copy of the header: the Members slice may move.
+			jsonMembers <- &Member{Name: name, Data: buf.Bytes()}
+		}
 	}
 	for k := range formats {
 		f.Tar.Formats = append(f.Tar.Formats, k)

@@ -48,7 +48,12 @@ func FuzzPayload(f *testing.F) {
 	b, _ = Pack(Header{PkgVersion: 1}, []Member{{Name: "a", Data: []byte("x")}}, PackOptions{})
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		Read(b, Limits{MaxDecompressed: 1 << 22, MaxMembers: 1000})
+		lim := Limits{MaxDecompressed: 1 << 22, MaxMembers: 1000}
+		Read(b, lim)
+		// The decoding path (JSON parsed while inflating), check and summary.
+		if _, m := CheckBytes(b, lim, DefaultRuntime); m != nil {
+			Summarize(m).WriteText(io.Discard)
+		}
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -86,7 +87,7 @@ func Open(name string) (*Model, error) {
 
 // OpenBytes decodes a NEFF held in memory.
 func OpenBytes(b []byte, lim Limits) (*Model, error) {
-	f, err := Read(b, lim)
+	f, err := read(b, lim, true)
 	if err != nil {
 		return nil, err
 	}
@@ -135,6 +136,7 @@ func Decode(f *File) *Model {
 	if mem, ok := f.Member("metrics.json"); ok {
 		m.decodeJSON(mem, &m.Metrics)
 	}
+	f.trees = nil // used once: free them
 	return m
 }
 
@@ -144,7 +146,12 @@ func isKelf(name string) bool {
 
 // decodeJSON decodes a member, recording a problem when it fails.
 func (m *Model) decodeJSON(mem *Member, v any) bool {
-	err := decodeTree(mem.Data, v)
+	var err error
+	if r, ok := m.File.jsonTree(mem); ok && r.err == nil {
+		err = fromTree(r.tree, reflect.ValueOf(v).Elem(), "")
+	} else {
+		err = decodeTree(mem.Data, v)
+	}
 	if p := TreePath(err); p != "" {
 		m.Problems.Add(RuleJSONSyntax, mem.Name+": "+p, "%v", errors.Unwrap(err))
 		return false

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/detect"
@@ -240,7 +241,7 @@ func neffDemoRoundTrip(env *Env, path, outDir string) error {
 	if err != nil {
 		return err
 	}
-	dir := outDir + "/neff-unpacked"
+	dir := filepath.Join(outDir, "neff-unpacked")
 	files, err := neff.Unpack(f, dir, true)
 	if err != nil {
 		return err

@@ -16,16 +16,32 @@ import (
 	"github.com/npukit/npukit/report"
 )
 
-func init() { registerReporter(detect.NEFF, reportNeff) }
+func init() {
+	registerReporter(detect.NEFF, reportNeff)
+	registerReporter(detect.NEFFDir, reportNeff)
+	// The DMA traffic and timeline sections (report_neffdma.go).
+	registerNeffReportPart(func(env *Env, path string, m *neff.Model) (neffReportPart, error) {
+		secs, rep := neffDMASections(m)
+		return neffReportPart{Sections: secs, Diagnostics: rep, SectionFor: func(d diag.Diagnostic) string { return neffDMASectionFor(m, d) }}, nil
+	})
+}
 
-// neffReportSections lets other NEFF files (the DMA traffic and timeline
-// of the dma tools) add sections to the NEFF report without editing this
-// file: each is called with the file and its decoded model, after the
-// container sections.
-var neffReportSections []func(env *Env, path string, m *neff.Model) ([]report.Section, error)
+// neffReportParts lets other NEFF files (the DMA traffic and timeline of
+// the dma tools) add to the NEFF report without editing this file: each is
+// called with the file and its decoded model after the container sections
+// are built, and returns its sections, its findings (for the page's
+// diagnostics) and, optionally, which of its sections a finding belongs to.
+var neffReportParts []func(env *Env, path string, m *neff.Model) (neffReportPart, error)
 
-func registerNeffReportSections(f func(env *Env, path string, m *neff.Model) ([]report.Section, error)) {
-	neffReportSections = append(neffReportSections, f)
+// neffReportPart is what a registered part adds to a NEFF report.
+type neffReportPart struct {
+	Sections    []report.Section
+	Diagnostics diag.Report
+	SectionFor  func(d diag.Diagnostic) string // nil: none of its sections
+}
+
+func registerNeffReportPart(f func(env *Env, path string, m *neff.Model) (neffReportPart, error)) {
+	neffReportParts = append(neffReportParts, f)
 }
 
 func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
@@ -34,14 +50,28 @@ func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
 		page.Title = fmt.Sprintf("%d NEFFs", len(files))
 	}
 	var names []string
+	var partFor []struct {
+		file string
+		of   func(diag.Diagnostic) string
+	}
 	for i, f := range files {
-		b, err := os.ReadFile(f.Path)
-		if err != nil {
-			return nil, err
-		}
 		name := filepath.Base(f.Path)
 		names = append(names, name)
-		rep, m := neff.CheckBytes(b, neff.DefaultLimits(), neff.DefaultRuntime)
+		var rep diag.Report
+		var m *neff.Model
+		if f.Kind == detect.NEFFDir {
+			dm, err := readNeff(f.Path)
+			if err != nil {
+				return nil, err
+			}
+			m, rep = dm, neff.Check(dm, neff.DefaultRuntime)
+		} else {
+			b, err := os.ReadFile(f.Path)
+			if err != nil {
+				return nil, err
+			}
+			rep, m = neff.CheckBytes(b, neff.DefaultLimits(), neff.DefaultRuntime)
+		}
 		page.Diagnostics = append(page.Diagnostics, rep.WithFile(name)...)
 		if m == nil {
 			page.Sections = append(page.Sections, report.Section{ID: fmt.Sprintf("neff-%d-header", i), Title: name + ": unreadable",
@@ -53,12 +83,29 @@ func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
 			page.Summary = neffSummaryKVs(s, rep)
 		}
 		page.Sections = append(page.Sections, neffSections(i, name, m, s)...)
-		for _, add := range neffReportSections {
-			secs, err := add(env, f.Path, m)
+		for _, add := range neffReportParts {
+			part, err := add(env, f.Path, m)
 			if err != nil {
 				return nil, err
 			}
-			page.Sections = append(page.Sections, secs...)
+			// Section IDs are made unique per file, like this file's own.
+			prefix := fmt.Sprintf("neff-%d-", i)
+			for _, sec := range part.Sections {
+				sec.ID = prefix + sec.ID
+				page.Sections = append(page.Sections, sec)
+			}
+			page.Diagnostics = append(page.Diagnostics, part.Diagnostics.WithFile(name)...)
+			if of := part.SectionFor; of != nil {
+				partFor = append(partFor, struct {
+					file string
+					of   func(diag.Diagnostic) string
+				}{name, func(d diag.Diagnostic) string {
+					if id := of(d); id != "" {
+						return prefix + id
+					}
+					return ""
+				}})
+			}
 		}
 	}
 	page.Subtitle = names[0]
@@ -66,6 +113,13 @@ func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
 		page.Subtitle += fmt.Sprintf(" and %d more", len(names)-1)
 	}
 	page.SectionFor = func(d diag.Diagnostic) string {
+		for _, p := range partFor {
+			if p.file == d.File {
+				if id := p.of(d); id != "" {
+					return id
+				}
+			}
+		}
 		for i, n := range names {
 			if d.File != n {
 				continue
