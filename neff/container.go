@@ -343,16 +343,11 @@ func (f *File) readTar(r io.Reader, lim Limits, stored int64, jsonMembers chan<-
 		if !f.Payload.Compressed && hdr.Size > stored {
 			return formatErr(RuleTarFraming, -1, hdr.Name, "declared size %d exceeds the %d-byte payload", hdr.Size, stored)
 		}
-		// Grow with the data actually present, never by the declared
-		// size alone (a compressed payload can declare anything).
-		var buf bytes.Buffer
-		if hdr.Size <= 1<<20 {
-			buf.Grow(int(hdr.Size))
-		}
-		n, err := io.Copy(&buf, io.LimitReader(t, hdr.Size))
+		data, err := readMember(t, hdr.Size)
 		if err != nil {
 			return tarErr(err, name)
 		}
+		n := int64(len(data))
 		if n != hdr.Size {
 			return formatErr(RuleTarFraming, -1, name, "member truncated: %d of %d bytes", n, hdr.Size)
 		}
@@ -362,12 +357,12 @@ func (f *File) readTar(r io.Reader, lim Limits, stored int64, jsonMembers chan<-
 		}
 		prev = name
 		f.Members = append(f.Members, Member{
-			Name: name, Data: buf.Bytes(), Mode: hdr.Mode, Uid: hdr.Uid, Gid: hdr.Gid,
+			Name: name, Data: data, Mode: hdr.Mode, Uid: hdr.Uid, Gid: hdr.Gid,
 			Uname: hdr.Uname, Gname: hdr.Gname, ModTime: hdr.ModTime.Unix(),
 		})
 		if jsonMembers != nil && strings.HasSuffix(name, ".json") {
 			// A copy of the header: the Members slice may move.
-			jsonMembers <- &Member{Name: name, Data: buf.Bytes()}
+			jsonMembers <- &Member{Name: name, Data: data}
 		}
 	}
 	for k := range formats {
@@ -408,4 +403,33 @@ func CleanName(name string) (string, error) {
 		return "", nil
 	}
 	return c, nil
+}
+
+// memberChunk bounds the first allocation for a member: a compressed payload
+// can declare any size, so memory grows with the bytes actually inflated
+// (doubling, capped at the declared size), never by the declaration alone.
+const memberChunk = 1 << 20
+
+// readMember reads a tar entry of the declared size into one exactly sized
+// slice when the data is all there (a short entry returns what was read).
+// Unlike bytes.Buffer.ReadFrom it never grows past the declared size to
+// probe for EOF, which doubled every member's allocation.
+func readMember(r io.Reader, size int64) ([]byte, error) {
+	buf := make([]byte, 0, min(size, memberChunk))
+	for int64(len(buf)) < size {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(size, 2*int64(cap(buf))))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
