@@ -108,6 +108,11 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 	}
 	cmd.Flags().BoolVar(&listRules, "list-rules", false, "list every rule (ID, severity, description) and exit")
 	cmd.Flags().BoolVar(&noInfo, "no-info", false, "leave out info diagnostics")
+	for _, k := range supportedKinds() {
+		if f := formats[k].CheckFlags; f != nil {
+			f(cmd.Flags())
+		}
+	}
 	return cmd
 }
 

@@ -31,6 +31,9 @@ type Format struct {
 	// (e.g. gemini's --layers); Inspect reads them from where they were
 	// bound. Names must not clash with other kinds' flags.
 	InspectFlags func(fs *pflag.FlagSet)
+	// CheckFlags adds the kind's own flags to the shared check command
+	// (e.g. the NEFF runtime to gate against), the same way.
+	CheckFlags func(fs *pflag.FlagSet)
 }
 
 var formats = map[detect.Kind]Format{}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/detect"
@@ -13,10 +15,11 @@ import (
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() {
-	registerFormat(Format{Kind: detect.NEFF, Inspect: inspectNeff, Check: checkNeff})
+	registerFormat(Format{Kind: detect.NEFF, Inspect: inspectNeff, Check: checkNeff, CheckFlags: neffCheckFlags})
 	registerFormat(Format{Kind: detect.NEFFDir, Inspect: inspectNeff, Check: checkNeff})
 	registerDiffer(detect.NEFF, diffNeff)
 	registerDiffer(detect.NEFFDir, diffNeff)
@@ -58,13 +61,21 @@ func checkNeff(env *Env, r detect.Result) (diag.Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		return neff.Check(m, neff.DefaultRuntime), nil
+		rt, err := neffCheckRuntime()
+		if err != nil {
+			return nil, err
+		}
+		return neff.Check(m, rt), nil
+	}
+	rt, err := neffCheckRuntime()
+	if err != nil {
+		return nil, err
 	}
 	b, err := os.ReadFile(r.Path)
 	if err != nil {
 		return nil, err
 	}
-	rep, _ := neff.CheckBytes(b, neff.DefaultLimits(), neff.DefaultRuntime)
+	rep, _ := neff.CheckBytes(b, neff.DefaultLimits(), rt)
 	return rep, nil
 }
 
@@ -262,4 +273,37 @@ func neffDemoRoundTrip(env *Env, path, outDir string) error {
 	fmt.Fprintf(env.Stdout, "unpacked %d files into %s, packed them again: %s; check of the repacked file: %d errors\n",
 		len(files), dir, d.Statement, rep.Count(diag.Error))
 	return nil
+}
+
+// neffRuntimeFlags name the runtime `npukit check` gates NEFF headers
+// against (default: the public Neuron runtime 2.x).
+var neffRuntimeFlags struct {
+	major    uint64
+	features string
+}
+
+func neffCheckFlags(fs *pflag.FlagSet) {
+	fs.Uint64Var(&neffRuntimeFlags.major, "neff-runtime-major", neff.DefaultRuntime.MaxMajor,
+		"NEFF: highest neff_version_major the target runtime loads")
+	fs.StringVar(&neffRuntimeFlags.features, "neff-runtime-features", fmt.Sprintf("%#x", neff.DefaultRuntime.Features),
+		"NEFF: feature-bit mask the target runtime supports (its \"Currently supporting: 0x...\" message)")
+}
+
+// neffCheckRuntime is the runtime the flags describe; it keeps the default
+// runtime's name unless a flag changed what it accepts.
+func neffCheckRuntime() (neff.Runtime, error) {
+	rt := neff.DefaultRuntime
+	f := neffRuntimeFlags
+	if f.major == 0 && f.features == "" { // flags not bound (library callers, tests)
+		return rt, nil
+	}
+	feats, err := strconv.ParseUint(strings.TrimSpace(f.features), 0, 64)
+	if err != nil {
+		return rt, fmt.Errorf("--neff-runtime-features %q: want a 64-bit mask such as 0x80000000000000ff", f.features)
+	}
+	if f.major != rt.MaxMajor || feats != rt.Features {
+		rt = neff.Runtime{Name: fmt.Sprintf("a runtime loading NEFF major <= %d with feature bits %#x", f.major, feats),
+			MaxMajor: f.major, Features: feats}
+	}
+	return rt, nil
 }
