@@ -1,0 +1,81 @@
+// Command alloc times the exact allocation solver on MiniMalloc-style CSV
+// problems: one solve per file, wall seconds per problem and in total,
+// each solution validated. Used by bench/alloc.sh.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/npukit/npukit/alloc"
+)
+
+func main() {
+	capacity := flag.Int64("capacity", 0, "capacity in bytes (default: from NAME.<capacity>.csv)")
+	timeout := flag.Duration("timeout", 10*time.Minute, "time limit per problem")
+	workers := flag.Int("workers", 0, "parallel workers (0 = all cores)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile")
+	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	var total time.Duration
+	failed := false
+	fmt.Printf("%-20s %8s %10s %12s %10s\n", "problem", "buffers", "status", "nodes", "seconds")
+	for _, path := range flag.Args() {
+		c := *capacity
+		if c == 0 {
+			parts := strings.Split(filepath.Base(path), ".")
+			if len(parts) >= 3 {
+				c, _ = strconv.ParseInt(parts[len(parts)-2], 10, 64)
+			}
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		tb, err := alloc.ReadCSV(f, c, alloc.Limits{})
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", path, err)
+			os.Exit(2)
+		}
+		p := &tb.Problem
+		var nodes int64
+		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+		start := time.Now()
+		sol, st, _ := alloc.Exact(ctx, p, alloc.Options{Workers: *workers, Progress: func(n int64) { nodes = n }})
+		el := time.Since(start)
+		cancel()
+		total += el
+		status := map[alloc.Status]string{alloc.Solved: "solved", alloc.Infeasible: "infeasible", alloc.TimedOut: "timeout"}[st]
+		if st == alloc.Solved && len(alloc.Validate(p, sol)) > 0 {
+			status = "INVALID"
+		}
+		if st != alloc.Solved {
+			failed = true
+		}
+		fmt.Printf("%-20s %8d %10s %12d %10.3f\n", filepath.Base(path), len(p.Buffers), status, nodes, el.Seconds())
+	}
+	fmt.Printf("%-20s %8s %10s %12s %10.3f\n", "total", "", "", "", total.Seconds())
+	if *cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
