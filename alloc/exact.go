@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"sort"
 	"sync"
@@ -352,6 +353,8 @@ func (c *component) key(k int, letter byte) int64 {
 		return c.life[k]
 	case 'A':
 		return c.life[k] * c.size[k]
+	case 'Z':
+		return c.size[k]
 	}
 	return c.total[k]
 }
@@ -470,9 +473,18 @@ func (c *component) search(ctx context.Context, first, stride int, explored *ato
 		ranks = append(ranks, c.rank(orderings[o]))
 		ids = append(ids, o)
 	}
-	for limit := int64(2 * n); ; limit *= 2 {
-		for i, r := range ranks {
-			s.rank, s.ordering = r, ids[i]
+	// Each round also tries one randomly perturbed ordering (seeded, so
+	// runs are reproducible): diversity against heavy-tailed searches.
+	rng := rand.New(rand.NewPCG(uint64(first), uint64(stride)))
+	for round, limit := 0, int64(2*n); ; round, limit = round+1, limit*2 {
+		rr, ri := ranks, ids
+		if round > 0 {
+			h := orderings[(first+round)%len(orderings)]
+			rr = append(rr[:len(rr):len(rr)], c.perturbedRank(h, rng))
+			ri = append(ri[:len(ri):len(ri)], len(orderings)+round*stride+first)
+		}
+		for i, r := range rr {
+			s.rank, s.ordering = r, ri[i]
 			s.budget, s.halt = limit, false
 			ok := s.solve(set, 0, 0, -1)
 			switch {
@@ -488,6 +500,35 @@ func (c *component) search(ctx context.Context, first, stride int, explored *ato
 			}
 		}
 	}
+}
+
+// perturbedRank is rank with every key scaled by a random factor.
+func (c *component) perturbedRank(h string, rng *rand.Rand) []int32 {
+	n := len(c.bufs)
+	keys := make([][]float64, n)
+	for k := range keys {
+		keys[k] = make([]float64, len(h))
+		for i := 0; i < len(h); i++ {
+			keys[k][i] = float64(c.key(k, h[i])) * (0.7 + 0.6*rng.Float64())
+		}
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		for i := 0; i < len(h); i++ {
+			if x, y := keys[order[a]][i], keys[order[b]][i]; x != y {
+				return x > y
+			}
+		}
+		return false
+	})
+	rank := make([]int32, n)
+	for r, k := range order {
+		rank[k] = int32(r)
+	}
+	return rank
 }
 
 // rank orders buffers by a preordering heuristic.
@@ -647,7 +688,6 @@ func (s *searcher) solve(set []int32, level int, last int64, prev int) bool {
 		}
 		if x < last {
 			// Not canonical now: it must rest on a buffer placed later.
-			skipped = true
 			continue
 		}
 		if x == last && prev >= 0 && s.rank[k] < s.rank[prev] {
