@@ -1,6 +1,8 @@
 // Command alloc times the exact allocation solver on MiniMalloc-style CSV
 // problems: one solve per file, wall seconds per problem and in total,
-// each solution validated. Used by bench/alloc.sh.
+// each solution validated, as ratios against reference times (MiniMalloc's,
+// measured on the same machine type: the baseline cannot run here, so the
+// ratio is against recorded figures). Used by bench/alloc.sh.
 package main
 
 import (
@@ -22,7 +24,16 @@ func main() {
 	timeout := flag.Duration("timeout", 10*time.Minute, "time limit per problem")
 	workers := flag.Int("workers", 0, "parallel workers (0 = all cores)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile")
+	baseline := flag.String("baseline", "", "reference seconds per problem, NAME=SECONDS,... (NAME is the file name up to the first dot)")
 	flag.Parse()
+	ref := map[string]float64{}
+	for _, kv := range strings.Split(*baseline, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				ref[k] = f
+			}
+		}
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -33,15 +44,13 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	var total time.Duration
+	var refTotal float64
 	failed := false
-	fmt.Printf("%-20s %8s %10s %12s %10s\n", "problem", "buffers", "status", "nodes", "seconds")
+	fmt.Printf("%-20s %8s %10s %12s %10s %10s %8s\n", "problem", "buffers", "status", "nodes", "seconds", "baseline", "ratio")
 	for _, path := range flag.Args() {
 		c := *capacity
 		if c == 0 {
-			parts := strings.Split(filepath.Base(path), ".")
-			if len(parts) >= 3 {
-				c, _ = strconv.ParseInt(parts[len(parts)-2], 10, 64)
-			}
+			c, _ = alloc.CapacityFromName(path)
 		}
 		f, err := os.Open(path)
 		if err != nil {
@@ -69,9 +78,20 @@ func main() {
 		if st != alloc.Solved {
 			failed = true
 		}
-		fmt.Printf("%-20s %8d %10s %12d %10.3f\n", filepath.Base(path), len(p.Buffers), status, nodes, el.Seconds())
+		name, _, _ := strings.Cut(filepath.Base(path), ".")
+		base, ratio := "-", "-"
+		if r, ok := ref[name]; ok {
+			refTotal += r
+			base, ratio = fmt.Sprintf("%.2f", r), fmt.Sprintf("%.2fx", r/el.Seconds())
+		}
+		fmt.Printf("%-20s %8d %10s %12d %10.3f %10s %8s\n", filepath.Base(path), len(p.Buffers), status, nodes, el.Seconds(), base, ratio)
 	}
-	fmt.Printf("%-20s %8s %10s %12s %10.3f\n", "total", "", "", "", total.Seconds())
+	base, ratio := "-", "-"
+	if refTotal > 0 {
+		base, ratio = fmt.Sprintf("%.2f", refTotal), fmt.Sprintf("%.2fx", refTotal/total.Seconds())
+	}
+	fmt.Printf("%-20s %8s %10s %12s %10.3f %10s %8s\n", "total", "", "", "", total.Seconds(), base, ratio)
+	fmt.Println("ratio = baseline seconds / npukit seconds (above 1x: npukit is faster)")
 	if *cpuprofile != "" {
 		pprof.StopCPUProfile()
 	}
