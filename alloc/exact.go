@@ -486,7 +486,7 @@ func (c *component) search(ctx context.Context, first, stride int, explored *ato
 		for i, r := range rr {
 			s.rank, s.ordering = r, ri[i]
 			s.budget, s.halt = limit, false
-			ok := s.solve(set, 0, 0, -1)
+			ok := s.solve(set, c.setHash(set), 0, 0, -1)
 			switch {
 			case ok:
 				s.flush()
@@ -500,6 +500,17 @@ func (c *component) search(ctx context.Context, first, stride int, explored *ato
 			}
 		}
 	}
+}
+
+// setHash keys a set of buffers for the failed-state memo (updated
+// incrementally as buffers leave the set).
+func (c *component) setHash(set []int32) [2]uint64 {
+	var h [2]uint64
+	for _, k := range set {
+		h[0] += c.zob[1][k]
+		h[1] ^= c.zob[0][k] * 0x9e3779b97f4a7c15
+	}
+	return h
 }
 
 // perturbedRank is rank with every key scaled by a random factor.
@@ -595,7 +606,7 @@ func (s *searcher) lowest(k int) int64 {
 // solve places the buffers of set (sorted by first section); last is the
 // offset of the previous placement and prev its buffer (-1 at the root).
 // On success the placements stay; on failure the state is as on entry.
-func (s *searcher) solve(set []int32, level int, last int64, prev int) bool {
+func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev int) bool {
 	c := s.c
 	if len(set) == 0 {
 		return true
@@ -636,7 +647,7 @@ func (s *searcher) solve(set []int32, level int, last int64, prev int) bool {
 		runMax = -1
 		for i := 0; i <= len(cp); i++ {
 			if i == len(cp) || (i > start && s.first[cp[i]] > runMax) {
-				if !s.solve(cp[start:i], level+1, last, prev) {
+				if !s.solve(cp[start:i], s.c.setHash(cp[start:i]), level+1, last, prev) {
 					s.undo(trail, stack)
 					s.h = h
 					return false
@@ -656,11 +667,7 @@ func (s *searcher) solve(set []int32, level int, last int64, prev int) bool {
 	// nodes. A node that skipped no candidate failed because no placement
 	// of the rest exists at all; one that skipped some is remembered with
 	// prev and the ordering in its key.
-	key := [2]uint64{s.h[0] ^ splitmix(uint64(last)), s.h[1] ^ splitmix(uint64(last)^0x5851f42d4c957f2d)}
-	for _, k := range set {
-		key[0] += c.zob[1][k]
-		key[1] ^= c.zob[0][k] * 0x9e3779b97f4a7c15
-	}
+	key := [2]uint64{(s.h[0] ^ splitmix(uint64(last))) + sh[0], s.h[1] ^ splitmix(uint64(last)^0x5851f42d4c957f2d) ^ sh[1]}
 	keyPrev := [2]uint64{key[0] ^ splitmix(uint64(prev)+0x1234567+uint64(s.ordering)<<32), key[1] ^ splitmix(uint64(prev)^0x3c6ef372fe94f82b^uint64(s.ordering)<<40)}
 	if _, seen := s.failed[key]; seen {
 		return false
@@ -675,7 +682,10 @@ func (s *searcher) solve(set []int32, level int, last int64, prev int) bool {
 	dead := false
 	for _, k32 := range set {
 		k := int(k32)
-		x := s.lowest(k)
+		x := s.mf[k]
+		if len(c.fixed[k]) > 0 || c.align[k] > 1 {
+			x = s.lowest(k)
+		}
 		if x+c.size[k] > capa {
 			dead = true
 		}
@@ -714,6 +724,14 @@ func (s *searcher) solve(set []int32, level int, last int64, prev int) bool {
 		s.remember(key)
 		return false
 	}
+	// Only candidates below minEnd survive the dominance rule.
+	kept := cs[:0]
+	for _, cd := range cs {
+		if cd.off < minEnd {
+			kept = append(kept, cd)
+		}
+	}
+	cs = kept
 	sort.Slice(cs, func(a, b int) bool {
 		if cs[a].off != cs[b].off {
 			return cs[a].off < cs[b].off
@@ -757,7 +775,7 @@ func (s *searcher) solve(set []int32, level int, last int64, prev int) bool {
 			}
 		}
 		s.sets[level] = rest
-		if s.solve(rest, level+1, x, k) {
+		if s.solve(rest, [2]uint64{sh[0] - c.zob[1][k], sh[1] ^ c.zob[0][k]*0x9e3779b97f4a7c15}, level+1, x, k) {
 			return true
 		}
 		s.undo(trail, stack)
