@@ -662,9 +662,9 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 		return true
 	}
 
-	// The subtree below a node is a function of (placed set, floors,
-	// set, last, prev, ordering), so a failed node's key prunes identical
-	// nodes. A node that skipped no candidate failed because no placement
+	// The subtree below a node is a function of (set, floors of the
+	// sections where buffers remain, last, prev, ordering), so a failed
+	// node's key prunes identical nodes. A node that skipped no candidate failed because no placement
 	// of the rest exists at all; one that skipped some is remembered with
 	// prev and the ordering in its key.
 	key := [2]uint64{(s.h[0] ^ splitmix(uint64(last))) + sh[0], s.h[1] ^ splitmix(uint64(last)^0x5851f42d4c957f2d) ^ sh[1]}
@@ -754,14 +754,18 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 		s.placed[k] = true
 		s.stack = append(s.stack, int32(k))
 		s.off[k] = x
-		s.h[0] ^= c.zob[0][k]
-		s.h[1] ^= c.zob[1][k]
 		for _, sec := range c.secs[k] {
+			// The hash covers the floors of live sections only (where
+			// buffers remain): the rest cannot affect the future.
 			old := s.floor[sec]
-			s.h[0] += floorHash(sec, top, 0) - floorHash(sec, old, 0)
-			s.h[1] += floorHash(sec, top, 1) - floorHash(sec, old, 1)
+			s.h[0] -= floorHash(sec, old, 0) - floorHash(sec, 0, 0)
+			s.h[1] -= floorHash(sec, old, 1) - floorHash(sec, 0, 1)
 			s.set(&s.floor[sec], top)
 			s.set(&s.rem[sec], s.rem[sec]-c.size[k])
+			if s.rem[sec] > 0 {
+				s.h[0] += floorHash(sec, top, 0) - floorHash(sec, 0, 0)
+				s.h[1] += floorHash(sec, top, 1) - floorHash(sec, 0, 1)
+			}
 		}
 		for _, o := range c.adj[k] {
 			if !s.placed[o] && s.mf[o] < top {
