@@ -686,8 +686,8 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 		if len(c.fixed[k]) > 0 || c.align[k] > 1 {
 			x = s.lowest(k)
 		}
-		if x+c.size[k] > capa {
-			dead = true
+		if max(x, last)+c.size[k] > capa {
+			dead = true // offsets never go below last
 		}
 		if x+c.size[k] < minEnd {
 			minEnd = x + c.size[k]
