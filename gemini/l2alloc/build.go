@@ -1,0 +1,256 @@
+// Package l2alloc re-allocates the L2 buffer of Gemini schedules with the
+// exact solver of package alloc: per core it turns the buffer snapshots into
+// an allocation problem, finds the smallest L2 that holds the schedule (with
+// a proof when the solver gives one) and writes the schedule back with new
+// addresses.
+//
+// The problem of a core: time is the workload index in program order (the
+// snapshot of workload k is the L2 before k starts). Every tensor_id is one
+// buffer: it is alive over the snapshots that list it, and a tensor that
+// leaves and comes back keeps one buffer with a gap in between, because a
+// tensor_id must keep its address on its core (../shared/notes/gemini.md).
+// Its size is the largest size any of its entries gives. Entries without a
+// tensor_id are one buffer each, alive for their one snapshot. The capacity
+// is the core's ring-buffer region; offsets are relative to its start.
+//
+// The raw IR has no addresses and no tensor identity (its snapshots list
+// KiB blocks of layers, not tensors), so there is nothing to re-allocate:
+// Build reports it with ErrNoAddresses and the live-bytes peak of its
+// snapshots only.
+package l2alloc
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/npukit/npukit/alloc"
+	"github.com/npukit/npukit/gemini"
+)
+
+// ErrNoAddresses is returned by Build for a core whose snapshots carry no
+// addresses (the raw IR): there is no placement to re-allocate.
+var ErrNoAddresses = errors.New("buffer snapshots have no addresses (raw IR): nothing to re-allocate")
+
+// Ref locates one snapshot entry: Core.Workloads[Workload].Buffer[Entry].
+type Ref struct{ Workload, Entry int }
+
+// Tensor is one buffer of a core's problem and the snapshot entries it
+// stands for.
+type Tensor struct {
+	TensorID int64 // -1 when the entry has no tensor_id
+	Type     string
+	Size     int64
+	// Stays are the inclusive workload-index ranges the tensor is alive in.
+	Stays [][2]int
+	Refs  []Ref
+	// FileAddress is the address the file gives its first entry.
+	FileAddress int64
+}
+
+// CoreProblem is the allocation problem of one core's L2.
+type CoreProblem struct {
+	Core int   // compact core ID
+	Key  int64 // core key in the file
+	// Region is the ring-buffer region [start, end) shared by all of the
+	// core's workloads; offsets are relative to its start.
+	Region  [2]int64
+	Problem alloc.Problem // Capacity = region size
+	Tensors []Tensor      // index-aligned with Problem.Buffers
+	// FileExtent is the address extent the file uses: the highest end of a
+	// tensor in the region minus the region start (a tensor wrapping around
+	// the region's end counts up to the end).
+	FileExtent int64
+	// FileSolution is the file's own placement (address - region start).
+	// FileValid says whether it is a valid solution of Problem at capacity
+	// FileExtent (false when tensors wrap, move or overlap in the file, or
+	// when it breaks the alignment asked for).
+	FileSolution alloc.Solution
+	FileValid    bool
+	// FileAlign is the largest power of two (up to 1 MiB) dividing every
+	// relative address of the file: the granularity its allocator used.
+	FileAlign int64
+}
+
+// Options tune the problem construction.
+type Options struct {
+	// Align is the alignment of every offset in bytes (relative to the
+	// region start); 0 or 1 means none. The notes give no address
+	// alignment for the L2, so none is the default.
+	Align int64
+}
+
+// LivePeak returns the largest number of bytes alive at once on a core:
+// the largest snapshot occupancy. It needs no addresses (raw IR too).
+func LivePeak(c *gemini.Core) int64 {
+	var peak int64
+	for wi := range c.Workloads {
+		peak = max(peak, gemini.Occupancy(c.Workloads[wi].Buffer))
+	}
+	return peak
+}
+
+// Build constructs the allocation problem of a core's L2. It returns
+// ErrNoAddresses when no entry of the core has an address; entries without
+// an address in a core that has some are left out (they are not placed).
+func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error) {
+	cp := &CoreProblem{Core: c.ID, Key: c.Key}
+	region, err := coreRegion(s, c)
+	if err != nil {
+		return nil, err
+	}
+	cp.Region = region
+	cp.Problem.Capacity = region[1] - region[0]
+	byID := map[int64]int{}
+	any := false
+	for wi := range c.Workloads {
+		w := &c.Workloads[wi]
+		for ei := range w.Buffer {
+			e := &w.Buffer[ei]
+			if !e.HasAddress {
+				continue
+			}
+			any = true
+			if e.Size < 0 {
+				return nil, fmt.Errorf("core %d workload %d buffer[%d]: negative size %d", c.Key, w.ID, ei, e.Size)
+			}
+			ti := -1
+			if e.HasTensorID {
+				if i, ok := byID[e.TensorID]; ok {
+					ti = i
+				}
+			}
+			if ti < 0 {
+				ti = len(cp.Tensors)
+				t := Tensor{TensorID: -1, Type: e.Type, FileAddress: e.Address}
+				if e.HasTensorID {
+					t.TensorID = e.TensorID
+					byID[e.TensorID] = ti
+				}
+				cp.Tensors = append(cp.Tensors, t)
+			}
+			t := &cp.Tensors[ti]
+			t.Size = max(t.Size, e.Size)
+			t.Refs = append(t.Refs, Ref{wi, ei})
+			switch n := len(t.Stays); {
+			case n > 0 && t.Stays[n-1][1] >= wi: // twice in one snapshot
+			case n > 0 && t.Stays[n-1][1] == wi-1:
+				t.Stays[n-1][1] = wi
+			default:
+				t.Stays = append(t.Stays, [2]int{wi, wi})
+			}
+			if p, ok := gemini.Place([][2]int64{region}, e); ok {
+				for _, sp := range p.Spans {
+					cp.FileExtent = max(cp.FileExtent, sp.End-region[0])
+				}
+			} else {
+				// Outside the shared region: the extent still counts it.
+				cp.FileExtent = max(cp.FileExtent, e.Address+e.Size-region[0])
+			}
+		}
+	}
+	if !any {
+		return nil, ErrNoAddresses
+	}
+	cp.Problem.Buffers = make([]alloc.Buffer, len(cp.Tensors))
+	cp.FileSolution.Offsets = make([]int64, len(cp.Tensors))
+	var gcd int64
+	for i := range cp.Tensors {
+		t := &cp.Tensors[i]
+		b := alloc.Buffer{ID: bufferID(t, i), Lower: int64(t.Stays[0][0]), Upper: int64(t.Stays[len(t.Stays)-1][1]) + 1,
+			Size: t.Size, Alignment: opt.Align}
+		for k := 1; k < len(t.Stays); k++ {
+			b.Gaps = append(b.Gaps, alloc.Gap{Lower: int64(t.Stays[k-1][1]) + 1, Upper: int64(t.Stays[k][0])})
+		}
+		cp.Problem.Buffers[i] = b
+		rel := t.FileAddress - region[0]
+		cp.FileSolution.Offsets[i] = rel
+		gcd = gcdInt(gcd, rel)
+	}
+	cp.FileAlign = 1
+	for cp.FileAlign < 1<<20 && (gcd == 0 || gcd%(cp.FileAlign*2) == 0) {
+		cp.FileAlign *= 2
+	}
+	cp.FileValid = cp.fileValid(c)
+	return cp, nil
+}
+
+// fileValid reports whether the file's own placement is a valid solution at
+// capacity FileExtent: every entry of a tensor at its first address, no
+// wrap, and alloc.Validate finds nothing.
+func (cp *CoreProblem) fileValid(c *gemini.Core) bool {
+	for i := range cp.Tensors {
+		t := &cp.Tensors[i]
+		for _, r := range t.Refs {
+			e := &c.Workloads[r.Workload].Buffer[r.Entry]
+			if e.Address != t.FileAddress {
+				return false
+			}
+		}
+		if t.FileAddress < cp.Region[0] || t.FileAddress+t.Size > cp.Region[1] {
+			return false
+		}
+	}
+	p := cp.Problem
+	p.Capacity = cp.FileExtent
+	return len(alloc.Validate(&p, &cp.FileSolution)) == 0
+}
+
+// coreRegion is the ring-buffer region all workloads of a core share: the
+// intersection of their regions. A workload with several regions is not
+// supported (never seen in real files).
+func coreRegion(s *gemini.Schedule, c *gemini.Core) ([2]int64, error) {
+	var r [2]int64
+	first := true
+	for wi := range c.Workloads {
+		w := &c.Workloads[wi]
+		rs := s.Regions(w)
+		if len(rs) == 0 {
+			continue
+		}
+		if len(rs) > 1 {
+			return r, fmt.Errorf("core %d workload %d: %d ring-buffer regions; re-allocation supports one region per workload", c.Key, w.ID, len(rs))
+		}
+		if first {
+			r, first = rs[0], false
+			continue
+		}
+		r[0], r[1] = max(r[0], rs[0][0]), min(r[1], rs[0][1])
+	}
+	if first {
+		// No region and no buffersize: the raw IR. Build reports
+		// ErrNoAddresses when no entry has an address.
+		for wi := range c.Workloads {
+			for ei := range c.Workloads[wi].Buffer {
+				if c.Workloads[wi].Buffer[ei].HasAddress {
+					return r, fmt.Errorf("core %d: snapshots have addresses but the schedule gives no buffersize or ring-buffer region", c.Key)
+				}
+			}
+		}
+		return r, ErrNoAddresses
+	}
+	if r[1] <= r[0] {
+		return r, fmt.Errorf("core %d: the workloads' ring-buffer regions have no common part", c.Key)
+	}
+	return r, nil
+}
+
+func bufferID(t *Tensor, i int) string {
+	if t.TensorID >= 0 {
+		return "t" + strconv.FormatInt(t.TensorID, 10)
+	}
+	return "e" + strconv.Itoa(i)
+}
+
+func gcdInt(a, b int64) int64 {
+	if a < 0 {
+		a = -a
+	}
+	if b < 0 {
+		b = -b
+	}
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}

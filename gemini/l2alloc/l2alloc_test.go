@@ -1,0 +1,240 @@
+package l2alloc
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/npukit/npukit/alloc"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/gemini"
+	"github.com/npukit/npukit/internal/conformance"
+)
+
+// checkClean fails the test on any error diagnostic of gemini.Check after a
+// write/read round trip of s.
+func checkClean(t *testing.T, s *gemini.Schedule) *gemini.Schedule {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := gemini.Write(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	back, err := gemini.ReadBytes(buf.Bytes())
+	if err != nil {
+		t.Fatalf("rewritten schedule does not read back: %v", err)
+	}
+	for _, d := range gemini.Check(back) {
+		if d.Severity == diag.Error {
+			t.Errorf("rewritten schedule: %s", d)
+		}
+	}
+	return back
+}
+
+func errorCount(s *gemini.Schedule) int {
+	n := 0
+	for _, d := range gemini.Check(s) {
+		if d.Severity == diag.Error {
+			n++
+		}
+	}
+	return n
+}
+
+func TestCorpus(t *testing.T) {
+	dir := conformance.Corpus(t, "gemini")
+	for _, path := range conformance.Files(t, dir, "*.json") {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			s, err := gemini.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Reallocate(context.Background(), s, Options{}, SolveOptions{Timeout: 20 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Cores) != len(s.Cores) {
+				t.Fatalf("%d core reports for %d cores", len(rep.Cores), len(s.Cores))
+			}
+			if s.Variant == gemini.Raw {
+				for _, c := range rep.Cores {
+					if c.Status != StatusNoAddresses || c.LivePeak <= 0 {
+						t.Errorf("raw IR core %d: %+v", c.Key, c)
+					}
+				}
+				if n, err := rep.Rewrite(s); n != 0 || err != nil {
+					t.Errorf("raw IR rewrite: %d cores, %v", n, err)
+				}
+				return
+			}
+			for _, c := range rep.Cores {
+				t.Logf("core %d: %d tensors, file extent %d, live peak %d, min %d (%s, lower bound %d, %d probes, %v)",
+					c.Key, c.Tensors, c.FileExtent, c.LivePeak, c.MinCapacity, c.Status, c.LowerBound, c.Probes, time.Duration(c.SolveMicros)*time.Microsecond)
+				if c.MinCapacity > c.FileExtent || c.MinCapacity < c.LivePeak || c.LowerBound < c.LivePeak || c.LowerBound > c.MinCapacity {
+					t.Errorf("core %d: bounds out of order: %+v", c.Key, c)
+				}
+				if c.Status == string(Optimal) && c.LowerBound != c.MinCapacity {
+					t.Errorf("core %d: optimal with a gap", c.Key)
+				}
+			}
+			if n, err := rep.Rewrite(s); err != nil || n != len(s.Cores) {
+				t.Fatalf("rewrite: %d cores, %v", n, err)
+			}
+			back := checkClean(t, s)
+			// The rewritten file's own extent is the minimal capacity.
+			rep2, err := Reallocate(context.Background(), back, Options{}, SolveOptions{Timeout: 20 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, c := range rep2.Cores {
+				if c.FileExtent != rep.Cores[i].MinCapacity {
+					t.Errorf("core %d: rewritten extent %d, want %d", c.Key, c.FileExtent, rep.Cores[i].MinCapacity)
+				}
+			}
+		})
+	}
+}
+
+func TestSynth(t *testing.T) {
+	for _, cfg := range []gemini.SynthConfig{
+		{Cores: 2, Workloads: 12, Buffer: 512 << 10},
+		{Cores: 4, Workloads: 20, XLen: 2, Buffer: 256 << 10, DRAMEvery: 3, Seed: 7},
+	} {
+		s, err := gemini.Synth(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Reallocate(context.Background(), s, Options{Align: 64}, SolveOptions{Timeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range rep.Cores {
+			if c.MinCapacity > c.FileExtent || c.MinCapacity > c.RegionBytes || c.MinCapacity < c.LivePeak {
+				t.Errorf("%+v core %d: %+v", cfg, c.Key, c)
+			}
+		}
+		if _, err := rep.Rewrite(s); err != nil {
+			t.Fatal(err)
+		}
+		back := checkClean(t, s)
+		// No tensor wraps after the rewrite, and addresses are aligned.
+		for _, c := range back.Cores {
+			for wi := range c.Workloads {
+				for _, e := range c.Workloads[wi].Buffer {
+					if p, ok := gemini.Place(back.Regions(&c.Workloads[wi]), &e); !ok || p.Wraps || e.Address%64 != 0 {
+						t.Fatalf("%+v: entry at %d size %d wraps or is misaligned", cfg, e.Address, e.Size)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestTensorsMatchLifetimes: the problem's buffers are the schedule's tensor
+// lifetimes (gemini.Schedule.Lifetimes) when no tensor leaves and comes back.
+func TestTensorsMatchLifetimes(t *testing.T) {
+	s, err := gemini.Synth(gemini.SynthConfig{Cores: 2, Workloads: 10, Buffer: 512 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Cores {
+		cp, err := Build(s, c, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls := s.Lifetimes(c)
+		if len(ls) != len(cp.Tensors) {
+			t.Fatalf("core %d: %d tensors, %d lifetimes", c.Key, len(cp.Tensors), len(ls))
+		}
+		for i, l := range ls {
+			tn, b := cp.Tensors[i], cp.Problem.Buffers[i]
+			if tn.TensorID != l.TensorID || tn.Size != l.Size || b.Lower != int64(l.First) || b.Upper != int64(l.Last)+1 || tn.FileAddress != l.Address {
+				t.Errorf("core %d tensor %d: %+v / %+v, lifetime %+v", c.Key, i, tn, b, l)
+			}
+		}
+	}
+}
+
+// A tensor that leaves the buffer and comes back keeps one buffer with a
+// gap, so it gets one address (tensor_id address stability).
+func TestReturningTensorKeepsOneAddress(t *testing.T) {
+	s, err := gemini.Synth(gemini.SynthConfig{Cores: 1, Workloads: 6, Buffer: 512 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Cores[0]
+	// Copy workload 0's first tensor into workload 3's snapshot: absent in
+	// 1..2, back in 3 (newly added again).
+	e := c.Workloads[0].Buffer[0]
+	e.NewlyAdded = true
+	e.TransferIDs = nil
+	e.Sources = nil
+	c.Workloads[3].Buffer = append(c.Workloads[3].Buffer, e)
+	cp, err := Build(s, c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tn *Tensor
+	var b *alloc.Buffer
+	for i := range cp.Tensors {
+		if cp.Tensors[i].TensorID == e.TensorID {
+			tn, b = &cp.Tensors[i], &cp.Problem.Buffers[i]
+		}
+	}
+	if tn == nil || len(tn.Stays) != 2 || len(b.Gaps) != 1 || len(tn.Refs) != 2 {
+		t.Fatalf("returning tensor: %+v %+v", tn, b)
+	}
+	res, err := Minimize(context.Background(), cp, SolveOptions{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(s, cp, res.Solution); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := c.Workloads[0].Buffer[0].Address, c.Workloads[3].Buffer[len(c.Workloads[3].Buffer)-1].Address; a != b {
+		t.Errorf("tensor %d at %d and %d", e.TensorID, a, b)
+	}
+}
+
+// Apply refuses a solution that does not fit the region or overlaps.
+func TestApplyRefusesInvalid(t *testing.T) {
+	s, err := gemini.Synth(gemini.SynthConfig{Cores: 1, Workloads: 6, Buffer: 512 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := Build(s, s.Cores[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := &alloc.Solution{Offsets: make([]int64, len(cp.Tensors))}
+	if err := Apply(s, cp, zero); err == nil || !strings.Contains(err.Error(), "not valid") {
+		t.Errorf("all-zero placement accepted: %v", err)
+	}
+	if err := Apply(s, cp, &alloc.Solution{}); err == nil {
+		t.Error("short solution accepted")
+	}
+	before := errorCount(s)
+	if before != 0 {
+		t.Fatalf("synth has %d errors", before)
+	}
+}
+
+// Minimize proves optimality when the live peak is reachable: disjoint
+// lifetimes need exactly the largest tensor.
+func TestMinimizeOptimalAtPeak(t *testing.T) {
+	cp := &CoreProblem{Problem: alloc.Problem{Capacity: 1 << 20, Buffers: []alloc.Buffer{
+		{ID: "a", Lower: 0, Upper: 2, Size: 100},
+		{ID: "b", Lower: 1, Upper: 3, Size: 50},
+		{ID: "c", Lower: 2, Upper: 4, Size: 120},
+	}}}
+	res, err := Minimize(context.Background(), cp, SolveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Capacity != 170 || res.Status != Optimal || res.LowerBound != 170 {
+		t.Errorf("got %+v, want 170 optimal", res)
+	}
+}

@@ -1,0 +1,129 @@
+package l2alloc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/npukit/npukit/alloc"
+)
+
+// Status says how far a minimal capacity is proven.
+type Status string
+
+const (
+	// Optimal: the solver proved that no smaller capacity holds the
+	// schedule (or the capacity equals the live-bytes lower bound).
+	Optimal Status = "optimal"
+	// BestFound: a probe timed out; Capacity is the smallest found and
+	// LowerBound the largest proven bound, with a gap between them.
+	BestFound Status = "best found"
+)
+
+// SolveOptions tune the minimisation.
+type SolveOptions struct {
+	// Timeout bounds each exact probe of the binary search; 0 means no
+	// limit beyond the context. A probe that times out leaves its capacity
+	// undecided and the result is BestFound instead of Optimal.
+	Timeout time.Duration
+	Workers int // workers of alloc.Exact; 0 = all CPUs
+}
+
+// Result is the smallest L2 found for one core.
+type Result struct {
+	// Capacity is the smallest capacity for which a placement was found
+	// (the height of Solution).
+	Capacity int64
+	// LowerBound is proven: no placement exists below it. It starts at
+	// the live-bytes peak and rises with every capacity proven infeasible.
+	LowerBound int64
+	Status     Status
+	Solution   *alloc.Solution
+	Probes     int           // exact solves run
+	TimedOut   int           // probes that timed out
+	Elapsed    time.Duration // wall time of the minimisation
+}
+
+// Minimize finds the smallest capacity that holds a core's problem by
+// binary search with alloc.Exact, between the live-bytes peak (a lower
+// bound) and the best of the greedy heuristic and the file's own
+// placement (upper bounds). A probe proven infeasible raises the proven
+// lower bound; a solved probe lowers the capacity to the height of its
+// placement. The problem's Capacity is left as it was.
+func Minimize(ctx context.Context, cp *CoreProblem, opt SolveOptions) (*Result, error) {
+	start := time.Now()
+	p := cp.Problem // a copy: Capacity changes per probe, Buffers shared read-only
+	var lb int64
+	for i := range p.Buffers {
+		lb = max(lb, p.Buffers[i].Size)
+	}
+	lb = max(lb, alloc.Peak(&p))
+	res := &Result{LowerBound: lb}
+
+	// Upper bounds: the heuristic's placement and the file's.
+	var best *alloc.Solution
+	var ub int64
+	if h := alloc.Heuristic(&p); h != nil {
+		p.Capacity = alloc.Height(&p, h)
+		if len(alloc.Validate(&p, h)) == 0 {
+			best, ub = h, p.Capacity
+		}
+	}
+	if cp.FileValid && (best == nil || cp.FileExtent < ub) {
+		f := &alloc.Solution{Offsets: append([]int64(nil), cp.FileSolution.Offsets...)}
+		best, ub = f, alloc.Height(&p, f)
+	}
+	if best == nil {
+		// Neither bound applies (should not happen: the heuristic's
+		// placement is valid at its own height); solve at the region.
+		p.Capacity = cp.Problem.Capacity
+		sol, st, err := probe(ctx, &p, opt)
+		res.Probes++
+		switch st {
+		case alloc.Solved:
+			best, ub = sol, alloc.Height(&p, sol)
+		case alloc.Infeasible:
+			return nil, fmt.Errorf("core %d: no placement fits the ring-buffer region of %d bytes", cp.Key, cp.Problem.Capacity)
+		default:
+			return nil, fmt.Errorf("core %d: no placement found within the region: %w", cp.Key, err)
+		}
+	}
+
+	lo := lb // search floor: proven, or raised past timed-out probes
+	for lo < ub && ctx.Err() == nil {
+		mid := lo + (ub-lo)/2
+		p.Capacity = mid
+		sol, st, _ := probe(ctx, &p, opt)
+		res.Probes++
+		switch st {
+		case alloc.Solved:
+			best, ub = sol, alloc.Height(&p, sol)
+		case alloc.Infeasible:
+			// Infeasible at mid proves every capacity <= mid
+			// infeasible, whatever earlier probes said.
+			lo = mid + 1
+			res.LowerBound = max(res.LowerBound, mid+1)
+		default:
+			res.TimedOut++
+			lo = mid + 1
+		}
+	}
+	res.Capacity, res.Solution = ub, best
+	res.Status = BestFound
+	if res.LowerBound >= ub {
+		res.LowerBound = ub
+		res.Status = Optimal
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+func probe(ctx context.Context, p *alloc.Problem, opt SolveOptions) (*alloc.Solution, alloc.Status, error) {
+	if opt.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, opt.Timeout, errors.New("probe timed out"))
+		defer cancel()
+	}
+	return alloc.Exact(ctx, p, alloc.Options{Workers: opt.Workers})
+}

@@ -1,0 +1,156 @@
+package l2alloc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/npukit/npukit/alloc"
+	"github.com/npukit/npukit/gemini"
+	"github.com/npukit/npukit/internal/humanize"
+)
+
+// CoreReport is the re-allocation of one core, as `npukit gemini realloc`
+// shows it (text and JSON have the same content).
+type CoreReport struct {
+	Core    int   `json:"core"`
+	Key     int64 `json:"key"`
+	Tensors int   `json:"tensors"`
+	// RegionBytes is the ring-buffer region's size (the capacity the file
+	// allows); 0 when the core has none (raw IR).
+	RegionBytes int64 `json:"region_bytes,omitempty"`
+	// FileExtent is the address extent the file's own placement uses.
+	FileExtent int64 `json:"file_extent_bytes,omitempty"`
+	// FileAlign is the granularity of the file's addresses.
+	FileAlign int64 `json:"file_align_bytes,omitempty"`
+	// LivePeak is the largest number of bytes alive at once: a lower
+	// bound on any placement.
+	LivePeak int64 `json:"live_peak_bytes"`
+	// MinCapacity is the smallest L2 found that holds the schedule.
+	MinCapacity int64  `json:"min_capacity_bytes,omitempty"`
+	LowerBound  int64  `json:"lower_bound_bytes,omitempty"`
+	Status      string `json:"status"`
+	Probes      int    `json:"probes,omitempty"`
+	SolveMicros int64  `json:"solve_us"`
+	Note        string `json:"note,omitempty"`
+
+	problem *CoreProblem
+	result  *Result
+}
+
+// Report is the re-allocation of a whole schedule.
+type Report struct {
+	Variant gemini.Variant `json:"variant"`
+	Align   int64          `json:"align_bytes"`
+	Cores   []CoreReport   `json:"cores"`
+}
+
+// StatusNoAddresses is the status of a core whose snapshots carry no
+// addresses (raw IR): only its live peak is reported.
+const StatusNoAddresses = "no addresses"
+
+// Reallocate builds and minimises every core's L2 problem. A core without
+// addresses (raw IR) is reported with its live peak and StatusNoAddresses.
+// The schedule is not modified; see Rewrite.
+func Reallocate(ctx context.Context, s *gemini.Schedule, opt Options, sopt SolveOptions) (*Report, error) {
+	rep := &Report{Variant: s.Variant, Align: max(opt.Align, 1)}
+	for _, c := range s.Cores {
+		cr := CoreReport{Core: c.ID, Key: c.Key}
+		cp, err := Build(s, c, opt)
+		if errors.Is(err, ErrNoAddresses) {
+			cr.LivePeak = LivePeak(c)
+			cr.Status = StatusNoAddresses
+			cr.Note = "raw IR: snapshots have no addresses and no tensor identity; nothing to re-allocate"
+			rep.Cores = append(rep.Cores, cr)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		res, err := Minimize(ctx, cp, sopt)
+		if err != nil {
+			return nil, err
+		}
+		cr.Tensors = len(cp.Tensors)
+		cr.RegionBytes = cp.Problem.Capacity
+		cr.FileExtent = cp.FileExtent
+		cr.FileAlign = cp.FileAlign
+		cr.LivePeak = alloc.Peak(&cp.Problem)
+		cr.MinCapacity = res.Capacity
+		cr.LowerBound = res.LowerBound
+		cr.Status = string(res.Status)
+		cr.Probes = res.Probes
+		cr.SolveMicros = res.Elapsed.Microseconds()
+		if res.TimedOut > 0 {
+			cr.Note = fmt.Sprintf("%d probe(s) timed out", res.TimedOut)
+		}
+		if res.Capacity > cp.Problem.Capacity {
+			cr.Note = "the best placement found exceeds the ring-buffer region"
+		}
+		cr.problem, cr.result = cp, res
+		rep.Cores = append(rep.Cores, cr)
+	}
+	return rep, nil
+}
+
+// Rewrite applies the placements of a report to the schedule it was
+// computed from (in place): every core with a placement gets its new
+// addresses. It returns the number of cores rewritten; a schedule without
+// addresses (raw IR) has none.
+func (r *Report) Rewrite(s *gemini.Schedule) (int, error) {
+	n := 0
+	for i := range r.Cores {
+		cr := &r.Cores[i]
+		if cr.problem == nil || cr.result == nil {
+			continue
+		}
+		if err := Apply(s, cr.problem, cr.result.Solution); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// WriteText renders the report as an aligned table.
+func (r *Report) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "core\ttensors\tfile extent\tlive peak\tmin L2\tlower bound\tsaved\tstatus\tsolve\t\n")
+	for _, c := range r.Cores {
+		if c.Status == StatusNoAddresses {
+			fmt.Fprintf(tw, "%d\t-\t-\t%s\t-\t-\t-\t%s\t-\t\n", c.Key, humanize.Bytes(c.LivePeak), c.Status)
+			continue
+		}
+		saved := "-"
+		if c.FileExtent > 0 {
+			saved = fmt.Sprintf("%.1f%%", 100*float64(c.FileExtent-c.MinCapacity)/float64(c.FileExtent))
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Key, c.Tensors, humanize.Bytes(c.FileExtent),
+			humanize.Bytes(c.LivePeak), humanize.Bytes(c.MinCapacity), humanize.Bytes(c.LowerBound), saved, c.Status,
+			micros(c.SolveMicros))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, c := range r.Cores {
+		if c.Note != "" {
+			if _, err := fmt.Fprintf(w, "core %d: %s\n", c.Key, c.Note); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := fmt.Fprintf(w, "offsets aligned to %d B; exact byte counts in --json\n", r.Align)
+	return err
+}
+
+func micros(us int64) string {
+	switch {
+	case us >= 10_000_000:
+		return fmt.Sprintf("%.1f s", float64(us)/1e6)
+	case us >= 10_000:
+		return fmt.Sprintf("%.1f ms", float64(us)/1e3)
+	}
+	return fmt.Sprintf("%d us", us)
+}
