@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
-	"sync"
 	"sync/atomic"
 )
 
@@ -73,45 +72,24 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 	var explored atomic.Int64
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// Largest components first, so the parallel pool ends evenly.
+	// Components one after the other, largest first (an infeasible one
+	// ends the solve early), each searched by a portfolio on all workers.
 	sort.Slice(comps, func(a, b int) bool { return len(comps[a].bufs) > len(comps[b].bufs) })
 	type result struct {
 		st  Status
 		off []int64
 	}
 	results := make([]result, len(comps))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	var failed atomic.Bool
-	for w := 0; w < min(workers, max(len(comps), 1)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ci := range jobs {
-				if failed.Load() {
-					results[ci] = result{st: TimedOut}
-					continue
-				}
-				// A lone component gets a portfolio of orderings on
-				// the spare workers; the first answer wins.
-				k := 1
-				if len(comps) == 1 {
-					k = workers
-				}
-				st, off := comps[ci].solvePortfolio(ctx, k, &explored, opt.Progress)
-				results[ci] = result{st, off}
-				if st != Solved {
-					failed.Store(true)
-					cancel()
-				}
-			}
-		}()
+	for ci := range results {
+		results[ci].st = TimedOut
 	}
-	for ci := range comps {
-		jobs <- ci
+	for ci, c := range comps {
+		st, off := c.solvePortfolio(ctx, workers, &explored, opt.Progress)
+		results[ci] = result{st, off}
+		if st != Solved {
+			break
+		}
 	}
-	close(jobs)
-	wg.Wait()
 	status := Solved
 	for ci, r := range results {
 		switch r.st {
@@ -359,14 +337,14 @@ func (c *component) key(k int, letter byte) int64 {
 	return c.total[k]
 }
 
-// solvePortfolio runs k searches that share out the orderings; the first
+// solvePortfolio runs k searches (workers alternate between static and
+// dynamic decomposition and start from different orderings); the first
 // decisive answer (Solved or Infeasible: every search is complete)
 // cancels the others.
 func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
-	k = max(1, min(k, len(orderings)))
-	// A worker's search takes orderings first, first+k, ...
+	k = max(1, k)
 	if k == 1 {
-		return c.search(ctx, 0, 1, explored, progress)
+		return c.search(ctx, 0, false, explored, progress)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -375,14 +353,14 @@ func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.
 		off []int64
 	}
 	ch := make(chan res, k)
-	for o := 0; o < k; o++ {
-		go func(o int) {
-			st, off := c.search(ctx, o, k, explored, progress)
+	for w := 0; w < k; w++ {
+		go func(w int) {
+			st, off := c.search(ctx, w/2, w%2 == 1, explored, progress)
 			ch <- res{st, off}
-		}(o)
+		}(w)
 	}
 	best := res{st: TimedOut}
-	for o := 0; o < k; o++ {
+	for w := 0; w < k; w++ {
 		r := <-ch
 		if r.st != TimedOut && best.st == TimedOut {
 			best = r
@@ -403,6 +381,13 @@ type searcher struct {
 	ctx      context.Context
 	rank     []int32 // static ordering position
 	ordering int     // which ordering rank comes from
+	rankID   uint64  // identifies the rank array (sub-problems re-rank)
+	// dynamic makes each time-independent group found during the search a
+	// fresh sub-problem (offsets from 0, re-ranked by the bytes left), as
+	// MiniMalloc does; otherwise groups keep the monotone last offset.
+	// Both are complete; they search differently, so the portfolio runs
+	// both.
+	dynamic  bool
 	floor    []int64 // per section
 	rem      []int64 // per section: bytes still to place
 	mf       []int64 // per buffer: max floor over its sections
@@ -432,7 +417,7 @@ type trailEntry struct {
 
 const maxMemo = 1 << 21
 
-func (c *component) search(ctx context.Context, first, stride int, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
+func (c *component) search(ctx context.Context, worker int, dynamic bool, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
 	n := len(c.bufs)
 	s := &searcher{
 		c: c, ctx: ctx, explored: explored, progress: progress,
@@ -469,22 +454,24 @@ func (c *component) search(ctx context.Context, first, stride int, explored *ato
 	// stay remembered: their failure does not depend on the ordering.
 	var ranks [][]int32
 	var ids []int
-	for o := first; o < len(orderings); o += stride {
+	for i := range orderings {
+		o := (worker + i) % len(orderings)
 		ranks = append(ranks, c.rank(orderings[o]))
 		ids = append(ids, o)
 	}
+	s.dynamic = dynamic
 	// Each round also tries one randomly perturbed ordering (seeded, so
 	// runs are reproducible): diversity against heavy-tailed searches.
-	rng := rand.New(rand.NewPCG(uint64(first), uint64(stride)))
+	rng := rand.New(rand.NewPCG(uint64(worker), 1))
 	for round, limit := 0, int64(2*n); ; round, limit = round+1, limit*2 {
 		rr, ri := ranks, ids
 		if round > 0 {
-			h := orderings[(first+round)%len(orderings)]
-			rr = append(rr[:len(rr):len(rr)], c.perturbedRank(h, rng))
-			ri = append(ri[:len(ri):len(ri)], len(orderings)+round*stride+first)
+			o := (worker + round) % len(orderings)
+			rr = append(rr[:len(rr):len(rr)], c.perturbedRank(orderings[o], rng))
+			ri = append(ri[:len(ri):len(ri)], o+len(orderings)*(1+round))
 		}
 		for i, r := range rr {
-			s.rank, s.ordering = r, ri[i]
+			s.rank, s.ordering, s.rankID = r, ri[i], uint64(ri[i])
 			s.budget, s.halt = limit, false
 			ok := s.solve(set, c.setHash(set), 0, 0, -1)
 			switch {
@@ -500,6 +487,46 @@ func (c *component) search(ctx context.Context, first, stride int, explored *ato
 			}
 		}
 	}
+}
+
+// subRank ranks the buffers of a sub-problem by the current ordering's
+// heuristic, with T taken from the bytes still to place.
+func (s *searcher) subRank(comp []int32) []int32 {
+	c := s.c
+	h := orderings[s.ordering%len(orderings)]
+	rank := append([]int32(nil), s.rank...)
+	type item struct {
+		k    int32
+		keys [3]int64
+	}
+	items := make([]item, len(comp))
+	for i, k := range comp {
+		var total int64
+		for _, sec := range c.secs[k] {
+			total = max(total, s.rem[sec])
+		}
+		items[i].k = k
+		for j := 0; j < len(h) && j < 3; j++ {
+			switch h[j] {
+			case 'T':
+				items[i].keys[j] = total
+			default:
+				items[i].keys[j] = c.key(int(k), h[j])
+			}
+		}
+	}
+	sort.SliceStable(items, func(a, b int) bool {
+		for j := 0; j < 3; j++ {
+			if items[a].keys[j] != items[b].keys[j] {
+				return items[a].keys[j] > items[b].keys[j]
+			}
+		}
+		return items[a].k < items[b].k
+	})
+	for r, it := range items {
+		rank[it.k] = int32(r)
+	}
+	return rank
 }
 
 // setHash keys a set of buffers for the failed-state memo (updated
@@ -647,7 +674,20 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 		runMax = -1
 		for i := 0; i <= len(cp); i++ {
 			if i == len(cp) || (i > start && s.first[cp[i]] > runMax) {
-				if !s.solve(cp[start:i], s.c.setHash(cp[start:i]), level+1, last, prev) {
+				comp := cp[start:i]
+				sh := s.c.setHash(comp)
+				ok := false
+				if s.dynamic {
+					// A fresh sub-problem: its own canonical order from
+					// offset 0 and its own preordering by what is left.
+					rank, id := s.rank, s.rankID
+					s.rank, s.rankID = s.subRank(comp), id^sh[0]
+					ok = s.solve(comp, sh, level+1, 0, -1)
+					s.rank, s.rankID = rank, id
+				} else {
+					ok = s.solve(comp, sh, level+1, last, prev)
+				}
+				if !ok {
 					s.undo(trail, stack)
 					s.h = h
 					return false
@@ -668,11 +708,13 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 	// of the rest exists at all; one that skipped some is remembered with
 	// prev and the ordering in its key.
 	key := [2]uint64{(s.h[0] ^ splitmix(uint64(last))) + sh[0], s.h[1] ^ splitmix(uint64(last)^0x5851f42d4c957f2d) ^ sh[1]}
-	keyPrev := [2]uint64{key[0] ^ splitmix(uint64(prev)+0x1234567+uint64(s.ordering)<<32), key[1] ^ splitmix(uint64(prev)^0x3c6ef372fe94f82b^uint64(s.ordering)<<40)}
+	keyPrev := [2]uint64{key[0] ^ splitmix(uint64(prev)+0x1234567+s.rankID<<32), key[1] ^ splitmix(uint64(prev)^0x3c6ef372fe94f82b^splitmix(s.rankID))}
 	if _, seen := s.failed[key]; seen {
+		s.budget++
 		return false
 	}
 	if _, seen := s.failed[keyPrev]; seen {
+		s.budget++
 		return false
 	}
 	capa := c.capacity
@@ -721,6 +763,9 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 		}
 	}
 	if dead {
+		// Nodes that fail their own checks do not count against the
+		// restart budget (they are the inference at work, not search).
+		s.budget++
 		s.remember(key)
 		return false
 	}
