@@ -44,6 +44,13 @@ func errorCount(s *gemini.Schedule) int {
 	return n
 }
 
+// probeTimeout bounds each exact probe in the corpus test; a timed-out
+// probe makes the answer "best found", which the test accepts.
+const (
+	probeTimeout = 2 * time.Second
+	coreBudget   = 8 * time.Second
+)
+
 func TestCorpus(t *testing.T) {
 	dir := conformance.Corpus(t, "gemini")
 	for _, path := range conformance.Files(t, dir, "*.json") {
@@ -52,7 +59,8 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := Reallocate(context.Background(), s, Options{}, SolveOptions{Timeout: 20 * time.Second})
+			rep, err := Reallocate(context.Background(), s, Options{}, SolveOptions{Timeout: probeTimeout, Budget: coreBudget,
+				Probe: func(c int64, st alloc.Status, d time.Duration) { t.Logf("probe %d: %v in %v", c, st, d) }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +93,7 @@ func TestCorpus(t *testing.T) {
 			}
 			back := checkClean(t, s)
 			// The rewritten file's own extent is the minimal capacity.
-			rep2, err := Reallocate(context.Background(), back, Options{}, SolveOptions{Timeout: 20 * time.Second})
+			rep2, err := Reallocate(context.Background(), back, Options{}, SolveOptions{Timeout: probeTimeout, Budget: coreBudget})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +109,7 @@ func TestCorpus(t *testing.T) {
 func TestSynth(t *testing.T) {
 	for _, cfg := range []gemini.SynthConfig{
 		{Cores: 2, Workloads: 12, Buffer: 512 << 10},
-		{Cores: 4, Workloads: 20, XLen: 2, Buffer: 256 << 10, DRAMEvery: 3, Seed: 7},
+		{Cores: 4, Workloads: 20, XLen: 2, Buffer: 1 << 20, DRAMEvery: 3, Seed: 7},
 	} {
 		s, err := gemini.Synth(cfg)
 		if err != nil {
