@@ -18,10 +18,11 @@ import (
 // allocFromOptions are the settings of a schedule re-allocation
 // (`npukit gemini realloc`, and `npukit alloc --from` once hooked there).
 type allocFromOptions struct {
-	Rewrite string        // write the schedule with new addresses here ("" = no)
-	Timeout time.Duration // per exact probe; 0 = no limit
-	Budget  time.Duration // per core; 0 = no limit
-	Align   int64         // offset alignment in bytes; 0/1 = none
+	Rewrite  string        // write the schedule with new addresses here ("" = no)
+	Timeout  time.Duration // per exact probe; 0 = no limit
+	Budget   time.Duration // per core; 0 = no limit
+	Align    int64         // offset alignment in bytes; 0/1 = none
+	Prefetch bool          // keep each DRAM load's region free one workload early
 }
 
 // allocFromResult is the output: the per-core report and where the
@@ -64,7 +65,7 @@ func allocFromCmdRun(env *Env, path string, opts allocFromOptions) error {
 			fmt.Fprintf(env.Stderr, "probe capacity %d: %s in %v\n", c, probeStatus(st), d.Round(time.Millisecond))
 		}
 	}
-	rep, err := l2alloc.Reallocate(context.Background(), s, l2alloc.Options{Align: opts.Align}, sopt)
+	rep, err := l2alloc.Reallocate(context.Background(), s, l2alloc.Options{Align: opts.Align, Prefetch: opts.Prefetch}, sopt)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
 	}
@@ -146,7 +147,8 @@ buffer per tensor_id, alive over the workloads whose snapshots list it; the ring
 region is the capacity) and finds the smallest capacity that holds it: a binary search
 with the exact solver between the live-bytes peak and the file's own extent. "optimal"
 means proven minimal; "best found" means a probe timed out (--timeout) and the lower
-bound is the largest proven one.
+bound is the largest proven one. "load waits" counts the DRAM loads whose region is still
+held by the previous workload (file -> new placement); --prefetch makes it zero.
 
 --rewrite writes the schedule with the new addresses (no tensor wraps; every entry of a
 tensor_id at one address); it is written only if it adds no check error. The raw IR has
@@ -161,6 +163,7 @@ no addresses: only its live peak is shown and there is nothing to rewrite.`,
 	f.DurationVar(&opts.Timeout, "timeout", 10*time.Second, "time limit of each exact probe (0 = none)")
 	f.DurationVar(&opts.Budget, "budget", time.Minute, "time limit of each core's minimisation (0 = none)")
 	f.Int64Var(&opts.Align, "align", 0, "align every address to this many bytes (default: none)")
+	f.BoolVar(&opts.Prefetch, "prefetch", false, "keep each DRAM load's region free during the previous workload (no load waits; larger L2)")
 	return cmd
 }
 
