@@ -44,6 +44,9 @@ type Tensor struct {
 	// Stays are the inclusive workload-index ranges the tensor is alive in.
 	Stays [][2]int
 	Refs  []Ref
+	// Loads flags the stays that begin with a DRAM load (the entry is
+	// newly added and sourced from DRAM), index-aligned with Stays.
+	Loads []bool
 	// FileAddress is the address the file gives its first entry.
 	FileAddress int64
 }
@@ -78,6 +81,12 @@ type Options struct {
 	// region start); 0 or 1 means none. The notes give no address
 	// alignment for the L2, so none is the default.
 	Align int64
+	// Prefetch keeps the region of every DRAM load free during the
+	// workload before it: a tensor newly loaded from DRAM at workload k
+	// is treated as alive from k-1, so its load never waits for k-1 to
+	// release the region (no gemini/address-reuse waits), at the price of
+	// a larger L2.
+	Prefetch bool
 }
 
 // LivePeak returns the largest number of bytes alive at once on a core:
@@ -138,6 +147,7 @@ func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error
 				t.Stays[n-1][1] = wi
 			default:
 				t.Stays = append(t.Stays, [2]int{wi, wi})
+				t.Loads = append(t.Loads, e.NewlyAdded && e.FromDRAM())
 			}
 			if p, ok := gemini.Place([][2]int64{region}, e); ok {
 				for _, sp := range p.Spans {
@@ -157,10 +167,11 @@ func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error
 	var gcd int64
 	for i := range cp.Tensors {
 		t := &cp.Tensors[i]
-		b := alloc.Buffer{ID: bufferID(t, i), Lower: int64(t.Stays[0][0]), Upper: int64(t.Stays[len(t.Stays)-1][1]) + 1,
+		live := t.alive(opt.Prefetch)
+		b := alloc.Buffer{ID: bufferID(t, i), Lower: int64(live[0][0]), Upper: int64(live[len(live)-1][1]) + 1,
 			Size: t.Size, Alignment: opt.Align}
-		for k := 1; k < len(t.Stays); k++ {
-			b.Gaps = append(b.Gaps, alloc.Gap{Lower: int64(t.Stays[k-1][1]) + 1, Upper: int64(t.Stays[k][0])})
+		for k := 1; k < len(live); k++ {
+			b.Gaps = append(b.Gaps, alloc.Gap{Lower: int64(live[k-1][1]) + 1, Upper: int64(live[k][0])})
 		}
 		cp.Problem.Buffers[i] = b
 		rel := t.FileAddress - region[0]
@@ -173,6 +184,65 @@ func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error
 	}
 	cp.FileValid = cp.fileValid(c)
 	return cp, nil
+}
+
+// alive returns the inclusive workload ranges in which the tensor holds
+// its region: its stays, each DRAM load's stay from one workload earlier
+// with prefetch.
+func (t *Tensor) alive(prefetch bool) [][2]int {
+	var out [][2]int
+	for k, st := range t.Stays {
+		if prefetch && t.Loads[k] && st[0] > 0 {
+			st[0]--
+		}
+		if n := len(out); n > 0 && st[0] <= out[n-1][1]+1 {
+			out[n-1][1] = max(out[n-1][1], st[1])
+			continue
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Waits counts the DRAM loads of a placement that must wait for the
+// previous workload to release their region: a stay beginning with a DRAM
+// load at workload k > 0 whose bytes [offset, offset+size) overlap another
+// tensor of the snapshot of k-1 (the gemini/address-reuse warning of a
+// schedule without ring wrap).
+func (cp *CoreProblem) Waits(offsets []int64) int {
+	if len(offsets) != len(cp.Tensors) {
+		return 0
+	}
+	n := 0
+	for i := range cp.Tensors {
+		t := &cp.Tensors[i]
+		for k, st := range t.Stays {
+			if !t.Loads[k] || st[0] == 0 {
+				continue
+			}
+			prev := st[0] - 1
+			for j := range cp.Tensors {
+				u := &cp.Tensors[j]
+				if j == i || !u.inSnapshot(prev) {
+					continue
+				}
+				if offsets[i] < offsets[j]+u.Size && offsets[j] < offsets[i]+t.Size {
+					n++
+					break
+				}
+			}
+		}
+	}
+	return n
+}
+
+func (t *Tensor) inSnapshot(wi int) bool {
+	for _, st := range t.Stays {
+		if st[0] <= wi && wi <= st[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // fileValid reports whether the file's own placement is a valid solution at

@@ -34,6 +34,16 @@ func checkClean(t *testing.T, s *gemini.Schedule) *gemini.Schedule {
 	return back
 }
 
+func reuseWarnings(s *gemini.Schedule) int {
+	n := 0
+	for _, d := range gemini.Check(s) {
+		if d.Rule == gemini.RuleAddressReuse {
+			n++
+		}
+	}
+	return n
+}
+
 func errorCount(s *gemini.Schedule) int {
 	n := 0
 	for _, d := range gemini.Check(s) {
@@ -44,6 +54,13 @@ func errorCount(s *gemini.Schedule) int {
 	return n
 }
 
+// probeTimeout bounds each exact probe in the corpus test; a timed-out
+// probe makes the answer "best found", which the test accepts.
+const (
+	probeTimeout = 1 * time.Second
+	coreBudget   = 3 * time.Second
+)
+
 func TestCorpus(t *testing.T) {
 	dir := conformance.Corpus(t, "gemini")
 	for _, path := range conformance.Files(t, dir, "*.json") {
@@ -52,7 +69,8 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := Reallocate(context.Background(), s, Options{}, SolveOptions{Timeout: 20 * time.Second})
+			rep, err := Reallocate(context.Background(), s, Options{}, SolveOptions{Timeout: probeTimeout, Budget: coreBudget,
+				Probe: func(c int64, st alloc.Status, d time.Duration) { t.Logf("probe %d: %v in %v", c, st, d) }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,12 +98,46 @@ func TestCorpus(t *testing.T) {
 					t.Errorf("core %d: optimal with a gap", c.Key)
 				}
 			}
+			// The load waits counted on the problem are the schedule's
+			// address-reuse warnings.
+			fileWaits, waits := 0, 0
+			for _, c := range rep.Cores {
+				fileWaits += c.FileWaits
+				waits += c.Waits
+			}
+			if got := reuseWarnings(s); got != fileWaits {
+				t.Errorf("file: %d address-reuse warnings, %d load waits counted", got, fileWaits)
+			}
 			if n, err := rep.Rewrite(s); err != nil || n != len(s.Cores) {
 				t.Fatalf("rewrite: %d cores, %v", n, err)
 			}
 			back := checkClean(t, s)
+			if got := reuseWarnings(back); got != waits {
+				t.Errorf("rewrite: %d address-reuse warnings, %d load waits counted", got, waits)
+			}
+			// With prefetch no load waits.
+			pre, err := gemini.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prep, err := Reallocate(context.Background(), pre, Options{Prefetch: true}, SolveOptions{Timeout: probeTimeout, Budget: coreBudget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := prep.Rewrite(pre); err != nil {
+				t.Fatal(err)
+			}
+			if got := reuseWarnings(checkClean(t, pre)); got != 0 {
+				t.Errorf("prefetch rewrite: %d address-reuse warnings", got)
+			}
+			for i, c := range prep.Cores {
+				t.Logf("core %d prefetch: min %d (%s), load waits %d -> %d (without prefetch -> %d)", c.Key, c.MinCapacity, c.Status, c.FileWaits, c.Waits, rep.Cores[i].Waits)
+				if c.Waits != 0 || c.LivePeak < rep.Cores[i].LivePeak {
+					t.Errorf("core %d prefetch: %+v", c.Key, c)
+				}
+			}
 			// The rewritten file's own extent is the minimal capacity.
-			rep2, err := Reallocate(context.Background(), back, Options{}, SolveOptions{Timeout: 20 * time.Second})
+			rep2, err := Reallocate(context.Background(), back, Options{}, SolveOptions{Timeout: probeTimeout, Budget: coreBudget})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +153,7 @@ func TestCorpus(t *testing.T) {
 func TestSynth(t *testing.T) {
 	for _, cfg := range []gemini.SynthConfig{
 		{Cores: 2, Workloads: 12, Buffer: 512 << 10},
-		{Cores: 4, Workloads: 20, XLen: 2, Buffer: 256 << 10, DRAMEvery: 3, Seed: 7},
+		{Cores: 4, Workloads: 20, XLen: 2, Buffer: 1 << 20, DRAMEvery: 3, Seed: 7},
 	} {
 		s, err := gemini.Synth(cfg)
 		if err != nil {

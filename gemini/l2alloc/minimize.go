@@ -27,7 +27,14 @@ type SolveOptions struct {
 	// limit beyond the context. A probe that times out leaves its capacity
 	// undecided and the result is BestFound instead of Optimal.
 	Timeout time.Duration
+	// Budget bounds the whole minimisation of one core; 0 means none.
+	// When it runs out the smallest capacity found so far is returned as
+	// BestFound.
+	Budget  time.Duration
 	Workers int // workers of alloc.Exact; 0 = all CPUs
+	// Probe, when set, is called after every exact probe with the
+	// capacity tried, its outcome and its wall time (progress reporting).
+	Probe func(capacity int64, st alloc.Status, d time.Duration)
 }
 
 // Result is the smallest L2 found for one core.
@@ -47,8 +54,8 @@ type Result struct {
 
 // Minimize finds the smallest capacity that holds a core's problem by
 // binary search with alloc.Exact, between the live-bytes peak (a lower
-// bound) and the best of the greedy heuristic and the file's own
-// placement (upper bounds). A probe proven infeasible raises the proven
+// bound, probed first) and the best of the greedy heuristic and the file's
+// own placement (upper bounds). A probe proven infeasible raises the proven
 // lower bound; a solved probe lowers the capacity to the height of its
 // placement. The problem's Capacity is left as it was.
 func Minimize(ctx context.Context, cp *CoreProblem, opt SolveOptions) (*Result, error) {
@@ -90,9 +97,20 @@ func Minimize(ctx context.Context, cp *CoreProblem, opt SolveOptions) (*Result, 
 		}
 	}
 
+	if opt.Budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opt.Budget)
+		defer cancel()
+	}
 	lo := lb // search floor: proven, or raised past timed-out probes
+	first := true
 	for lo < ub && ctx.Err() == nil {
 		mid := lo + (ub-lo)/2
+		if first {
+			// The lower bound first: a placement there is optimal
+			// at once, and live-bytes peaks are often reachable.
+			mid, first = lo, false
+		}
 		p.Capacity = mid
 		sol, st, _ := probe(ctx, &p, opt)
 		res.Probes++
@@ -119,7 +137,11 @@ func Minimize(ctx context.Context, cp *CoreProblem, opt SolveOptions) (*Result, 
 	return res, nil
 }
 
-func probe(ctx context.Context, p *alloc.Problem, opt SolveOptions) (*alloc.Solution, alloc.Status, error) {
+func probe(ctx context.Context, p *alloc.Problem, opt SolveOptions) (sol *alloc.Solution, st alloc.Status, err error) {
+	if opt.Probe != nil {
+		t0 := time.Now()
+		defer func() { opt.Probe(p.Capacity, st, time.Since(t0)) }()
+	}
 	if opt.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, opt.Timeout, errors.New("probe timed out"))

@@ -32,6 +32,11 @@ type CoreReport struct {
 	MinCapacity int64  `json:"min_capacity_bytes,omitempty"`
 	LowerBound  int64  `json:"lower_bound_bytes,omitempty"`
 	Status      string `json:"status"`
+	// FileWaits and Waits count the DRAM loads that must wait for the
+	// previous workload to release their region (address write-after-
+	// read), in the file's placement and in the new one.
+	FileWaits   int    `json:"file_load_waits"`
+	Waits       int    `json:"load_waits"`
 	Probes      int    `json:"probes,omitempty"`
 	SolveMicros int64  `json:"solve_us"`
 	Note        string `json:"note,omitempty"`
@@ -42,9 +47,10 @@ type CoreReport struct {
 
 // Report is the re-allocation of a whole schedule.
 type Report struct {
-	Variant gemini.Variant `json:"variant"`
-	Align   int64          `json:"align_bytes"`
-	Cores   []CoreReport   `json:"cores"`
+	Variant  gemini.Variant `json:"variant"`
+	Align    int64          `json:"align_bytes"`
+	Prefetch bool           `json:"prefetch"`
+	Cores    []CoreReport   `json:"cores"`
 }
 
 // StatusNoAddresses is the status of a core whose snapshots carry no
@@ -55,7 +61,7 @@ const StatusNoAddresses = "no addresses"
 // addresses (raw IR) is reported with its live peak and StatusNoAddresses.
 // The schedule is not modified; see Rewrite.
 func Reallocate(ctx context.Context, s *gemini.Schedule, opt Options, sopt SolveOptions) (*Report, error) {
-	rep := &Report{Variant: s.Variant, Align: max(opt.Align, 1)}
+	rep := &Report{Variant: s.Variant, Align: max(opt.Align, 1), Prefetch: opt.Prefetch}
 	for _, c := range s.Cores {
 		cr := CoreReport{Core: c.ID, Key: c.Key}
 		cp, err := Build(s, c, opt)
@@ -81,6 +87,8 @@ func Reallocate(ctx context.Context, s *gemini.Schedule, opt Options, sopt Solve
 		cr.MinCapacity = res.Capacity
 		cr.LowerBound = res.LowerBound
 		cr.Status = string(res.Status)
+		cr.FileWaits = cp.Waits(cp.FileSolution.Offsets)
+		cr.Waits = cp.Waits(res.Solution.Offsets)
 		cr.Probes = res.Probes
 		cr.SolveMicros = res.Elapsed.Microseconds()
 		if res.TimedOut > 0 {
@@ -117,19 +125,19 @@ func (r *Report) Rewrite(s *gemini.Schedule) (int, error) {
 // WriteText renders the report as an aligned table.
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "core\ttensors\tfile extent\tlive peak\tmin L2\tlower bound\tsaved\tstatus\tsolve\t\n")
+	fmt.Fprintf(tw, "core\ttensors\tfile extent\tlive peak\tmin L2\tlower bound\tsaved\tstatus\tload waits\tsolve\t\n")
 	for _, c := range r.Cores {
 		if c.Status == StatusNoAddresses {
-			fmt.Fprintf(tw, "%d\t-\t-\t%s\t-\t-\t-\t%s\t-\t\n", c.Key, humanize.Bytes(c.LivePeak), c.Status)
+			fmt.Fprintf(tw, "%d\t-\t-\t%s\t-\t-\t-\t%s\t-\t-\t\n", c.Key, humanize.Bytes(c.LivePeak), c.Status)
 			continue
 		}
 		saved := "-"
 		if c.FileExtent > 0 {
 			saved = fmt.Sprintf("%.1f%%", 100*float64(c.FileExtent-c.MinCapacity)/float64(c.FileExtent))
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Key, c.Tensors, humanize.Bytes(c.FileExtent),
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d -> %d\t%s\t\n", c.Key, c.Tensors, humanize.Bytes(c.FileExtent),
 			humanize.Bytes(c.LivePeak), humanize.Bytes(c.MinCapacity), humanize.Bytes(c.LowerBound), saved, c.Status,
-			micros(c.SolveMicros))
+			c.FileWaits, c.Waits, micros(c.SolveMicros))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -141,7 +149,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 		}
 	}
-	_, err := fmt.Fprintf(w, "offsets aligned to %d B; exact byte counts in --json\n", r.Align)
+	mode := "loads may wait for the previous workload to release their region"
+	if r.Prefetch {
+		mode = "prefetch: every DRAM load's region is free one workload early"
+	}
+	_, err := fmt.Fprintf(w, "offsets aligned to %d B; %s; load waits: file -> new; exact byte counts in --json\n", r.Align, mode)
 	return err
 }
 

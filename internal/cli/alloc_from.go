@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/npukit/npukit/alloc"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/gemini"
+	"github.com/npukit/npukit/gemini/l2alloc"
+	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/spf13/cobra"
+)
+
+// allocFromOptions are the settings of a schedule re-allocation
+// (`npukit gemini realloc`, and `npukit alloc --from` once hooked there).
+type allocFromOptions struct {
+	Rewrite  string        // write the schedule with new addresses here ("" = no)
+	Timeout  time.Duration // per exact probe; 0 = no limit
+	Budget   time.Duration // per core; 0 = no limit
+	Align    int64         // offset alignment in bytes; 0/1 = none
+	Prefetch bool          // keep each DRAM load's region free one workload early
+}
+
+// allocFromResult is the output: the per-core report and where the
+// rewritten schedule went.
+type allocFromResult struct {
+	File string `json:"file"`
+	*l2alloc.Report
+	Rewritten string `json:"rewritten,omitempty"`
+}
+
+func (r *allocFromResult) WriteText(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "%s (%s IR)\n", r.File, r.Variant); err != nil {
+		return err
+	}
+	if err := r.Report.WriteText(w); err != nil {
+		return err
+	}
+	if r.Rewritten != "" {
+		_, err := fmt.Fprintf(w, "wrote %s: new addresses, checked clean\n", r.Rewritten)
+		return err
+	}
+	return nil
+}
+
+// allocFromCmdRun re-allocates the L2 of every core of a Gemini schedule:
+// it prints the file's peak, the live peak and the smallest L2 found per
+// core, and with opts.Rewrite writes the schedule with the new addresses
+// (atomically), after verifying that the rewrite adds no check error.
+func allocFromCmdRun(env *Env, path string, opts allocFromOptions) error {
+	s, err := gemini.ReadFile(path)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if opts.Align < 0 {
+		return usageErr("--align must be >= 0")
+	}
+	sopt := l2alloc.SolveOptions{Timeout: opts.Timeout, Budget: opts.Budget}
+	if !env.Quiet && isTerminal(env.Stderr) {
+		sopt.Probe = func(c int64, st alloc.Status, d time.Duration) {
+			fmt.Fprintf(env.Stderr, "probe capacity %d: %s in %v\n", c, probeStatus(st), d.Round(time.Millisecond))
+		}
+	}
+	rep, err := l2alloc.Reallocate(context.Background(), s, l2alloc.Options{Align: opts.Align, Prefetch: opts.Prefetch}, sopt)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
+	}
+	res := &allocFromResult{File: path, Report: rep}
+	if opts.Rewrite != "" {
+		if err := rewriteSchedule(s, rep, opts.Rewrite); err != nil {
+			return err
+		}
+		res.Rewritten = opts.Rewrite
+	}
+	if env.JSON {
+		return writeJSON(env.Stdout, res)
+	}
+	return res.WriteText(env.Stdout)
+}
+
+// rewriteSchedule applies the report's placements to s and writes it,
+// refusing when the result has more errors of any check rule than the
+// input had.
+func rewriteSchedule(s *gemini.Schedule, rep *l2alloc.Report, out string) error {
+	before := errorsByRule(gemini.Check(s))
+	n, err := rep.Rewrite(s)
+	if err != nil {
+		return &ExitError{Code: ExitUnexpected, Err: err}
+	}
+	if n == 0 {
+		return usageErr("%s: nothing to rewrite (the schedule's snapshots have no addresses)", out)
+	}
+	for rule, k := range errorsByRule(gemini.Check(s)) {
+		if k > before[rule] {
+			return &ExitError{Code: ExitUnexpected, Err: fmt.Errorf("rewritten schedule fails %s (%d errors, input had %d): not written", rule, k, before[rule])}
+		}
+	}
+	if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return gemini.Write(w, s) }); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	return nil
+}
+
+func errorsByRule(rep diag.Report) map[string]int {
+	m := map[string]int{}
+	for _, d := range rep {
+		if d.Severity == diag.Error {
+			m[d.Rule]++
+		}
+	}
+	return m
+}
+
+func probeStatus(st alloc.Status) string {
+	switch st {
+	case alloc.Solved:
+		return "solved"
+	case alloc.Infeasible:
+		return "infeasible"
+	}
+	return "timed out"
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// newGeminiReallocCmd is the TEMPORARY standalone registration of the
+// re-allocation as `npukit gemini realloc`, until it is hooked under
+// `npukit alloc --from`.
+func newGeminiReallocCmd(env *Env) *cobra.Command {
+	var opts allocFromOptions
+	cmd := &cobra.Command{
+		Use:   "realloc SCHEDULE.json [--rewrite OUT.json] [--timeout D]",
+		Short: "Smallest L2 per core for a schedule (exact solver) and a rewrite with new addresses",
+		Long: `realloc builds each core's L2 allocation problem from the buffer snapshots (one
+buffer per tensor_id, alive over the workloads whose snapshots list it; the ring-buffer
+region is the capacity) and finds the smallest capacity that holds it: a binary search
+with the exact solver between the live-bytes peak and the file's own extent. "optimal"
+means proven minimal; "best found" means a probe timed out (--timeout) and the lower
+bound is the largest proven one. "load waits" counts the DRAM loads whose region is still
+held by the previous workload (file -> new placement); --prefetch makes it zero.
+
+--rewrite writes the schedule with the new addresses (no tensor wraps; every entry of a
+tensor_id at one address); it is written only if it adds no check error. The raw IR has
+no addresses: only its live peak is shown and there is nothing to rewrite.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return allocFromCmdRun(env, args[0], opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Rewrite, "rewrite", "", "write the schedule with the new addresses to this file")
+	f.DurationVar(&opts.Timeout, "timeout", 10*time.Second, "time limit of each exact probe (0 = none)")
+	f.DurationVar(&opts.Budget, "budget", time.Minute, "time limit of each core's minimisation (0 = none)")
+	f.Int64Var(&opts.Align, "align", 0, "align every address to this many bytes (default: none)")
+	f.BoolVar(&opts.Prefetch, "prefetch", false, "keep each DRAM load's region free during the previous workload (no load waits; larger L2)")
+	return cmd
+}
+
+func init() { registerGeminiCommand(newGeminiReallocCmd) }
