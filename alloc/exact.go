@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"sort"
 	"sync/atomic"
@@ -454,22 +453,20 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, explor
 	// stay remembered: their failure does not depend on the ordering.
 	var ranks [][]int32
 	var ids []int
+	// Workers lead with different orderings: static decomposition from
+	// TWA, dynamic from TAW (diversity; each still tries all of them).
+	lead := 2
+	if dynamic {
+		lead = 1
+	}
 	for i := range orderings {
-		o := (worker + i) % len(orderings)
+		o := (lead + worker + i) % len(orderings)
 		ranks = append(ranks, c.rank(orderings[o]))
 		ids = append(ids, o)
 	}
 	s.dynamic = dynamic
-	// Each round also tries one randomly perturbed ordering (seeded, so
-	// runs are reproducible): diversity against heavy-tailed searches.
-	rng := rand.New(rand.NewPCG(uint64(worker), 1))
-	for round, limit := 0, int64(2*n); ; round, limit = round+1, limit*2 {
+	for limit := int64(2 * n); ; limit *= 3 {
 		rr, ri := ranks, ids
-		if round > 0 {
-			o := (worker + round) % len(orderings)
-			rr = append(rr[:len(rr):len(rr)], c.perturbedRank(orderings[o], rng))
-			ri = append(ri[:len(ri):len(ri)], o+len(orderings)*(1+round))
-		}
 		for i, r := range rr {
 			s.rank, s.ordering, s.rankID = r, ri[i], uint64(ri[i])
 			s.budget, s.halt = limit, false
@@ -538,35 +535,6 @@ func (c *component) setHash(set []int32) [2]uint64 {
 		h[1] ^= c.zob[0][k] * 0x9e3779b97f4a7c15
 	}
 	return h
-}
-
-// perturbedRank is rank with every key scaled by a random factor.
-func (c *component) perturbedRank(h string, rng *rand.Rand) []int32 {
-	n := len(c.bufs)
-	keys := make([][]float64, n)
-	for k := range keys {
-		keys[k] = make([]float64, len(h))
-		for i := 0; i < len(h); i++ {
-			keys[k][i] = float64(c.key(k, h[i])) * (0.7 + 0.6*rng.Float64())
-		}
-	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		for i := 0; i < len(h); i++ {
-			if x, y := keys[order[a]][i], keys[order[b]][i]; x != y {
-				return x > y
-			}
-		}
-		return false
-	})
-	rank := make([]int32, n)
-	for r, k := range order {
-		rank[k] = int32(r)
-	}
-	return rank
 }
 
 // rank orders buffers by a preordering heuristic.
