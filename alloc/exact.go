@@ -343,7 +343,7 @@ func (c *component) key(k int, letter byte) int64 {
 func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
 	k = max(1, k)
 	if k == 1 {
-		return c.search(ctx, 0, false, explored, progress)
+		return c.search(ctx, 0, false, -1, explored, progress)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -354,7 +354,7 @@ func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.
 	ch := make(chan res, k)
 	for w := 0; w < k; w++ {
 		go func(w int) {
-			st, off := c.search(ctx, w/2, w%2 == 1, explored, progress)
+			st, off := c.search(ctx, w/2, w%2 == 1, -1, explored, progress)
 			ch <- res{st, off}
 		}(w)
 	}
@@ -416,7 +416,7 @@ type trailEntry struct {
 
 const maxMemo = 1 << 21
 
-func (c *component) search(ctx context.Context, worker int, dynamic bool, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
+func (c *component) search(ctx context.Context, worker int, dynamic bool, only int, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
 	n := len(c.bufs)
 	s := &searcher{
 		c: c, ctx: ctx, explored: explored, progress: progress,
@@ -465,6 +465,20 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, explor
 		ids = append(ids, o)
 	}
 	s.dynamic = dynamic
+	if only >= 0 {
+		// One ordering, no restarts.
+		s.rank, s.ordering, s.rankID = c.rank(orderings[only]), only, uint64(only)
+		s.budget = math.MaxInt64
+		ok := s.solve(set, c.setHash(set), 0, 0, -1)
+		s.flush()
+		switch {
+		case ok:
+			return Solved, s.off
+		case s.stop:
+			return TimedOut, nil
+		}
+		return Infeasible, nil
+	}
 	for limit := int64(2 * n); ; limit *= 3 {
 		rr, ri := ranks, ids
 		for i, r := range rr {
