@@ -387,10 +387,11 @@ type searcher struct {
 	// Both are complete; they search differently, so the portfolio runs
 	// both.
 	dynamic  bool
-	floor    []int64 // per section
-	rem      []int64 // per section: bytes still to place
-	mf       []int64 // per buffer: max floor over its sections
-	low      []int64 // per section scratch: lowest next offset of its buffers
+	floor    []int64    // per section
+	rem      []int64    // per section: bytes still to place
+	mf       []int64    // per buffer: max floor over its sections
+	xs       []int64    // per buffer scratch: lowest offset it can still take
+	heap     []heapItem // scratch for the section bound
 	placed   []bool
 	off      []int64
 	trail    []trailEntry
@@ -423,7 +424,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		floor:   make([]int64, c.nsec),
 		rem:     make([]int64, c.nsec),
 		mf:      make([]int64, n),
-		low:     make([]int64, c.nsec),
+		xs:      make([]int64, n),
 		placed:  make([]bool, n),
 		off:     make([]int64, n),
 		cands:   make([][]cand, 2*n+2),
@@ -431,9 +432,6 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		first:   make([]int32, n),
 		lastSec: make([]int32, n),
 		failed:  map[[2]uint64]struct{}{},
-	}
-	for sec := range s.low {
-		s.low[sec] = math.MaxInt64
 	}
 	set := make([]int32, n)
 	for k := range n {
@@ -716,10 +714,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 		if x+c.size[k] < minEnd {
 			minEnd = x + c.size[k]
 		}
-		lo := max(x, last)
-		for _, sec := range c.secs[k] {
-			s.low[sec] = min(s.low[sec], lo)
-		}
+		s.xs[k] = max(x, last)
 		if x < last {
 			// Not canonical now: it must rest on a buffer placed later.
 			continue
@@ -731,18 +726,12 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 		cs = append(cs, cand{x, k32})
 	}
 	// Section bound: the buffers left in a section stack above its floor,
-	// the last offset and the lowest offset any of them can take.
-	for _, k := range set {
-		for _, sec := range c.secs[k] {
-			lo := s.low[sec]
-			if lo == math.MaxInt64 {
-				continue
-			}
-			s.low[sec] = math.MaxInt64
-			if max(s.floor[sec], lo)+s.rem[sec] > capa {
-				dead = true
-			}
-		}
+	// the last offset and the lowest offset any of them can take. One
+	// sweep over the sections with a min-heap of the buffers alive there
+	// (a buffer counts over its whole hull: a lower minimum only weakens
+	// the bound, it stays sound).
+	if !dead {
+		dead = s.sectionBound(set, capa)
 	}
 	if dead {
 		// Nodes that fail their own checks do not count against the
@@ -821,6 +810,74 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 		s.remember(key)
 	}
 	return false
+}
+
+// sectionBound reports whether some section cannot hold the buffers of
+// set still to place in it.
+func (s *searcher) sectionBound(set []int32, capa int64) bool {
+	h := s.heap[:0]
+	i := 0
+	for sec := s.first[set[0]]; i < len(set) || len(h) > 0; sec++ {
+		for i < len(set) && s.first[set[i]] <= sec {
+			k := set[i]
+			h = heapPush(h, heapItem{s.xs[k], s.lastSec[k]})
+			i++
+		}
+		for len(h) > 0 && h[0].end < sec {
+			h = heapPop(h)
+		}
+		if len(h) == 0 {
+			if i < len(set) {
+				sec = s.first[set[i]] - 1
+			}
+			continue
+		}
+		if r := s.rem[sec]; r > 0 && max(s.floor[sec], h[0].val)+r > capa {
+			s.heap = h
+			return true
+		}
+	}
+	s.heap = h
+	return false
+}
+
+type heapItem struct {
+	val int64
+	end int32
+}
+
+func heapPush(h []heapItem, it heapItem) []heapItem {
+	h = append(h, it)
+	for j := len(h) - 1; j > 0; {
+		p := (j - 1) / 2
+		if h[p].val <= h[j].val {
+			break
+		}
+		h[p], h[j] = h[j], h[p]
+		j = p
+	}
+	return h
+}
+
+func heapPop(h []heapItem) []heapItem {
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for j := 0; ; {
+		l, r, m := 2*j+1, 2*j+2, j
+		if l < n && h[l].val < h[m].val {
+			m = l
+		}
+		if r < n && h[r].val < h[m].val {
+			m = r
+		}
+		if m == j {
+			break
+		}
+		h[m], h[j] = h[j], h[m]
+		j = m
+	}
+	return h
 }
 
 // floorHash mixes a section's floor into the state hash (two independent
