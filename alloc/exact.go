@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"sort"
 	"sync/atomic"
@@ -344,7 +343,7 @@ func (c *component) key(k int, letter byte) int64 {
 func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
 	k = max(1, k)
 	if k == 1 {
-		return c.search(ctx, 0, false, explored, progress)
+		return c.search(ctx, 0, false, -1, explored, progress)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -355,7 +354,7 @@ func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.
 	ch := make(chan res, k)
 	for w := 0; w < k; w++ {
 		go func(w int) {
-			st, off := c.search(ctx, w/2, w%2 == 1, explored, progress)
+			st, off := c.search(ctx, w/2, w%2 == 1, -1, explored, progress)
 			ch <- res{st, off}
 		}(w)
 	}
@@ -388,10 +387,11 @@ type searcher struct {
 	// Both are complete; they search differently, so the portfolio runs
 	// both.
 	dynamic  bool
-	floor    []int64 // per section
-	rem      []int64 // per section: bytes still to place
-	mf       []int64 // per buffer: max floor over its sections
-	low      []int64 // per section scratch: lowest next offset of its buffers
+	floor    []int64    // per section
+	rem      []int64    // per section: bytes still to place
+	mf       []int64    // per buffer: max floor over its sections
+	xs       []int64    // per buffer scratch: lowest offset it can still take
+	heap     []heapItem // scratch for the section bound
 	placed   []bool
 	off      []int64
 	trail    []trailEntry
@@ -417,14 +417,14 @@ type trailEntry struct {
 
 const maxMemo = 1 << 21
 
-func (c *component) search(ctx context.Context, worker int, dynamic bool, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
+func (c *component) search(ctx context.Context, worker int, dynamic bool, only int, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
 	n := len(c.bufs)
 	s := &searcher{
 		c: c, ctx: ctx, explored: explored, progress: progress,
 		floor:   make([]int64, c.nsec),
 		rem:     make([]int64, c.nsec),
 		mf:      make([]int64, n),
-		low:     make([]int64, c.nsec),
+		xs:      make([]int64, n),
 		placed:  make([]bool, n),
 		off:     make([]int64, n),
 		cands:   make([][]cand, 2*n+2),
@@ -432,9 +432,6 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, explor
 		first:   make([]int32, n),
 		lastSec: make([]int32, n),
 		failed:  map[[2]uint64]struct{}{},
-	}
-	for sec := range s.low {
-		s.low[sec] = math.MaxInt64
 	}
 	set := make([]int32, n)
 	for k := range n {
@@ -454,22 +451,34 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, explor
 	// stay remembered: their failure does not depend on the ordering.
 	var ranks [][]int32
 	var ids []int
+	// Workers lead with different orderings: static decomposition from
+	// TWA, dynamic from TAW (diversity; each still tries all of them).
+	lead := 2
+	if dynamic {
+		lead = 1
+	}
 	for i := range orderings {
-		o := (worker + i) % len(orderings)
+		o := (lead + worker + i) % len(orderings)
 		ranks = append(ranks, c.rank(orderings[o]))
 		ids = append(ids, o)
 	}
 	s.dynamic = dynamic
-	// Each round also tries one randomly perturbed ordering (seeded, so
-	// runs are reproducible): diversity against heavy-tailed searches.
-	rng := rand.New(rand.NewPCG(uint64(worker), 1))
-	for round, limit := 0, int64(2*n); ; round, limit = round+1, limit*2 {
-		rr, ri := ranks, ids
-		if round > 0 {
-			o := (worker + round) % len(orderings)
-			rr = append(rr[:len(rr):len(rr)], c.perturbedRank(orderings[o], rng))
-			ri = append(ri[:len(ri):len(ri)], o+len(orderings)*(1+round))
+	if only >= 0 {
+		// One ordering, no restarts.
+		s.rank, s.ordering, s.rankID = c.rank(orderings[only]), only, uint64(only)
+		s.budget = math.MaxInt64
+		ok := s.solve(set, c.setHash(set), 0, 0, -1)
+		s.flush()
+		switch {
+		case ok:
+			return Solved, s.off
+		case s.stop:
+			return TimedOut, nil
 		}
+		return Infeasible, nil
+	}
+	for limit := int64(2 * n); ; limit *= 3 {
+		rr, ri := ranks, ids
 		for i, r := range rr {
 			s.rank, s.ordering, s.rankID = r, ri[i], uint64(ri[i])
 			s.budget, s.halt = limit, false
@@ -538,35 +547,6 @@ func (c *component) setHash(set []int32) [2]uint64 {
 		h[1] ^= c.zob[0][k] * 0x9e3779b97f4a7c15
 	}
 	return h
-}
-
-// perturbedRank is rank with every key scaled by a random factor.
-func (c *component) perturbedRank(h string, rng *rand.Rand) []int32 {
-	n := len(c.bufs)
-	keys := make([][]float64, n)
-	for k := range keys {
-		keys[k] = make([]float64, len(h))
-		for i := 0; i < len(h); i++ {
-			keys[k][i] = float64(c.key(k, h[i])) * (0.7 + 0.6*rng.Float64())
-		}
-	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		for i := 0; i < len(h); i++ {
-			if x, y := keys[order[a]][i], keys[order[b]][i]; x != y {
-				return x > y
-			}
-		}
-		return false
-	})
-	rank := make([]int32, n)
-	for r, k := range order {
-		rank[k] = int32(r)
-	}
-	return rank
 }
 
 // rank orders buffers by a preordering heuristic.
@@ -734,10 +714,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 		if x+c.size[k] < minEnd {
 			minEnd = x + c.size[k]
 		}
-		lo := max(x, last)
-		for _, sec := range c.secs[k] {
-			s.low[sec] = min(s.low[sec], lo)
-		}
+		s.xs[k] = max(x, last)
 		if x < last {
 			// Not canonical now: it must rest on a buffer placed later.
 			continue
@@ -749,18 +726,12 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 		cs = append(cs, cand{x, k32})
 	}
 	// Section bound: the buffers left in a section stack above its floor,
-	// the last offset and the lowest offset any of them can take.
-	for _, k := range set {
-		for _, sec := range c.secs[k] {
-			lo := s.low[sec]
-			if lo == math.MaxInt64 {
-				continue
-			}
-			s.low[sec] = math.MaxInt64
-			if max(s.floor[sec], lo)+s.rem[sec] > capa {
-				dead = true
-			}
-		}
+	// the last offset and the lowest offset any of them can take. One
+	// sweep over the sections with a min-heap of the buffers alive there
+	// (a buffer counts over its whole hull: a lower minimum only weakens
+	// the bound, it stays sound).
+	if !dead {
+		dead = s.sectionBound(set, capa)
 	}
 	if dead {
 		// Nodes that fail their own checks do not count against the
@@ -839,6 +810,74 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 		s.remember(key)
 	}
 	return false
+}
+
+// sectionBound reports whether some section cannot hold the buffers of
+// set still to place in it.
+func (s *searcher) sectionBound(set []int32, capa int64) bool {
+	h := s.heap[:0]
+	i := 0
+	for sec := s.first[set[0]]; i < len(set) || len(h) > 0; sec++ {
+		for i < len(set) && s.first[set[i]] <= sec {
+			k := set[i]
+			h = heapPush(h, heapItem{s.xs[k], s.lastSec[k]})
+			i++
+		}
+		for len(h) > 0 && h[0].end < sec {
+			h = heapPop(h)
+		}
+		if len(h) == 0 {
+			if i < len(set) {
+				sec = s.first[set[i]] - 1
+			}
+			continue
+		}
+		if r := s.rem[sec]; r > 0 && max(s.floor[sec], h[0].val)+r > capa {
+			s.heap = h
+			return true
+		}
+	}
+	s.heap = h
+	return false
+}
+
+type heapItem struct {
+	val int64
+	end int32
+}
+
+func heapPush(h []heapItem, it heapItem) []heapItem {
+	h = append(h, it)
+	for j := len(h) - 1; j > 0; {
+		p := (j - 1) / 2
+		if h[p].val <= h[j].val {
+			break
+		}
+		h[p], h[j] = h[j], h[p]
+		j = p
+	}
+	return h
+}
+
+func heapPop(h []heapItem) []heapItem {
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for j := 0; ; {
+		l, r, m := 2*j+1, 2*j+2, j
+		if l < n && h[l].val < h[m].val {
+			m = l
+		}
+		if r < n && h[r].val < h[m].val {
+			m = r
+		}
+		if m == j {
+			break
+		}
+		h[m], h[j] = h[j], h[m]
+		j = m
+	}
+	return h
 }
 
 // floorHash mixes a section's floor into the state hash (two independent

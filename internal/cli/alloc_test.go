@@ -43,3 +43,17 @@ func TestAllocCommand(t *testing.T) {
 		t.Errorf("no capacity: %+v", r)
 	}
 }
+
+func TestAllocReport(t *testing.T) {
+	dir := t.TempDir()
+	prob := filepath.Join(dir, "p.csv")
+	os.WriteFile(prob, []byte("id,lower,upper,size\na,0,10,8\nb,5,15,8\nc,12,20,4\n"), 0o644)
+	out := filepath.Join(dir, "r.html")
+	if r := run(t, dir, "report", prob, "-o", out); r.code != 0 {
+		t.Fatalf("report: %+v", r)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(data), "Placement") || !strings.Contains(string(data), "<svg") {
+		t.Errorf("report html: %v (%d bytes)", err, len(data))
+	}
+}

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/npukit/npukit/alloc"
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/report"
+)
+
+func init() { registerReporter(detect.MiniMallocCSV, reportAlloc) }
+
+// allocReportSolveTime bounds the solve a report runs for a problem that
+// carries no placement; past it, the greedy placement is drawn.
+const allocReportSolveTime = 10 * time.Second
+
+// allocMaxRects bounds the rectangles drawn.
+const allocMaxRects = 20000
+
+func reportAlloc(env *Env, files []detect.Result) (*report.Page, error) {
+	f := files[0]
+	t, err := readAllocTable(f.Path, 0)
+	if err != nil {
+		return nil, err
+	}
+	p := &t.Problem
+	name := filepath.Base(f.Path)
+	page := &report.Page{Title: "Static allocation", Subtitle: name, Diagnostics: alloc.Check(t).WithFile(name)}
+	sum := alloc.Summarize(t)
+	sol, how, own := allocPlacement(t)
+	height := alloc.Height(p, sol)
+	page.Summary = []report.KV{
+		{Key: "Buffers", Value: strconv.Itoa(sum.Buffers)},
+		{Key: "Peak bytes alive", Value: humanize.Bytes(sum.Peak)},
+		{Key: "Placement height", Value: humanize.Bytes(height)},
+		{Key: "Placement", Value: how},
+	}
+	if p.Capacity > 0 {
+		page.Summary = append(page.Summary, report.KV{Key: "Capacity", Value: humanize.Bytes(p.Capacity)})
+	}
+	rm := &report.RectMap{
+		Caption: "Buffers over time (x) and address (y)",
+		Series:  []report.Series{{Name: "buffer"}, {Name: "fixed"}},
+		XUnit:   report.Number, YUnit: report.Bytes,
+		XLabel: "time", YLabel: "offset",
+		YLimit: float64(p.Capacity), LimitLabel: "capacity",
+	}
+	for i := range p.Buffers {
+		if len(rm.Rects) >= allocMaxRects {
+			break
+		}
+		b := &p.Buffers[i]
+		series := 0
+		if b.Fixed && !own {
+			series = 1
+		}
+		for _, pc := range alloc.Pieces(b) {
+			off := sol.Offsets[i]
+			rm.Rects = append(rm.Rects, report.Rect{
+				X0: float64(pc.T0), X1: float64(pc.T1),
+				Y0: float64(off + pc.Lo), Y1: float64(off + pc.Hi),
+				Series: series, Label: b.ID,
+				Tip: fmt.Sprintf("%s: [%d, %d) x [%d, %d), %s", b.ID, pc.T0, pc.T1, off+pc.Lo, off+pc.Hi, humanize.Bytes(b.Size)),
+			})
+		}
+	}
+	page.Sections = []report.Section{
+		{ID: "placement", Title: "Placement", Intro: "Each rectangle is a buffer: its lifetime across, its addresses up. " + how + ".", Blocks: []report.Block{rm}},
+		{ID: "problem", Title: "Problem", Blocks: []report.Block{&report.KeyValues{Items: []report.KV{
+			{Key: "Time span", Value: fmt.Sprintf("[%d, %d)", sum.TimeStart, sum.TimeEnd)},
+			{Key: "Total size", Value: humanize.Bytes(sum.TotalBytes)},
+			{Key: "Largest buffer", Value: humanize.Bytes(sum.LargestBuf)},
+			{Key: "Fixed / aligned / with gaps", Value: fmt.Sprintf("%d / %d / %d", sum.Fixed, sum.Aligned, sum.WithGaps)},
+		}}}},
+	}
+	page.SectionFor = func(diag.Diagnostic) string { return "placement" }
+	return page, nil
+}
+
+// allocPlacement is the file's own placement when it has one, else the
+// exact solver's within a short time (at the capacity, or minimal when no
+// capacity is known), else the greedy one.
+func allocPlacement(t *alloc.Table) (sol *alloc.Solution, how string, own bool) {
+	p := &t.Problem
+	full := t.HasOffsetColumn()
+	for _, ok := range t.HasOffset {
+		full = full && ok
+	}
+	if full {
+		return &alloc.Solution{Offsets: append([]int64(nil), t.Offsets...)}, "the placement in the file", true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), allocReportSolveTime)
+	defer cancel()
+	if p.Capacity > 0 {
+		if sol, st, _ := alloc.Exact(ctx, p, alloc.Options{}); st == alloc.Solved {
+			return sol, "found by the exact solver", false
+		}
+	} else if m, err := alloc.Minimize(ctx, p, alloc.Exact, alloc.Options{}); err == nil && m.Proven {
+		return m.Solution, "found by the exact solver at the minimal capacity", false
+	}
+	return alloc.Heuristic(p), "greedy placement (the exact solver did not finish in time)", false
+}
