@@ -290,3 +290,23 @@ func TestMinimizeOptimalAtPeak(t *testing.T) {
 		t.Errorf("got %+v, want 170 optimal", res)
 	}
 }
+
+// With a common alignment the lower bound counts the rounding: two
+// 100-byte buffers alive together at alignment 64 need 128 + 100 bytes, and
+// Minimize proves it.
+func TestAlignedLowerBound(t *testing.T) {
+	cp := &CoreProblem{Problem: alloc.Problem{Capacity: 1 << 20, Buffers: []alloc.Buffer{
+		{ID: "a", Lower: 0, Upper: 2, Size: 100, Alignment: 64},
+		{ID: "b", Lower: 1, Upper: 3, Size: 100, Alignment: 64},
+	}}}
+	if lb := alignedPeak(&cp.Problem); lb != 228 {
+		t.Errorf("aligned lower bound %d, want 228", lb)
+	}
+	res, err := Minimize(context.Background(), cp, SolveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Capacity != 228 || res.Status != Optimal || res.Probes != 0 {
+		t.Errorf("got %+v, want 228 optimal without a probe", res)
+	}
+}

@@ -65,7 +65,7 @@ func Minimize(ctx context.Context, cp *CoreProblem, opt SolveOptions) (*Result, 
 	for i := range p.Buffers {
 		lb = max(lb, p.Buffers[i].Size)
 	}
-	lb = max(lb, alloc.Peak(&p))
+	lb = max(lb, alloc.Peak(&p), alignedPeak(&p))
 	res := &Result{LowerBound: lb}
 
 	// Upper bounds: the heuristic's placement and the file's.
@@ -148,4 +148,32 @@ func probe(ctx context.Context, p *alloc.Problem, opt SolveOptions) (sol *alloc.
 		defer cancel()
 	}
 	return alloc.Exact(ctx, p, alloc.Options{Workers: opt.Workers})
+}
+
+// alignedPeak is a lower bound for problems whose buffers share one
+// alignment a > 1: in any placement the buffers alive at one moment, taken
+// in offset order, each take their size rounded up to a (the next offset is
+// aligned), except the topmost one. So the capacity is at least the peak of
+// the rounded sizes minus the largest rounding slack. 0 when it does not
+// apply.
+func alignedPeak(p *alloc.Problem) int64 {
+	if len(p.Buffers) == 0 {
+		return 0
+	}
+	a := p.Buffers[0].Alignment
+	if a <= 1 {
+		return 0
+	}
+	q := alloc.Problem{Buffers: make([]alloc.Buffer, len(p.Buffers))}
+	var slack int64
+	for i, b := range p.Buffers {
+		if b.Alignment != a || b.Fixed || b.Size > (1<<62)-a {
+			return 0
+		}
+		r := (b.Size + a - 1) / a * a
+		slack = max(slack, r-b.Size)
+		b.Size = r
+		q.Buffers[i] = b
+	}
+	return alloc.Peak(&q) - slack
 }
