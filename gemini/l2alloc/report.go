@@ -68,7 +68,10 @@ func Reallocate(ctx context.Context, s *gemini.Schedule, opt Options, sopt Solve
 		if errors.Is(err, ErrNoAddresses) {
 			cr.LivePeak = LivePeak(c)
 			cr.Status = StatusNoAddresses
-			cr.Note = "raw IR: snapshots have no addresses and no tensor identity; nothing to re-allocate"
+			cr.Note = "no buffer entry has an address; nothing to re-allocate"
+			if s.Variant == gemini.Raw {
+				cr.Note = "raw IR: snapshots have no addresses and no tensor identity; nothing to re-allocate"
+			}
 			rep.Cores = append(rep.Cores, cr)
 			continue
 		}
