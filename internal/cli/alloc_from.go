@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/npukit/npukit/alloc"
+	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/l2alloc"
@@ -167,4 +170,14 @@ no addresses: only its live peak is shown and there is nothing to rewrite.`,
 	return cmd
 }
 
-func init() { registerGeminiCommand(newGeminiReallocCmd) }
+func init() {
+	registerGeminiCommand(newGeminiReallocCmd)
+	registerDemoStep(demoStep{order: 40, kind: detect.GeminiIR, name: "gemini realloc (minimal L2 per core, rewrite)", run: geminiDemoRealloc})
+}
+
+// geminiDemoRealloc re-allocates the example schedule's L2 and writes the
+// rewrite beside the demo's other outputs.
+func geminiDemoRealloc(env *Env, path, outDir string) error {
+	out := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".realloc.json")
+	return allocFromCmdRun(env, path, allocFromOptions{Rewrite: out, Timeout: 2 * time.Second, Budget: 5 * time.Second})
+}
