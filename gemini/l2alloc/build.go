@@ -213,6 +213,21 @@ func (cp *CoreProblem) Waits(offsets []int64) int {
 	if len(offsets) != len(cp.Tensors) {
 		return 0
 	}
+	// The tensors of each snapshot, from the tensors' stays.
+	last := 0
+	for i := range cp.Tensors {
+		for _, st := range cp.Tensors[i].Stays {
+			last = max(last, st[1])
+		}
+	}
+	snap := make([][]int, last+1)
+	for i := range cp.Tensors {
+		for _, st := range cp.Tensors[i].Stays {
+			for wi := st[0]; wi <= st[1]; wi++ {
+				snap[wi] = append(snap[wi], i)
+			}
+		}
+	}
 	n := 0
 	for i := range cp.Tensors {
 		t := &cp.Tensors[i]
@@ -220,13 +235,8 @@ func (cp *CoreProblem) Waits(offsets []int64) int {
 			if !t.Loads[k] || st[0] == 0 {
 				continue
 			}
-			prev := st[0] - 1
-			for j := range cp.Tensors {
-				u := &cp.Tensors[j]
-				if j == i || !u.inSnapshot(prev) {
-					continue
-				}
-				if offsets[i] < offsets[j]+u.Size && offsets[j] < offsets[i]+t.Size {
+			for _, j := range snap[st[0]-1] {
+				if j != i && offsets[i] < offsets[j]+cp.Tensors[j].Size && offsets[j] < offsets[i]+t.Size {
 					n++
 					break
 				}
@@ -234,15 +244,6 @@ func (cp *CoreProblem) Waits(offsets []int64) int {
 		}
 	}
 	return n
-}
-
-func (t *Tensor) inSnapshot(wi int) bool {
-	for _, st := range t.Stays {
-		if st[0] <= wi && wi <= st[1] {
-			return true
-		}
-	}
-	return false
 }
 
 // fileValid reports whether the file's own placement is a valid solution at
