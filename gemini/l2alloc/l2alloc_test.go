@@ -120,7 +120,7 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			prep, err := Reallocate(context.Background(), pre, Options{Prefetch: true}, SolveOptions{Timeout: probeTimeout, Budget: coreBudget})
+			prep, err := Reallocate(context.Background(), pre, Options{Prefetch: PrefetchAll}, SolveOptions{Timeout: probeTimeout, Budget: coreBudget})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,9 +131,40 @@ func TestCorpus(t *testing.T) {
 				t.Errorf("prefetch rewrite: %d address-reuse warnings", got)
 			}
 			for i, c := range prep.Cores {
-				t.Logf("core %d prefetch: min %d (%s), load waits %d -> %d (without prefetch -> %d)", c.Key, c.MinCapacity, c.Status, c.FileWaits, c.Waits, rep.Cores[i].Waits)
+				t.Logf("core %d prefetch all: min %d (%s), load waits %d -> %d (without prefetch -> %d)", c.Key, c.MinCapacity, c.Status, c.FileWaits, c.Waits, rep.Cores[i].Waits)
 				if c.Waits != 0 || c.LivePeak < rep.Cores[i].LivePeak {
 					t.Errorf("core %d prefetch: %+v", c.Key, c)
+				}
+			}
+			// Prefetch file: never more L2 than the file, and only loads
+			// that wait in the file may wait.
+			pf, err := gemini.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range pf.Cores {
+				cp, err := Build(pf, c, Options{Prefetch: PrefetchFile})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !cp.FileValid {
+					t.Fatalf("core %d: the file's placement is not a solution under prefetch file", c.Key)
+				}
+				res, err := Minimize(context.Background(), cp, SolveOptions{Timeout: probeTimeout, Budget: coreBudget})
+				if err != nil {
+					t.Fatal(err)
+				}
+				before, after := cp.waiting(cp.FileSolution.Offsets), cp.waiting(res.Solution.Offsets)
+				for i := range after {
+					for k := range after[i] {
+						if after[i][k] && !before[i][k] {
+							t.Errorf("core %d tensor %d: its load waits now but not in the file", c.Key, cp.Tensors[i].TensorID)
+						}
+					}
+				}
+				t.Logf("core %d prefetch file: min %d (%s), file extent %d, load waits %d -> %d", c.Key, res.Capacity, res.Status, cp.FileExtent, cp.Waits(cp.FileSolution.Offsets), cp.Waits(res.Solution.Offsets))
+				if res.Capacity > cp.FileExtent {
+					t.Errorf("core %d prefetch file: min %d above the file's extent %d", c.Key, res.Capacity, cp.FileExtent)
 				}
 			}
 			// The rewritten file's own extent is the minimal capacity.

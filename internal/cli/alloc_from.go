@@ -25,7 +25,7 @@ type allocFromOptions struct {
 	Timeout  time.Duration // per exact probe; 0 = no limit
 	Budget   time.Duration // per core; 0 = no limit
 	Align    int64         // offset alignment in bytes; 0/1 = none
-	Prefetch bool          // keep each DRAM load's region free one workload early
+	Prefetch string        // DRAM load policy: none, all or file (l2alloc.ParsePrefetch)
 }
 
 // allocFromResult is the output: the per-core report and where the
@@ -62,13 +62,17 @@ func allocFromCmdRun(env *Env, path string, opts allocFromOptions) error {
 	if opts.Align < 0 {
 		return usageErr("--align must be >= 0")
 	}
+	pf, err := l2alloc.ParsePrefetch(opts.Prefetch)
+	if err != nil {
+		return usageErr("--prefetch: %v", err)
+	}
 	sopt := l2alloc.SolveOptions{Timeout: opts.Timeout, Budget: opts.Budget}
 	if !env.Quiet && isTerminal(env.Stderr) {
 		sopt.Probe = func(c int64, st alloc.Status, d time.Duration) {
 			fmt.Fprintf(env.Stderr, "probe capacity %d: %s in %v\n", c, probeStatus(st), d.Round(time.Millisecond))
 		}
 	}
-	rep, err := l2alloc.Reallocate(context.Background(), s, l2alloc.Options{Align: opts.Align, Prefetch: opts.Prefetch}, sopt)
+	rep, err := l2alloc.Reallocate(context.Background(), s, l2alloc.Options{Align: opts.Align, Prefetch: pf}, sopt)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
 	}
@@ -151,7 +155,9 @@ region is the capacity) and finds the smallest capacity that holds it: a binary 
 with the exact solver between the live-bytes peak and the file's own extent. "optimal"
 means proven minimal; "best found" means a probe timed out (--timeout) and the lower
 bound is the largest proven one. "load waits" counts the DRAM loads whose region is still
-held by the previous workload (file -> new placement); --prefetch makes it zero.
+held by the previous workload (file -> new placement). --prefetch all keeps every load's
+region free one workload early (no waits, larger L2); --prefetch file keeps every load that
+does not wait in the file from waiting (never more L2 than the file's own placement).
 
 --rewrite writes the schedule with the new addresses (no tensor wraps; every entry of a
 tensor_id at one address); it is written only if it adds no check error. The raw IR has
@@ -166,7 +172,7 @@ no addresses: only its live peak is shown and there is nothing to rewrite.`,
 	f.DurationVar(&opts.Timeout, "timeout", 10*time.Second, "time limit of each exact probe (0 = none)")
 	f.DurationVar(&opts.Budget, "budget", time.Minute, "time limit of each core's minimisation (0 = none)")
 	f.Int64Var(&opts.Align, "align", 0, "align every address to this many bytes (default: none)")
-	f.BoolVar(&opts.Prefetch, "prefetch", false, "keep each DRAM load's region free during the previous workload (no load waits; larger L2)")
+	f.StringVar(&opts.Prefetch, "prefetch", "none", "DRAM loads whose region stays free during the previous workload: none, all or file (those that do not wait in the file)")
 	return cmd
 }
 
