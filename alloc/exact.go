@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"sort"
-	"sync"
 	"sync/atomic"
 )
 
@@ -72,45 +72,24 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 	var explored atomic.Int64
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// Largest components first, so the parallel pool ends evenly.
+	// Components one after the other, largest first (an infeasible one
+	// ends the solve early), each searched by a portfolio on all workers.
 	sort.Slice(comps, func(a, b int) bool { return len(comps[a].bufs) > len(comps[b].bufs) })
 	type result struct {
 		st  Status
 		off []int64
 	}
 	results := make([]result, len(comps))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	var failed atomic.Bool
-	for w := 0; w < min(workers, max(len(comps), 1)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ci := range jobs {
-				if failed.Load() {
-					results[ci] = result{st: TimedOut}
-					continue
-				}
-				// A lone component gets a portfolio of orderings on
-				// the spare workers; the first answer wins.
-				k := 1
-				if len(comps) == 1 {
-					k = workers
-				}
-				st, off := comps[ci].solvePortfolio(ctx, k, &explored, opt.Progress)
-				results[ci] = result{st, off}
-				if st != Solved {
-					failed.Store(true)
-					cancel()
-				}
-			}
-		}()
+	for ci := range results {
+		results[ci].st = TimedOut
 	}
-	for ci := range comps {
-		jobs <- ci
+	for ci, c := range comps {
+		st, off := c.solvePortfolio(ctx, workers, &explored, opt.Progress)
+		results[ci] = result{st, off}
+		if st != Solved {
+			break
+		}
 	}
-	close(jobs)
-	wg.Wait()
 	status := Solved
 	for ci, r := range results {
 		switch r.st {
@@ -352,17 +331,20 @@ func (c *component) key(k int, letter byte) int64 {
 		return c.life[k]
 	case 'A':
 		return c.life[k] * c.size[k]
+	case 'Z':
+		return c.size[k]
 	}
 	return c.total[k]
 }
 
-// solvePortfolio runs k searches with different orderings; the first
-// decisive answer (Solved or Infeasible: both searches are complete)
+// solvePortfolio runs k searches (workers alternate between static and
+// dynamic decomposition and start from different orderings); the first
+// decisive answer (Solved or Infeasible: every search is complete)
 // cancels the others.
 func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
-	k = max(1, min(k, len(orderings)))
+	k = max(1, k)
 	if k == 1 {
-		return c.search(ctx, 0, explored, progress)
+		return c.search(ctx, 0, false, explored, progress)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -371,14 +353,14 @@ func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.
 		off []int64
 	}
 	ch := make(chan res, k)
-	for o := 0; o < k; o++ {
-		go func(o int) {
-			st, off := c.search(ctx, o, explored, progress)
+	for w := 0; w < k; w++ {
+		go func(w int) {
+			st, off := c.search(ctx, w/2, w%2 == 1, explored, progress)
 			ch <- res{st, off}
-		}(o)
+		}(w)
 	}
 	best := res{st: TimedOut}
-	for o := 0; o < k; o++ {
+	for w := 0; w < k; w++ {
 		r := <-ch
 		if r.st != TimedOut && best.st == TimedOut {
 			best = r
@@ -398,6 +380,14 @@ type searcher struct {
 	c        *component
 	ctx      context.Context
 	rank     []int32 // static ordering position
+	ordering int     // which ordering rank comes from
+	rankID   uint64  // identifies the rank array (sub-problems re-rank)
+	// dynamic makes each time-independent group found during the search a
+	// fresh sub-problem (offsets from 0, re-ranked by the bytes left), as
+	// MiniMalloc does; otherwise groups keep the monotone last offset.
+	// Both are complete; they search differently, so the portfolio runs
+	// both.
+	dynamic  bool
 	floor    []int64 // per section
 	rem      []int64 // per section: bytes still to place
 	mf       []int64 // per buffer: max floor over its sections
@@ -405,10 +395,16 @@ type searcher struct {
 	placed   []bool
 	off      []int64
 	trail    []trailEntry
-	cands    [][]cand // per depth
-	h        [2]uint64
+	stack    []int32   // placed buffers, in order
+	cands    [][]cand  // per level
+	sets     [][]int32 // per level: the rest after a placement, or a split copy
+	first    []int32   // per buffer: first section
+	lastSec  []int32   // per buffer: last section
+	h        [2]uint64 // hash of placed set and floors
 	failed   map[[2]uint64]struct{}
 	nodes    int64
+	budget   int64 // nodes left before a restart
+	halt     bool  // budget exhausted or stopped: unwind without remembering
 	explored *atomic.Int64
 	progress func(int64)
 	stop     bool
@@ -421,25 +417,165 @@ type trailEntry struct {
 
 const maxMemo = 1 << 21
 
-func (c *component) search(ctx context.Context, ordering int, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
+func (c *component) search(ctx context.Context, worker int, dynamic bool, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
 	n := len(c.bufs)
 	s := &searcher{
 		c: c, ctx: ctx, explored: explored, progress: progress,
-		rank:   make([]int32, n),
-		floor:  make([]int64, c.nsec),
-		rem:    make([]int64, c.nsec),
-		mf:     make([]int64, n),
-		low:    make([]int64, c.nsec),
-		placed: make([]bool, n),
-		off:    make([]int64, n),
-		cands:  make([][]cand, n+1),
-		failed: map[[2]uint64]struct{}{},
+		floor:   make([]int64, c.nsec),
+		rem:     make([]int64, c.nsec),
+		mf:      make([]int64, n),
+		low:     make([]int64, c.nsec),
+		placed:  make([]bool, n),
+		off:     make([]int64, n),
+		cands:   make([][]cand, 2*n+2),
+		sets:    make([][]int32, 2*n+2),
+		first:   make([]int32, n),
+		lastSec: make([]int32, n),
+		failed:  map[[2]uint64]struct{}{},
+	}
+	for sec := range s.low {
+		s.low[sec] = math.MaxInt64
+	}
+	set := make([]int32, n)
+	for k := range n {
+		set[k] = int32(k)
+		s.first[k] = c.secs[k][0]
+		s.lastSec[k] = c.secs[k][len(c.secs[k])-1]
+		for _, sec := range c.secs[k] {
+			s.rem[sec] += c.size[k]
+		}
+	}
+	// Sets stay sorted by first section, so time-independent groups are
+	// contiguous runs.
+	sort.SliceStable(set, func(a, b int) bool { return s.first[set[a]] < s.first[set[b]] })
+	// Restarts, as MiniMalloc does: each of this worker's orderings gets
+	// a node budget that doubles every round, so a search stuck below a
+	// bad early choice is abandoned for another ordering. Failed states
+	// stay remembered: their failure does not depend on the ordering.
+	var ranks [][]int32
+	var ids []int
+	for i := range orderings {
+		o := (worker + i) % len(orderings)
+		ranks = append(ranks, c.rank(orderings[o]))
+		ids = append(ids, o)
+	}
+	s.dynamic = dynamic
+	// Each round also tries one randomly perturbed ordering (seeded, so
+	// runs are reproducible): diversity against heavy-tailed searches.
+	rng := rand.New(rand.NewPCG(uint64(worker), 1))
+	for round, limit := 0, int64(2*n); ; round, limit = round+1, limit*2 {
+		rr, ri := ranks, ids
+		if round > 0 {
+			o := (worker + round) % len(orderings)
+			rr = append(rr[:len(rr):len(rr)], c.perturbedRank(orderings[o], rng))
+			ri = append(ri[:len(ri):len(ri)], o+len(orderings)*(1+round))
+		}
+		for i, r := range rr {
+			s.rank, s.ordering, s.rankID = r, ri[i], uint64(ri[i])
+			s.budget, s.halt = limit, false
+			ok := s.solve(set, c.setHash(set), 0, 0, -1)
+			switch {
+			case ok:
+				s.flush()
+				return Solved, s.off
+			case s.stop:
+				s.flush()
+				return TimedOut, nil
+			case !s.halt:
+				s.flush()
+				return Infeasible, nil
+			}
+		}
+	}
+}
+
+// subRank ranks the buffers of a sub-problem by the current ordering's
+// heuristic, with T taken from the bytes still to place.
+func (s *searcher) subRank(comp []int32) []int32 {
+	c := s.c
+	h := orderings[s.ordering%len(orderings)]
+	rank := append([]int32(nil), s.rank...)
+	type item struct {
+		k    int32
+		keys [3]int64
+	}
+	items := make([]item, len(comp))
+	for i, k := range comp {
+		var total int64
+		for _, sec := range c.secs[k] {
+			total = max(total, s.rem[sec])
+		}
+		items[i].k = k
+		for j := 0; j < len(h) && j < 3; j++ {
+			switch h[j] {
+			case 'T':
+				items[i].keys[j] = total
+			default:
+				items[i].keys[j] = c.key(int(k), h[j])
+			}
+		}
+	}
+	sort.SliceStable(items, func(a, b int) bool {
+		for j := 0; j < 3; j++ {
+			if items[a].keys[j] != items[b].keys[j] {
+				return items[a].keys[j] > items[b].keys[j]
+			}
+		}
+		return items[a].k < items[b].k
+	})
+	for r, it := range items {
+		rank[it.k] = int32(r)
+	}
+	return rank
+}
+
+// setHash keys a set of buffers for the failed-state memo (updated
+// incrementally as buffers leave the set).
+func (c *component) setHash(set []int32) [2]uint64 {
+	var h [2]uint64
+	for _, k := range set {
+		h[0] += c.zob[1][k]
+		h[1] ^= c.zob[0][k] * 0x9e3779b97f4a7c15
+	}
+	return h
+}
+
+// perturbedRank is rank with every key scaled by a random factor.
+func (c *component) perturbedRank(h string, rng *rand.Rand) []int32 {
+	n := len(c.bufs)
+	keys := make([][]float64, n)
+	for k := range keys {
+		keys[k] = make([]float64, len(h))
+		for i := 0; i < len(h); i++ {
+			keys[k][i] = float64(c.key(k, h[i])) * (0.7 + 0.6*rng.Float64())
+		}
 	}
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
 	}
-	h := orderings[ordering]
+	sort.SliceStable(order, func(a, b int) bool {
+		for i := 0; i < len(h); i++ {
+			if x, y := keys[order[a]][i], keys[order[b]][i]; x != y {
+				return x > y
+			}
+		}
+		return false
+	})
+	rank := make([]int32, n)
+	for r, k := range order {
+		rank[k] = int32(r)
+	}
+	return rank
+}
+
+// rank orders buffers by a preordering heuristic.
+func (c *component) rank(h string) []int32 {
+	n := len(c.bufs)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
 	sort.SliceStable(order, func(a, b int) bool {
 		for i := 0; i < len(h); i++ {
 			if x, y := c.key(order[a], h[i]), c.key(order[b], h[i]); x != y {
@@ -448,26 +584,11 @@ func (c *component) search(ctx context.Context, ordering int, explored *atomic.I
 		}
 		return false
 	})
+	rank := make([]int32, n)
 	for r, k := range order {
-		s.rank[k] = int32(r)
+		rank[k] = int32(r)
 	}
-	for sec := range s.low {
-		s.low[sec] = math.MaxInt64
-	}
-	for k := range n {
-		for _, sec := range c.secs[k] {
-			s.rem[sec] += c.size[k]
-		}
-	}
-	ok := s.dfs(0, 0, -1)
-	s.flush()
-	switch {
-	case ok:
-		return Solved, s.off
-	case s.stop:
-		return TimedOut, nil
-	}
-	return Infeasible, nil
+	return rank
 }
 
 func (s *searcher) flush() {
@@ -485,97 +606,184 @@ func (s *searcher) set(p *int64, v int64) {
 	*p = v
 }
 
-// lowest returns buffer k's canonical offset given the last offset.
-func (s *searcher) lowest(k int, last int64) int64 {
+// undo restores the state to a mark taken before placements.
+func (s *searcher) undo(trail, stack int) {
+	for len(s.trail) > trail {
+		e := s.trail[len(s.trail)-1]
+		*e.p = e.old
+		s.trail = s.trail[:len(s.trail)-1]
+	}
+	for len(s.stack) > stack {
+		s.placed[s.stack[len(s.stack)-1]] = false
+		s.stack = s.stack[:len(s.stack)-1]
+	}
+}
+
+// lowest returns buffer k's canonical offset: the lowest aligned offset
+// at or above the tops of the placed buffers it meets, missing fixed ones.
+func (s *searcher) lowest(k int) int64 {
 	c := s.c
-	x := max(s.mf[k], last)
+	x := s.mf[k]
 	if len(c.fixed[k]) == 0 {
 		return alignUp(x, c.align[k])
 	}
 	return lowestFit(c.fixed[k], x, c.size[k], c.align[k])
 }
 
-// dfs places the remaining buffers; last is the offset of the previous
-// placement and prev its buffer (-1 at the root).
-func (s *searcher) dfs(depth int, last int64, prev int) bool {
+// solve places the buffers of set (sorted by first section); last is the
+// offset of the previous placement and prev its buffer (-1 at the root).
+// On success the placements stay; on failure the state is as on entry.
+func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev int) bool {
 	c := s.c
-	n := len(c.bufs)
-	if depth == n {
+	if len(set) == 0 {
 		return true
 	}
 	s.nodes++
+	s.budget--
+	if s.budget < 0 {
+		s.halt = true
+	}
 	if s.nodes&1023 == 0 {
 		if s.ctx.Err() != nil {
-			s.stop = true
+			s.stop, s.halt = true, true
 		}
 		if s.nodes >= 1<<16 {
 			s.flush()
 		}
 	}
-	if s.stop {
+	if s.halt {
 		return false
 	}
-	capa := c.capacity
-	// The subtree below a node is a function of (placed set, floors,
-	// last, prev), so a failed node's key prunes identical nodes. prev
-	// only matters when it made the node skip a candidate: such nodes are
-	// remembered with prev in the key.
-	key := [2]uint64{s.h[0] ^ splitmix(uint64(last)), s.h[1] ^ splitmix(uint64(last)^0x5851f42d4c957f2d)}
-	keyPrev := [2]uint64{key[0] ^ splitmix(uint64(prev)+0x1234567), key[1] ^ splitmix(uint64(prev)^0x3c6ef372fe94f82b)}
+	// Dynamic decomposition: buffers left in time-disjoint groups are
+	// independent sub-problems (each keeps the monotone last offset), so
+	// a failure in one is not retried against the choices of another.
+	split := 0
+	runMax := int32(-1)
+	for i, k := range set {
+		if i > 0 && s.first[k] > runMax {
+			split++
+		}
+		runMax = max(runMax, s.lastSec[k])
+	}
+	if split > 0 {
+		cp := append(s.sets[level][:0], set...)
+		s.sets[level] = cp
+		trail, stack := len(s.trail), len(s.stack)
+		h := s.h
+		start := 0
+		runMax = -1
+		for i := 0; i <= len(cp); i++ {
+			if i == len(cp) || (i > start && s.first[cp[i]] > runMax) {
+				comp := cp[start:i]
+				sh := s.c.setHash(comp)
+				ok := false
+				if s.dynamic {
+					// A fresh sub-problem: its own canonical order from
+					// offset 0 and its own preordering by what is left.
+					rank, id := s.rank, s.rankID
+					s.rank, s.rankID = s.subRank(comp), id^sh[0]
+					ok = s.solve(comp, sh, level+1, 0, -1)
+					s.rank, s.rankID = rank, id
+				} else {
+					ok = s.solve(comp, sh, level+1, last, prev)
+				}
+				if !ok {
+					s.undo(trail, stack)
+					s.h = h
+					return false
+				}
+				start = i
+				runMax = -1
+			}
+			if i < len(cp) {
+				runMax = max(runMax, s.lastSec[cp[i]])
+			}
+		}
+		return true
+	}
+
+	// The subtree below a node is a function of (set, floors of the
+	// sections where buffers remain, last, prev, ordering), so a failed
+	// node's key prunes identical nodes. A node that skipped no candidate failed because no placement
+	// of the rest exists at all; one that skipped some is remembered with
+	// prev and the ordering in its key.
+	key := [2]uint64{(s.h[0] ^ splitmix(uint64(last))) + sh[0], s.h[1] ^ splitmix(uint64(last)^0x5851f42d4c957f2d) ^ sh[1]}
+	keyPrev := [2]uint64{key[0] ^ splitmix(uint64(prev)+0x1234567+s.rankID<<32), key[1] ^ splitmix(uint64(prev)^0x3c6ef372fe94f82b^splitmix(s.rankID))}
 	if _, seen := s.failed[key]; seen {
+		s.budget++
 		return false
 	}
 	if _, seen := s.failed[keyPrev]; seen {
+		s.budget++
 		return false
 	}
+	capa := c.capacity
 	skipped := false
 	minEnd := int64(math.MaxInt64) // lowest end of any next placement
-	cs := s.cands[depth][:0]
-	for k := 0; k < n; k++ {
-		if s.placed[k] {
-			continue
+	cs := s.cands[level][:0]
+	dead := false
+	for _, k32 := range set {
+		k := int(k32)
+		x := s.mf[k]
+		if len(c.fixed[k]) > 0 || c.align[k] > 1 {
+			x = s.lowest(k)
 		}
-		x := s.lowest(k, last)
-		if x+c.size[k] > capa {
-			for sec := range s.low {
-				s.low[sec] = math.MaxInt64
-			}
-			s.remember(key)
-			return false
+		if max(x, last)+c.size[k] > capa {
+			dead = true // offsets never go below last
 		}
 		if x+c.size[k] < minEnd {
 			minEnd = x + c.size[k]
 		}
+		lo := max(x, last)
 		for _, sec := range c.secs[k] {
-			s.low[sec] = min(s.low[sec], x)
+			s.low[sec] = min(s.low[sec], lo)
 		}
-		if x == last && prev >= 0 && k < prev {
+		if x < last {
+			// Not canonical now: it must rest on a buffer placed later.
+			continue
+		}
+		if x == last && prev >= 0 && s.rank[k] < s.rank[prev] {
 			skipped = true
-			continue // commutes with prev; explored in index order
+			continue // commutes with prev; explored in rank order
 		}
-		cs = append(cs, cand{x, int32(k)})
+		cs = append(cs, cand{x, k32})
 	}
 	// Section bound: the buffers left in a section stack above its floor,
 	// the last offset and the lowest offset any of them can take.
-	over := false
-	for sec := 0; sec < c.nsec; sec++ {
-		lo := s.low[sec]
-		s.low[sec] = math.MaxInt64
-		if s.rem[sec] > 0 && max(s.floor[sec], lo)+s.rem[sec] > capa {
-			over = true
+	for _, k := range set {
+		for _, sec := range c.secs[k] {
+			lo := s.low[sec]
+			if lo == math.MaxInt64 {
+				continue
+			}
+			s.low[sec] = math.MaxInt64
+			if max(s.floor[sec], lo)+s.rem[sec] > capa {
+				dead = true
+			}
 		}
 	}
-	if over {
+	if dead {
+		// Nodes that fail their own checks do not count against the
+		// restart budget (they are the inference at work, not search).
+		s.budget++
 		s.remember(key)
 		return false
 	}
+	// Only candidates below minEnd survive the dominance rule.
+	kept := cs[:0]
+	for _, cd := range cs {
+		if cd.off < minEnd {
+			kept = append(kept, cd)
+		}
+	}
+	cs = kept
 	sort.Slice(cs, func(a, b int) bool {
 		if cs[a].off != cs[b].off {
 			return cs[a].off < cs[b].off
 		}
 		return s.rank[cs[a].b] < s.rank[cs[b].b]
 	})
-	s.cands[depth] = cs
+	s.cands[level] = cs
 	for _, cd := range cs {
 		k := int(cd.b)
 		x := cd.off
@@ -586,38 +794,42 @@ func (s *searcher) dfs(depth int, last int64, prev int) bool {
 			break
 		}
 		top := x + c.size[k]
-		mark := len(s.trail)
-		h0, h1 := s.h[0], s.h[1]
+		trail, stack := len(s.trail), len(s.stack)
+		h := s.h
 		s.placed[k] = true
+		s.stack = append(s.stack, int32(k))
 		s.off[k] = x
-		s.h[0] ^= c.zob[0][k]
-		s.h[1] ^= c.zob[1][k]
 		for _, sec := range c.secs[k] {
+			// The hash covers the floors of live sections only (where
+			// buffers remain): the rest cannot affect the future.
 			old := s.floor[sec]
-			s.h[0] += floorHash(sec, top, 0) - floorHash(sec, old, 0)
-			s.h[1] += floorHash(sec, top, 1) - floorHash(sec, old, 1)
+			s.h[0] -= floorHash(sec, old, 0) - floorHash(sec, 0, 0)
+			s.h[1] -= floorHash(sec, old, 1) - floorHash(sec, 0, 1)
 			s.set(&s.floor[sec], top)
-			s.rem[sec] -= c.size[k]
+			s.set(&s.rem[sec], s.rem[sec]-c.size[k])
+			if s.rem[sec] > 0 {
+				s.h[0] += floorHash(sec, top, 0) - floorHash(sec, 0, 0)
+				s.h[1] += floorHash(sec, top, 1) - floorHash(sec, 0, 1)
+			}
 		}
 		for _, o := range c.adj[k] {
 			if !s.placed[o] && s.mf[o] < top {
 				s.set(&s.mf[o], top)
 			}
 		}
-		if s.dfs(depth+1, x, k) {
+		rest := s.sets[level][:0]
+		for _, o := range set {
+			if int(o) != k {
+				rest = append(rest, o)
+			}
+		}
+		s.sets[level] = rest
+		if s.solve(rest, [2]uint64{sh[0] - c.zob[1][k], sh[1] ^ c.zob[0][k]*0x9e3779b97f4a7c15}, level+1, x, k) {
 			return true
 		}
-		s.h[0], s.h[1] = h0, h1
-		for len(s.trail) > mark {
-			e := s.trail[len(s.trail)-1]
-			*e.p = e.old
-			s.trail = s.trail[:len(s.trail)-1]
-		}
-		for _, sec := range c.secs[k] {
-			s.rem[sec] += c.size[k]
-		}
-		s.placed[k] = false
-		if s.stop {
+		s.undo(trail, stack)
+		s.h = h
+		if s.halt {
 			return false
 		}
 	}

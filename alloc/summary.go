@@ -1,0 +1,183 @@
+package alloc
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/humanize"
+)
+
+// CapacityFromName reads the capacity from MiniMalloc's benchmark naming
+// convention NAME.<capacity>.csv; ok is false when the name has none.
+func CapacityFromName(path string) (int64, bool) {
+	parts := strings.Split(filepath.Base(path), ".")
+	if len(parts) < 3 {
+		return 0, false
+	}
+	c, err := strconv.ParseInt(parts[len(parts)-2], 10, 64)
+	if err != nil || c <= 0 {
+		return 0, false
+	}
+	return c, true
+}
+
+// Summary describes a problem (and its solution when the file has one).
+type Summary struct {
+	Buffers    int   `json:"buffers"`
+	Capacity   int64 `json:"capacity,omitempty"`
+	TimeStart  int64 `json:"time_start"`
+	TimeEnd    int64 `json:"time_end"`
+	TotalBytes int64 `json:"total_bytes"`
+	LargestBuf int64 `json:"largest_buffer"`
+	Peak       int64 `json:"peak"` // bytes alive at once: a lower bound on capacity
+	Fixed      int   `json:"fixed"`
+	Aligned    int   `json:"aligned"`
+	WithGaps   int   `json:"with_gaps"`
+	// Height is max(offset+size) when the file carries a full offset
+	// column (a solution).
+	Height *int64 `json:"height,omitempty"`
+}
+
+// Summarize describes a table.
+func Summarize(t *Table) *Summary {
+	p := &t.Problem
+	s := &Summary{Buffers: len(p.Buffers), Capacity: p.Capacity, Peak: Peak(p)}
+	for i, b := range p.Buffers {
+		if i == 0 || b.Lower < s.TimeStart {
+			s.TimeStart = b.Lower
+		}
+		s.TimeEnd = max(s.TimeEnd, b.Upper)
+		s.TotalBytes += b.Size
+		s.LargestBuf = max(s.LargestBuf, b.Size)
+		if b.Fixed {
+			s.Fixed++
+		}
+		if b.Alignment > 1 {
+			s.Aligned++
+		}
+		if len(b.Gaps) > 0 {
+			s.WithGaps++
+		}
+	}
+	if sol, ok := t.fullSolution(); ok {
+		h := Height(p, sol)
+		s.Height = &h
+	}
+	return s
+}
+
+// fullSolution returns the offset column as a solution when every row has
+// an offset.
+func (t *Table) fullSolution() (*Solution, bool) {
+	if !t.HasOffsetColumn() || len(t.Offsets) == 0 {
+		return nil, false
+	}
+	for _, ok := range t.HasOffset {
+		if !ok {
+			return nil, false
+		}
+	}
+	return &Solution{Offsets: append([]int64(nil), t.Offsets...)}, true
+}
+
+// WriteText renders the summary as an aligned table.
+func (s *Summary) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "buffers\t%d\n", s.Buffers)
+	if s.Capacity > 0 {
+		fmt.Fprintf(tw, "capacity\t%s (%d bytes)\n", humanize.Bytes(s.Capacity), s.Capacity)
+	}
+	fmt.Fprintf(tw, "time span\t[%d, %d)\n", s.TimeStart, s.TimeEnd)
+	fmt.Fprintf(tw, "total size\t%s\n", humanize.Bytes(s.TotalBytes))
+	fmt.Fprintf(tw, "largest buffer\t%s\n", humanize.Bytes(s.LargestBuf))
+	fmt.Fprintf(tw, "peak alive\t%s (%d bytes, lower bound on capacity)\n", humanize.Bytes(s.Peak), s.Peak)
+	fmt.Fprintf(tw, "fixed / aligned / with gaps\t%d / %d / %d\n", s.Fixed, s.Aligned, s.WithGaps)
+	if s.Height != nil {
+		fmt.Fprintf(tw, "solution height\t%s (%d bytes)\n", humanize.Bytes(*s.Height), *s.Height)
+	}
+	return tw.Flush()
+}
+
+// Check verifies a table: the problem on its own and, when the file
+// carries a full offset column, that placement. Without a known capacity
+// (0) only the placement's overlaps, alignment and signs are checked.
+func Check(t *Table) diag.Report {
+	p := t.Problem
+	sol, full := t.fullSolution()
+	if full {
+		// The offset column is the placement under test, not a set of
+		// fixed offsets.
+		p.Buffers = append([]Buffer(nil), p.Buffers...)
+		for i := range p.Buffers {
+			p.Buffers[i].Fixed = false
+		}
+	}
+	rep := CheckProblem(&p)
+	if full {
+		if p.Capacity <= 0 {
+			p.Capacity = math.MaxInt64
+		}
+		rep = append(rep, Validate(&p, sol)...)
+	}
+	return rep
+}
+
+// Minimum is the result of Minimize.
+type Minimum struct {
+	Capacity int64     // smallest capacity found with a solution
+	Solution *Solution // a placement within Capacity
+	// Proven is true when no smaller capacity can work: Capacity equals
+	// the peak of bytes alive at once, or the solver proved Capacity-1
+	// infeasible.
+	Proven bool
+	// LowerBound is the largest capacity known to be too small, plus one.
+	LowerBound int64
+}
+
+// Minimize finds the smallest capacity that holds the problem, by
+// bisection between the peak of bytes alive at once (a lower bound) and
+// the heuristic's height, each probe decided by solve. On a timeout it
+// returns the best capacity found with Proven false.
+func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Minimum, error) {
+	q := *p
+	lo := Peak(p)
+	for _, b := range p.Buffers {
+		if b.Fixed {
+			lo = max(lo, b.Offset+b.Size)
+		}
+	}
+	q.Capacity = 1<<62 - 1
+	h := Heuristic(&q)
+	hi := Height(&q, h)
+	if hi < lo {
+		hi = lo
+	}
+	if len(Validate(&Problem{Capacity: hi, Buffers: p.Buffers}, h)) > 0 {
+		return nil, fmt.Errorf("the fixed offsets conflict: no capacity holds the problem")
+	}
+	best := &Minimum{Capacity: hi, Solution: h, LowerBound: lo}
+	// Try the lower bound first: it is often reachable.
+	probe := lo
+	for best.LowerBound < best.Capacity {
+		q.Capacity = probe
+		sol, st, err := solve(ctx, &q, opt)
+		switch st {
+		case Solved:
+			best.Capacity, best.Solution = probe, sol
+		case Infeasible:
+			best.LowerBound = probe + 1
+		default:
+			return best, err
+		}
+		probe = best.LowerBound + (best.Capacity-best.LowerBound)/2
+	}
+	best.Proven = true
+	return best, nil
+}

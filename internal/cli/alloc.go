@@ -1,0 +1,319 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/npukit/npukit/alloc"
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/humanize"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	registerFormat(Format{Kind: detect.MiniMallocCSV, Inspect: inspectAlloc, Check: checkAlloc})
+	registerCommand(50, newAllocCmd)
+	registerDemoStep(demoStep{order: 50, kind: detect.MiniMallocCSV, name: "alloc --minimize", run: demoAlloc})
+}
+
+// readAllocTable reads an allocation CSV; capacity 0 means "from the file
+// name (NAME.<capacity>.csv) when it has one".
+func readAllocTable(path string, capacity int64) (*alloc.Table, error) {
+	if capacity == 0 {
+		capacity, _ = alloc.CapacityFromName(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := alloc.ReadCSV(f, capacity, alloc.Limits{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+func inspectAlloc(env *Env, r detect.Result) (Output, error) {
+	t, err := readAllocTable(r.Path, 0)
+	if err != nil {
+		return nil, err
+	}
+	return alloc.Summarize(t), nil
+}
+
+func checkAlloc(env *Env, r detect.Result) (diag.Report, error) {
+	t, err := readAllocTable(r.Path, 0)
+	if err != nil {
+		return nil, err
+	}
+	return alloc.Check(t), nil
+}
+
+// allocResult is what `npukit alloc` prints.
+type allocResult struct {
+	Problem   string  `json:"problem"`
+	Buffers   int     `json:"buffers"`
+	Status    string  `json:"status"` // solved, infeasible, timeout
+	Capacity  int64   `json:"capacity"`
+	Height    int64   `json:"height,omitempty"`
+	Peak      int64   `json:"peak"`
+	Minimized bool    `json:"minimized,omitempty"`
+	Proven    bool    `json:"proven,omitempty"`      // minimisation: no smaller capacity works
+	Lower     int64   `json:"lower_bound,omitempty"` // minimisation: smallest capacity not ruled out
+	Explored  int64   `json:"explored"`
+	Seconds   float64 `json:"seconds"`
+	Output    string  `json:"output,omitempty"`
+	Message   string  `json:"message,omitempty"`
+}
+
+func (r *allocResult) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "problem\t%s (%d buffers)\n", r.Problem, r.Buffers)
+	fmt.Fprintf(tw, "status\t%s\n", r.Status)
+	fmt.Fprintf(tw, "capacity\t%s (%d bytes)\n", humanize.Bytes(r.Capacity), r.Capacity)
+	if r.Height > 0 {
+		fmt.Fprintf(tw, "height\t%s (%d bytes)\n", humanize.Bytes(r.Height), r.Height)
+	}
+	fmt.Fprintf(tw, "peak alive\t%s (%d bytes)\n", humanize.Bytes(r.Peak), r.Peak)
+	if r.Minimized {
+		proof := "not proven (timed out): smallest capacity not ruled out is " + fmt.Sprint(r.Lower)
+		if r.Proven {
+			proof = "proven minimal"
+		}
+		fmt.Fprintf(tw, "minimal capacity\t%s\n", proof)
+	}
+	fmt.Fprintf(tw, "explored\t%s nodes\n", humanize.Count(r.Explored))
+	fmt.Fprintf(tw, "time\t%.3f s\n", r.Seconds)
+	if r.Output != "" {
+		fmt.Fprintf(tw, "solution\t%s\n", r.Output)
+	}
+	if r.Message != "" {
+		fmt.Fprintf(tw, "note\t%s\n", r.Message)
+	}
+	return tw.Flush()
+}
+
+func newAllocCmd(env *Env) *cobra.Command {
+	var (
+		capacity int64
+		out      string
+		minimize bool
+		validate bool
+		timeout  time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "alloc PROBLEM.csv [--capacity N] [-o SOLUTION.csv] [--minimize] [--timeout D] | --validate PROBLEM.csv SOLUTION.csv",
+		Short: "Solve, minimise or validate static memory allocation problems (MiniMalloc CSV)",
+		Long: `alloc places buffers with known lifetimes at offsets so that no two buffers alive at
+the same time overlap, within a capacity. The solver is exact: it finds a placement
+whenever one exists or proves that none does (exit 1), unless --timeout stops it.
+
+The capacity comes from --capacity or from a file name of the form NAME.<capacity>.csv.
+--minimize finds the smallest capacity that holds the problem, with a proof.
+-o writes the input CSV with an offset column. --validate checks a solution.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if validate {
+				if len(args) != 2 {
+					return usageErr("--validate needs PROBLEM.csv SOLUTION.csv")
+				}
+				return runAllocValidate(env, args[0], args[1], capacity)
+			}
+			if len(args) != 1 {
+				return usageErr("alloc takes one problem (use --validate to check a solution)")
+			}
+			return runAlloc(env, args[0], capacity, out, minimize, timeout)
+		},
+	}
+	cmd.Flags().Int64Var(&capacity, "capacity", 0, "capacity in bytes (default: from NAME.<capacity>.csv)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write the solution CSV here")
+	cmd.Flags().BoolVar(&minimize, "minimize", false, "find the smallest capacity that holds the problem")
+	cmd.Flags().BoolVar(&validate, "validate", false, "validate SOLUTION.csv against PROBLEM.csv")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "stop the search after this long (0 = no limit)")
+	return cmd
+}
+
+// progress reports explored nodes on stderr while a long solve runs, only
+// when stderr is a terminal and --quiet is off.
+func allocProgress(env *Env) (func(int64), func()) {
+	f, ok := env.Stderr.(*os.File)
+	if env.Quiet || !ok {
+		return nil, func() {}
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil, func() {}
+	}
+	bar := progressbar.NewOptions64(-1, progressbar.OptionSetWriter(f),
+		progressbar.OptionSetDescription("searching"), progressbar.OptionShowCount(),
+		progressbar.OptionSetItsString("nodes"), progressbar.OptionShowIts(),
+		progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
+	var last int64
+	return func(n int64) {
+			if n > last {
+				_ = bar.Add64(n - last)
+				last = n
+			}
+		}, func() {
+			_ = bar.Finish()
+		}
+}
+
+func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, timeout time.Duration) error {
+	t, err := readAllocTable(path, capacity)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	p := &t.Problem
+	if p.Capacity <= 0 && !minimize {
+		return usageErr("%s: no capacity: give --capacity N (or --minimize)", path)
+	}
+	ctx := context.Background()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	var explored int64
+	progress, done := allocProgress(env)
+	opt := alloc.Options{Progress: func(n int64) {
+		explored = n
+		if progress != nil {
+			progress(n)
+		}
+	}}
+	res := &allocResult{Problem: path, Buffers: len(p.Buffers), Peak: alloc.Peak(p), Capacity: p.Capacity}
+	start := time.Now()
+	var sol *alloc.Solution
+	code := ExitOK
+	if minimize {
+		var m *alloc.Minimum
+		// Explored counts accumulate over the probes.
+		var base, lastN int64
+		opt.Progress = func(n int64) {
+			if n < lastN {
+				base += lastN
+			}
+			lastN = n
+			explored = base + n
+			if progress != nil {
+				progress(explored)
+			}
+		}
+		m, err = alloc.Minimize(ctx, p, alloc.Exact, opt)
+		done()
+		if err != nil && m == nil {
+			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("%s: %w", path, err)}
+		}
+		res.Minimized, res.Proven, res.Lower = true, m.Proven, m.LowerBound
+		res.Capacity, sol = m.Capacity, m.Solution
+		res.Status = "solved"
+		if !m.Proven {
+			res.Message = "timed out before the minimum was proven"
+		}
+	} else {
+		var st alloc.Status
+		sol, st, err = alloc.Exact(ctx, p, opt)
+		done()
+		switch st {
+		case alloc.Solved:
+			res.Status = "solved"
+		case alloc.Infeasible:
+			res.Status = "infeasible"
+			res.Message = alloc.ErrInfeasible.Error()
+			code = ExitFindings
+		default:
+			res.Status = "timeout"
+			res.Message = "the search stopped before deciding"
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				res.Message = err.Error()
+			}
+			code = ExitFindings
+		}
+	}
+	res.Seconds = time.Since(start).Seconds()
+	res.Explored = explored
+	if sol != nil {
+		q := *p
+		q.Capacity = res.Capacity
+		if rep := alloc.Validate(&q, sol); len(rep) > 0 {
+			return &ExitError{Code: ExitUnexpected, Err: fmt.Errorf("internal error: the solver returned an invalid placement: %v", rep[0])}
+		}
+		res.Height = alloc.Height(p, sol)
+		if out != "" {
+			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return t.WriteSolution(w, sol) }); err != nil {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", out, err)}
+			}
+			res.Output = out
+		}
+	}
+	if env.JSON {
+		err = writeJSON(env.Stdout, res)
+	} else {
+		err = res.WriteText(env.Stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if code != ExitOK {
+		return &ExitError{Code: code}
+	}
+	return nil
+}
+
+func runAllocValidate(env *Env, problemPath, solutionPath string, capacity int64) error {
+	pt, err := readAllocTable(problemPath, capacity)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	st, err := readAllocTable(solutionPath, pt.Problem.Capacity)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	p := &pt.Problem
+	if p.Capacity <= 0 {
+		return usageErr("%s: no capacity: give --capacity N", problemPath)
+	}
+	sol, err := alloc.SolutionFrom(p, st)
+	if err != nil {
+		return usageErr("%s: %v", solutionPath, err)
+	}
+	rep := alloc.Validate(p, sol).WithFile(solutionPath)
+	rep.Sort()
+	if env.JSON {
+		if rep == nil {
+			rep = diag.Report{}
+		}
+		if err := writeJSON(env.Stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		if err := rep.WriteText(env.Stdout); err != nil {
+			return err
+		}
+		if len(rep) == 0 {
+			fmt.Fprintf(env.Stdout, "%s: valid: %d buffers within %s, height %s\n", solutionPath,
+				len(p.Buffers), humanize.Bytes(p.Capacity), humanize.Bytes(alloc.Height(p, sol)))
+		}
+	}
+	if rep.HasErrors() {
+		return &ExitError{Code: ExitFindings}
+	}
+	return nil
+}
+
+func demoAlloc(env *Env, path, outDir string) error {
+	out, err := atomicfile.Join(outDir, "alloc-solution.csv")
+	if err != nil {
+		return err
+	}
+	return runAlloc(env, path, 0, out, true, time.Minute)
+}

@@ -1,0 +1,45 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAllocCommand(t *testing.T) {
+	dir := t.TempDir()
+	prob := filepath.Join(dir, "p.csv")
+	if err := os.WriteFile(prob, []byte("buffer,start,end,size\na,0,9,8\nb,5,14,8\nc,12,19,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sol := filepath.Join(dir, "s.csv")
+	r := run(t, dir, "alloc", prob, "--capacity", "16", "-o", sol)
+	if r.code != 0 || !strings.Contains(r.stdout, "solved") {
+		t.Fatalf("solve: %+v", r)
+	}
+	data, err := os.ReadFile(sol)
+	if err != nil || !strings.HasPrefix(string(data), "buffer,start,end,size,offset\n") {
+		t.Fatalf("solution file: %v %q", err, data)
+	}
+	if r := run(t, dir, "alloc", "--validate", prob, sol, "--capacity", "16"); r.code != 0 || !strings.Contains(r.stdout, "valid") {
+		t.Errorf("validate: %+v", r)
+	}
+	if r := run(t, dir, "alloc", prob, "--capacity", "15"); r.code != 1 || !strings.Contains(r.stdout, "infeasible") {
+		t.Errorf("infeasible: %+v", r)
+	}
+	if r := run(t, dir, "alloc", prob, "--minimize", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"capacity": 16`) || !strings.Contains(r.stdout, `"proven": true`) {
+		t.Errorf("minimize: %+v", r)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("buffer,start,end,size,offset\na,0,9,8,0\nb,5,14,8,4\nc,12,19,4,0\n"), 0o644)
+	if r := run(t, dir, "alloc", "--validate", prob, bad, "--capacity", "16"); r.code != 1 || !strings.Contains(r.stdout, "alloc/overlap") {
+		t.Errorf("validate bad: %+v", r)
+	}
+	if r := run(t, dir, "check", bad); r.code != 1 || !strings.Contains(r.stdout, "alloc/overlap") {
+		t.Errorf("check bad: %+v", r)
+	}
+	if r := run(t, dir, "alloc", prob); r.code != 2 {
+		t.Errorf("no capacity: %+v", r)
+	}
+}
