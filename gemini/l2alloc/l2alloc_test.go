@@ -341,3 +341,57 @@ func TestAlignedLowerBound(t *testing.T) {
 		t.Errorf("got %+v, want 228 optimal without a probe", res)
 	}
 }
+
+// A probe that times out leaves the minimum unproven ("best found"), and
+// the file's placement is used when it beats the last capacity solved.
+func TestMinimizeTimeout(t *testing.T) {
+	undecided := func(ctx context.Context, p *alloc.Problem, _ alloc.Options) (*alloc.Solution, alloc.Status, error) {
+		return nil, alloc.TimedOut, context.DeadlineExceeded
+	}
+	// Two buffers alive together (peak 150) and one after them: the
+	// heuristic stacks them at 150.
+	cp := &CoreProblem{Problem: alloc.Problem{Capacity: 1 << 20, Buffers: []alloc.Buffer{
+		{ID: "a", Lower: 0, Upper: 2, Size: 100},
+		{ID: "b", Lower: 1, Upper: 3, Size: 50},
+		{ID: "c", Lower: 3, Upper: 4, Size: 10},
+	}}}
+	res, err := Minimize(context.Background(), cp, SolveOptions{Solver: undecided})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The peak is reached by the heuristic: optimal without a probe.
+	if res.Status != Optimal || res.Capacity != 150 || res.Probes != 0 {
+		t.Fatalf("got %+v, want 150 optimal", res)
+	}
+	// An instance where the greedy placement (height 9) misses the
+	// peak (8), which a placement reaches.
+	cp.Problem.Buffers = []alloc.Buffer{
+		{ID: "0", Lower: 3, Upper: 5, Size: 4},
+		{ID: "1", Lower: 1, Upper: 3, Size: 3},
+		{ID: "2", Lower: 0, Upper: 3, Size: 2},
+		{ID: "3", Lower: 2, Upper: 4, Size: 3},
+	}
+	h := alloc.Height(&cp.Problem, alloc.Heuristic(&cp.Problem))
+	pk := alloc.Peak(&cp.Problem)
+	if h <= pk {
+		t.Fatalf("heuristic reaches the peak (%d): pick another instance", pk)
+	}
+	res, err = Minimize(context.Background(), cp, SolveOptions{Solver: undecided})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != BestFound || res.TimedOut == 0 || res.Capacity != h || res.LowerBound != pk {
+		t.Fatalf("got %+v, want best found at the heuristic's %d over the peak %d", res, h, pk)
+	}
+	// A valid file placement below the heuristic's height wins.
+	m, err := Minimize(context.Background(), &CoreProblem{Problem: cp.Problem}, SolveOptions{})
+	if err != nil || m.Capacity >= h {
+		t.Fatalf("exact minimum %+v, %v", m, err)
+	}
+	cp.FileSolution, cp.FileExtent, cp.FileValid = *m.Solution, m.Capacity, true
+	res, err = Minimize(context.Background(), cp, SolveOptions{Solver: undecided})
+	// (at the peak, which the exact minimum reaches here, that is optimal)
+	if err != nil || res.Capacity != m.Capacity || (res.Status == Optimal) != (m.Capacity == pk) {
+		t.Fatalf("with the file's placement at %d: %+v, %v", m.Capacity, res, err)
+	}
+}
