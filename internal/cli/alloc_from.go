@@ -16,6 +16,7 @@ import (
 	"github.com/npukit/npukit/gemini/l2alloc"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // allocFromOptions are the settings of a schedule re-allocation
@@ -168,12 +169,23 @@ no addresses: only its live peak is shown and there is nothing to rewrite.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Rewrite, "rewrite", "", "write the schedule with the new addresses to this file")
 	f.DurationVar(&opts.Timeout, "timeout", 10*time.Second, "time limit of each exact probe (0 = none)")
-	f.DurationVar(&opts.Budget, "budget", time.Minute, "time limit of each core's minimisation (0 = none)")
-	f.Int64Var(&opts.Align, "align", 0, "align every address to this many bytes (default: none)")
-	f.StringVar(&opts.Prefetch, "prefetch", "none", "DRAM loads whose region stays free during the previous workload: none, all or file (those that do not wait in the file)")
+	allocFromFlags(f, &opts)
 	return cmd
+}
+
+// allocFromFlags adds the re-allocation flags other than --timeout (which
+// `npukit alloc` already has) to a command, so `alloc --from` can take them:
+//
+//	var from string
+//	cmd.Flags().StringVar(&from, "from", "", "re-allocate the L2 of a Gemini schedule")
+//	allocFromFlags(cmd.Flags(), &fromOpts)
+//	// in RunE: if from != "" { fromOpts.Timeout = timeout; return allocFromCmdRun(env, from, fromOpts) }
+func allocFromFlags(f *pflag.FlagSet, opts *allocFromOptions) {
+	f.StringVar(&opts.Rewrite, "rewrite", "", "schedules: write the schedule with the new addresses to this file")
+	f.DurationVar(&opts.Budget, "budget", time.Minute, "schedules: time limit of each core's minimisation (0 = none)")
+	f.Int64Var(&opts.Align, "align", 0, "schedules: align every address to this many bytes (default: none)")
+	f.StringVar(&opts.Prefetch, "prefetch", "none", "schedules: DRAM loads whose region stays free during the previous workload: none, all or file (those that do not wait in the file)")
 }
 
 func init() {
