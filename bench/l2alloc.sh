@@ -46,3 +46,20 @@ for f in "$corpus"/*.json; do
     printf "%-58s %10d %10d %10d %6.1f%% %-11s %10.3f %10.1f %10.1f %6.2f\n", n, e, l, m, 100 * (e - m) / e, s, us / 1000, a / 1e6, b / 1e6, a / b }'
 done
 awk -v t="$total_solve" 'BEGIN { printf "total solve time: %.3f ms (one run each; sizes in bytes; ratio = realloc wall / check wall)\n", t / 1000 }'
+
+# What the tighter L2 costs in time: `npukit sim --prefetch hazard` (DRAM
+# loads held only by address write-after-read hazards) of the file, of its
+# minimal-L2 rewrite and of its --prefetch file and --prefetch all rewrites.
+printf '\n%-58s %12s %12s %8s %12s %8s %10s %12s %8s %10s\n' file file_cycles min_cycles ratio pfile_cycles ratio pfile_L2 pall_cycles ratio pall_L2
+for f in "$corpus"/*.json; do
+  "$tmp/npukit" gemini realloc -q --timeout "$timeout" --budget 0 --rewrite "$tmp/min.json" "$f" >/dev/null 2>&1 || continue
+  "$tmp/npukit" gemini realloc -q --json --prefetch file --timeout "$timeout" --budget 0 --rewrite "$tmp/pfile.json" "$f" > "$tmp/pfile.out" 2>/dev/null || continue
+  "$tmp/npukit" gemini realloc -q --json --prefetch all --timeout "$timeout" --budget 0 --rewrite "$tmp/pre.json" "$f" > "$tmp/pre.out" 2>/dev/null || continue
+  c0=$(field total_cycles "$("$tmp/npukit" sim --prefetch hazard --json "$f" > "$tmp/s0"; echo "$tmp/s0")")
+  c1=$(field total_cycles "$("$tmp/npukit" sim --prefetch hazard --json "$tmp/min.json" > "$tmp/s1"; echo "$tmp/s1")")
+  c2=$(field total_cycles "$("$tmp/npukit" sim --prefetch hazard --json "$tmp/pre.json" > "$tmp/s2"; echo "$tmp/s2")")
+  c3=$(field total_cycles "$("$tmp/npukit" sim --prefetch hazard --json "$tmp/pfile.json" > "$tmp/s3"; echo "$tmp/s3")")
+  awk -v n="$(basename "$f")" -v a="$c0" -v b="$c1" -v c="$c2" -v l="$(field min_capacity_bytes "$tmp/pre.out")" \
+      -v d="$c3" -v m="$(field min_capacity_bytes "$tmp/pfile.out")" 'BEGIN {
+    printf "%-58s %12d %12d %8.4f %12d %8.4f %10d %12d %8.4f %10d\n", n, a, b, b / a, d, d / a, m, c, c / a, l }'
+done

@@ -81,12 +81,42 @@ type Options struct {
 	// region start); 0 or 1 means none. The notes give no address
 	// alignment for the L2, so none is the default.
 	Align int64
-	// Prefetch keeps the region of every DRAM load free during the
-	// workload before it: a tensor newly loaded from DRAM at workload k
-	// is treated as alive from k-1, so its load never waits for k-1 to
-	// release the region (no gemini/address-reuse waits), at the price of
-	// a larger L2.
-	Prefetch bool
+	// Prefetch says which DRAM loads get their region free during the
+	// workload before them (see the Prefetch constants).
+	Prefetch Prefetch
+}
+
+// Prefetch is a policy for DRAM loads. A load whose region is free during
+// the workload before it can start early; one whose region overlaps a
+// tensor of the previous snapshot waits for that workload to end (an
+// address write-after-read, check's gemini/address-reuse warning). A load
+// kept free is modelled as alive from one workload earlier.
+type Prefetch string
+
+const (
+	// PrefetchNone: no constraint; the smallest L2, loads may wait.
+	PrefetchNone Prefetch = ""
+	// PrefetchAll: every load's region is free one workload early: no
+	// load waits, at the price of a larger L2.
+	PrefetchAll Prefetch = "all"
+	// PrefetchFile: every load that does not wait in the file keeps not
+	// waiting. The file's own placement satisfies this, so the minimal L2
+	// is at most the file's extent and the waits are a subset of the
+	// file's.
+	PrefetchFile Prefetch = "file"
+)
+
+// ParsePrefetch reads a policy name: none, all or file.
+func ParsePrefetch(s string) (Prefetch, error) {
+	switch s {
+	case "", "none":
+		return PrefetchNone, nil
+	case "all":
+		return PrefetchAll, nil
+	case "file":
+		return PrefetchFile, nil
+	}
+	return "", fmt.Errorf("prefetch policy %q: want none, all or file", s)
 }
 
 // LivePeak returns the largest number of bytes alive at once on a core:
@@ -164,19 +194,28 @@ func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error
 	}
 	cp.Problem.Buffers = make([]alloc.Buffer, len(cp.Tensors))
 	cp.FileSolution.Offsets = make([]int64, len(cp.Tensors))
+	for i := range cp.Tensors {
+		cp.FileSolution.Offsets[i] = cp.Tensors[i].FileAddress - region[0]
+	}
+	var fileWaits [][]bool
+	if opt.Prefetch == PrefetchFile {
+		fileWaits = cp.waiting(cp.FileSolution.Offsets)
+	}
 	var gcd int64
 	for i := range cp.Tensors {
 		t := &cp.Tensors[i]
-		live := t.alive(opt.Prefetch)
+		early := make([]bool, len(t.Stays))
+		for k := range early {
+			early[k] = t.Loads[k] && (opt.Prefetch == PrefetchAll || (opt.Prefetch == PrefetchFile && !fileWaits[i][k]))
+		}
+		live := t.alive(early)
 		b := alloc.Buffer{ID: bufferID(t, i), Lower: int64(live[0][0]), Upper: int64(live[len(live)-1][1]) + 1,
 			Size: t.Size, Alignment: opt.Align}
 		for k := 1; k < len(live); k++ {
 			b.Gaps = append(b.Gaps, alloc.Gap{Lower: int64(live[k-1][1]) + 1, Upper: int64(live[k][0])})
 		}
 		cp.Problem.Buffers[i] = b
-		rel := t.FileAddress - region[0]
-		cp.FileSolution.Offsets[i] = rel
-		gcd = gcdInt(gcd, rel)
+		gcd = gcdInt(gcd, cp.FileSolution.Offsets[i])
 	}
 	cp.FileAlign = 1
 	for cp.FileAlign < 1<<20 && (gcd == 0 || gcd%(cp.FileAlign*2) == 0) {
@@ -187,12 +226,11 @@ func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error
 }
 
 // alive returns the inclusive workload ranges in which the tensor holds
-// its region: its stays, each DRAM load's stay from one workload earlier
-// with prefetch.
-func (t *Tensor) alive(prefetch bool) [][2]int {
+// its region: its stays, those flagged early from one workload earlier.
+func (t *Tensor) alive(early []bool) [][2]int {
 	var out [][2]int
 	for k, st := range t.Stays {
-		if prefetch && t.Loads[k] && st[0] > 0 {
+		if early[k] && st[0] > 0 {
 			st[0]--
 		}
 		if n := len(out); n > 0 && st[0] <= out[n-1][1]+1 {
@@ -210,39 +248,54 @@ func (t *Tensor) alive(prefetch bool) [][2]int {
 // tensor of the snapshot of k-1 (the gemini/address-reuse warning of a
 // schedule without ring wrap).
 func (cp *CoreProblem) Waits(offsets []int64) int {
-	if len(offsets) != len(cp.Tensors) {
-		return 0
-	}
 	n := 0
-	for i := range cp.Tensors {
-		t := &cp.Tensors[i]
-		for k, st := range t.Stays {
-			if !t.Loads[k] || st[0] == 0 {
-				continue
-			}
-			prev := st[0] - 1
-			for j := range cp.Tensors {
-				u := &cp.Tensors[j]
-				if j == i || !u.inSnapshot(prev) {
-					continue
-				}
-				if offsets[i] < offsets[j]+u.Size && offsets[j] < offsets[i]+t.Size {
-					n++
-					break
-				}
+	for _, ws := range cp.waiting(offsets) {
+		for _, w := range ws {
+			if w {
+				n++
 			}
 		}
 	}
 	return n
 }
 
-func (t *Tensor) inSnapshot(wi int) bool {
-	for _, st := range t.Stays {
-		if st[0] <= wi && wi <= st[1] {
-			return true
+// waiting flags, per tensor and stay, the DRAM loads that wait (see Waits).
+func (cp *CoreProblem) waiting(offsets []int64) [][]bool {
+	out := make([][]bool, len(cp.Tensors))
+	if len(offsets) != len(cp.Tensors) {
+		return out
+	}
+	// The tensors of each snapshot, from the tensors' stays.
+	last := 0
+	for i := range cp.Tensors {
+		out[i] = make([]bool, len(cp.Tensors[i].Stays))
+		for _, st := range cp.Tensors[i].Stays {
+			last = max(last, st[1])
 		}
 	}
-	return false
+	snap := make([][]int, last+1)
+	for i := range cp.Tensors {
+		for _, st := range cp.Tensors[i].Stays {
+			for wi := st[0]; wi <= st[1]; wi++ {
+				snap[wi] = append(snap[wi], i)
+			}
+		}
+	}
+	for i := range cp.Tensors {
+		t := &cp.Tensors[i]
+		for k, st := range t.Stays {
+			if !t.Loads[k] || st[0] == 0 {
+				continue
+			}
+			for _, j := range snap[st[0]-1] {
+				if j != i && offsets[i] < offsets[j]+cp.Tensors[j].Size && offsets[j] < offsets[i]+t.Size {
+					out[i][k] = true
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 // fileValid reports whether the file's own placement is a valid solution at

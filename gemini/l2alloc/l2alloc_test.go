@@ -120,7 +120,7 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			prep, err := Reallocate(context.Background(), pre, Options{Prefetch: true}, SolveOptions{Timeout: probeTimeout, Budget: coreBudget})
+			prep, err := Reallocate(context.Background(), pre, Options{Prefetch: PrefetchAll}, SolveOptions{Timeout: probeTimeout, Budget: coreBudget})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,9 +131,40 @@ func TestCorpus(t *testing.T) {
 				t.Errorf("prefetch rewrite: %d address-reuse warnings", got)
 			}
 			for i, c := range prep.Cores {
-				t.Logf("core %d prefetch: min %d (%s), load waits %d -> %d (without prefetch -> %d)", c.Key, c.MinCapacity, c.Status, c.FileWaits, c.Waits, rep.Cores[i].Waits)
+				t.Logf("core %d prefetch all: min %d (%s), load waits %d -> %d (without prefetch -> %d)", c.Key, c.MinCapacity, c.Status, c.FileWaits, c.Waits, rep.Cores[i].Waits)
 				if c.Waits != 0 || c.LivePeak < rep.Cores[i].LivePeak {
 					t.Errorf("core %d prefetch: %+v", c.Key, c)
+				}
+			}
+			// Prefetch file: never more L2 than the file, and only loads
+			// that wait in the file may wait.
+			pf, err := gemini.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range pf.Cores {
+				cp, err := Build(pf, c, Options{Prefetch: PrefetchFile})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !cp.FileValid {
+					t.Fatalf("core %d: the file's placement is not a solution under prefetch file", c.Key)
+				}
+				res, err := Minimize(context.Background(), cp, SolveOptions{Timeout: probeTimeout, Budget: coreBudget})
+				if err != nil {
+					t.Fatal(err)
+				}
+				before, after := cp.waiting(cp.FileSolution.Offsets), cp.waiting(res.Solution.Offsets)
+				for i := range after {
+					for k := range after[i] {
+						if after[i][k] && !before[i][k] {
+							t.Errorf("core %d tensor %d: its load waits now but not in the file", c.Key, cp.Tensors[i].TensorID)
+						}
+					}
+				}
+				t.Logf("core %d prefetch file: min %d (%s), file extent %d, load waits %d -> %d", c.Key, res.Capacity, res.Status, cp.FileExtent, cp.Waits(cp.FileSolution.Offsets), cp.Waits(res.Solution.Offsets))
+				if res.Capacity > cp.FileExtent {
+					t.Errorf("core %d prefetch file: min %d above the file's extent %d", c.Key, res.Capacity, cp.FileExtent)
 				}
 			}
 			// The rewritten file's own extent is the minimal capacity.
@@ -288,5 +319,79 @@ func TestMinimizeOptimalAtPeak(t *testing.T) {
 	}
 	if res.Capacity != 170 || res.Status != Optimal || res.LowerBound != 170 {
 		t.Errorf("got %+v, want 170 optimal", res)
+	}
+}
+
+// With a common alignment the lower bound counts the rounding: two
+// 100-byte buffers alive together at alignment 64 need 128 + 100 bytes, and
+// Minimize proves it.
+func TestAlignedLowerBound(t *testing.T) {
+	cp := &CoreProblem{Problem: alloc.Problem{Capacity: 1 << 20, Buffers: []alloc.Buffer{
+		{ID: "a", Lower: 0, Upper: 2, Size: 100, Alignment: 64},
+		{ID: "b", Lower: 1, Upper: 3, Size: 100, Alignment: 64},
+	}}}
+	if lb := alignedPeak(&cp.Problem); lb != 228 {
+		t.Errorf("aligned lower bound %d, want 228", lb)
+	}
+	res, err := Minimize(context.Background(), cp, SolveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Capacity != 228 || res.Status != Optimal || res.Probes != 0 {
+		t.Errorf("got %+v, want 228 optimal without a probe", res)
+	}
+}
+
+// A probe that times out leaves the minimum unproven ("best found"), and
+// the file's placement is used when it beats the last capacity solved.
+func TestMinimizeTimeout(t *testing.T) {
+	undecided := func(ctx context.Context, p *alloc.Problem, _ alloc.Options) (*alloc.Solution, alloc.Status, error) {
+		return nil, alloc.TimedOut, context.DeadlineExceeded
+	}
+	// Two buffers alive together (peak 150) and one after them: the
+	// heuristic stacks them at 150.
+	cp := &CoreProblem{Problem: alloc.Problem{Capacity: 1 << 20, Buffers: []alloc.Buffer{
+		{ID: "a", Lower: 0, Upper: 2, Size: 100},
+		{ID: "b", Lower: 1, Upper: 3, Size: 50},
+		{ID: "c", Lower: 3, Upper: 4, Size: 10},
+	}}}
+	res, err := Minimize(context.Background(), cp, SolveOptions{Solver: undecided})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The peak is reached by the heuristic: optimal without a probe.
+	if res.Status != Optimal || res.Capacity != 150 || res.Probes != 0 {
+		t.Fatalf("got %+v, want 150 optimal", res)
+	}
+	// An instance where the greedy placement (height 9) misses the
+	// peak (8), which a placement reaches.
+	cp.Problem.Buffers = []alloc.Buffer{
+		{ID: "0", Lower: 3, Upper: 5, Size: 4},
+		{ID: "1", Lower: 1, Upper: 3, Size: 3},
+		{ID: "2", Lower: 0, Upper: 3, Size: 2},
+		{ID: "3", Lower: 2, Upper: 4, Size: 3},
+	}
+	h := alloc.Height(&cp.Problem, alloc.Heuristic(&cp.Problem))
+	pk := alloc.Peak(&cp.Problem)
+	if h <= pk {
+		t.Fatalf("heuristic reaches the peak (%d): pick another instance", pk)
+	}
+	res, err = Minimize(context.Background(), cp, SolveOptions{Solver: undecided})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != BestFound || res.TimedOut == 0 || res.Capacity != h || res.LowerBound != pk {
+		t.Fatalf("got %+v, want best found at the heuristic's %d over the peak %d", res, h, pk)
+	}
+	// A valid file placement below the heuristic's height wins.
+	m, err := Minimize(context.Background(), &CoreProblem{Problem: cp.Problem}, SolveOptions{})
+	if err != nil || m.Capacity >= h {
+		t.Fatalf("exact minimum %+v, %v", m, err)
+	}
+	cp.FileSolution, cp.FileExtent, cp.FileValid = *m.Solution, m.Capacity, true
+	res, err = Minimize(context.Background(), cp, SolveOptions{Solver: undecided})
+	// (at the peak, which the exact minimum reaches here, that is optimal)
+	if err != nil || res.Capacity != m.Capacity || (res.Status == Optimal) != (m.Capacity == pk) {
+		t.Fatalf("with the file's placement at %d: %+v, %v", m.Capacity, res, err)
 	}
 }

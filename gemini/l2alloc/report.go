@@ -49,7 +49,7 @@ type CoreReport struct {
 type Report struct {
 	Variant  gemini.Variant `json:"variant"`
 	Align    int64          `json:"align_bytes"`
-	Prefetch bool           `json:"prefetch"`
+	Prefetch string         `json:"prefetch"`
 	Cores    []CoreReport   `json:"cores"`
 }
 
@@ -61,14 +61,20 @@ const StatusNoAddresses = "no addresses"
 // addresses (raw IR) is reported with its live peak and StatusNoAddresses.
 // The schedule is not modified; see Rewrite.
 func Reallocate(ctx context.Context, s *gemini.Schedule, opt Options, sopt SolveOptions) (*Report, error) {
-	rep := &Report{Variant: s.Variant, Align: max(opt.Align, 1), Prefetch: opt.Prefetch}
+	rep := &Report{Variant: s.Variant, Align: max(opt.Align, 1), Prefetch: string(opt.Prefetch)}
+	if rep.Prefetch == "" {
+		rep.Prefetch = "none"
+	}
 	for _, c := range s.Cores {
 		cr := CoreReport{Core: c.ID, Key: c.Key}
 		cp, err := Build(s, c, opt)
 		if errors.Is(err, ErrNoAddresses) {
 			cr.LivePeak = LivePeak(c)
 			cr.Status = StatusNoAddresses
-			cr.Note = "raw IR: snapshots have no addresses and no tensor identity; nothing to re-allocate"
+			cr.Note = "no buffer entry has an address; nothing to re-allocate"
+			if s.Variant == gemini.Raw {
+				cr.Note = "raw IR: snapshots have no addresses and no tensor identity; nothing to re-allocate"
+			}
 			rep.Cores = append(rep.Cores, cr)
 			continue
 		}
@@ -150,8 +156,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	mode := "loads may wait for the previous workload to release their region"
-	if r.Prefetch {
-		mode = "prefetch: every DRAM load's region is free one workload early"
+	switch Prefetch(r.Prefetch) {
+	case PrefetchAll:
+		mode = "prefetch all: every DRAM load's region is free one workload early"
+	case PrefetchFile:
+		mode = "prefetch file: loads that do not wait in the file keep not waiting"
 	}
 	_, err := fmt.Fprintf(w, "offsets aligned to %d B; %s; load waits: file -> new; exact byte counts in --json\n", r.Align, mode)
 	return err

@@ -5,14 +5,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/npukit/npukit/alloc"
+	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/l2alloc"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // allocFromOptions are the settings of a schedule re-allocation
@@ -22,7 +26,7 @@ type allocFromOptions struct {
 	Timeout  time.Duration // per exact probe; 0 = no limit
 	Budget   time.Duration // per core; 0 = no limit
 	Align    int64         // offset alignment in bytes; 0/1 = none
-	Prefetch bool          // keep each DRAM load's region free one workload early
+	Prefetch string        // DRAM load policy: none, all or file (l2alloc.ParsePrefetch)
 }
 
 // allocFromResult is the output: the per-core report and where the
@@ -59,13 +63,17 @@ func allocFromCmdRun(env *Env, path string, opts allocFromOptions) error {
 	if opts.Align < 0 {
 		return usageErr("--align must be >= 0")
 	}
+	pf, err := l2alloc.ParsePrefetch(opts.Prefetch)
+	if err != nil {
+		return usageErr("--prefetch: %v", err)
+	}
 	sopt := l2alloc.SolveOptions{Timeout: opts.Timeout, Budget: opts.Budget}
 	if !env.Quiet && isTerminal(env.Stderr) {
 		sopt.Probe = func(c int64, st alloc.Status, d time.Duration) {
 			fmt.Fprintf(env.Stderr, "probe capacity %d: %s in %v\n", c, probeStatus(st), d.Round(time.Millisecond))
 		}
 	}
-	rep, err := l2alloc.Reallocate(context.Background(), s, l2alloc.Options{Align: opts.Align, Prefetch: opts.Prefetch}, sopt)
+	rep, err := l2alloc.Reallocate(context.Background(), s, l2alloc.Options{Align: opts.Align, Prefetch: pf}, sopt)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
 	}
@@ -148,7 +156,9 @@ region is the capacity) and finds the smallest capacity that holds it: a binary 
 with the exact solver between the live-bytes peak and the file's own extent. "optimal"
 means proven minimal; "best found" means a probe timed out (--timeout) and the lower
 bound is the largest proven one. "load waits" counts the DRAM loads whose region is still
-held by the previous workload (file -> new placement); --prefetch makes it zero.
+held by the previous workload (file -> new placement). --prefetch all keeps every load's
+region free one workload early (no waits, larger L2); --prefetch file keeps every load that
+does not wait in the file from waiting (never more L2 than the file's own placement).
 
 --rewrite writes the schedule with the new addresses (no tensor wraps; every entry of a
 tensor_id at one address); it is written only if it adds no check error. The raw IR has
@@ -159,12 +169,33 @@ no addresses: only its live peak is shown and there is nothing to rewrite.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Rewrite, "rewrite", "", "write the schedule with the new addresses to this file")
 	f.DurationVar(&opts.Timeout, "timeout", 10*time.Second, "time limit of each exact probe (0 = none)")
-	f.DurationVar(&opts.Budget, "budget", time.Minute, "time limit of each core's minimisation (0 = none)")
-	f.Int64Var(&opts.Align, "align", 0, "align every address to this many bytes (default: none)")
-	f.BoolVar(&opts.Prefetch, "prefetch", false, "keep each DRAM load's region free during the previous workload (no load waits; larger L2)")
+	allocFromFlags(f, &opts)
 	return cmd
 }
 
-func init() { registerGeminiCommand(newGeminiReallocCmd) }
+// allocFromFlags adds the re-allocation flags other than --timeout (which
+// `npukit alloc` already has) to a command, so `alloc --from` can take them:
+//
+//	var from string
+//	cmd.Flags().StringVar(&from, "from", "", "re-allocate the L2 of a Gemini schedule")
+//	allocFromFlags(cmd.Flags(), &fromOpts)
+//	// in RunE: if from != "" { fromOpts.Timeout = timeout; return allocFromCmdRun(env, from, fromOpts) }
+func allocFromFlags(f *pflag.FlagSet, opts *allocFromOptions) {
+	f.StringVar(&opts.Rewrite, "rewrite", "", "schedules: write the schedule with the new addresses to this file")
+	f.DurationVar(&opts.Budget, "budget", time.Minute, "schedules: time limit of each core's minimisation (0 = none)")
+	f.Int64Var(&opts.Align, "align", 0, "schedules: align every address to this many bytes (default: none)")
+	f.StringVar(&opts.Prefetch, "prefetch", "none", "schedules: DRAM loads whose region stays free during the previous workload: none, all or file (those that do not wait in the file)")
+}
+
+func init() {
+	registerGeminiCommand(newGeminiReallocCmd)
+	registerDemoStep(demoStep{order: 40, kind: detect.GeminiIR, name: "gemini realloc (minimal L2 per core, rewrite)", run: geminiDemoRealloc})
+}
+
+// geminiDemoRealloc re-allocates the example schedule's L2 and writes the
+// rewrite beside the demo's other outputs.
+func geminiDemoRealloc(env *Env, path, outDir string) error {
+	out := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".realloc.json")
+	return allocFromCmdRun(env, path, allocFromOptions{Rewrite: out, Timeout: 2 * time.Second, Budget: 5 * time.Second})
+}
