@@ -78,16 +78,29 @@ func allocFromCmdRun(env *Env, path string, opts allocFromOptions) error {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
 	}
 	res := &allocFromResult{File: path, Report: rep}
+	var rewriteErr error
 	if opts.Rewrite != "" {
-		if err := rewriteSchedule(s, rep, opts.Rewrite); err != nil {
-			return err
+		for _, c := range rep.Cores {
+			if c.RegionBytes > 0 && c.MinCapacity > c.RegionBytes {
+				rewriteErr = &ExitError{Code: ExitFindings, Err: fmt.Errorf("core %d: the smallest placement found (%d bytes) exceeds the ring-buffer region (%d bytes): %s not written", c.Key, c.MinCapacity, c.RegionBytes, opts.Rewrite)}
+				break
+			}
 		}
-		res.Rewritten = opts.Rewrite
+		if rewriteErr == nil {
+			if err := rewriteSchedule(s, rep, opts.Rewrite); err != nil {
+				return err
+			}
+			res.Rewritten = opts.Rewrite
+		}
 	}
 	if env.JSON {
-		return writeJSON(env.Stdout, res)
+		if err := writeJSON(env.Stdout, res); err != nil {
+			return err
+		}
+	} else if err := res.WriteText(env.Stdout); err != nil {
+		return err
 	}
-	return res.WriteText(env.Stdout)
+	return rewriteErr
 }
 
 // rewriteSchedule applies the report's placements to s and writes it,

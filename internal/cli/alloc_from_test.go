@@ -75,4 +75,15 @@ func TestGeminiReallocCorpus(t *testing.T) {
 	if r := run(t, "", "gemini", "realloc", filepath.Join(tmp, "missing.json")); r.code != 2 {
 		t.Errorf("missing file: exit %d", r.code)
 	}
+	// An alignment no placement fits in the region: the table is shown,
+	// nothing is written, exit 1.
+	f := conformance.Files(t, dir, "*stschedule.json")[0]
+	out := filepath.Join(tmp, "too-aligned.json")
+	r := run(t, "", "gemini", "realloc", "--align", "1073741824", "--timeout", "500ms", "--rewrite", out, f)
+	if _, err := os.Stat(out); r.code != 1 || err == nil || !strings.Contains(r.stderr, "exceeds the ring-buffer region") || !strings.Contains(r.stdout, "min L2") {
+		t.Errorf("over-aligned rewrite: exit %d\n%s", r.code, r)
+	}
+	if r := run(t, "", "gemini", "realloc", "--prefetch", "bogus", f); r.code != 2 {
+		t.Errorf("bad --prefetch: exit %d", r.code)
+	}
 }
