@@ -109,9 +109,11 @@ func newAllocCmd(env *Env) *cobra.Command {
 		minimize bool
 		validate bool
 		timeout  time.Duration
+		from     string
+		fromOpts allocFromOptions
 	)
 	cmd := &cobra.Command{
-		Use:   "alloc PROBLEM.csv [--capacity N] [-o SOLUTION.csv] [--minimize] [--timeout D] | --validate PROBLEM.csv SOLUTION.csv",
+		Use:   "alloc PROBLEM.csv [--capacity N] [-o SOLUTION.csv] [--minimize] [--timeout D] | --validate PROBLEM.csv SOLUTION.csv | --from SCHEDULE.json [--rewrite OUT.json]",
 		Short: "Solve, minimise or validate static memory allocation problems (MiniMalloc CSV)",
 		Long: `alloc places buffers with known lifetimes at offsets so that no two buffers alive at
 the same time overlap, within a capacity. The solver is exact: it finds a placement
@@ -119,9 +121,28 @@ whenever one exists or proves that none does (exit 1), unless --timeout stops it
 
 The capacity comes from --capacity or from a file name of the form NAME.<capacity>.csv.
 --minimize finds the smallest capacity that holds the problem, with a proof.
--o writes the input CSV with an offset column. --validate checks a solution.`,
-		Args: cobra.RangeArgs(1, 2),
+-o writes the input CSV with an offset column. --validate checks a solution.
+
+--from re-allocates the L2 of a Gemini schedule: each core's buffer snapshots
+become an allocation problem (tensor lifetimes in workload order, byte sizes, the
+L2 region as capacity); it reports the smallest L2 that holds the schedule against
+the file's own extent, and --rewrite writes the schedule with the new addresses
+(only when it passes check as well as the input did).`,
+		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if from != "" {
+				if len(args) != 0 || validate || minimize || out != "" || capacity != 0 {
+					return usageErr("--from takes a schedule and no problem, --capacity, -o, --minimize or --validate")
+				}
+				fromOpts.Timeout = 10 * time.Second
+				if cmd.Flags().Changed("timeout") {
+					fromOpts.Timeout = timeout
+				}
+				return allocFromCmdRun(env, from, fromOpts)
+			}
+			if len(args) == 0 {
+				return usageErr("alloc needs PROBLEM.csv (or --from SCHEDULE.json)")
+			}
 			if validate {
 				if len(args) != 2 {
 					return usageErr("--validate needs PROBLEM.csv SOLUTION.csv")
@@ -138,7 +159,9 @@ The capacity comes from --capacity or from a file name of the form NAME.<capacit
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the solution CSV here")
 	cmd.Flags().BoolVar(&minimize, "minimize", false, "find the smallest capacity that holds the problem")
 	cmd.Flags().BoolVar(&validate, "validate", false, "validate SOLUTION.csv against PROBLEM.csv")
-	cmd.Flags().DurationVar(&timeout, "timeout", 0, "stop the search after this long (0 = no limit)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "stop the search after this long (0 = no limit; with --from: each probe, default 10s)")
+	cmd.Flags().StringVar(&from, "from", "", "re-allocate the L2 of this Gemini schedule instead of solving a CSV problem")
+	allocFromFlags(cmd.Flags(), &fromOpts)
 	return cmd
 }
 

@@ -87,3 +87,46 @@ func TestGeminiReallocCorpus(t *testing.T) {
 		t.Errorf("bad --prefetch: exit %d", r.code)
 	}
 }
+
+// `npukit alloc --from` is the issue's spelling of the same job: the
+// minimal L2 of every compiler-IR corpus schedule, and a rewrite that checks
+// clean.
+func TestAllocFromCorpus(t *testing.T) {
+	dir := conformance.Corpus(t, "gemini")
+	tmp := t.TempDir()
+	n := 0
+	for _, f := range conformance.Files(t, dir, "*.json") {
+		if strings.Contains(filepath.Base(f), "raw") {
+			continue
+		}
+		n++
+		out := filepath.Join(tmp, filepath.Base(f))
+		r := run(t, "", "alloc", "--json", "--from", f, "--timeout", "2s", "--rewrite", out)
+		if r.code != 0 {
+			t.Fatalf("%s: %s", f, r)
+		}
+		var rep struct {
+			Cores []struct {
+				FileExtent int64 `json:"file_extent_bytes"`
+				Min        int64 `json:"min_capacity_bytes"`
+			}
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || len(rep.Cores) == 0 {
+			t.Fatalf("%s: %v\n%s", f, err, r.stdout)
+		}
+		for _, c := range rep.Cores {
+			if c.Min <= 0 || c.Min > c.FileExtent {
+				t.Errorf("%s: minimal L2 %d vs file extent %d", f, c.Min, c.FileExtent)
+			}
+		}
+		if c := run(t, "", "check", out); c.code != 0 {
+			t.Errorf("%s: rewritten schedule: %s", f, c)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no compiler-IR schedule in the corpus")
+	}
+	if r := run(t, "", "alloc", "--from", "x.json", "--minimize"); r.code != 2 {
+		t.Errorf("--from with --minimize: %s", r)
+	}
+}
