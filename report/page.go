@@ -97,7 +97,10 @@ func Render(w io.Writer, p *Page) error {
 	seen := map[string]bool{"summary": true, "diagnostics": true, "tip": true}
 	var secs []renderedSection
 	var nav []navItem
-	if p.Diagnostics != nil || len(p.Summary) > 0 {
+	// A page with a summary always states its diagnostics, if only "0
+	// errors": a clean check is a finding too, and the nav announces it.
+	withDiags := p.Diagnostics != nil || len(p.Summary) > 0
+	if withDiags {
 		if len(p.Summary) > 0 {
 			nav = append(nav, navItem{"summary", "Summary"})
 		}
@@ -120,7 +123,7 @@ func Render(w io.Writer, p *Page) error {
 		nav = append(nav, navItem{s.ID, s.Title})
 	}
 	var diagHTML template.HTML
-	if p.Diagnostics != nil {
+	if withDiags {
 		diagHTML = renderDiagnostics(p.Diagnostics, p.SectionFor, seen)
 	}
 	var buf bytes.Buffer

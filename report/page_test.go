@@ -125,3 +125,20 @@ func TestUnitFormat(t *testing.T) {
 		}
 	}
 }
+
+// The nav announces Diagnostics on every page with a summary; a clean
+// check (nil report) must still render that section, not a dead link.
+func TestCleanDiagnosticsRendered(t *testing.T) {
+	var b bytes.Buffer
+	p := &Page{Title: "t", Summary: []KV{{Key: "k", Value: "v"}}}
+	if err := Render(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, `href="#diagnostics"`) || !strings.Contains(out, `id="diagnostics"`) {
+		t.Fatalf("nav link or section missing:\n%s", out)
+	}
+	if !strings.Contains(out, "No findings") {
+		t.Error("a clean check should say so")
+	}
+}
