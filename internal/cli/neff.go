@@ -252,7 +252,9 @@ func neffDemoRoundTrip(env *Env, path, outDir string) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(outDir, "neff-unpacked")
+	// One directory per example, so two NEFF examples do not overwrite
+	// each other's members.
+	dir := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".unpacked")
 	files, err := neff.Unpack(f, dir, true)
 	if err != nil {
 		return err
