@@ -15,7 +15,7 @@ func registerGeminiCommand(f func(env *Env) *cobra.Command) {
 func newGeminiCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gemini",
-		Short: "Gemini scheduler IR tools: synth",
+		Short: "Gemini scheduler IR tools: synth, realloc",
 		Long: `gemini groups the tools for Gemini multi-core schedules (*.json scheduler IR).
 inspect, check, report and sim also accept schedules directly.`,
 	}
