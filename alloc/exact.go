@@ -336,15 +336,25 @@ func (c *component) key(k int, letter byte) int64 {
 	return c.total[k]
 }
 
-// solvePortfolio runs k searches (workers alternate between static and
-// dynamic decomposition and start from different orderings); the first
-// decisive answer (Solved or Infeasible: every search is complete)
-// cancels the others.
+// portfolio is the set of searches run on a component when more than one
+// worker is available: restarting searches with static and with dynamic
+// decomposition (they win on heavy-tailed problems) and one persistent
+// search (TAW, dynamic decomposition, no restarts: it wins when a long
+// single run is needed). All are complete; they share the cores.
+var portfolio = []struct {
+	dynamic bool
+	only    int // ordering without restarts, or -1 to restart over all
+}{{false, -1}, {true, 1}, {true, -1}}
+
+// solvePortfolio runs the portfolio on k workers (one search when k is 1);
+// the first decisive answer (Solved or Infeasible: every search is
+// complete) cancels the others.
 func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
 	k = max(1, k)
 	if k == 1 {
 		return c.search(ctx, 0, false, -1, explored, progress)
 	}
+	k = max(k, len(portfolio))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type res struct {
@@ -354,7 +364,8 @@ func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.
 	ch := make(chan res, k)
 	for w := 0; w < k; w++ {
 		go func(w int) {
-			st, off := c.search(ctx, w/2, w%2 == 1, -1, explored, progress)
+			cfg := portfolio[w%len(portfolio)]
+			st, off := c.search(ctx, w/len(portfolio), cfg.dynamic, cfg.only, explored, progress)
 			ch <- res{st, off}
 		}(w)
 	}
