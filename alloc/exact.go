@@ -1,10 +1,12 @@
 package alloc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync/atomic"
 )
@@ -398,11 +400,12 @@ type searcher struct {
 	// Both are complete; they search differently, so the portfolio runs
 	// both.
 	dynamic  bool
-	floor    []int64    // per section
-	rem      []int64    // per section: bytes still to place
-	mf       []int64    // per buffer: max floor over its sections
-	xs       []int64    // per buffer scratch: lowest offset it can still take
-	heap     []heapItem // scratch for the section bound
+	floor    []int64 // per section
+	rem      []int64 // per section: bytes still to place
+	mf       []int64 // per buffer: max floor over its sections
+	xs       []int64 // per buffer scratch: lowest offset it can still take
+	paint    []int32 // scratch for the section bound
+	next     []int32 // per section (+1): skip pointers of the section bound
 	placed   []bool
 	off      []int64
 	trail    []trailEntry
@@ -436,6 +439,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		rem:     make([]int64, c.nsec),
 		mf:      make([]int64, n),
 		xs:      make([]int64, n),
+		next:    make([]int32, c.nsec+2),
 		placed:  make([]bool, n),
 		off:     make([]int64, n),
 		cands:   make([][]cand, 2*n+2),
@@ -742,7 +746,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 	// (a buffer counts over its whole hull: a lower minimum only weakens
 	// the bound, it stays sound).
 	if !dead {
-		dead = s.sectionBound(set, capa)
+		dead = s.sectionBound(set, last, capa)
 	}
 	if dead {
 		// Nodes that fail their own checks do not count against the
@@ -824,71 +828,61 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 }
 
 // sectionBound reports whether some section cannot hold the buffers of
-// set still to place in it.
-func (s *searcher) sectionBound(set []int32, capa int64) bool {
-	h := s.heap[:0]
-	i := 0
-	for sec := s.first[set[0]]; i < len(set) || len(h) > 0; sec++ {
-		for i < len(set) && s.first[set[i]] <= sec {
-			k := set[i]
-			h = heapPush(h, heapItem{s.xs[k], s.lastSec[k]})
-			i++
+// set still to place in it. Buffers are taken in increasing order of the
+// lowest offset they can take and paint the sections of their hull not
+// painted yet (skip pointers make each section painted once), so every
+// section is checked with the lowest offset of the buffers over it. A
+// buffer counts over its whole hull: a lower minimum only weakens the
+// bound, it stays sound.
+func (s *searcher) sectionBound(set []int32, last, capa int64) bool {
+	lo, hi := s.first[set[0]], int32(0)
+	rest := s.paint[:0]
+	for _, k := range set {
+		hi = max(hi, s.lastSec[k])
+		if s.xs[k] != last {
+			rest = append(rest, k)
 		}
-		for len(h) > 0 && h[0].end < sec {
-			h = heapPop(h)
+	}
+	for sec := lo; sec <= hi+1; sec++ {
+		s.next[sec] = sec
+	}
+	find := func(x int32) int32 {
+		r := x
+		for s.next[r] != r {
+			r = s.next[r]
 		}
-		if len(h) == 0 {
-			if i < len(set) {
-				sec = s.first[set[i]] - 1
+		for s.next[x] != r {
+			s.next[x], x = r, s.next[x]
+		}
+		return r
+	}
+	paint := func(k int32) bool {
+		v := s.xs[k]
+		end := s.lastSec[k]
+		for sec := find(s.first[k]); sec <= end; sec = find(sec + 1) {
+			if r := s.rem[sec]; r > 0 && max(s.floor[sec], v)+r > capa {
+				return true
 			}
-			continue
+			s.next[sec] = sec + 1
 		}
-		if r := s.rem[sec]; r > 0 && max(s.floor[sec], h[0].val)+r > capa {
-			s.heap = h
+		return false
+	}
+	// Buffers at the last offset first (the lowest possible), unsorted.
+	for _, k := range set {
+		if s.xs[k] == last && paint(k) {
+			s.paint = rest
 			return true
 		}
 	}
-	s.heap = h
+	slices.SortFunc(rest, func(a, b int32) int { return cmp.Compare(s.xs[a], s.xs[b]) })
+	for _, k := range rest {
+		if paint(k) {
+			s.paint = rest
+			return true
+		}
+	}
+	s.paint = rest
 	return false
-}
-
-type heapItem struct {
-	val int64
-	end int32
-}
-
-func heapPush(h []heapItem, it heapItem) []heapItem {
-	h = append(h, it)
-	for j := len(h) - 1; j > 0; {
-		p := (j - 1) / 2
-		if h[p].val <= h[j].val {
-			break
-		}
-		h[p], h[j] = h[j], h[p]
-		j = p
-	}
-	return h
-}
-
-func heapPop(h []heapItem) []heapItem {
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for j := 0; ; {
-		l, r, m := 2*j+1, 2*j+2, j
-		if l < n && h[l].val < h[m].val {
-			m = l
-		}
-		if r < n && h[r].val < h[m].val {
-			m = r
-		}
-		if m == j {
-			break
-		}
-		h[m], h[j] = h[j], h[m]
-		j = m
-	}
-	return h
 }
 
 // floorHash mixes a section's floor into the state hash (two independent
