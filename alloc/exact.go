@@ -136,6 +136,7 @@ type component struct {
 	life     []int64     // total alive time
 	lower    []int64     // first moment
 	total    []int64     // max bytes alive in one of its sections
+	plain    bool        // no fixed neighbours and no alignment anywhere
 	zob      [2][]uint64 // per-buffer hash keys
 }
 
@@ -284,6 +285,12 @@ func newComponent(p *Problem, bufs []int, alive [][]Piece, fixedIdx []int) *comp
 	for k := range bufs {
 		for _, sec := range c.secs[k] {
 			c.total[k] = max(c.total[k], load[sec])
+		}
+	}
+	c.plain = true
+	for k := range bufs {
+		if len(c.fixed[k]) > 0 || c.align[k] > 1 {
+			c.plain = false
 		}
 	}
 	c.adj = make([][]int32, n)
@@ -482,7 +489,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		// One ordering, no restarts.
 		s.rank, s.ordering, s.rankID = c.rank(orderings[only]), only, uint64(only)
 		s.budget = math.MaxInt64
-		ok := s.solve(set, c.setHash(set), 0, 0, -1)
+		ok := s.solve(set, c.setHash(set), c.apart(set), 0, 0, -1)
 		s.flush()
 		switch {
 		case ok:
@@ -497,7 +504,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		for i, r := range rr {
 			s.rank, s.ordering, s.rankID = r, ri[i], uint64(ri[i])
 			s.budget, s.halt = limit, false
-			ok := s.solve(set, c.setHash(set), 0, 0, -1)
+			ok := s.solve(set, c.setHash(set), c.apart(set), 0, 0, -1)
 			switch {
 			case ok:
 				s.flush()
@@ -551,6 +558,19 @@ func (s *searcher) subRank(comp []int32) []int32 {
 		rank[it.k] = int32(r)
 	}
 	return rank
+}
+
+// apart reports whether a set sorted by first section falls apart into
+// time-disjoint groups.
+func (c *component) apart(set []int32) bool {
+	runMax := int32(-1)
+	for i, k := range set {
+		if i > 0 && c.secs[k][0] > runMax {
+			return true
+		}
+		runMax = max(runMax, c.secs[k][len(c.secs[k])-1])
+	}
+	return false
 }
 
 // setHash keys a set of buffers for the failed-state memo (updated
@@ -628,7 +648,7 @@ func (s *searcher) lowest(k int) int64 {
 // solve places the buffers of set (sorted by first section); last is the
 // offset of the previous placement and prev its buffer (-1 at the root).
 // On success the placements stay; on failure the state is as on entry.
-func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev int) bool {
+func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last int64, prev int) bool {
 	c := s.c
 	if len(set) == 0 {
 		return true
@@ -652,21 +672,13 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 	// Dynamic decomposition: buffers left in time-disjoint groups are
 	// independent sub-problems (each keeps the monotone last offset), so
 	// a failure in one is not retried against the choices of another.
-	split := 0
-	runMax := int32(-1)
-	for i, k := range set {
-		if i > 0 && s.first[k] > runMax {
-			split++
-		}
-		runMax = max(runMax, s.lastSec[k])
-	}
-	if split > 0 {
+	if split {
 		cp := append(s.sets[level][:0], set...)
 		s.sets[level] = cp
 		trail, stack := len(s.trail), len(s.stack)
 		h := s.h
 		start := 0
-		runMax = -1
+		runMax := int32(-1)
 		for i := 0; i <= len(cp); i++ {
 			if i == len(cp) || (i > start && s.first[cp[i]] > runMax) {
 				comp := cp[start:i]
@@ -677,10 +689,10 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 					// offset 0 and its own preordering by what is left.
 					rank, id := s.rank, s.rankID
 					s.rank, s.rankID = s.subRank(comp), id^sh[0]
-					ok = s.solve(comp, sh, level+1, 0, -1)
+					ok = s.solve(comp, sh, false, level+1, 0, -1)
 					s.rank, s.rankID = rank, id
 				} else {
-					ok = s.solve(comp, sh, level+1, last, prev)
+					ok = s.solve(comp, sh, false, level+1, last, prev)
 				}
 				if !ok {
 					s.undo(trail, stack)
@@ -720,7 +732,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 	for _, k32 := range set {
 		k := int(k32)
 		x := s.mf[k]
-		if len(c.fixed[k]) > 0 || c.align[k] > 1 {
+		if !c.plain {
 			x = s.lowest(k)
 		}
 		if max(x, last)+c.size[k] > capa {
@@ -803,14 +815,22 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 				s.set(&s.mf[o], top)
 			}
 		}
+		// The rest, in the same order, noting whether it falls apart
+		// into time-disjoint groups.
 		rest := s.sets[level][:0]
+		apart := false
+		runMax := int32(-1)
 		for _, o := range set {
 			if int(o) != k {
+				if len(rest) > 0 && s.first[o] > runMax {
+					apart = true
+				}
+				runMax = max(runMax, s.lastSec[o])
 				rest = append(rest, o)
 			}
 		}
 		s.sets[level] = rest
-		if s.solve(rest, [2]uint64{sh[0] - c.zob[1][k], sh[1] ^ c.zob[0][k]*0x9e3779b97f4a7c15}, level+1, x, k) {
+		if s.solve(rest, [2]uint64{sh[0] - c.zob[1][k], sh[1] ^ c.zob[0][k]*0x9e3779b97f4a7c15}, apart, level+1, x, k) {
 			return true
 		}
 		s.undo(trail, stack)
