@@ -412,6 +412,8 @@ type searcher struct {
 	mf       []int64 // per buffer: max floor over its sections
 	xs       []int64 // per buffer scratch: lowest offset it can still take
 	paint    []int32 // scratch for the section bound
+	critX    int64   // section bound: lowest capacity minus bytes left
+	critSec  int32   // ... and its section
 	next     []int32 // per section (+1): skip pointers of the section bound
 	placed   []bool
 	off      []int64
@@ -782,9 +784,16 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 		return s.rank[cs[a].b] < s.rank[cs[b].b]
 	})
 	s.cands[level] = cs
+	critX, critSec := s.critX, s.critSec
 	for _, cd := range cs {
 		k := int(cd.b)
 		x := cd.off
+		if x > critX && (critSec < s.first[k] || critSec > s.lastSec[k]) {
+			// The child would fail its section bound: the critical
+			// section keeps all its bytes to place but its floor rises
+			// to x.
+			continue
+		}
 		if x >= minEnd {
 			// Dominated: some other buffer fits entirely below x, and
 			// placing it first leaves the same future with one buffer
@@ -863,8 +872,12 @@ func (s *searcher) sectionBound(set []int32, last, capa int64) bool {
 			rest = append(rest, k)
 		}
 	}
+	s.critX, s.critSec = math.MaxInt64, -1
 	for sec := lo; sec <= hi+1; sec++ {
 		s.next[sec] = sec
+		if sec <= hi && s.rem[sec] > 0 && capa-s.rem[sec] < s.critX {
+			s.critX, s.critSec = capa-s.rem[sec], sec
+		}
 	}
 	find := func(x int32) int32 {
 		r := x
