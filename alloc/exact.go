@@ -14,34 +14,38 @@ import (
 // The exact solver searches canonical solutions (the idea behind
 // MiniMalloc, Moffitt, ASPLOS 2023; this is an independent design).
 //
-// Canonical form: take any valid placement and repeatedly move each
-// buffer, in increasing offset order, down to the lowest aligned offset
-// that is at or above the tops of the buffers before it that share a
-// moment with it and misses every fixed buffer. Each move lowers the sum
-// of offsets, so this ends; in the result every buffer sits at
-// lowest-fit(max(tops of earlier time-overlapping buffers, previous
-// offset)). The search therefore only chooses WHICH buffer comes next:
-// its offset is determined, offsets never decrease, and a placement
-// exists iff the search finds one. Moving a buffer down cannot hit a
-// later buffer: a later buffer that shares a moment with it started at
-// or above its old top. (Gaps that shrink a buffer to a window break this
+// Canonical form: among all valid placements take one with the smallest
+// sum of offsets. Sorted by offset, every buffer in it sits at the lowest
+// aligned offset at or above the tops of the earlier buffers that share a
+// moment with it, missing the fixed buffers (else it could move down:
+// later buffers that share a moment with it start at or above its top).
+// The search therefore only chooses WHICH buffer comes next: its offset
+// is determined, offsets never decrease, and a placement exists iff the
+// search finds one. (Gaps that shrink a buffer to a window break this
 // argument; those pieces are searched as if the whole buffer were alive,
 // which keeps answers sound but makes an infeasibility proof impossible.)
 //
-// Pruning, all sound:
+// Pruning, all sound (the brute-force property tests check them):
 //   - time is cut into sections at every lifespan bound; the floor of a
-//     section is the top of the highest buffer placed in it. A buffer's
-//     next offset is the max of its sections' floors and the last offset.
-//   - in every section, the buffers still to place are stacked above
-//     max(floor, last offset): their sizes must fit below the capacity.
-//   - if any unplaced buffer's lowest offset plus size exceeds the
-//     capacity, the node fails.
-//   - two buffers that would land at the same offset commute; only the
-//     order by index is explored.
-//   - failed states (placed set, floors, last offset) are remembered by a
-//     128-bit hash and not searched again.
-//   - independent sub-problems (time-connected components) are solved
-//     separately, in parallel.
+//     section is the top of the highest buffer placed in it, and a
+//     buffer's next offset the highest floor among its sections. A
+//     buffer below the last offset must wait for a floor to rise.
+//   - section inference: in every section the buffers still to place
+//     stack above max(floor, the lowest offset any of them can take,
+//     the last offset) and must fit below the capacity.
+//   - a child that raises the last offset above capacity minus the bytes
+//     left in the most critical section it does not touch is not tried.
+//   - dominance: a buffer is not placed at or above the end of another
+//     that fits entirely below it (the smaller-sum placement exists).
+//   - buffers that land at the same offset commute; one order is tried.
+//   - failed states (remaining set, floors of live sections, last
+//     offset) are remembered by a 128-bit hash.
+//   - time-disjoint groups are independent sub-problems, split off
+//     statically and during the search.
+//
+// Search: restarts over preorderings (WAT, TAW, TWA: width, area, section
+// total) with node budgets growing x3, in a portfolio on all cores with a
+// MiniMalloc-style dynamic decomposition variant and a persistent search.
 
 // ErrWindowedGaps is returned with TimedOut when the search found no
 // placement for a problem with windowed gaps: windows are searched
