@@ -1,10 +1,12 @@
 package alloc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync/atomic"
 )
@@ -12,34 +14,38 @@ import (
 // The exact solver searches canonical solutions (the idea behind
 // MiniMalloc, Moffitt, ASPLOS 2023; this is an independent design).
 //
-// Canonical form: take any valid placement and repeatedly move each
-// buffer, in increasing offset order, down to the lowest aligned offset
-// that is at or above the tops of the buffers before it that share a
-// moment with it and misses every fixed buffer. Each move lowers the sum
-// of offsets, so this ends; in the result every buffer sits at
-// lowest-fit(max(tops of earlier time-overlapping buffers, previous
-// offset)). The search therefore only chooses WHICH buffer comes next:
-// its offset is determined, offsets never decrease, and a placement
-// exists iff the search finds one. Moving a buffer down cannot hit a
-// later buffer: a later buffer that shares a moment with it started at
-// or above its old top. (Gaps that shrink a buffer to a window break this
+// Canonical form: among all valid placements take one with the smallest
+// sum of offsets. Sorted by offset, every buffer in it sits at the lowest
+// aligned offset at or above the tops of the earlier buffers that share a
+// moment with it, missing the fixed buffers (else it could move down:
+// later buffers that share a moment with it start at or above its top).
+// The search therefore only chooses WHICH buffer comes next: its offset
+// is determined, offsets never decrease, and a placement exists iff the
+// search finds one. (Gaps that shrink a buffer to a window break this
 // argument; those pieces are searched as if the whole buffer were alive,
 // which keeps answers sound but makes an infeasibility proof impossible.)
 //
-// Pruning, all sound:
+// Pruning, all sound (the brute-force property tests check them):
 //   - time is cut into sections at every lifespan bound; the floor of a
-//     section is the top of the highest buffer placed in it. A buffer's
-//     next offset is the max of its sections' floors and the last offset.
-//   - in every section, the buffers still to place are stacked above
-//     max(floor, last offset): their sizes must fit below the capacity.
-//   - if any unplaced buffer's lowest offset plus size exceeds the
-//     capacity, the node fails.
-//   - two buffers that would land at the same offset commute; only the
-//     order by index is explored.
-//   - failed states (placed set, floors, last offset) are remembered by a
-//     128-bit hash and not searched again.
-//   - independent sub-problems (time-connected components) are solved
-//     separately, in parallel.
+//     section is the top of the highest buffer placed in it, and a
+//     buffer's next offset the highest floor among its sections. A
+//     buffer below the last offset must wait for a floor to rise.
+//   - section inference: in every section the buffers still to place
+//     stack above max(floor, the lowest offset any of them can take,
+//     the last offset) and must fit below the capacity.
+//   - a child that raises the last offset above capacity minus the bytes
+//     left in the most critical section it does not touch is not tried.
+//   - dominance: a buffer is not placed at or above the end of another
+//     that fits entirely below it (the smaller-sum placement exists).
+//   - buffers that land at the same offset commute; one order is tried.
+//   - failed states (remaining set, floors of live sections, last
+//     offset) are remembered by a 128-bit hash.
+//   - time-disjoint groups are independent sub-problems, split off
+//     statically and during the search.
+//
+// Search: restarts over preorderings (WAT, TAW, TWA: width, area, section
+// total) with node budgets growing x3, in a portfolio on all cores with a
+// MiniMalloc-style dynamic decomposition variant and a persistent search.
 
 // ErrWindowedGaps is returned with TimedOut when the search found no
 // placement for a problem with windowed gaps: windows are searched
@@ -134,6 +140,7 @@ type component struct {
 	life     []int64     // total alive time
 	lower    []int64     // first moment
 	total    []int64     // max bytes alive in one of its sections
+	plain    bool        // no fixed neighbours and no alignment anywhere
 	zob      [2][]uint64 // per-buffer hash keys
 }
 
@@ -284,6 +291,12 @@ func newComponent(p *Problem, bufs []int, alive [][]Piece, fixedIdx []int) *comp
 			c.total[k] = max(c.total[k], load[sec])
 		}
 	}
+	c.plain = true
+	for k := range bufs {
+		if len(c.fixed[k]) > 0 || c.align[k] > 1 {
+			c.plain = false
+		}
+	}
 	c.adj = make([][]int32, n)
 	mark := make([]int, n)
 	for k := range mark {
@@ -336,15 +349,25 @@ func (c *component) key(k int, letter byte) int64 {
 	return c.total[k]
 }
 
-// solvePortfolio runs k searches (workers alternate between static and
-// dynamic decomposition and start from different orderings); the first
-// decisive answer (Solved or Infeasible: every search is complete)
-// cancels the others.
+// portfolio is the set of searches run on a component when more than one
+// worker is available: restarting searches with static and with dynamic
+// decomposition (they win on heavy-tailed problems) and one persistent
+// search (TAW, dynamic decomposition, no restarts: it wins when a long
+// single run is needed). All are complete; they share the cores.
+var portfolio = []struct {
+	dynamic bool
+	only    int // ordering without restarts, or -1 to restart over all
+}{{false, -1}, {true, 1}, {true, -1}}
+
+// solvePortfolio runs the portfolio on k workers (one search when k is 1);
+// the first decisive answer (Solved or Infeasible: every search is
+// complete) cancels the others.
 func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
 	k = max(1, k)
 	if k == 1 {
 		return c.search(ctx, 0, false, -1, explored, progress)
 	}
+	k = max(k, len(portfolio))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type res struct {
@@ -354,7 +377,8 @@ func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.
 	ch := make(chan res, k)
 	for w := 0; w < k; w++ {
 		go func(w int) {
-			st, off := c.search(ctx, w/2, w%2 == 1, -1, explored, progress)
+			cfg := portfolio[w%len(portfolio)]
+			st, off := c.search(ctx, w/len(portfolio), cfg.dynamic, cfg.only, explored, progress)
 			ch <- res{st, off}
 		}(w)
 	}
@@ -387,11 +411,14 @@ type searcher struct {
 	// Both are complete; they search differently, so the portfolio runs
 	// both.
 	dynamic  bool
-	floor    []int64    // per section
-	rem      []int64    // per section: bytes still to place
-	mf       []int64    // per buffer: max floor over its sections
-	xs       []int64    // per buffer scratch: lowest offset it can still take
-	heap     []heapItem // scratch for the section bound
+	floor    []int64 // per section
+	rem      []int64 // per section: bytes still to place
+	mf       []int64 // per buffer: max floor over its sections
+	xs       []int64 // per buffer scratch: lowest offset it can still take
+	paint    []int32 // scratch for the section bound
+	critX    int64   // section bound: lowest capacity minus bytes left
+	critSec  int32   // ... and its section
+	next     []int32 // per section (+1): skip pointers of the section bound
 	placed   []bool
 	off      []int64
 	trail    []trailEntry
@@ -425,6 +452,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		rem:     make([]int64, c.nsec),
 		mf:      make([]int64, n),
 		xs:      make([]int64, n),
+		next:    make([]int32, c.nsec+2),
 		placed:  make([]bool, n),
 		off:     make([]int64, n),
 		cands:   make([][]cand, 2*n+2),
@@ -467,7 +495,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		// One ordering, no restarts.
 		s.rank, s.ordering, s.rankID = c.rank(orderings[only]), only, uint64(only)
 		s.budget = math.MaxInt64
-		ok := s.solve(set, c.setHash(set), 0, 0, -1)
+		ok := s.solve(set, c.setHash(set), c.apart(set), 0, 0, -1)
 		s.flush()
 		switch {
 		case ok:
@@ -482,7 +510,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		for i, r := range rr {
 			s.rank, s.ordering, s.rankID = r, ri[i], uint64(ri[i])
 			s.budget, s.halt = limit, false
-			ok := s.solve(set, c.setHash(set), 0, 0, -1)
+			ok := s.solve(set, c.setHash(set), c.apart(set), 0, 0, -1)
 			switch {
 			case ok:
 				s.flush()
@@ -536,6 +564,19 @@ func (s *searcher) subRank(comp []int32) []int32 {
 		rank[it.k] = int32(r)
 	}
 	return rank
+}
+
+// apart reports whether a set sorted by first section falls apart into
+// time-disjoint groups.
+func (c *component) apart(set []int32) bool {
+	runMax := int32(-1)
+	for i, k := range set {
+		if i > 0 && c.secs[k][0] > runMax {
+			return true
+		}
+		runMax = max(runMax, c.secs[k][len(c.secs[k])-1])
+	}
+	return false
 }
 
 // setHash keys a set of buffers for the failed-state memo (updated
@@ -613,7 +654,7 @@ func (s *searcher) lowest(k int) int64 {
 // solve places the buffers of set (sorted by first section); last is the
 // offset of the previous placement and prev its buffer (-1 at the root).
 // On success the placements stay; on failure the state is as on entry.
-func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev int) bool {
+func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last int64, prev int) bool {
 	c := s.c
 	if len(set) == 0 {
 		return true
@@ -637,21 +678,13 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 	// Dynamic decomposition: buffers left in time-disjoint groups are
 	// independent sub-problems (each keeps the monotone last offset), so
 	// a failure in one is not retried against the choices of another.
-	split := 0
-	runMax := int32(-1)
-	for i, k := range set {
-		if i > 0 && s.first[k] > runMax {
-			split++
-		}
-		runMax = max(runMax, s.lastSec[k])
-	}
-	if split > 0 {
+	if split {
 		cp := append(s.sets[level][:0], set...)
 		s.sets[level] = cp
 		trail, stack := len(s.trail), len(s.stack)
 		h := s.h
 		start := 0
-		runMax = -1
+		runMax := int32(-1)
 		for i := 0; i <= len(cp); i++ {
 			if i == len(cp) || (i > start && s.first[cp[i]] > runMax) {
 				comp := cp[start:i]
@@ -662,10 +695,10 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 					// offset 0 and its own preordering by what is left.
 					rank, id := s.rank, s.rankID
 					s.rank, s.rankID = s.subRank(comp), id^sh[0]
-					ok = s.solve(comp, sh, level+1, 0, -1)
+					ok = s.solve(comp, sh, false, level+1, 0, -1)
 					s.rank, s.rankID = rank, id
 				} else {
-					ok = s.solve(comp, sh, level+1, last, prev)
+					ok = s.solve(comp, sh, false, level+1, last, prev)
 				}
 				if !ok {
 					s.undo(trail, stack)
@@ -705,7 +738,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 	for _, k32 := range set {
 		k := int(k32)
 		x := s.mf[k]
-		if len(c.fixed[k]) > 0 || c.align[k] > 1 {
+		if !c.plain {
 			x = s.lowest(k)
 		}
 		if max(x, last)+c.size[k] > capa {
@@ -731,7 +764,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 	// (a buffer counts over its whole hull: a lower minimum only weakens
 	// the bound, it stays sound).
 	if !dead {
-		dead = s.sectionBound(set, capa)
+		dead = s.sectionBound(set, last, capa)
 	}
 	if dead {
 		// Nodes that fail their own checks do not count against the
@@ -755,9 +788,16 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 		return s.rank[cs[a].b] < s.rank[cs[b].b]
 	})
 	s.cands[level] = cs
+	critX, critSec := s.critX, s.critSec
 	for _, cd := range cs {
 		k := int(cd.b)
 		x := cd.off
+		if x > critX && (critSec < s.first[k] || critSec > s.lastSec[k]) {
+			// The child would fail its section bound: the critical
+			// section keeps all its bytes to place but its floor rises
+			// to x.
+			continue
+		}
 		if x >= minEnd {
 			// Dominated: some other buffer fits entirely below x, and
 			// placing it first leaves the same future with one buffer
@@ -788,14 +828,22 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 				s.set(&s.mf[o], top)
 			}
 		}
+		// The rest, in the same order, noting whether it falls apart
+		// into time-disjoint groups.
 		rest := s.sets[level][:0]
+		apart := false
+		runMax := int32(-1)
 		for _, o := range set {
 			if int(o) != k {
+				if len(rest) > 0 && s.first[o] > runMax {
+					apart = true
+				}
+				runMax = max(runMax, s.lastSec[o])
 				rest = append(rest, o)
 			}
 		}
 		s.sets[level] = rest
-		if s.solve(rest, [2]uint64{sh[0] - c.zob[1][k], sh[1] ^ c.zob[0][k]*0x9e3779b97f4a7c15}, level+1, x, k) {
+		if s.solve(rest, [2]uint64{sh[0] - c.zob[1][k], sh[1] ^ c.zob[0][k]*0x9e3779b97f4a7c15}, apart, level+1, x, k) {
 			return true
 		}
 		s.undo(trail, stack)
@@ -813,71 +861,65 @@ func (s *searcher) solve(set []int32, sh [2]uint64, level int, last int64, prev 
 }
 
 // sectionBound reports whether some section cannot hold the buffers of
-// set still to place in it.
-func (s *searcher) sectionBound(set []int32, capa int64) bool {
-	h := s.heap[:0]
-	i := 0
-	for sec := s.first[set[0]]; i < len(set) || len(h) > 0; sec++ {
-		for i < len(set) && s.first[set[i]] <= sec {
-			k := set[i]
-			h = heapPush(h, heapItem{s.xs[k], s.lastSec[k]})
-			i++
+// set still to place in it. Buffers are taken in increasing order of the
+// lowest offset they can take and paint the sections of their hull not
+// painted yet (skip pointers make each section painted once), so every
+// section is checked with the lowest offset of the buffers over it. A
+// buffer counts over its whole hull: a lower minimum only weakens the
+// bound, it stays sound.
+func (s *searcher) sectionBound(set []int32, last, capa int64) bool {
+	lo, hi := s.first[set[0]], int32(0)
+	rest := s.paint[:0]
+	for _, k := range set {
+		hi = max(hi, s.lastSec[k])
+		if s.xs[k] != last {
+			rest = append(rest, k)
 		}
-		for len(h) > 0 && h[0].end < sec {
-			h = heapPop(h)
+	}
+	s.critX, s.critSec = math.MaxInt64, -1
+	for sec := lo; sec <= hi+1; sec++ {
+		s.next[sec] = sec
+		if sec <= hi && s.rem[sec] > 0 && capa-s.rem[sec] < s.critX {
+			s.critX, s.critSec = capa-s.rem[sec], sec
 		}
-		if len(h) == 0 {
-			if i < len(set) {
-				sec = s.first[set[i]] - 1
+	}
+	find := func(x int32) int32 {
+		r := x
+		for s.next[r] != r {
+			r = s.next[r]
+		}
+		for s.next[x] != r {
+			s.next[x], x = r, s.next[x]
+		}
+		return r
+	}
+	paint := func(k int32) bool {
+		v := s.xs[k]
+		end := s.lastSec[k]
+		for sec := find(s.first[k]); sec <= end; sec = find(sec + 1) {
+			if r := s.rem[sec]; r > 0 && max(s.floor[sec], v)+r > capa {
+				return true
 			}
-			continue
+			s.next[sec] = sec + 1
 		}
-		if r := s.rem[sec]; r > 0 && max(s.floor[sec], h[0].val)+r > capa {
-			s.heap = h
+		return false
+	}
+	// Buffers at the last offset first (the lowest possible), unsorted.
+	for _, k := range set {
+		if s.xs[k] == last && paint(k) {
+			s.paint = rest
 			return true
 		}
 	}
-	s.heap = h
+	slices.SortFunc(rest, func(a, b int32) int { return cmp.Compare(s.xs[a], s.xs[b]) })
+	for _, k := range rest {
+		if paint(k) {
+			s.paint = rest
+			return true
+		}
+	}
+	s.paint = rest
 	return false
-}
-
-type heapItem struct {
-	val int64
-	end int32
-}
-
-func heapPush(h []heapItem, it heapItem) []heapItem {
-	h = append(h, it)
-	for j := len(h) - 1; j > 0; {
-		p := (j - 1) / 2
-		if h[p].val <= h[j].val {
-			break
-		}
-		h[p], h[j] = h[j], h[p]
-		j = p
-	}
-	return h
-}
-
-func heapPop(h []heapItem) []heapItem {
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for j := 0; ; {
-		l, r, m := 2*j+1, 2*j+2, j
-		if l < n && h[l].val < h[m].val {
-			m = l
-		}
-		if r < n && h[r].val < h[m].val {
-			m = r
-		}
-		if m == j {
-			break
-		}
-		h[m], h[j] = h[j], h[m]
-		j = m
-	}
-	return h
 }
 
 // floorHash mixes a section's floor into the state hash (two independent

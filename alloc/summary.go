@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/humanize"
@@ -143,8 +144,10 @@ type Minimum struct {
 
 // Minimize finds the smallest capacity that holds the problem, by
 // bisection between the peak of bytes alive at once (a lower bound) and
-// the heuristic's height, each probe decided by solve. On a timeout it
-// returns the best capacity found with Proven false.
+// the heuristic's height, each probe decided by solve. When ctx has a
+// deadline each probe gets half of the time left; a probe that runs out
+// leaves its capacity undecided and the bisection continues above it, so
+// a timeout still returns the best capacity found, with Proven false.
 func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Minimum, error) {
 	q := *p
 	lo := Peak(p)
@@ -163,21 +166,36 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 		return nil, fmt.Errorf("the fixed offsets conflict: no capacity holds the problem")
 	}
 	best := &Minimum{Capacity: hi, Solution: h, LowerBound: lo}
+	floor := lo // smallest capacity not decided yet
+	proven := true
 	// Try the lower bound first: it is often reachable.
 	probe := lo
-	for best.LowerBound < best.Capacity {
+	for floor < best.Capacity {
+		if ctx.Err() != nil {
+			proven = false
+			break
+		}
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		if dl, ok := ctx.Deadline(); ok {
+			pctx, cancel = context.WithTimeout(ctx, max(time.Until(dl)/2, 10*time.Millisecond))
+		}
 		q.Capacity = probe
-		sol, st, err := solve(ctx, &q, opt)
+		sol, st, _ := solve(pctx, &q, opt)
+		cancel()
 		switch st {
 		case Solved:
 			best.Capacity, best.Solution = probe, sol
 		case Infeasible:
-			best.LowerBound = probe + 1
+			floor = probe + 1
+			if proven {
+				best.LowerBound = floor
+			}
 		default:
-			return best, err
+			floor = probe + 1 // undecided: look above it
+			proven = false
 		}
-		probe = best.LowerBound + (best.Capacity-best.LowerBound)/2
+		probe = floor + (best.Capacity-floor)/2
 	}
-	best.Proven = true
+	best.Proven = proven && best.LowerBound >= best.Capacity
 	return best, nil
 }

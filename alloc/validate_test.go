@@ -109,3 +109,18 @@ func TestPieces(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckProblemPeakOnly(t *testing.T) {
+	p := &Problem{Capacity: 15, Buffers: []Buffer{
+		{ID: "a", Lower: 0, Upper: 10, Size: 8},
+		{ID: "b", Lower: 5, Upper: 15, Size: 8},
+	}}
+	rep := CheckProblem(p)
+	if len(rep) != 1 || rep[0].Rule != RuleOverPeak {
+		t.Errorf("want exactly %s, got %v", RuleOverPeak, rep)
+	}
+	p.Capacity = 16
+	if rep := CheckProblem(p); len(rep) != 0 {
+		t.Errorf("want none, got %v", rep)
+	}
+}
