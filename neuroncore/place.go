@@ -1,9 +1,11 @@
 package neuroncore
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Automatic placement (`npukit sbuf place`).
@@ -48,6 +50,10 @@ type PlaceOptions struct {
 	MaxEvaluations int
 	// Fewest keeps the fewest feasible physical tiles (no search).
 	Fewest bool
+	// SolveTimeout bounds each exact placement solve (0 =
+	// DefaultSolveTimeout); on a timeout the heuristic's placement is
+	// used when it fits.
+	SolveTimeout time.Duration
 }
 
 // DefaultPlaceEvaluations is the default simulation budget of Place.
@@ -83,6 +89,9 @@ type Placement struct {
 	// the last placed range); PSUMBanks the number of PSUM banks used.
 	SBUFBytes int64 `json:"sbuf_bytes_per_partition"`
 	PSUMBanks int64 `json:"psum_banks"`
+	// Rejected lists the tile counts the search tried that could not be
+	// placed, in the order tried.
+	Rejected []RejectedCounts `json:"rejected,omitempty"`
 }
 
 // PlacedTensor is one tensor Place allocated.
@@ -162,6 +171,9 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 	if opt.MaxEvaluations <= 0 {
 		opt.MaxEvaluations = DefaultPlaceEvaluations
 	}
+	if opt.SolveTimeout <= 0 {
+		opt.SolveTimeout = DefaultSolveTimeout
+	}
 	maxAlive, _ := x.MaxAlive()
 	var pts []*placeTensor
 	byTensor := make([]*placeTensor, len(p.Tensors))
@@ -209,9 +221,18 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 	} else {
 		return nil, err
 	}
-	lay, err := layoutAll(p.Arch, pts, fixed)
+	lay, err := layoutAll(p.Arch, pts, fixed, opt.SolveTimeout)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the fewest physical tiles: %w", err)
+	}
+	// tryLayout tries the current counts, noting counts that do not fit.
+	tryLayout := func() ([]layout, bool) {
+		l, err := layoutAll(p.Arch, pts, fixed, opt.SolveTimeout)
+		var pe *placeError
+		if errors.As(err, &pe) {
+			pl.Rejected = append(pl.Rejected, RejectedCounts{Tiles: countsOf(pts), Reason: pe.reason()})
+		}
+		return l, err == nil
 	}
 	eval := func(lay []layout) (*Plan, float64, error) {
 		pp := applyLayout(p, pts, lay)
@@ -240,7 +261,7 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 		if len(moved) == 0 {
 			break
 		}
-		if l2, err := layoutAll(p.Arch, pts, fixed); err == nil {
+		if l2, ok := tryLayout(); ok {
 			if pp, ns, err := eval(l2); err != nil {
 				return nil, err
 			} else if ns < bestNs {
@@ -261,7 +282,7 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 			if !pt.up(x) {
 				continue
 			}
-			if l2, err := layoutAll(p.Arch, pts, fixed); err == nil {
+			if l2, ok := tryLayout(); ok {
 				pp, ns, err := eval(l2)
 				if err != nil {
 					return nil, err
@@ -487,9 +508,11 @@ func quadrantStride(p int64) int64 {
 	return 128
 }
 
-// layoutAll places every automatic tensor at its current level, largest
-// first; it fails when one does not fit.
-func layoutAll(a *Arch, pts []*placeTensor, fixed []rect) ([]layout, error) {
+// layoutAll places every automatic tensor at its current level: fit
+// chooses each tensor's partitions (largest first), then one alloc.Problem
+// per memory gives the byte offsets (SBUF) and banks (PSUM); see
+// place_solve.go. It fails with a *placeError when the counts do not fit.
+func layoutAll(a *Arch, pts []*placeTensor, fixed []rect, timeout time.Duration) ([]layout, error) {
 	order := make([]int, len(pts))
 	for i := range order {
 		order[i] = i
@@ -509,21 +532,23 @@ func layoutAll(a *Arch, pts []*placeTensor, fixed []rect) ([]layout, error) {
 	out := make([]layout, len(pts))
 	for _, i := range order {
 		pt := pts[i]
-		l, ok := fit(a, pt, used)
-		if !ok {
-			what := fmt.Sprintf("%d bytes per partition", numElems(pt.tuple())*pt.t.TileBytes())
-			if pt.t.Buffer == PSUM {
-				what = fmt.Sprintf("%d banks", numElems(pt.tuple()))
-			}
-			verb := "do"
-			if numElems(pt.tuple()) == 1 {
-				verb = "does"
-			}
-			return nil, fmt.Errorf("%s: tensor %s: %d physical %s (%s) %s not fit in %s beside the tensors alive at the same time",
-				pt.t.Path, pt.t.Name, numElems(pt.tuple()), pluralWord(numElems(pt.tuple()), "tile"), what, verb, pt.t.Buffer)
-		}
+		l := fit(a, pt, used)
 		out[i] = l
 		used = append(used, rect{buf: pt.t.Buffer, p0: l.p0, p1: l.p0 + (l.q-1)*l.stride + pt.t.Partitions, u0: l.u0, u1: l.u0 + l.units, s: pt.s, e: pt.e})
+	}
+	for _, buf := range []Buffer{SBUF, PSUM} {
+		var idx []int
+		for i, pt := range pts {
+			if pt.t.Buffer == buf {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		if err := solveOffsets(a, buf, pts, idx, out, fixed, timeout); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -535,11 +560,14 @@ func pluralWord(n int64, noun string) string {
 	return noun + "s"
 }
 
-// fit finds the lowest place for a tensor's physical tiles: over every
-// quadrant spread and start partition, the lowest aligned start of a free
-// range of the units needed, among the ranges of tensors alive at the same
-// time; ties go to fewer quadrants, then to the lower partition.
-func fit(a *Arch, pt *placeTensor, used []rect) (layout, bool) {
+// fit chooses the partitions of a tensor's physical tiles: over every
+// quadrant spread and start partition, the one where a first-fit start (the
+// lowest aligned start of a free range of the units needed, among the
+// ranges of tensors alive at the same time) ends lowest; ties go to fewer
+// quadrants, then to the lower partition. When nothing fits within the
+// capacity, the lowest end beyond it. The byte offset it finds is only the
+// criterion: solveOffsets places the bytes.
+func fit(a *Arch, pt *placeTensor, used []rect) layout {
 	t := pt.t
 	k := numElems(pt.tuple())
 	unit, capacity, align := t.TileBytes(), a.SBUFUsableBytes, a.SBUFAlign
@@ -551,7 +579,7 @@ func fit(a *Arch, pt *placeTensor, used []rect) (layout, bool) {
 	if t.Buffer == SBUF && t.Tiles() <= MaxPlacedTableTiles {
 		maxQ = min(int64(a.Partitions)/stride, k)
 	}
-	best := layout{u0: -1}
+	best, over := layout{u0: -1}, layout{u0: -1}
 	var ranges [][2]int64
 	for q := int64(1); q <= maxQ; q *= 2 {
 		perQuad := (k + q - 1) / q
@@ -575,15 +603,22 @@ func fit(a *Arch, pt *placeTensor, used []rect) (layout, bool) {
 				}
 				addr = max(addr, alignUp(r[1], align))
 			}
+			l := layout{p0: p0, u0: addr, q: q, stride: stride, perQuad: perQuad, units: units, physical: k}
 			if addr+units > capacity {
+				if over.u0 < 0 || addr+units < over.u0+over.units {
+					over = l
+				}
 				continue
 			}
 			if best.u0 < 0 || addr+units < best.u0+best.units {
-				best = layout{p0: p0, u0: addr, q: q, stride: stride, perQuad: perQuad, units: units, physical: k}
+				best = l
 			}
 		}
 	}
-	return best, best.u0 >= 0
+	if best.u0 < 0 {
+		return over
+	}
+	return best
 }
 
 func alignUp(v, a int64) int64 {
