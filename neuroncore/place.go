@@ -174,44 +174,9 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 	if opt.SolveTimeout <= 0 {
 		opt.SolveTimeout = DefaultSolveTimeout
 	}
-	maxAlive, _ := x.MaxAlive()
-	var pts []*placeTensor
-	byTensor := make([]*placeTensor, len(p.Tensors))
-	for ti, t := range p.Tensors {
-		if t.Direct() {
-			continue
-		}
-		pt := &placeTensor{ti: ti, t: t, maxAlive: maxAlive[ti], s: -1}
-		byTensor[ti] = pt
-		pts = append(pts, pt)
-	}
-	if len(pts) == 0 {
-		return nil, fmt.Errorf("no automatic tensors to place")
-	}
-	for i := range x.Lifetimes {
-		l := &x.Lifetimes[i]
-		pt := byTensor[l.Key.Tensor]
-		if pt == nil {
-			continue
-		}
-		pt.lts = append(pt.lts, i)
-		if pt.s < 0 || l.Start < pt.s {
-			pt.s = l.Start
-		}
-		pt.e = max(pt.e, l.End)
-	}
-	for _, pt := range pts {
-		if pt.s < 0 {
-			pt.s = 0
-		}
-		if err := checkPlaceable(p.Arch, pt.t); err != nil {
-			return nil, err
-		}
-		first, ok := pt.nextFeasible(x, nil)
-		if !ok {
-			return nil, fmt.Errorf("%s: tensor %s: no physical tile count avoids a lifetime conflict (instances of a scoped tensor alive at the same time?)", pt.t.Path, pt.t.Name)
-		}
-		pt.ladder = [][]int64{first}
+	pts, err := newPlaceTensors(x)
+	if err != nil {
+		return nil, err
 	}
 	fixed := directRects(x)
 
@@ -316,6 +281,52 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 		}
 	}
 	return pl, nil
+}
+
+// newPlaceTensors returns the automatic tensors of the plan, each with its
+// lifetimes and the fewest feasible physical tile count.
+func newPlaceTensors(x *Execution) ([]*placeTensor, error) {
+	p := x.Plan
+	maxAlive, _ := x.MaxAlive()
+	var pts []*placeTensor
+	byTensor := make([]*placeTensor, len(p.Tensors))
+	for ti, t := range p.Tensors {
+		if t.Direct() {
+			continue
+		}
+		pt := &placeTensor{ti: ti, t: t, maxAlive: maxAlive[ti], s: -1}
+		byTensor[ti] = pt
+		pts = append(pts, pt)
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("no automatic tensors to place")
+	}
+	for i := range x.Lifetimes {
+		l := &x.Lifetimes[i]
+		pt := byTensor[l.Key.Tensor]
+		if pt == nil {
+			continue
+		}
+		pt.lts = append(pt.lts, i)
+		if pt.s < 0 || l.Start < pt.s {
+			pt.s = l.Start
+		}
+		pt.e = max(pt.e, l.End)
+	}
+	for _, pt := range pts {
+		if pt.s < 0 {
+			pt.s = 0
+		}
+		if err := checkPlaceable(p.Arch, pt.t); err != nil {
+			return nil, err
+		}
+		first, ok := pt.nextFeasible(x, nil)
+		if !ok {
+			return nil, fmt.Errorf("%s: tensor %s: no physical tile count avoids a lifetime conflict (instances of a scoped tensor alive at the same time?)", pt.t.Path, pt.t.Name)
+		}
+		pt.ladder = [][]int64{first}
+	}
+	return pts, nil
 }
 
 // checkPlaceable rejects tensors no placement can hold.
@@ -513,24 +524,9 @@ func quadrantStride(p int64) int64 {
 // per memory gives the byte offsets (SBUF) and banks (PSUM); see
 // place_solve.go. It fails with a *placeError when the counts do not fit.
 func layoutAll(a *Arch, pts []*placeTensor, fixed []rect, timeout time.Duration) ([]layout, error) {
-	order := make([]int, len(pts))
-	for i := range order {
-		order[i] = i
-	}
-	foot := func(pt *placeTensor) int64 { return numElems(pt.tuple()) * pt.t.TileBytes() * pt.t.Partitions }
-	sort.SliceStable(order, func(i, j int) bool {
-		a, b := pts[order[i]], pts[order[j]]
-		if a.t.Buffer != b.t.Buffer {
-			return a.t.Buffer < b.t.Buffer
-		}
-		if fa, fb := foot(a), foot(b); fa != fb {
-			return fa > fb
-		}
-		return a.s < b.s
-	})
 	used := append([]rect(nil), fixed...)
 	out := make([]layout, len(pts))
-	for _, i := range order {
+	for _, i := range placeOrder(pts) {
 		pt := pts[i]
 		l := fit(a, pt, used)
 		out[i] = l
@@ -551,6 +547,27 @@ func layoutAll(a *Arch, pts []*placeTensor, fixed []rect, timeout time.Duration)
 		}
 	}
 	return out, nil
+}
+
+// placeOrder is the order fit chooses partitions in: by memory, largest
+// footprint first, then by start.
+func placeOrder(pts []*placeTensor) []int {
+	order := make([]int, len(pts))
+	for i := range order {
+		order[i] = i
+	}
+	foot := func(pt *placeTensor) int64 { return numElems(pt.tuple()) * pt.t.TileBytes() * pt.t.Partitions }
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := pts[order[i]], pts[order[j]]
+		if a.t.Buffer != b.t.Buffer {
+			return a.t.Buffer < b.t.Buffer
+		}
+		if fa, fb := foot(a), foot(b); fa != fb {
+			return fa > fb
+		}
+		return a.s < b.s
+	})
+	return order
 }
 
 func pluralWord(n int64, noun string) string {

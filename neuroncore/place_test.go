@@ -344,3 +344,90 @@ func TestWritePlacedJSON(t *testing.T) {
 		t.Errorf("%s", out)
 	}
 }
+
+// orderMatters fits only in one order: a and b take two thirds of the
+// usable bytes each, c and d one third (fp32 x 15000 = 60000 bytes), alive
+// a [0,3), d [1,5), c [3,8), b [5,7) in steps. First-fit, largest first,
+// puts a and b at 0, d above a, and then c has no room beside b and d; the
+// only placements put b above c.
+const orderMatters = `name: order matters
+tensors:
+  - {name: a, partitions: 128, free: [30000], dtype: fp32}
+  - {name: b, partitions: 128, free: [30000], dtype: fp32}
+  - {name: c, partitions: 128, free: [15000], dtype: fp32}
+  - {name: d, partitions: 128, free: [15000], dtype: fp32}
+body:
+  - {op: memset, write: a}
+  - {op: memset, write: d}
+  - {op: store, read: a}
+  - {op: memset, write: c}
+  - {op: store, read: d}
+  - {op: memset, write: b}
+  - {op: store, read: b}
+  - {op: store, read: c}
+`
+
+// The switch to the exact solver matters: first-fit in its order fails on
+// orderMatters, Place (alloc.Exact) places it, and the result checks clean.
+func TestPlaceOrderMatters(t *testing.T) {
+	p := mustParse(t, orderMatters)
+	x, err := p.Execute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := newPlaceTensors(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// First-fit alone: the byte offsets fit picks, in its order.
+	used := directRects(x)
+	ffFits := true
+	for _, i := range placeOrder(pts) {
+		l := fit(p.Arch, pts[i], used)
+		if l.u0+l.units > p.Arch.SBUFUsableBytes {
+			ffFits = false
+		}
+		used = append(used, rect{buf: SBUF, p0: l.p0, p1: l.p0 + pts[i].t.Partitions, u0: l.u0, u1: l.u0 + l.units, s: pts[i].s, e: pts[i].e})
+	}
+	if ffFits {
+		t.Fatal("first-fit places orderMatters: the case no longer shows the difference")
+	}
+	pl := mustPlace(t, orderMatters, PlaceOptions{})
+	b, c := placedT(t, pl, "b"), placedT(t, pl, "c")
+	if b.Addr < c.Addr+c.Bytes {
+		t.Errorf("b %+v below c %+v", b, c)
+	}
+	if len(pl.Rejected) != 0 {
+		t.Errorf("rejected %+v", pl.Rejected)
+	}
+}
+
+// Counts the exact solver proves infeasible are reported: three 60000-byte
+// tiles fill the partition, so a fourth physical tile of x cannot fit
+// beside y.
+func TestPlaceRejectsInfeasible(t *testing.T) {
+	src := `tensors:
+  - {name: x, block: [4], partitions: 128, free: [15000], dtype: fp32}
+  - {name: y, partitions: 128, free: [15000], dtype: fp32}
+body:
+  - {op: memset, write: y}
+  - loop: i
+    range: 4
+    body:
+      - {op: load, write: "x[i]"}
+      - {op: tensor_tensor, read: ["x[i]", y], write: "x[i]"}
+      - {op: store, read: "x[i]"}
+  - {op: store, read: y}
+`
+	pl := mustPlace(t, src, PlaceOptions{})
+	if x := placedT(t, pl, "x"); x.Physical > 2 {
+		t.Errorf("x %+v", x)
+	}
+	var proved bool
+	for _, r := range pl.Rejected {
+		proved = proved || r.Reason == "infeasible"
+	}
+	if !proved {
+		t.Errorf("no count proved infeasible: %+v (time %.0f ns, fewest %.0f, unbounded %.0f)", pl.Rejected, pl.TimeNs, pl.FewestNs, pl.UnboundedNs)
+	}
+}
