@@ -19,29 +19,27 @@ import (
 //     feasible when no two logical tiles alive at the same time (lifetimes
 //     from the kernel body, fresh instances of scoped tensors included)
 //     share a physical tile. The fewest feasible count is the start.
-//   - Placement is first-fit over byte ranges within the usable partition
-//     bytes (PSUM: whole 2 KiB banks, one physical tile per bank, so that
-//     accumulation groups never share a bank), respecting lifetimes: two
-//     tensors may share memory only when the spans of their lifetimes are
-//     disjoint. It is partition-quadrant aware: a tensor of at most 64 (32)
-//     partitions may start at partition 64 (32, 64, 96) and may spread its
-//     physical tiles over 2 (4) partition quadrants, using fewer bytes per
-//     partition; such a layout is written as mod_alloc with num_par_tiles
-//     when the modulo formula can express it, else as an ncc.sbuf.alloc
-//     function (a table in the plan file).
-//     Directly allocated tensors of the plan are obstacles.
+//   - Placement respects lifetimes: two tensors may share memory only
+//     when the spans of their lifetimes are disjoint. It is
+//     partition-quadrant aware: a tensor of at most 64 (32) partitions may
+//     start at partition 64 (32, 64, 96) and may spread its physical tiles
+//     over 2 (4) partition quadrants, using fewer bytes per partition; such
+//     a layout is written as mod_alloc with num_par_tiles when the modulo
+//     formula can express it, else as an ncc.sbuf.alloc function (a table
+//     in the plan file). fit chooses each tensor's partitions (where a
+//     first-fit would end lowest); the bytes (SBUF) and whole 2 KiB banks
+//     (PSUM, one physical tile per bank, so that accumulation groups never
+//     share a bank) are then placed by package alloc's exact solver, one
+//     alloc.Problem per memory with the quadrants on its time axis
+//     (place_solve.go). Directly allocated tensors of the plan are fixed
+//     obstacles. Counts the solver proves infeasible are not taken and are
+//     listed in Placement.Rejected.
 //   - The counts are then raised while the plan still fits and the
 //     simulated time (SimulateExecution) drops: every tensor one step up at
 //     once, and when that does not gain, one tensor at a time (each step
 //     kept if it gains), until nothing gains, the time with unlimited
 //     memory is reached or PlaceOptions.MaxEvaluations simulations have
 //     run.
-//
-// TODO(alloc): the first-fit here is specific to tiles and deliberately
-// small; once package alloc's exact solver lands on main, the byte-range
-// placement should be expressed as an alloc.Problem (one buffer per tensor,
-// lifetime = span of its tiles, partition quadrants as separate memories or
-// offsets) and solved there, keeping the ladder search here.
 
 // PlaceOptions control Place.
 type PlaceOptions struct {
