@@ -318,7 +318,7 @@ func newPlaceTensors(x *Execution) ([]*placeTensor, error) {
 		if err := checkPlaceable(p.Arch, pt.t); err != nil {
 			return nil, err
 		}
-		first, ok := pt.nextFeasible(x, nil)
+		first, ok := pt.nextFeasible(x, 0)
 		if !ok {
 			return nil, fmt.Errorf("%s: tensor %s: no physical tile count avoids a lifetime conflict (instances of a scoped tensor alive at the same time?)", pt.t.Path, pt.t.Name)
 		}
@@ -352,7 +352,7 @@ func (pt *placeTensor) up(x *Execution) bool {
 	if pt.exhaust {
 		return false
 	}
-	next, ok := pt.nextFeasible(x, pt.tuple())
+	next, ok := pt.nextFeasible(x, numElems(pt.tuple()))
 	if !ok {
 		pt.exhaust = true
 		return false
@@ -363,14 +363,10 @@ func (pt *placeTensor) up(x *Execution) bool {
 }
 
 // nextFeasible returns the first feasible tuple with more physical tiles
-// than after (nil: the fewest), testing at most maxLadderScan candidates
+// than prev (0: the fewest), testing at most maxLadderScan candidates
 // before trying one physical tile per logical tile.
-func (pt *placeTensor) nextFeasible(x *Execution, after []int64) ([]int64, bool) {
+func (pt *placeTensor) nextFeasible(x *Execution, prev int64) ([]int64, bool) {
 	t := pt.t
-	prev := int64(0)
-	if after != nil {
-		prev = numElems(after)
-	}
 	if prev >= t.Tiles() {
 		return nil, false
 	}
@@ -517,36 +513,6 @@ func quadrantStride(p int64) int64 {
 	return 128
 }
 
-// layoutAll places every automatic tensor at its current level: fit
-// chooses each tensor's partitions (largest first), then one alloc.Problem
-// per memory gives the byte offsets (SBUF) and banks (PSUM); see
-// place_solve.go. It fails with a *placeError when the counts do not fit.
-func layoutAll(a *Arch, pts []*placeTensor, fixed []rect, timeout time.Duration) ([]layout, error) {
-	used := append([]rect(nil), fixed...)
-	out := make([]layout, len(pts))
-	for _, i := range placeOrder(pts) {
-		pt := pts[i]
-		l := fit(a, pt, used)
-		out[i] = l
-		used = append(used, rect{buf: pt.t.Buffer, p0: l.p0, p1: l.p0 + (l.q-1)*l.stride + pt.t.Partitions, u0: l.u0, u1: l.u0 + l.units, s: pt.s, e: pt.e})
-	}
-	for _, buf := range []Buffer{SBUF, PSUM} {
-		var idx []int
-		for i, pt := range pts {
-			if pt.t.Buffer == buf {
-				idx = append(idx, i)
-			}
-		}
-		if len(idx) == 0 {
-			continue
-		}
-		if err := solveOffsets(a, buf, pts, idx, out, fixed, timeout); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // placeOrder is the order fit chooses partitions in: by memory, largest
 // footprint first, then by start.
 func placeOrder(pts []*placeTensor) []int {
@@ -584,56 +550,72 @@ func pluralWord(n int64, noun string) string {
 // criterion: solveOffsets places the bytes.
 func fit(a *Arch, pt *placeTensor, used []rect) layout {
 	t := pt.t
-	k := numElems(pt.tuple())
-	unit, capacity, align := t.TileBytes(), a.SBUFUsableBytes, a.SBUFAlign
+	capacity, align := a.SBUFUsableBytes, a.SBUFAlign
 	if t.Buffer == PSUM {
-		unit, capacity, align = 1, int64(a.PSUMBanks), 1
-	}
-	stride := quadrantStride(t.Partitions)
-	maxQ := int64(1)
-	if t.Buffer == SBUF && t.Tiles() <= MaxPlacedTableTiles {
-		maxQ = min(int64(a.Partitions)/stride, k)
+		capacity, align = int64(a.PSUMBanks), 1
 	}
 	best, over := layout{u0: -1}, layout{u0: -1}
 	var ranges [][2]int64
-	for q := int64(1); q <= maxQ; q *= 2 {
-		perQuad := (k + q - 1) / q
-		units := perQuad * unit
-		span := (q-1)*stride + t.Partitions
-		for p0 := int64(0); p0+span <= int64(a.Partitions); p0 += stride {
-			if !StartPartitionAllowed(t.Partitions, p0) {
-				continue
+	for _, l := range candidates(a, pt) {
+		p1 := l.p0 + (l.q-1)*l.stride + t.Partitions
+		ranges = ranges[:0]
+		for _, r := range used {
+			if r.buf == t.Buffer && r.s < pt.e && pt.s < r.e && r.p0 < p1 && l.p0 < r.p1 {
+				ranges = append(ranges, [2]int64{r.u0, r.u1})
 			}
-			ranges = ranges[:0]
-			for _, r := range used {
-				if r.buf == t.Buffer && r.s < pt.e && pt.s < r.e && r.p0 < p0+span && p0 < r.p1 {
-					ranges = append(ranges, [2]int64{r.u0, r.u1})
-				}
+		}
+		sort.Slice(ranges, func(i, j int) bool { return ranges[i][0] < ranges[j][0] })
+		addr := int64(0)
+		for _, r := range ranges {
+			if r[0] >= addr+l.units {
+				break
 			}
-			sort.Slice(ranges, func(i, j int) bool { return ranges[i][0] < ranges[j][0] })
-			addr := int64(0)
-			for _, r := range ranges {
-				if r[0] >= addr+units {
-					break
-				}
-				addr = max(addr, alignUp(r[1], align))
+			addr = max(addr, alignUp(r[1], align))
+		}
+		l.u0 = addr
+		if addr+l.units > capacity {
+			if over.u0 < 0 || addr+l.units < over.u0+over.units {
+				over = l
 			}
-			l := layout{p0: p0, u0: addr, q: q, stride: stride, perQuad: perQuad, units: units, physical: k}
-			if addr+units > capacity {
-				if over.u0 < 0 || addr+units < over.u0+over.units {
-					over = l
-				}
-				continue
-			}
-			if best.u0 < 0 || addr+units < best.u0+best.units {
-				best = l
-			}
+			continue
+		}
+		if best.u0 < 0 || addr+l.units < best.u0+best.units {
+			best = l
 		}
 	}
 	if best.u0 < 0 {
 		return over
 	}
 	return best
+}
+
+// candidates lists the partitions a tensor's physical tiles may take at
+// its current count: every quadrant spread (SBUF tensors small enough for
+// an alloc table) and allowed start partition, fewer quadrants first, then
+// by start partition. Offsets are left 0.
+func candidates(a *Arch, pt *placeTensor) []layout {
+	t := pt.t
+	k := numElems(pt.tuple())
+	unit := t.TileBytes()
+	if t.Buffer == PSUM {
+		unit = 1
+	}
+	stride := quadrantStride(t.Partitions)
+	maxQ := int64(1)
+	if t.Buffer == SBUF && t.Tiles() <= MaxPlacedTableTiles {
+		maxQ = min(int64(a.Partitions)/stride, k)
+	}
+	var out []layout
+	for q := int64(1); q <= maxQ; q *= 2 {
+		perQuad := (k + q - 1) / q
+		span := (q-1)*stride + t.Partitions
+		for p0 := int64(0); p0+span <= int64(a.Partitions); p0 += stride {
+			if StartPartitionAllowed(t.Partitions, p0) {
+				out = append(out, layout{p0: p0, q: q, stride: stride, perQuad: perQuad, units: perQuad * unit, physical: k})
+			}
+		}
+	}
+	return out
 }
 
 func alignUp(v, a int64) int64 {

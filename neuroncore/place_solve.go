@@ -2,6 +2,7 @@ package neuroncore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -36,14 +37,128 @@ import (
 // first) within PlaceOptions.SolveTimeout; on a timeout the heuristic's
 // placement is taken when it fits. Infeasible proves that these tile counts
 // cannot be placed with these partitions; when no tensor had a choice of
-// partitions (all wider than 64 partitions, or PSUM) that proves the counts
-// infeasible outright.
+// partitions (all wider than 64 partitions) that proves the counts
+// infeasible outright, else layoutAll tries a second choice
+// (balancedPartitions) before giving up.
 
 // DefaultSolveTimeout bounds one exact solve of Place.
 const DefaultSolveTimeout = 100 * time.Millisecond
 
 // quadrantPartitions is the size of a partition quadrant.
 const quadrantPartitions = 32
+
+// layoutAll places every automatic tensor at its current level: fit
+// chooses each tensor's partitions (in placeOrder), then one alloc.Problem
+// per memory gives the byte offsets (SBUF) and banks (PSUM). When that
+// fails and some tensor had a choice of partitions, the partitions
+// balancedPartitions chooses are tried too. It fails with a *placeError
+// when the counts do not fit.
+func layoutAll(a *Arch, pts []*placeTensor, fixed []rect, timeout time.Duration) ([]layout, error) {
+	used := append([]rect(nil), fixed...)
+	out := make([]layout, len(pts))
+	for _, i := range placeOrder(pts) {
+		pt := pts[i]
+		l := fit(a, pt, used)
+		out[i] = l
+		used = append(used, rect{buf: pt.t.Buffer, p0: l.p0, p1: l.p0 + (l.q-1)*l.stride + pt.t.Partitions, u0: l.u0, u1: l.u0 + l.units, s: pt.s, e: pt.e})
+	}
+	err := solveAll(a, pts, out, fixed, timeout)
+	var pe *placeError
+	if !errors.As(err, &pe) || pe.complete {
+		return out, err
+	}
+	alt := balancedPartitions(a, pts, fixed)
+	same := true
+	for i := range alt {
+		same = same && alt[i].p0 == out[i].p0 && alt[i].q == out[i].q
+	}
+	if !same {
+		if err2 := solveAll(a, pts, alt, fixed, timeout); err2 == nil {
+			return alt, nil
+		}
+	}
+	return nil, err
+}
+
+// solveAll sets the offsets of lay, one solve per memory.
+func solveAll(a *Arch, pts []*placeTensor, lay []layout, fixed []rect, timeout time.Duration) error {
+	for _, buf := range []Buffer{SBUF, PSUM} {
+		var idx []int
+		for i, pt := range pts {
+			if pt.t.Buffer == buf {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		if err := solveOffsets(a, buf, pts, idx, lay, fixed, timeout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// balancedPartitions chooses every tensor's partitions by load, in
+// placeOrder: the candidate whose quadrants' peak (units alive at one step,
+// directly allocated tensors included) ends lowest; ties go to the earlier
+// candidate (fewer quadrants, lower start partition). Offsets are left 0.
+func balancedPartitions(a *Arch, pts []*placeTensor, fixed []rect) []layout {
+	nq := (int64(a.Partitions) + quadrantPartitions - 1) / quadrantPartitions
+	T := 1
+	for _, pt := range pts {
+		T = max(T, pt.e, pt.s+1)
+	}
+	for _, r := range fixed {
+		T = max(T, r.e)
+	}
+	load := map[Buffer][][]int64{}
+	get := func(b Buffer) [][]int64 {
+		if load[b] == nil {
+			m := make([][]int64, nq)
+			for k := range m {
+				m[k] = make([]int64, T)
+			}
+			load[b] = m
+		}
+		return load[b]
+	}
+	add := func(b Buffer, p0, p1 int64, s, e int, units int64) {
+		m := get(b)
+		qa, qb := quadrants(p0, p1)
+		for k := max(qa, 0); k < min(qb, nq); k++ {
+			for t := max(s, 0); t < e; t++ {
+				m[k][t] += units
+			}
+		}
+	}
+	for _, r := range fixed {
+		add(r.buf, r.p0, r.p1, r.s, r.e, r.u1-r.u0)
+	}
+	out := make([]layout, len(pts))
+	for _, i := range placeOrder(pts) {
+		pt := pts[i]
+		s, e := pt.s, max(pt.e, pt.s+1)
+		m := get(pt.t.Buffer)
+		var best layout
+		bestPeak := int64(-1)
+		for _, l := range candidates(a, pt) {
+			qa, qb := quadrants(l.p0, l.p0+(l.q-1)*l.stride+pt.t.Partitions)
+			peak := int64(0)
+			for k := qa; k < min(qb, nq); k++ {
+				for t := s; t < e; t++ {
+					peak = max(peak, m[k][t]+l.units)
+				}
+			}
+			if bestPeak < 0 || peak < bestPeak {
+				best, bestPeak = l, peak
+			}
+		}
+		out[i] = best
+		add(pt.t.Buffer, best.p0, best.p0+(best.q-1)*best.stride+pt.t.Partitions, s, e, best.units)
+	}
+	return out
+}
 
 // placeError is a set of tile counts that could not be placed.
 type placeError struct {
@@ -61,8 +176,9 @@ type RejectedCounts struct {
 	// Tiles lists tensor=count for every automatic tensor.
 	Tiles string `json:"tiles"`
 	// Reason: "infeasible" (the exact solver proved no placement exists),
-	// "infeasible-partitions" (proved for the partitions chosen; another
-	// partition-quadrant choice was not searched) or "timeout" (neither
+	// "infeasible-partitions" (proved for the two partition choices tried,
+	// fit's and balancedPartitions'; other partition choices were not
+	// searched) or "timeout" (neither
 	// the exact solver within its time limit nor the heuristic placed it).
 	Reason string `json:"reason"`
 }
@@ -105,12 +221,6 @@ func spanBuffer(id string, qa, qb int64, s, e int, T int64) alloc.Buffer {
 	return b
 }
 
-// hasPartitionChoice reports whether fit could put the tensor on other
-// partitions than it did.
-func hasPartitionChoice(a *Arch, t *Tensor) bool {
-	return t.Buffer == SBUF && quadrantStride(t.Partitions) < int64(a.Partitions)
-}
-
 // solveOffsets sets the offsets (u0) of the tensors idx (all in memory buf)
 // of lay by one exact solve.
 func solveOffsets(a *Arch, buf Buffer, pts []*placeTensor, idx []int, lay []layout, fixed []rect, timeout time.Duration) error {
@@ -138,7 +248,7 @@ func solveOffsets(a *Arch, buf Buffer, pts []*placeTensor, idx []int, lay []layo
 		b := spanBuffer(pt.t.Name, qa, qb, s, e, T)
 		b.Size, b.Alignment = l.units, align
 		prob.Buffers = append(prob.Buffers, b)
-		if hasPartitionChoice(a, pt.t) {
+		if len(candidates(a, pt)) > 1 {
 			complete = false
 		}
 	}
@@ -168,7 +278,7 @@ func solveOffsets(a *Arch, buf Buffer, pts []*placeTensor, idx []int, lay []layo
 	case alloc.Infeasible:
 		how := "the exact solver proves that no placement exists"
 		if !complete {
-			how += " for the partitions chosen"
+			how += " for the partition choices tried"
 		}
 		return &placeError{msg: fmt.Sprintf("%s: %s", what(), how), proven: true, complete: complete}
 	default:

@@ -400,6 +400,10 @@ func TestPlaceOrderMatters(t *testing.T) {
 	if len(pl.Rejected) != 0 {
 		t.Errorf("rejected %+v", pl.Rejected)
 	}
+	// Single-tile tensors have no count to raise: one simulation.
+	if pl.Evaluations != 1 {
+		t.Errorf("%d simulations", pl.Evaluations)
+	}
 }
 
 // Counts the exact solver proves infeasible are reported: three 60000-byte
@@ -429,5 +433,52 @@ body:
 	}
 	if !proved {
 		t.Errorf("no count proved infeasible: %+v (time %.0f ns, fewest %.0f, unbounded %.0f)", pl.Rejected, pl.TimeNs, pl.FewestNs, pl.UnboundedNs)
+	}
+}
+
+// The second partition choice spreads tensors alive together over the
+// quadrants: four 32-partition tensors alive at once take four quadrants,
+// a 64-partition one alive later the first half again.
+func TestBalancedPartitions(t *testing.T) {
+	src := `tensors:
+  - {name: a, partitions: 32, free: [1024], dtype: fp32}
+  - {name: b, partitions: 32, free: [1024], dtype: fp32}
+  - {name: c, partitions: 32, free: [1024], dtype: fp32}
+  - {name: d, partitions: 32, free: [1024], dtype: fp32}
+  - {name: e, partitions: 64, free: [2048], dtype: fp32}
+body:
+  - {op: memset, write: a}
+  - {op: memset, write: b}
+  - {op: memset, write: c}
+  - {op: memset, write: d}
+  - {op: tensor_tensor, read: [a, b], write: c}
+  - {op: tensor_tensor, read: [c, d], write: a}
+  - {op: store, read: a}
+  - {op: store, read: b}
+  - {op: memset, write: e}
+  - {op: store, read: e}
+`
+	p := mustParse(t, src)
+	x, err := p.Execute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := newPlaceTensors(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lay := balancedPartitions(p.Arch, pts, directRects(x))
+	seen := map[int64]bool{}
+	for i, l := range lay[:4] {
+		if l.q != 1 || seen[l.p0] {
+			t.Errorf("%s: %+v (taken %v)", pts[i].t.Name, l, seen)
+		}
+		seen[l.p0] = true
+	}
+	if l := lay[4]; l.p0 != 0 || l.q != 1 {
+		t.Errorf("e: %+v", l)
+	}
+	if err := solveAll(p.Arch, pts, lay, directRects(x), DefaultSolveTimeout); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -237,7 +237,7 @@ func (o sbufPlaceOutput) WriteText(w io.Writer) error {
 		for _, r := range pl.Rejected {
 			why := map[string]string{
 				"infeasible":            "infeasible (proved by the exact solver)",
-				"infeasible-partitions": "infeasible for the partitions chosen (proved by the exact solver)",
+				"infeasible-partitions": "infeasible for the partition choices tried (proved by the exact solver)",
 				"timeout":               "not placed within the solver time limit",
 			}[r.Reason]
 			fmt.Fprintf(w, "  %s: %s\n", r.Tiles, why)
