@@ -189,11 +189,18 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 		return nil, fmt.Errorf("the fewest physical tiles: %w", err)
 	}
 	// tryLayout tries the current counts, noting counts that do not fit.
+	// (each rejected set of counts once: it is not solved again).
+	rejected := map[string]bool{}
 	tryLayout := func() ([]layout, bool) {
+		counts := countsOf(pts)
+		if rejected[counts] {
+			return nil, false
+		}
 		l, err := layoutAll(p.Arch, pts, fixed, opt.SolveTimeout)
 		var pe *placeError
 		if errors.As(err, &pe) {
-			pl.Rejected = append(pl.Rejected, RejectedCounts{Tiles: countsOf(pts), Reason: pe.reason()})
+			rejected[counts] = true
+			pl.Rejected = append(pl.Rejected, RejectedCounts{Tiles: counts, Reason: pe.reason()})
 		}
 		return l, err == nil
 	}

@@ -428,8 +428,13 @@ body:
 		t.Errorf("x %+v", x)
 	}
 	var proved bool
+	seen := map[string]bool{}
 	for _, r := range pl.Rejected {
 		proved = proved || r.Reason == "infeasible"
+		if seen[r.Tiles] {
+			t.Errorf("%s rejected twice", r.Tiles)
+		}
+		seen[r.Tiles] = true
 	}
 	if !proved {
 		t.Errorf("no count proved infeasible: %+v (time %.0f ns, fewest %.0f, unbounded %.0f)", pl.Rejected, pl.TimeNs, pl.FewestNs, pl.UnboundedNs)
