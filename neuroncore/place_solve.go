@@ -54,14 +54,7 @@ const quadrantPartitions = 32
 // balancedPartitions chooses are tried too. It fails with a *placeError
 // when the counts do not fit.
 func layoutAll(a *Arch, pts []*placeTensor, fixed []rect, timeout time.Duration) ([]layout, error) {
-	used := append([]rect(nil), fixed...)
-	out := make([]layout, len(pts))
-	for _, i := range placeOrder(pts) {
-		pt := pts[i]
-		l := fit(a, pt, used)
-		out[i] = l
-		used = append(used, rect{buf: pt.t.Buffer, p0: l.p0, p1: l.p0 + (l.q-1)*l.stride + pt.t.Partitions, u0: l.u0, u1: l.u0 + l.units, s: pt.s, e: pt.e})
-	}
+	out := fitPartitions(a, pts, fixed)
 	err := solveAll(a, pts, out, fixed, timeout)
 	var pe *placeError
 	if !errors.As(err, &pe) || pe.complete {
@@ -78,6 +71,19 @@ func layoutAll(a *Arch, pts []*placeTensor, fixed []rect, timeout time.Duration)
 		}
 	}
 	return nil, err
+}
+
+// fitPartitions chooses every tensor's partitions with fit, in placeOrder.
+func fitPartitions(a *Arch, pts []*placeTensor, fixed []rect) []layout {
+	used := append([]rect(nil), fixed...)
+	out := make([]layout, len(pts))
+	for _, i := range placeOrder(pts) {
+		pt := pts[i]
+		l := fit(a, pt, used)
+		out[i] = l
+		used = append(used, rect{buf: pt.t.Buffer, p0: l.p0, p1: l.p0 + (l.q-1)*l.stride + pt.t.Partitions, u0: l.u0, u1: l.u0 + l.units, s: pt.s, e: pt.e})
+	}
+	return out
 }
 
 // solveAll sets the offsets of lay, one solve per memory.
