@@ -34,8 +34,9 @@ import (
 //   - capacity: the usable partition bytes (PSUM: the banks).
 //
 // alloc.Exact solves it (sound and complete; it tries alloc.Heuristic
-// first) within PlaceOptions.SolveTimeout; on a timeout the heuristic's
-// placement is taken when it fits. Infeasible proves that these tile counts
+// first) within PlaceOptions.SolveTimeout; on a timeout alloc.Heuristic's
+// placement is taken when it fits, else fit's first-fit offsets when they
+// fit. Infeasible proves that these tile counts
 // cannot be placed with these partitions; when no tensor had a choice of
 // partitions (all wider than 64 partitions) that proves the counts
 // infeasible outright, else layoutAll tries a second choice
@@ -288,11 +289,20 @@ func solveOffsets(a *Arch, buf Buffer, pts []*placeTensor, idx []int, lay []layo
 		}
 		return &placeError{msg: fmt.Sprintf("%s: %s", what(), how), proven: true, complete: complete}
 	default:
-		h := alloc.Heuristic(prob)
-		if len(alloc.Validate(prob, h)) != 0 {
-			return &placeError{msg: fmt.Sprintf("%s: the exact solver found no placement within %v, nor did the heuristic", what(), timeout)}
+		// Timed out: alloc's heuristic, else the offsets fit found.
+		sol = alloc.Heuristic(prob)
+		if len(alloc.Validate(prob, sol)) != 0 {
+			sol = &alloc.Solution{Offsets: make([]int64, len(prob.Buffers))}
+			for j, b := range prob.Buffers {
+				sol.Offsets[j] = b.Offset
+				if j < len(idx) {
+					sol.Offsets[j] = lay[idx[j]].u0
+				}
+			}
+			if len(alloc.Validate(prob, sol)) != 0 {
+				return &placeError{msg: fmt.Sprintf("%s: the exact solver found no placement within %v, nor did the heuristics", what(), timeout)}
+			}
 		}
-		sol = h
 	}
 	if rep := alloc.Validate(prob, sol); len(rep) != 0 {
 		return fmt.Errorf("internal error: %s placement does not validate: %v", buf, rep)

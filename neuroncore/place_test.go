@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/npukit/npukit/alloc"
 	"github.com/npukit/npukit/diag"
 )
 
@@ -346,17 +347,18 @@ func TestWritePlacedJSON(t *testing.T) {
 	}
 }
 
-// orderMatters fits only in one order: a and b take two thirds of the
-// usable bytes each, c and d one third (fp32 x 15000 = 60000 bytes), alive
-// a [0,3), d [1,5), c [3,8), b [5,7) in steps. First-fit, largest first,
-// puts a and b at 0, d above a, and then c has no room beside b and d; the
-// only placements put b above c.
+// orderMatters fits only in one order: a and b take three quarters of the
+// usable bytes each, c and d one quarter (fp32 x 11250 = 45000 bytes),
+// alive a [0,3), d [1,5), c [3,8), b [5,7) in steps. First-fit largest
+// first (the old placement, and alloc.Heuristic alike) puts a and b at 0,
+// then c or d above them, and the other has no room; the only placements
+// put b above c.
 const orderMatters = `name: order matters
 tensors:
-  - {name: a, partitions: 128, free: [30000], dtype: fp32}
-  - {name: b, partitions: 128, free: [30000], dtype: fp32}
-  - {name: c, partitions: 128, free: [15000], dtype: fp32}
-  - {name: d, partitions: 128, free: [15000], dtype: fp32}
+  - {name: a, partitions: 128, free: [33750], dtype: fp32}
+  - {name: b, partitions: 128, free: [33750], dtype: fp32}
+  - {name: c, partitions: 128, free: [11250], dtype: fp32}
+  - {name: d, partitions: 128, free: [11250], dtype: fp32}
 body:
   - {op: memset, write: a}
   - {op: memset, write: d}
@@ -368,8 +370,9 @@ body:
   - {op: store, read: c}
 `
 
-// The switch to the exact solver matters: first-fit in its order fails on
-// orderMatters, Place (alloc.Exact) places it, and the result checks clean.
+// The switch to the exact solver matters: first-fit in its order, and
+// alloc.Heuristic, fail on orderMatters; Place (alloc.Exact) places it, and
+// the result checks clean.
 func TestPlaceOrderMatters(t *testing.T) {
 	p := mustParse(t, orderMatters)
 	x, err := p.Execute()
@@ -392,6 +395,13 @@ func TestPlaceOrderMatters(t *testing.T) {
 	}
 	if ffFits {
 		t.Fatal("first-fit places orderMatters: the case no longer shows the difference")
+	}
+	prob := &alloc.Problem{Capacity: p.Arch.SBUFUsableBytes}
+	for _, pt := range pts {
+		prob.Buffers = append(prob.Buffers, alloc.Buffer{ID: pt.t.Name, Lower: int64(pt.s), Upper: int64(pt.e), Size: pt.t.TileBytes()})
+	}
+	if len(alloc.Validate(prob, alloc.Heuristic(prob))) == 0 {
+		t.Fatal("alloc.Heuristic places orderMatters: the case no longer needs the exact search")
 	}
 	pl := mustPlace(t, orderMatters, PlaceOptions{})
 	b, c := placedT(t, pl, "b"), placedT(t, pl, "c")
