@@ -36,11 +36,10 @@ import (
 // alloc.Exact solves it (sound and complete; it tries alloc.Heuristic
 // first) within PlaceOptions.SolveTimeout; on a timeout alloc.Heuristic's
 // placement is taken when it fits, else fit's first-fit offsets when they
-// fit. Infeasible proves that these tile counts
-// cannot be placed with these partitions; when no tensor had a choice of
-// partitions (all wider than 64 partitions) that proves the counts
-// infeasible outright, else layoutAll tries a second choice
-// (balancedPartitions) before giving up.
+// fit. Infeasible proves that these tile counts cannot be placed on these
+// partitions; when no tensor had a choice of partitions (all wider than 64
+// partitions) that proves the counts infeasible outright, else layoutAll
+// tries a second choice (balancedPartitions) before giving up.
 
 // DefaultSolveTimeout bounds one exact solve of Place.
 const DefaultSolveTimeout = 100 * time.Millisecond
