@@ -188,8 +188,8 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the fewest physical tiles: %w", err)
 	}
-	// tryLayout tries the current counts, noting counts that do not fit.
-	// (each rejected set of counts once: it is not solved again).
+	// tryLayout tries the current counts, noting counts that do not fit
+	// (each set once: a rejected set is not solved again).
 	rejected := map[string]bool{}
 	tryLayout := func() ([]layout, bool) {
 		counts := countsOf(pts)
