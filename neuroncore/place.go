@@ -1,9 +1,11 @@
 package neuroncore
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Automatic placement (`npukit sbuf place`).
@@ -17,29 +19,27 @@ import (
 //     feasible when no two logical tiles alive at the same time (lifetimes
 //     from the kernel body, fresh instances of scoped tensors included)
 //     share a physical tile. The fewest feasible count is the start.
-//   - Placement is first-fit over byte ranges within the usable partition
-//     bytes (PSUM: whole 2 KiB banks, one physical tile per bank, so that
-//     accumulation groups never share a bank), respecting lifetimes: two
-//     tensors may share memory only when the spans of their lifetimes are
-//     disjoint. It is partition-quadrant aware: a tensor of at most 64 (32)
-//     partitions may start at partition 64 (32, 64, 96) and may spread its
-//     physical tiles over 2 (4) partition quadrants, using fewer bytes per
-//     partition; such a layout is written as mod_alloc with num_par_tiles
-//     when the modulo formula can express it, else as an ncc.sbuf.alloc
-//     function (a table in the plan file).
-//     Directly allocated tensors of the plan are obstacles.
+//   - Placement respects lifetimes: two tensors may share memory only
+//     when the spans of their lifetimes are disjoint. It is
+//     partition-quadrant aware: a tensor of at most 64 (32) partitions may
+//     start at partition 64 (32, 64, 96) and may spread its physical tiles
+//     over 2 (4) partition quadrants, using fewer bytes per partition; such
+//     a layout is written as mod_alloc with num_par_tiles when the modulo
+//     formula can express it, else as an ncc.sbuf.alloc function (a table
+//     in the plan file). fit chooses each tensor's partitions (where a
+//     first-fit would end lowest); the bytes (SBUF) and whole 2 KiB banks
+//     (PSUM, one physical tile per bank, so that accumulation groups never
+//     share a bank) are then placed by package alloc's exact solver, one
+//     alloc.Problem per memory with the quadrants on its time axis
+//     (place_solve.go). Directly allocated tensors of the plan are fixed
+//     obstacles. Counts the solver proves infeasible are not taken and are
+//     listed in Placement.Rejected.
 //   - The counts are then raised while the plan still fits and the
 //     simulated time (SimulateExecution) drops: every tensor one step up at
 //     once, and when that does not gain, one tensor at a time (each step
 //     kept if it gains), until nothing gains, the time with unlimited
 //     memory is reached or PlaceOptions.MaxEvaluations simulations have
 //     run.
-//
-// TODO(alloc): the first-fit here is specific to tiles and deliberately
-// small; once package alloc's exact solver lands on main, the byte-range
-// placement should be expressed as an alloc.Problem (one buffer per tensor,
-// lifetime = span of its tiles, partition quadrants as separate memories or
-// offsets) and solved there, keeping the ladder search here.
 
 // PlaceOptions control Place.
 type PlaceOptions struct {
@@ -48,6 +48,10 @@ type PlaceOptions struct {
 	MaxEvaluations int
 	// Fewest keeps the fewest feasible physical tiles (no search).
 	Fewest bool
+	// SolveTimeout bounds each exact placement solve (0 =
+	// DefaultSolveTimeout); on a timeout the heuristic's placement is
+	// used when it fits.
+	SolveTimeout time.Duration
 }
 
 // DefaultPlaceEvaluations is the default simulation budget of Place.
@@ -83,6 +87,9 @@ type Placement struct {
 	// the last placed range); PSUMBanks the number of PSUM banks used.
 	SBUFBytes int64 `json:"sbuf_bytes_per_partition"`
 	PSUMBanks int64 `json:"psum_banks"`
+	// Rejected lists the tile counts the search tried that could not be
+	// placed, in the order tried.
+	Rejected []RejectedCounts `json:"rejected,omitempty"`
 }
 
 // PlacedTensor is one tensor Place allocated.
@@ -162,44 +169,12 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 	if opt.MaxEvaluations <= 0 {
 		opt.MaxEvaluations = DefaultPlaceEvaluations
 	}
-	maxAlive, _ := x.MaxAlive()
-	var pts []*placeTensor
-	byTensor := make([]*placeTensor, len(p.Tensors))
-	for ti, t := range p.Tensors {
-		if t.Direct() {
-			continue
-		}
-		pt := &placeTensor{ti: ti, t: t, maxAlive: maxAlive[ti], s: -1}
-		byTensor[ti] = pt
-		pts = append(pts, pt)
+	if opt.SolveTimeout <= 0 {
+		opt.SolveTimeout = DefaultSolveTimeout
 	}
-	if len(pts) == 0 {
-		return nil, fmt.Errorf("no automatic tensors to place")
-	}
-	for i := range x.Lifetimes {
-		l := &x.Lifetimes[i]
-		pt := byTensor[l.Key.Tensor]
-		if pt == nil {
-			continue
-		}
-		pt.lts = append(pt.lts, i)
-		if pt.s < 0 || l.Start < pt.s {
-			pt.s = l.Start
-		}
-		pt.e = max(pt.e, l.End)
-	}
-	for _, pt := range pts {
-		if pt.s < 0 {
-			pt.s = 0
-		}
-		if err := checkPlaceable(p.Arch, pt.t); err != nil {
-			return nil, err
-		}
-		first, ok := pt.nextFeasible(x, nil)
-		if !ok {
-			return nil, fmt.Errorf("%s: tensor %s: no physical tile count avoids a lifetime conflict (instances of a scoped tensor alive at the same time?)", pt.t.Path, pt.t.Name)
-		}
-		pt.ladder = [][]int64{first}
+	pts, err := newPlaceTensors(x)
+	if err != nil {
+		return nil, err
 	}
 	fixed := directRects(x)
 
@@ -209,9 +184,25 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 	} else {
 		return nil, err
 	}
-	lay, err := layoutAll(p.Arch, pts, fixed)
+	lay, err := layoutAll(p.Arch, pts, fixed, opt.SolveTimeout)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the fewest physical tiles: %w", err)
+	}
+	// tryLayout tries the current counts, noting counts that do not fit
+	// (each set once: a rejected set is not solved again).
+	rejected := map[string]bool{}
+	tryLayout := func() ([]layout, bool) {
+		counts := countsOf(pts)
+		if rejected[counts] {
+			return nil, false
+		}
+		l, err := layoutAll(p.Arch, pts, fixed, opt.SolveTimeout)
+		var pe *placeError
+		if errors.As(err, &pe) {
+			rejected[counts] = true
+			pl.Rejected = append(pl.Rejected, RejectedCounts{Tiles: counts, Reason: pe.reason()})
+		}
+		return l, err == nil
 	}
 	eval := func(lay []layout) (*Plan, float64, error) {
 		pp := applyLayout(p, pts, lay)
@@ -240,7 +231,7 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 		if len(moved) == 0 {
 			break
 		}
-		if l2, err := layoutAll(p.Arch, pts, fixed); err == nil {
+		if l2, ok := tryLayout(); ok {
 			if pp, ns, err := eval(l2); err != nil {
 				return nil, err
 			} else if ns < bestNs {
@@ -261,7 +252,7 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 			if !pt.up(x) {
 				continue
 			}
-			if l2, err := layoutAll(p.Arch, pts, fixed); err == nil {
+			if l2, ok := tryLayout(); ok {
 				pp, ns, err := eval(l2)
 				if err != nil {
 					return nil, err
@@ -297,6 +288,52 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 	return pl, nil
 }
 
+// newPlaceTensors returns the automatic tensors of the plan, each with its
+// lifetimes and the fewest feasible physical tile count.
+func newPlaceTensors(x *Execution) ([]*placeTensor, error) {
+	p := x.Plan
+	maxAlive, _ := x.MaxAlive()
+	var pts []*placeTensor
+	byTensor := make([]*placeTensor, len(p.Tensors))
+	for ti, t := range p.Tensors {
+		if t.Direct() {
+			continue
+		}
+		pt := &placeTensor{ti: ti, t: t, maxAlive: maxAlive[ti], s: -1}
+		byTensor[ti] = pt
+		pts = append(pts, pt)
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("no automatic tensors to place")
+	}
+	for i := range x.Lifetimes {
+		l := &x.Lifetimes[i]
+		pt := byTensor[l.Key.Tensor]
+		if pt == nil {
+			continue
+		}
+		pt.lts = append(pt.lts, i)
+		if pt.s < 0 || l.Start < pt.s {
+			pt.s = l.Start
+		}
+		pt.e = max(pt.e, l.End)
+	}
+	for _, pt := range pts {
+		if pt.s < 0 {
+			pt.s = 0
+		}
+		if err := checkPlaceable(p.Arch, pt.t); err != nil {
+			return nil, err
+		}
+		first, ok := pt.nextFeasible(x, 0)
+		if !ok {
+			return nil, fmt.Errorf("%s: tensor %s: no physical tile count avoids a lifetime conflict (instances of a scoped tensor alive at the same time?)", pt.t.Path, pt.t.Name)
+		}
+		pt.ladder = [][]int64{first}
+	}
+	return pts, nil
+}
+
 // checkPlaceable rejects tensors no placement can hold.
 func checkPlaceable(a *Arch, t *Tensor) error {
 	tb := t.TileBytes()
@@ -322,7 +359,7 @@ func (pt *placeTensor) up(x *Execution) bool {
 	if pt.exhaust {
 		return false
 	}
-	next, ok := pt.nextFeasible(x, pt.tuple())
+	next, ok := pt.nextFeasible(x, numElems(pt.tuple()))
 	if !ok {
 		pt.exhaust = true
 		return false
@@ -333,14 +370,10 @@ func (pt *placeTensor) up(x *Execution) bool {
 }
 
 // nextFeasible returns the first feasible tuple with more physical tiles
-// than after (nil: the fewest), testing at most maxLadderScan candidates
+// than prev (0: the fewest), testing at most maxLadderScan candidates
 // before trying one physical tile per logical tile.
-func (pt *placeTensor) nextFeasible(x *Execution, after []int64) ([]int64, bool) {
+func (pt *placeTensor) nextFeasible(x *Execution, prev int64) ([]int64, bool) {
 	t := pt.t
-	prev := int64(0)
-	if after != nil {
-		prev = numElems(after)
-	}
 	if prev >= t.Tiles() {
 		return nil, false
 	}
@@ -487,9 +520,9 @@ func quadrantStride(p int64) int64 {
 	return 128
 }
 
-// layoutAll places every automatic tensor at its current level, largest
-// first; it fails when one does not fit.
-func layoutAll(a *Arch, pts []*placeTensor, fixed []rect) ([]layout, error) {
+// placeOrder is the order fit chooses partitions in: by memory, largest
+// footprint first, then by start.
+func placeOrder(pts []*placeTensor) []int {
 	order := make([]int, len(pts))
 	for i := range order {
 		order[i] = i
@@ -505,27 +538,7 @@ func layoutAll(a *Arch, pts []*placeTensor, fixed []rect) ([]layout, error) {
 		}
 		return a.s < b.s
 	})
-	used := append([]rect(nil), fixed...)
-	out := make([]layout, len(pts))
-	for _, i := range order {
-		pt := pts[i]
-		l, ok := fit(a, pt, used)
-		if !ok {
-			what := fmt.Sprintf("%d bytes per partition", numElems(pt.tuple())*pt.t.TileBytes())
-			if pt.t.Buffer == PSUM {
-				what = fmt.Sprintf("%d banks", numElems(pt.tuple()))
-			}
-			verb := "do"
-			if numElems(pt.tuple()) == 1 {
-				verb = "does"
-			}
-			return nil, fmt.Errorf("%s: tensor %s: %d physical %s (%s) %s not fit in %s beside the tensors alive at the same time",
-				pt.t.Path, pt.t.Name, numElems(pt.tuple()), pluralWord(numElems(pt.tuple()), "tile"), what, verb, pt.t.Buffer)
-		}
-		out[i] = l
-		used = append(used, rect{buf: pt.t.Buffer, p0: l.p0, p1: l.p0 + (l.q-1)*l.stride + pt.t.Partitions, u0: l.u0, u1: l.u0 + l.units, s: pt.s, e: pt.e})
-	}
-	return out, nil
+	return order
 }
 
 func pluralWord(n int64, noun string) string {
@@ -535,55 +548,81 @@ func pluralWord(n int64, noun string) string {
 	return noun + "s"
 }
 
-// fit finds the lowest place for a tensor's physical tiles: over every
-// quadrant spread and start partition, the lowest aligned start of a free
-// range of the units needed, among the ranges of tensors alive at the same
-// time; ties go to fewer quadrants, then to the lower partition.
-func fit(a *Arch, pt *placeTensor, used []rect) (layout, bool) {
+// fit chooses the partitions of a tensor's physical tiles: over every
+// quadrant spread and start partition, the one where a first-fit start (the
+// lowest aligned start of a free range of the units needed, among the
+// ranges of tensors alive at the same time) ends lowest; ties go to fewer
+// quadrants, then to the lower partition. When nothing fits within the
+// capacity, the lowest end beyond it. The byte offset it finds is only the
+// criterion: solveOffsets places the bytes.
+func fit(a *Arch, pt *placeTensor, used []rect) layout {
+	t := pt.t
+	capacity, align := a.SBUFUsableBytes, a.SBUFAlign
+	if t.Buffer == PSUM {
+		capacity, align = int64(a.PSUMBanks), 1
+	}
+	best, over := layout{u0: -1}, layout{u0: -1}
+	var ranges [][2]int64
+	for _, l := range candidates(a, pt) {
+		p1 := l.p0 + (l.q-1)*l.stride + t.Partitions
+		ranges = ranges[:0]
+		for _, r := range used {
+			if r.buf == t.Buffer && r.s < pt.e && pt.s < r.e && r.p0 < p1 && l.p0 < r.p1 {
+				ranges = append(ranges, [2]int64{r.u0, r.u1})
+			}
+		}
+		sort.Slice(ranges, func(i, j int) bool { return ranges[i][0] < ranges[j][0] })
+		addr := int64(0)
+		for _, r := range ranges {
+			if r[0] >= addr+l.units {
+				break
+			}
+			addr = max(addr, alignUp(r[1], align))
+		}
+		l.u0 = addr
+		if addr+l.units > capacity {
+			if over.u0 < 0 || addr+l.units < over.u0+over.units {
+				over = l
+			}
+			continue
+		}
+		if best.u0 < 0 || addr+l.units < best.u0+best.units {
+			best = l
+		}
+	}
+	if best.u0 < 0 {
+		return over
+	}
+	return best
+}
+
+// candidates lists the partitions a tensor's physical tiles may take at
+// its current count: every quadrant spread (SBUF tensors small enough for
+// an alloc table) and allowed start partition, fewer quadrants first, then
+// by start partition. Offsets are left 0.
+func candidates(a *Arch, pt *placeTensor) []layout {
 	t := pt.t
 	k := numElems(pt.tuple())
-	unit, capacity, align := t.TileBytes(), a.SBUFUsableBytes, a.SBUFAlign
+	unit := t.TileBytes()
 	if t.Buffer == PSUM {
-		unit, capacity, align = 1, int64(a.PSUMBanks), 1
+		unit = 1
 	}
 	stride := quadrantStride(t.Partitions)
 	maxQ := int64(1)
 	if t.Buffer == SBUF && t.Tiles() <= MaxPlacedTableTiles {
 		maxQ = min(int64(a.Partitions)/stride, k)
 	}
-	best := layout{u0: -1}
-	var ranges [][2]int64
+	var out []layout
 	for q := int64(1); q <= maxQ; q *= 2 {
 		perQuad := (k + q - 1) / q
-		units := perQuad * unit
 		span := (q-1)*stride + t.Partitions
 		for p0 := int64(0); p0+span <= int64(a.Partitions); p0 += stride {
-			if !StartPartitionAllowed(t.Partitions, p0) {
-				continue
-			}
-			ranges = ranges[:0]
-			for _, r := range used {
-				if r.buf == t.Buffer && r.s < pt.e && pt.s < r.e && r.p0 < p0+span && p0 < r.p1 {
-					ranges = append(ranges, [2]int64{r.u0, r.u1})
-				}
-			}
-			sort.Slice(ranges, func(i, j int) bool { return ranges[i][0] < ranges[j][0] })
-			addr := int64(0)
-			for _, r := range ranges {
-				if r[0] >= addr+units {
-					break
-				}
-				addr = max(addr, alignUp(r[1], align))
-			}
-			if addr+units > capacity {
-				continue
-			}
-			if best.u0 < 0 || addr+units < best.u0+best.units {
-				best = layout{p0: p0, u0: addr, q: q, stride: stride, perQuad: perQuad, units: units, physical: k}
+			if StartPartitionAllowed(t.Partitions, p0) {
+				out = append(out, layout{p0: p0, q: q, stride: stride, perQuad: perQuad, units: perQuad * unit, physical: k})
 			}
 		}
 	}
-	return best, best.u0 >= 0
+	return out
 }
 
 func alignUp(v, a int64) int64 {

@@ -3,11 +3,13 @@ package neuroncore
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/npukit/npukit/alloc"
 	"github.com/npukit/npukit/diag"
 )
 
@@ -342,5 +344,198 @@ func TestWritePlacedJSON(t *testing.T) {
 	}
 	if len(v.Tensors) != 2 || v.Tensors[0].Alloc == nil || v.Tensors[1].Alloc == nil {
 		t.Errorf("%s", out)
+	}
+}
+
+// orderMatters fits only in one order: a and b take three quarters of the
+// usable bytes each, c and d one quarter (fp32 x 11250 = 45000 bytes),
+// alive a [0,3), d [1,5), c [3,8), b [5,7) in steps. First-fit largest
+// first (the old placement, and alloc.Heuristic alike) puts a and b at 0,
+// then c or d above them, and the other has no room; the only placements
+// put b above c.
+const orderMatters = `name: order matters
+tensors:
+  - {name: a, partitions: 128, free: [33750], dtype: fp32}
+  - {name: b, partitions: 128, free: [33750], dtype: fp32}
+  - {name: c, partitions: 128, free: [11250], dtype: fp32}
+  - {name: d, partitions: 128, free: [11250], dtype: fp32}
+body:
+  - {op: memset, write: a}
+  - {op: memset, write: d}
+  - {op: store, read: a}
+  - {op: memset, write: c}
+  - {op: store, read: d}
+  - {op: memset, write: b}
+  - {op: store, read: b}
+  - {op: store, read: c}
+`
+
+// The switch to the exact solver matters: first-fit in its order, and
+// alloc.Heuristic, fail on orderMatters; Place (alloc.Exact) places it, and
+// the result checks clean.
+func TestPlaceOrderMatters(t *testing.T) {
+	p := mustParse(t, orderMatters)
+	x, err := p.Execute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := newPlaceTensors(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// First-fit alone: the byte offsets fit picks, in its order.
+	used := directRects(x)
+	ffFits := true
+	for _, i := range placeOrder(pts) {
+		l := fit(p.Arch, pts[i], used)
+		if l.u0+l.units > p.Arch.SBUFUsableBytes {
+			ffFits = false
+		}
+		used = append(used, rect{buf: SBUF, p0: l.p0, p1: l.p0 + pts[i].t.Partitions, u0: l.u0, u1: l.u0 + l.units, s: pts[i].s, e: pts[i].e})
+	}
+	if ffFits {
+		t.Fatal("first-fit places orderMatters: the case no longer shows the difference")
+	}
+	prob := &alloc.Problem{Capacity: p.Arch.SBUFUsableBytes}
+	for _, pt := range pts {
+		prob.Buffers = append(prob.Buffers, alloc.Buffer{ID: pt.t.Name, Lower: int64(pt.s), Upper: int64(pt.e), Size: pt.t.TileBytes()})
+	}
+	if len(alloc.Validate(prob, alloc.Heuristic(prob))) == 0 {
+		t.Fatal("alloc.Heuristic places orderMatters: the case no longer needs the exact search")
+	}
+	pl := mustPlace(t, orderMatters, PlaceOptions{})
+	b, c := placedT(t, pl, "b"), placedT(t, pl, "c")
+	if b.Addr < c.Addr+c.Bytes {
+		t.Errorf("b %+v below c %+v", b, c)
+	}
+	if len(pl.Rejected) != 0 {
+		t.Errorf("rejected %+v", pl.Rejected)
+	}
+	// Single-tile tensors have no count to raise: one simulation.
+	if pl.Evaluations != 1 {
+		t.Errorf("%d simulations", pl.Evaluations)
+	}
+}
+
+// Counts the exact solver proves infeasible are reported: three 60000-byte
+// tiles fill the partition, so a fourth physical tile of x cannot fit
+// beside y.
+func TestPlaceRejectsInfeasible(t *testing.T) {
+	src := `tensors:
+  - {name: x, block: [4], partitions: 128, free: [15000], dtype: fp32}
+  - {name: y, partitions: 128, free: [15000], dtype: fp32}
+body:
+  - {op: memset, write: y}
+  - loop: i
+    range: 4
+    body:
+      - {op: load, write: "x[i]"}
+      - {op: tensor_tensor, read: ["x[i]", y], write: "x[i]"}
+      - {op: store, read: "x[i]"}
+  - {op: store, read: y}
+`
+	pl := mustPlace(t, src, PlaceOptions{})
+	if x := placedT(t, pl, "x"); x.Physical > 2 {
+		t.Errorf("x %+v", x)
+	}
+	var proved bool
+	seen := map[string]bool{}
+	for _, r := range pl.Rejected {
+		proved = proved || r.Reason == "infeasible"
+		if seen[r.Tiles] {
+			t.Errorf("%s rejected twice", r.Tiles)
+		}
+		seen[r.Tiles] = true
+	}
+	if !proved {
+		t.Errorf("no count proved infeasible: %+v (time %.0f ns, fewest %.0f, unbounded %.0f)", pl.Rejected, pl.TimeNs, pl.FewestNs, pl.UnboundedNs)
+	}
+}
+
+// The second partition choice spreads tensors alive together over the
+// quadrants: four 32-partition tensors alive at once take four quadrants,
+// a 64-partition one alive later the first half again.
+func TestBalancedPartitions(t *testing.T) {
+	src := `tensors:
+  - {name: a, partitions: 32, free: [1024], dtype: fp32}
+  - {name: b, partitions: 32, free: [1024], dtype: fp32}
+  - {name: c, partitions: 32, free: [1024], dtype: fp32}
+  - {name: d, partitions: 32, free: [1024], dtype: fp32}
+  - {name: e, partitions: 64, free: [2048], dtype: fp32}
+body:
+  - {op: memset, write: a}
+  - {op: memset, write: b}
+  - {op: memset, write: c}
+  - {op: memset, write: d}
+  - {op: tensor_tensor, read: [a, b], write: c}
+  - {op: tensor_tensor, read: [c, d], write: a}
+  - {op: store, read: a}
+  - {op: store, read: b}
+  - {op: memset, write: e}
+  - {op: store, read: e}
+`
+	p := mustParse(t, src)
+	x, err := p.Execute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := newPlaceTensors(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lay := balancedPartitions(p.Arch, pts, directRects(x))
+	seen := map[int64]bool{}
+	for i, l := range lay[:4] {
+		if l.q != 1 || seen[l.p0] {
+			t.Errorf("%s: %+v (taken %v)", pts[i].t.Name, l, seen)
+		}
+		seen[l.p0] = true
+	}
+	if l := lay[4]; l.p0 != 0 || l.q != 1 {
+		t.Errorf("e: %+v", l)
+	}
+	if err := solveAll(p.Arch, pts, lay, directRects(x), DefaultSolveTimeout); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The partitions matter too: fit puts t1 on partitions 64..127 and then t3
+// (32 partitions, alive from step 1 to the end) has no quadrant left with a
+// free third of the bytes: no offsets exist for fit's choice (proved). The
+// load-balanced choice puts t3 beside t1, where t2 is the only other tensor,
+// and the exact solver places that.
+func TestPlacePartitionChoice(t *testing.T) {
+	src := `tensors:
+  - {name: t0, partitions: 64, free: [30000], dtype: fp32}
+  - {name: t1, partitions: 64, free: [30000], dtype: fp32}
+  - {name: t2, partitions: 128, free: [15000], dtype: fp32}
+  - {name: t3, partitions: 32, free: [15000], dtype: fp32}
+body:
+  - {op: memset, write: t0}
+  - {op: memset, write: t3}
+  - {op: memset, write: t2}
+  - {op: store, read: t2}
+  - {op: memset, write: t1}
+  - {op: store, read: t1}
+  - {op: store, read: t0}
+  - {op: store, read: t3}
+`
+	p := mustParse(t, src)
+	x, err := p.Execute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := newPlaceTensors(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := directRects(x)
+	var pe *placeError
+	if err := solveAll(p.Arch, pts, fitPartitions(p.Arch, pts, fixed), fixed, DefaultSolveTimeout); !errors.As(err, &pe) || !pe.proven {
+		t.Fatalf("fit's partitions: %v", err)
+	}
+	pl := mustPlace(t, src, PlaceOptions{})
+	if t3 := placedT(t, pl, "t3"); t3.StartPartition != 64 && t3.StartPartition != 96 {
+		t.Errorf("t3 %+v", t3)
 	}
 }

@@ -232,6 +232,17 @@ func (o sbufPlaceOutput) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "\n%s", t.Func)
 		}
 	}
+	if len(pl.Rejected) > 0 {
+		fmt.Fprintf(w, "\ntile counts tried that do not fit:\n")
+		for _, r := range pl.Rejected {
+			why := map[string]string{
+				"infeasible":            "infeasible (proved by the exact solver)",
+				"infeasible-partitions": "infeasible for the partition choices tried (proved by the exact solver)",
+				"timeout":               "not placed within the solver time limit",
+			}[r.Reason]
+			fmt.Fprintf(w, "  %s: %s\n", r.Tiles, why)
+		}
+	}
 	if o.Written != "" {
 		fmt.Fprintf(w, "\nplaced plan written to %s\n", o.Written)
 	}
@@ -246,9 +257,11 @@ func newSbufPlaceCmd(env *Env) *cobra.Command {
 		Short: "Allocate a plan's automatic tensors directly (physical tiles, placement, NKI code)",
 		Long: `place allocates every tensor the plan leaves automatic: it finds the fewest physical
 tiles per tensor that keep tiles alive at the same time apart (lifetimes from the kernel
-body), places them first-fit within the usable partition bytes (partition-quadrant aware:
-tiles of up to 64 or 32 partitions may use partitions 64 or 32/64/96; PSUM tiles get a
-bank each), then raises the tile counts while the plan fits and the simulated time drops.
+body), chooses their partitions (partition-quadrant aware: tiles of up to 64 or 32
+partitions may use partitions 64 or 32/64/96, and may spread over quadrants) and places
+their bytes with the exact solver of package alloc (PSUM tiles get a bank each; directly
+allocated tensors stay where they are), then raises the tile counts while the plan fits
+and the simulated time drops. Tile counts the solver proves infeasible are listed.
 It prints the NKI allocation per tensor (ncc.sbuf/psum.mod_alloc arguments, or an
 ncc.sbuf.alloc function for a quadrant layout mod_alloc cannot express). -o writes the
 placed plan, which passes sbuf check.`,

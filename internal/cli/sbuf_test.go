@@ -215,3 +215,38 @@ func TestSbufReport(t *testing.T) {
 		t.Errorf("without -o: %s", r)
 	}
 }
+
+// place lists the tile counts the exact solver proves infeasible: three
+// 60000-byte tiles fill a partition, so x gets at most two beside y.
+func TestSbufPlaceRejected(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.yaml")
+	src := `tensors:
+  - {name: x, block: [4], partitions: 128, free: [15000], dtype: fp32}
+  - {name: y, partitions: 128, free: [15000], dtype: fp32}
+body:
+  - {op: memset, write: y}
+  - loop: i
+    range: 4
+    body:
+      - {op: load, write: "x[i]"}
+      - {op: tensor_tensor, read: ["x[i]", y], write: "x[i]"}
+      - {op: store, read: "x[i]"}
+  - {op: store, read: y}
+`
+	if err := os.WriteFile(plan, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "placed.yaml")
+	r := run(t, "", "sbuf", "place", plan, "-o", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "tile counts tried that do not fit:") || !strings.Contains(r.stdout, "x=3 y=1: infeasible (proved by the exact solver)") {
+		t.Fatalf("%s", r)
+	}
+	if c := run(t, "", "sbuf", "check", out); c.code != 0 || !strings.Contains(c.stdout, "0 errors, 0 warnings, 0 infos") {
+		t.Errorf("placed plan: %s", c)
+	}
+	j := run(t, "", "--json", "sbuf", "place", plan)
+	if j.code != 0 || !strings.Contains(j.stdout, `"reason": "infeasible"`) {
+		t.Errorf("%s", j)
+	}
+}
