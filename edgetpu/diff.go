@@ -8,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/npukit/npukit/internal/stickywriter"
 )
 
 // Difference is one semantic difference between two models.
@@ -137,13 +139,13 @@ func flatten(m *Model) (map[string]string, error) {
 
 // WriteText renders the differences.
 func (r *DiffResult) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
-	ew.printf("%s\n", r.Statement)
+	ew := stickywriter.New(w)
+	ew.Printf("%s\n", r.Statement)
 	for _, d := range r.Differences {
-		ew.printf("  %s: %s -> %s\n", d.Path, d.A, d.B)
+		ew.Printf("  %s: %s -> %s\n", d.Path, d.A, d.B)
 	}
 	for _, d := range r.TokenDifferences {
-		ew.printf("  (token) %s: %s -> %s\n", d.Path, d.A, d.B)
+		ew.Printf("  (token) %s: %s -> %s\n", d.Path, d.A, d.B)
 	}
-	return ew.err
+	return ew.Err()
 }

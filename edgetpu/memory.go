@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/stickywriter"
 )
 
 // Memory is what a package needs (notes, "Parameter caching"): the caching
@@ -152,12 +153,12 @@ func groupStatement(g *TokenGroup) string {
 
 // WriteText renders the report.
 func (r *MemoryReport) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
+	ew := stickywriter.New(w)
 	for i, g := range r.Groups {
 		if i > 0 {
-			ew.printf("\n")
+			ew.Printf("\n")
 		}
-		ew.printf("Token %s: %d file(s), cached %s of %s SRAM\n", g.Token, len(g.Files), humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM))
+		ew.Printf("Token %s: %d file(s), cached %s of %s SRAM\n", g.Token, len(g.Files), humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "ON-CHIP CACHED\tOFF-CHIP STREAMED\tINSTRUCTIONS\tSCRATCH\tTOTAL\t  FILE")
 		for _, f := range g.Files {
@@ -165,8 +166,8 @@ func (r *MemoryReport) WriteText(w io.Writer) error {
 				humanize.Bytes(f.Scratch), humanize.Bytes(f.Cached+f.Streamed+f.Instructions), f.Path)
 		}
 		tw.Flush()
-		ew.printf("  %s\n", g.Statement)
+		ew.Printf("  %s\n", g.Statement)
 	}
-	ew.printf("%s\n", r.Statement)
-	return ew.err
+	ew.Printf("%s\n", r.Statement)
+	return ew.Err()
 }

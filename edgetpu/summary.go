@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/stickywriter"
 )
 
 // Summary is what `npukit inspect` shows of a model; it renders as text and
@@ -237,7 +238,7 @@ func summarizeLayer(l *Layer) LayerSummary {
 
 // WriteText renders the summary as aligned tables.
 func (s *Summary) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
+	ew := stickywriter.New(w)
 	if s.Kind == "tflite" {
 		tpu, cpu := 0, 0
 		for _, o := range s.Operators {
@@ -247,7 +248,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 				cpu++
 			}
 		}
-		ew.printf("TFLite model %q: %d operators, %d on the Edge TPU, %d on the CPU\n", s.Description, len(s.Operators), tpu, cpu)
+		ew.Printf("TFLite model %q: %d operators, %d on the Edge TPU, %d on the CPU\n", s.Description, len(s.Operators), tpu, cpu)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  SUBGRAPH\tOP\tCODE\tRUNS ON")
 		for _, o := range s.Operators {
@@ -258,7 +259,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 			name string
 			ts   []TensorSummary
 		}{{"Model inputs", s.Inputs}, {"Model outputs", s.Outputs}} {
-			ew.printf("%s:\n", io.name)
+			ew.Printf("%s:\n", io.name)
 			tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "  NAME\tTYPE\tSHAPE\tSCALE\tZERO POINT")
 			for _, t := range io.ts {
@@ -269,24 +270,24 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	for _, op := range s.EdgeTPUOps {
 		if op.Subgraph >= 0 {
-			ew.printf("\nEdge TPU op (subgraph %d, operator %d), execution preference %d", op.Subgraph, op.Operator, op.ExecutionPreference)
+			ew.Printf("\nEdge TPU op (subgraph %d, operator %d), execution preference %d", op.Subgraph, op.Operator, op.ExecutionPreference)
 			if len(op.Chips) > 0 {
-				ew.printf(", chips %s", joinInts(op.Chips, ","))
+				ew.Printf(", chips %s", joinInts(op.Chips, ","))
 			}
-			ew.printf("\n")
+			ew.Printf("\n")
 		}
 		for _, p := range op.Packages {
 			writePackage(ew, p, "")
 		}
 	}
-	return ew.err
+	return ew.Err()
 }
 
-func writePackage(ew *errWriter, p PackageSummary, indent string) {
-	ew.printf("%sPackage (%s, %s at offset %d): identifier %q, compiler %q, keypair %d, signature %d bytes, virtual chip %d\n",
+func writePackage(ew *stickywriter.Writer, p PackageSummary, indent string) {
+	ew.Printf("%sPackage (%s, %s at offset %d): identifier %q, compiler %q, keypair %d, signature %d bytes, virtual chip %d\n",
 		indent, p.Source, humanize.Bytes(int64(p.Bytes)), p.FileOffset, p.Identifier, p.CompilerVersion, p.KeypairVersion, p.SignatureBytes, p.VirtualChipID)
-	ew.printf("%s  Runtime: %s\n", indent, p.RuntimeStatement)
-	ew.printf("%s  Parameters: %s cached on chip, %s streamed from the host every inference\n", indent, humanize.Bytes(p.CachedParamBytes), humanize.Bytes(p.StreamedParamBytes))
+	ew.Printf("%s  Runtime: %s\n", indent, p.RuntimeStatement)
+	ew.Printf("%s  Parameters: %s cached on chip, %s streamed from the host every inference\n", indent, humanize.Bytes(p.CachedParamBytes), humanize.Bytes(p.StreamedParamBytes))
 	for _, sub := range p.MultiChipPackages {
 		writePackage(ew, sub, indent+"  ")
 	}
@@ -299,16 +300,16 @@ func writePackage(ew *errWriter, p PackageSummary, indent string) {
 	}
 	tw.Flush()
 	for _, e := range p.Executables {
-		ew.printf("%s  Executable %d (%s): chunks %s bytes; relocations %s\n", indent, e.Index, e.Type, joinInts(e.ChunkBytes, ", "), mapText(e.Relocations))
+		ew.Printf("%s  Executable %d (%s): chunks %s bytes; relocations %s\n", indent, e.Index, e.Type, joinInts(e.ChunkBytes, ", "), mapText(e.Relocations))
 		if e.FullyDeterministic != nil {
-			ew.printf("%s    DMA hints: %d (%s), fully deterministic: %v\n", indent, e.HintCount, mapText(e.HintsByKind), *e.FullyDeterministic)
+			ew.Printf("%s    DMA hints: %d (%s), fully deterministic: %v\n", indent, e.HintCount, mapText(e.HintsByKind), *e.FullyDeterministic)
 			if len(e.HintBytes) > 0 {
 				keys := sortedKeys(e.HintBytes)
 				var parts []string
 				for _, k := range keys {
 					parts = append(parts, fmt.Sprintf("%s %s", k, humanize.Bytes(e.HintBytes[k])))
 				}
-				ew.printf("%s    DMA bytes: %s\n", indent, strings.Join(parts, "; "))
+				ew.Printf("%s    DMA bytes: %s\n", indent, strings.Join(parts, "; "))
 			}
 		}
 		if len(e.Inputs)+len(e.Outputs) == 0 {
@@ -327,22 +328,6 @@ func writePackage(ew *errWriter, p PackageSummary, indent string) {
 		tw.Flush()
 	}
 }
-
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(b []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(b)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
 
 func joinInts[T int | int32 | int64](v []T, sep string) string {
 	var parts []string

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/stickywriter"
 )
 
 // Summary is what `npukit inspect` shows of a schedule: the mesh, the
@@ -222,20 +223,6 @@ func Summarize(s *Schedule, layers bool) *Summary {
 	return sum
 }
 
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
@@ -252,7 +239,7 @@ func pct(n, of int64) string {
 
 // WriteText renders the summary as aligned tables.
 func (s *Summary) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
+	ew := stickywriter.New(w)
 	var types []string
 	for _, t := range s.ByType {
 		types = append(types, fmt.Sprintf("%s %d", t.Type, t.Count))
@@ -299,5 +286,5 @@ func (s *Summary) WriteText(w io.Writer) error {
 		}
 		tw.Flush()
 	}
-	return ew.err
+	return ew.Err()
 }

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/npukit/npukit/internal/stickywriter"
 )
 
 // Difference is one differing value, by path: "header.<field>",
@@ -223,13 +225,13 @@ func short(v any) string {
 
 // WriteText lists the differences, noise last.
 func (r *DiffResult) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
-	ew.printf("%s\n", r.Statement)
+	ew := stickywriter.New(w)
+	ew.Printf("%s\n", r.Statement)
 	for _, d := range r.Differences {
-		ew.printf("  %s: %s -> %s\n", d.Path, d.A, d.B)
+		ew.Printf("  %s: %s -> %s\n", d.Path, d.A, d.B)
 	}
 	for _, d := range r.NoiseDifferences {
-		ew.printf("  (noise) %s: %s -> %s\n", d.Path, d.A, d.B)
+		ew.Printf("  (noise) %s: %s -> %s\n", d.Path, d.A, d.B)
 	}
-	return ew.err
+	return ew.Err()
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/npukit/npukit/dtype"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/stickywriter"
 	"github.com/npukit/npukit/neff/accesspattern"
 )
 
@@ -405,13 +406,13 @@ func satMul(a, b int64) int64 {
 
 // WriteText renders the summary as aligned tables.
 func (s *Summary) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
+	ew := stickywriter.New(w)
 	h := s.Header
 	hash := "ok"
 	if !h.HashOK {
 		hash = "MISMATCH"
 	}
-	ew.printf("NEFF %s (pkg_version %d), %s payload, %s\n", h.NeffVersion, h.PkgVersion, compressedWord(s.Payload.Compressed), humanize.Bytes(int64(h.DataSize)))
+	ew.Printf("NEFF %s (pkg_version %d), %s payload, %s\n", h.NeffVersion, h.PkgVersion, compressedWord(s.Payload.Compressed), humanize.Bytes(int64(h.DataSize)))
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	kv := func(k, v string) { fmt.Fprintf(tw, "  %s\t%s\n", k, v) }
 	kv("name", h.Name)
@@ -440,7 +441,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		title string
 		ts    []TensorSummary
 	}{{"Inputs", s.Inputs}, {"Outputs", s.Outputs}} {
-		ew.printf("\n%s (%d)\n", side.title, len(side.ts))
+		ew.Printf("\n%s (%d)\n", side.title, len(side.ts))
 		if len(side.ts) == 0 {
 			continue
 		}
@@ -459,7 +460,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 
 	for _, sg := range s.Subgraphs {
-		ew.printf("\nSubgraph %s (%s, %d variables)\n", sg.Name, sg.Def, sg.Variables)
+		ew.Printf("\nSubgraph %s (%s, %d variables)\n", sg.Name, sg.Def, sg.Variables)
 		if len(sg.Queues) > 0 {
 			tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "  QUEUE SET\tTYPE\tQUEUES\tOWNER")
@@ -481,14 +482,14 @@ func (s *Summary) WriteText(w io.Writer) error {
 			tw.Flush()
 		}
 		if len(sg.ActivationSets) > 0 {
-			ew.printf("  activation function sets: %s\n", strings.Join(sg.ActivationSets, ", "))
+			ew.Printf("  activation function sets: %s\n", strings.Join(sg.ActivationSets, ", "))
 		}
 		for _, t := range sg.DVETables {
-			ew.printf("  DVE table: control %s, datapath %s, opcode %s\n", t.ControlTable, t.DatapathTable, t.OpcodeTable)
+			ew.Printf("  DVE table: control %s, datapath %s, opcode %s\n", t.ControlTable, t.DatapathTable, t.OpcodeTable)
 		}
 	}
 
-	ew.printf("\nConstants (%d)\n", len(s.Constants))
+	ew.Printf("\nConstants (%d)\n", len(s.Constants))
 	if len(s.Constants) > 0 {
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  SUBGRAPH\tNAME\tFILE\tSIZE\tFORMAT")
@@ -499,7 +500,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 
 	if len(s.Metrics) > 0 {
-		ew.printf("\nCompiler metrics\n")
+		ew.Printf("\nCompiler metrics\n")
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		for _, mt := range s.Metrics {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", mt.MetricName, mt.Value, mt.Unit)
@@ -508,7 +509,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 
 	mem := s.Memory
-	ew.printf("\nDevice memory estimate\n")
+	ew.Printf("\nDevice memory estimate\n")
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	for _, r := range []struct {
 		k string
@@ -518,7 +519,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\n", r.k, humanize.Bytes(r.v))
 	}
 	tw.Flush()
-	return ew.err
+	return ew.Err()
 }
 
 func compressedWord(c bool) string {
@@ -540,22 +541,4 @@ func bytesOrUnknown(n int64) string {
 		return "?"
 	}
 	return humanize.Bytes(n)
-}
-
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	fmt.Fprintf(e, format, args...)
 }
