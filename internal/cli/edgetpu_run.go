@@ -1,24 +1,24 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/sbinet/npyio/npy"
+	"github.com/spf13/cobra"
+
+	"github.com/npukit/npukit/dtype"
 	"github.com/npukit/npukit/edgetpu"
 	"github.com/npukit/npukit/edgetpu/dmaplan"
 	"github.com/npukit/npukit/edgetpu/link"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
-	"github.com/sbinet/npyio/npy"
-	"github.com/spf13/cobra"
+	"github.com/npukit/npukit/internal/npyarray"
 )
 
 func init() {
@@ -251,41 +251,22 @@ func (o etpuRelayoutOutput) WriteText(w io.Writer) error {
 	return err
 }
 
-// etpuNpyArray decodes little-endian plain bytes into a fixed-size array of the
-// TFLite type with the given shape (nested arrays: the npy writer records
-// them as an N-dimensional array).
-func etpuNpyArray(t edgetpu.TensorType, shape []int, b []byte) (any, error) {
-	var elem reflect.Type
+// etpuNpyDType maps the TFLite tensor types an Edge TPU output can have to
+// npukit's element types for the .npy writer.
+func etpuNpyDType(t edgetpu.TensorType) (dtype.T, error) {
 	switch t {
 	case edgetpu.TensorUint8:
-		elem = reflect.TypeOf(uint8(0))
+		return dtype.Uint8, nil
 	case edgetpu.TensorInt8:
-		elem = reflect.TypeOf(int8(0))
+		return dtype.Int8, nil
 	case edgetpu.TensorInt16:
-		elem = reflect.TypeOf(int16(0))
+		return dtype.Int16, nil
 	case edgetpu.TensorInt32:
-		elem = reflect.TypeOf(int32(0))
+		return dtype.Int32, nil
 	case edgetpu.TensorFloat32:
-		elem = reflect.TypeOf(float32(0))
-	default:
-		return nil, fmt.Errorf("no .npy type for %s", t)
+		return dtype.Float32, nil
 	}
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	if n*int(elem.Size()) != len(b) {
-		return nil, fmt.Errorf("%d bytes do not hold shape %v of %s", len(b), shape, t)
-	}
-	typ := elem
-	for i := len(shape) - 1; i >= 0; i-- {
-		typ = reflect.ArrayOf(shape[i], typ)
-	}
-	arr := reflect.New(typ)
-	if err := binary.Read(bytes.NewReader(b), binary.LittleEndian, arr.Interface()); err != nil {
-		return nil, err
-	}
-	return arr.Elem().Interface(), nil
+	return 0, fmt.Errorf("no .npy type for %s", t)
 }
 
 func newEdgeTPURelayoutCmd(env *Env) *cobra.Command {
@@ -353,7 +334,15 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 				shape = append([]int{batch}, shape...)
 			}
 			tt := m.OutputTensorType(op, e, layer)
-			arr, err := etpuNpyArray(tt, shape, plain)
+			dt, err := etpuNpyDType(tt)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			shape64 := make([]int64, len(shape))
+			for i, d := range shape {
+				shape64[i] = int64(d)
+			}
+			arr, err := npyarray.Of(dt, shape64, plain)
 			if err != nil {
 				return usageErr("%v", err)
 			}

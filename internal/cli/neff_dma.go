@@ -1,26 +1,25 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/sbinet/npyio/npy"
+	"github.com/spf13/cobra"
 
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/dtype"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/npyarray"
 	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/neff/dma"
 	"github.com/npukit/npukit/neff/dmaprog"
-	"github.com/sbinet/npyio/npy"
-	"github.com/spf13/cobra"
 )
 
 func init() { registerNeffCommand(newNeffDMACmd) }
@@ -427,54 +426,9 @@ func writeVarNpy(path string, t dtype.T, shape []int64, b []byte) (dtype.T, erro
 		}
 		b = w
 	}
-	var elem reflect.Type
-	switch wt {
-	case dtype.Float32:
-		elem = reflect.TypeOf(float32(0))
-	case dtype.Uint8:
-		elem = reflect.TypeOf(uint8(0))
-	case dtype.Uint16:
-		elem = reflect.TypeOf(uint16(0))
-	case dtype.Uint32:
-		elem = reflect.TypeOf(uint32(0))
-	case dtype.Uint64:
-		elem = reflect.TypeOf(uint64(0))
-	case dtype.Int8:
-		elem = reflect.TypeOf(int8(0))
-	case dtype.Int16:
-		elem = reflect.TypeOf(int16(0))
-	case dtype.Int32:
-		elem = reflect.TypeOf(int32(0))
-	case dtype.Int64:
-		elem = reflect.TypeOf(int64(0))
-	default:
-		return wt, fmt.Errorf("no .npy type for %s", t)
+	val, err := npyarray.Of(wt, shape, b)
+	if err != nil {
+		return wt, err
 	}
-	// A flat slice for 1-D data; nested arrays carry an N-D shape.
-	typ := reflect.SliceOf(elem)
-	n := int64(1)
-	for _, d := range shape {
-		n *= d
-	}
-	if n*int64(elem.Size()) != int64(len(b)) {
-		return wt, fmt.Errorf("%d bytes do not hold shape %v of %s", len(b), shape, wt)
-	}
-	var val reflect.Value
-	if len(shape) == 1 {
-		val = reflect.MakeSlice(typ, int(n), int(n))
-		if err := binary.Read(bytes.NewReader(b), binary.LittleEndian, val.Interface()); err != nil {
-			return wt, err
-		}
-	} else {
-		at := elem
-		for i := len(shape) - 1; i >= 0; i-- {
-			at = reflect.ArrayOf(int(shape[i]), at)
-		}
-		ptr := reflect.New(at)
-		if err := binary.Read(bytes.NewReader(b), binary.LittleEndian, ptr.Interface()); err != nil {
-			return wt, err
-		}
-		val = ptr.Elem()
-	}
-	return wt, atomicfile.Write(path, 0o644, func(w io.Writer) error { return npy.Write(w, val.Interface()) })
+	return wt, atomicfile.Write(path, 0o644, func(w io.Writer) error { return npy.Write(w, val) })
 }
