@@ -151,6 +151,10 @@ type layout struct {
 	physical int64
 }
 
+// ErrNothingToPlace is returned by Place for a plan whose tensors all have
+// a direct allocation already.
+var ErrNothingToPlace = errors.New("no automatic tensors to place: every tensor has a direct allocation")
+
 // Place allocates every automatic tensor of the plan directly. It fails
 // when a tensor cannot be allocated at all (a tile larger than a partition
 // or a PSUM bank, scoped instances alive together) or when the plan does
@@ -304,7 +308,7 @@ func newPlaceTensors(x *Execution) ([]*placeTensor, error) {
 		pts = append(pts, pt)
 	}
 	if len(pts) == 0 {
-		return nil, fmt.Errorf("no automatic tensors to place")
+		return nil, ErrNothingToPlace
 	}
 	for i := range x.Lifetimes {
 		l := &x.Lifetimes[i]

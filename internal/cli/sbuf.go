@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -276,6 +277,20 @@ placed plan, which passes sbuf check.`,
 				return usageErr("%s: %v", args[0], err)
 			}
 			pl, err := neuroncore.Place(p, opt)
+			if errors.Is(err, neuroncore.ErrNothingToPlace) {
+				// Not a failure: the plan is already fully placed; -o
+				// still gets it, unchanged, so scripts can chain.
+				if out != "" {
+					if err := atomicfile.WriteFile(out, src, 0o644); err != nil {
+						return err
+					}
+				}
+				if env.JSON {
+					return writeJSON(env.Stdout, map[string]any{"plan": args[0], "placed": 0, "message": err.Error(), "written": out})
+				}
+				fmt.Fprintf(env.Stdout, "%s: %v; plan unchanged\n", args[0], err)
+				return nil
+			}
 			if err != nil {
 				return usageErr("%s: %v", args[0], err)
 			}

@@ -171,8 +171,8 @@ func TestSbufPlace(t *testing.T) {
 			t.Errorf("%+v", tn)
 		}
 	}
-	// Nothing to place, or a plan that does not fit: exit 2.
-	if r := run(t, "", "sbuf", "place", sbufExample("double-buffer.yaml")); r.code != 2 {
+	// A fully direct plan is not an error (TestSbufPlaceNothingToPlace).
+	if r := run(t, "", "sbuf", "place", sbufExample("double-buffer.yaml")); r.code != 0 {
 		t.Errorf("direct plan: %s", r)
 	}
 }
@@ -248,5 +248,24 @@ body:
 	j := run(t, "", "--json", "sbuf", "place", plan)
 	if j.code != 0 || !strings.Contains(j.stdout, `"reason": "infeasible"`) {
 		t.Errorf("%s", j)
+	}
+}
+
+// A plan with only direct allocations has nothing to place: that is not an
+// error, and -o still receives the plan unchanged.
+func TestSbufPlaceNothingToPlace(t *testing.T) {
+	in := filepath.Join("..", "..", "examples", "sbuf", "disjoint-t0-t1.yaml")
+	out := filepath.Join(t.TempDir(), "placed.yaml")
+	r := run(t, "", "sbuf", "place", in, "-o", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "no automatic tensors") {
+		t.Fatalf("want exit 0 and a statement, got %s", r)
+	}
+	a, _ := os.ReadFile(in)
+	b, err := os.ReadFile(out)
+	if err != nil || string(a) != string(b) {
+		t.Fatalf("-o should hold the plan unchanged (%v)", err)
+	}
+	if r := run(t, "", "--json", "sbuf", "place", in); r.code != 0 || !strings.Contains(r.stdout, `"placed": 0`) {
+		t.Fatalf("--json: %s", r)
 	}
 }
