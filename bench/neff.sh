@@ -7,7 +7,8 @@
 #  2. `npukit inspect --json` of the same file vs `sha256sum` of it
 #     (limit <= 2.0). inspect must inflate the whole gzip payload (the
 #     corpus NEFFs expand ~9x) while sha256sum reads the compressed bytes
-#     once, so the ratio against `tar -xzf` is printed too, for context.
+#     once, so the ratio against `tar -xzf` is printed too, for context,
+#     and the same ratio on a large NEFF (LARGE_MB of incompressible weights).
 # Usage: bench/neff.sh [RUNS]   (default 15)
 set -eu
 cd "$(dirname "$0")/.."
@@ -59,3 +60,20 @@ echo "inspect --json $(basename "$big"): median $((t_inspect / 1000)) us; sha256
 echo "inspect --json vs tar -xzf of the payload (context): ratio $(ratio "$t_inspect" "$t_tar")"
 t_gunzip=$(time_cmd gunzip gzip -dc "$tmp/payload.tgz")
 echo "floor: gzip -dc of the payload alone: median $((t_gunzip / 1000)) us, $(ratio "$t_gunzip" "$t_sha") x sha256sum"
+
+# Context: the same ratio on a large NEFF, where weights dominate and do not
+# compress (the corpus NEFFs are small and inflate 9x, so process start and
+# inflate dominate there). Built from the largest corpus NEFF plus a
+# LARGE_MB member of random bytes, with npukit's own unpack and pack.
+large_mb=${LARGE_MB:-200}
+"$tmp/npukit" neff unpack "$big" -o "$tmp/large.d" --quiet >/dev/null
+sg=$(find "$tmp/large.d" -mindepth 1 -maxdepth 1 -type d | sort | head -n 1)
+head -c $((large_mb * 1000000)) /dev/urandom >"$sg/bench_weights.bin"
+"$tmp/npukit" neff pack "$tmp/large.d" -o "$tmp/large.neff" --quiet >/dev/null
+rm -rf "$tmp/large.d"
+lsize=$(stat -c %s "$tmp/large.neff")
+cat "$tmp/large.neff" >/dev/null
+runs=$(( runs < 5 ? runs : 5 ))
+t_li=$(time_cmd inspect "$tmp/npukit" inspect --json "$tmp/large.neff")
+t_ls=$(time_cmd sha sha256sum "$tmp/large.neff")
+echo "large NEFF ($lsize B): inspect --json median $((t_li / 1000)) us; sha256sum median $((t_ls / 1000)) us; ratio $(ratio "$t_li" "$t_ls") (limit 2.0)"

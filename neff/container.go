@@ -343,7 +343,15 @@ func (f *File) readTar(r io.Reader, lim Limits, stored int64, jsonMembers chan<-
 		if !f.Payload.Compressed && hdr.Size > stored {
 			return formatErr(RuleTarFraming, -1, hdr.Name, "declared size %d exceeds the %d-byte payload", hdr.Size, stored)
 		}
-		data, err := readMember(t, hdr.Size)
+		// First allocation: the whole declared size when the input can
+		// hold it (stored payloads were checked above; a gzip member of
+		// up to 4x the compressed payload covers incompressible weights),
+		// otherwise a chunk that grows with the data actually inflated.
+		first := hdr.Size
+		if f.Payload.Compressed {
+			first = min(hdr.Size, max(memberChunk, 4*stored))
+		}
+		data, err := readMember(t, hdr.Size, first)
 		if err != nil {
 			return tarErr(err, name)
 		}
@@ -405,20 +413,21 @@ func CleanName(name string) (string, error) {
 	return c, nil
 }
 
-// memberChunk bounds the first allocation for a member: a compressed payload
-// can declare any size, so memory grows with the bytes actually inflated
-// (doubling, capped at the declared size), never by the declaration alone.
+// memberChunk is the least first allocation for a compressed member: a
+// compressed payload can declare any size, so beyond what the input can
+// plausibly hold memory grows with the bytes actually inflated (doubling,
+// capped at the declared size), never by the declaration alone.
 const memberChunk = 1 << 20
 
 // readMember reads a tar entry of the declared size into one exactly sized
 // slice when the data is all there (a short entry returns what was read).
 // Unlike bytes.Buffer.ReadFrom it never grows past the declared size to
 // probe for EOF, which doubled every member's allocation.
-func readMember(r io.Reader, size int64) ([]byte, error) {
-	buf := make([]byte, 0, min(size, memberChunk))
+func readMember(r io.Reader, size, first int64) ([]byte, error) {
+	buf := make([]byte, 0, min(size, max(first, 0)))
 	for int64(len(buf)) < size {
 		if len(buf) == cap(buf) {
-			grown := make([]byte, len(buf), min(size, 2*int64(cap(buf))))
+			grown := make([]byte, len(buf), min(size, max(2*int64(cap(buf)), memberChunk)))
 			copy(grown, buf)
 			buf = grown
 		}
