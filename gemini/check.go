@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/npukit/npukit/diag"
@@ -229,7 +230,7 @@ func uses(w *Workload, id int64) bool {
 // marked cur_wl_ifmap in the workload's snapshot.
 func inMergedIfmap(w *Workload, id int64) bool {
 	for i := range w.Buffer {
-		if w.Buffer[i].CurWLIfmap && contains(w.Buffer[i].TransferIDs, id) {
+		if w.Buffer[i].CurWLIfmap && slices.Contains(w.Buffer[i].TransferIDs, id) {
 			return true
 		}
 	}
@@ -536,7 +537,7 @@ func checkRelated(s *Schedule, ix *Index, rep *diag.Report) {
 				rep.Add(RuleRelatedUnknown, loc(), "related_ofmap names transfer %d, which is not in \"-1\".out", id)
 				continue
 			}
-			if !contains(r.RelatedIfmap, wr.TransferID) {
+			if !slices.Contains(r.RelatedIfmap, wr.TransferID) {
 				rep.Add(RuleRelatedAsymmetric, loc(), "related_ofmap names %d, whose related_ifmap does not name %d", id, wr.TransferID)
 			}
 		}
@@ -550,20 +551,11 @@ func checkRelated(s *Schedule, ix *Index, rep *diag.Report) {
 				rep.Add(RuleRelatedUnknown, loc(), "related_ifmap names transfer %d, which is not in \"-1\".in", id)
 				continue
 			}
-			if !contains(wr.RelatedOfmap, r.TransferID) {
+			if !slices.Contains(wr.RelatedOfmap, r.TransferID) {
 				rep.Add(RuleRelatedAsymmetric, loc(), "related_ifmap names %d, whose related_ofmap does not name %d", id, r.TransferID)
 			}
 		}
 	}
-}
-
-func contains(xs []int64, x int64) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // WorkloadRef locates a workload: Core is the compact core ID, Index its

@@ -223,13 +223,6 @@ func Summarize(s *Schedule, layers bool) *Summary {
 	return sum
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
-
 func pct(n, of int64) string {
 	if of <= 0 {
 		return "-"
@@ -245,7 +238,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		types = append(types, fmt.Sprintf("%s %d", t.Type, t.Count))
 	}
 	fmt.Fprintf(ew, "Gemini schedule (%s IR): %s on a %dx%d mesh, %s (%s), %s\n",
-		s.Variant, plural(len(s.Cores), "core"), s.XLen, s.YLen, plural(s.Workloads, "workload"), strings.Join(types, ", "), plural(s.Layers, "layer"))
+		s.Variant, humanize.Plural(len(s.Cores), "core"), s.XLen, s.YLen, humanize.Plural(s.Workloads, "workload"), strings.Join(types, ", "), humanize.Plural(s.Layers, "layer"))
 	if s.BufferSize > 0 {
 		fmt.Fprintf(ew, "L2 buffer: %s per core\n", humanize.Bytes(s.BufferSize))
 	} else {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 
@@ -392,7 +393,7 @@ func (c *checker) checkEntry(e *Engine, i int, ent *DMAEntry) {
 	if ent.InstanceName != nil && *ent.InstanceName != "" {
 		found := false
 		for _, q := range d.DMAQueue {
-			if q != nil && contains(q.QueueInstances, *ent.InstanceName) {
+			if q != nil && slices.Contains(q.QueueInstances, *ent.InstanceName) {
 				found = true
 			}
 		}
@@ -420,15 +421,6 @@ func (c *checker) checkEntry(e *Engine, i int, ent *DMAEntry) {
 	for k, ds := range ent.Desc {
 		c.checkDesc(fmt.Sprintf("%s.desc[%d]", loc, k), ds)
 	}
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func (c *checker) checkDesc(loc string, ds *Desc) {
@@ -494,7 +486,7 @@ func (c *checker) checkDesc(loc string, ds *Desc) {
 	}
 	// Op-specific fields.
 	opOnly := func(present bool, field string, valid ...string) {
-		if present && !contains(valid, op) {
+		if present && !slices.Contains(valid, op) {
 			c.add(RuleOpField, loc+"."+field, "%s is only valid with op %s, not %q", field, strings.Join(valid, "/"), op)
 		}
 	}

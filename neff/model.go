@@ -1,6 +1,7 @@
 package neff
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -311,7 +312,7 @@ func (v *DMAEntry) UnmarshalJSON(b []byte) error {
 	if !ok {
 		return nil
 	}
-	raw = trimSpace(raw)
+	raw = bytes.TrimLeft(raw, " \n\t\r")
 	if len(raw) > 0 && raw[0] == '{' {
 		var d Desc
 		if err := json.Unmarshal(raw, &d); err != nil {
@@ -349,13 +350,6 @@ func (v DMAEntry) MarshalJSON() ([]byte, error) {
 		extra["desc"] = d
 	}
 	return encodeObject(plain(v), extra)
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\t' || b[0] == '\r') {
-		b = b[1:]
-	}
-	return b
 }
 
 func (v *Source) UnmarshalJSON(b []byte) (err error) {

@@ -52,3 +52,35 @@ func NpyInfo(b []byte) (Npy, error) {
 	}
 	return n, nil
 }
+
+// DType names the npukit element type of a little-endian (or byte-sized)
+// descr, "" when npukit has no such type.
+func (n Npy) DType() string {
+	d := n.Descr
+	if len(d) < 3 || (d[0] != '<' && d[0] != '|') {
+		return ""
+	}
+	switch d[1:] {
+	case "f2":
+		return "float16"
+	case "f4":
+		return "float32"
+	case "i1":
+		return "int8"
+	case "i2":
+		return "int16"
+	case "i4":
+		return "int32"
+	case "i8":
+		return "int64"
+	case "u1":
+		return "uint8"
+	case "u2":
+		return "uint16"
+	case "u4":
+		return "uint32"
+	case "u8":
+		return "uint64"
+	}
+	return ""
+}

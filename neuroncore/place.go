@@ -545,13 +545,6 @@ func placeOrder(pts []*placeTensor) []int {
 	return order
 }
 
-func pluralWord(n int64, noun string) string {
-	if n == 1 {
-		return noun
-	}
-	return noun + "s"
-}
-
 // fit chooses the partitions of a tensor's physical tiles: over every
 // quadrant spread and start partition, the one where a first-fit start (the
 // lowest aligned start of a free range of the units needed, among the

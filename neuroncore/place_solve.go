@@ -271,7 +271,7 @@ func solveOffsets(a *Arch, buf Buffer, pts []*placeTensor, idx []int, lay []layo
 		for _, i := range idx {
 			t := pts[i].t
 			n := numElems(pts[i].tuple())
-			names = append(names, fmt.Sprintf("%s: %d %s", t.Name, n, pluralWord(n, "tile")))
+			names = append(names, fmt.Sprintf("%s: %d %s", t.Name, n, plural(n, "tile")))
 		}
 		unit := fmt.Sprintf("%d usable bytes per partition", capacity)
 		if buf == PSUM {

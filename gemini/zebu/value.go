@@ -3,6 +3,7 @@ package zebu
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Kind is the type of a Value.
@@ -179,7 +180,7 @@ func (p *parser) value(depth int) (Value, error) {
 		if colon < 0 {
 			return Value{}, p.errf("enum %q has no ': value'", body)
 		}
-		n, err := strconv.ParseInt(trimSpace(body[colon+1:]), 10, 64)
+		n, err := strconv.ParseInt(strings.Trim(body[colon+1:], " "), 10, 64)
 		if err != nil {
 			return Value{}, p.errf("enum %q: value is not an integer", body)
 		}
@@ -237,14 +238,4 @@ func isNumChar(c byte) bool {
 
 func isIdentChar(c byte) bool {
 	return c == '_' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-}
-
-func trimSpace(s string) string {
-	for len(s) > 0 && s[0] == ' ' {
-		s = s[1:]
-	}
-	for len(s) > 0 && s[len(s)-1] == ' ' {
-		s = s[:len(s)-1]
-	}
-	return s
 }

@@ -5,6 +5,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/spf13/cobra"
 )
 
@@ -98,7 +99,7 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 				if err := all.WriteText(env.Stdout); err != nil {
 					return err
 				}
-				fmt.Fprintf(env.Stdout, "%s checked: %d errors, %d warnings, %d infos\n", plural(sum.Files, "file"), sum.Errors, sum.Warnings, sum.Infos)
+				fmt.Fprintf(env.Stdout, "%s checked: %d errors, %d warnings, %d infos\n", humanize.Plural(sum.Files, "file"), sum.Errors, sum.Warnings, sum.Infos)
 			}
 			if code != ExitOK {
 				return &ExitError{Code: code}
@@ -130,12 +131,4 @@ func printRules(env *Env) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Description)
 	}
 	return tw.Flush()
-}
-
-// plural renders "1 file", "2 files".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

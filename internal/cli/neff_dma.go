@@ -332,7 +332,7 @@ func neffVarType(m *neff.Model, p *dmaprog.Program, v dmaprog.Var) (dtype.T, []i
 				for i, d := range info.Shape {
 					shape[i] = int64(d)
 				}
-				if t, sh, ok := fits(npyDType(info.Descr), shape); ok {
+				if t, sh, ok := fits(info.DType(), shape); ok {
 					return t, sh
 				}
 			}
@@ -359,37 +359,6 @@ func neffVarType(m *neff.Model, p *dmaprog.Program, v dmaprog.Var) (dtype.T, []i
 		}
 	}
 	return dtype.Uint8, []int64{v.Size}
-}
-
-// npyDType names the dtype of a little-endian (or byte-sized) .npy descr
-// ("" when npukit has no such type).
-func npyDType(descr string) string {
-	if len(descr) < 3 || (descr[0] != '<' && descr[0] != '|') {
-		return ""
-	}
-	switch descr[1:] {
-	case "f2":
-		return "float16"
-	case "f4":
-		return "float32"
-	case "i1":
-		return "int8"
-	case "i2":
-		return "int16"
-	case "i4":
-		return "int32"
-	case "i8":
-		return "int64"
-	case "u1":
-		return "uint8"
-	case "u2":
-		return "uint16"
-	case "u4":
-		return "uint32"
-	case "u8":
-		return "uint64"
-	}
-	return ""
 }
 
 // readNpyBytes returns the raw little-endian data of a C-order .npy file.

@@ -49,3 +49,12 @@ func Count(n int64) string {
 	}
 	return string(out)
 }
+
+// Plural renders a count with its noun: "1 file", "2 files" (regular
+// English plurals only).
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
