@@ -381,7 +381,9 @@ func checkHints(rep *diag.Report, loc string, e *Executable, ins, outs map[strin
 			case ParameterBase:
 				limit = int64(len(e.Parameters))
 			case ScratchBase:
-				limit = int64(e.ScratchSizeBytes)
+				// scratch_size_bytes is for batch_size 1 (schema); a batched
+				// executable's scratch holds one such area per batch element.
+				limit = int64(e.ScratchSizeBytes) * int64(max(e.BatchSize, 1))
 			default:
 				limit = -1
 			}
