@@ -742,11 +742,16 @@ func (d *decoder) dmaHints(t fbs.Table) (*DMAHints, error) {
 			return nil, err
 		}
 		x.Direction = Direction(dir)
-		tag, u, err := ht.Union(0, "any_hint")
+		// A member without its table (FenceHint and InputLayer are empty
+		// tables a serialiser may leave out) reads as all defaults.
+		tag, u, ok, err := ht.UnionValue(0, "any_hint")
 		if err != nil {
 			return nil, err
 		}
 		x.Kind = HintKind(tag)
+		if !ok {
+			continue
+		}
 		switch x.Kind {
 		case HintDescriptor:
 			if x.Meta, err = meta(u, 0); err != nil {
@@ -824,12 +829,12 @@ func (d *decoder) layer(t fbs.Table) (*Layer, error) {
 		}
 		l.Numerics = n
 	}
-	tag, u, err := t.Union(7, "any_layer")
+	tag, u, ok, err := t.UnionValue(7, "any_layer")
 	if err != nil {
 		return nil, err
 	}
 	l.Kind = LayerKind(tag)
-	if l.Kind == LayerOutput {
+	if l.Kind == LayerOutput && ok {
 		if l.Output, err = d.outputLayer(u); err != nil {
 			return nil, err
 		}
