@@ -41,6 +41,7 @@ const (
 	RuleVariableOutput     = "edgetpu/variable-output"
 	RuleExecutionCount     = "edgetpu/execution-count"
 	RuleDuplicateLayerName = "edgetpu/duplicate-layer-name"
+	RuleNoEdgeTPUOp        = "edgetpu/no-edgetpu-op"
 )
 
 func init() {
@@ -74,6 +75,7 @@ func init() {
 		diag.Rule{ID: RuleZeroPointMismatch, Severity: diag.Warning, Description: "layer zero point differs from the TFLite one (offset by 128/32768 for signed types)"},
 		diag.Rule{ID: RuleVariableOutput, Severity: diag.Error, Description: "an output `<name>_variable_output` must pair with an input `<name>` of the same type and size"},
 		diag.Rule{ID: RuleExecutionCount, Severity: diag.Error, Description: "execution_count_per_inference must be at least 1"},
+		diag.Rule{ID: RuleNoEdgeTPUOp, Severity: diag.Info, Description: "no operator of the TFLite model is an edgetpu-custom-op: every operator runs on the CPU"},
 		diag.Rule{ID: RuleDuplicateLayerName, Severity: diag.Error, Description: "layer names must be unique among an executable's inputs and among its outputs"},
 	)
 }
@@ -86,6 +88,9 @@ const VariableOutputSuffix = "_variable_output"
 // consistency rules.
 func Check(m *Model) diag.Report {
 	var rep diag.Report
+	if m.TFLite != nil && len(m.Ops) == 0 {
+		rep.Add(RuleNoEdgeTPUOp, "model", "no edgetpu-custom-op among %d operators: the compiler mapped nothing to the Edge TPU", m.TFLite.NumOperators())
+	}
 	for _, op := range m.Ops {
 		loc := "package"
 		if op.Subgraph >= 0 {

@@ -485,6 +485,15 @@ func (p *Package) Caching() *Executable {
 	return nil
 }
 
+// NumOperators counts the operators of every subgraph.
+func (t *TFLite) NumOperators() int {
+	n := 0
+	for _, sg := range t.Subgraphs {
+		n += len(sg.Operators)
+	}
+	return n
+}
+
 // Packages lists every top-level package of the model in order.
 func (m *Model) Packages() []*Package {
 	var ps []*Package
