@@ -10,14 +10,18 @@ import (
 )
 
 // TestMutatedModels runs everything the commands do on truncated and
-// byte-flipped copies of small real models and of the synthetic demo
+// byte-flipped copies of small real models and of synthetic ones (shape
+// info slices, nested packages, three executables, a raw package)
 // (deterministic, so that CI repeats it): reading may fail, nothing may
 // panic. The flips aim at the structures (file start and end, the custom
 // options, the package and executable tables), not at parameter bytes.
 func TestMutatedModels(t *testing.T) {
 	var bases [][]byte
-	if b, err := Write(Synthetic(DemoSpec())); err == nil {
-		bases = append(bases, b)
+	cases := syntheticCases()
+	for _, name := range []string{"demo", "shape_info", "multi_chip_package", "three_executables", "raw"} {
+		if b, err := (WriteOptions{Align: 8}).Model(cases[name]); err == nil {
+			bases = append(bases, b)
+		}
 	}
 	if dir := conformance.SharedDir(); dir != "" {
 		for _, name := range []string{"tools__split_concat_edgetpu.tflite", "keras_lstm_mnist_ptq_edgetpu.tflite"} {
