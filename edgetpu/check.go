@@ -73,7 +73,7 @@ func init() {
 		diag.Rule{ID: RuleDataType, Severity: diag.Error, Description: "a layer's data_type is not one of the schema's types"},
 		diag.Rule{ID: RuleTensorMismatch, Severity: diag.Error, Description: "the custom op's TFLite tensors must match the executable's layers by position (count, dtype pair, element count up to a leading batch dimension)"},
 		diag.Rule{ID: RuleZeroPointMismatch, Severity: diag.Warning, Description: "layer zero point differs from the TFLite one (offset by 128/32768 for signed types)"},
-		diag.Rule{ID: RuleVariableOutput, Severity: diag.Error, Description: "an output `<name>_variable_output` must pair with an input `<name>` of the same type and size"},
+		diag.Rule{ID: RuleVariableOutput, Severity: diag.Error, Description: "an output `<name>_variable_output` must have the type and size of the input `<name>` it is written back into"},
 		diag.Rule{ID: RuleExecutionCount, Severity: diag.Error, Description: "execution_count_per_inference must be at least 1"},
 		diag.Rule{ID: RuleNoEdgeTPUOp, Severity: diag.Info, Description: "no operator of the TFLite model is an edgetpu-custom-op: every operator runs on the CPU"},
 		diag.Rule{ID: RuleDuplicateLayerName, Severity: diag.Error, Description: "layer names must be unique among an executable's inputs and among its outputs"},
@@ -83,6 +83,24 @@ func init() {
 // VariableOutputSuffix marks outputs the runtime writes back into an input
 // of the same name (recurrent state).
 const VariableOutputSuffix = "_variable_output"
+
+// VariableInput returns the input layer a variable output writes back into:
+// the input named like the output without VariableOutputSuffix. The runtime
+// pairs them by that name alone (libedgetpu tflite/
+// custom_op_user_data_direct.cc), so an output with the suffix but no such
+// input is an ordinary output.
+func (e *Executable) VariableInput(out *Layer) *Layer {
+	base, ok := strings.CutSuffix(out.Name, VariableOutputSuffix)
+	if !ok {
+		return nil
+	}
+	for _, in := range e.InputLayers {
+		if in.Name == base {
+			return in
+		}
+	}
+	return nil
+}
 
 // Check verifies a model against the runtime's load-time checks and the
 // consistency rules.
@@ -449,22 +467,14 @@ func checkTensors(rep *diag.Report, loc string, t *TFLite, op *CustomOp, p *Pack
 	sg := &t.Subgraphs[op.Subgraph]
 	top := &sg.Operators[op.Operator]
 	var outs []*Layer
-	vars := map[string]*Layer{}
 	for _, l := range e.OutputLayers {
-		if base, ok := strings.CutSuffix(l.Name, VariableOutputSuffix); ok {
-			vars[base] = l
+		in := e.VariableInput(l)
+		if in == nil {
+			outs = append(outs, l)
 			continue
 		}
-		outs = append(outs, l)
-	}
-	ins := layerIndex(e.InputLayers)
-	for base, l := range vars {
-		in := ins[base]
-		switch {
-		case in == nil:
-			rep.Add(RuleVariableOutput, loc, "output %q has no input %q to write back into", l.Name, base)
-		case in.DataType != l.DataType || in.Elements() != l.Elements():
-			rep.Add(RuleVariableOutput, loc, "output %q (%s, %d elements) does not match input %q (%s, %d elements)", l.Name, l.DataType, l.Elements(), base, in.DataType, in.Elements())
+		if in.DataType != l.DataType || in.Elements() != l.Elements() {
+			rep.Add(RuleVariableOutput, loc, "output %q (%s, %d elements) does not match input %q (%s, %d elements)", l.Name, l.DataType, l.Elements(), in.Name, in.DataType, in.Elements())
 		}
 	}
 	match := func(kind string, idx []int32, ls []*Layer) {

@@ -112,7 +112,7 @@ func TestCheckRules(t *testing.T) {
 		{RuleZeroPointMismatch, "demo", func(m *Model) { m.TFLite.Subgraphs[0].Tensors[0].ZeroPoint[0] = 5 }},
 		{RuleVariableOutput, "demo", func(m *Model) {
 			e := exe0(m)
-			e.OutputLayers = append(e.OutputLayers, synthLayer(LayerSpec{Name: "ghost" + VariableOutputSuffix, Y: 1, X: 1, Z: 4, DataType: FixedPoint8, Scale: 1}, true))
+			e.OutputLayers = append(e.OutputLayers, synthLayer(LayerSpec{Name: "input" + VariableOutputSuffix, Y: 1, X: 1, Z: 4, DataType: FixedPoint8, Scale: 1}, true))
 		}},
 		{RuleExecutionCount, "demo", func(m *Model) { exe0(m).OutputLayers[1].ExecutionCount = 0 }},
 		{RuleNoEdgeTPUOp, "demo", func(m *Model) {

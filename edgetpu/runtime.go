@@ -71,7 +71,7 @@ func (m *Model) OutputTensorType(op *CustomOp, e *Executable, layer *Layer) Tens
 		top := &sg.Operators[op.Operator]
 		pos := 0
 		for _, l := range e.OutputLayers {
-			if strings.HasSuffix(l.Name, VariableOutputSuffix) {
+			if e.VariableInput(l) != nil {
 				continue
 			}
 			if l == layer && pos < len(top.Outputs) {

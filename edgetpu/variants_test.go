@@ -237,6 +237,23 @@ func validVariants(t *testing.T) map[string][]byte {
 	m.TFLite.Subgraphs[0].Tensors[0].Shape = []int32{-1, 16, 16, 3}
 	add("tensor_shapes", m)
 
+	// An output whose name ends in _variable_output without a matching
+	// input is an ordinary output.
+	m = Synthetic(DemoSpec())
+	l = outputNamed(mainExe(m), "logits")
+	l.Name = "state" + VariableOutputSuffix
+	for i := range mainExe(m).Bitstreams[0].FieldOffsets {
+		if f := &mainExe(m).Bitstreams[0].FieldOffsets[i]; f.Meta.Name == "logits" {
+			f.Meta.Name = l.Name
+		}
+	}
+	for i := range mainExe(m).DMAHints.Hints {
+		if h := &mainExe(m).DMAHints.Hints[i]; h.Meta.Name == "logits" {
+			h.Meta.Name = l.Name
+		}
+	}
+	add("variable_output_suffix_without_input", m)
+
 	// Execution count > 1 with the tensor holding every execution.
 	m = Synthetic(DemoSpec())
 	l = outputNamed(mainExe(m), "logits")
