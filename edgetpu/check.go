@@ -87,8 +87,9 @@ const VariableOutputSuffix = "_variable_output"
 // VariableInput returns the input layer a variable output writes back into:
 // the input named like the output without VariableOutputSuffix. The runtime
 // pairs them by that name alone (libedgetpu tflite/
-// custom_op_user_data_direct.cc), so an output with the suffix but no such
-// input is an ordinary output.
+// custom_op_user_data_direct.cc); an output with the suffix but no such
+// input is written back nowhere (and, like every suffixed output, has no
+// TFLite tensor).
 func (e *Executable) VariableInput(out *Layer) *Layer {
 	base, ok := strings.CutSuffix(out.Name, VariableOutputSuffix)
 	if !ok {
@@ -466,55 +467,60 @@ func checkTensors(rep *diag.Report, loc string, t *TFLite, op *CustomOp, p *Pack
 	}
 	sg := &t.Subgraphs[op.Subgraph]
 	top := &sg.Operators[op.Operator]
-	var outs []*Layer
 	for _, l := range e.OutputLayers {
 		in := e.VariableInput(l)
-		if in == nil {
-			outs = append(outs, l)
-			continue
-		}
-		if in.DataType != l.DataType || in.Elements() != l.Elements() {
+		if in != nil && (in.DataType != l.DataType || in.Elements() != l.Elements()) {
 			rep.Add(RuleVariableOutput, loc, "output %q (%s, %d elements) does not match input %q (%s, %d elements)", l.Name, l.DataType, l.Elements(), in.Name, in.DataType, in.Elements())
 		}
 	}
-	match := func(kind string, idx []int32, ls []*Layer) {
-		if kind == "output" && len(idx) != len(ls) && len(idx) == len(e.OutputLayers) {
-			// The op lists the variable outputs too.
-			ls = e.OutputLayers
-		}
-		if len(idx) != len(ls) {
-			rep.Add(RuleTensorMismatch, loc, "%d op %ss but %d %s layers", len(idx), kind, len(ls), kind)
+	pair := func(kind string, i int, ti int32, l *Layer) {
+		if ti < 0 || int(ti) >= len(sg.Tensors) {
+			rep.Add(RuleTensorMismatch, loc, "op %s %d: tensor index %d of %d", kind, i, ti, len(sg.Tensors))
 			return
 		}
-		for i, ti := range idx {
-			if ti < 0 || int(ti) >= len(sg.Tensors) {
-				rep.Add(RuleTensorMismatch, loc, "op %s %d: tensor index %d of %d", kind, i, ti, len(sg.Tensors))
-				continue
+		ten := &sg.Tensors[ti]
+		if l.DataType.Size() == 0 {
+			return // reported by data-type
+		}
+		n, known := int64(1), true
+		for _, d := range ten.Shape {
+			if d < 0 || (d > 0 && n > math.MaxInt64/int64(d)) {
+				known = false // dynamic (-1) or absurd dimension: nothing to compare
+				break
 			}
-			ten, l := &sg.Tensors[ti], ls[i]
-			if l.DataType.Size() == 0 {
-				continue // reported by data-type
-			}
-			n, known := int64(1), true
-			for _, d := range ten.Shape {
-				if d < 0 || (d > 0 && n > math.MaxInt64/int64(d)) {
-					known = false // dynamic (-1) or absurd dimension: nothing to compare
-					break
-				}
-				n *= int64(d)
-			}
-			switch {
-			case !dtypeAccepted(ten.Type, l, kind == "output"):
-				rep.Add(RuleTensorMismatch, loc, "%s %d: tensor %q is %s, layer %q is %s", kind, i, ten.Name, ten.Type, l.Name, l.DataType)
-			case known && !elementsAccepted(n, ten.Shape, l):
-				rep.Add(RuleTensorMismatch, loc, "%s %d: tensor %q has %d elements, layer %q %d", kind, i, ten.Name, n, l.Name, l.Elements())
-			case l.Numerics != nil && len(ten.ZeroPoint) == 1 && !zeroPointMatches(ten.Type, l.DataType, ten.ZeroPoint[0], l.Numerics.ZeroPoint):
-				rep.Add(RuleZeroPointMismatch, loc, "%s %d: tensor %q zero point %d, layer %q %d", kind, i, ten.Name, ten.ZeroPoint[0], l.Name, l.Numerics.ZeroPoint)
-			}
+			n *= int64(d)
+		}
+		switch {
+		case !dtypeAccepted(ten.Type, l, kind == "output"):
+			rep.Add(RuleTensorMismatch, loc, "%s %d: tensor %q is %s, layer %q is %s", kind, i, ten.Name, ten.Type, l.Name, l.DataType)
+		case known && !elementsAccepted(n, ten.Shape, l):
+			rep.Add(RuleTensorMismatch, loc, "%s %d: tensor %q has %d elements, layer %q %d", kind, i, ten.Name, n, l.Name, l.Elements())
+		case l.Numerics != nil && len(ten.ZeroPoint) == 1 && !zeroPointMatches(ten.Type, l.DataType, ten.ZeroPoint[0], l.Numerics.ZeroPoint):
+			rep.Add(RuleZeroPointMismatch, loc, "%s %d: tensor %q zero point %d, layer %q %d", kind, i, ten.Name, ten.ZeroPoint[0], l.Name, l.Numerics.ZeroPoint)
 		}
 	}
-	match("input", top.Inputs, e.InputLayers)
-	match("output", top.Outputs, outs)
+	// Inputs pair by position and must be as many as the layers.
+	if len(top.Inputs) != len(e.InputLayers) {
+		rep.Add(RuleTensorMismatch, loc, "%d op inputs but %d input layers", len(top.Inputs), len(e.InputLayers))
+	} else {
+		for i, ti := range top.Inputs {
+			pair("input", i, ti, e.InputLayers[i])
+		}
+	}
+	// Output layer i pairs with op output i; layers named *_variable_output
+	// have no tensor (they are written back into inputs) and are skipped;
+	// the op may list more outputs (libedgetpu tflite/custom_op.cc,
+	// ValidateInputsAndOutputs).
+	for i, l := range e.OutputLayers {
+		if strings.HasSuffix(l.Name, VariableOutputSuffix) {
+			continue
+		}
+		if i >= len(top.Outputs) {
+			rep.Add(RuleTensorMismatch, loc, "output layer %d %q has no op output (the op has %d)", i, l.Name, len(top.Outputs))
+			continue
+		}
+		pair("output", i, top.Outputs[i], l)
+	}
 }
 
 // checkSlices verifies OutputShapeInfo arithmetically, in time bounded by
