@@ -226,11 +226,14 @@ func uses(w *Workload, id int64) bool {
 	return false
 }
 
-// inMergedIfmap reports whether a transfer is part of a merged tensor
-// marked cur_wl_ifmap in the workload's snapshot.
+// inMergedIfmap reports whether a transfer is part of a tensor of the
+// workload's snapshot: a merged tensor holding several transfers (the notes:
+// cur_wl_ifmap marks it, a superset of the workload's ifmaps). The flag is
+// not required: the spec calls cur_wl_ifmap a hint for the assembler, so a
+// writer that omits it still holds the transfer in its snapshot.
 func inMergedIfmap(w *Workload, id int64) bool {
 	for i := range w.Buffer {
-		if w.Buffer[i].CurWLIfmap && slices.Contains(w.Buffer[i].TransferIDs, id) {
+		if slices.Contains(w.Buffer[i].TransferIDs, id) {
 			return true
 		}
 	}
