@@ -545,6 +545,14 @@ func (r *reader) schedule() (*Schedule, error) {
 		s.Variant = Compiler
 	}
 	sort.Slice(cores, func(i, j int) bool { return cores[i].key < cores[j].key })
+	// The spec defines program order as ascending workload_id, not list
+	// order: a writer listing a core's workloads in another order is read
+	// in program order (repeated IDs stay adjacent; Check reports them).
+	for _, c := range cores {
+		if !sort.SliceIsSorted(c.wls, func(i, j int) bool { return c.wls[i].ID < c.wls[j].ID }) {
+			sort.SliceStable(c.wls, func(i, j int) bool { return c.wls[i].ID < c.wls[j].ID })
+		}
+	}
 	for i, c := range cores {
 		core := &Core{ID: i, Key: c.key, Workloads: c.wls, X: -1, Y: -1}
 		switch {
