@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/sim"
@@ -139,10 +140,11 @@ func Simulate(s *gemini.Schedule, p Params) (*Result, error) {
 		return nil, err
 	}
 	tl, err := sim.Run(l.g)
-	if err != nil && len(s.Cores) > 1 {
+	if err != nil {
 		// Each core's DRAM queue is served in its own order; should the
-		// orders of several cores contradict each other through their data
-		// (a deadlock), serve the transfers by priority alone.
+		// orders of several cores, or one core's queue order and its
+		// program order, contradict each other through their data (a
+		// deadlock), serve the transfers by priority alone.
 		l = newLowering(s, p)
 		l.unchained = true
 		if err := l.build(); err != nil {
@@ -151,7 +153,9 @@ func Simulate(s *gemini.Schedule, p Params) (*Result, error) {
 		tl, err = sim.Run(l.g)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("simulate: %w", err)
+		// What remains is a deadlock of the data itself: program order and
+		// data edges form a cycle (npukit check reports it as gemini/cycle).
+		return nil, fmt.Errorf("simulate: the schedule deadlocks, no total exists (program order and data edges form a cycle; run npukit check): %w", err)
 	}
 	return l.result(tl), nil
 }
@@ -234,7 +238,7 @@ func (l *lowering) add(t sim.Task, info TaskInfo) sim.TaskID {
 
 // unit is the compute unit a layer type runs on (pe, vp, dt).
 func unit(layerType string) string {
-	switch layerType {
+	switch layerType = strings.ToLower(layerType); layerType {
 	case "pe", "conv2d", "fc":
 		return "pe"
 	case "vp", "pool", "element_wise":
