@@ -161,3 +161,42 @@ func TestCheckReusedFmapFirstConsumerOnly(t *testing.T) {
 		t.Errorf("re-used fmap: %v", rep)
 	}
 }
+
+// Core keys: each variant's layout first, the other when the keys fit only
+// that one (a multi-core compiler IR numbered on the mesh like the raw IR).
+func TestReadCoreKeyLayouts(t *testing.T) {
+	doc := func(keys []string, buffersize bool) string {
+		var b bytes.Buffer
+		b.WriteString(`{"-1":{"in":[],"out":[]},`)
+		for _, k := range keys {
+			b.WriteString(`"` + k + `":[],`)
+		}
+		if buffersize {
+			b.WriteString(`"buffersize":1024,`)
+		}
+		b.WriteString(`"xlen":2,"ylen":2}`)
+		return b.String()
+	}
+	for _, c := range []struct {
+		keys     []string
+		compiler bool
+		want     [][2]int64
+	}{
+		{[]string{"0", "1", "2", "3"}, true, [][2]int64{{0, 0}, {1, 0}, {0, 1}, {1, 1}}},
+		{[]string{"1", "2", "5", "6"}, true, [][2]int64{{0, 0}, {1, 0}, {0, 1}, {1, 1}}},
+		{[]string{"1", "2", "5", "6"}, false, [][2]int64{{0, 0}, {1, 0}, {0, 1}, {1, 1}}},
+		{[]string{"0", "1", "2", "3"}, false, [][2]int64{{0, 0}, {1, 0}, {0, 1}, {1, 1}}},
+	} {
+		s, err := ReadBytes([]byte(doc(c.keys, c.compiler)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [][2]int64
+		for _, core := range s.Cores {
+			got = append(got, [2]int64{core.X, core.Y})
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("keys %v (compiler %v): positions %v, want %v", c.keys, c.compiler, got, c.want)
+		}
+	}
+}

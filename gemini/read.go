@@ -553,12 +553,37 @@ func (r *reader) schedule() (*Schedule, error) {
 			sort.SliceStable(c.wls, func(i, j int) bool { return c.wls[i].ID < c.wls[j].ID })
 		}
 	}
+	meshKeys := s.Variant == Raw
+	if s.XLen > 0 {
+		// Each variant's documented key layout is tried first; a file whose
+		// keys do not fit it but fit the other one uses the other (a
+		// multi-core compiler IR may number cores on the mesh as the raw IR
+		// does: no public multi-core compiler file says otherwise).
+		yl := s.YLen
+		if yl <= 0 {
+			yl = math.MaxInt64 / (s.XLen + 2)
+		}
+		fitsCompact, fitsMesh := true, true
+		for _, c := range cores {
+			fitsCompact = fitsCompact && c.key < s.XLen*yl
+			fitsMesh = fitsMesh && c.key >= 1 && (c.key-1)%(s.XLen+2) < s.XLen && (c.key-1)/(s.XLen+2) < yl
+		}
+		if meshKeys && !fitsMesh && fitsCompact {
+			meshKeys = false
+		} else if !meshKeys && !fitsCompact && fitsMesh {
+			meshKeys = true
+		}
+	}
 	for i, c := range cores {
 		core := &Core{ID: i, Key: c.key, Workloads: c.wls, X: -1, Y: -1}
 		switch {
-		case s.Variant == Raw && s.XLen > 0 && c.key >= 1:
+		case s.XLen <= 0:
+		case meshKeys && c.key >= 1:
 			core.X, core.Y = (c.key-1)%(s.XLen+2), (c.key-1)/(s.XLen+2)
-		case s.Variant == Compiler && s.XLen > 0:
+			if core.X >= s.XLen { // a DRAM column: not a core position
+				core.X, core.Y = -1, -1
+			}
+		case !meshKeys:
 			core.X, core.Y = c.key%s.XLen, c.key/s.XLen
 		}
 		s.Cores = append(s.Cores, core)

@@ -126,3 +126,16 @@ func TestQueueOrderContradictsProgram(t *testing.T) {
 		t.Errorf("total %d", res.TotalCycles)
 	}
 }
+
+// A core key far outside the mesh is an error naming the key, not a route
+// of millions of hops.
+func TestCoreKeyOutsideMesh(t *testing.T) {
+	s, err := gemini.Synth(gemini.SynthConfig{Cores: 2, Workloads: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Cores[1].Key, s.Cores[1].X, s.Cores[1].Y = 100000000, 0, 50000000
+	if _, err := Simulate(s, Default()); err == nil || !strings.Contains(err.Error(), "100000000") {
+		t.Fatalf("got %v", err)
+	}
+}

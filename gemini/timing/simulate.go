@@ -269,9 +269,43 @@ func tiles(w *gemini.Workload) int64 {
 
 var tileKey = []byte(`"tile_num`)
 
+// checkMesh bounds the mesh the cores' positions span: routes take one
+// task per hop, so a core key placing a core millions of rows away (a
+// corrupted key, or keys that follow neither layout) must be an error, not
+// millions of tasks. The bound admits any mesh the header's xlen x ylen
+// describes (up to 4096 a side) and any layout about as large as its cores.
+func (l *lowering) checkMesh() error {
+	s := l.s
+	nc := int64(len(s.Cores))
+	if nc < 2 {
+		return nil
+	}
+	var w, h int64
+	for _, c := range s.Cores {
+		x, y := l.pos(c)
+		w, h = max(w, x+1), max(h, y+1)
+	}
+	limit := 2*nc + 2
+	if s.XLen > 0 && s.YLen > 0 && s.XLen <= 4096 && s.YLen <= 4096 {
+		limit = max(limit, s.XLen+s.YLen)
+	}
+	if w+h > limit {
+		for _, c := range s.Cores {
+			if x, y := l.pos(c); x+y+2 > limit {
+				return fmt.Errorf("core key %d lies at mesh position (%d, %d), outside a %dx%d mesh of %d cores: its key fits neither core numbering", c.Key, x, y, s.XLen, s.YLen, nc)
+			}
+		}
+		return fmt.Errorf("the cores span a %dx%d mesh, too large for %d cores and xlen %d, ylen %d", w, h, nc, s.XLen, s.YLen)
+	}
+	return nil
+}
+
 func (l *lowering) build() error {
 	s, p, g := l.s, &l.p, l.g
 	nc := len(s.Cores)
+	if err := l.checkMesh(); err != nil {
+		return err
+	}
 	// Size the graph up front (growing the slices of a million tasks
 	// dominated the lowering): tiles, plus an upper estimate of the DRAM
 	// transfers and NoC hops from the workloads' inputs and outputs.
