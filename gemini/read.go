@@ -300,12 +300,20 @@ func (r *reader) optTime() (int64, error) {
 	return n, err
 }
 
-// str reads a string; null reads as "" (names are optional labels).
+// str reads a string; null reads as "" (names are optional labels) and a
+// number as its text.
 func (r *reader) str() (string, error) {
 	k := r.d.PeekKind()
 	if k == 'n' {
 		_, err := r.d.ReadToken()
 		return "", r.wrap(err)
+	}
+	if k == '0' { // a numeric name (a layer numbered, not named)
+		v, err := r.d.ReadValue()
+		if err != nil {
+			return "", r.wrap(err)
+		}
+		return r.intern(v), nil
 	}
 	if k != '"' {
 		return "", r.kindErr("a string", k)

@@ -329,6 +329,11 @@ func TestReadLenientScalars(t *testing.T) {
 			t.Errorf("size %s read without error", bad)
 		}
 	}
+	// A numbered layer reads as its number's text.
+	s, err = ReadBytes([]byte(strings.Replace(doc, `"layer_name":null,"layer_type"`, `"layer_name":12,"layer_type"`, 1)))
+	if err != nil || s.Cores[0].Workloads[0].LayerName != "12" {
+		t.Errorf("numeric layer name: %v", err)
+	}
 	// Without buffersize, the compiler's snapshot members still say bytes.
 	s, err = ReadBytes([]byte(strings.Replace(doc, `"buffersize":"1024",`, ``, 1)))
 	if err != nil || s.Variant != Compiler || s.DRAMReads[0].Size != 64 {
