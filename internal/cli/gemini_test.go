@@ -130,3 +130,30 @@ func TestGeminiReport(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiDegenerate: valid schedules with nothing in them (no cores,
+// cores without workloads, workloads without transfers) go through every
+// command of the Gemini area with exit 0.
+func TestGeminiDegenerate(t *testing.T) {
+	dir := t.TempDir()
+	docs := map[string]string{
+		"nocores.json":    `{"-1":{"in":[],"out":[]},"buffersize":8388608,"top_batch_cut":1,"xlen":1,"ylen":1}`,
+		"emptycores.json": `{"-1":{"in":[],"out":[]},"0":[],"1":[],"2":[],"3":[],"buffersize":8388608,"xlen":2,"ylen":2}`,
+		"nulls.json":      `{"-1":null,"0":null,"buffersize":8388608,"xlen":1,"ylen":1}`,
+		"notransfer.json": `{"-1":{"in":[],"out":[]},"0":[{"workload_id":0,"layer_name":"a","layer_type":"vp","time":100,"ifmap":[],"ofmap":[],"ofmap_size":0,"buffer":[],"wl0_buffer":[],"workload":[[0,0,0,0],[0,0,0,0]],"ring_buffer_info":[[0,8388608]]}],"buffersize":8388608,"xlen":1,"ylen":1}`,
+	}
+	for name, doc := range docs {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"inspect", "--layers", p}, {"check", p}, {"sim", p}, {"report", p, "-o", filepath.Join(dir, "r.html")},
+			{"gemini", "realloc", p}, {"alloc", "--from", p},
+		} {
+			if r := run(t, "", args...); r.code != 0 {
+				t.Errorf("%s: %v: exit %d\n%s", name, args[:len(args)-1], r.code, r)
+			}
+		}
+	}
+}
