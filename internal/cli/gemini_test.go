@@ -157,3 +157,30 @@ func TestGeminiDegenerate(t *testing.T) {
 		}
 	}
 }
+
+// TestZebuCheckReport: emulator traces are checked (no findings on the
+// real ones; a cut trace is a warning, exit 0) and reported.
+func TestZebuCheckReport(t *testing.T) {
+	dir := conformance.Corpus(t, "gemini/zebu")
+	out := t.TempDir()
+	for _, f := range conformance.Files(t, dir, "*.txt") {
+		if r := run(t, "", "check", f); r.code != 0 || !strings.Contains(r.stdout, "0 errors, 0 warnings") {
+			t.Errorf("check %s: exit %d\n%s", f, r.code, r)
+		}
+		if r := run(t, "", "report", f, "-o", filepath.Join(out, "z.html")); r.code != 0 {
+			t.Errorf("report %s: exit %d\n%s", f, r.code, r)
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitAfter(string(b), "\n")
+		cut := filepath.Join(out, "cut.txt")
+		if err := os.WriteFile(cut, []byte(strings.Join(lines[:len(lines)/2], "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := run(t, "", "check", cut); r.code != 0 || !strings.Contains(r.stdout, "zebu/no-end") {
+			t.Errorf("check of a cut trace: exit %d\n%s", r.code, r)
+		}
+	}
+}

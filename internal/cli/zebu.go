@@ -3,19 +3,75 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/gemini/zebu"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/report"
 )
 
 // A ZeBu emulator trace is the timing ground truth of a Gemini run;
 // `npukit inspect` summarises it (`npukit sim schedule.json --zebu trace`
 // compares it with the simulator).
 func init() {
-	registerFormat(Format{Kind: detect.ZebuTrace, Inspect: inspectZebu})
+	registerFormat(Format{Kind: detect.ZebuTrace, Inspect: inspectZebu, Check: checkZebu})
+	registerReporter(detect.ZebuTrace, reportZebu)
+}
+
+func checkZebu(_ *Env, r detect.Result) (diag.Report, error) {
+	t, err := zebu.ReadFile(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	return zebu.Check(t), nil
+}
+
+// reportZebu renders each trace: its totals, the busy time per unit class
+// and the per-layer extents.
+func reportZebu(_ *Env, files []detect.Result) (*report.Page, error) {
+	page := &report.Page{Title: "ZeBu emulator trace", Subtitle: filepath.Base(files[0].Path), Diagnostics: diag.Report{}}
+	if len(files) > 1 {
+		page.Title = fmt.Sprintf("%d ZeBu emulator traces", len(files))
+		page.Subtitle += fmt.Sprintf(" and %d more", len(files)-1)
+	}
+	for i, f := range files {
+		t, err := zebu.ReadFile(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		name := filepath.Base(f.Path)
+		total := t.Total()
+		layers := t.Layers()
+		if i == 0 {
+			page.Summary = []report.KV{
+				{Key: "Total", Value: humanize.Count(total) + " cycles"},
+				{Key: "Instructions", Value: humanize.Count(int64(len(t.Insts)))},
+				{Key: "Layers", Value: strconv.Itoa(len(layers))},
+			}
+		}
+		classes := &report.Table{Caption: "Unit classes", Header: []string{"class", "unit", "instructions", "sum (cycles)", "busy (cycles)", "busy %"}, Numeric: []int{2, 3, 4, 5}}
+		for _, c := range t.Classes() {
+			pct := 0.0
+			if total > 0 {
+				pct = 100 * float64(c.Busy) / float64(total)
+			}
+			classes.Rows = append(classes.Rows, []string{c.Class, zebuClassNames[c.Class], strconv.Itoa(c.Insts), humanize.Count(c.Sum), humanize.Count(c.Busy), fmt.Sprintf("%.1f", pct)})
+		}
+		lt := &report.Table{Caption: "Layers (non-configuration instructions)", Header: []string{"layer", "start", "end", "cycles", "instructions"}, Numeric: []int{0, 1, 2, 3, 4}, MaxRows: 500}
+		for _, l := range layers {
+			lt.Rows = append(lt.Rows, []string{strconv.FormatInt(l.ID, 10), humanize.Count(l.Start), humanize.Count(l.End), humanize.Count(l.End - l.Start), strconv.Itoa(l.Insts)})
+		}
+		page.Sections = append(page.Sections, report.Section{ID: fmt.Sprintf("f%d", i), Title: name,
+			Intro:  fmt.Sprintf("Total %s cycles (end of the last instruction); the emulator runs the core at 25 MHz.", humanize.Count(total)),
+			Blocks: []report.Block{classes, lt}})
+		page.Diagnostics = append(page.Diagnostics, zebu.Check(t).WithFile(name)...)
+	}
+	return page, nil
 }
 
 // zebuSummary is the inspect output of an emulator trace.
