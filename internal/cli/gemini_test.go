@@ -170,6 +170,27 @@ func TestZebuCheckReport(t *testing.T) {
 		if r := run(t, "", "report", f, "-o", filepath.Join(out, "z.html")); r.code != 0 {
 			t.Errorf("report %s: exit %d\n%s", f, r.code, r)
 		}
+		// sim replays the measured run: its total is inspect's.
+		tp := filepath.Join(out, "zt.json")
+		var simOut, insOut struct {
+			Total int64 `json:"total_cycles"`
+		}
+		r := run(t, "", "sim", "--json", "--trace", tp, f)
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &simOut) != nil {
+			t.Fatalf("sim %s: exit %d\n%s", f, r.code, r)
+		}
+		r = run(t, "", "inspect", "--json", f)
+		var ins []struct{ Result json.RawMessage }
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &ins) != nil || len(ins) != 1 || json.Unmarshal(ins[0].Result, &insOut) != nil {
+			t.Fatalf("inspect %s: exit %d\n%s", f, r.code, r)
+		}
+		if simOut.Total == 0 || simOut.Total != insOut.Total {
+			t.Errorf("sim total %d, inspect total %d", simOut.Total, insOut.Total)
+		}
+		var tr struct{ TraceEvents []json.RawMessage }
+		if b, err := os.ReadFile(tp); err != nil || json.Unmarshal(b, &tr) != nil || len(tr.TraceEvents) < 100 {
+			t.Errorf("trace %s: %v, %d events", tp, err, len(tr.TraceEvents))
+		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

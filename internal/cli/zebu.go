@@ -13,6 +13,8 @@ import (
 	"github.com/npukit/npukit/gemini/zebu"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/report"
+	"github.com/npukit/npukit/sim"
+	"github.com/npukit/npukit/trace"
 )
 
 // A ZeBu emulator trace is the timing ground truth of a Gemini run;
@@ -21,6 +23,63 @@ import (
 func init() {
 	registerFormat(Format{Kind: detect.ZebuTrace, Inspect: inspectZebu, Check: checkZebu})
 	registerReporter(detect.ZebuTrace, reportZebu)
+	registerSimulator(Simulator{Kind: detect.ZebuTrace, Run: simZebu})
+}
+
+// zebuSimOutput is `npukit sim` of an emulator trace: the run is already
+// timed, so the "simulation" replays it (the totals, and with --trace its
+// timeline as a Perfetto trace beside the simulator's).
+type zebuSimOutput struct {
+	File        string           `json:"file"`
+	Source      string           `json:"source"`
+	TotalCycles int64            `json:"total_cycles"`
+	Classes     []zebu.ClassStat `json:"classes"`
+	Trace       string           `json:"trace,omitempty"`
+}
+
+func simZebu(_ *Env, r detect.Result, opts SimOptions) (Output, error) {
+	t, err := zebu.ReadFile(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	out := &zebuSimOutput{File: r.Path, Source: "ZeBu emulator trace (measured, replayed)", TotalCycles: t.Total(), Classes: t.Classes()}
+	if opts.Trace != "" {
+		tl, err := sim.Run(zebu.Lower(t))
+		if err != nil {
+			return nil, err
+		}
+		topt := trace.Options{NanosPerUnit: 1, // cycles at the nominal 1 GHz, as gemini sim traces
+			Metadata: [][2]string{{"trace", filepath.Base(r.Path)}, {"source", "ZeBu emulator (replayed)"}, {"total_cycles", strconv.FormatInt(out.TotalCycles, 10)}},
+			Args: func(id sim.TaskID, a *trace.Args) {
+				in := &t.Insts[tl.Graph.Tasks[id].Tag]
+				a.Int("layer", in.Layer)
+				a.Int("workload", in.Workload)
+				a.Int("tile", in.Tile)
+				a.Int("inst_idx", in.Index)
+			}}
+		if err := trace.WriteFile(opts.Trace, tl, topt); err != nil {
+			return nil, fmt.Errorf("--trace: %w", err)
+		}
+		out.Trace = opts.Trace
+	}
+	return out, nil
+}
+
+func (o *zebuSimOutput) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "%s: %s\nTotal: %s cycles (measured by the emulator; to simulate a schedule against it: npukit sim SCHEDULE.json --zebu %s)\n",
+		o.File, o.Source, humanize.Count(o.TotalCycles), filepath.Base(o.File))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "CLASS\tINSTRUCTIONS\tBUSY (cycles)\t")
+	for _, c := range o.Classes {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t\n", c.Class, c.Insts, humanize.Count(c.Busy))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if o.Trace != "" {
+		fmt.Fprintf(w, "trace written to %s\n", o.Trace)
+	}
+	return nil
 }
 
 func checkZebu(_ *Env, r detect.Result) (diag.Report, error) {
