@@ -1,13 +1,13 @@
 package zebu
 
 import (
-	"github.com/npukit/npukit/sim"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/npukit/npukit/internal/conformance"
+	"github.com/npukit/npukit/sim"
 )
 
 func TestParseLine(t *testing.T) {
