@@ -60,9 +60,10 @@ func TestRules(t *testing.T) {
 		mod  func(b *Builder)
 	}{
 		{RuleVersionTooNew, func(b *Builder) { b.Header.NeffVersionMajor = 3 }},
-		{RuleFeatureBits, func(b *Builder) { b.Header.NeffVersionMajor, b.Header.FeatureBits = 2, 0x100 }},
+		{RuleNewerFeatures, func(b *Builder) { b.Header.NeffVersionMajor, b.Header.FeatureBits = 2, 0x100 }},
 		{RuleNoKelf, func(b *Builder) { b.Files["kelf-0.json"] = nil }},
-		{RuleJSONSyntax, func(b *Builder) { b.Files["sg00/tensor_map.json"] = []byte("{") }},
+		{RuleJSONSyntax, func(b *Builder) { b.Files["sg00/SP.json"] = []byte(`{"dma":[{"id":"zero"}]}`) }},
+		{RuleMetadataJSON, func(b *Builder) { b.Files["sg00/tensor_map.json"] = []byte("{") }},
 		{RuleMissingMember, func(b *Builder) { sg0(b).Def.Var["w"].FileName = ptr("absent.npy") }},
 		{RuleUnknownTarget, func(b *Builder) { b.Target = "pluto" }},
 		{RuleQueueType, func(b *Builder) { sg0(b).Def.DMAQueue["qIn"].Type = ptr("sideways") }},
@@ -118,6 +119,27 @@ func TestRules(t *testing.T) {
 				t.Errorf("rule %s not registered", c.rule)
 			}
 		})
+	}
+}
+
+// TestFeatureBitsNamedRuntime: against a runtime the user names, feature
+// bits it does not support are an error (the default runtime only warns).
+func TestFeatureBitsNamedRuntime(t *testing.T) {
+	b := baseBuilder(t)
+	b.Header.NeffVersionMajor, b.Header.FeatureBits = 2, 0x100
+	raw, err := b.Bytes(PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := DefaultRuntime
+	rt.Assumed = false
+	rep, _ := CheckBytes(raw, DefaultLimits(), rt)
+	if len(rep) != 1 || rep[0].Rule != RuleFeatureBits || rep[0].Severity != diag.Error {
+		t.Fatalf("%v", rep)
+	}
+	rt.Features |= 0x100
+	if rep, _ := CheckBytes(raw, DefaultLimits(), rt); len(rep) != 0 {
+		t.Fatalf("supported: %v", rep)
 	}
 }
 

@@ -165,9 +165,9 @@ func Summarize(m *Model) *Summary {
 		t := deref(k.Kelf.Target)
 		s.Targets = append(s.Targets, TargetSummary{Kelf: k.Member, Target: t, Arch: TargetArch(t), Graphs: len(k.Kelf.Graphs)})
 	}
-	if m.Neff != nil {
-		for _, sn := range sortedKeys(m.Neff.Metadata.Signatures) {
-			sig := m.Neff.Metadata.Signatures[sn]
+	if sigs := m.Signatures(); sigs != nil {
+		for _, sn := range sortedKeys(sigs) {
+			sig := sigs[sn]
 			s.Inputs = append(s.Inputs, tensors(sn, sig.Inputs)...)
 			s.Outputs = append(s.Outputs, tensors(sn, sig.Outputs)...)
 		}
