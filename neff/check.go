@@ -370,7 +370,12 @@ func (c *checker) checkConstant(loc string, v *Var) {
 			c.add(RuleConstantSize, name, "not a readable .npy: %v", err)
 			return
 		}
+		// The runtime writes the array's data (spec, "Constants"): bytes
+		// a writer leaves after it are not loaded.
 		n = info.DataBytes
+		if info.ArrayBytes >= 0 {
+			n = info.ArrayBytes
+		}
 	}
 	if v.Size != nil && n > *v.Size {
 		c.add(RuleConstantSize, loc+".size", "constant %q holds %d data bytes, more than the variable's %d", name, n, *v.Size)
@@ -607,7 +612,12 @@ func (c *checker) checkSide(loc, side string, name *string, off *int64, steps, s
 		return
 	}
 	if v.TypeName() == "state-buffer" {
-		c.checkSBBounds(loc, side, *name, p)
+		// The 262144-byte partition stride is measured on trn1 NEFFs
+		// (notes/neff.md); INF1's state-buffer addressing is not
+		// documented, so its patterns are not bounded here.
+		if c.arch != ArchInf1 {
+			c.checkSBBounds(loc, side, *name, p)
+		}
 		return
 	}
 	lo, hi := p.Bounds()

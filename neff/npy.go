@@ -16,6 +16,9 @@ type Npy struct {
 	Fortran   bool   `json:"fortran_order,omitempty"`
 	ItemSize  int64  `json:"item_size"`  // 0 when the descr has no fixed size npukit knows (structured)
 	DataBytes int64  `json:"data_bytes"` // bytes after the header
+	// ArrayBytes is what the shape declares (elements x item size), the
+	// bytes a loader copies; -1 when the item size is unknown.
+	ArrayBytes int64 `json:"array_bytes"`
 }
 
 // npyMagic starts every .npy file (numpy's NEP 1 format description).
@@ -57,6 +60,7 @@ func NpyInfo(b []byte) (Npy, error) {
 		return n, fmt.Errorf(".npy header at offset %d: %w", start, err)
 	}
 	n.DataBytes = int64(uint64(len(b)) - start - hlen)
+	n.ArrayBytes = -1
 	if n.ItemSize == 0 {
 		return n, nil
 	}
@@ -71,6 +75,7 @@ func NpyInfo(b []byte) (Npy, error) {
 	if uint64(n.DataBytes) < want {
 		return n, fmt.Errorf("shape %v of %s needs %d data bytes, have %d", n.Shape, n.Descr, want, n.DataBytes)
 	}
+	n.ArrayBytes = int64(want)
 	return n, nil
 }
 

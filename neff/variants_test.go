@@ -253,6 +253,8 @@ func variants() []variant {
 				sg.AddConstant(fmt.Sprintf("c%d", i), fmt.Sprintf("value_c%d.npy", i), int64(128*c.n), data)
 			}
 			sg.AddConstant("scalar", "scalar.npy", 4, npyOf("<f4", "()", 4))
+			// A writer padding the data to 64 bytes: the array is 8 bytes.
+			sg.AddConstant("padded", "padded.npy", 8, npyOf("<f4", "(2,)", 64))
 			sg.AddConstant("raw", "weights.bin", 100, make([]byte, 100))
 			sg.AddConstant("noext", "weights", 64, make([]byte, 64))
 		}, want: func(t *testing.T, s *Summary, _ diag.Report) {
