@@ -194,6 +194,22 @@ type checker struct {
 	outputs int // output variables of the subgraph
 }
 
+// laterArch reports whether the subgraph's kelf names a known post-INF1
+// architecture explicitly.
+func (c *checker) laterArch() bool {
+	switch c.arch {
+	case ArchTrn1, ArchTrn2, ArchTrn3:
+	default:
+		return false
+	}
+	for _, k := range c.m.Kelfs {
+		if k.Member == c.sg.Kelf {
+			return k.Kelf.Target != nil
+		}
+	}
+	return false
+}
+
 func (c *checker) add(rule, loc, format string, args ...any) {
 	c.rep.Add(rule, loc, format, args...)
 }
@@ -251,7 +267,10 @@ func (c *checker) run() {
 		// default false, function_start "", section_start_desc false, op
 		// "copy", dtypes "uint8"): a producer writing defaults everywhere
 		// makes a valid NEFF.
-		if q.Pinned != nil && *q.Pinned && !inf1 && c.arch != ArchAny {
+		// pinned (INF1 only) is flagged only under a target that names a
+		// later architecture: a kelf without a target field may come from
+		// an INF1 compiler that predates the field.
+		if q.Pinned != nil && *q.Pinned && c.laterArch() {
 			c.add(RuleArchField, loc+".pinned", "pinned is an INF1-only field (target %s)", c.arch)
 		}
 		if len(q.QueueInstances) > 0 && inf1 {
@@ -313,10 +332,11 @@ func (c *checker) run() {
 				c.add(RuleVarField, loc+"."+field, "%s is only valid with type %s, not %q", field, typ, t)
 			}
 		}
-		only(v.FileName != nil, "file_name", "file")
+		// Empty values (file_name "", list []) carry nothing to misuse.
+		only(deref(v.FileName) != "", "file_name", "file")
 		only(v.BackingVariableOff != nil, "backing_variable_off", "virtual")
 		only(v.ReferencedVarID != nil, "referenced_var_id", "pointer")
-		only(v.List != nil, "list", "dge-table")
+		only(len(v.List) > 0, "list", "dge-table")
 		if v.FileName != nil && t == "file" {
 			c.checkConstant(loc, v)
 		}

@@ -294,6 +294,23 @@ func variants() []variant {
 			setJSON(b, "sg00/def.json", def)
 			setJSON(b, "kelf-0.json", `{"graphs":[{"definition":"sg00/def.json","name":"sg00"}],"version":0.5,"target":"sunda"}`)
 		}},
+		{name: "no-target-field-pinned", mod: func(b *Builder) {
+			// An INF1-era kelf without a target field: pinned is not an error.
+			setJSON(b, "kelf-0.json", `{"graphs":[{"definition":"sg00/def.json","name":"sg00"}],"version":"0.5"}`)
+			for _, q := range sg0(b).Def.DMAQueue {
+				q.Pinned = ptr(true)
+			}
+		}},
+		{name: "unknown-target-pinned", mod: func(b *Builder) {
+			b.Target = "tonga"
+			for _, q := range sg0(b).Def.DMAQueue {
+				q.Pinned = ptr(true)
+			}
+		}},
+		{name: "empty-var-fields", mod: func(b *Builder) {
+			sg0(b).Def.Var["in"].FileName = ptr("")
+			sg0(b).Def.Var["out"].List = []int64{}
+		}},
 		{name: "feature-bit-newer-runtime", mod: func(b *Builder) { b.Header.NeffVersionMajor = 2; b.Header.FeatureBits = 0x100 }},
 		{name: "no-sb-size-no-queue-type-default", mod: func(b *Builder) {
 			sg0(b).Def.DMAQueue["qIn"].NumQueues = nil
