@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -341,6 +343,12 @@ func TestVariantsCheckClean(t *testing.T) {
 			raw, err := b.Bytes(v.opt)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// NEFF_VARIANTS_DIR=dir keeps the files, to run the CLI on them.
+			if dir := os.Getenv("NEFF_VARIANTS_DIR"); dir != "" {
+				if err := os.WriteFile(filepath.Join(dir, v.name+".neff"), raw, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			rep, m := CheckBytes(raw, DefaultLimits(), DefaultRuntime)
 			for _, d := range rep {
