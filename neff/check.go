@@ -377,7 +377,7 @@ func (c *checker) run() {
 }
 
 func (c *checker) checkConstant(loc string, v *Var) {
-	name := c.sg.Member(*v.FileName)
+	name := c.sg.Ref(*v.FileName)
 	mem, ok := c.m.File.Member(name)
 	if !ok {
 		c.add(RuleMissingMember, loc+".file_name", "constant file %q is not in the archive", name)
@@ -416,7 +416,7 @@ func (c *checker) checkEngine(e *Engine) {
 		return
 	}
 	for _, set := range j.ActivationFunctionSets {
-		name := c.sg.Member(set + ".json")
+		name := c.sg.Ref(set + ".json")
 		if _, ok := c.m.File.Member(name); !ok {
 			c.add(RuleMissingMember, e.Member+": activation_function_sets", "activation table %q is not in the archive", name)
 		}
@@ -426,8 +426,8 @@ func (c *checker) checkEngine(e *Engine) {
 			if f == "" {
 				continue
 			}
-			if _, ok := c.m.File.Member(c.sg.Member(f)); !ok {
-				c.add(RuleMissingMember, fmt.Sprintf("%s: dve_tables[%d]", e.Member, i), "DVE table %q is not in the archive", c.sg.Member(f))
+			if _, ok := c.m.File.Member(c.sg.Ref(f)); !ok {
+				c.add(RuleMissingMember, fmt.Sprintf("%s: dve_tables[%d]", e.Member, i), "DVE table %q is not in the archive", c.sg.Ref(f))
 			}
 		}
 	}

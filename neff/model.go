@@ -484,3 +484,14 @@ func (v Metric) MarshalJSON() ([]byte, error) {
 	type plain Metric
 	return encodeObject(plain(v), v.Extra)
 }
+
+// Ref resolves a file name a subgraph's JSON gives (file_name, activation
+// sets, DVE tables; relative to the subgraph directory) to a member name,
+// cleaned as member names are ("./w.npy" names member "sg00/w.npy").
+func (sg *Subgraph) Ref(name string) string {
+	full := sg.Member(name)
+	if c, err := CleanName(full); err == nil && c != "" {
+		return c
+	}
+	return full
+}

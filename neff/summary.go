@@ -322,7 +322,7 @@ func (m *Model) constants(sg *Subgraph) []ConstantSummary {
 			continue
 		}
 		c := ConstantSummary{Subgraph: sg.Name, Name: vn, File: deref(v.FileName), Size: v.SizeBytes(), Format: "raw"}
-		if mem, ok := m.File.Member(sg.Member(c.File)); !ok {
+		if mem, ok := m.File.Member(sg.Ref(c.File)); !ok {
 			c.Format = "missing"
 		} else if strings.HasSuffix(c.File, ".npy") {
 			if npy, err := NpyInfo(mem.Data); err == nil {
