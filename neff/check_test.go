@@ -161,6 +161,32 @@ func TestStateBufferBounds(t *testing.T) {
 	}
 }
 
+// TestStateBufferBoundsHuge: patterns declaring billions of runs are
+// bounded arithmetically or left alone, never walked run by run.
+func TestStateBufferBoundsHuge(t *testing.T) {
+	for _, c := range []struct {
+		sizes, steps []int64
+		err          bool
+	}{
+		{[]int64{1, 1000, 1000, 1000}, []int64{1, 2, 0, 0}, false},          // 10^9 runs inside partition 0
+		{[]int64{1, 1 << 20, 1 << 20, 1 << 10}, []int64{1, 0, 0, 0}, false}, // 2^50 runs, one byte
+		{[]int64{1, 1 << 20, 1 << 20, 1 << 10}, []int64{1, 1, 0, 0}, false}, // too many to walk: no claim
+		{[]int64{64, 128, 1 << 20}, []int64{1, SBPartitionStride, 0}, false},
+		{[]int64{64, 4, 1 << 10}, []int64{1, 196600, 0}, true}, // walked: crosses partition 0's end
+	} {
+		b := baseBuilder(t)
+		d := desc0(b, 0)
+		d.ToSizes, d.ToSteps = c.sizes, c.steps
+		d.From = ptr("SB")
+		d.FromSizes, d.FromSteps = []int64{1}, []int64{1}
+		d.To = ptr("SB")
+		rep := checkBuilder(t, b)
+		if got := hasRule(rep, RulePatternBounds); got != c.err {
+			t.Errorf("%v/%v: %v", c.sizes, c.steps, rep)
+		}
+	}
+}
+
 // TestContainerRulesInCheck: read failures become diagnostics.
 func TestContainerRulesInCheck(t *testing.T) {
 	raw, _ := baseBuilder(t).Bytes(PackOptions{})
