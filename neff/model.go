@@ -290,18 +290,20 @@ type SigTensor struct {
 type TensorMapEntry struct {
 	DType    string  `json:"dtype,omitempty"`
 	Kind     string  `json:"kind,omitempty"`
-	IsConst  bool    `json:"is_const,omitempty"`
+	IsConst  any     `json:"is_const,omitempty"` // false in real files; "0" or 0 kept as written
 	SimShape []int64 `json:"sim_shape,omitempty"`
 	TFShape  []int64 `json:"tf_shape,omitempty"`
 	Extra    Extra   `json:"-"`
 }
 
-// Info is info.json.
+// Info is info.json. Only tool_version is used; the counts keep whatever
+// JSON value a producer wrote (a string "1" must not hide the compiler
+// version).
 type Info struct {
 	ToolVersion     string `json:"tool_version,omitempty"`
 	Name            string `json:"name,omitempty"`
-	NumTPB          *int64 `json:"num_tpb,omitempty"`
-	NumTPBRequested *int64 `json:"num_tpb_requested,omitempty"`
+	NumTPB          any    `json:"num_tpb,omitempty"`
+	NumTPBRequested any    `json:"num_tpb_requested,omitempty"`
 	Extra           Extra  `json:"-"`
 }
 

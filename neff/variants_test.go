@@ -139,10 +139,19 @@ func variants() []variant {
 		}},
 		{name: "info-odd", mod: func(b *Builder) {
 			setJSON(b, "info.json", `{"tool_version":"2.21.0","num_tpb":"1","name":null,"kelp_version":"Dynamic"}`)
+		}, want: func(t *testing.T, s *Summary, rep diag.Report) {
+			if s.Compiler != "2.21.0" || len(rep) != 0 {
+				t.Errorf("compiler %q, %v", s.Compiler, rep)
+			}
 		}},
 		{name: "tensor-map", mod: func(b *Builder) {
 			setJSON(b, "sg00/tensor_map.json", `{"in":{"dtype":"float32","kind":"input","is_const":false,"sim_shape":[1024],"tf_shape":[1024]},
-				"out":{"dtype":"float32","kind":"output","is_const":"0","sim_shape":[1024],"tf_shape":[-1,"?"]}}`)
+				"out":{"dtype":"float32","kind":"output","is_const":"0","sim_shape":[1024],"tf_shape":[1024]}}`)
+			b.Signature.Outputs = map[string]SigTensor{}
+		}, want: func(t *testing.T, s *Summary, rep diag.Report) {
+			if len(rep) != 0 || len(s.Outputs) != 1 || s.Outputs[0].DType != "float32" {
+				t.Errorf("outputs %v, %v", s.Outputs, rep)
+			}
 		}},
 		{name: "tensor-map-absent-engines-absent", mod: func(b *Builder) {
 			sg0(b).Engines = nil
