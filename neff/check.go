@@ -24,7 +24,11 @@ type Runtime struct {
 	// Assumed marks a runtime the user did not name (DefaultRuntime):
 	// feature bits beyond its mask are then a warning, since newer
 	// runtimes support more bits than the one error message the mask
-	// comes from, and a valid NEFF of a newer compiler sets them.
+	// comes from, and a valid NEFF of a newer compiler sets them (a public
+	// analysis of neuronx-cc 2.24's NEFF writer lists bits up to
+	// 0x2000000, e.g. 0x200 for 3-/4-D DMA descriptors and 0x800 for the
+	// DVE performance mode on newer architectures; see featureNames).
+	// The Neuron runtime's own message is in notes/neff.md.
 	Assumed bool
 }
 
@@ -157,6 +161,37 @@ func Check(m *Model, rt Runtime) diag.Report {
 	return rep
 }
 
+// featureNames are the header feature bits as neuronx-cc 2.24 names them
+// (the "neff_features" strings it also writes into def.json), from a
+// public analysis of its NEFF writer; used only to word messages.
+var featureNames = map[uint64]string{
+	0x2: "collective_has_offset", 0x4: "neff_feature_custom_ops", 0x8: "neff_coalesced_ccops",
+	0x10: "neff_queue_set_instances", 0x20: "neff_has_functions", 0x40: "neff_feature_dynamic_pwp",
+	0x80: "neff_feature_indirect_memcpy_32b_sem_wait", 0x100: "neff_feature_indirect_memcpy_bound_check",
+	0x200: "neff_feature_DMA_desc_higher_dim", 0x400: "neff_feature_vnc", 0x800: "DVE performance mode",
+	0x1000: "neff_feature_DGE", 0x2000: "neff_feature_POOL_RSQRT", 0x4000: "neff_feature_remote_sem",
+	0x8000: "neff_feature_DGE_cast", 0x10000: "neff_feature_vector_DGE", 0x20000: "neff_feature_embedding_stride32",
+	0x100000: "neff_feature_SQI_no_rearm", 0x200000: "neff_feature_hardware_DGE", 0x400000: "neff_feature_partial_sb2sb_ccop",
+	0x1000000: "newer-architecture bit", 0x2000000: "neff_feature_large_tensor_support",
+}
+
+// DescribeFeatures words a feature-bit mask: "0x300 (0x100
+// neff_feature_indirect_memcpy_bound_check, 0x200 ...)".
+func DescribeFeatures(bits uint64) string {
+	var parts []string
+	for b := uint64(1); b != 0 && b <= bits; b <<= 1 {
+		if bits&b == 0 {
+			continue
+		}
+		if n, ok := featureNames[b]; ok {
+			parts = append(parts, fmt.Sprintf("%#x %s", b, n))
+		} else {
+			parts = append(parts, fmt.Sprintf("%#x", b))
+		}
+	}
+	return fmt.Sprintf("%#x (%s)", bits, strings.Join(parts, ", "))
+}
+
 // informational reports whether a problem location names a member the
 // runtime does not need to load the graph (notes/neff.md: neff.json holds
 // the framework graph and signatures, info.json and metrics.json compiler
@@ -179,9 +214,9 @@ func checkHeader(rep *diag.Report, h Header, rt Runtime) {
 	}
 	if h.NeffVersionMajor == 2 {
 		if extra := h.FeatureBits &^ rt.Features; extra != 0 && rt.Assumed {
-			rep.Add(RuleNewerFeatures, fmt.Sprintf("offset %d", offFeatureBits), "NEFF version 2.%d uses feature bits %#x; %s as its error message describes it supports %#x, so a runtime of that age refuses bits %#x (NRT_UNSUPPORTED_NEFF_VERSION); newer runtimes may support them (check against yours with --neff-runtime-features)", h.NeffVersionMinor, h.FeatureBits, rt.Name, rt.Features, extra)
+			rep.Add(RuleNewerFeatures, fmt.Sprintf("offset %d", offFeatureBits), "NEFF version 2.%d uses feature bits %#x; %s as its error message describes it supports %#x, so a runtime of that age refuses bits %s (NRT_UNSUPPORTED_NEFF_VERSION); newer runtimes may support them (check against yours with --neff-runtime-features)", h.NeffVersionMinor, h.FeatureBits, rt.Name, rt.Features, DescribeFeatures(extra))
 		} else if extra != 0 {
-			rep.Add(RuleFeatureBits, fmt.Sprintf("offset %d", offFeatureBits), "NEFF version 2.%d uses feature bits %#x that %s does not support (it supports %#x; unsupported: %#x): the load fails with NRT_UNSUPPORTED_NEFF_VERSION", h.NeffVersionMinor, h.FeatureBits, rt.Name, rt.Features, extra)
+			rep.Add(RuleFeatureBits, fmt.Sprintf("offset %d", offFeatureBits), "NEFF version 2.%d uses feature bits %#x that %s does not support (it supports %#x; unsupported: %s): the load fails with NRT_UNSUPPORTED_NEFF_VERSION", h.NeffVersionMinor, h.FeatureBits, rt.Name, rt.Features, DescribeFeatures(extra))
 		}
 	}
 }

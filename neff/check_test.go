@@ -253,3 +253,15 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 	ya, _ := json.Marshal(y)
 	return bytes.Equal(xa, ya)
 }
+
+func TestDescribeFeatures(t *testing.T) {
+	for bits, want := range map[uint64]string{
+		0x300:            "0x300 (0x100 neff_feature_indirect_memcpy_bound_check, 0x200 neff_feature_DMA_desc_higher_dim)",
+		1<<63 | 1<<40:    "0x8000010000000000 (0x10000000000, 0x8000000000000000)",
+		0x400 | 0x800000: "0x800400 (0x400 neff_feature_vnc, 0x800000)",
+	} {
+		if got := DescribeFeatures(bits); got != want {
+			t.Errorf("%#x: %q, want %q", bits, got, want)
+		}
+	}
+}
