@@ -60,9 +60,10 @@ func TestRules(t *testing.T) {
 		mod  func(b *Builder)
 	}{
 		{RuleVersionTooNew, func(b *Builder) { b.Header.NeffVersionMajor = 3 }},
-		{RuleFeatureBits, func(b *Builder) { b.Header.NeffVersionMajor, b.Header.FeatureBits = 2, 0x100 }},
+		{RuleNewerFeatures, func(b *Builder) { b.Header.NeffVersionMajor, b.Header.FeatureBits = 2, 0x100 }},
 		{RuleNoKelf, func(b *Builder) { b.Files["kelf-0.json"] = nil }},
-		{RuleJSONSyntax, func(b *Builder) { b.Files["sg00/tensor_map.json"] = []byte("{") }},
+		{RuleJSONSyntax, func(b *Builder) { b.Files["sg00/SP.json"] = []byte(`{"dma":[{"id":"zero"}]}`) }},
+		{RuleMetadataJSON, func(b *Builder) { b.Files["sg00/tensor_map.json"] = []byte("{") }},
 		{RuleMissingMember, func(b *Builder) { sg0(b).Def.Var["w"].FileName = ptr("absent.npy") }},
 		{RuleUnknownTarget, func(b *Builder) { b.Target = "pluto" }},
 		{RuleQueueType, func(b *Builder) { sg0(b).Def.DMAQueue["qIn"].Type = ptr("sideways") }},
@@ -121,6 +122,27 @@ func TestRules(t *testing.T) {
 	}
 }
 
+// TestFeatureBitsNamedRuntime: against a runtime the user names, feature
+// bits it does not support are an error (the default runtime only warns).
+func TestFeatureBitsNamedRuntime(t *testing.T) {
+	b := baseBuilder(t)
+	b.Header.NeffVersionMajor, b.Header.FeatureBits = 2, 0x100
+	raw, err := b.Bytes(PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := DefaultRuntime
+	rt.Assumed = false
+	rep, _ := CheckBytes(raw, DefaultLimits(), rt)
+	if len(rep) != 1 || rep[0].Rule != RuleFeatureBits || rep[0].Severity != diag.Error {
+		t.Fatalf("%v", rep)
+	}
+	rt.Features |= 0x100
+	if rep, _ := CheckBytes(raw, DefaultLimits(), rt); len(rep) != 0 {
+		t.Fatalf("supported: %v", rep)
+	}
+}
+
 // TestStateBufferBounds: a run past the partition's capacity is caught even
 // though it stays below the 262144-byte stride.
 func TestStateBufferBounds(t *testing.T) {
@@ -136,6 +158,32 @@ func TestStateBufferBounds(t *testing.T) {
 	desc0(b, 0).ToOff = ptr(SBPartitionBytes(ArchTrn1) - 16)
 	if rep := checkBuilder(t, b); len(rep) != 0 {
 		t.Fatalf("trn2: %v", rep)
+	}
+}
+
+// TestStateBufferBoundsHuge: patterns declaring billions of runs are
+// bounded arithmetically or left alone, never walked run by run.
+func TestStateBufferBoundsHuge(t *testing.T) {
+	for _, c := range []struct {
+		sizes, steps []int64
+		err          bool
+	}{
+		{[]int64{1, 1000, 1000, 1000}, []int64{1, 2, 0, 0}, false},          // 10^9 runs inside partition 0
+		{[]int64{1, 1 << 20, 1 << 20, 1 << 10}, []int64{1, 0, 0, 0}, false}, // 2^50 runs, one byte
+		{[]int64{1, 1 << 20, 1 << 20, 1 << 10}, []int64{1, 1, 0, 0}, false}, // too many to walk: no claim
+		{[]int64{64, 128, 1 << 20}, []int64{1, SBPartitionStride, 0}, false},
+		{[]int64{64, 4, 1 << 10}, []int64{1, 196600, 0}, true}, // walked: crosses partition 0's end
+	} {
+		b := baseBuilder(t)
+		d := desc0(b, 0)
+		d.ToSizes, d.ToSteps = c.sizes, c.steps
+		d.From = ptr("SB")
+		d.FromSizes, d.FromSteps = []int64{1}, []int64{1}
+		d.To = ptr("SB")
+		rep := checkBuilder(t, b)
+		if got := hasRule(rep, RulePatternBounds); got != c.err {
+			t.Errorf("%v/%v: %v", c.sizes, c.steps, rep)
+		}
 	}
 }
 
@@ -204,4 +252,16 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 	xa, _ := json.Marshal(x)
 	ya, _ := json.Marshal(y)
 	return bytes.Equal(xa, ya)
+}
+
+func TestDescribeFeatures(t *testing.T) {
+	for bits, want := range map[uint64]string{
+		0x300:            "0x300 (0x100 neff_feature_indirect_memcpy_bound_check, 0x200 neff_feature_DMA_desc_higher_dim)",
+		1<<63 | 1<<40:    "0x8000010000000000 (0x10000000000, 0x8000000000000000)",
+		0x400 | 0x800000: "0x800400 (0x400 neff_feature_vnc, 0x800000)",
+	} {
+		if got := DescribeFeatures(bits); got != want {
+			t.Errorf("%#x: %q, want %q", bits, got, want)
+		}
+	}
 }

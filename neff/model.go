@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // The typed JSON members. Optional fields are pointers (or nil slices) so
@@ -12,10 +13,12 @@ import (
 
 // Kelf is a kelf-*.json graph list.
 type Kelf struct {
-	Graphs  []KelfGraph `json:"graphs"`
-	Version string      `json:"version,omitempty"`
-	Target  *string     `json:"target,omitempty"`
-	Extra   Extra       `json:"-"`
+	Graphs []KelfGraph `json:"graphs"`
+	// Version is "0.5" in real files; any JSON value is kept (a producer
+	// writing it as a number must not make the graph unreadable).
+	Version any     `json:"version,omitempty"`
+	Target  *string `json:"target,omitempty"`
+	Extra   Extra   `json:"-"`
 }
 
 // KelfGraph names one subgraph's def.json.
@@ -31,7 +34,7 @@ type KelfGraph struct {
 type Def struct {
 	DMAQueue map[string]*QueueSet `json:"dma_queue,omitempty"`
 	Var      map[string]*Var      `json:"var,omitempty"`
-	Version  string               `json:"version,omitempty"`
+	Version  any                  `json:"version,omitempty"` // "0.6" in real files; any value kept
 	Extra    Extra                `json:"-"`
 }
 
@@ -184,6 +187,92 @@ type NeffJSON struct {
 	} `json:"metadata"`
 }
 
+// Signatures returns neff.json's metadata.signatures read leniently: the
+// typed NeffJSON rejects the whole member on one value of an unexpected
+// type, but neff.json is informational (the graph the runtime loads is in
+// kelf and def.json) and other producers write dynamic or unknown
+// dimensions as -1, null or strings, ids as strings or not at all. Here a
+// dimension that is not a non-negative integer reads as -1 (unknown), a
+// missing or non-integer id as -1, a non-string dtype as "". nil when
+// neff.json is absent or names no signatures.
+func (m *Model) Signatures() map[string]Signature {
+	if m.File == nil {
+		return nil
+	}
+	mem, ok := m.File.Member("neff.json")
+	if !ok {
+		return nil
+	}
+	var doc struct {
+		Metadata struct {
+			Signatures map[string]map[string]json.RawMessage `json:"signatures"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(mem.Data, &doc) != nil {
+		// A metadata or signatures value of another shape: fall back to
+		// what the typed decoder read, if anything.
+		if m.Neff != nil {
+			return m.Neff.Metadata.Signatures
+		}
+		return nil
+	}
+	out := map[string]Signature{}
+	for name, sides := range doc.Metadata.Signatures {
+		out[name] = Signature{Inputs: lenientTensors(sides["inputs"]), Outputs: lenientTensors(sides["outputs"])}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func lenientTensors(raw json.RawMessage) map[string]SigTensor {
+	var ts map[string]struct {
+		ID    json.RawMessage `json:"id"`
+		DType json.RawMessage `json:"dtype"`
+		Shape json.RawMessage `json:"shape"`
+	}
+	out := map[string]SigTensor{}
+	if json.Unmarshal(raw, &ts) != nil {
+		return out
+	}
+	for n, t := range ts {
+		st := SigTensor{ID: lenientInt(t.ID), Shape: []int64{}}
+		json.Unmarshal(t.DType, &st.DType)
+		var dims []json.RawMessage
+		if json.Unmarshal(t.Shape, &dims) == nil {
+			for _, d := range dims {
+				st.Shape = append(st.Shape, lenientInt(d))
+			}
+		}
+		out[n] = st
+	}
+	return out
+}
+
+// lenientInt reads a non-negative integer written as a number or a
+// numeric string; -1 otherwise.
+func lenientInt(raw json.RawMessage) int64 {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return -1
+	}
+	var s string
+	switch x := v.(type) {
+	case float64:
+		s = strconv.FormatFloat(x, 'f', -1, 64)
+	case string:
+		s = x
+	default:
+		return -1
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
 // Signature lists a signature's inputs and outputs by name.
 type Signature struct {
 	Inputs  map[string]SigTensor `json:"inputs"`
@@ -201,18 +290,20 @@ type SigTensor struct {
 type TensorMapEntry struct {
 	DType    string  `json:"dtype,omitempty"`
 	Kind     string  `json:"kind,omitempty"`
-	IsConst  bool    `json:"is_const,omitempty"`
+	IsConst  any     `json:"is_const,omitempty"` // false in real files; "0" or 0 kept as written
 	SimShape []int64 `json:"sim_shape,omitempty"`
 	TFShape  []int64 `json:"tf_shape,omitempty"`
 	Extra    Extra   `json:"-"`
 }
 
-// Info is info.json.
+// Info is info.json. Only tool_version is used; the counts keep whatever
+// JSON value a producer wrote (a string "1" must not hide the compiler
+// version).
 type Info struct {
 	ToolVersion     string `json:"tool_version,omitempty"`
 	Name            string `json:"name,omitempty"`
-	NumTPB          *int64 `json:"num_tpb,omitempty"`
-	NumTPBRequested *int64 `json:"num_tpb_requested,omitempty"`
+	NumTPB          any    `json:"num_tpb,omitempty"`
+	NumTPBRequested any    `json:"num_tpb_requested,omitempty"`
 	Extra           Extra  `json:"-"`
 }
 
@@ -394,4 +485,15 @@ func (v *Metric) UnmarshalJSON(b []byte) (err error) {
 func (v Metric) MarshalJSON() ([]byte, error) {
 	type plain Metric
 	return encodeObject(plain(v), v.Extra)
+}
+
+// Ref resolves a file name a subgraph's JSON gives (file_name, activation
+// sets, DVE tables; relative to the subgraph directory) to a member name,
+// cleaned as member names are ("./w.npy" names member "sg00/w.npy").
+func (sg *Subgraph) Ref(name string) string {
+	full := sg.Member(name)
+	if c, err := CleanName(full); err == nil && c != "" {
+		return c
+	}
+	return full
 }

@@ -20,6 +20,8 @@ const (
 	RulePaddingNonZero   = "neff/padding-nonzero"
 	RuleTrailingBytes    = "neff/trailing-bytes"
 	RuleJSONSyntax       = "neff/json-syntax"
+	RuleMetadataJSON     = "neff/metadata-json"
+	RuleNewerFeatures    = "neff/newer-features"
 	RuleNoKelf           = "neff/no-kelf"
 	RuleMissingMember    = "neff/missing-member"
 	RuleUnknownTarget    = "neff/unknown-target"
@@ -66,6 +68,8 @@ func init() {
 		diag.Rule{ID: RulePaddingNonZero, Severity: diag.Warning, Description: "the padding after the gzip member is not all zeros"},
 		diag.Rule{ID: RuleTrailingBytes, Severity: diag.Warning, Description: "the file has bytes after header + data_size, which the runtime ignores"},
 		diag.Rule{ID: RuleJSONSyntax, Severity: diag.Error, Description: "a JSON member does not parse or has a field of the wrong type"},
+		diag.Rule{ID: RuleMetadataJSON, Severity: diag.Warning, Description: "an informational member (neff.json, info.json, metrics.json, tensor_map.json) does not parse or has a value of a type npukit does not model; the runtime loads the graph from kelf and def.json, so inspect only shows less"},
+		diag.Rule{ID: RuleNewerFeatures, Severity: diag.Warning, Description: "with NEFF major version 2, feature bits beyond those the default runtime's error message lists: a runtime older than the compiler refuses the NEFF (name yours with --neff-runtime-features to make this an error)"},
 		diag.Rule{ID: RuleNoKelf, Severity: diag.Error, Description: "the NEFF has no kelf-*.json graph description"},
 		diag.Rule{ID: RuleMissingMember, Severity: diag.Error, Description: "a member named by kelf, def.json, an engine JSON or a variable is absent"},
 		diag.Rule{ID: RuleUnknownTarget, Severity: diag.Warning, Description: "kelf target is not one of sunda/v2, cayman/v3, mariana/v4, inf1, * or empty"},

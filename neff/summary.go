@@ -165,9 +165,9 @@ func Summarize(m *Model) *Summary {
 		t := deref(k.Kelf.Target)
 		s.Targets = append(s.Targets, TargetSummary{Kelf: k.Member, Target: t, Arch: TargetArch(t), Graphs: len(k.Kelf.Graphs)})
 	}
-	if m.Neff != nil {
-		for _, sn := range sortedKeys(m.Neff.Metadata.Signatures) {
-			sig := m.Neff.Metadata.Signatures[sn]
+	if sigs := m.Signatures(); sigs != nil {
+		for _, sn := range sortedKeys(sigs) {
+			sig := sigs[sn]
 			s.Inputs = append(s.Inputs, tensors(sn, sig.Inputs)...)
 			s.Outputs = append(s.Outputs, tensors(sn, sig.Outputs)...)
 		}
@@ -223,11 +223,12 @@ func ioVars(m *Model, ts []TensorSummary, typ string) []TensorSummary {
 // tensorBytes multiplies the shape by the element size with overflow
 // checks; -1 when unknown.
 func tensorBytes(dt string, shape []int64) int64 {
-	t, err := dtype.Parse(dt)
-	if err != nil {
+	n := int64(0)
+	if t, err := dtype.Parse(dt); err == nil {
+		n = int64(t.Size())
+	} else if n = frameworkDTypeSize(dt); n == 0 {
 		return -1
 	}
-	n := int64(t.Size())
 	for _, d := range shape {
 		if d < 0 || (d > 0 && n > (1<<62)/d) {
 			return -1
@@ -235,6 +236,24 @@ func tensorBytes(dt string, shape []int64) int64 {
 		n *= d
 	}
 	return n
+}
+
+// frameworkDTypeSize sizes the framework dtypes a neff.json signature may
+// name that NEFF descriptors have no spelling for (the signature describes
+// the framework's tensors); 0 when unknown.
+func frameworkDTypeSize(dt string) int64 {
+	switch strings.ToLower(dt) {
+	case "bool", "uint1":
+		return 1
+	case "float64", "double", "complex64":
+		return 8
+	case "complex128":
+		return 16
+	}
+	if strings.HasPrefix(strings.ToLower(dt), "float8") {
+		return 1
+	}
+	return 0
 }
 
 func (m *Model) summarizeSubgraph(sg *Subgraph) SubgraphSummary {
@@ -303,7 +322,7 @@ func (m *Model) constants(sg *Subgraph) []ConstantSummary {
 			continue
 		}
 		c := ConstantSummary{Subgraph: sg.Name, Name: vn, File: deref(v.FileName), Size: v.SizeBytes(), Format: "raw"}
-		if mem, ok := m.File.Member(sg.Member(c.File)); !ok {
+		if mem, ok := m.File.Member(sg.Ref(c.File)); !ok {
 			c.Format = "missing"
 		} else if strings.HasSuffix(c.File, ".npy") {
 			if npy, err := NpyInfo(mem.Data); err == nil {

@@ -282,9 +282,11 @@ func neffDemoRoundTrip(env *Env, path, outDir string) error {
 var neffRuntimeFlags struct {
 	major    uint64
 	features string
+	fs       *pflag.FlagSet
 }
 
 func neffCheckFlags(fs *pflag.FlagSet) {
+	neffRuntimeFlags.fs = fs
 	fs.Uint64Var(&neffRuntimeFlags.major, "neff-runtime-major", neff.DefaultRuntime.MaxMajor,
 		"NEFF: highest neff_version_major the target runtime loads")
 	fs.StringVar(&neffRuntimeFlags.features, "neff-runtime-features", fmt.Sprintf("%#x", neff.DefaultRuntime.Features),
@@ -306,6 +308,11 @@ func neffCheckRuntime() (neff.Runtime, error) {
 	if f.major != rt.MaxMajor || feats != rt.Features {
 		rt = neff.Runtime{Name: fmt.Sprintf("a runtime loading NEFF major <= %d with feature bits %#x", f.major, feats),
 			MaxMajor: f.major, Features: feats}
+	}
+	// A runtime the user names is a gate (errors); the default one only
+	// warns about feature bits (see neff.Runtime.Assumed).
+	if f.fs != nil && (f.fs.Changed("neff-runtime-features") || f.fs.Changed("neff-runtime-major")) {
+		rt.Assumed = false
 	}
 	return rt, nil
 }

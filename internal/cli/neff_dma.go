@@ -308,14 +308,14 @@ func neffVarType(m *neff.Model, p *dmaprog.Program, v dmaprog.Var) (dtype.T, []i
 		}
 		return t, shape, true
 	}
-	if m.Neff != nil {
-		sigs := make([]string, 0, len(m.Neff.Metadata.Signatures))
-		for k := range m.Neff.Metadata.Signatures {
+	if all := m.Signatures(); all != nil {
+		sigs := make([]string, 0, len(all))
+		for k := range all {
 			sigs = append(sigs, k)
 		}
 		sort.Strings(sigs)
 		for _, k := range sigs {
-			s := m.Neff.Metadata.Signatures[k]
+			s := all[k]
 			for _, set := range []map[string]neff.SigTensor{s.Inputs, s.Outputs} {
 				if st, ok := set[v.Name]; ok {
 					if t, sh, ok := fits(st.DType, st.Shape); ok {

@@ -123,7 +123,11 @@ func (p *Program) constantData(v Var) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("constant %s: %w", v.File, err)
 		}
-		return mem.Data[int64(len(mem.Data))-info.DataBytes:], nil
+		data := mem.Data[int64(len(mem.Data))-info.DataBytes:]
+		if info.ArrayBytes >= 0 {
+			data = data[:info.ArrayBytes] // bytes after the array are not loaded
+		}
+		return data, nil
 	}
 	return mem.Data, nil
 }

@@ -151,7 +151,7 @@ func (p *Program) layoutVars(def *neff.Def) {
 			pv.Alignment = *v.Alignment
 		}
 		if v.FileName != nil {
-			pv.File = p.sg.Member(*v.FileName)
+			pv.File = p.sg.Ref(*v.FileName)
 		}
 		if pv.Type == "state-buffer" {
 			pv.Size = int64(neff.SBPartitions) * neff.SBPartitionStride
