@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
@@ -342,6 +343,10 @@ func (c *component) key(k int, letter byte) int64 {
 	case 'W':
 		return c.life[k]
 	case 'A':
+		// Saturates: lifetimes and sizes up to MaxValue overflow a product.
+		if hi, lo := bits.Mul64(uint64(c.life[k]), uint64(c.size[k])); hi != 0 || lo > math.MaxInt64 {
+			return math.MaxInt64
+		}
 		return c.life[k] * c.size[k]
 	case 'Z':
 		return c.size[k]

@@ -35,11 +35,9 @@ func readAllocTable(path string, capacity int64) (*alloc.Table, error) {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := alloc.ReadCSV(f, capacity, alloc.Limits{})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return t, nil
+	// The callers name the path (inspect, check and report prefix it
+	// themselves).
+	return alloc.ReadCSV(f, capacity, alloc.Limits{})
 }
 
 func inspectAlloc(env *Env, r detect.Result) (Output, error) {
@@ -193,7 +191,7 @@ func allocProgress(env *Env) (func(int64), func()) {
 func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, timeout time.Duration) error {
 	t, err := readAllocTable(path, capacity)
 	if err != nil {
-		return usageErr("%v", err)
+		return usageErr("%s: %v", path, err)
 	}
 	p := &t.Problem
 	if p.Capacity <= 0 && !minimize {
@@ -295,11 +293,11 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 func runAllocValidate(env *Env, problemPath, solutionPath string, capacity int64) error {
 	pt, err := readAllocTable(problemPath, capacity)
 	if err != nil {
-		return usageErr("%v", err)
+		return usageErr("%s: %v", problemPath, err)
 	}
 	st, err := readAllocTable(solutionPath, pt.Problem.Capacity)
 	if err != nil {
-		return usageErr("%v", err)
+		return usageErr("%s: %v", solutionPath, err)
 	}
 	p := &pt.Problem
 	if p.Capacity <= 0 {
