@@ -231,7 +231,8 @@ func summarizeLayer(l *Layer) LayerSummary {
 			s.Tiling = "linear (1-D)"
 		case l.Output.Layout != nil:
 			lay := l.Output.Layout
-			s.Tiling = fmt.Sprintf("%dx%d tiles", len(runs(lay.YTile)), len(runs(lay.XTile)))
+			ys, xs := lay.YTile[:min(len(lay.YTile), max(int(l.Y), 0))], lay.XTile[:min(len(lay.XTile), max(int(l.X), 0))]
+			s.Tiling = fmt.Sprintf("%dx%d tiles", len(runs(ys)), len(runs(xs)))
 		default:
 			s.Tiling = "linear"
 		}

@@ -181,6 +181,14 @@ func validVariants(t *testing.T) map[string][]byte {
 		add("tiles_"+string(rune('0'+tiles[0]))+"x"+string(rune('0'+tiles[1])), m)
 	}
 
+	// Layout maps longer than the dimensions (only [0, y) and [0, x) are
+	// read).
+	m = Synthetic(DemoSpec())
+	lay := outputNamed(mainExe(m), "features").Output.Layout
+	lay.YTile, lay.YLocal = append(lay.YTile, 0, 0), append(lay.YLocal, 0, 0)
+	lay.XTile, lay.XLocal, lay.RowSize = append(lay.XTile, 0), append(lay.XLocal, 0), append(lay.RowSize, 0)
+	add("layout_maps_longer", m)
+
 	// Data types: 16-bit, signed 32-bit and float outputs, int8 host
 	// tensors, HALF with FLOAT16 tensors.
 	add("int16_io", withSpec(func(s *Spec) {
