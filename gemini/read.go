@@ -35,8 +35,14 @@ func ReadFile(path string) (*Schedule, error) {
 // token, so memory stays proportional to the model, never to a copy of the
 // whole input. Errors name the byte offset and the JSON path.
 func Read(r io.Reader) (*Schedule, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	// A UTF-8 byte order mark (Windows editors and converters write one)
+	// is skipped; error offsets count from after it.
+	if b, _ := br.Peek(3); bytes.Equal(b, utf8BOM) {
+		br.Discard(3)
+	}
 	rd := &reader{
-		d:    jsontext.NewDecoder(bufio.NewReaderSize(r, 1<<16), jsontext.AllowDuplicateNames(true)),
+		d:    jsontext.NewDecoder(br, jsontext.AllowDuplicateNames(true)),
 		strs: map[string]string{},
 	}
 	s, err := rd.schedule()
@@ -45,6 +51,8 @@ func Read(r io.Reader) (*Schedule, error) {
 	}
 	return s, nil
 }
+
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
 
 // ReadBytes reads a schedule from memory.
 func ReadBytes(b []byte) (*Schedule, error) { return Read(bytes.NewReader(b)) }

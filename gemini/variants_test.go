@@ -329,6 +329,10 @@ func TestReadLenientScalars(t *testing.T) {
 			t.Errorf("size %s read without error", bad)
 		}
 	}
+	// A UTF-8 byte order mark is skipped.
+	if s, err := ReadBytes(append([]byte{0xef, 0xbb, 0xbf}, doc...)); err != nil || s.BufferSize != 1024 {
+		t.Errorf("with a BOM: %v", err)
+	}
 	// A numbered layer reads as its number's text.
 	s, err = ReadBytes([]byte(strings.Replace(doc, `"layer_name":null,"layer_type"`, `"layer_name":12,"layer_type"`, 1)))
 	if err != nil || s.Cores[0].Workloads[0].LayerName != "12" {

@@ -80,7 +80,11 @@ func Parse(r io.Reader) (*Trace, error) {
 	var pending error
 	for sc.Scan() {
 		line++
-		b := bytes.TrimSpace(sc.Bytes())
+		b := sc.Bytes()
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte{0xef, 0xbb, 0xbf}) // a UTF-8 byte order mark
+		}
+		b = bytes.TrimSpace(b)
 		if len(b) == 0 {
 			continue
 		}
