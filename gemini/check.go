@@ -45,6 +45,7 @@ const (
 	RuleMultipleRegions   = "gemini/multiple-ring-regions"
 	RuleMergedDestination = "gemini/merged-ifmap-destination"
 	RuleUnknownType       = "gemini/unknown-type"
+	RuleTensorOrderGaps   = "gemini/tensor-order-gaps"
 )
 
 func init() {
@@ -74,7 +75,8 @@ func init() {
 		diag.Rule{ID: RuleNewlyAdded, Severity: diag.Error, Description: "newly_added must be true exactly when the tensor_id was absent from the previous snapshot of the core"},
 		diag.Rule{ID: RuleSourceIDs, Severity: diag.Error, Description: "the union of a buffer entry's source transfer IDs must equal its transfer_id list"},
 		diag.Rule{ID: RuleIfmapNotBuffered, Severity: diag.Error, Description: "every ifmap transfer of a workload must be in its buffer snapshot"},
-		diag.Rule{ID: RuleTensorOrder, Severity: diag.Error, Description: "tensor_order of DRAM-sourced, ofmap-typed and WL0 DDR entries must use each value 0..|in|+|out|-1 exactly once"},
+		diag.Rule{ID: RuleTensorOrder, Severity: diag.Error, Description: "no two DRAM transfers (DRAM-sourced, ofmap-typed and WL0 DDR entries) may share a tensor_order, and none is negative"},
+		diag.Rule{ID: RuleTensorOrderGaps, Severity: diag.Warning, Description: "tensor_order of a single-core schedule does not number its DRAM transfers exactly 0..|in|+|out|-1 (every real file does; a re-loaded tensor would lengthen the queue)"},
 		diag.Rule{ID: RuleWeightFirstOnly, Severity: diag.Warning, Description: "a re-used weight (or a tensor kept in L2 and re-used on its core) lists only its first consumer in destination (a scheduler convention; tools must not rely on destination lists for re-used tensors)"},
 		diag.Rule{ID: RuleAddressReuse, Severity: diag.Warning, Description: "a DRAM load newly added at workload k overlaps a tensor live at k-1: its load must wait until k-1 releases the region (address write-after-read)"},
 		diag.Rule{ID: RuleMergedDestination, Severity: diag.Warning, Description: "a destination names a workload that holds the transfer only inside a merged tensor (cur_wl_ifmap) of its snapshot, not in its ifmap list"},

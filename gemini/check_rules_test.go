@@ -253,6 +253,38 @@ var mutations = []mutation{
 	}},
 }
 
+// singleCoreMutations apply to a single-core schedule (rules that only
+// single-core files are held to).
+var singleCoreMutations = []mutation{
+	{RuleTensorOrderGaps, nil, func(t *testing.T, s *Schedule) {
+		// One DRAM load moves to a place beyond the queue's length.
+		e := &wl(s, 0, 4).Buffer[0]
+		id := e.TensorID
+		for wi := range s.Cores[0].Workloads {
+			for ei := range s.Cores[0].Workloads[wi].Buffer {
+				if b := &s.Cores[0].Workloads[wi].Buffer[ei]; b.HasTensorID && b.TensorID == id {
+					b.TensorOrder = 1 << 20
+				}
+			}
+		}
+	}},
+}
+
+func TestSingleCoreMutations(t *testing.T) {
+	cfg := SynthConfig{Cores: 1, Workloads: 10}
+	if base := Check(synthOK(t, cfg)); len(base) > 0 {
+		t.Fatalf("baseline is not clean: %v", base)
+	}
+	for _, m := range singleCoreMutations {
+		s := synthOK(t, cfg)
+		m.mutate(t, s)
+		got := ruleSet(Check(s))
+		if got[m.rule] == 0 || len(got) != 1 {
+			t.Errorf("%s: got %v", m.rule, got)
+		}
+	}
+}
+
 func ruleSet(rep diag.Report) map[string]int {
 	m := map[string]int{}
 	for _, d := range rep {
@@ -305,7 +337,7 @@ func contains2(xs []string, x string) bool {
 // TestEveryRuleMutated: every registered gemini rule has a mutation.
 func TestEveryRuleMutated(t *testing.T) {
 	have := map[string]bool{}
-	for _, m := range mutations {
+	for _, m := range append(mutations, singleCoreMutations...) {
 		have[m.rule] = true
 	}
 	var missing []string

@@ -35,8 +35,14 @@ func ReadFile(path string) (*Schedule, error) {
 // token, so memory stays proportional to the model, never to a copy of the
 // whole input. Errors name the byte offset and the JSON path.
 func Read(r io.Reader) (*Schedule, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	// A UTF-8 byte order mark (Windows editors and converters write one)
+	// is skipped; error offsets count from after it.
+	if b, _ := br.Peek(3); bytes.Equal(b, utf8BOM) {
+		br.Discard(3)
+	}
 	rd := &reader{
-		d:    jsontext.NewDecoder(bufio.NewReaderSize(r, 1<<16), jsontext.AllowDuplicateNames(true)),
+		d:    jsontext.NewDecoder(br, jsontext.AllowDuplicateNames(true)),
 		strs: map[string]string{},
 	}
 	s, err := rd.schedule()
@@ -45,6 +51,8 @@ func Read(r io.Reader) (*Schedule, error) {
 	}
 	return s, nil
 }
+
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
 
 // ReadBytes reads a schedule from memory.
 func ReadBytes(b []byte) (*Schedule, error) { return Read(bytes.NewReader(b)) }
@@ -183,6 +191,15 @@ func (r *reader) array(nullOK bool, fn func() error) error {
 	}
 	_, err := r.d.ReadToken()
 	return r.wrap(err)
+}
+
+// list iterates a list of objects; a single object reads as a one-element
+// list (writers unwrap singletons, as the raw IR does for ifmap).
+func (r *reader) list(fn func() error) error {
+	if r.d.PeekKind() == '{' {
+		return fn()
+	}
+	return r.array(true, fn)
 }
 
 func (r *reader) kindErr(want string, k jsontext.Kind) error {
@@ -742,7 +759,7 @@ func (r *reader) dram(s *Schedule) error {
 
 func (r *reader) destinations() ([]Destination, error) {
 	var out []Destination
-	err := r.array(true, func() error {
+	err := r.list(func() error {
 		var d Destination
 		err := r.object(false, func(k string) error {
 			var err error
@@ -816,7 +833,7 @@ func (r *reader) workload(w *Workload) error {
 				})
 			}
 		case "ofmap":
-			err = r.array(true, func() error {
+			err = r.list(func() error {
 				var o Ofmap
 				err := r.object(false, func(k string) error {
 					var err error
@@ -844,26 +861,43 @@ func (r *reader) workload(w *Workload) error {
 				_, err = r.d.ReadToken()
 				return r.wrap(err)
 			}
+			// An object, or a list of weight pieces read as one weight
+			// (sizes and transfer IDs summed, the first piece's box).
 			wt := &Weight{}
-			err = r.object(false, func(k string) error {
-				var err error
-				switch k {
-				case "transfer_id":
-					wt.TransferIDs, err = r.ints()
-				case "size":
-					wt.Size, err = r.int()
-				case "lower":
-					err = r.lower(&wt.Box)
-				case "upper":
-					err = r.upper(&wt.Box)
-				default:
-					err = r.keep(&wt.Extra, k)
+			pieces := 0
+			err = r.list(func() error {
+				pieces++
+				var box Box
+				err := r.object(false, func(k string) error {
+					var err error
+					switch k {
+					case "transfer_id":
+						var ids []int64
+						ids, err = r.ints()
+						wt.TransferIDs = append(wt.TransferIDs, ids...)
+					case "size":
+						var n int64
+						n, err = r.int()
+						wt.Size += n
+					case "lower":
+						err = r.lower(&box)
+					case "upper":
+						err = r.upper(&box)
+					default:
+						err = r.keep(&wt.Extra, k)
+					}
+					return err
+				})
+				if pieces == 1 {
+					wt.Box = box
 				}
 				return err
 			})
-			w.Weight = wt
+			if pieces > 0 {
+				w.Weight = wt
+			}
 		case "buffer":
-			err = r.array(true, func() error {
+			err = r.list(func() error {
 				var e BufferEntry
 				err := r.entry(&e)
 				w.Buffer = append(w.Buffer, e)
@@ -872,7 +906,7 @@ func (r *reader) workload(w *Workload) error {
 		case "wl0_buffer", "wl1_buffer":
 			r.sawCompiler = true
 			w.WeightBufferKey = k
-			err = r.array(true, func() error {
+			err = r.list(func() error {
 				var e BufferEntry
 				err := r.entry(&e)
 				w.WeightBuffer = append(w.WeightBuffer, e)
@@ -881,7 +915,13 @@ func (r *reader) workload(w *Workload) error {
 		case "ring_buffer_info":
 			r.sawCompiler = true
 			w.HasRingRegions = true
+			var flat []int64 // one region written unnested: [0, 8388608]
 			err = r.array(true, func() error {
+				if k := r.d.PeekKind(); k == '0' || k == '"' {
+					n, err := r.int()
+					flat = append(flat, n)
+					return err
+				}
 				v, err := r.ints()
 				if err != nil {
 					return err
@@ -892,6 +932,12 @@ func (r *reader) workload(w *Workload) error {
 				w.RingRegions = append(w.RingRegions, [2]int64{v[0], v[1]})
 				return nil
 			})
+			if err == nil && len(flat) > 0 {
+				if len(flat) != 2 || len(w.RingRegions) > 0 {
+					return r.errf("ring_buffer_info mixes %d bare numbers with regions; want [[start, end], ...]", len(flat))
+				}
+				w.RingRegions = [][2]int64{{flat[0], flat[1]}}
+			}
 		case "tile_padding_tblr":
 			w.TilePadding, err = r.ints()
 		case "tile_info":

@@ -386,15 +386,24 @@ func checkTensorOrder(s *Schedule, rep *diag.Report) {
 	for _, v := range sortI(dups) {
 		rep.Add(RuleTensorOrder, where[v].String(), "tensor_order %d is used by %d DRAM transfers", v, count[v])
 	}
+	// A queue position held by two transfers is an error. Values beyond
+	// |in|+|out|-1 and unused values are warnings: the real files number
+	// exactly 0..|in|+|out|-1, but a schedule that loads one DRAM tensor
+	// twice (evicted and re-loaded: a longer queue than "-1" has entries)
+	// would be valid and still break that count.
 	for _, v := range sortI(outside) {
-		rep.Add(RuleTensorOrder, where[v].String(), "tensor_order %d lies outside 0..%d (|in|+|out|-1)", v, n-1)
+		if v < 0 {
+			rep.Add(RuleTensorOrder, where[v].String(), "tensor_order %d is negative", v)
+		} else {
+			rep.Add(RuleTensorOrderGaps, where[v].String(), "tensor_order %d lies outside 0..%d (|in|+|out|-1)", v, n-1)
+		}
 	}
 	if len(missing) > 0 {
 		ex := missing
 		if len(ex) > 8 {
 			ex = ex[:8]
 		}
-		rep.Add(RuleTensorOrder, "tensor_order", "%d of 0..%d are used by no DRAM transfer, e.g. %v", len(missing), n-1, ex)
+		rep.Add(RuleTensorOrderGaps, "tensor_order", "%d of 0..%d are used by no DRAM transfer, e.g. %v", len(missing), n-1, ex)
 	}
 }
 

@@ -329,6 +329,10 @@ func TestReadLenientScalars(t *testing.T) {
 			t.Errorf("size %s read without error", bad)
 		}
 	}
+	// A UTF-8 byte order mark is skipped.
+	if s, err := ReadBytes(append([]byte{0xef, 0xbb, 0xbf}, doc...)); err != nil || s.BufferSize != 1024 {
+		t.Errorf("with a BOM: %v", err)
+	}
 	// A numbered layer reads as its number's text.
 	s, err = ReadBytes([]byte(strings.Replace(doc, `"layer_name":null,"layer_type"`, `"layer_name":12,"layer_type"`, 1)))
 	if err != nil || s.Cores[0].Workloads[0].LayerName != "12" {
@@ -338,5 +342,39 @@ func TestReadLenientScalars(t *testing.T) {
 	s, err = ReadBytes([]byte(strings.Replace(doc, `"buffersize":"1024",`, ``, 1)))
 	if err != nil || s.Variant != Compiler || s.DRAMReads[0].Size != 64 {
 		t.Errorf("no buffersize: %v %+v", err, s)
+	}
+}
+
+// Singletons written unwrapped and a flat ring region read as the listed
+// forms; a weight given as a list of pieces reads as one weight.
+func TestReadUnwrappedShapes(t *testing.T) {
+	const doc = `{"-1":{"in":[{"core_id":0,"transfer_id":2,"workload_id":0,"related_ofmap":[]}],"out":[
+{"destination":{"core_id":0,"type":"core","workload_id":0},"size":64,"transfer_id":0,"type":"weight"},
+{"destination":[{"core_id":0,"type":"core","workload_id":0}],"size":32,"transfer_id":1,"type":"weight"}]},
+"0":[{"workload_id":0,"layer_type":"pe","time":5,"ofmap":{"destination":{"core_id":-1,"type":"DRAM"},"size":16,"transfer_id":2},"ofmap_size":16,
+"weight":[{"size":64,"transfer_id":[0]},{"size":32,"transfer_id":1}],
+"buffer":{"address":0,"size":96,"type":"weight","tensor_id":0,"tensor_order":0,"newly_added":true,"transfer_id":[0,1]},
+"ring_buffer_info":[0,1024]}],"buffersize":1024,"xlen":1,"ylen":1}`
+	s, err := ReadBytes([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &s.Cores[0].Workloads[0]
+	if len(w.Ofmaps) != 1 || len(w.Ofmaps[0].Destinations) != 1 || !w.Ofmaps[0].Destinations[0].IsDRAM() {
+		t.Errorf("ofmap %+v", w.Ofmaps)
+	}
+	if len(s.DRAMReads[0].Destinations) != 1 || s.DRAMReads[0].Destinations[0].Workload != 0 {
+		t.Errorf("read destinations %+v", s.DRAMReads[0].Destinations)
+	}
+	if w.Weight == nil || w.Weight.Size != 96 || !slices.Equal(w.Weight.TransferIDs, []int64{0, 1}) {
+		t.Errorf("weight %+v", w.Weight)
+	}
+	if len(w.Buffer) != 1 || len(w.RingRegions) != 1 || w.RingRegions[0] != [2]int64{0, 1024} {
+		t.Errorf("buffer %d entries, regions %v", len(w.Buffer), w.RingRegions)
+	}
+	for _, bad := range []string{`"ring_buffer_info":[0,1024,5]`, `"ring_buffer_info":[0,[0,1024]]`} {
+		if _, err := ReadBytes([]byte(strings.Replace(doc, `"ring_buffer_info":[0,1024]`, bad, 1))); err == nil {
+			t.Errorf("%s read without error", bad)
+		}
 	}
 }

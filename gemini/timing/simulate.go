@@ -34,6 +34,11 @@ type Result struct {
 	Links     []LinkStats    `json:"links"`
 	Layers    []LayerStats   `json:"layers"`
 	Workloads []WorkloadSpan `json:"workloads"`
+	// QueueOrderRelaxed says the file's DRAM access order (tensor_order)
+	// could not be honoured: served in that order, a transfer would wait
+	// for work that waits for it. The transfers were then served by
+	// priority as they became ready.
+	QueueOrderRelaxed bool `json:"dram_queue_order_relaxed,omitempty"`
 
 	// Timeline is the engine's result; Tasks describes each task of it
 	// (indexed by the task's Tag).
@@ -152,12 +157,15 @@ func Simulate(s *gemini.Schedule, p Params) (*Result, error) {
 		}
 		tl, err = sim.Run(l.g)
 	}
+	relaxed := l.unchained
 	if err != nil {
 		// What remains is a deadlock of the data itself: program order and
 		// data edges form a cycle (npukit check reports it as gemini/cycle).
 		return nil, fmt.Errorf("simulate: the schedule deadlocks, no total exists (program order and data edges form a cycle; run npukit check): %w", err)
 	}
-	return l.result(tl), nil
+	res := l.result(tl)
+	res.QueueOrderRelaxed = relaxed
+	return res, nil
 }
 
 type lowering struct {

@@ -39,7 +39,9 @@ func Check(t *Trace) diag.Report {
 	}
 	if n := len(t.Insts); n > 0 {
 		last := t.Insts[n-1]
-		if last.Name != "ct_ed" || last.End != t.Total() {
+		if t.CutLine > 0 {
+			rep.Add(RuleNoEnd, fmt.Sprintf("line %d", t.CutLine), "the last line is cut off (left out); the trace ends with %s at %d", last.Name, last.End)
+		} else if last.Name != "ct_ed" || last.End != t.Total() {
 			rep.Add(RuleNoEnd, fmt.Sprintf("line %d (%s)", last.Line, last.Name), "the last instruction is %s ending at %d; the latest end is %d", last.Name, last.End, t.Total())
 		}
 	}

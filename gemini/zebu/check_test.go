@@ -30,9 +30,13 @@ func TestCheckRules(t *testing.T) {
 	if got := rulesOf(t, checkTrace); len(got) != 0 {
 		t.Fatalf("valid trace: %v", got)
 	}
+	if got := rulesOf(t, "\ufeff"+checkTrace); len(got) != 0 { // a byte order mark
+		t.Fatalf("valid trace with a BOM: %v", got)
+	}
 	for _, c := range []struct{ rule, from, to string }{
 		{RuleIndexOrder, "'inst_idx': 2", "'inst_idx': 1"},
 		{RuleNoEnd, "[ct_ed", "[ct_bc"},
+		{RuleNoEnd, "{'inst_idx': 3, 'time': [90, 100]}, {}]\n", "{'inst_idx': 3, 'ti"},
 	} {
 		got := rulesOf(t, strings.Replace(checkTrace, c.from, c.to, 1))
 		if len(got) != 1 || got[0] != c.rule {

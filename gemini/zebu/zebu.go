@@ -55,6 +55,9 @@ func (in Inst) Duration() int64 { return in.End - in.Start }
 // Trace is a parsed emulator trace, instructions in file order.
 type Trace struct {
 	Insts []Inst
+	// CutLine is the line number of a malformed last line that Parse left
+	// out (a trace cut while being written); 0 when every line parsed.
+	CutLine int
 }
 
 // ReadFile parses the trace at path.
@@ -74,15 +77,24 @@ func Parse(r io.Reader) (*Trace, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
 	t := &Trace{}
 	line := 0
+	var pending error
 	for sc.Scan() {
 		line++
-		b := bytes.TrimSpace(sc.Bytes())
+		b := sc.Bytes()
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte{0xef, 0xbb, 0xbf}) // a UTF-8 byte order mark
+		}
+		b = bytes.TrimSpace(b)
 		if len(b) == 0 {
 			continue
 		}
+		if pending != nil { // a malformed line with more after it
+			return nil, pending
+		}
 		in, err := parseLine(string(b))
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+			pending = fmt.Errorf("line %d: %w", line, err)
+			continue
 		}
 		in.Line = line
 		t.Insts = append(t.Insts, in)
@@ -92,6 +104,15 @@ func Parse(r io.Reader) (*Trace, error) {
 			return nil, fmt.Errorf("line %d: longer than %d bytes", line+1, MaxLine)
 		}
 		return nil, err
+	}
+	if pending != nil {
+		if len(t.Insts) == 0 {
+			return nil, pending
+		}
+		// Only the last line is malformed: the trace was cut while being
+		// written (an emulator run stopped). Keep what is complete; Check
+		// reports the missing end.
+		t.CutLine = line
 	}
 	if len(t.Insts) == 0 {
 		return nil, errors.New("no instructions: not an emulator trace")

@@ -49,6 +49,7 @@ func TestParseErrors(t *testing.T) {
 		{"[x, {'slyr': 0, 'wkl': 0}, {'time': [1, 3]}", "line 1: column"},
 		{"[x, {'slyr': 0, 'wkl': 0}, {'time': [1, 3]}] junk", "trailing text"},
 		{"", "no instructions"},
+		{"[x, {'slyr': 0, 'wkl': 0}, {'time': [1, 3]}]\nbad\n[x, {'slyr': 0, 'wkl': 0}, {'time': [3, 4]}]", "line 2: not a [name"},
 		{strings.Repeat("[", 100), "nesting"},
 	} {
 		_, err := Parse(strings.NewReader(c.in))

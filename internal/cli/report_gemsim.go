@@ -85,6 +85,9 @@ func geminiSimSections(res *timing.Result, cmp *timing.Comparison) []report.Sect
 			d.Loads, humanize.Bytes(d.ReadBytes), humanize.Bytes(d.WeightBytes), d.Stores, humanize.Bytes(d.WriteBytes))},
 		{Key: "DRAM busy", Value: fmt.Sprintf("%s cycles (%.1f%%), achieved %.2f GB/s", humanize.Count(d.Busy), 100*d.Utilisation, d.Achieved)},
 	}}
+	if res.QueueOrderRelaxed {
+		kv.Items = append(kv.Items, report.KV{Key: "DRAM access order", Value: "the file's tensor_order contradicts its data dependencies; transfers were served as they became ready"})
+	}
 	if cmp != nil {
 		kv.Items = append(kv.Items, report.KV{Key: "ZeBu emulator", Value: fmt.Sprintf("%s cycles (simulation error %+.2f%%)", humanize.Count(cmp.ZebuCycles), cmp.ErrorPct)})
 	}

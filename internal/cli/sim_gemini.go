@@ -173,6 +173,9 @@ func (o *geminiSimOutput) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "Total: %s cycles (%.1f us at %g GHz)\n", humanize.Count(r.TotalCycles), r.Micros, p.CoreGHz)
 	fmt.Fprintf(w, "Model: DRAM %g GB/s (%.2f B/cycle, +%d cycles per transfer), prefetch %s, NoC links %g GB/s, %d cycles per hop\n\n",
 		p.DRAMGBps, r.DRAM.BytesPerCycle, p.DRAMOverhead, p.Prefetch, p.LinkGBps, p.HopLatency)
+	if r.QueueOrderRelaxed {
+		fmt.Fprintf(w, "Note: the file's DRAM access order (tensor_order) contradicts its data dependencies (served in that order, a transfer would wait for work waiting on it); transfers were served as they became ready.\n\n")
+	}
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CORE\tKEY\tX,Y\tWORKLOADS\tBUSY (cycles)\tWAIT DRAM\tWAIT CORES\tOVERHEAD\tIDLE\tBUSY %")
