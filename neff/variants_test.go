@@ -323,6 +323,25 @@ func variants() []variant {
 			sg0(b).Def.Var["in"].FileName = ptr("")
 			sg0(b).Def.Var["out"].List = []int64{}
 		}},
+		{name: "neuronx-cc-2.24-types", mod: func(b *Builder) {
+			sg := sg0(b)
+			sg.AddVar("l", "local", 64)
+			sg.AddVar("s", "shared", 64)
+			sg.AddVar("r", "remote", 64)
+			sg.AddQueue("qAct", "act_load", 1, "act")
+			sg.Def.DMAQueue["qIn"].Pinned = ptr(true)
+			sg.Def.Extra["neff_features"] = []byte(`["neff_feature_DMA_desc_higher_dim"]`)
+		}},
+		{name: "tensor-map-new-schema", mod: func(b *Builder) {
+			setJSON(b, "sg00/tensor_map.json", `{"inputs":[{"name":"in"}],"alias_map":[{"input_name":"in","output_name":"out"}],"must_alias":false}`)
+		}},
+		{name: "neff-json-graphs-manifest", mod: func(b *Builder) {
+			setJSON(b, "neff.json", `{"revision":"1","target_arch":"sunda","graphs":{"main":{},"sg_coreV10":{"op":"__kelf","subgraph":"0","size":161}}}`)
+		}, want: func(t *testing.T, s *Summary, _ diag.Report) {
+			if len(s.Inputs) != 1 || len(s.Outputs) != 1 {
+				t.Errorf("io from def.json: %v %v", s.Inputs, s.Outputs)
+			}
+		}},
 		{name: "feature-bit-newer-runtime", mod: func(b *Builder) { b.Header.NeffVersionMajor = 2; b.Header.FeatureBits = 0x100 }},
 		{name: "no-sb-size-no-queue-type-default", mod: func(b *Builder) {
 			sg0(b).Def.DMAQueue["qIn"].NumQueues = nil
