@@ -1,6 +1,7 @@
 package neff
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"path"
@@ -322,7 +323,14 @@ func (m *Model) constants(sg *Subgraph) []ConstantSummary {
 			continue
 		}
 		c := ConstantSummary{Subgraph: sg.Name, Name: vn, File: deref(v.FileName), Size: v.SizeBytes(), Format: "raw"}
-		if mem, ok := m.File.Member(sg.Ref(c.File)); !ok {
+		if c.File == "" {
+			// A public analysis of neuronx-cc 2.24's def.json writer names
+			// the constant's file under "file".
+			json.Unmarshal(v.Extra["file"], &c.File)
+		}
+		if c.File == "" {
+			c.Format = "no file"
+		} else if mem, ok := m.File.Member(sg.Ref(c.File)); !ok {
 			c.Format = "missing"
 		} else if strings.HasSuffix(c.File, ".npy") {
 			if npy, err := NpyInfo(mem.Data); err == nil {

@@ -268,6 +268,9 @@ func variants() []variant {
 			sg.AddConstant("padded", "padded.npy", 8, npyOf("<f4", "(2,)", 64))
 			sg.AddConstant("raw", "weights.bin", 100, make([]byte, 100))
 			sg.AddConstant("noext", "weights", 64, make([]byte, 64))
+			fv := sg.AddVar("filekey", "file", 64)
+			fv.Extra = Extra{"file": jsonString("filekey.bin")}
+			sg.Files["filekey.bin"] = make([]byte, 64)
 			sg.AddConstant("dotslash", "dot.bin", 64, make([]byte, 64)).FileName = ptr("./dot.bin")
 		}, want: func(t *testing.T, s *Summary, _ diag.Report) {
 			for _, c := range s.Constants {
