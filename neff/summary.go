@@ -157,7 +157,7 @@ func Summarize(m *Model) *Summary {
 		Subgraphs: []SubgraphSummary{},
 		Constants: []ConstantSummary{},
 		Metrics:   m.Metrics,
-		Problems:  len(m.Problems),
+		Problems:  m.decodeProblems(),
 	}
 	if m.Info != nil {
 		s.Compiler = m.Info.ToolVersion
@@ -180,6 +180,18 @@ func Summarize(m *Model) *Summary {
 	}
 	s.Memory = EstimateMemory(m)
 	return s
+}
+
+// decodeProblems counts the decode findings check reports as errors or
+// warnings (not the informational members' unmodelled values).
+func (m *Model) decodeProblems() int {
+	n := 0
+	for _, p := range m.Problems {
+		if p.Rule != RuleJSONSyntax || !m.informational(p.Location) {
+			n++
+		}
+	}
+	return n
 }
 
 func tensors(sig string, ts map[string]SigTensor) []TensorSummary {

@@ -395,6 +395,9 @@ func TestVariantsCheckClean(t *testing.T) {
 			if err := s.WriteText(io.Discard); err != nil {
 				t.Fatal(err)
 			}
+			if s.Problems != 0 {
+				t.Errorf("inspect counts %d decode problems: %v", s.Problems, m.Problems)
+			}
 			if v.want != nil {
 				v.want(t, s, rep)
 			}
