@@ -412,3 +412,33 @@ func TestVariantsCheckClean(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSignatures: any neff.json, tensor_map.json or info.json is read
+// leniently by inspect and check, never a panic.
+func FuzzSignatures(f *testing.F) {
+	b := baseBuilder(f)
+	ms, _ := b.Members()
+	f.Add([]byte(`{"metadata":{"signatures":{"default":{"inputs":{"in":{"id":0,"dtype":"float32","shape":[-1,null,"?",1e3]}},"outputs":[]}}}}`),
+		[]byte(`{"inputs":[{"name":"in"}],"alias_map":[]}`))
+	f.Add([]byte(`{"metadata":{"signatures":[]}}`), []byte(`{"in":{"dtype":"float32","tf_shape":[1024]}}`))
+	f.Fuzz(func(t *testing.T, neffJSON, tensorMap []byte) {
+		members := append([]Member(nil), ms...)
+		members = append(members, Member{Name: "sg00/tensor_map.json", Data: tensorMap})
+		for i := range members {
+			if members[i].Name == "neff.json" {
+				members[i].Data = neffJSON
+			}
+		}
+		file := &File{Header: b.Header, Members: members}
+		file.Hash.OK = true
+		m := Decode(file)
+		Check(m, DefaultRuntime)
+		s := Summarize(m)
+		if err := s.WriteText(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := json.Marshal(s); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
