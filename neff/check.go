@@ -249,11 +249,12 @@ var (
 	// The spec's valid values, plus those a public analysis of neuronx-cc
 	// 2.24's def.json writer lists beyond them: queue type act_load, var
 	// types local, shared and remote.
-	queueTypes = set("in", "out", "data", "embedding_update", "dynamic", "act_load")
-	varTypes   = set("state-buffer", "input", "output", "file", "tmp-buf", "virtual", "pointer", "dge-table", "local", "shared", "remote")
-	fabric     = set("main", "alt")
-	ops        = set("fma", "cast", "add", "min", "max", "transpose", "copy")
-	constTypes = set("float32", "int32", "uint32")
+	queueTypes    = set("in", "out", "data", "embedding_update", "dynamic", "act_load")
+	varTypes      = set("state-buffer", "input", "output", "file", "tmp-buf", "virtual", "pointer", "dge-table", "local", "shared", "remote")
+	newerVarTypes = set("local", "shared", "remote")
+	fabric        = set("main", "alt")
+	ops           = set("fma", "cast", "add", "min", "max", "transpose", "copy")
+	constTypes    = set("float32", "int32", "uint32")
 )
 
 func set(s ...string) map[string]bool {
@@ -330,7 +331,9 @@ func (c *checker) run() {
 		}
 		// Real files omit the size of the state buffer (its size is the
 		// hardware's); every other variable needs one.
-		if v.Size == nil && t != "state-buffer" {
+		// local, shared and remote (neuronx-cc 2.24, not in the spec) have
+		// no documented fields, so nothing is required of them.
+		if v.Size == nil && t != "state-buffer" && !newerVarTypes[t] {
 			missing = append(missing, "size")
 		}
 		if len(missing) > 0 {

@@ -330,7 +330,7 @@ func variants() []variant {
 			sg := sg0(b)
 			sg.AddVar("l", "local", 64)
 			sg.AddVar("s", "shared", 64)
-			sg.AddVar("r", "remote", 64)
+			sg.AddVar("r", "remote", -1)
 			sg.AddQueue("qAct", "act_load", 1, "act")
 			sg.Def.DMAQueue["qIn"].Pinned = ptr(true)
 			sg.Def.Extra["neff_features"] = []byte(`["neff_feature_DMA_desc_higher_dim"]`)
