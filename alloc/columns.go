@@ -39,7 +39,7 @@ var columnAliases = map[string]struct {
 
 // CanonicalColumn resolves a header name. inclusive is true for `end`.
 func CanonicalColumn(name string) (col Column, inclusive, ok bool) {
-	a, ok := columnAliases[strings.ToLower(strings.TrimSpace(name))]
+	a, ok := columnAliases[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(name, bom)))]
 	return a.col, a.inclusive, ok
 }
 

@@ -36,6 +36,17 @@ func (l Limits) orDefault() Limits {
 	return l
 }
 
+// MaxValue bounds the magnitudes the reader accepts: times, offsets and
+// the sum of all sizes (1 EiB); MaxAlignment bounds alignments (4 GiB).
+// Within them no offset, end or sum the solvers compute (fixed top + all
+// sizes + alignment padding of up to MaxBuffers buffers) overflows int64.
+const (
+	MaxValue     = 1 << 60
+	MaxAlignment = 1 << 32
+)
+
+const bom = "\ufeff"
+
 // Table is a parsed allocation CSV: the problem plus the raw rows, so a
 // solution can be written back as "the input CSV plus an offset column".
 type Table struct {
@@ -83,12 +94,19 @@ func ReadCSV(r io.Reader, capacity int64, lim Limits) (*Table, error) {
 	cr := csv.NewReader(&limitedReader{r: r, n: lim.MaxBytes})
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = false
+	// MiniMalloc splits on commas and knows no quoting: a stray quote in
+	// an id is data, not a syntax error.
+	cr.LazyQuotes = true
 	header, err := cr.Read()
 	if err != nil {
 		if err == io.EOF {
 			return nil, errors.New("line 1: empty file, expected a header row")
 		}
 		return nil, fmt.Errorf("line 1: %w", err)
+	}
+	if len(header) > 0 {
+		// A byte order mark (spreadsheet exports) is not part of the name.
+		header[0] = strings.TrimPrefix(header[0], bom)
 	}
 	cols := map[Column]int{}
 	inclusiveEnd := false
@@ -105,6 +123,9 @@ func ReadCSV(r io.Reader, capacity int64, lim Limits) (*Table, error) {
 			inclusiveEnd = incl
 		}
 	}
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("line 1: no header row: the first line must name the columns id, lower, upper, size (got %q)", strings.Join(header, ","))
+	}
 	for _, c := range []Column{ColID, ColLower, ColUpper, ColSize} {
 		if _, ok := cols[c]; !ok {
 			return nil, fmt.Errorf("line 1: missing required column %q (header: %s)", c, strings.Join(header, ","))
@@ -114,7 +135,7 @@ func ReadCSV(r io.Reader, capacity int64, lim Limits) (*Table, error) {
 	if i, ok := cols[ColOffset]; ok {
 		t.offsetCol = i
 	}
-	ids := map[string]int{}
+	var total int64 // sum of sizes, bounded by MaxValue
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -129,6 +150,13 @@ func ReadCSV(r io.Reader, capacity int64, lim Limits) (*Table, error) {
 		line, _ := cr.FieldPos(0)
 		if len(t.Rows) >= lim.MaxBuffers {
 			return nil, fmt.Errorf("line %d: more than %d buffers", line, lim.MaxBuffers)
+		}
+		if len(rec) > len(header) {
+			for _, extra := range rec[len(header):] {
+				if strings.TrimSpace(extra) != "" {
+					return nil, fmt.Errorf("line %d: %d fields, but the header names %d columns", line, len(rec), len(header))
+				}
+			}
 		}
 		cell := func(c Column) (string, bool) {
 			i, ok := cols[c]
@@ -150,14 +178,12 @@ func ReadCSV(r io.Reader, capacity int64, lim Limits) (*Table, error) {
 			return v, true, nil
 		}
 		var b Buffer
+		// Ids are names (MiniMalloc keeps them as strings and accepts
+		// repeats; SolutionFrom matches repeated ids by row).
 		id, ok := cell(ColID)
 		if !ok {
 			return nil, fmt.Errorf("line %d: empty id", line)
 		}
-		if prev, dup := ids[id]; dup {
-			return nil, fmt.Errorf("line %d: id %q already used on row %d", line, id, prev+1)
-		}
-		ids[id] = len(t.Rows)
 		b.ID = id
 		for _, f := range []struct {
 			c   Column
@@ -178,17 +204,25 @@ func ReadCSV(r io.Reader, capacity int64, lim Limits) (*Table, error) {
 			}
 			b.Upper++
 		}
-		if b.Lower < 0 || b.Upper < b.Lower {
+		// Times may be negative (MiniMalloc reads signed integers); they
+		// are bounded so that lengths and sums cannot overflow.
+		if b.Upper < b.Lower {
 			return nil, fmt.Errorf("line %d: buffer %q: lifespan [%d, %d) is not a valid range", line, id, b.Lower, b.Upper)
+		}
+		if b.Lower < -MaxValue || b.Upper > MaxValue {
+			return nil, fmt.Errorf("line %d: buffer %q: lifespan [%d, %d) beyond ±%d", line, id, b.Lower, b.Upper, int64(MaxValue))
 		}
 		if b.Size < 0 {
 			return nil, fmt.Errorf("line %d: buffer %q: negative size %d", line, id, b.Size)
 		}
+		if total += b.Size; b.Size > MaxValue || total > MaxValue {
+			return nil, fmt.Errorf("line %d: buffer %q: the sizes up to this row add up to more than %d bytes", line, id, int64(MaxValue))
+		}
 		if v, ok, err := num(ColAlignment); err != nil {
 			return nil, err
 		} else if ok {
-			if v < 0 {
-				return nil, fmt.Errorf("line %d: buffer %q: negative alignment %d", line, id, v)
+			if v < 0 || v > MaxAlignment {
+				return nil, fmt.Errorf("line %d: buffer %q: alignment %d outside [0, %d]", line, id, v, int64(MaxAlignment))
 			}
 			b.Alignment = v
 		}
@@ -198,7 +232,7 @@ func ReadCSV(r io.Reader, capacity int64, lim Limits) (*Table, error) {
 			b.Hint, b.HasHint = v, true
 		}
 		if s, ok := cell(ColGaps); ok {
-			gaps, err := parseGaps(s, lim.MaxGaps)
+			gaps, err := parseGaps(s, lim.MaxGaps, inclusiveEnd)
 			if err != nil {
 				return nil, fmt.Errorf("line %d: buffer %q: gaps: %w", line, id, err)
 			}
@@ -207,6 +241,9 @@ func ReadCSV(r io.Reader, capacity int64, lim Limits) (*Table, error) {
 		off, hasOff, err := num(ColOffset)
 		if err != nil {
 			return nil, err
+		}
+		if hasOff && (off < -MaxValue || off > MaxValue) {
+			return nil, fmt.Errorf("line %d: buffer %q: offset %d beyond ±%d", line, id, off, int64(MaxValue))
 		}
 		fixed := hasOff
 		if s, ok := cell(ColFixed); ok {
@@ -235,8 +272,10 @@ func ReadCSV(r io.Reader, capacity int64, lim Limits) (*Table, error) {
 	return t, nil
 }
 
-// parseGaps parses space-separated `lo-hi` or `lo-hi@wlo:whi` items.
-func parseGaps(s string, max int) ([]Gap, error) {
+// parseGaps parses space-separated `lo-hi` or `lo-hi@wlo:whi` items. In a
+// file with an inclusive `end` column, gap ends are inclusive too
+// (MiniMalloc adds one to both).
+func parseGaps(s string, max int, inclusive bool) ([]Gap, error) {
 	var gaps []Gap
 	for _, item := range strings.Fields(s) {
 		if len(gaps) >= max {
@@ -255,6 +294,12 @@ func parseGaps(s string, max int) ([]Gap, error) {
 		if g.Upper, err = strconv.ParseInt(hi, 10, 64); err != nil {
 			return nil, fmt.Errorf("%q: bad upper bound", item)
 		}
+		if g.Lower < -MaxValue || g.Upper > MaxValue {
+			return nil, fmt.Errorf("%q: beyond ±%d", item, int64(MaxValue))
+		}
+		if inclusive {
+			g.Upper++
+		}
 		if g.Upper < g.Lower {
 			return nil, fmt.Errorf("%q: upper bound below lower bound", item)
 		}
@@ -270,7 +315,7 @@ func parseGaps(s string, max int) ([]Gap, error) {
 			if w.Hi, err = strconv.ParseInt(wh, 10, 64); err != nil {
 				return nil, fmt.Errorf("%q: bad window end", item)
 			}
-			if w.Lo < 0 || w.Hi < w.Lo {
+			if w.Lo < 0 || w.Hi < w.Lo || w.Hi > MaxValue {
 				return nil, fmt.Errorf("%q: window is not a valid range", item)
 			}
 			g.Window = w
@@ -388,26 +433,53 @@ func WriteCSV(w io.Writer, p *Problem, sol *Solution) error {
 	return cw.Error()
 }
 
-// SolutionFrom reads the offsets of a solution table for problem p,
-// matching rows by buffer id. Every buffer of p needs an offset.
+// SolutionFrom reads the offsets of a solution table for problem p. Rows
+// are matched by buffer id; when the solution lists the same ids in the
+// same order (always the case for files written by WriteSolution) they
+// are matched by row, which also serves ids used more than once.
 func SolutionFrom(p *Problem, t *Table) (*Solution, error) {
 	if !t.HasOffsetColumn() {
 		return nil, errors.New("solution has no offset column")
 	}
-	byID := make(map[string]int, len(t.Problem.Buffers))
-	for i, b := range t.Problem.Buffers {
-		byID[b.ID] = i
-	}
 	sol := &Solution{Offsets: make([]int64, len(p.Buffers))}
-	for i, b := range p.Buffers {
-		j, ok := byID[b.ID]
-		if !ok {
-			return nil, fmt.Errorf("buffer %q: not in the solution", b.ID)
-		}
+	take := func(i, j int) error {
 		if !t.HasOffset[j] {
-			return nil, fmt.Errorf("buffer %q: empty offset in the solution", b.ID)
+			return fmt.Errorf("buffer %q (row %d): empty offset in the solution", p.Buffers[i].ID, j+1)
 		}
 		sol.Offsets[i] = t.Offsets[j]
+		return nil
+	}
+	sameRows := len(t.Problem.Buffers) == len(p.Buffers)
+	for i := 0; sameRows && i < len(p.Buffers); i++ {
+		sameRows = t.Problem.Buffers[i].ID == p.Buffers[i].ID
+	}
+	if sameRows {
+		for i := range p.Buffers {
+			if err := take(i, i); err != nil {
+				return nil, err
+			}
+		}
+		return sol, nil
+	}
+	byID := make(map[string]int, len(t.Problem.Buffers))
+	for i, b := range t.Problem.Buffers {
+		if _, dup := byID[b.ID]; dup {
+			byID[b.ID] = -1
+			continue
+		}
+		byID[b.ID] = i
+	}
+	for i, b := range p.Buffers {
+		j, ok := byID[b.ID]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("buffer %q: not in the solution", b.ID)
+		case j < 0:
+			return nil, fmt.Errorf("buffer %q: id used more than once in the solution, whose rows differ from the problem's", b.ID)
+		}
+		if err := take(i, j); err != nil {
+			return nil, err
+		}
 	}
 	return sol, nil
 }

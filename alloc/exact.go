@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
@@ -65,7 +66,11 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 			return nil, Infeasible, nil
 		}
 	}
-	if h := Heuristic(p); len(Validate(p, h)) == 0 {
+	h := heuristic(ctx, p)
+	if h == nil {
+		return nil, TimedOut, ctx.Err()
+	}
+	if len(Validate(p, h)) == 0 {
 		return h, Solved, nil
 	}
 	sol := &Solution{Offsets: make([]int64, n)}
@@ -88,8 +93,17 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 	for ci := range results {
 		results[ci].st = TimedOut
 	}
+	for _, c := range comps {
+		if c.tooLarge {
+			return nil, TimedOut, ErrTooLarge
+		}
+	}
 	for ci, c := range comps {
-		st, off := c.solvePortfolio(ctx, workers, &explored, opt.Progress)
+		w := workers
+		if len(c.bufs) > maxPortfolioBuffers {
+			w = 1
+		}
+		st, off := c.solvePortfolio(ctx, w, &explored, opt.Progress)
 		results[ci] = result{st, off}
 		if st != Solved {
 			break
@@ -141,6 +155,7 @@ type component struct {
 	lower    []int64     // first moment
 	total    []int64     // max bytes alive in one of its sections
 	plain    bool        // no fixed neighbours and no alignment anywhere
+	tooLarge bool        // adjacency beyond maxAdjacency: not searched
 	zob      [2][]uint64 // per-buffer hash keys
 }
 
@@ -248,7 +263,20 @@ func newComponent(p *Problem, bufs []int, alive [][]Piece, fixedIdx []int) *comp
 	c.life = make([]int64, n)
 	c.lower = make([]int64, n)
 	c.fixed = make([][]span, n)
-	members := make([][]int32, c.nsec)
+	// Section lists cost O(buffers x sections) and fixed-neighbour lists
+	// O(buffers x fixed): bounded like the adjacency.
+	var entries int64
+	for _, i := range bufs {
+		for _, pc := range alive[i] {
+			s0 := sort.Search(len(cuts), func(x int) bool { return cuts[x] >= pc.T0 })
+			s1 := sort.Search(len(cuts), func(x int) bool { return cuts[x] >= pc.T1 })
+			entries += int64(s1 - s0)
+		}
+	}
+	if entries > maxAdjacency || n > maxSearchBuffers {
+		c.tooLarge = true
+		return c
+	}
 	for k, i := range bufs {
 		b := &p.Buffers[i]
 		c.size[k] = b.Size
@@ -259,7 +287,6 @@ func newComponent(p *Problem, bufs []int, alive [][]Piece, fixedIdx []int) *comp
 			s0 := sort.Search(len(cuts), func(x int) bool { return cuts[x] >= pc.T0 })
 			for s := s0; s < len(cuts)-1 && cuts[s] < pc.T1; s++ {
 				c.secs[k] = append(c.secs[k], int32(s))
-				members[s] = append(members[s], int32(k))
 			}
 		}
 		for _, j := range fixedIdx {
@@ -270,6 +297,10 @@ func newComponent(p *Problem, bufs []int, alive [][]Piece, fixedIdx []int) *comp
 					if pi.T0 < pj.T1 && pj.T0 < pi.T1 {
 						c.fixed[k] = append(c.fixed[k], span{fb.Offset + pj.Lo, fb.Offset + pj.Hi})
 						hit = true
+						if entries++; entries > maxAdjacency {
+							c.tooLarge = true
+							return c
+						}
 					}
 				}
 				if hit {
@@ -297,21 +328,7 @@ func newComponent(p *Problem, bufs []int, alive [][]Piece, fixedIdx []int) *comp
 			c.plain = false
 		}
 	}
-	c.adj = make([][]int32, n)
-	mark := make([]int, n)
-	for k := range mark {
-		mark[k] = -1
-	}
-	for k := range bufs {
-		for _, s := range c.secs[k] {
-			for _, o := range members[s] {
-				if int(o) != k && mark[o] != k {
-					mark[o] = k
-					c.adj[k] = append(c.adj[k], o)
-				}
-			}
-		}
-	}
+	c.adj, c.tooLarge = adjacency(c.secs)
 	seed := uint64(0x9e3779b97f4a7c15)
 	for h := 0; h < 2; h++ {
 		c.zob[h] = make([]uint64, n)
@@ -321,6 +338,91 @@ func newComponent(p *Problem, bufs []int, alive [][]Piece, fixedIdx []int) *comp
 		}
 	}
 	return c
+}
+
+// maxAdjacency bounds the neighbour lists of a component (directed
+// entries, 4 bytes each), and maxSearchBuffers the buffers of one
+// component the search takes on (its per-level sets cost O(n^2) memory).
+// Past them the component is not searched: Exact reports ErrTooLarge and
+// the heuristic placement is the answer on offer.
+const (
+	maxAdjacency     = 1 << 24
+	maxSearchBuffers = 12000
+	// maxPortfolioBuffers: larger components get one search, not one per
+	// core, to bound memory.
+	maxPortfolioBuffers = 4096
+)
+
+// ErrTooLarge is returned with TimedOut when a component is too large or
+// too densely connected for the exact search.
+var ErrTooLarge = errors.New("too many buffers alive together for the exact search")
+
+// adjacency lists, per buffer, the buffers that share a section with it.
+// Section lists are sorted; a buffer without gaps covers a contiguous
+// run. Sweeping the buffers by first section with the list of those still
+// alive costs O(n log n + pairs); the pair count is bounded first (hulls
+// that overlap, an upper bound), so a dense component is refused before
+// anything quadratic is built.
+func adjacency(secs [][]int32) ([][]int32, bool) {
+	n := len(secs)
+	firsts := make([]int32, n)
+	lasts := make([]int32, n)
+	for k, ss := range secs {
+		firsts[k], lasts[k] = ss[0], ss[len(ss)-1]
+	}
+	sf, sl := slices.Clone(firsts), slices.Clone(lasts)
+	slices.Sort(sf)
+	slices.Sort(sl)
+	var pairs int64
+	for k := range secs {
+		// Buffers starting at or before k's last section, minus those
+		// ending before k's first, minus k itself.
+		starts, _ := slices.BinarySearch(sf, lasts[k]+1)
+		ends, _ := slices.BinarySearch(sl, firsts[k])
+		pairs += int64(starts - ends - 1)
+	}
+	if pairs > maxAdjacency || n > maxSearchBuffers {
+		return nil, true
+	}
+	order := make([]int32, n)
+	for k := range order {
+		order[k] = int32(k)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(firsts[a], firsts[b]) })
+	contiguous := func(k int32) bool { return int(lasts[k]-firsts[k])+1 == len(secs[k]) }
+	meet := func(a, b int32) bool {
+		if contiguous(a) && contiguous(b) {
+			return true // hulls overlap
+		}
+		x, y := secs[a], secs[b]
+		for len(x) > 0 && len(y) > 0 {
+			switch {
+			case x[0] == y[0]:
+				return true
+			case x[0] < y[0]:
+				x = x[1:]
+			default:
+				y = y[1:]
+			}
+		}
+		return false
+	}
+	adj := make([][]int32, n)
+	var active []int32
+	for _, k := range order {
+		keep := active[:0]
+		for _, j := range active {
+			if lasts[j] >= firsts[k] {
+				keep = append(keep, j)
+				if meet(j, k) {
+					adj[j] = append(adj[j], k)
+					adj[k] = append(adj[k], j)
+				}
+			}
+		}
+		active = append(keep, k)
+	}
+	return adj, false
 }
 
 func splitmix(x uint64) uint64 {
@@ -342,6 +444,10 @@ func (c *component) key(k int, letter byte) int64 {
 	case 'W':
 		return c.life[k]
 	case 'A':
+		// Saturates: lifetimes and sizes up to MaxValue overflow a product.
+		if hi, lo := bits.Mul64(uint64(c.life[k]), uint64(c.size[k])); hi != 0 || lo > math.MaxInt64 {
+			return math.MaxInt64
+		}
 		return c.life[k] * c.size[k]
 	case 'Z':
 		return c.size[k]
@@ -410,31 +516,35 @@ type searcher struct {
 	// MiniMalloc does; otherwise groups keep the monotone last offset.
 	// Both are complete; they search differently, so the portfolio runs
 	// both.
-	dynamic  bool
-	floor    []int64 // per section
-	rem      []int64 // per section: bytes still to place
-	mf       []int64 // per buffer: max floor over its sections
-	xs       []int64 // per buffer scratch: lowest offset it can still take
-	paint    []int32 // scratch for the section bound
-	critX    int64   // section bound: lowest capacity minus bytes left
-	critSec  int32   // ... and its section
-	next     []int32 // per section (+1): skip pointers of the section bound
-	placed   []bool
-	off      []int64
-	trail    []trailEntry
-	stack    []int32   // placed buffers, in order
-	cands    [][]cand  // per level
-	sets     [][]int32 // per level: the rest after a placement, or a split copy
-	first    []int32   // per buffer: first section
-	lastSec  []int32   // per buffer: last section
-	h        [2]uint64 // hash of placed set and floors
-	failed   map[[2]uint64]struct{}
-	nodes    int64
-	budget   int64 // nodes left before a restart
-	halt     bool  // budget exhausted or stopped: unwind without remembering
-	explored *atomic.Int64
-	progress func(int64)
-	stop     bool
+	dynamic bool
+	floor   []int64 // per section
+	rem     []int64 // per section: bytes still to place
+	mf      []int64 // per buffer: max floor over its sections
+	xs      []int64 // per buffer scratch: lowest offset it can still take
+	raw     []int64 // per buffer scratch: its canonical offset now
+	paint   []int32 // scratch for the section bound
+	critX   int64   // section bound: lowest capacity minus bytes left
+	critSec int32   // ... and its section
+	next    []int32 // per section (+1): skip pointers of the section bound
+	placed  []bool
+	off     []int64
+	trail   []trailEntry
+	stack   []int32   // placed buffers, in order
+	cands   [][]cand  // per level
+	sets    [][]int32 // per level: the rest after a placement, or a split copy
+	first   []int32   // per buffer: first section
+	lastSec []int32   // per buffer: last section
+	h       [2]uint64 // hash of placed set and floors
+	failed  map[[2]uint64]struct{}
+	nodes   int64
+	// checkMask: the context is polled every checkMask+1 nodes, fewer on
+	// large components where a node costs O(buffers).
+	checkMask int64
+	budget    int64 // nodes left before a restart
+	halt      bool  // budget exhausted or stopped: unwind without remembering
+	explored  *atomic.Int64
+	progress  func(int64)
+	stop      bool
 }
 
 type trailEntry struct {
@@ -452,6 +562,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		rem:     make([]int64, c.nsec),
 		mf:      make([]int64, n),
 		xs:      make([]int64, n),
+		raw:     make([]int64, n),
 		next:    make([]int32, c.nsec+2),
 		placed:  make([]bool, n),
 		off:     make([]int64, n),
@@ -460,6 +571,10 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		first:   make([]int32, n),
 		lastSec: make([]int32, n),
 		failed:  map[[2]uint64]struct{}{},
+	}
+	s.checkMask = 1023
+	for s.checkMask > 0 && (s.checkMask+1)*int64(n) > 1<<18 {
+		s.checkMask >>= 1
 	}
 	set := make([]int32, n)
 	for k := range n {
@@ -664,7 +779,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 	if s.budget < 0 {
 		s.halt = true
 	}
-	if s.nodes&1023 == 0 {
+	if s.nodes&s.checkMask == 0 {
 		if s.ctx.Err() != nil {
 			s.stop, s.halt = true, true
 		}
@@ -748,8 +863,17 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 			minEnd = x + c.size[k]
 		}
 		s.xs[k] = max(x, last)
-		if x < last {
-			// Not canonical now: it must rest on a buffer placed later.
+		s.raw[k] = x
+	}
+	// Candidates in a second pass, once minEnd is known: only those below
+	// it survive the dominance rule, so a level keeps a few candidates
+	// rather than the whole set (memory stays linear in the depth).
+	for _, k32 := range set {
+		k := int(k32)
+		x := s.raw[k]
+		if x < last || x >= minEnd {
+			// Below last it is not canonical now: it must rest on a
+			// buffer placed later.
 			continue
 		}
 		if x == last && prev >= 0 && s.rank[k] < s.rank[prev] {
@@ -773,14 +897,6 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 		s.remember(key)
 		return false
 	}
-	// Only candidates below minEnd survive the dominance rule.
-	kept := cs[:0]
-	for _, cd := range cs {
-		if cd.off < minEnd {
-			kept = append(kept, cd)
-		}
-	}
-	cs = kept
 	sort.Slice(cs, func(a, b int) bool {
 		if cs[a].off != cs[b].off {
 			return cs[a].off < cs[b].off

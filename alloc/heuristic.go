@@ -1,7 +1,9 @@
 package alloc
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sort"
 )
 
@@ -41,6 +43,16 @@ func lowestFit(busy []span, from, size, align int64) int64 {
 // It is fast (a quick first answer) but gives no guarantee: the returned
 // placement may exceed the capacity (see Height).
 func Heuristic(p *Problem) *Solution {
+	return heuristic(context.Background(), p)
+}
+
+// HeuristicContext is Heuristic that gives up (nil) once ctx is done: it
+// costs O(n^2) on n buffers alive together.
+func HeuristicContext(ctx context.Context, p *Problem) *Solution {
+	return heuristic(ctx, p)
+}
+
+func heuristic(ctx context.Context, p *Problem) *Solution {
 	n := len(p.Buffers)
 	sol := &Solution{Offsets: make([]int64, n)}
 	pieces := make([][]Piece, n)
@@ -69,7 +81,10 @@ func Heuristic(p *Problem) *Solution {
 		return x.Upper-x.Lower > y.Upper-y.Lower
 	})
 	var busy []span
-	for _, i := range order {
+	for done, i := range order {
+		if done&255 == 255 && ctx.Err() != nil {
+			return nil
+		}
 		busy = busy[:0]
 		for _, j := range placed {
 			for _, pi := range pieces[i] {
@@ -84,7 +99,7 @@ func Heuristic(p *Problem) *Solution {
 				}
 			}
 		}
-		sort.Slice(busy, func(a, c int) bool { return busy[a].lo < busy[c].lo })
+		slices.SortFunc(busy, func(a, c span) int { return cmp.Compare(a.lo, c.lo) })
 		sol.Offsets[i] = lowestFit(busy, 0, p.Buffers[i].Size, p.Buffers[i].Alignment)
 		placed = append(placed, i)
 	}

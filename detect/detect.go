@@ -198,6 +198,10 @@ func Reader(r io.ReaderAt, size int64) (Result, error) {
 			res.Kind = SBUFPlan
 			return res, nil
 		}
+		if v := geminiBody(head); v != "" {
+			res.Kind, res.Variant = GeminiIR, v
+			return res, nil
+		}
 		return unknown("JSON without the keys of a Gemini schedule (buffersize, top_batch_cut, xlen)")
 	}
 	if isProblemCSV(head) {
@@ -236,6 +240,22 @@ func geminiVariant(head, tail []byte) string {
 		return VariantRaw
 	}
 	return ""
+}
+
+// geminiBody recognises a Gemini schedule whose top-level keys lie neither
+// in the head nor in the tail (a writer that puts "-1" and buffersize before
+// megabytes of core workloads and xlen/ylen in between): its workloads and
+// DRAM tensors carry both transfer_id and workload_id members. Buffer
+// addresses and tensor orders exist only in the compiler IR.
+func geminiBody(head []byte) string {
+	has := func(key string) bool { return bytes.Contains(head, []byte(`"`+key+`"`)) }
+	if !has("transfer_id") || !has("workload_id") {
+		return ""
+	}
+	if has("address") || has("tensor_order") || has("tensor_id") || has("wl0_buffer") || has("wl1_buffer") {
+		return VariantCompiler
+	}
+	return VariantRaw
 }
 
 // isZebuLine recognises the first line of a ZeBu emulator trace (package

@@ -161,3 +161,30 @@ func FuzzReader(f *testing.F) {
 		detect.Reader(bytes.NewReader(data), int64(len(data)))
 	})
 }
+
+// A writer may put the top-level keys (buffersize, xlen) in the middle of
+// a large file, out of both windows: the workloads' own members identify
+// the schedule and its variant.
+func TestGeminiKeysInMiddle(t *testing.T) {
+	for _, c := range []struct {
+		entry, vari string
+	}{
+		{`{"workload_id": 1, "ifmap": [{"transfer_id": [3]}], "buffer": [{"address": 0, "tensor_order": 2}]},`, detect.VariantCompiler},
+		{`{"workload_id": 1, "ifmap": {"transfer_id": [3]}, "buffer": [{"block": 2}]},`, detect.VariantRaw},
+	} {
+		var b bytes.Buffer
+		b.WriteString(`{"-1": {"in": [], "out": []}, "0": [`)
+		for b.Len() < 3*detect.HeadSize {
+			b.WriteString(c.entry)
+		}
+		b.WriteString(`{}], "buffersize": 8192, "xlen": 1, "1": [`)
+		for b.Len() < 6*detect.HeadSize {
+			b.WriteString(c.entry)
+		}
+		b.WriteString(`{}]}`)
+		r, err := detect.Reader(bytes.NewReader(b.Bytes()), int64(b.Len()))
+		if err != nil || r.Kind != detect.GeminiIR || r.Variant != c.vari {
+			t.Errorf("%s: %+v %v", c.vari, r, err)
+		}
+	}
+}

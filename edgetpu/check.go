@@ -2,6 +2,8 @@ package edgetpu
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/npukit/npukit/diag"
@@ -39,6 +41,7 @@ const (
 	RuleVariableOutput     = "edgetpu/variable-output"
 	RuleExecutionCount     = "edgetpu/execution-count"
 	RuleDuplicateLayerName = "edgetpu/duplicate-layer-name"
+	RuleNoEdgeTPUOp        = "edgetpu/no-edgetpu-op"
 )
 
 func init() {
@@ -55,7 +58,9 @@ func init() {
 		diag.Rule{ID: RulePackagesPerOp, Severity: diag.Error, Description: "the runtime accepts one package per edgetpu-custom-op"},
 		diag.Rule{ID: RuleFlexChips, Severity: diag.Error, Description: `custom options key "7" must hold len(key "6") - 1 extra packages`},
 		diag.Rule{ID: RuleRelocOutside, Severity: diag.Error, Description: "a relocation's 32-bit field lies outside its instruction chunk"},
-		diag.Rule{ID: RuleRelocUnpaired, Severity: diag.Error, Description: "LOWER_32BIT and UPPER_32BIT relocations of one address must come in pairs"},
+		// Pairing is what every real compile does (notes, "Corpus facts"), not
+		// something the runtime checks: it writes whichever halves are listed.
+		diag.Rule{ID: RuleRelocUnpaired, Severity: diag.Warning, Description: "LOWER_32BIT and UPPER_32BIT relocations of one address should come in pairs (an unlisted half keeps its compiled value)"},
 		diag.Rule{ID: RuleRelocUnknownLayer, Severity: diag.Error, Description: "an input/output relocation or DMA hint names no layer of its executable"},
 		diag.Rule{ID: RuleRelocBatch, Severity: diag.Error, Description: "a relocation's batch must be below batch_size (0 for parameters and scratch)"},
 		diag.Rule{ID: RuleHintRange, Severity: diag.Error, Description: "a DMA descriptor's byte range must lie within its layer, the parameters or scratch"},
@@ -63,13 +68,14 @@ func init() {
 		diag.Rule{ID: RuleNotDeterministic, Severity: diag.Warning, Description: "DMA hints are not fully deterministic: the USB runtime rejects the executable unless descriptors come from the device"},
 		diag.Rule{ID: RuleOutputLayout, Severity: diag.Error, Description: "an output's OutputLayout maps must have y/x entries, be injective and stay inside size_bytes"},
 		diag.Rule{ID: RuleShapeInfo, Severity: diag.Error, Description: "OutputShapeInfo slices must be valid ranges of the layer shape, element-aligned and inside size_bytes"},
-		diag.Rule{ID: RuleNarrowMemory, Severity: diag.Error, Description: "used narrow memory per tile exceeds the chip's 196,608 bytes"},
+		diag.Rule{ID: RuleNarrowMemory, Severity: diag.Error, Description: "used narrow memory per tile exceeds the Edge TPU's (beagle) 196,608 bytes"},
 		diag.Rule{ID: RuleLayerSize, Severity: diag.Error, Description: "a layer's size_bytes must hold y*x*z elements and be non-negative"},
 		diag.Rule{ID: RuleDataType, Severity: diag.Error, Description: "a layer's data_type is not one of the schema's types"},
-		diag.Rule{ID: RuleTensorMismatch, Severity: diag.Error, Description: "the custom op's TFLite tensors must match the executable's layers by position (count, dtype pair, element count)"},
+		diag.Rule{ID: RuleTensorMismatch, Severity: diag.Error, Description: "the custom op's TFLite tensors must match the executable's layers by position (count, dtype pair, element count up to a leading batch dimension)"},
 		diag.Rule{ID: RuleZeroPointMismatch, Severity: diag.Warning, Description: "layer zero point differs from the TFLite one (offset by 128/32768 for signed types)"},
-		diag.Rule{ID: RuleVariableOutput, Severity: diag.Error, Description: "an output `<name>_variable_output` must pair with an input `<name>` of the same type and size"},
+		diag.Rule{ID: RuleVariableOutput, Severity: diag.Error, Description: "an output `<name>_variable_output` must have the type and size of the input `<name>` it is written back into"},
 		diag.Rule{ID: RuleExecutionCount, Severity: diag.Error, Description: "execution_count_per_inference must be at least 1"},
+		diag.Rule{ID: RuleNoEdgeTPUOp, Severity: diag.Info, Description: "no operator of the TFLite model is an edgetpu-custom-op: every operator runs on the CPU"},
 		diag.Rule{ID: RuleDuplicateLayerName, Severity: diag.Error, Description: "layer names must be unique among an executable's inputs and among its outputs"},
 	)
 }
@@ -78,10 +84,32 @@ func init() {
 // of the same name (recurrent state).
 const VariableOutputSuffix = "_variable_output"
 
+// VariableInput returns the input layer a variable output writes back into:
+// the input named like the output without VariableOutputSuffix. The runtime
+// pairs them by that name alone (libedgetpu tflite/
+// custom_op_user_data_direct.cc); an output with the suffix but no such
+// input is written back nowhere (and, like every suffixed output, has no
+// TFLite tensor).
+func (e *Executable) VariableInput(out *Layer) *Layer {
+	base, ok := strings.CutSuffix(out.Name, VariableOutputSuffix)
+	if !ok {
+		return nil
+	}
+	for _, in := range e.InputLayers {
+		if in.Name == base {
+			return in
+		}
+	}
+	return nil
+}
+
 // Check verifies a model against the runtime's load-time checks and the
 // consistency rules.
 func Check(m *Model) diag.Report {
 	var rep diag.Report
+	if m.TFLite != nil && len(m.Ops) == 0 {
+		rep.Add(RuleNoEdgeTPUOp, "model", "no edgetpu-custom-op among %d operators: the compiler mapped nothing to the Edge TPU", m.TFLite.NumOperators())
+	}
 	for _, op := range m.Ops {
 		loc := "package"
 		if op.Subgraph >= 0 {
@@ -108,10 +136,17 @@ func checkOptions(rep *diag.Report, loc string, op *CustomOp) {
 	if len(op.Packages) == 0 {
 		rep.Add(RuleNoExecutables, loc, "the op carries no package (custom options key \"4\")")
 	}
-	if len(op.Packages) > 1 {
+	// Without key "6" the runtime never reads key "7" (see below), so only
+	// key "4" counts.
+	if len(op.Packages) > 1 && o.HasChips {
 		rep.Add(RulePackagesPerOp, loc, "%d packages in one op (keys \"4\" and \"7\"); the runtime loads one", len(op.Packages))
 	}
-	if o.HasExtra && (!o.HasChips || o.Extra != len(o.Chips)-1) {
+	// The runtime (libedgetpu tflite/custom_op_data.cc) reads key "7" only
+	// when key "6" is present: files without key "6" are the older
+	// one-package serialisation and load whatever "7" holds. With key "6"
+	// it rejects an empty chip list and len("6") != len("7") + 1, where a
+	// missing "7" counts as empty.
+	if o.HasChips && (len(o.Chips) == 0 || o.Extra != len(o.Chips)-1) {
 		rep.Add(RuleFlexChips, loc, "key \"7\" holds %d packages but key \"6\" lists %d chips (want %d extra)", o.Extra, len(o.Chips), max(len(o.Chips)-1, 0))
 	}
 }
@@ -163,8 +198,12 @@ func checkTypes(rep *diag.Report, loc string, p *Package) {
 	if !legal {
 		rep.Add(RuleExecutableTypes, loc, "executable types {%s} are not a legal set", strings.Join(names, ", "))
 	}
+	// The runtime pairs a caching executable with the main one only in a
+	// two-executable package (libedgetpu driver/package_registry.cc: one
+	// executable runs stand-alone whatever its type, of three the
+	// STAND_ALONE one runs), so only there does a zero token matter.
 	c := p.Caching()
-	if c != nil && c.Token == 0 {
+	if c != nil && c.Token == 0 && len(p.Executables) == 2 {
 		rep.Add(RuleCachingTokenZero, loc, "PARAMETER_CACHING executable with token 0")
 	}
 	if c != nil {
@@ -188,7 +227,10 @@ func checkExecutable(rep *diag.Report, loc string, e *Executable) {
 	if e.BatchSize < 1 {
 		rep.Add(RuleBatchSize, loc, "batch_size %d", e.BatchSize)
 	}
-	if e.NarrowMemPerTile > NarrowMemoryPerTile || e.NarrowMemPerTile < 0 {
+	// 196,608 bytes is the beagle (Coral Edge TPU) tile; other chips'
+	// geometry is not documented, so only beagle (or unnamed) executables
+	// are held to it.
+	if e.NarrowMemPerTile < 0 || (e.NarrowMemPerTile > NarrowMemoryPerTile && (e.Chip == "" || e.Chip == BeagleChip)) {
 		rep.Add(RuleNarrowMemory, loc, "%d bytes of narrow memory per tile, the chip has %d", e.NarrowMemPerTile, NarrowMemoryPerTile)
 	}
 	ins, outs := layerIndex(e.InputLayers), layerIndex(e.OutputLayers)
@@ -262,6 +304,11 @@ func checkOutput(rep *diag.Report, loc string, l *Layer) {
 	}
 	if es == 0 || l.Y < 1 || l.X < 1 || l.Z < 1 {
 		return // reported by data-type / layer-size
+	}
+	if l.Y == 1 && l.X == 1 {
+		// 1-D outputs are copied linearly and their layout is never read
+		// (schema, OutputLayout: "1D output, this field will not be used").
+		return
 	}
 	st, err := l.LayoutStats()
 	switch {
@@ -358,7 +405,9 @@ func checkHints(rep *diag.Report, loc string, e *Executable, ins, outs map[strin
 			case ParameterBase:
 				limit = int64(len(e.Parameters))
 			case ScratchBase:
-				limit = int64(e.ScratchSizeBytes)
+				// scratch_size_bytes is for batch_size 1 (schema); a batched
+				// executable's scratch holds one such area per batch element.
+				limit = int64(e.ScratchSizeBytes) * int64(max(e.BatchSize, 1))
 			default:
 				limit = -1
 			}
@@ -370,7 +419,9 @@ func checkHints(rep *diag.Report, loc string, e *Executable, ins, outs map[strin
 	}
 }
 
-// dtypePairs lists the TFLite types the runtime accepts for each layer type.
+// dtypePairs lists the TFLite types accepted for each layer type: those of
+// the runtime's ValidateDataType (libedgetpu tflite/custom_op.cc), widened
+// to both 8-bit integer types, which share one byte layout.
 var dtypePairs = map[DataType][]TensorType{
 	FixedPoint8:        {TensorUint8, TensorInt8},
 	SignedFixedPoint8:  {TensorInt8, TensorUint8},
@@ -378,8 +429,35 @@ var dtypePairs = map[DataType][]TensorType{
 	SignedFixedPoint16: {TensorInt16},
 	SignedFixedPoint32: {TensorInt32},
 	Single:             {TensorFloat32},
-	Half:               {1},
-	BFloat:             {18},
+	Half:               {TensorFloat16},
+	BFloat:             {TensorBFloat16},
+}
+
+// dtypeAccepted says whether a tensor type pairs with a layer. Besides
+// dtypePairs, the runtime accepts a UINT8 tensor for a 1-D SINGLE or
+// FIXED_POINT16 output (classifier outputs of older compiles, which the
+// runtime quantizes or clamps on the host).
+func dtypeAccepted(tt TensorType, l *Layer, output bool) bool {
+	if slices.Contains(dtypePairs[l.DataType], tt) {
+		return true
+	}
+	return output && tt == TensorUint8 && l.Y == 1 && l.X == 1 && (l.DataType == Single || l.DataType == FixedPoint16)
+}
+
+// elementsAccepted says whether a tensor of n elements (shape dims) holds
+// the layer: the runtime compares bytes against y*x*z*execution_count
+// times a batch count taken from the first dimension when that divides
+// evenly (libedgetpu tflite/custom_op.cc, ValidateInputsAndOutputs).
+func elementsAccepted(n int64, dims []int32, l *Layer) bool {
+	per := l.Elements()
+	full := per * int64(max(l.ExecutionCount, 1))
+	if n == per || n == full {
+		return true
+	}
+	if len(dims) >= 1 && dims[0] > 1 && full > 0 {
+		return n == int64(dims[0])*full
+	}
+	return false
 }
 
 func checkTensors(rep *diag.Report, loc string, t *TFLite, op *CustomOp, p *Package) {
@@ -389,59 +467,60 @@ func checkTensors(rep *diag.Report, loc string, t *TFLite, op *CustomOp, p *Pack
 	}
 	sg := &t.Subgraphs[op.Subgraph]
 	top := &sg.Operators[op.Operator]
-	var outs []*Layer
-	vars := map[string]*Layer{}
 	for _, l := range e.OutputLayers {
-		if base, ok := strings.CutSuffix(l.Name, VariableOutputSuffix); ok {
-			vars[base] = l
-			continue
-		}
-		outs = append(outs, l)
-	}
-	ins := layerIndex(e.InputLayers)
-	for base, l := range vars {
-		in := ins[base]
-		switch {
-		case in == nil:
-			rep.Add(RuleVariableOutput, loc, "output %q has no input %q to write back into", l.Name, base)
-		case in.DataType != l.DataType || in.Elements() != l.Elements():
-			rep.Add(RuleVariableOutput, loc, "output %q (%s, %d elements) does not match input %q (%s, %d elements)", l.Name, l.DataType, l.Elements(), base, in.DataType, in.Elements())
+		in := e.VariableInput(l)
+		if in != nil && (in.DataType != l.DataType || in.Elements() != l.Elements()) {
+			rep.Add(RuleVariableOutput, loc, "output %q (%s, %d elements) does not match input %q (%s, %d elements)", l.Name, l.DataType, l.Elements(), in.Name, in.DataType, in.Elements())
 		}
 	}
-	match := func(kind string, idx []int32, ls []*Layer) {
-		if len(idx) != len(ls) {
-			rep.Add(RuleTensorMismatch, loc, "%d op %ss but %d %s layers", len(idx), kind, len(ls), kind)
+	pair := func(kind string, i int, ti int32, l *Layer) {
+		if ti < 0 || int(ti) >= len(sg.Tensors) {
+			rep.Add(RuleTensorMismatch, loc, "op %s %d: tensor index %d of %d", kind, i, ti, len(sg.Tensors))
 			return
 		}
-		for i, ti := range idx {
-			if ti < 0 || int(ti) >= len(sg.Tensors) {
-				rep.Add(RuleTensorMismatch, loc, "op %s %d: tensor index %d of %d", kind, i, ti, len(sg.Tensors))
-				continue
+		ten := &sg.Tensors[ti]
+		if l.DataType.Size() == 0 {
+			return // reported by data-type
+		}
+		n, known := int64(1), true
+		for _, d := range ten.Shape {
+			if d < 0 || (d > 0 && n > math.MaxInt64/int64(d)) {
+				known = false // dynamic (-1) or absurd dimension: nothing to compare
+				break
 			}
-			ten, l := &sg.Tensors[ti], ls[i]
-			if l.DataType.Size() == 0 {
-				continue // reported by data-type
-			}
-			ok := false
-			for _, tt := range dtypePairs[l.DataType] {
-				ok = ok || tt == ten.Type
-			}
-			n := int64(1)
-			for _, d := range ten.Shape {
-				n *= int64(d)
-			}
-			switch {
-			case !ok:
-				rep.Add(RuleTensorMismatch, loc, "%s %d: tensor %q is %s, layer %q is %s", kind, i, ten.Name, ten.Type, l.Name, l.DataType)
-			case n != l.Elements()*int64(max(l.ExecutionCount, 1)) && n != l.Elements():
-				rep.Add(RuleTensorMismatch, loc, "%s %d: tensor %q has %d elements, layer %q %d", kind, i, ten.Name, n, l.Name, l.Elements())
-			case l.Numerics != nil && len(ten.ZeroPoint) == 1 && !zeroPointMatches(ten.Type, l.DataType, ten.ZeroPoint[0], l.Numerics.ZeroPoint):
-				rep.Add(RuleZeroPointMismatch, loc, "%s %d: tensor %q zero point %d, layer %q %d", kind, i, ten.Name, ten.ZeroPoint[0], l.Name, l.Numerics.ZeroPoint)
-			}
+			n *= int64(d)
+		}
+		switch {
+		case !dtypeAccepted(ten.Type, l, kind == "output"):
+			rep.Add(RuleTensorMismatch, loc, "%s %d: tensor %q is %s, layer %q is %s", kind, i, ten.Name, ten.Type, l.Name, l.DataType)
+		case known && !elementsAccepted(n, ten.Shape, l):
+			rep.Add(RuleTensorMismatch, loc, "%s %d: tensor %q has %d elements, layer %q %d", kind, i, ten.Name, n, l.Name, l.Elements())
+		case l.Numerics != nil && len(ten.ZeroPoint) == 1 && !zeroPointMatches(ten.Type, l.DataType, ten.ZeroPoint[0], l.Numerics.ZeroPoint):
+			rep.Add(RuleZeroPointMismatch, loc, "%s %d: tensor %q zero point %d, layer %q %d", kind, i, ten.Name, ten.ZeroPoint[0], l.Name, l.Numerics.ZeroPoint)
 		}
 	}
-	match("input", top.Inputs, e.InputLayers)
-	match("output", top.Outputs, outs)
+	// Inputs pair by position and must be as many as the layers.
+	if len(top.Inputs) != len(e.InputLayers) {
+		rep.Add(RuleTensorMismatch, loc, "%d op inputs but %d input layers", len(top.Inputs), len(e.InputLayers))
+	} else {
+		for i, ti := range top.Inputs {
+			pair("input", i, ti, e.InputLayers[i])
+		}
+	}
+	// Output layer i pairs with op output i; layers named *_variable_output
+	// have no tensor (they are written back into inputs) and are skipped;
+	// the op may list more outputs (libedgetpu tflite/custom_op.cc,
+	// ValidateInputsAndOutputs).
+	for i, l := range e.OutputLayers {
+		if strings.HasSuffix(l.Name, VariableOutputSuffix) {
+			continue
+		}
+		if i >= len(top.Outputs) {
+			rep.Add(RuleTensorMismatch, loc, "output layer %d %q has no op output (the op has %d)", i, l.Name, len(top.Outputs))
+			continue
+		}
+		pair("output", i, top.Outputs[i], l)
+	}
 }
 
 // checkSlices verifies OutputShapeInfo arithmetically, in time bounded by

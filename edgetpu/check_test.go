@@ -112,9 +112,16 @@ func TestCheckRules(t *testing.T) {
 		{RuleZeroPointMismatch, "demo", func(m *Model) { m.TFLite.Subgraphs[0].Tensors[0].ZeroPoint[0] = 5 }},
 		{RuleVariableOutput, "demo", func(m *Model) {
 			e := exe0(m)
-			e.OutputLayers = append(e.OutputLayers, synthLayer(LayerSpec{Name: "ghost" + VariableOutputSuffix, Y: 1, X: 1, Z: 4, DataType: FixedPoint8, Scale: 1}, true))
+			e.OutputLayers = append(e.OutputLayers, synthLayer(LayerSpec{Name: "input" + VariableOutputSuffix, Y: 1, X: 1, Z: 4, DataType: FixedPoint8, Scale: 1}, true))
 		}},
 		{RuleExecutionCount, "demo", func(m *Model) { exe0(m).OutputLayers[1].ExecutionCount = 0 }},
+		{RuleNoEdgeTPUOp, "demo", func(m *Model) {
+			// The edgetpu-custom-op code stays listed (detection sees an
+			// Edge TPU model), but no operator uses it.
+			m.TFLite.OperatorCodes = append(m.TFLite.OperatorCodes, OperatorCode{DeprecatedBuiltinCode: 25, BuiltinCode: 25, Version: 1})
+			m.TFLite.Subgraphs[0].Operators[0].OpcodeIndex = 1
+			m.Ops = nil
+		}},
 		{RuleDuplicateLayerName, "demo", func(m *Model) {
 			c := m.Ops[0].Packages[0].Executables[1]
 			l := synthLayer(DemoSpec().Inputs[0], false)

@@ -73,7 +73,9 @@ func (l *Layer) LayoutStats() (*LayoutStats, error) {
 	if Y < 1 || X < 1 || Z < 1 {
 		return nil, fmt.Errorf("layer %q: dimensions %dx%dx%d must be positive", l.Name, Y, X, Z)
 	}
-	if len(lay.YTile) != Y || len(lay.YLocal) != Y || len(lay.XTile) != X || len(lay.XLocal) != X || len(lay.RowSize) != X {
+	// The runtime reads entries [0, y) and [0, x) only
+	// (api/layer_information.cc, GetBufferIndex): longer maps are valid.
+	if len(lay.YTile) < Y || len(lay.YLocal) < Y || len(lay.XTile) < X || len(lay.XLocal) < X || len(lay.RowSize) < X {
 		return nil, fmt.Errorf("layer %q: layout maps of lengths y %d/%d, x %d/%d/%d for %dx%d", l.Name,
 			len(lay.YTile), len(lay.YLocal), len(lay.XTile), len(lay.XLocal), len(lay.RowSize), Y, X)
 	}
@@ -81,7 +83,7 @@ func (l *Layer) LayoutStats() (*LayoutStats, error) {
 		XLocal: lay.XLocal, YLocal: lay.YLocal, RowSize: lay.RowSize}
 	es := int64(l.ElemSize())
 	s := &LayoutStats{ElemSize: int(es), WithinSize: true, Injective: true, Identity: true,
-		XTileWidths: runs(lay.XTile), YTileHeights: runs(lay.YTile)}
+		XTileWidths: runs(lay.XTile[:X]), YTileHeights: runs(lay.YTile[:Y])}
 	if X > 1 {
 		s.ZStride = int64(lay.XLocal[1]) - int64(lay.XLocal[0])
 	}

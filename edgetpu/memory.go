@@ -29,7 +29,11 @@ func MemoryOf(p *Package) Memory {
 			m.Instructions += int64(len(b.Data))
 		}
 	}
-	if c := p.Caching(); c != nil {
+	// The runtime caches parameters only for the PARAMETER_CACHING half of
+	// a two-executable package (libedgetpu driver/package_registry.cc): a
+	// sole executable runs stand-alone whatever its type, and of three the
+	// STAND_ALONE one runs with its own parameters.
+	if c := p.Caching(); c != nil && len(p.Executables) == 2 {
 		m.Cached, m.Token = int64(len(c.Parameters)), c.Token
 	}
 	if e := p.Main(); e != nil {

@@ -27,8 +27,10 @@ const (
 	MaxRuntimeVersion = 14
 	// MinSupportedRuntimeVersion: older packages load with a warning.
 	MinSupportedRuntimeVersion = 10
-	// NarrowMemoryPerTile is the narrow memory of one tile, in bytes.
+	// NarrowMemoryPerTile is the narrow memory of one beagle tile, in bytes.
 	NarrowMemoryPerTile = 196608
+	// BeagleChip is Executable.chip of the Coral Edge TPU.
+	BeagleChip = "beagle"
 	// ParameterSRAM is the on-chip parameter cache, in bytes.
 	ParameterSRAM = 8 << 20
 )
@@ -129,11 +131,13 @@ func (t TensorType) MarshalText() ([]byte, error) { return []byte(t.String()), n
 
 // TFLite tensor types used by Edge TPU models.
 const (
-	TensorFloat32 TensorType = 0
-	TensorInt32   TensorType = 2
-	TensorUint8   TensorType = 3
-	TensorInt16   TensorType = 7
-	TensorInt8    TensorType = 9
+	TensorFloat32  TensorType = 0
+	TensorFloat16  TensorType = 1
+	TensorInt32    TensorType = 2
+	TensorUint8    TensorType = 3
+	TensorInt16    TensorType = 7
+	TensorInt8     TensorType = 9
+	TensorBFloat16 TensorType = 18
 )
 
 // ElemSize is the element size in bytes (0 when unknown or variable).
@@ -479,6 +483,15 @@ func (p *Package) Caching() *Executable {
 		}
 	}
 	return nil
+}
+
+// NumOperators counts the operators of every subgraph.
+func (t *TFLite) NumOperators() int {
+	n := 0
+	for _, sg := range t.Subgraphs {
+		n += len(sg.Operators)
+	}
+	return n
 }
 
 // Packages lists every top-level package of the model in order.

@@ -417,15 +417,22 @@ func (d *decoder) customOp(op *Operator, path string) (*CustomOp, error) {
 		o.KeyTypes = append(o.KeyTypes, k+":"+v.Type().String())
 		switch k {
 		case "1":
-			if o.Version, err = v.Int(); err != nil {
-				return nil, err
+			// The runtime reads "1" and "5" with AsInt32 (0 for a
+			// non-numeric value) and never uses the deprecated "2": a value
+			// of another type is not an error of the file.
+			if numeric(v.Type()) {
+				if o.Version, err = v.Int(); err != nil {
+					return nil, err
+				}
 			}
 		case "2":
-			b, _, err := v.Bytes()
-			if err != nil {
-				return nil, err
+			if t := v.Type(); t == fbs.FlexString || t == fbs.FlexBlob || t == fbs.FlexKey {
+				b, _, err := v.Bytes()
+				if err != nil {
+					return nil, err
+				}
+				o.ChipName = string(b)
 			}
-			o.ChipName = string(b)
 		case "3":
 			o.HasCachingExecutable = true
 		case "4":
@@ -440,8 +447,10 @@ func (d *decoder) customOp(op *Operator, path string) (*CustomOp, error) {
 			p.FileOffset, p.Source = op.CustomOptionsOffset+off, `flex key "4"`
 			pkgKey4 = p
 		case "5":
-			if o.ExecutionPreference, err = v.Int(); err != nil {
-				return nil, err
+			if numeric(v.Type()) {
+				if o.ExecutionPreference, err = v.Int(); err != nil {
+					return nil, err
+				}
 			}
 		case "6":
 			vec, err := v.Vector()
@@ -483,6 +492,15 @@ func (d *decoder) customOp(op *Operator, path string) (*CustomOp, error) {
 	}
 	c.Packages = append(c.Packages, extra...)
 	return c, nil
+}
+
+// numeric says whether a FlexBuffer value reads as an integer.
+func numeric(t fbs.FlexType) bool {
+	switch t {
+	case fbs.FlexInt, fbs.FlexUint, fbs.FlexIndirectInt, fbs.FlexIndirectUint, fbs.FlexBool, fbs.FlexFloat:
+		return true
+	}
+	return false
 }
 
 // ---- DarwiNN ----
@@ -724,11 +742,16 @@ func (d *decoder) dmaHints(t fbs.Table) (*DMAHints, error) {
 			return nil, err
 		}
 		x.Direction = Direction(dir)
-		tag, u, err := ht.Union(0, "any_hint")
+		// A member without its table (FenceHint and InputLayer are empty
+		// tables a serialiser may leave out) reads as all defaults.
+		tag, u, ok, err := ht.UnionValue(0, "any_hint")
 		if err != nil {
 			return nil, err
 		}
 		x.Kind = HintKind(tag)
+		if !ok {
+			continue
+		}
 		switch x.Kind {
 		case HintDescriptor:
 			if x.Meta, err = meta(u, 0); err != nil {
@@ -806,14 +829,20 @@ func (d *decoder) layer(t fbs.Table) (*Layer, error) {
 		}
 		l.Numerics = n
 	}
-	tag, u, err := t.Union(7, "any_layer")
+	tag, u, ok, err := t.UnionValue(7, "any_layer")
 	if err != nil {
 		return nil, err
 	}
 	l.Kind = LayerKind(tag)
-	if l.Kind == LayerOutput {
+	if l.Kind == LayerOutput && ok {
 		if l.Output, err = d.outputLayer(u); err != nil {
 			return nil, err
+		}
+		// Older compiles set only the (now deprecated) OutputLayer.data_type;
+		// the runtime falls back to it when Layer.data_type is absent
+		// (libedgetpu api/layer_information.cc, DataTypeSize).
+		if !t.Present(6) {
+			l.DataType = l.Output.DataType
 		}
 	}
 	st, ok, err := t.Table(11, "shape")

@@ -63,23 +63,34 @@ func PlanInput(p *Package) []dmaplan.Executable {
 }
 
 // OutputTensorType is the TFLite type of an output layer: the op's output
-// tensor at the layer's position among the non-variable outputs, or the
-// type the runtime pairs with the layer's data type.
+// tensor at the layer's position (the runtime pairs them by position), for
+// a *_variable_output layer the tensor of the input it is written back
+// into, else the type the runtime pairs with the layer's data type. A
+// tensor whose element size differs from the layer's (an old 1-D float
+// classifier behind a UINT8 tensor) is not used: the device bytes are the
+// layer's type.
 func (m *Model) OutputTensorType(op *CustomOp, e *Executable, layer *Layer) TensorType {
 	if m.TFLite != nil && op.Subgraph >= 0 && op.Subgraph < len(m.TFLite.Subgraphs) {
 		sg := &m.TFLite.Subgraphs[op.Subgraph]
 		top := &sg.Operators[op.Operator]
-		pos := 0
-		for _, l := range e.OutputLayers {
-			if strings.HasSuffix(l.Name, VariableOutputSuffix) {
-				continue
-			}
-			if l == layer && pos < len(top.Outputs) {
-				if ti := top.Outputs[pos]; ti >= 0 && int(ti) < len(sg.Tensors) && sg.Tensors[ti].Type.ElemSize() == layer.ElemSize() {
-					return sg.Tensors[ti].Type
+		var ti int32 = -1
+		if strings.HasSuffix(layer.Name, VariableOutputSuffix) {
+			if in := e.VariableInput(layer); in != nil {
+				for i, l := range e.InputLayers {
+					if l == in && i < len(top.Inputs) {
+						ti = top.Inputs[i]
+					}
 				}
 			}
-			pos++
+		} else {
+			for i, l := range e.OutputLayers {
+				if l == layer && i < len(top.Outputs) {
+					ti = top.Outputs[i]
+				}
+			}
+		}
+		if ti >= 0 && int(ti) < len(sg.Tensors) && sg.Tensors[ti].Type.ElemSize() == layer.ElemSize() {
+			return sg.Tensors[ti].Type
 		}
 	}
 	return TensorTypeOf(layer.DataType)

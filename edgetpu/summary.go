@@ -81,7 +81,7 @@ type ExecutableSummary struct {
 	ParameterBytes     int64            `json:"parameter_bytes"`
 	ScratchBytes       int32            `json:"scratch_bytes"`
 	NarrowMemPerTile   int32            `json:"narrow_memory_bytes_per_tile"`
-	NarrowMemCapacity  int32            `json:"narrow_memory_capacity_per_tile"`
+	NarrowMemCapacity  int32            `json:"narrow_memory_capacity_per_tile"` // 0: unknown (not a beagle chip)
 	Token              string           `json:"parameter_caching_token"`
 	EstimatedCycles    int64            `json:"estimated_cycles,omitempty"`
 	UseTPUDRAM         bool             `json:"use_tpu_dram_for_parameters,omitempty"`
@@ -182,8 +182,11 @@ func summarizePackage(p *Package) PackageSummary {
 func summarizeExecutable(i int, e *Executable) ExecutableSummary {
 	es := ExecutableSummary{Index: i, Type: e.Type.String(), Name: e.Name, BatchSize: e.BatchSize, Chip: e.Chip,
 		Chunks: len(e.Bitstreams), Relocations: map[string]int{}, ParameterBytes: int64(len(e.Parameters)),
-		ScratchBytes: e.ScratchSizeBytes, NarrowMemPerTile: e.NarrowMemPerTile, NarrowMemCapacity: NarrowMemoryPerTile,
+		ScratchBytes: e.ScratchSizeBytes, NarrowMemPerTile: e.NarrowMemPerTile,
 		Token: fmt.Sprintf("0x%016x", e.Token), UseTPUDRAM: e.UseTPUDRAM, EstimatedCycles: e.EstimatedCycles64}
+	if e.Chip == "" || e.Chip == BeagleChip {
+		es.NarrowMemCapacity = NarrowMemoryPerTile
+	}
 	if es.EstimatedCycles == 0 {
 		es.EstimatedCycles = int64(e.EstimatedCycles)
 	}
@@ -228,7 +231,8 @@ func summarizeLayer(l *Layer) LayerSummary {
 			s.Tiling = "linear (1-D)"
 		case l.Output.Layout != nil:
 			lay := l.Output.Layout
-			s.Tiling = fmt.Sprintf("%dx%d tiles", len(runs(lay.YTile)), len(runs(lay.XTile)))
+			ys, xs := lay.YTile[:min(len(lay.YTile), max(int(l.Y), 0))], lay.XTile[:min(len(lay.XTile), max(int(l.X), 0))]
+			s.Tiling = fmt.Sprintf("%dx%d tiles", len(runs(ys)), len(runs(xs)))
 		default:
 			s.Tiling = "linear"
 		}
@@ -294,9 +298,13 @@ func writePackage(ew *stickywriter.Writer, p PackageSummary, indent string) {
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s  #\tTYPE\tNAME\tBATCH\tCHIP\tCHUNKS\tINSTRUCTIONS\tPARAMETERS\tSCRATCH\tNARROW MEM/TILE\tTOKEN\n", indent)
 	for _, e := range p.Executables {
+		capacity := "unknown"
+		if e.NarrowMemCapacity > 0 {
+			capacity = humanize.Bytes(int64(e.NarrowMemCapacity))
+		}
 		fmt.Fprintf(tw, "%s  %d\t%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s / %s\t%s\n", indent, e.Index, e.Type, e.Name, e.BatchSize, e.Chip,
 			e.Chunks, humanize.Bytes(e.InstructionBytes), humanize.Bytes(e.ParameterBytes), humanize.Bytes(int64(e.ScratchBytes)),
-			humanize.Bytes(int64(e.NarrowMemPerTile)), humanize.Bytes(int64(e.NarrowMemCapacity)), e.Token)
+			humanize.Bytes(int64(e.NarrowMemPerTile)), capacity, e.Token)
 	}
 	tw.Flush()
 	for _, e := range p.Executables {

@@ -65,6 +65,10 @@ func TensorTypeOf(dt DataType) TensorType {
 		return TensorInt32
 	case Single:
 		return TensorFloat32
+	case Half:
+		return TensorFloat16
+	case BFloat:
+		return TensorBFloat16
 	}
 	return TensorFloat32
 }

@@ -107,6 +107,9 @@ type mutation struct {
 
 var mutations = []mutation{
 	{RuleBadValue, nil, func(t *testing.T, s *Schedule) { wl(s, 0, 1).Time = -1 }},
+	{RuleUnknownType, nil, func(t *testing.T, s *Schedule) {
+		s.DRAMReads[readIndex(t, s, wl(s, 0, 2).Weight.TransferIDs[0])].Type = "const"
+	}},
 	{RuleWorkloadOrder, nil, func(t *testing.T, s *Schedule) {
 		// An empty workload appended with a repeated ID.
 		c := s.Cores[0]

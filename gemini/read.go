@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -63,10 +64,14 @@ func (e *ReadError) Error() string {
 }
 
 type reader struct {
-	d    *jsontext.Decoder
-	strs map[string]string
-	// raw-variant markers seen while reading (used when buffersize is absent)
+	d             *jsontext.Decoder
+	strs          map[string]string
 	sawBuffersize bool
+	// Variant markers seen while reading, used when buffersize is absent:
+	// members only the compiler IR has (buffer addresses, tensor IDs and
+	// orders, WL0/WL1 snapshots, ring_buffer_info) and members only the raw
+	// IR has (KiB "block" sizes, max_workload_id, an ifmap object).
+	sawCompiler, sawRaw bool
 }
 
 func (r *reader) errf(format string, args ...any) error {
@@ -209,23 +214,44 @@ func kindName(k jsontext.Kind) string {
 }
 
 // int reads an integer. Integral floats (1.0, 2e3) are accepted because
-// some converters write them; fractions and out-of-range values are errors.
+// some converters write them, and so are integers written as strings
+// ("12": writers that stringify every scalar); fractions and out-of-range
+// values are errors.
 func (r *reader) int() (int64, error) {
-	if k := r.d.PeekKind(); k != '0' {
-		return 0, r.kindErr("an integer", k)
+	n, _, err := r.number(false)
+	return n, err
+}
+
+// number reads an integer (see int); with round, a fraction is rounded to
+// the nearest integer instead of rejected (for estimates such as `time`).
+// null is accepted only as an absent value: ok is false.
+func (r *reader) number(round bool) (int64, bool, error) {
+	k := r.d.PeekKind()
+	if k != '0' && k != '"' {
+		return 0, false, r.kindErr("an integer", k)
 	}
 	v, err := r.d.ReadValue()
 	if err != nil {
-		return 0, r.wrap(err)
+		return 0, false, r.wrap(err)
+	}
+	if k == '"' {
+		s, err := r.unquote(v)
+		if err != nil {
+			return 0, false, err
+		}
+		v = bytes.TrimSpace([]byte(s))
 	}
 	if n, ok := parseInt(v); ok {
-		return n, nil
+		return n, true, nil
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
-	if err != nil || f != math.Trunc(f) || f > 1<<62 || f < -(1<<62) {
-		return 0, r.errf("%s is not an integer in range", v)
+	if err == nil && round {
+		f = math.Round(f)
 	}
-	return int64(f), nil
+	if err != nil || f != math.Trunc(f) || f > 1<<62 || f < -(1<<62) {
+		return 0, false, r.errf("%s is not an integer in range", v)
+	}
+	return int64(f), true, nil
 }
 
 // parseInt parses a plain JSON integer of at most 18 digits.
@@ -261,8 +287,35 @@ func (r *reader) optInt() (int64, bool, error) {
 	return n, err == nil, err
 }
 
+// optTime reads a compute estimate: an integer, a number rounded to the
+// nearest cycle (the scheduler's per-tile predictions are fractional,
+// tile_info single_tile_time_pred, so a writer may emit a fractional sum)
+// or null (absent, 0).
+func (r *reader) optTime() (int64, error) {
+	if r.d.PeekKind() == 'n' {
+		_, err := r.d.ReadToken()
+		return 0, r.wrap(err)
+	}
+	n, _, err := r.number(true)
+	return n, err
+}
+
+// str reads a string; null reads as "" (names are optional labels) and a
+// number as its text.
 func (r *reader) str() (string, error) {
-	if k := r.d.PeekKind(); k != '"' {
+	k := r.d.PeekKind()
+	if k == 'n' {
+		_, err := r.d.ReadToken()
+		return "", r.wrap(err)
+	}
+	if k == '0' { // a numeric name (a layer numbered, not named)
+		v, err := r.d.ReadValue()
+		if err != nil {
+			return "", r.wrap(err)
+		}
+		return r.intern(v), nil
+	}
+	if k != '"' {
 		return "", r.kindErr("a string", k)
 	}
 	v, err := r.d.ReadValue()
@@ -283,6 +336,24 @@ func (r *reader) bool() (bool, error) {
 	case 'n':
 		_, err := r.d.ReadToken()
 		return false, r.wrap(err)
+	case '0':
+		// 0/1, as writers without a boolean type emit them
+		n, err := r.int()
+		if err == nil && n != 0 && n != 1 {
+			return false, r.errf("%d is not a boolean (0 or 1)", n)
+		}
+		return n == 1, err
+	case '"':
+		v, err := r.str()
+		switch {
+		case err != nil:
+			return false, err
+		case v == "true" || v == "True" || v == "1":
+			return true, nil
+		case v == "false" || v == "False" || v == "0" || v == "":
+			return false, nil
+		}
+		return false, r.errf("%q is not a boolean", v)
 	default:
 		return false, r.kindErr("a boolean", k)
 	}
@@ -291,7 +362,7 @@ func (r *reader) bool() (bool, error) {
 // ints reads an array of integers (null reads as nil) or a single integer
 // (read as a one-element list: some converters unwrap singletons).
 func (r *reader) ints() ([]int64, error) {
-	if r.d.PeekKind() == '0' {
+	if k := r.d.PeekKind(); k == '0' || k == '"' {
 		n, err := r.int()
 		return []int64{n}, err
 	}
@@ -311,7 +382,7 @@ func (r *reader) coord() ([4]int32, uint8, error) {
 		_, err := r.d.ReadToken()
 		return c, 0, r.wrap(err)
 	}
-	if r.d.PeekKind() == '0' {
+	if k := r.d.PeekKind(); k == '0' || k == '"' {
 		n, err := r.int()
 		if err != nil {
 			return c, 0, err
@@ -473,17 +544,54 @@ func (r *reader) schedule() (*Schedule, error) {
 		}
 		return nil, r.wrap(err)
 	}
+	// The compiler IR always carries buffersize (spec: top-level keys); a
+	// file without it is the raw IR unless it has the compiler's snapshot
+	// members and none of the raw IR's (a converter dropped buffersize: its
+	// sizes are bytes, not bits).
 	s.Variant = Raw
-	if r.sawBuffersize {
+	if r.sawBuffersize || (r.sawCompiler && !r.sawRaw) {
 		s.Variant = Compiler
 	}
 	sort.Slice(cores, func(i, j int) bool { return cores[i].key < cores[j].key })
+	// The spec defines program order as ascending workload_id, not list
+	// order: a writer listing a core's workloads in another order is read
+	// in program order (repeated IDs stay adjacent; Check reports them).
+	for _, c := range cores {
+		if !sort.SliceIsSorted(c.wls, func(i, j int) bool { return c.wls[i].ID < c.wls[j].ID }) {
+			sort.SliceStable(c.wls, func(i, j int) bool { return c.wls[i].ID < c.wls[j].ID })
+		}
+	}
+	meshKeys := s.Variant == Raw
+	if s.XLen > 0 {
+		// Each variant's documented key layout is tried first; a file whose
+		// keys do not fit it but fit the other one uses the other (a
+		// multi-core compiler IR may number cores on the mesh as the raw IR
+		// does: no public multi-core compiler file says otherwise).
+		yl := s.YLen
+		if yl <= 0 {
+			yl = math.MaxInt64 / (s.XLen + 2)
+		}
+		fitsCompact, fitsMesh := true, true
+		for _, c := range cores {
+			fitsCompact = fitsCompact && c.key < s.XLen*yl
+			fitsMesh = fitsMesh && c.key >= 1 && (c.key-1)%(s.XLen+2) < s.XLen && (c.key-1)/(s.XLen+2) < yl
+		}
+		if meshKeys && !fitsMesh && fitsCompact {
+			meshKeys = false
+		} else if !meshKeys && !fitsCompact && fitsMesh {
+			meshKeys = true
+		}
+	}
 	for i, c := range cores {
 		core := &Core{ID: i, Key: c.key, Workloads: c.wls, X: -1, Y: -1}
 		switch {
-		case s.Variant == Raw && s.XLen > 0 && c.key >= 1:
+		case s.XLen <= 0:
+		case meshKeys && c.key >= 1:
 			core.X, core.Y = (c.key-1)%(s.XLen+2), (c.key-1)/(s.XLen+2)
-		case s.Variant == Compiler && s.XLen > 0:
+			if core.X >= s.XLen { // a DRAM column: not a core position
+				core.X, core.Y = -1, -1
+			}
+		case !meshKeys:
 			core.X, core.Y = c.key%s.XLen, c.key/s.XLen
 		}
 		s.Cores = append(s.Cores, core)
@@ -500,7 +608,8 @@ func (s *Schedule) normalise() {
 		idx[c.Key] = c.ID
 	}
 	resolve := func(typ string, key int64) int {
-		if typ == "DRAM" || (typ == "" && key == -1) {
+		// The spec writes "DRAM"; WL0 sources say "DDR"; accept any case.
+		if strings.EqualFold(typ, "DRAM") || strings.EqualFold(typ, "DDR") || (typ == "" && key == -1) {
 			return DRAM
 		}
 		if id, ok := idx[key]; ok {
@@ -641,10 +750,14 @@ func (r *reader) destinations() ([]Destination, error) {
 			case "type":
 				d.Type, err = r.str()
 			case "core_id", "id":
-				d.CoreKey, err = r.int()
+				var ok bool
+				d.CoreKey, ok, err = r.optInt()
+				if !ok {
+					d.CoreKey = -1 // null: DRAM, or a core destination naming no core
+				}
 			case "workload_id":
-				d.Workload, err = r.int()
-				d.HasWorkload = true
+				// null: a DRAM destination has no workload
+				d.Workload, d.HasWorkload, err = r.optInt()
 			case "layer_name", "layer":
 				d.LayerName, err = r.str()
 			default:
@@ -669,7 +782,7 @@ func (r *reader) workload(w *Workload) error {
 		case "layer_type":
 			w.LayerType, err = r.str()
 		case "time":
-			w.Time, err = r.int()
+			w.Time, err = r.optTime()
 		case "ofmap_size":
 			w.OfmapSize, err = r.int()
 		case "workload":
@@ -690,6 +803,7 @@ func (r *reader) workload(w *Workload) error {
 		case "ifmap":
 			switch r.d.PeekKind() {
 			case '{':
+				r.sawRaw = true
 				var f Ifmap
 				err = r.ifmap(&f)
 				w.Ifmaps = append(w.Ifmaps, f)
@@ -756,6 +870,7 @@ func (r *reader) workload(w *Workload) error {
 				return err
 			})
 		case "wl0_buffer", "wl1_buffer":
+			r.sawCompiler = true
 			w.WeightBufferKey = k
 			err = r.array(true, func() error {
 				var e BufferEntry
@@ -764,6 +879,7 @@ func (r *reader) workload(w *Workload) error {
 				return err
 			})
 		case "ring_buffer_info":
+			r.sawCompiler = true
 			w.HasRingRegions = true
 			err = r.array(true, func() error {
 				v, err := r.ints()
@@ -805,6 +921,7 @@ func (r *reader) ifmap(f *Ifmap) error {
 		case "upper":
 			err = r.upper(&f.Box)
 		case "max_workload_id":
+			r.sawRaw = true
 			f.MaxWorkloadID, err = r.int()
 		default:
 			err = r.keep(&f.Extra, k)
@@ -828,18 +945,26 @@ func (r *reader) entry(e *BufferEntry) error {
 		case "size":
 			e.Size, err = r.int()
 		case "block":
+			r.sawRaw = true
 			e.Blocks, err = r.int()
 		case "address":
+			r.sawCompiler = true
 			e.Address, e.HasAddress, err = r.optInt()
 		case "align":
 			e.Align, err = r.int()
 		case "bitwidth":
 			e.Bitwidth, err = r.int()
 		case "tensor_id":
+			r.sawCompiler = true
 			e.TensorID, e.HasTensorID, err = r.optInt()
 		case "tensor_order":
+			r.sawCompiler = true
 			e.TensorOrder, e.HasTensorOrder, err = r.optInt()
 		case "newly_added":
+			if r.d.PeekKind() == 'n' { // null: not stated
+				_, err = r.d.ReadToken()
+				return r.wrap(err)
+			}
 			e.NewlyAdded, err = r.bool()
 			e.HasNewlyAdded = true
 		case "cur_wl_ifmap":
@@ -854,9 +979,11 @@ func (r *reader) entry(e *BufferEntry) error {
 			if r.d.PeekKind() == '"' {
 				var s string
 				s, err = r.str()
-				switch s {
+				switch u := strings.ToUpper(s); u {
 				case "DDR", "DRAM":
 					e.SourceKind = "DRAM"
+				case "CORE":
+					e.SourceKind = "CORE"
 				default:
 					e.SourceKind = s
 				}

@@ -14,8 +14,25 @@ type Span struct{ Start, End int64 }
 
 // Regions returns the ring-buffer regions of a workload: its
 // ring_buffer_info, or the whole buffer [0, buffersize) when it has none.
+//
+// The spec shows a region as [0, 8388608] without saying whether the second
+// number is the end or the size; they coincide for a region at 0, the only
+// kind real files have. A pair whose second number is not above the first
+// cannot be [start, end), so it is read as [start, start+size).
 func (s *Schedule) Regions(w *Workload) [][2]int64 {
 	if len(w.RingRegions) > 0 {
+		for _, r := range w.RingRegions {
+			if r[1] <= r[0] && r[1] > 0 {
+				out := make([][2]int64, len(w.RingRegions))
+				for i, r := range w.RingRegions {
+					if r[1] <= r[0] && r[1] > 0 {
+						r[1] += r[0]
+					}
+					out[i] = r
+				}
+				return out
+			}
+		}
 		return w.RingRegions
 	}
 	if s.BufferSize > 0 {
@@ -96,6 +113,14 @@ func checkSnapshots(s *Schedule, ix *Index, rep *diag.Report) {
 				if e.HasAddress {
 					if s.BufferSize > 0 && (e.Address < 0 || e.Address >= s.BufferSize) {
 						rep.Add(RuleAddressRange, eloc(), "address %d lies outside the buffer [0, %d)", e.Address, s.BufferSize)
+					} else if len(regions) == 0 {
+						// Neither buffersize nor ring_buffer_info: no bound to
+						// check against (a converter dropped them).
+						if e.Address < 0 {
+							rep.Add(RuleAddressRange, eloc(), "address %d is negative", e.Address)
+						} else if e.Size > 0 {
+							spans = append(spans, owned{Span{e.Address, e.Address + e.Size}, ei})
+						}
 					} else if p, ok := Place(regions, e); !ok {
 						rep.Add(RuleAddressRange, eloc(), "address %d, size %d does not fit a ring-buffer region %v", e.Address, e.Size, regions)
 					} else {
@@ -274,7 +299,17 @@ func (r entryRef) String() string {
 // checkTensorOrder verifies that DRAM-sourced L2 entries, ofmap-typed
 // entries and WL0 DRAM entries, each tensor counted once, number the DRAM
 // transfers 0..|in|+|out|-1.
+//
+// That total order is what the single-core real files show (the notes). No
+// multi-core file of the compiler IR is public: whether its queue is one
+// for the chip or one per core, and whether a weight read by several cores
+// takes one place or several, is unknown. There only what holds either way
+// is checked: no two DRAM transfers of one core share a tensor_order.
 func checkTensorOrder(s *Schedule, rep *diag.Report) {
+	if len(s.Cores) > 1 {
+		checkTensorOrderPerCore(s, rep)
+		return
+	}
 	n := int64(len(s.DRAMReads) + len(s.DRAMWrites))
 	count := map[int64]int{}
 	where := map[int64]entryRef{}
@@ -360,5 +395,48 @@ func checkTensorOrder(s *Schedule, rep *diag.Report) {
 			ex = ex[:8]
 		}
 		rep.Add(RuleTensorOrder, "tensor_order", "%d of 0..%d are used by no DRAM transfer, e.g. %v", len(missing), n-1, ex)
+	}
+}
+
+// checkTensorOrderPerCore reports tensor_order values used by two DRAM
+// transfers (distinct tensors, or WL0 streams of distinct transfers) of one
+// core.
+func checkTensorOrderPerCore(s *Schedule, rep *diag.Report) {
+	for _, c := range s.Cores {
+		owner := map[int64]string{} // tensor_order -> identity of its transfer
+		reported := map[int64]bool{}
+		var idBuf []byte
+		use := func(order int64, id string, ref entryRef) {
+			prev, ok := owner[order]
+			if !ok {
+				owner[order] = id
+				return
+			}
+			if prev != id && !reported[order] {
+				reported[order] = true
+				rep.Add(RuleTensorOrder, ref.String(), "tensor_order %d is used by two DRAM transfers of core %d", order, c.Key)
+			}
+		}
+		for wi := range c.Workloads {
+			w := &c.Workloads[wi]
+			for ei := range w.Buffer {
+				e := &w.Buffer[ei]
+				if !e.HasTensorOrder || !e.HasTensorID || !(e.FromDRAM() || e.Type == "ofmap") {
+					continue
+				}
+				use(e.TensorOrder, "t"+strconv.FormatInt(e.TensorID, 10), entryRef{c, w, ei, false})
+			}
+			for ei := range w.WeightBuffer {
+				e := &w.WeightBuffer[ei]
+				if !e.HasTensorOrder || e.SourceKind != "DRAM" {
+					continue
+				}
+				idBuf = append(idBuf[:0], 'w')
+				for _, id := range e.TransferIDs {
+					idBuf = strconv.AppendInt(append(idBuf, ','), id, 10)
+				}
+				use(e.TensorOrder, string(idBuf), entryRef{c, w, ei, true})
+			}
+		}
 	}
 }

@@ -27,6 +27,7 @@ const (
 	RuleUnplaced          = "sbuf/unplaced"
 	RuleUnusedPhysical    = "sbuf/unused-tensor"
 	RuleAccumulateNoGroup = "sbuf/accumulate-without-start"
+	RuleTileTooLarge      = "sbuf/tile-too-large"
 )
 
 func init() {
@@ -48,6 +49,7 @@ func init() {
 		diag.Rule{ID: RuleUnplaced, Severity: diag.Info, Description: "tensors are left to automatic allocation; `npukit sbuf place` assigns them"},
 		diag.Rule{ID: RuleUnusedPhysical, Severity: diag.Warning, Description: "a directly allocated tensor is never used by the kernel body"},
 		diag.Rule{ID: RuleAccumulateNoGroup, Severity: diag.Warning, Description: "a matmul accumulates into a PSUM tile no matmul started (its previous content is undefined)"},
+		diag.Rule{ID: RuleTileTooLarge, Severity: diag.Error, Description: "an automatically allocated tensor's tile is larger than a partition's usable SBUF bytes or a 2 KiB PSUM bank, so no allocation can hold it"},
 	)
 }
 
@@ -65,6 +67,8 @@ func Check(p *Plan) (diag.Report, *Execution, error) {
 	for _, t := range p.Tensors {
 		if t.Direct() {
 			checkPlacement(p.Arch, t, &rep)
+		} else {
+			checkTileSize(p.Arch, t, &rep)
 		}
 	}
 	for _, ie := range x.IndexErrs {
@@ -128,6 +132,22 @@ func walkSteps(ns []Node, f func(*Step)) {
 		} else {
 			walkSteps(n.Loop.Body, f)
 		}
+	}
+}
+
+// checkTileSize reports an automatic tensor whose tile cannot be placed
+// anywhere: SBUF byte_addr ranges over [0, 192 KiB - 16 KiB) on v2 (the
+// direct allocation guide), and "a PSUM tile cannot cross bank
+// boundaries", 2 KiB per partition (same guide; the architecture guide:
+// 8 banks of 512 FP32 values). Direct tensors get byte-range/psum-bank.
+func checkTileSize(a *Arch, t *Tensor, rep *diag.Report) {
+	limit, what := a.Capacity(t.Buffer), "usable bytes of an SBUF partition"
+	if t.Buffer == PSUM {
+		limit, what = a.PSUMBankBytes(), "bytes of a PSUM bank (a PSUM tile cannot cross banks)"
+	}
+	if b := t.TileBytes(); b > limit {
+		rep.Add(RuleTileTooLarge, t.Path, "tensor %s: a tile takes %d bytes per partition (%d x %s), more than the %d %s",
+			t.Name, b, t.FreeElems(), t.DType, limit, what)
 	}
 }
 

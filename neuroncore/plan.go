@@ -427,7 +427,7 @@ func parseTensor(r *rawTensor, path string) (*Tensor, error) {
 	if r.DType == "" {
 		return nil, fmt.Errorf("%s.dtype: missing", path)
 	}
-	if t.DType, err = dtype.Parse(r.DType); err != nil {
+	if t.DType, err = parseDType(r.DType); err != nil {
 		return nil, fmt.Errorf("%s.dtype: %w", path, err)
 	}
 	switch strings.ToLower(r.Buffer) {
@@ -445,6 +445,34 @@ func parseTensor(r *rawTensor, path string) (*Tensor, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// nkiDTypes are NKI/numpy spellings dtype.Parse does not know, by the
+// element size that matters here (tfloat32 is stored in 4 bytes; bool_ in
+// one; the *fn / *fnuz float8 variants differ in encoding, not size).
+var nkiDTypes = map[string]dtype.T{
+	"tfloat32": dtype.Float32R, "tf32": dtype.Float32R,
+	"bool": dtype.Uint8, "bool_": dtype.Uint8,
+	"float8_e4m3fn": dtype.Float8E4, "float8_e4m3fnuz": dtype.Float8E4,
+	"float8_e5m2fnuz": dtype.Float8E5, "float8e4m3": dtype.Float8E4, "float8e5m2": dtype.Float8E5,
+	"fp8_e4m3": dtype.Float8E4, "fp8_e5m2": dtype.Float8E5,
+}
+
+// parseDType reads a dtype as a plan author writes it: the NEFF names and
+// their aliases, NKI's and numpy's module-qualified names (nl.bfloat16,
+// np.float32, nki.language.float16) and spellings of other case.
+func parseDType(s string) (dtype.T, error) {
+	if t, err := dtype.Parse(s); err == nil {
+		return t, nil
+	}
+	name := strings.ToLower(strings.TrimSpace(s))
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	if t, ok := nkiDTypes[name]; ok {
+		return t, nil
+	}
+	return dtype.Parse(name)
 }
 
 func parseAlloc(t *Tensor, n *yaml.Node, path string) error {

@@ -266,7 +266,7 @@ type Timeline struct {
 	Tracks  []Track
 	Unit    Unit
 	XLabel  string
-	// MaxMarks bounds the rectangles drawn (0 = 40000).
+	// MaxMarks bounds the rectangles drawn (0 = 15000), about 2.5 MB of page.
 	MaxMarks int
 }
 
@@ -298,7 +298,7 @@ func (c *Timeline) html() (template.HTML, error) {
 	x := func(v float64) float64 { return p.left + (v-lo)/(hi-lo)*p.pw() }
 	maxMarks := c.MaxMarks
 	if maxMarks == 0 {
-		maxMarks = 40000
+		maxMarks = 15000
 	}
 	total := 0
 	for _, t := range c.Tracks {
@@ -334,11 +334,30 @@ func (c *Timeline) html() (template.HTML, error) {
 		for j := 0; j < len(spans); j++ {
 			sp := spans[j]
 			merged := 1
-			if minW > 0 {
-				for j+1 < len(spans) && spans[j+1].Series == sp.Series && x(spans[j+1].End)-x(sp.Start) < minW {
+			var mix []float64 // time per series slot of a merged group
+			if minW > 0 && x(sp.End)-x(sp.Start) < minW {
+				// Spans narrower than the resolution are drawn as one mark
+				// per minW of time whatever their series (alternating
+				// series, e.g. compute and stall, would otherwise never
+				// merge), coloured by the series holding most of the time.
+				for j+1 < len(spans) && x(spans[j+1].End)-x(sp.Start) < minW {
+					if mix == nil {
+						mix = make([]float64, len(c.Series)+1)
+						mix[seriesSlot(c.Series, sp.Series)] += sp.End - sp.Start
+					}
 					j++
+					mix[seriesSlot(c.Series, spans[j].Series)] += spans[j].End - spans[j].Start
 					sp.End = math.Max(sp.End, spans[j].End)
 					merged++
+				}
+				if mix != nil {
+					best := 0
+					for k, v := range mix {
+						if v > mix[best] {
+							best = k
+						}
+					}
+					sp.Series = best - 1
 				}
 			}
 			name := ""
@@ -347,7 +366,7 @@ func (c *Timeline) html() (template.HTML, error) {
 			}
 			tip := fmt.Sprintf("%s\n%s: %s .. %s (%s)", sp.Label, name, c.Unit.Format(sp.Start), c.Unit.Format(sp.End), c.Unit.Format(sp.End-sp.Start))
 			if merged > 1 {
-				tip = fmt.Sprintf("%d %s spans merged at this zoom\n%s .. %s", merged, name, c.Unit.Format(sp.Start), c.Unit.Format(sp.End))
+				tip = fmt.Sprintf("%d spans merged at this zoom: %s\n%s .. %s", merged, mixText(c.Series, mix), c.Unit.Format(sp.Start), c.Unit.Format(sp.End))
 			} else if sp.Tip != "" {
 				tip += "\n" + sp.Tip
 			}
@@ -363,6 +382,49 @@ func (c *Timeline) html() (template.HTML, error) {
 	}
 	s.WriteString(`</figure>`)
 	return template.HTML(s.String()), nil
+}
+
+// seriesSlot maps a series index to a slot of a per-series accumulator
+// (slot 0 holds spans without a valid series).
+func seriesSlot(series []Series, i int) int {
+	if i < 0 || i >= len(series) {
+		return 0
+	}
+	return i + 1
+}
+
+// mixText words the time shares of a merged group's series slots,
+// largest first.
+func mixText(series []Series, mix []float64) string {
+	total := 0.0
+	for _, v := range mix {
+		total += v
+	}
+	type share struct {
+		name string
+		v    float64
+	}
+	var shares []share
+	for k, v := range mix {
+		if v <= 0 {
+			continue
+		}
+		name := "other"
+		if k > 0 {
+			name = series[k-1].Name
+		}
+		shares = append(shares, share{name, v})
+	}
+	sort.SliceStable(shares, func(a, b int) bool { return shares[a].v > shares[b].v })
+	parts := make([]string, 0, len(shares))
+	for _, sh := range shares {
+		if total > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", sh.name, 100*sh.v/total))
+		} else {
+			parts = append(parts, sh.name)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Rect is one rectangle of a RectMap: X is usually time, Y an address.

@@ -142,3 +142,37 @@ func TestCleanDiagnosticsRendered(t *testing.T) {
 		t.Error("a clean check should say so")
 	}
 }
+
+// TestTimelineMergingAlternatingSeries: spans of alternating series (a
+// compute span, then a stall, then compute...) still merge below the
+// resolution, and the mark takes the colour of the series holding most of
+// the merged time.
+func TestTimelineMergingAlternatingSeries(t *testing.T) {
+	var spans []Span
+	at := 0.0
+	for i := range 100000 {
+		d := 1.0 // stall
+		if i%2 == 0 {
+			d = 3 // compute: three quarters of the time
+		}
+		spans = append(spans, Span{Start: at, End: at + d, Series: i % 2})
+		at += d
+	}
+	ser := []Series{{Name: "compute"}, {Name: "stall"}}
+	tl := &Timeline{Series: ser, Tracks: []Track{{Name: "core", Spans: spans}}, MaxMarks: 1000}
+	h, err := tl.html()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(h)
+	n := strings.Count(s, `<rect class="mark"`)
+	if n > 2200 || n < 100 {
+		t.Fatalf("%d rects for 100000 alternating spans with MaxMarks 1000", n)
+	}
+	if !strings.Contains(s, "compute 75%, stall 25%") {
+		t.Fatal("merged marks do not give the series shares")
+	}
+	if c0, c1 := strings.Count(s, `fill="`+seriesColor(ser, 0)+`"`), strings.Count(s, `fill="`+seriesColor(ser, 1)+`"`); c0 < n*9/10 || c1 > n/10 {
+		t.Fatalf("marks coloured compute %d, stall %d of %d: merged groups take the dominant series", c0, c1, n)
+	}
+}

@@ -176,7 +176,9 @@ func Default() Params {
 	}
 }
 
-var bwName = regexp.MustCompile(`(?:^|[_.\-])bw(\d+(?:\.\d+)?)(?:[_.\-]|$)`)
+// bwName matches bwN as a name component; a unit suffix (bw32GB,
+// bw32gbps) is allowed, since GB/s is what N means.
+var bwName = regexp.MustCompile(`(?i)(?:^|[_.\-])bw(\d+(?:\.\d+)?)(?:g|gb|gbs|gbps|gib|gibps)?(?:[_.\-]|$)`)
 
 // BandwidthFromName returns the DRAM bandwidth a Gemini file name carries
 // ("..._c1_bw16_stschedule.json" is 16 GB/s).

@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/sim"
@@ -139,10 +140,11 @@ func Simulate(s *gemini.Schedule, p Params) (*Result, error) {
 		return nil, err
 	}
 	tl, err := sim.Run(l.g)
-	if err != nil && len(s.Cores) > 1 {
+	if err != nil {
 		// Each core's DRAM queue is served in its own order; should the
-		// orders of several cores contradict each other through their data
-		// (a deadlock), serve the transfers by priority alone.
+		// orders of several cores, or one core's queue order and its
+		// program order, contradict each other through their data (a
+		// deadlock), serve the transfers by priority alone.
 		l = newLowering(s, p)
 		l.unchained = true
 		if err := l.build(); err != nil {
@@ -151,7 +153,9 @@ func Simulate(s *gemini.Schedule, p Params) (*Result, error) {
 		tl, err = sim.Run(l.g)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("simulate: %w", err)
+		// What remains is a deadlock of the data itself: program order and
+		// data edges form a cycle (npukit check reports it as gemini/cycle).
+		return nil, fmt.Errorf("simulate: the schedule deadlocks, no total exists (program order and data edges form a cycle; run npukit check): %w", err)
 	}
 	return l.result(tl), nil
 }
@@ -234,7 +238,7 @@ func (l *lowering) add(t sim.Task, info TaskInfo) sim.TaskID {
 
 // unit is the compute unit a layer type runs on (pe, vp, dt).
 func unit(layerType string) string {
-	switch layerType {
+	switch layerType = strings.ToLower(layerType); layerType {
 	case "pe", "conv2d", "fc":
 		return "pe"
 	case "vp", "pool", "element_wise":
@@ -265,9 +269,43 @@ func tiles(w *gemini.Workload) int64 {
 
 var tileKey = []byte(`"tile_num`)
 
+// checkMesh bounds the mesh the cores' positions span: routes take one
+// task per hop, so a core key placing a core millions of rows away (a
+// corrupted key, or keys that follow neither layout) must be an error, not
+// millions of tasks. The bound admits any mesh the header's xlen x ylen
+// describes (up to 4096 a side) and any layout about as large as its cores.
+func (l *lowering) checkMesh() error {
+	s := l.s
+	nc := int64(len(s.Cores))
+	if nc < 2 {
+		return nil
+	}
+	var w, h int64
+	for _, c := range s.Cores {
+		x, y := l.pos(c)
+		w, h = max(w, x+1), max(h, y+1)
+	}
+	limit := 2*nc + 2
+	if s.XLen > 0 && s.YLen > 0 && s.XLen <= 4096 && s.YLen <= 4096 {
+		limit = max(limit, s.XLen+s.YLen)
+	}
+	if w+h > limit {
+		for _, c := range s.Cores {
+			if x, y := l.pos(c); x+y+2 > limit {
+				return fmt.Errorf("core key %d lies at mesh position (%d, %d), outside a %dx%d mesh of %d cores: its key fits neither core numbering", c.Key, x, y, s.XLen, s.YLen, nc)
+			}
+		}
+		return fmt.Errorf("the cores span a %dx%d mesh, too large for %d cores and xlen %d, ylen %d", w, h, nc, s.XLen, s.YLen)
+	}
+	return nil
+}
+
 func (l *lowering) build() error {
 	s, p, g := l.s, &l.p, l.g
 	nc := len(s.Cores)
+	if err := l.checkMesh(); err != nil {
+		return err
+	}
 	// Size the graph up front (growing the slices of a million tasks
 	// dominated the lowering): tiles, plus an upper estimate of the DRAM
 	// transfers and NoC hops from the workloads' inputs and outputs.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/npukit/npukit/internal/conformance"
+	"github.com/npukit/npukit/sim"
 )
 
 func TestParseLine(t *testing.T) {
@@ -156,5 +157,15 @@ func FuzzParse(f *testing.F) {
 		_ = tr.Workloads()
 		_ = tr.Layers()
 		_ = tr.Classes()
+		_ = Check(tr)
+		tl, err := sim.Run(Lower(tr))
+		if err != nil {
+			t.Fatalf("replay: %v", err)
+		}
+		for id, task := range tl.Graph.Tasks {
+			if in := tr.Insts[task.Tag]; tl.Start[id] != in.Start || tl.End[id] != in.End {
+				t.Fatalf("line %d replayed [%d, %d], traced [%d, %d]", in.Line, tl.Start[id], tl.End[id], in.Start, in.End)
+			}
+		}
 	})
 }

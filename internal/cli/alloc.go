@@ -35,11 +35,9 @@ func readAllocTable(path string, capacity int64) (*alloc.Table, error) {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := alloc.ReadCSV(f, capacity, alloc.Limits{})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return t, nil
+	// The callers name the path (inspect, check and report prefix it
+	// themselves).
+	return alloc.ReadCSV(f, capacity, alloc.Limits{})
 }
 
 func inspectAlloc(env *Env, r detect.Result) (Output, error) {
@@ -60,19 +58,22 @@ func checkAlloc(env *Env, r detect.Result) (diag.Report, error) {
 
 // allocResult is what `npukit alloc` prints.
 type allocResult struct {
-	Problem   string  `json:"problem"`
-	Buffers   int     `json:"buffers"`
-	Status    string  `json:"status"` // solved, infeasible, timeout
-	Capacity  int64   `json:"capacity"`
-	Height    int64   `json:"height,omitempty"`
-	Peak      int64   `json:"peak"`
-	Minimized bool    `json:"minimized,omitempty"`
-	Proven    bool    `json:"proven,omitempty"`      // minimisation: no smaller capacity works
-	Lower     int64   `json:"lower_bound,omitempty"` // minimisation: smallest capacity not ruled out
-	Explored  int64   `json:"explored"`
-	Seconds   float64 `json:"seconds"`
-	Output    string  `json:"output,omitempty"`
-	Message   string  `json:"message,omitempty"`
+	Problem   string `json:"problem"`
+	Buffers   int    `json:"buffers"`
+	Status    string `json:"status"` // solved, infeasible, timeout
+	Capacity  int64  `json:"capacity"`
+	Height    int64  `json:"height,omitempty"`
+	Peak      int64  `json:"peak"`
+	Minimized bool   `json:"minimized,omitempty"`
+	Proven    bool   `json:"proven,omitempty"`      // minimisation: no smaller capacity works
+	Lower     int64  `json:"lower_bound,omitempty"` // minimisation: smallest capacity not ruled out
+	// BestHeight is the greedy placement's height when the search stopped
+	// before deciding: a capacity known to hold the problem.
+	BestHeight int64   `json:"best_height,omitempty"`
+	Explored   int64   `json:"explored"`
+	Seconds    float64 `json:"seconds"`
+	Output     string  `json:"output,omitempty"`
+	Message    string  `json:"message,omitempty"`
 }
 
 func (r *allocResult) WriteText(w io.Writer) error {
@@ -90,6 +91,9 @@ func (r *allocResult) WriteText(w io.Writer) error {
 			proof = "proven minimal"
 		}
 		fmt.Fprintf(tw, "minimal capacity\t%s\n", proof)
+	}
+	if r.BestHeight > 0 {
+		fmt.Fprintf(tw, "best found\t%s (%d bytes, greedy; over the capacity)\n", humanize.Bytes(r.BestHeight), r.BestHeight)
 	}
 	fmt.Fprintf(tw, "explored\t%s nodes\n", humanize.Count(r.Explored))
 	fmt.Fprintf(tw, "time\t%.3f s\n", r.Seconds)
@@ -159,11 +163,20 @@ the file's own extent, and --rewrite writes the schedule with the new addresses
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the solution CSV here")
 	cmd.Flags().BoolVar(&minimize, "minimize", false, "find the smallest capacity that holds the problem")
 	cmd.Flags().BoolVar(&validate, "validate", false, "validate SOLUTION.csv against PROBLEM.csv")
-	cmd.Flags().DurationVar(&timeout, "timeout", 0, "stop the search after this long (0 = no limit; with --from: each probe, default 10s)")
+	cmd.Flags().DurationVar(&timeout, "timeout", allocDefaultTimeout, "stop the search after this long (0 = no limit; with --from: each probe, default 10s)")
 	cmd.Flags().StringVar(&from, "from", "", "re-allocate the L2 of this Gemini schedule instead of solving a CSV problem")
 	allocFromFlags(cmd.Flags(), &fromOpts)
 	return cmd
 }
+
+// allocDefaultTimeout bounds a solve when --timeout is not given: the
+// hardest problem of MiniMalloc's benchmark takes a few seconds, so a
+// minute is generous, and a problem past it ends with "timeout" (exit 1)
+// and the greedy placement's height instead of running unbounded.
+const allocDefaultTimeout = time.Minute
+
+// allocFallbackTime bounds the greedy placement reported after a timeout.
+const allocFallbackTime = 10 * time.Second
 
 // progress reports explored nodes on stderr while a long solve runs, only
 // when stderr is a terminal and --quiet is off.
@@ -193,7 +206,7 @@ func allocProgress(env *Env) (func(int64), func()) {
 func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, timeout time.Duration) error {
 	t, err := readAllocTable(path, capacity)
 	if err != nil {
-		return usageErr("%v", err)
+		return usageErr("%s: %v", path, err)
 	}
 	p := &t.Problem
 	if p.Capacity <= 0 && !minimize {
@@ -259,6 +272,15 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 				res.Message = err.Error()
 			}
+			// The best placement on offer is the greedy one; it exceeds
+			// the capacity (else Exact would have returned it), so it is
+			// reported, not written.
+			hctx, cancel := context.WithTimeout(context.Background(), allocFallbackTime)
+			if h := alloc.HeuristicContext(hctx, p); h != nil {
+				res.BestHeight = alloc.Height(p, h)
+				res.Message += fmt.Sprintf("; a greedy placement needs %d bytes (--capacity %d)", res.BestHeight, res.BestHeight)
+			}
+			cancel()
 			code = ExitFindings
 		}
 	}
@@ -295,11 +317,11 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 func runAllocValidate(env *Env, problemPath, solutionPath string, capacity int64) error {
 	pt, err := readAllocTable(problemPath, capacity)
 	if err != nil {
-		return usageErr("%v", err)
+		return usageErr("%s: %v", problemPath, err)
 	}
 	st, err := readAllocTable(solutionPath, pt.Problem.Capacity)
 	if err != nil {
-		return usageErr("%v", err)
+		return usageErr("%s: %v", solutionPath, err)
 	}
 	p := &pt.Problem
 	if p.Capacity <= 0 {

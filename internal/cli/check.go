@@ -27,6 +27,9 @@ type checkSummary struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos"`
+	// Unreadable counts the files that could not be read or recognised
+	// (listed in errors); they are among Files but were not checked.
+	Unreadable int `json:"unreadable"`
 }
 
 func newCheckCmd(env *Env) *cobra.Command {
@@ -87,7 +90,7 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 			if all.HasErrors() {
 				code = worstCode(code, ExitFindings)
 			}
-			sum := checkSummary{Files: len(args), Errors: all.Count(diag.Error), Warnings: all.Count(diag.Warning), Infos: all.Count(diag.Info)}
+			sum := checkSummary{Files: len(args), Errors: all.Count(diag.Error), Warnings: all.Count(diag.Warning), Infos: all.Count(diag.Info), Unreadable: len(ferrs)}
 			if env.JSON {
 				if all == nil {
 					all = diag.Report{}
@@ -99,7 +102,11 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 				if err := all.WriteText(env.Stdout); err != nil {
 					return err
 				}
-				fmt.Fprintf(env.Stdout, "%s checked: %d errors, %d warnings, %d infos\n", humanize.Plural(sum.Files, "file"), sum.Errors, sum.Warnings, sum.Infos)
+				unread := ""
+				if sum.Unreadable > 0 {
+					unread = fmt.Sprintf("; %d could not be read", sum.Unreadable)
+				}
+				fmt.Fprintf(env.Stdout, "%s checked: %d errors, %d warnings, %d infos%s\n", humanize.Plural(sum.Files, "file"), sum.Errors, sum.Warnings, sum.Infos, unread)
 			}
 			if code != ExitOK {
 				return &ExitError{Code: code}

@@ -236,6 +236,7 @@ type etpuRelayoutOutput struct {
 	Batch     int     `json:"batch"`
 	Shape     []int   `json:"shape"`
 	DType     string  `json:"dtype"`
+	NpyDType  string  `json:"npy_dtype"` // the .npy element type (float16 is widened to float32)
 	InBytes   int     `json:"device_bytes"`
 	OutBytes  int     `json:"plain_bytes"`
 	Signed    bool    `json:"signed_offset_binary"`
@@ -246,8 +247,12 @@ type etpuRelayoutOutput struct {
 }
 
 func (o etpuRelayoutOutput) WriteText(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "Relayout of %q (%s): %s device bytes -> %s plain, shape %v %s, written to %s\n",
-		o.Layer, o.Tiling, humanize.Bytes(int64(o.InBytes)), humanize.Bytes(int64(o.OutBytes)), o.Shape, o.DType, o.Output)
+	widened := ""
+	if o.NpyDType != "" && !strings.EqualFold(o.NpyDType, o.DType) {
+		widened = " as " + o.NpyDType
+	}
+	_, err := fmt.Fprintf(w, "Relayout of %q (%s): %s device bytes -> %s plain, shape %v %s, written%s to %s\n",
+		o.Layer, o.Tiling, humanize.Bytes(int64(o.InBytes)), humanize.Bytes(int64(o.OutBytes)), o.Shape, o.DType, widened, o.Output)
 	return err
 }
 
@@ -265,6 +270,8 @@ func etpuNpyDType(t edgetpu.TensorType) (dtype.T, error) {
 		return dtype.Int32, nil
 	case edgetpu.TensorFloat32:
 		return dtype.Float32, nil
+	case edgetpu.TensorFloat16:
+		return dtype.Float16, nil // written widened to float32 (exact)
 	}
 	return 0, fmt.Errorf("no .npy type for %s", t)
 }
@@ -342,14 +349,16 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 			for i, d := range shape {
 				shape64[i] = int64(d)
 			}
-			arr, err := npyarray.Of(dt, shape64, plain)
+			dt, wide := npyarray.Widen(dt, plain)
+			npyType := dt.String()
+			arr, err := npyarray.Of(dt, shape64, wide)
 			if err != nil {
 				return usageErr("%v", err)
 			}
 			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return npy.Write(w, arr) }); err != nil {
 				return usageErr("%v", err)
 			}
-			res := etpuRelayoutOutput{Output: out, Layer: layer.Name, Batch: batch, Shape: shape, DType: tt.String(), InBytes: len(raw),
+			res := etpuRelayoutOutput{Output: out, Layer: layer.Name, Batch: batch, Shape: shape, DType: tt.String(), NpyDType: npyType, InBytes: len(raw),
 				OutBytes: len(plain), Signed: layer.DataType.Signed(), ExecCount: layer.ExecutionCount}
 			if layer.Numerics != nil {
 				res.Scale, res.ZeroPoint = layer.Numerics.DequantizationFactor, layer.Numerics.ZeroPoint

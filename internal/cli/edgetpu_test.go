@@ -134,3 +134,53 @@ func TestEdgeTPURuntimeTooNew(t *testing.T) {
 		t.Fatalf("inspect: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// TestEdgeTPURelayoutHalf: a HALF (float16) output is written to .npy
+// widened to float32 (npyio has no float16), exactly.
+func TestEdgeTPURelayoutHalf(t *testing.T) {
+	spec := edgetpu.DemoSpec()
+	spec.Outputs[1].DataType = edgetpu.Half
+	b, err := edgetpu.Write(edgetpu.Synthetic(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	f := filepath.Join(tmp, "half_edgetpu.tflite")
+	os.WriteFile(f, b, 0o644)
+	m, err := edgetpu.Read(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := spec.Outputs[1].Name
+	var size int
+	for _, e := range m.Ops[0].Packages[0].Executables {
+		for _, l := range e.OutputLayers {
+			if l.Name == name {
+				size = int(l.SizeBytes)
+			}
+		}
+	}
+	raw := make([]byte, size)
+	for i := 0; i+1 < len(raw); i += 2 {
+		raw[i], raw[i+1] = 0x00, 0x3c // 1.0 in float16
+	}
+	in, out := filepath.Join(tmp, "raw.bin"), filepath.Join(tmp, "out.npy")
+	os.WriteFile(in, raw, 0o644)
+	r := run(t, "", "edgetpu", "relayout", f, "--output", name, "--in", in, "-o", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "as float32") {
+		t.Fatalf("relayout: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	fh, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	rd, err := npy.NewReader(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data []float32
+	if rd.Header.Descr.Type != "<f4" || rd.Read(&data) != nil || len(data) == 0 || data[0] != 1 || data[len(data)-1] != 1 {
+		t.Fatalf("header %+v, %d values", rd.Header, len(data))
+	}
+}

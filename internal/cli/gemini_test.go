@@ -130,3 +130,78 @@ func TestGeminiReport(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiDegenerate: valid schedules with nothing in them (no cores,
+// cores without workloads, workloads without transfers) go through every
+// command of the Gemini area with exit 0.
+func TestGeminiDegenerate(t *testing.T) {
+	dir := t.TempDir()
+	docs := map[string]string{
+		"nocores.json":    `{"-1":{"in":[],"out":[]},"buffersize":8388608,"top_batch_cut":1,"xlen":1,"ylen":1}`,
+		"emptycores.json": `{"-1":{"in":[],"out":[]},"0":[],"1":[],"2":[],"3":[],"buffersize":8388608,"xlen":2,"ylen":2}`,
+		"nulls.json":      `{"-1":null,"0":null,"buffersize":8388608,"xlen":1,"ylen":1}`,
+		"notransfer.json": `{"-1":{"in":[],"out":[]},"0":[{"workload_id":0,"layer_name":"a","layer_type":"vp","time":100,"ifmap":[],"ofmap":[],"ofmap_size":0,"buffer":[],"wl0_buffer":[],"workload":[[0,0,0,0],[0,0,0,0]],"ring_buffer_info":[[0,8388608]]}],"buffersize":8388608,"xlen":1,"ylen":1}`,
+	}
+	for name, doc := range docs {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"inspect", "--layers", p}, {"check", p}, {"sim", p}, {"report", p, "-o", filepath.Join(dir, "r.html")},
+			{"gemini", "realloc", p}, {"alloc", "--from", p},
+		} {
+			if r := run(t, "", args...); r.code != 0 {
+				t.Errorf("%s: %v: exit %d\n%s", name, args[:len(args)-1], r.code, r)
+			}
+		}
+	}
+}
+
+// TestZebuCheckReport: emulator traces are checked (no findings on the
+// real ones; a cut trace is a warning, exit 0) and reported.
+func TestZebuCheckReport(t *testing.T) {
+	dir := conformance.Corpus(t, "gemini/zebu")
+	out := t.TempDir()
+	for _, f := range conformance.Files(t, dir, "*.txt") {
+		if r := run(t, "", "check", f); r.code != 0 || !strings.Contains(r.stdout, "0 errors, 0 warnings") {
+			t.Errorf("check %s: exit %d\n%s", f, r.code, r)
+		}
+		if r := run(t, "", "report", f, "-o", filepath.Join(out, "z.html")); r.code != 0 {
+			t.Errorf("report %s: exit %d\n%s", f, r.code, r)
+		}
+		// sim replays the measured run: its total is inspect's.
+		tp := filepath.Join(out, "zt.json")
+		var simOut, insOut struct {
+			Total int64 `json:"total_cycles"`
+		}
+		r := run(t, "", "sim", "--json", "--trace", tp, f)
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &simOut) != nil {
+			t.Fatalf("sim %s: exit %d\n%s", f, r.code, r)
+		}
+		r = run(t, "", "inspect", "--json", f)
+		var ins []struct{ Result json.RawMessage }
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &ins) != nil || len(ins) != 1 || json.Unmarshal(ins[0].Result, &insOut) != nil {
+			t.Fatalf("inspect %s: exit %d\n%s", f, r.code, r)
+		}
+		if simOut.Total == 0 || simOut.Total != insOut.Total {
+			t.Errorf("sim total %d, inspect total %d", simOut.Total, insOut.Total)
+		}
+		var tr struct{ TraceEvents []json.RawMessage }
+		if b, err := os.ReadFile(tp); err != nil || json.Unmarshal(b, &tr) != nil || len(tr.TraceEvents) < 100 {
+			t.Errorf("trace %s: %v, %d events", tp, err, len(tr.TraceEvents))
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitAfter(string(b), "\n")
+		cut := filepath.Join(out, "cut.txt")
+		if err := os.WriteFile(cut, []byte(strings.Join(lines[:len(lines)/2], "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := run(t, "", "check", cut); r.code != 0 || !strings.Contains(r.stdout, "zebu/no-end") {
+			t.Errorf("check of a cut trace: exit %d\n%s", r.code, r)
+		}
+	}
+}

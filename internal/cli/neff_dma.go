@@ -384,17 +384,7 @@ func readNpyBytes(path string) ([]byte, error) {
 // hold (float8, bfloat16, float16, float32r) are widened to float32, which
 // is exact; the returned type is the one written.
 func writeVarNpy(path string, t dtype.T, shape []int64, b []byte) (dtype.T, error) {
-	wt := t
-	switch t {
-	case dtype.Float8E3, dtype.Float8E4, dtype.Float8E5, dtype.Float16, dtype.BFloat16, dtype.Float32R:
-		wt = dtype.Float32
-		n := len(b) / t.Size()
-		w := make([]byte, 4*n)
-		for i := 0; i < n; i++ {
-			dtype.Convert(wt, w[4*i:], t, b[i*t.Size():])
-		}
-		b = w
-	}
+	wt, b := npyarray.Widen(t, b)
 	val, err := npyarray.Of(wt, shape, b)
 	if err != nil {
 		return wt, err

@@ -32,7 +32,7 @@ func registerGeminiReportSections(f GeminiReportSections) {
 // (rectangles and columns cost a few hundred bytes each).
 const (
 	geminiMaxMapCores   = 8
-	geminiMaxRects      = 8000
+	geminiMaxRects      = 6000
 	geminiMaxLayerCols  = 300
 	geminiMaxOccupWorks = 600
 )
@@ -147,9 +147,13 @@ func geminiCoreSection(s *gemini.Schedule, sum *gemini.Summary, name, prefix str
 		{Key: "Same core", Value: fmt.Sprintf("%d, %s", sum.Transfers.SameCore, humanize.Bytes(sum.Transfers.SameCoreBytes))},
 		{Key: "Via DRAM", Value: fmt.Sprintf("%d, %s", sum.Transfers.ViaDRAM, humanize.Bytes(sum.Transfers.ViaDRAMBytes))},
 	}}
+	blocks := []report.Block{kv, t, chart}
+	if len(chart.Bars) == 0 { // a schedule without cores: nothing to chart
+		blocks = []report.Block{kv, &report.Text{Text: "The schedule has no cores.", Muted: true}}
+	}
 	return report.Section{ID: prefix + "cores", Title: "Cores of " + name,
 		Intro:  "Work and buffer occupancy per core. Time is the scheduler's compute estimate (DRAM time not included).",
-		Blocks: []report.Block{kv, t, chart}}
+		Blocks: blocks}
 }
 
 func geminiTrafficSection(sum *gemini.Summary, name, prefix string) report.Section {
@@ -171,6 +175,9 @@ func geminiTrafficSection(sum *gemini.Summary, name, prefix string) report.Secti
 			humanize.Bytes(l.WeightReadBytes), humanize.Bytes(l.FmapReadBytes), humanize.Bytes(l.WriteBytes), humanize.Bytes(l.CoreToCoreBytes)})
 	}
 	blocks := []report.Block{chart}
+	if len(chart.Columns) == 0 { // no workloads: no layers to chart
+		blocks = []report.Block{&report.Text{Text: "The schedule has no workloads.", Muted: true}}
+	}
 	if len(sum.LayerTraffic) > geminiMaxLayerCols {
 		blocks = append(blocks, &report.Text{Text: fmt.Sprintf("The chart shows the first %d of %d layers; the table lists more.", geminiMaxLayerCols, len(sum.LayerTraffic)), Muted: true})
 	}

@@ -181,6 +181,10 @@ func geminiSimSections(res *timing.Result, cmp *timing.Comparison) []report.Sect
 		layers.Rows = append(layers.Rows, row)
 	}
 
+	if len(bars.Bars) == 0 { // no cores: nothing ran
+		return []report.Section{{ID: "gemini-sim", Title: "Timing simulation",
+			Blocks: []report.Block{kv, &report.Text{Text: "The schedule has no cores: nothing to simulate.", Muted: true}}}}
+	}
 	return []report.Section{
 		{ID: "gemini-sim", Title: "Timing simulation",
 			Intro:  "Each core runs its workloads in order (compute = the scheduler's time estimate per tile); DRAM is one channel serving the access queue in tensor_order, loads prefetched once the previous workload ended; multi-core traffic crosses the mesh links. Stalls are attributed to what the workload waited for.",

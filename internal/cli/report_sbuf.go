@@ -175,9 +175,16 @@ func sbufReport(p *neuroncore.Plan) (*report.Page, error) {
 	for _, e := range ss.Engines {
 		et.Rows = append(et.Rows, []string{e.Engine, strconv.Itoa(e.Steps), fmt.Sprintf("%.3f", e.BusyNs/1000), fmt.Sprintf("%.1f%%", e.Utilisation*100)})
 	}
+	intro := "The kernel body on the engine and DMA model: engines run in parallel, each in program order; a step waits for the tiles it reads and for earlier users of the physical tiles it overwrites. DMA utilisation is over all queues."
+	blocks := []report.Block{tl, et}
+	if len(tl.Tracks) == 0 {
+		// An empty body, or loops of zero trips: nothing runs, and a
+		// timeline without tracks is not drawable.
+		intro = "The kernel body runs no step (it is empty or its loops make zero trips)."
+		blocks = []report.Block{&report.KeyValues{Items: []report.KV{{Key: "Steps", Value: "0"}}}}
+	}
 	page.Sections = append(page.Sections, report.Section{ID: "timeline", Title: "Engine timeline",
-		Intro:  "The kernel body on the engine and DMA model: engines run in parallel, each in program order; a step waits for the tiles it reads and for earlier users of the physical tiles it overwrites. DMA utilisation is over all queues.",
-		Blocks: []report.Block{tl, et}})
+		Intro: intro, Blocks: blocks})
 	page.SectionFor = func(d diag.Diagnostic) string {
 		if strings.HasPrefix(d.Rule, "sbuf/") {
 			return "tensors"
@@ -199,10 +206,18 @@ func newSbufReportCmd(env *Env) *cobra.Command {
 			}
 			r, _, err := detectFile(args[0])
 			if err != nil {
-				return err
+				if _, perr := neuroncore.ReadPlanFile(args[0]); perr != nil {
+					return err
+				}
+				r = detect.Result{Path: args[0], Kind: detect.SBUFPlan}
 			}
 			if r.Kind != detect.SBUFPlan {
-				return usageErr("%s: recognised as %s, not an allocation plan", args[0], describe(r))
+				// Detection looks for tensors with partitions; a plan
+				// without tensors is still a plan when it parses.
+				if _, perr := neuroncore.ReadPlanFile(args[0]); perr != nil {
+					return usageErr("%s: recognised as %s, not an allocation plan", args[0], describe(r))
+				}
+				r.Kind = detect.SBUFPlan
 			}
 			if err := writeReport(env, []detect.Result{r}, out); err != nil {
 				return err

@@ -269,3 +269,21 @@ func TestSbufPlaceNothingToPlace(t *testing.T) {
 		t.Fatalf("--json: %s", r)
 	}
 }
+
+// Plans with nothing to run still make a report: an empty tensor list
+// (which detection cannot recognise) and loops of zero trips.
+func TestSbufReportEmptyPlans(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"none.yaml": "tensors: []\n",
+		"zero.yaml": "tensors:\n  - {name: x, block: [2], partitions: 128, free: [64], dtype: nl.bfloat16}\nbody:\n  - {loop: i, range: 0, body: [{op: load, write: \"x[i]\"}]}\n",
+	} {
+		in := filepath.Join(dir, name)
+		if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := run(t, "", "sbuf", "report", in, "-o", filepath.Join(dir, name+".html")); r.code != 0 {
+			t.Errorf("%s: %s", name, r)
+		}
+	}
+}

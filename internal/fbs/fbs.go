@@ -250,6 +250,21 @@ func (t Table) Union(slot int, name string) (uint8, Table, error) {
 	return uint8(tag), sub, nil
 }
 
+// UnionValue is Union for unions whose members may be empty tables: a tag
+// without a value is not an error (the FlatBuffers verifier accepts a
+// missing union value) and is reported with ok false.
+func (t Table) UnionValue(slot int, name string) (tag uint8, sub Table, ok bool, err error) {
+	v, err := t.Uint(slot, 1, name+"_type", 0)
+	if err != nil || v == 0 {
+		return 0, Table{}, false, err
+	}
+	sub, ok, err = t.Table(slot+1, name)
+	if err != nil {
+		return 0, Table{}, false, err
+	}
+	return uint8(v), sub, ok, nil
+}
+
 // Vector is a verified view of a vector.
 type Vector struct {
 	buf   []byte

@@ -90,6 +90,9 @@ func TestReadBack(t *testing.T) {
 	if err != nil || tag != 2 || u.Pos() != sub.Pos() {
 		t.Fatalf("union %d %v", tag, err)
 	}
+	if tag, u, ok, err := r.UnionValue(6, "u"); err != nil || !ok || tag != 2 || u.Pos() != sub.Pos() {
+		t.Fatalf("union value %d %v %v", tag, ok, err)
+	}
 	if got := r.Slots(); len(got) != 8 {
 		t.Fatalf("slots %v", got)
 	}
@@ -160,4 +163,23 @@ func FuzzTable(f *testing.F) {
 	f.Add(sample())
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) { readAll(b) })
+}
+
+// A union tag without its value (an empty member table left out) is read
+// by UnionValue as the tag alone; Union calls it an error.
+func TestUnionTagWithoutValue(t *testing.T) {
+	b := flatbuffers.NewBuilder(64)
+	b.StartObject(2)
+	b.PrependByteSlot(0, 3, 0)
+	b.Finish(b.EndObject())
+	r, err := Root(b.FinishedBytes(), "T")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tag, _, ok, err := r.UnionValue(0, "u"); err != nil || ok || tag != 3 {
+		t.Fatalf("UnionValue: tag %d ok %v err %v", tag, ok, err)
+	}
+	if _, _, err := r.Union(0, "u"); err == nil {
+		t.Fatal("Union accepted a tag without a value")
+	}
 }

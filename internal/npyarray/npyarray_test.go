@@ -47,3 +47,24 @@ func TestRejects(t *testing.T) {
 		t.Error("an overflowing shape was accepted")
 	}
 }
+
+// TestWiden: float16 elements come back as exactly equal float32 values;
+// types .npy holds are returned as they are.
+func TestWiden(t *testing.T) {
+	h := []byte{0x00, 0x3c, 0x00, 0xc0, 0x00, 0x7c} // 1, -2, +Inf as float16
+	wt, w := Widen(dtype.Float16, h)
+	if wt != dtype.Float32 || len(w) != 12 {
+		t.Fatalf("Widen(float16) = %v, %d bytes", wt, len(w))
+	}
+	v, err := Of(wt, []int64{3}, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := v.([]float32)
+	if got[0] != 1 || got[1] != -2 || !(got[2] > 3.4e38) {
+		t.Fatalf("widened values %v", got)
+	}
+	if wt, w := Widen(dtype.Int8, []byte{1, 2}); wt != dtype.Int8 || len(w) != 2 {
+		t.Fatalf("Widen(int8) changed the data: %v %v", wt, w)
+	}
+}

@@ -1,0 +1,148 @@
+package alloc
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// shapedProblem draws a problem of one of several shapes real inputs take:
+// many tiny short buffers under a few long-lived huge ones, all alive at
+// once, staircases, empty and zero-size buffers, negative times, aligned
+// and fixed buffers, gaps. The capacity is drawn around the peak, so
+// about half are tight.
+func shapedProblem(r *rand.Rand, shape int) *Problem {
+	n := 2 + r.IntN(60)
+	T := int64(1 + r.IntN(200))
+	p := &Problem{}
+	for i := 0; i < n; i++ {
+		lo := int64(r.IntN(int(T))) - T/4
+		b := Buffer{ID: string(rune('a'+i%26)) + string(rune('0'+i/26)), Lower: lo}
+		switch shape {
+		case 0: // long-lived huge + many tiny
+			if i < 3 {
+				b.Lower, b.Upper, b.Size = -T/4, T, int64(1<<20+r.IntN(1<<22))
+			} else {
+				b.Upper, b.Size = lo+1+int64(r.IntN(4)), int64(1+r.IntN(64))
+			}
+		case 1: // all alive together
+			b.Lower, b.Upper, b.Size = 0, T, int64(1+r.IntN(1000))
+		case 2: // staircase
+			b.Lower = int64(i)
+			b.Upper, b.Size = b.Lower+1+int64(r.IntN(8)), int64(1+r.IntN(100))
+		case 3: // degenerate: empty lifespans and zero sizes mixed in
+			b.Upper, b.Size = lo+int64(r.IntN(3)), int64(r.IntN(3))*int64(r.IntN(50))
+		default: // mixed features
+			b.Upper, b.Size = lo+1+int64(r.IntN(30)), int64(1+r.IntN(500))
+			if r.IntN(3) == 0 {
+				b.Alignment = int64(1 << r.IntN(6))
+			}
+			if r.IntN(8) == 0 && b.Upper-b.Lower > 2 {
+				b.Gaps = []Gap{{Lower: b.Lower + 1, Upper: b.Lower + 2}}
+			}
+		}
+		p.Buffers = append(p.Buffers, b)
+	}
+	peak := Peak(p)
+	p.Capacity = max(1, peak+int64(r.IntN(int(peak/4+2)))-int64(r.IntN(int(peak/20+2))))
+	if shape == 4 && r.IntN(4) == 0 {
+		// A fixed buffer at an offset a greedy placement agrees with.
+		if h := Heuristic(&Problem{Capacity: 1 << 40, Buffers: p.Buffers}); h != nil {
+			k := r.IntN(len(p.Buffers))
+			p.Buffers[k].Fixed, p.Buffers[k].Offset = true, h.Offsets[k]
+		}
+	}
+	return p
+}
+
+// TestEveryReturnedSolutionValidates: whatever the shape and however the
+// solve ends (solved, infeasible, timed out), a returned placement passes
+// Validate, an infeasibility answer is never given for a problem the
+// greedy placement fits, and Minimize's placement fits its capacity.
+func TestEveryReturnedSolutionValidates(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	counts := map[Status]int{}
+	iters := 1500
+	if testing.Short() {
+		iters = 300
+	}
+	for iter := 0; iter < iters; iter++ {
+		shape := iter % 5
+		p := shapedProblem(r, shape)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		sol, st, err := Exact(ctx, p, Options{Workers: 1 + iter%2})
+		cancel()
+		counts[st]++
+		switch st {
+		case Solved:
+			if rep := Validate(p, sol); len(rep) > 0 {
+				t.Fatalf("shape %d problem %d: invalid solution: %v\n%+v", shape, iter, rep, p)
+			}
+		case Infeasible:
+			if h := Heuristic(p); len(Validate(p, h)) == 0 {
+				t.Fatalf("shape %d problem %d: infeasible, but the greedy placement fits\n%+v", shape, iter, p)
+			}
+		default:
+			if err == nil {
+				t.Fatalf("shape %d problem %d: timed out without a reason", shape, iter)
+			}
+		}
+		if iter%10 == 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			m, err := Minimize(ctx, p, Exact, Options{Workers: 1})
+			cancel()
+			if err != nil {
+				continue // conflicting fixed offsets
+			}
+			q := *p
+			q.Capacity = m.Capacity
+			if rep := Validate(&q, m.Solution); len(rep) > 0 || m.Capacity < Peak(p) {
+				t.Fatalf("shape %d problem %d: minimum %d (peak %d): %v", shape, iter, m.Capacity, Peak(p), rep)
+			}
+		}
+	}
+	if counts[Solved] < iters/4 || counts[Infeasible] < iters/20 {
+		t.Errorf("unbalanced shapes: %v", counts)
+	}
+	t.Log(counts)
+}
+
+// TestExactLargeProblemsEndInTime: problems of 10,000+ buffers end within
+// their time limit (plus the greedy start), solved or timed out, and never
+// use quadratic memory on a dense component.
+func TestExactLargeProblemsEndInTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large problems")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	const n = 10000
+	for _, shape := range []string{"dense", "stairs"} {
+		p := &Problem{}
+		for i := 0; i < n; i++ {
+			b := Buffer{ID: "b"}
+			if shape == "dense" {
+				b.Lower = int64(r.IntN(n))
+				b.Upper, b.Size = b.Lower+1+int64(r.IntN(n/2)), int64(1+r.IntN(4096))
+			} else {
+				b.Lower = int64(r.IntN(n))
+				b.Upper, b.Size = b.Lower+1+int64(r.IntN(50)), int64(1+r.IntN(4096))
+			}
+			p.Buffers = append(p.Buffers, b)
+		}
+		p.Capacity = Peak(p) + Peak(p)/200
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		start := time.Now()
+		sol, st, err := Exact(ctx, p, Options{})
+		cancel()
+		el := time.Since(start)
+		t.Logf("%s: %v %v in %v", shape, st, err, el)
+		if st == Solved && len(Validate(p, sol)) > 0 {
+			t.Fatalf("%s: invalid solution", shape)
+		}
+		// Generous: the machine is shared; unbounded runs took minutes.
+		if el > 30*time.Second {
+			t.Errorf("%s: %v for a 2 s limit", shape, el)
+		}
+	}
+}
