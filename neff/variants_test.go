@@ -82,6 +82,12 @@ func variants() []variant {
 			if len(s.Subgraphs) != 2 || len(s.Outputs) != 2 {
 				t.Errorf("subgraphs %d outputs %d", len(s.Subgraphs), len(s.Outputs))
 			}
+			// Every subgraph counts: IO 4096+4096+256+256; rings 16 B per
+			// descriptor: sg00 2 x (128+128) + 2 queue sets x 2 x 16,
+			// sg01 (1+1) + 1 x 2 x 16.
+			if s.Memory.IO != 8704 || s.Memory.DMARings != (2*256+64+2+32)*16 {
+				t.Errorf("memory %+v", s.Memory)
+			}
 		}},
 		{name: "second-kelf", mod: func(b *Builder) {
 			sg := b.Subgraph("sg01")
