@@ -75,7 +75,7 @@ func init() {
 		diag.Rule{ID: RuleUnknownTarget, Severity: diag.Warning, Description: "kelf target is not one of sunda/v2, cayman/v3, mariana/v4, inf1, * or empty"},
 		diag.Rule{ID: RuleQueueType, Severity: diag.Error, Description: "a queue set needs type in, out, data, embedding_update, dynamic (spec) or act_load (neuronx-cc 2.24)"},
 		diag.Rule{ID: RuleNumQueues, Severity: diag.Error, Description: "num_queues must be 1 on INF1 and between 1 and 16 elsewhere"},
-		diag.Rule{ID: RuleFabricPath, Severity: diag.Error, Description: "fabric_path must be main or alt"},
+		diag.Rule{ID: RuleFabricPath, Severity: diag.Error, Description: "a queue set's fabric_path must be main or alt"},
 		diag.Rule{ID: RuleArchField, Severity: diag.Error, Description: "a field is used on an architecture that does not support it (INF1-only, or not on INF1)"},
 		diag.Rule{ID: RuleVarRequired, Severity: diag.Error, Description: "a variable needs type, var_id and size"},
 		diag.Rule{ID: RuleVarType, Severity: diag.Error, Description: "variable type must be state-buffer, input, output, file, tmp-buf, virtual, pointer, dge-table (spec) or local, shared, remote (neuronx-cc 2.24)"},

@@ -337,6 +337,8 @@ func variants() []variant {
 			sg.AddVar("l", "local", 64)
 			sg.AddVar("s", "shared", 64)
 			sg.AddVar("r", "remote", -1)
+			sg.Def.Var["s"].BackingVariableOff = ptr(int64(4096))
+			sg.Def.Var["tmpx"] = &Var{Type: ptr("virtual"), VarID: ptr(int64(len(sg.Def.Var))), Size: ptr(int64(64)), FabricPath: ptr("sharded")}
 			sg.AddQueue("qAct", "act_load", 1, "act")
 			sg.Def.DMAQueue["qIn"].Pinned = ptr(true)
 			sg.Def.Extra["neff_features"] = []byte(`["neff_feature_DMA_desc_higher_dim"]`)
