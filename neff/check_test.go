@@ -68,8 +68,8 @@ func TestRules(t *testing.T) {
 		{RuleUnknownTarget, func(b *Builder) { b.Target = "pluto" }},
 		{RuleQueueType, func(b *Builder) { sg0(b).Def.DMAQueue["qIn"].Type = ptr("sideways") }},
 		{RuleNumQueues, func(b *Builder) { sg0(b).Def.DMAQueue["qIn"].NumQueues = ptr(int64(17)) }},
-		{RuleFabricPath, func(b *Builder) { sg0(b).Def.Var["w"].FabricPath = ptr("scenic") }},
-		{RuleArchField, func(b *Builder) { sg0(b).Def.DMAQueue["qIn"].Pinned = ptr(true) }},
+		{RuleFabricPath, func(b *Builder) { sg0(b).Def.DMAQueue["qIn"].FabricPath = ptr("scenic") }},
+		{RuleArchField, func(b *Builder) { sg0(b).Engines[0].JSON.DMA[0].RemoteSemaphores = []int64{1} }},
 		{RuleVarRequired, func(b *Builder) { sg0(b).Def.Var["in"].Size = nil }},
 		{RuleVarType, func(b *Builder) { sg0(b).Def.Var["in"].Type = ptr("register") }},
 		{RuleVarIDDuplicate, func(b *Builder) {

@@ -1,6 +1,7 @@
 package neff
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"path"
@@ -156,7 +157,7 @@ func Summarize(m *Model) *Summary {
 		Subgraphs: []SubgraphSummary{},
 		Constants: []ConstantSummary{},
 		Metrics:   m.Metrics,
-		Problems:  len(m.Problems),
+		Problems:  m.decodeProblems(),
 	}
 	if m.Info != nil {
 		s.Compiler = m.Info.ToolVersion
@@ -179,6 +180,18 @@ func Summarize(m *Model) *Summary {
 	}
 	s.Memory = EstimateMemory(m)
 	return s
+}
+
+// decodeProblems counts the decode findings check reports as errors or
+// warnings (not the informational members' unmodelled values).
+func (m *Model) decodeProblems() int {
+	n := 0
+	for _, p := range m.Problems {
+		if p.Rule != RuleJSONSyntax || !m.informational(p.Location) {
+			n++
+		}
+	}
+	return n
 }
 
 func tensors(sig string, ts map[string]SigTensor) []TensorSummary {
@@ -322,7 +335,14 @@ func (m *Model) constants(sg *Subgraph) []ConstantSummary {
 			continue
 		}
 		c := ConstantSummary{Subgraph: sg.Name, Name: vn, File: deref(v.FileName), Size: v.SizeBytes(), Format: "raw"}
-		if mem, ok := m.File.Member(sg.Ref(c.File)); !ok {
+		if c.File == "" {
+			// A public analysis of neuronx-cc 2.24's def.json writer names
+			// the constant's file under "file".
+			json.Unmarshal(v.Extra["file"], &c.File)
+		}
+		if c.File == "" {
+			c.Format = "no file"
+		} else if mem, ok := m.File.Member(sg.Ref(c.File)); !ok {
 			c.Format = "missing"
 		} else if strings.HasSuffix(c.File, ".npy") {
 			if npy, err := NpyInfo(mem.Data); err == nil {

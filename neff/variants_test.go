@@ -82,6 +82,12 @@ func variants() []variant {
 			if len(s.Subgraphs) != 2 || len(s.Outputs) != 2 {
 				t.Errorf("subgraphs %d outputs %d", len(s.Subgraphs), len(s.Outputs))
 			}
+			// Every subgraph counts: IO 4096+4096+256+256; rings 16 B per
+			// descriptor: sg00 2 x (128+128) + 2 queue sets x 2 x 16,
+			// sg01 (1+1) + 1 x 2 x 16.
+			if s.Memory.IO != 8704 || s.Memory.DMARings != (2*256+64+2+32)*16 {
+				t.Errorf("memory %+v", s.Memory)
+			}
 		}},
 		{name: "second-kelf", mod: func(b *Builder) {
 			sg := b.Subgraph("sg01")
@@ -268,6 +274,9 @@ func variants() []variant {
 			sg.AddConstant("padded", "padded.npy", 8, npyOf("<f4", "(2,)", 64))
 			sg.AddConstant("raw", "weights.bin", 100, make([]byte, 100))
 			sg.AddConstant("noext", "weights", 64, make([]byte, 64))
+			fv := sg.AddVar("filekey", "file", 64)
+			fv.Extra = Extra{"file": jsonString("filekey.bin")}
+			sg.Files["filekey.bin"] = make([]byte, 64)
 			sg.AddConstant("dotslash", "dot.bin", 64, make([]byte, 64)).FileName = ptr("./dot.bin")
 		}, want: func(t *testing.T, s *Summary, _ diag.Report) {
 			for _, c := range s.Constants {
@@ -323,6 +332,27 @@ func variants() []variant {
 			sg0(b).Def.Var["in"].FileName = ptr("")
 			sg0(b).Def.Var["out"].List = []int64{}
 		}},
+		{name: "neuronx-cc-2.24-types", mod: func(b *Builder) {
+			sg := sg0(b)
+			sg.AddVar("l", "local", 64)
+			sg.AddVar("s", "shared", 64)
+			sg.AddVar("r", "remote", -1)
+			sg.Def.Var["s"].BackingVariableOff = ptr(int64(4096))
+			sg.Def.Var["tmpx"] = &Var{Type: ptr("virtual"), VarID: ptr(int64(len(sg.Def.Var))), Size: ptr(int64(64)), FabricPath: ptr("sharded")}
+			sg.AddQueue("qAct", "act_load", 1, "act")
+			sg.Def.DMAQueue["qIn"].Pinned = ptr(true)
+			sg.Def.Extra["neff_features"] = []byte(`["neff_feature_DMA_desc_higher_dim"]`)
+		}},
+		{name: "tensor-map-new-schema", mod: func(b *Builder) {
+			setJSON(b, "sg00/tensor_map.json", `{"inputs":[{"name":"in"}],"alias_map":[{"input_name":"in","output_name":"out"}],"must_alias":false}`)
+		}},
+		{name: "neff-json-graphs-manifest", mod: func(b *Builder) {
+			setJSON(b, "neff.json", `{"revision":"1","target_arch":"sunda","graphs":{"main":{},"sg_coreV10":{"op":"__kelf","subgraph":"0","size":161}}}`)
+		}, want: func(t *testing.T, s *Summary, _ diag.Report) {
+			if len(s.Inputs) != 1 || len(s.Outputs) != 1 {
+				t.Errorf("io from def.json: %v %v", s.Inputs, s.Outputs)
+			}
+		}},
 		{name: "feature-bit-newer-runtime", mod: func(b *Builder) { b.Header.NeffVersionMajor = 2; b.Header.FeatureBits = 0x100 }},
 		{name: "no-sb-size-no-queue-type-default", mod: func(b *Builder) {
 			sg0(b).Def.DMAQueue["qIn"].NumQueues = nil
@@ -373,6 +403,9 @@ func TestVariantsCheckClean(t *testing.T) {
 			if err := s.WriteText(io.Discard); err != nil {
 				t.Fatal(err)
 			}
+			if s.Problems != 0 {
+				t.Errorf("inspect counts %d decode problems: %v", s.Problems, m.Problems)
+			}
 			if v.want != nil {
 				v.want(t, s, rep)
 			}
@@ -386,4 +419,34 @@ func TestVariantsCheckClean(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzSignatures: any neff.json, tensor_map.json or info.json is read
+// leniently by inspect and check, never a panic.
+func FuzzSignatures(f *testing.F) {
+	b := baseBuilder(f)
+	ms, _ := b.Members()
+	f.Add([]byte(`{"metadata":{"signatures":{"default":{"inputs":{"in":{"id":0,"dtype":"float32","shape":[-1,null,"?",1e3]}},"outputs":[]}}}}`),
+		[]byte(`{"inputs":[{"name":"in"}],"alias_map":[]}`))
+	f.Add([]byte(`{"metadata":{"signatures":[]}}`), []byte(`{"in":{"dtype":"float32","tf_shape":[1024]}}`))
+	f.Fuzz(func(t *testing.T, neffJSON, tensorMap []byte) {
+		members := append([]Member(nil), ms...)
+		members = append(members, Member{Name: "sg00/tensor_map.json", Data: tensorMap})
+		for i := range members {
+			if members[i].Name == "neff.json" {
+				members[i].Data = neffJSON
+			}
+		}
+		file := &File{Header: b.Header, Members: members}
+		file.Hash.OK = true
+		m := Decode(file)
+		Check(m, DefaultRuntime)
+		s := Summarize(m)
+		if err := s.WriteText(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := json.Marshal(s); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
