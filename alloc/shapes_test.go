@@ -3,6 +3,7 @@ package alloc
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -143,6 +144,64 @@ func TestExactLargeProblemsEndInTime(t *testing.T) {
 		// Generous: the machine is shared; unbounded runs took minutes.
 		if el > 30*time.Second {
 			t.Errorf("%s: %v for a 2 s limit", shape, el)
+		}
+	}
+}
+
+// The sweep's fast path (buffers alive kept sorted by offset) finds the
+// same overlapping pairs as comparing every pair, on placements that are
+// valid, nearly valid and wrong.
+func TestConflictsMatchAllPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for iter := 0; iter < 3000; iter++ {
+		p := shapedProblem(r, iter%5)
+		var offs []int64
+		switch iter % 3 {
+		case 0:
+			offs = Heuristic(p).Offsets
+		case 1:
+			offs = Heuristic(p).Offsets
+			offs[r.IntN(len(offs))] += int64(r.IntN(64)) - 32
+		default:
+			offs = make([]int64, len(p.Buffers))
+			for i := range offs {
+				offs[i] = int64(r.IntN(2000))
+			}
+		}
+		got, _ := conflicts(p, offs)
+		var want [][2]int
+		pcs := make([][]Piece, len(p.Buffers))
+		for i := range p.Buffers {
+			pcs[i] = Pieces(&p.Buffers[i])
+		}
+		for i := range p.Buffers {
+			for j := i + 1; j < len(p.Buffers); j++ {
+				if _, ok := meet(pcs[i], offs[i], pcs[j], offs[j]); ok {
+					want = append(want, [2]int{i, j})
+				}
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("problem %d: %d pairs, want %d", iter, len(got), len(want))
+		}
+		for k := range got {
+			if got[k].i != want[k][0] || got[k].j != want[k][1] {
+				t.Fatalf("problem %d: pair %d is (%d,%d), want %v", iter, k, got[k].i, got[k].j, want[k])
+			}
+		}
+	}
+}
+
+// The greedy placement's offset-ordered scan gives the placement of the
+// per-buffer sorted span list it replaces.
+func TestHeuristicScanMatchesSpans(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 13))
+	ctx := context.Background()
+	for iter := 0; iter < 2000; iter++ {
+		p := shapedProblem(r, iter%5)
+		a, b := greedy(ctx, p, true), greedy(ctx, p, false)
+		if !slices.Equal(a.Offsets, b.Offsets) {
+			t.Fatalf("problem %d: scan %v, spans %v\n%+v", iter, a.Offsets, b.Offsets, p)
 		}
 	}
 }

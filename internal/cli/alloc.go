@@ -175,7 +175,8 @@ the file's own extent, and --rewrite writes the schedule with the new addresses
 // and the greedy placement's height instead of running unbounded.
 const allocDefaultTimeout = time.Minute
 
-// allocFallbackTime bounds the greedy placement reported after a timeout.
+// allocFallbackTime bounds the greedy placement reported after a timeout
+// (a quarter of --timeout when that is shorter, at least a second).
 const allocFallbackTime = 10 * time.Second
 
 // progress reports explored nodes on stderr while a long solve runs, only
@@ -275,7 +276,11 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 			// The best placement on offer is the greedy one; it exceeds
 			// the capacity (else Exact would have returned it), so it is
 			// reported, not written.
-			hctx, cancel := context.WithTimeout(context.Background(), allocFallbackTime)
+			fallback := allocFallbackTime
+			if timeout > 0 {
+				fallback = min(fallback, max(timeout/4, time.Second))
+			}
+			hctx, cancel := context.WithTimeout(context.Background(), fallback)
 			if h := alloc.HeuristicContext(hctx, p); h != nil {
 				res.BestHeight = alloc.Height(p, h)
 				res.Message += fmt.Sprintf("; a greedy placement needs %d bytes (--capacity %d)", res.BestHeight, res.BestHeight)
