@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -204,4 +205,27 @@ func TestHeuristicScanMatchesSpans(t *testing.T) {
 			t.Fatalf("problem %d: scan %v, spans %v\n%+v", iter, a.Offsets, b.Offsets, p)
 		}
 	}
+}
+
+// FuzzExact: any problem the reader accepts (small) is solved, proved
+// infeasible or timed out, and a returned placement validates.
+func FuzzExact(f *testing.F) {
+	f.Add("id,lower,upper,size\n0,0,10,4\n1,5,15,4\n", int64(8))
+	f.Add("buffer,start,end,size,alignment,gaps,offset\na,0,9,16,8,2-4 5-6@0:8,\nb,-3,3,8,,,16\n", int64(40))
+	f.Add("id,lower,upper,size\nz,0,10,0\ne,5,5,4\nn,0,1,1152921504606846975\n", int64(1)<<61)
+	f.Fuzz(func(t *testing.T, in string, capacity int64) {
+		tb, err := ReadCSV(strings.NewReader(in), capacity, Limits{MaxBytes: 1 << 12, MaxBuffers: 24, MaxGaps: 4})
+		if err != nil || capacity <= 0 {
+			return
+		}
+		p := &tb.Problem
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		sol, st, _ := Exact(ctx, p, Options{Workers: 1})
+		if st == Solved {
+			if rep := Validate(p, sol); len(rep) > 0 {
+				t.Fatalf("invalid placement %v: %v", sol.Offsets, rep)
+			}
+		}
+	})
 }
