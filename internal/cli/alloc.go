@@ -117,7 +117,7 @@ func newAllocCmd(env *Env) *cobra.Command {
 		fromOpts allocFromOptions
 	)
 	cmd := &cobra.Command{
-		Use:   "alloc PROBLEM.csv [--capacity N] [-o SOLUTION.csv] [--minimize] [--timeout D] | --validate PROBLEM.csv SOLUTION.csv | --from SCHEDULE.json [--rewrite OUT.json]",
+		Use:   "alloc [solve] PROBLEM.csv [--capacity N] [-o SOLUTION.csv] [--minimize] [--timeout D] | --validate PROBLEM.csv SOLUTION.csv | --from SCHEDULE.json [--rewrite OUT.json]",
 		Short: "Solve, minimise or validate static memory allocation problems (MiniMalloc CSV)",
 		Long: `alloc places buffers with known lifetimes at offsets so that no two buffers alive at
 the same time overlap, within a capacity. The solver is exact: it finds a placement
@@ -126,14 +126,33 @@ whenever one exists or proves that none does (exit 1), unless --timeout stops it
 The capacity comes from --capacity or from a file name of the form NAME.<capacity>.csv.
 --minimize finds the smallest capacity that holds the problem, with a proof.
 -o writes the input CSV with an offset column. --validate checks a solution.
+The modes may be written as words: alloc solve|minimize|validate FILES.
+Without --timeout a solve stops after one minute (0 = no limit).
 
 --from re-allocates the L2 of a Gemini schedule: each core's buffer snapshots
 become an allocation problem (tensor lifetimes in workload order, byte sizes, the
 L2 region as capacity); it reports the smallest L2 that holds the schedule against
 the file's own extent, and --rewrite writes the schedule with the new addresses
 (only when it passes check as well as the input did).`,
-		Args: cobra.MaximumNArgs(2),
+		Args: cobra.MaximumNArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// `alloc solve|minimize|validate ...` spell the modes as words
+			// (unless a file of that name is meant).
+			if len(args) > 0 {
+				if _, err := os.Stat(args[0]); err != nil {
+					switch args[0] {
+					case "solve":
+						args = args[1:]
+					case "minimize", "minimise":
+						args, minimize = args[1:], true
+					case "validate":
+						args, validate = args[1:], true
+					}
+				}
+			}
+			if len(args) > 2 {
+				return usageErr("alloc takes at most two files (PROBLEM.csv [SOLUTION.csv])")
+			}
 			if from != "" {
 				if len(args) != 0 || validate || minimize || out != "" || capacity != 0 {
 					return usageErr("--from takes a schedule and no problem, --capacity, -o, --minimize or --validate")
