@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -285,6 +286,12 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 		case alloc.Infeasible:
 			res.Status = "infeasible"
 			res.Message = alloc.ErrInfeasible.Error()
+			// Say why when the problem alone shows it (fixed offsets
+			// that overlap or overflow, bytes alive past the capacity).
+			if rep := alloc.CheckProblem(p); rep.HasErrors() {
+				d := rep[0]
+				res.Message += ": " + strings.TrimPrefix(d.Location+": ", ": ") + d.Message
+			}
 			code = ExitFindings
 		default:
 			res.Status = "timeout"
