@@ -101,8 +101,13 @@ func allocPlacement(t *alloc.Table) (sol *alloc.Solution, how string, own bool) 
 		if sol, st, _ := alloc.Exact(ctx, p, alloc.Options{}); st == alloc.Solved {
 			return sol, "found by the exact solver", false
 		}
-	} else if m, err := alloc.Minimize(ctx, p, alloc.Exact, alloc.Options{}); err == nil && m.Proven {
-		return m.Solution, "found by the exact solver at the minimal capacity", false
+	} else if m, err := alloc.Minimize(ctx, p, alloc.Exact, alloc.Options{}); err == nil {
+		if m.Proven {
+			return m.Solution, "found by the exact solver at the minimal capacity", false
+		}
+		// The best placement the bisection found (at worst the greedy
+		// one): computing the greedy placement again costs O(n^2).
+		return m.Solution, "the smallest placement found in time (minimum not proven)", false
 	}
 	return alloc.Heuristic(p), "greedy placement (the exact solver did not finish in time)", false
 }
