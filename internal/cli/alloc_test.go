@@ -79,3 +79,28 @@ func TestAllocModeWords(t *testing.T) {
 		t.Errorf("too many files: %+v", r)
 	}
 }
+
+// Problems with nothing to draw (no rows; only zero-size buffers or empty
+// lifespans) still solve, minimise and report.
+func TestAllocEmptyProblems(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"none.8.csv": "id,lower,upper,size\n",
+		"zero.8.csv": "id,lower,upper,size\na,0,10,0\nb,5,5,4\n",
+	} {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"alloc", f},
+			{"alloc", f, "--minimize"},
+			{"check", f},
+			{"report", f, "-o", filepath.Join(dir, name+".html")},
+		} {
+			if r := run(t, dir, args...); r.code != 0 {
+				t.Errorf("%v: %+v", args, r)
+			}
+		}
+	}
+}
