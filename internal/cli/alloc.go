@@ -213,6 +213,9 @@ func allocProgress(env *Env) (func(int64), func()) {
 		progressbar.OptionSetDescription("searching"), progressbar.OptionShowCount(),
 		progressbar.OptionSetItsString("nodes"), progressbar.OptionShowIts(),
 		progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
+	// Shown at once: on large problems the greedy start and the first
+	// 65,536 nodes take seconds before the first count arrives.
+	_ = bar.RenderBlank()
 	var last int64
 	return func(n int64) {
 			if n > last {
