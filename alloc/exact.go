@@ -540,6 +540,7 @@ type searcher struct {
 	// checkMask: the context is polled every checkMask+1 nodes, fewer on
 	// large components where a node costs O(buffers).
 	checkMask int64
+	flushAt   int64 // nodes between progress reports (fewer on large components)
 	budget    int64 // nodes left before a restart
 	halt      bool  // budget exhausted or stopped: unwind without remembering
 	explored  *atomic.Int64
@@ -573,6 +574,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		failed:  map[[2]uint64]struct{}{},
 	}
 	s.checkMask = 1023
+	s.flushAt = max(1024, (1<<24)/int64(max(n, 1)))
 	for s.checkMask > 0 && (s.checkMask+1)*int64(n) > 1<<18 {
 		s.checkMask >>= 1
 	}
@@ -783,7 +785,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 		if s.ctx.Err() != nil {
 			s.stop, s.halt = true, true
 		}
-		if s.nodes >= 1<<16 {
+		if s.nodes >= s.flushAt {
 			s.flush()
 		}
 	}

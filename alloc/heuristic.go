@@ -53,6 +53,12 @@ func HeuristicContext(ctx context.Context, p *Problem) *Solution {
 }
 
 func heuristic(ctx context.Context, p *Problem) *Solution {
+	return greedy(ctx, p, true)
+}
+
+// greedy is the heuristic; scan allows the offset-ordered scan when no
+// buffer has a window (tests compare both paths).
+func greedy(ctx context.Context, p *Problem, scan bool) *Solution {
 	n := len(p.Buffers)
 	sol := &Solution{Offsets: make([]int64, n)}
 	pieces := make([][]Piece, n)
@@ -80,6 +86,45 @@ func heuristic(ctx context.Context, p *Problem) *Solution {
 		}
 		return x.Upper-x.Lower > y.Upper-y.Lower
 	})
+	// Without windowed gaps every piece covers the whole buffer, so the
+	// busy ranges of buffer i are the placed buffers' own ranges: kept
+	// sorted by offset, the lowest fit is a scan that stops at the first
+	// hole, with no per-buffer sort (O(n) per buffer rather than
+	// O(n log n) on n buffers alive together).
+	whole := scan
+	for i := range pieces {
+		for _, pc := range pieces[i] {
+			whole = whole && pc.Lo == 0 && pc.Hi == p.Buffers[i].Size
+		}
+	}
+	if whole {
+		byOff := slices.Clone(placed)
+		slices.SortFunc(byOff, func(a, b int) int { return cmp.Compare(sol.Offsets[a], sol.Offsets[b]) })
+		for done, i := range order {
+			if done&255 == 255 && ctx.Err() != nil {
+				return nil
+			}
+			size, align := p.Buffers[i].Size, p.Buffers[i].Alignment
+			x := alignUp(0, align)
+			for _, j := range byOff {
+				oj := sol.Offsets[j]
+				hi := oj + p.Buffers[j].Size
+				if hi <= x {
+					continue
+				}
+				if oj >= x+size {
+					break
+				}
+				if meetTime(pieces[i], pieces[j]) {
+					x = alignUp(hi, align)
+				}
+			}
+			sol.Offsets[i] = x
+			pos, _ := slices.BinarySearchFunc(byOff, x, func(j int, x int64) int { return cmp.Compare(sol.Offsets[j], x) })
+			byOff = slices.Insert(byOff, pos, i)
+		}
+		return sol
+	}
 	var busy []span
 	for done, i := range order {
 		if done&255 == 255 && ctx.Err() != nil {
@@ -104,6 +149,18 @@ func heuristic(ctx context.Context, p *Problem) *Solution {
 		placed = append(placed, i)
 	}
 	return sol
+}
+
+// meetTime reports whether two footprints share a moment.
+func meetTime(a, b []Piece) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x.T0 < y.T1 && y.T0 < x.T1 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // HeuristicSolver wraps Heuristic in the Solver contract: Solved when the

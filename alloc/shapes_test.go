@@ -3,6 +3,8 @@ package alloc
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -145,4 +147,85 @@ func TestExactLargeProblemsEndInTime(t *testing.T) {
 			t.Errorf("%s: %v for a 2 s limit", shape, el)
 		}
 	}
+}
+
+// The sweep's fast path (buffers alive kept sorted by offset) finds the
+// same overlapping pairs as comparing every pair, on placements that are
+// valid, nearly valid and wrong.
+func TestConflictsMatchAllPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for iter := 0; iter < 3000; iter++ {
+		p := shapedProblem(r, iter%5)
+		var offs []int64
+		switch iter % 3 {
+		case 0:
+			offs = Heuristic(p).Offsets
+		case 1:
+			offs = Heuristic(p).Offsets
+			offs[r.IntN(len(offs))] += int64(r.IntN(64)) - 32
+		default:
+			offs = make([]int64, len(p.Buffers))
+			for i := range offs {
+				offs[i] = int64(r.IntN(2000))
+			}
+		}
+		got, _ := conflicts(p, offs)
+		var want [][2]int
+		pcs := make([][]Piece, len(p.Buffers))
+		for i := range p.Buffers {
+			pcs[i] = Pieces(&p.Buffers[i])
+		}
+		for i := range p.Buffers {
+			for j := i + 1; j < len(p.Buffers); j++ {
+				if _, ok := meet(pcs[i], offs[i], pcs[j], offs[j]); ok {
+					want = append(want, [2]int{i, j})
+				}
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("problem %d: %d pairs, want %d", iter, len(got), len(want))
+		}
+		for k := range got {
+			if got[k].i != want[k][0] || got[k].j != want[k][1] {
+				t.Fatalf("problem %d: pair %d is (%d,%d), want %v", iter, k, got[k].i, got[k].j, want[k])
+			}
+		}
+	}
+}
+
+// The greedy placement's offset-ordered scan gives the placement of the
+// per-buffer sorted span list it replaces.
+func TestHeuristicScanMatchesSpans(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 13))
+	ctx := context.Background()
+	for iter := 0; iter < 2000; iter++ {
+		p := shapedProblem(r, iter%5)
+		a, b := greedy(ctx, p, true), greedy(ctx, p, false)
+		if !slices.Equal(a.Offsets, b.Offsets) {
+			t.Fatalf("problem %d: scan %v, spans %v\n%+v", iter, a.Offsets, b.Offsets, p)
+		}
+	}
+}
+
+// FuzzExact: any problem the reader accepts (small) is solved, proved
+// infeasible or timed out, and a returned placement validates.
+func FuzzExact(f *testing.F) {
+	f.Add("id,lower,upper,size\n0,0,10,4\n1,5,15,4\n", int64(8))
+	f.Add("buffer,start,end,size,alignment,gaps,offset\na,0,9,16,8,2-4 5-6@0:8,\nb,-3,3,8,,,16\n", int64(40))
+	f.Add("id,lower,upper,size\nz,0,10,0\ne,5,5,4\nn,0,1,1152921504606846975\n", int64(1)<<61)
+	f.Fuzz(func(t *testing.T, in string, capacity int64) {
+		tb, err := ReadCSV(strings.NewReader(in), capacity, Limits{MaxBytes: 1 << 12, MaxBuffers: 24, MaxGaps: 4})
+		if err != nil || capacity <= 0 {
+			return
+		}
+		p := &tb.Problem
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		sol, st, _ := Exact(ctx, p, Options{Workers: 1})
+		if st == Solved {
+			if rep := Validate(p, sol); len(rep) > 0 {
+				t.Fatalf("invalid placement %v: %v", sol.Offsets, rep)
+			}
+		}
+	})
 }

@@ -157,7 +157,10 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 		}
 	}
 	q.Capacity = 1<<62 - 1
-	h := Heuristic(&q)
+	h := heuristic(ctx, &q)
+	if h == nil {
+		return nil, fmt.Errorf("stopped before a first placement was found: %w", ctx.Err())
+	}
 	hi := Height(&q, h)
 	if hi < lo {
 		hi = lo

@@ -1,7 +1,9 @@
 package alloc
 
 import (
+	"container/heap"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/npukit/npukit/diag"
@@ -118,9 +120,13 @@ func Validate(p *Problem, sol *Solution) diag.Report {
 			rep.Add(RuleFixedOffset, bufLoc(p, i), "placed at %d, but its offset is fixed at %d", off, b.Offset)
 		}
 	}
-	for _, c := range conflicts(p, sol.Offsets) {
+	cs, truncated := conflicts(p, sol.Offsets)
+	for _, c := range cs {
 		rep.Add(RuleOverlap, bufLoc(p, c.i), "overlaps buffer %s (row %d) during [%d, %d) in [%d, %d)",
 			p.Buffers[c.j].ID, c.j+1, c.t0, c.t1, c.a0, c.a1)
+	}
+	if truncated {
+		rep.Add(RuleOverlap, "", "more overlapping pairs not listed (the first %d are)", maxConflicts)
 	}
 	return rep
 }
@@ -131,9 +137,15 @@ type conflict struct {
 	a0, a1 int64
 }
 
-// conflicts lists every overlapping pair (i < j), with the first time and
-// memory range where they meet, in a sweep over lifespans.
-func conflicts(p *Problem, offs []int64) []conflict {
+// maxConflicts bounds the overlapping pairs listed: a placement with
+// every buffer at offset 0 has n^2/2 of them.
+const maxConflicts = 10000
+
+// conflicts lists overlapping pairs (i < j), with the first time and
+// memory range where they meet, in a sweep over lifespans; every pair
+// unless there are more than maxConflicts (then truncated is true and
+// the first maxConflicts found are returned).
+func conflicts(p *Problem, offs []int64) (out []conflict, truncated bool) {
 	n := len(p.Buffers)
 	order := make([]int, n)
 	for i := range order {
@@ -141,29 +153,90 @@ func conflicts(p *Problem, offs []int64) []conflict {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return p.Buffers[order[a]].Lower < p.Buffers[order[b]].Lower })
 	pieces := make([][]Piece, n)
+	gaps := false
 	for i := range p.Buffers {
 		pieces[i] = Pieces(&p.Buffers[i])
+		gaps = gaps || len(p.Buffers[i].Gaps) > 0
 	}
-	var out []conflict
-	var active []int
+	add := func(i, j int) bool {
+		if c, ok := meet(pieces[i], offs[i], pieces[j], offs[j]); ok {
+			c.i, c.j = min(i, j), max(i, j)
+			out = append(out, c)
+			if len(out) >= maxConflicts {
+				truncated = true
+				return false
+			}
+		}
+		return true
+	}
+	// Fast path (no gaps): while the buffers alive are pairwise disjoint
+	// in memory, kept sorted by offset their ends are sorted too, so the
+	// ones a new buffer meets are found by a binary search and a short
+	// scan. Once a pair meets, the rest of the sweep scans every buffer
+	// alive (a placement that is wrong anyway).
+	fast := !gaps
+	var active []int // sorted by (offset, index) on the fast path
+	less := func(a, b int) bool { return offs[a] < offs[b] || (offs[a] == offs[b] && a < b) }
+	// ends holds the fast path's alive buffers by end time (a min-heap),
+	// so expiring them costs O(log n) each rather than a scan per buffer.
+	ends := &endHeap{p: p}
 	for _, i := range order {
 		b := &p.Buffers[i]
-		keep := active[:0]
+		if fast {
+			for ends.Len() > 0 && p.Buffers[ends.idx[0]].Upper <= b.Lower {
+				j := heap.Pop(ends).(int)
+				pos, _ := slices.BinarySearchFunc(active, j, func(a, j int) int {
+					if less(a, j) {
+						return -1
+					}
+					if a == j {
+						return 0
+					}
+					return 1
+				})
+				active = slices.Delete(active, pos, pos+1)
+			}
+		} else {
+			keep := active[:0]
+			for _, j := range active {
+				if p.Buffers[j].Upper > b.Lower {
+					keep = append(keep, j)
+				}
+			}
+			active = keep
+		}
+		if len(pieces[i]) == 0 {
+			continue
+		}
+		if fast {
+			// First alive buffer starting at or past i's end.
+			end := offs[i] + b.Size
+			k := sort.Search(len(active), func(x int) bool { return offs[active[x]] >= end })
+			found := false
+			for x := k - 1; x >= 0; x-- {
+				j := active[x]
+				if offs[j]+p.Buffers[j].Size <= offs[i] {
+					break
+				}
+				found = true
+				if !add(i, j) {
+					return out, truncated
+				}
+			}
+			pos := sort.Search(len(active), func(x int) bool { return less(i, active[x]) })
+			active = slices.Insert(active, pos, i)
+			heap.Push(ends, i)
+			if found {
+				fast = false
+			}
+			continue
+		}
 		for _, j := range active {
-			if p.Buffers[j].Upper > b.Lower {
-				keep = append(keep, j)
+			if !add(i, j) {
+				return out, truncated
 			}
 		}
-		active = keep
-		for _, j := range active {
-			if c, ok := meet(pieces[i], offs[i], pieces[j], offs[j]); ok {
-				c.i, c.j = min(i, j), max(i, j)
-				out = append(out, c)
-			}
-		}
-		if len(pieces[i]) > 0 {
-			active = append(active, i)
-		}
+		active = append(active, i)
 	}
 	sort.Slice(out, func(a, b int) bool {
 		if out[a].i != out[b].i {
@@ -171,7 +244,25 @@ func conflicts(p *Problem, offs []int64) []conflict {
 		}
 		return out[a].j < out[b].j
 	})
-	return out
+	return out, truncated
+}
+
+// endHeap orders buffer indices by their lifespan's end.
+type endHeap struct {
+	p   *Problem
+	idx []int
+}
+
+func (h *endHeap) Len() int { return len(h.idx) }
+func (h *endHeap) Less(a, b int) bool {
+	return h.p.Buffers[h.idx[a]].Upper < h.p.Buffers[h.idx[b]].Upper
+}
+func (h *endHeap) Swap(a, b int) { h.idx[a], h.idx[b] = h.idx[b], h.idx[a] }
+func (h *endHeap) Push(x any)    { h.idx = append(h.idx, x.(int)) }
+func (h *endHeap) Pop() any {
+	x := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	return x
 }
 
 func meet(pa []Piece, oa int64, pb []Piece, ob int64) (conflict, bool) {
@@ -256,7 +347,11 @@ func CheckProblem(p *Problem) diag.Report {
 			rep.Add(RuleCapacity, bufLoc(p, i), "fixed at [%d, %d), beyond the capacity %d", b.Offset, b.Offset+b.Size, p.Capacity)
 		}
 	}
-	for _, c := range conflicts(&fixed, offs) {
+	cs, truncated := conflicts(&fixed, offs)
+	if truncated {
+		rep.Add(RuleOverlap, "", "more overlapping fixed pairs not listed (the first %d are)", maxConflicts)
+	}
+	for _, c := range cs {
 		i, j := idx[c.i], idx[c.j]
 		rep.Add(RuleOverlap, bufLoc(p, i), "fixed offset overlaps fixed buffer %s (row %d) during [%d, %d) in [%d, %d)",
 			p.Buffers[j].ID, j+1, c.t0, c.t1, c.a0, c.a1)

@@ -28,6 +28,7 @@ const (
 	RuleUnusedPhysical    = "sbuf/unused-tensor"
 	RuleAccumulateNoGroup = "sbuf/accumulate-without-start"
 	RuleTileTooLarge      = "sbuf/tile-too-large"
+	RuleLiveOverCapacity  = "sbuf/live-over-capacity"
 )
 
 func init() {
@@ -49,6 +50,7 @@ func init() {
 		diag.Rule{ID: RuleUnplaced, Severity: diag.Info, Description: "tensors are left to automatic allocation; `npukit sbuf place` assigns them"},
 		diag.Rule{ID: RuleUnusedPhysical, Severity: diag.Warning, Description: "a directly allocated tensor is never used by the kernel body"},
 		diag.Rule{ID: RuleAccumulateNoGroup, Severity: diag.Warning, Description: "a matmul accumulates into a PSUM tile no matmul started (its previous content is undefined)"},
+		diag.Rule{ID: RuleLiveOverCapacity, Severity: diag.Error, Description: "the automatically allocated tiles of more than 64 partitions alive at one time (all start at partition 0) need more bytes than a partition holds, so no allocation exists"},
 		diag.Rule{ID: RuleTileTooLarge, Severity: diag.Error, Description: "an automatically allocated tensor's tile is larger than a partition's usable SBUF bytes or a 2 KiB PSUM bank, so no allocation can hold it"},
 	)
 }
@@ -80,6 +82,7 @@ func Check(p *Plan) (diag.Report, *Execution, error) {
 	checkUnused(x, &rep)
 	checkMatmuls(x, &rep)
 	checkLifetimes(x, &rep)
+	checkLiveBytes(x, &rep)
 	checkAccumulation(x, &rep)
 	rep.Sort()
 	return rep, x, nil
@@ -148,6 +151,51 @@ func checkTileSize(a *Arch, t *Tensor, rep *diag.Report) {
 	if b := t.TileBytes(); b > limit {
 		rep.Add(RuleTileTooLarge, t.Path, "tensor %s: a tile takes %d bytes per partition (%d x %s), more than the %d %s",
 			t.Name, b, t.FreeElems(), t.DType, limit, what)
+	}
+}
+
+// checkLiveBytes reports, per buffer, the first step at which the
+// automatic tiles alive together cannot fit. Only tiles of more than 64
+// partitions are counted: their start partition must be 0 (the direct
+// allocation guide's start_partition rule), so they all occupy partition
+// 0 and their bytes per partition add up there (a sound lower bound; tiles
+// of 64 partitions or fewer may use another quadrant). Tiles too large on
+// their own are sbuf/tile-too-large's.
+func checkLiveBytes(x *Execution, rep *diag.Report) {
+	a := x.Plan.Arch
+	type edge struct {
+		t     int
+		bytes int64
+	}
+	var edges [2][]edge
+	for _, l := range x.Lifetimes {
+		t := x.Plan.Tensors[l.Key.Tensor]
+		if t.Direct() || t.Partitions <= 64 || l.End <= l.Start {
+			continue
+		}
+		b := t.TileBytes()
+		if b > a.Capacity(t.Buffer) || (t.Buffer == PSUM && b > a.PSUMBankBytes()) {
+			continue // sbuf/tile-too-large
+		}
+		edges[t.Buffer] = append(edges[t.Buffer], edge{l.Start, b}, edge{l.End, -b})
+	}
+	for buf, es := range edges {
+		limit := a.Capacity(Buffer(buf))
+		sort.Slice(es, func(i, j int) bool {
+			if es[i].t != es[j].t {
+				return es[i].t < es[j].t
+			}
+			return es[i].bytes < es[j].bytes // ends first: [Start, End)
+		})
+		var cur int64
+		for _, e := range es {
+			cur += e.bytes
+			if cur > limit && e.bytes > 0 {
+				rep.Add(RuleLiveOverCapacity, "tensors", "at %s the automatic tiles of more than 64 partitions alive together need %d bytes per partition of %s, more than its %d",
+					x.EventName(e.t), cur, Buffer(buf), limit)
+				break
+			}
+		}
 	}
 }
 

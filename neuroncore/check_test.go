@@ -198,13 +198,20 @@ body: [{op: load, write: s}, {op: matmul, read: [s, s], write: p, accumulate: tr
   - {name: a, partitions: 128, free: [600], dtype: fp32, buffer: psum}
   - {name: b, partitions: 128, free: [600], dtype: fp32}
 body: [{op: memset, write: a}, {op: tensor_copy, read: a, write: b}, {op: store, read: b}]`},
+		// Four 48000-byte fp32 tiles of 128 partitions alive together:
+		// 192000 bytes at partition 0, past 180224.
+		{RuleLiveOverCapacity, okHead + `
+  - {name: a, block: [4], partitions: 128, free: [12000], dtype: fp32}
+body:
+  - {loop: i, range: 4, body: [{op: load, write: "a[i]"}]}
+  - {loop: j, range: 4, body: [{op: store, read: "a[j]"}]}`},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
 			rep := mustCheck(t, mustParse(t, c.src))
 			got := rulesOf(rep, diag.Info)
-			if c.rule == RuleTileTooLarge {
+			if c.rule == RuleTileTooLarge || c.rule == RuleLiveOverCapacity {
 				got = slices.DeleteFunc(got, func(r string) bool { return r == RuleUnplaced })
 			}
 			if len(got) != 1 || got[0] != c.rule {

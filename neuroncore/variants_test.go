@@ -61,6 +61,22 @@ body:
 tensors:
   - {name: a, partitions: 128, free: [100000], dtype: bf16}
 body: [{op: load, write: a}, {op: store, read: a}]`, []string{RuleTileTooLarge}},
+		{"three live tiles fit", `
+tensors:
+  - {name: a, block: [4], partitions: 128, free: [12000], dtype: fp32}
+body:
+  - {loop: i, range: 4, body: [{op: load, write: "a[i]"}, {op: store, read: "a[i]"}]}`, nil},
+		{"psum tiles over 8 banks", `
+tensors:
+  - {name: s, partitions: 128, free: [128], dtype: bf16}
+  - {name: m, partitions: 128, free: [512], dtype: bf16}
+  - {name: acc, block: [12], partitions: 128, free: [512], dtype: fp32, buffer: psum}
+  - {name: o, block: [12], partitions: 128, free: [512], dtype: fp32}
+body:
+  - {op: load, write: s}
+  - {op: load, write: m}
+  - {loop: i, range: 12, body: [{op: matmul, read: [s, m], write: "acc[i]"}]}
+  - {loop: j, range: 12, body: [{op: tensor_copy, read: "acc[j]", write: "o[j]"}, {op: store, read: "o[j]"}]}`, []string{RuleLiveOverCapacity}},
 		{"v3 holds it", `
 arch: v3
 tensors:

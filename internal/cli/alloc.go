@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -117,7 +118,7 @@ func newAllocCmd(env *Env) *cobra.Command {
 		fromOpts allocFromOptions
 	)
 	cmd := &cobra.Command{
-		Use:   "alloc PROBLEM.csv [--capacity N] [-o SOLUTION.csv] [--minimize] [--timeout D] | --validate PROBLEM.csv SOLUTION.csv | --from SCHEDULE.json [--rewrite OUT.json]",
+		Use:   "alloc [solve] PROBLEM.csv [--capacity N] [-o SOLUTION.csv] [--minimize] [--timeout D] | --validate PROBLEM.csv SOLUTION.csv | --from SCHEDULE.json [--rewrite OUT.json]",
 		Short: "Solve, minimise or validate static memory allocation problems (MiniMalloc CSV)",
 		Long: `alloc places buffers with known lifetimes at offsets so that no two buffers alive at
 the same time overlap, within a capacity. The solver is exact: it finds a placement
@@ -126,14 +127,33 @@ whenever one exists or proves that none does (exit 1), unless --timeout stops it
 The capacity comes from --capacity or from a file name of the form NAME.<capacity>.csv.
 --minimize finds the smallest capacity that holds the problem, with a proof.
 -o writes the input CSV with an offset column. --validate checks a solution.
+The modes may be written as words: alloc solve|minimize|validate FILES.
+Without --timeout a solve stops after one minute (0 = no limit).
 
 --from re-allocates the L2 of a Gemini schedule: each core's buffer snapshots
 become an allocation problem (tensor lifetimes in workload order, byte sizes, the
 L2 region as capacity); it reports the smallest L2 that holds the schedule against
 the file's own extent, and --rewrite writes the schedule with the new addresses
 (only when it passes check as well as the input did).`,
-		Args: cobra.MaximumNArgs(2),
+		Args: cobra.MaximumNArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// `alloc solve|minimize|validate ...` spell the modes as words
+			// (unless a file of that name is meant).
+			if len(args) > 0 {
+				if _, err := os.Stat(args[0]); err != nil {
+					switch args[0] {
+					case "solve":
+						args = args[1:]
+					case "minimize", "minimise":
+						args, minimize = args[1:], true
+					case "validate":
+						args, validate = args[1:], true
+					}
+				}
+			}
+			if len(args) > 2 {
+				return usageErr("alloc takes at most two files (PROBLEM.csv [SOLUTION.csv])")
+			}
 			if from != "" {
 				if len(args) != 0 || validate || minimize || out != "" || capacity != 0 {
 					return usageErr("--from takes a schedule and no problem, --capacity, -o, --minimize or --validate")
@@ -175,7 +195,8 @@ the file's own extent, and --rewrite writes the schedule with the new addresses
 // and the greedy placement's height instead of running unbounded.
 const allocDefaultTimeout = time.Minute
 
-// allocFallbackTime bounds the greedy placement reported after a timeout.
+// allocFallbackTime bounds the greedy placement reported after a timeout
+// (a quarter of --timeout when that is shorter, at least a second).
 const allocFallbackTime = 10 * time.Second
 
 // progress reports explored nodes on stderr while a long solve runs, only
@@ -192,6 +213,9 @@ func allocProgress(env *Env) (func(int64), func()) {
 		progressbar.OptionSetDescription("searching"), progressbar.OptionShowCount(),
 		progressbar.OptionSetItsString("nodes"), progressbar.OptionShowIts(),
 		progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
+	// Shown at once: on large problems the greedy start and the first
+	// 65,536 nodes take seconds before the first count arrives.
+	_ = bar.RenderBlank()
 	var last int64
 	return func(n int64) {
 			if n > last {
@@ -265,6 +289,12 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 		case alloc.Infeasible:
 			res.Status = "infeasible"
 			res.Message = alloc.ErrInfeasible.Error()
+			// Say why when the problem alone shows it (fixed offsets
+			// that overlap or overflow, bytes alive past the capacity).
+			if rep := alloc.CheckProblem(p); rep.HasErrors() {
+				d := rep[0]
+				res.Message += ": " + strings.TrimPrefix(d.Location+": ", ": ") + d.Message
+			}
 			code = ExitFindings
 		default:
 			res.Status = "timeout"
@@ -275,7 +305,11 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 			// The best placement on offer is the greedy one; it exceeds
 			// the capacity (else Exact would have returned it), so it is
 			// reported, not written.
-			hctx, cancel := context.WithTimeout(context.Background(), allocFallbackTime)
+			fallback := allocFallbackTime
+			if timeout > 0 {
+				fallback = min(fallback, max(timeout/4, time.Second))
+			}
+			hctx, cancel := context.WithTimeout(context.Background(), fallback)
 			if h := alloc.HeuristicContext(hctx, p); h != nil {
 				res.BestHeight = alloc.Height(p, h)
 				res.Message += fmt.Sprintf("; a greedy placement needs %d bytes (--capacity %d)", res.BestHeight, res.BestHeight)

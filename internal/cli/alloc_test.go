@@ -57,3 +57,50 @@ func TestAllocReport(t *testing.T) {
 		t.Errorf("report html: %v (%d bytes)", err, len(data))
 	}
 }
+
+// The modes may be spelled as words: alloc solve|minimize|validate.
+func TestAllocModeWords(t *testing.T) {
+	dir := t.TempDir()
+	prob := filepath.Join(dir, "p.csv")
+	if err := os.WriteFile(prob, []byte("id,lower,upper,size\na,0,10,8\nb,5,15,8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sol := filepath.Join(dir, "s.csv")
+	if r := run(t, dir, "alloc", "solve", prob, "--capacity", "16", "-o", sol); r.code != 0 || !strings.Contains(r.stdout, "solved") {
+		t.Fatalf("solve: %+v", r)
+	}
+	if r := run(t, dir, "alloc", "validate", prob, sol, "--capacity", "16"); r.code != 0 || !strings.Contains(r.stdout, "valid") {
+		t.Errorf("validate: %+v", r)
+	}
+	if r := run(t, dir, "alloc", "minimize", prob); r.code != 0 || !strings.Contains(r.stdout, "proven minimal") {
+		t.Errorf("minimize: %+v", r)
+	}
+	if r := run(t, dir, "alloc", "solve", prob, sol, "x"); r.code != 2 {
+		t.Errorf("too many files: %+v", r)
+	}
+}
+
+// Problems with nothing to draw (no rows; only zero-size buffers or empty
+// lifespans) still solve, minimise and report.
+func TestAllocEmptyProblems(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"none.8.csv": "id,lower,upper,size\n",
+		"zero.8.csv": "id,lower,upper,size\na,0,10,0\nb,5,5,4\n",
+	} {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"alloc", f},
+			{"alloc", f, "--minimize"},
+			{"check", f},
+			{"report", f, "-o", filepath.Join(dir, name+".html")},
+		} {
+			if r := run(t, dir, args...); r.code != 0 {
+				t.Errorf("%v: %+v", args, r)
+			}
+		}
+	}
+}

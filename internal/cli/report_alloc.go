@@ -70,8 +70,15 @@ func reportAlloc(env *Env, files []detect.Result) (*report.Page, error) {
 			})
 		}
 	}
+	placement := report.Section{ID: "placement", Title: "Placement", Intro: "Each rectangle is a buffer: its lifetime across, its addresses up. " + how + ".", Blocks: []report.Block{rm}}
+	if len(rm.Rects) == 0 {
+		// No buffer occupies memory (none, or all of size zero or with
+		// empty lifespans): nothing to draw.
+		placement.Intro = "No buffer occupies memory at any time (the problem is empty, or its buffers have zero size or empty lifespans)."
+		placement.Blocks = []report.Block{&report.KeyValues{Items: []report.KV{{Key: "Buffers", Value: strconv.Itoa(len(p.Buffers))}}}}
+	}
 	page.Sections = []report.Section{
-		{ID: "placement", Title: "Placement", Intro: "Each rectangle is a buffer: its lifetime across, its addresses up. " + how + ".", Blocks: []report.Block{rm}},
+		placement,
 		{ID: "problem", Title: "Problem", Blocks: []report.Block{&report.KeyValues{Items: []report.KV{
 			{Key: "Time span", Value: fmt.Sprintf("[%d, %d)", sum.TimeStart, sum.TimeEnd)},
 			{Key: "Total size", Value: humanize.Bytes(sum.TotalBytes)},
@@ -101,8 +108,13 @@ func allocPlacement(t *alloc.Table) (sol *alloc.Solution, how string, own bool) 
 		if sol, st, _ := alloc.Exact(ctx, p, alloc.Options{}); st == alloc.Solved {
 			return sol, "found by the exact solver", false
 		}
-	} else if m, err := alloc.Minimize(ctx, p, alloc.Exact, alloc.Options{}); err == nil && m.Proven {
-		return m.Solution, "found by the exact solver at the minimal capacity", false
+	} else if m, err := alloc.Minimize(ctx, p, alloc.Exact, alloc.Options{}); err == nil {
+		if m.Proven {
+			return m.Solution, "found by the exact solver at the minimal capacity", false
+		}
+		// The best placement the bisection found (at worst the greedy
+		// one): computing the greedy placement again costs O(n^2).
+		return m.Solution, "the smallest placement found in time (minimum not proven)", false
 	}
 	return alloc.Heuristic(p), "greedy placement (the exact solver did not finish in time)", false
 }
