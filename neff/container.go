@@ -162,7 +162,7 @@ func read(b []byte, lim Limits, parseJSON bool) (*File, error) {
 	}
 	size := uint64(len(b))
 	if h.PkgVersion != 1 && h.PkgVersion != 2 {
-		return nil, formatErr(RulePkgVersion, offPkgVersion, "", "pkg_version %d is not 1 (tar + SHA-256) or 2 (gzip tar + MD5)", h.PkgVersion)
+		return nil, formatErr(RulePkgVersion, offPkgVersion, "", "pkg_version %d is not 1 (tar or gzip tar + SHA-256) or 2 (gzip tar + MD5)", h.PkgVersion)
 	}
 	if h.HeaderSize != HeaderSize {
 		return nil, formatErr(RuleHeaderSize, offHeaderSize, "", "header_size %d, want %d", h.HeaderSize, HeaderSize)
@@ -187,7 +187,11 @@ func read(b []byte, lim Limits, parseJSON bool) (*File, error) {
 	// gzip reads a bytes.Reader (an io.ByteReader) without read-ahead, so
 	// what it consumed tells where the gzip member ends.
 	cr := bytes.NewReader(data)
-	if h.PkgVersion == 2 {
+	// pkg_version 2 is a gzip tar; 1 is a plain tar in the spec, but Amazon's
+	// KLR (KLR/NEFF/Basic.lean) documents 1 as "tgz+sha256", so a version-1
+	// payload opening with the gzip magic is inflated too (a tar's first
+	// bytes are a member name, never 1f 8b).
+	if h.PkgVersion == 2 || bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
 		f.Payload.Compressed = true
 		gz, err = gzip.NewReader(cr)
 		if err != nil {

@@ -202,10 +202,10 @@ func (m *Model) decodeSubgraph(sg *Subgraph) {
 		e := &Engine{Key: key}
 		var name string
 		json.Unmarshal(def.Extra[key], &name)
-		e.Member = sg.Member(name)
+		e.Member = sg.Ref(name)
 		var instr string
 		if raw, ok := def.Extra[key+"_instr"]; ok && json.Unmarshal(raw, &instr) == nil && instr != "" {
-			e.InstrMember = sg.Member(instr)
+			e.InstrMember = sg.Ref(instr)
 			if _, ok := m.File.Member(e.InstrMember); !ok {
 				m.missing(clean+": "+key+"_instr", e.InstrMember, "engine instruction file")
 			}
@@ -220,7 +220,7 @@ func (m *Model) decodeSubgraph(sg *Subgraph) {
 		if m.decodeJSON(em, &ej) {
 			e.JSON = &ej
 			if e.InstrMember == "" && ej.Instr != "" {
-				e.InstrMember = sg.Member(ej.Instr)
+				e.InstrMember = sg.Ref(ej.Instr)
 			}
 		}
 	}
