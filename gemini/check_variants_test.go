@@ -200,3 +200,20 @@ func TestReadCoreKeyLayouts(t *testing.T) {
 		}
 	}
 }
+
+// Several ofmap entries (pieces, possibly overlapping) are not held to
+// ofmap_size; one entry is.
+func TestCheckOfmapPieces(t *testing.T) {
+	w := Workload{ID: 0, OfmapSize: 100, Ofmaps: []Ofmap{{Size: 60, TransferID: 0}, {Size: 60, TransferID: 1}}}
+	s := &Schedule{Variant: Compiler, Cores: []*Core{{Workloads: []Workload{w}}}}
+	var rep diag.Report
+	checkSizes(s, NewIndex(s), &rep)
+	if hasRule(rep, RuleOfmapSize) {
+		t.Errorf("two pieces: %v", rep)
+	}
+	s.Cores[0].Workloads[0].Ofmaps = s.Cores[0].Workloads[0].Ofmaps[:1]
+	checkSizes(s, NewIndex(s), &rep)
+	if !hasRule(rep, RuleOfmapSize) {
+		t.Errorf("one entry of 60 for ofmap_size 100 not reported")
+	}
+}
