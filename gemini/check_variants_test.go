@@ -217,3 +217,27 @@ func TestCheckOfmapPieces(t *testing.T) {
 		t.Errorf("one entry of 60 for ofmap_size 100 not reported")
 	}
 }
+
+// The raw IR's shape on other meshes (1, 2x2, 4x4, 8x8 cores): no
+// buffersize, no addresses, tensor IDs or orders, mesh core keys. The
+// synthetic schedules stripped to it check clean.
+func TestCheckRawShapedMeshes(t *testing.T) {
+	for _, cfg := range []SynthConfig{{Cores: 1, Workloads: 6}, {Cores: 4, XLen: 2, Workloads: 6}, {Cores: 16, XLen: 4, Workloads: 4}, {Cores: 64, XLen: 8, Workloads: 3}} {
+		s := synthFor(t, cfg)
+		s.Variant, s.BufferSize = Raw, 0
+		for _, c := range s.Cores {
+			c.Key = c.Y*(s.XLen+2) + c.X + 1
+			for wi := range c.Workloads {
+				w := &c.Workloads[wi]
+				w.RingRegions, w.HasRingRegions, w.WeightBuffer, w.WeightBufferKey = nil, false, nil, ""
+				for ei := range w.Buffer {
+					e := &w.Buffer[ei]
+					e.HasAddress, e.HasTensorID, e.HasTensorOrder, e.HasNewlyAdded = false, false, false, false
+				}
+			}
+		}
+		if errs := errorsOf(Check(s)); len(errs) > 0 {
+			t.Errorf("%d cores: %d errors, e.g. %s", cfg.Cores, len(errs), errs[0])
+		}
+	}
+}
