@@ -198,7 +198,7 @@ func Reader(r io.ReaderAt, size int64) (Result, error) {
 			res.Kind = SBUFPlan
 			return res, nil
 		}
-		if v := geminiBody(head); v != "" {
+		if v := geminiBody(head, tail); v != "" {
 			res.Kind, res.Variant = GeminiIR, v
 			return res, nil
 		}
@@ -245,10 +245,14 @@ func geminiVariant(head, tail []byte) string {
 // geminiBody recognises a Gemini schedule whose top-level keys lie neither
 // in the head nor in the tail (a writer that puts "-1" and buffersize before
 // megabytes of core workloads and xlen/ylen in between): its workloads and
-// DRAM tensors carry both transfer_id and workload_id members. Buffer
+// DRAM tensors carry both transfer_id and workload_id members (a large first
+// workload may hold one only in the tail, so both windows count). Buffer
 // addresses and tensor orders exist only in the compiler IR.
-func geminiBody(head []byte) string {
-	has := func(key string) bool { return bytes.Contains(head, []byte(`"`+key+`"`)) }
+func geminiBody(head, tail []byte) string {
+	has := func(key string) bool {
+		k := []byte(`"` + key + `"`)
+		return bytes.Contains(head, k) || bytes.Contains(tail, k)
+	}
 	if !has("transfer_id") || !has("workload_id") {
 		return ""
 	}

@@ -171,6 +171,8 @@ func TestGeminiKeysInMiddle(t *testing.T) {
 	}{
 		{`{"workload_id": 1, "ifmap": [{"transfer_id": [3]}], "buffer": [{"address": 0, "tensor_order": 2}]},`, detect.VariantCompiler},
 		{`{"workload_id": 1, "ifmap": {"transfer_id": [3]}, "buffer": [{"block": 2}]},`, detect.VariantRaw},
+		// transfer_id only in the head, workload_id only in the tail
+		{`{"buffer": [{"address": 0, "tensor_order": 2, "transfer_id": [3]}]},`, detect.VariantCompiler},
 	} {
 		var b bytes.Buffer
 		b.WriteString(`{"-1": {"in": [], "out": []}, "0": [`)
@@ -181,7 +183,7 @@ func TestGeminiKeysInMiddle(t *testing.T) {
 		for b.Len() < 6*detect.HeadSize {
 			b.WriteString(c.entry)
 		}
-		b.WriteString(`{}]}`)
+		b.WriteString(`{"workload_id": 9}]}`)
 		r, err := detect.Reader(bytes.NewReader(b.Bytes()), int64(b.Len()))
 		if err != nil || r.Kind != detect.GeminiIR || r.Variant != c.vari {
 			t.Errorf("%s: %+v %v", c.vari, r, err)

@@ -200,3 +200,44 @@ func TestReadCoreKeyLayouts(t *testing.T) {
 		}
 	}
 }
+
+// Several ofmap entries (pieces, possibly overlapping) are not held to
+// ofmap_size; one entry is.
+func TestCheckOfmapPieces(t *testing.T) {
+	w := Workload{ID: 0, OfmapSize: 100, Ofmaps: []Ofmap{{Size: 60, TransferID: 0}, {Size: 60, TransferID: 1}}}
+	s := &Schedule{Variant: Compiler, Cores: []*Core{{Workloads: []Workload{w}}}}
+	var rep diag.Report
+	checkSizes(s, NewIndex(s), &rep)
+	if hasRule(rep, RuleOfmapSize) {
+		t.Errorf("two pieces: %v", rep)
+	}
+	s.Cores[0].Workloads[0].Ofmaps = s.Cores[0].Workloads[0].Ofmaps[:1]
+	checkSizes(s, NewIndex(s), &rep)
+	if !hasRule(rep, RuleOfmapSize) {
+		t.Errorf("one entry of 60 for ofmap_size 100 not reported")
+	}
+}
+
+// The raw IR's shape on other meshes (1, 2x2, 4x4, 8x8 cores): no
+// buffersize, no addresses, tensor IDs or orders, mesh core keys. The
+// synthetic schedules stripped to it check clean.
+func TestCheckRawShapedMeshes(t *testing.T) {
+	for _, cfg := range []SynthConfig{{Cores: 1, Workloads: 6}, {Cores: 4, XLen: 2, Workloads: 6}, {Cores: 16, XLen: 4, Workloads: 4}, {Cores: 64, XLen: 8, Workloads: 3}} {
+		s := synthFor(t, cfg)
+		s.Variant, s.BufferSize = Raw, 0
+		for _, c := range s.Cores {
+			c.Key = c.Y*(s.XLen+2) + c.X + 1
+			for wi := range c.Workloads {
+				w := &c.Workloads[wi]
+				w.RingRegions, w.HasRingRegions, w.WeightBuffer, w.WeightBufferKey = nil, false, nil, ""
+				for ei := range w.Buffer {
+					e := &w.Buffer[ei]
+					e.HasAddress, e.HasTensorID, e.HasTensorOrder, e.HasNewlyAdded = false, false, false, false
+				}
+			}
+		}
+		if errs := errorsOf(Check(s)); len(errs) > 0 {
+			t.Errorf("%d cores: %d errors, e.g. %s", cfg.Cores, len(errs), errs[0])
+		}
+	}
+}
