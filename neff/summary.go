@@ -198,7 +198,11 @@ func tensors(sig string, ts map[string]SigTensor) []TensorSummary {
 	out := []TensorSummary{}
 	for _, n := range sortedKeys(ts) {
 		t := ts[n]
-		out = append(out, TensorSummary{Source: "neff.json", Signature: sig, Name: n, ID: t.ID, DType: t.DType, Shape: t.Shape, Bytes: tensorBytes(t.DType, t.Shape)})
+		bytes := int64(-1) // shape unknown
+		if t.Shape != nil {
+			bytes = tensorBytes(t.DType, t.Shape)
+		}
+		out = append(out, TensorSummary{Source: "neff.json", Signature: sig, Name: n, ID: t.ID, DType: t.DType, Shape: t.Shape, Bytes: bytes})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
@@ -493,7 +497,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 			} else {
 				from += " var_id"
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%v\t%s\t%s\n", t.ID, t.Name, orDash(t.DType), t.Shape, bytesOrUnknown(t.Bytes), from)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%v\t%s\t%s\n", t.ID, t.Name, orDash(t.DType), shapeText(t.Shape), bytesOrUnknown(t.Bytes), from)
 		}
 		tw.Flush()
 	}
@@ -573,6 +577,14 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// shapeText prints a shape, "?" when unknown (nil; [] is a scalar).
+func shapeText(s []int64) string {
+	if s == nil {
+		return "?"
+	}
+	return fmt.Sprint(s)
 }
 
 func bytesOrUnknown(n int64) string {
