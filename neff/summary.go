@@ -82,7 +82,10 @@ type SubgraphSummary struct {
 	Queues         []QueueSummary  `json:"queue_sets"`
 	Engines        []EngineSummary `json:"engines"`
 	ActivationSets []string        `json:"activation_sets,omitempty"`
-	DVETables      []DVETable      `json:"dve_tables,omitempty"`
+	// Features are def.json's "neff_features": the names of the header
+	// feature bits this subgraph needs, as the compiler writes them.
+	Features  []string   `json:"neff_features,omitempty"`
+	DVETables []DVETable `json:"dve_tables,omitempty"`
 }
 
 // QueueSummary is one dma_queue entry.
@@ -279,6 +282,7 @@ func (m *Model) summarizeSubgraph(sg *Subgraph) SubgraphSummary {
 		return ss
 	}
 	ss.Variables = len(sg.Def.Var)
+	json.Unmarshal(sg.Def.Extra["neff_features"], &ss.Features) // absent or not strings: none
 	for _, qn := range sg.Def.QueueNames() {
 		q := sg.Def.DMAQueue[qn]
 		if q == nil {
@@ -523,6 +527,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 				fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%s\n", e.Key, path.Base(e.Member), instr, e.DMAEntries, e.Descriptors, humanize.Bytes(e.DMABytes))
 			}
 			tw.Flush()
+		}
+		if len(sg.Features) > 0 {
+			ew.Printf("  neff features: %s\n", strings.Join(sg.Features, ", "))
 		}
 		if len(sg.ActivationSets) > 0 {
 			ew.Printf("  activation function sets: %s\n", strings.Join(sg.ActivationSets, ", "))

@@ -342,6 +342,10 @@ func variants() []variant {
 			sg.AddQueue("qAct", "act_load", 1, "act")
 			sg.Def.DMAQueue["qIn"].Pinned = ptr(true)
 			sg.Def.Extra["neff_features"] = []byte(`["neff_feature_DMA_desc_higher_dim"]`)
+		}, want: func(t *testing.T, s *Summary, _ diag.Report) {
+			if f := s.Subgraphs[0].Features; len(f) != 1 || f[0] != "neff_feature_DMA_desc_higher_dim" {
+				t.Errorf("features %v", f)
+			}
 		}},
 		{name: "tensor-map-new-schema", mod: func(b *Builder) {
 			setJSON(b, "sg00/tensor_map.json", `{"inputs":[{"name":"in"}],"alias_map":[{"input_name":"in","output_name":"out"}],"must_alias":false}`)
