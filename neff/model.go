@@ -237,10 +237,13 @@ func lenientTensors(raw json.RawMessage) map[string]SigTensor {
 		return out
 	}
 	for n, t := range ts {
-		st := SigTensor{ID: lenientInt(t.ID), Shape: []int64{}}
+		// A shape that is absent or not an array stays nil: unknown, not
+		// a scalar ([]).
+		st := SigTensor{ID: lenientInt(t.ID)}
 		json.Unmarshal(t.DType, &st.DType)
 		var dims []json.RawMessage
-		if json.Unmarshal(t.Shape, &dims) == nil {
+		if json.Unmarshal(t.Shape, &dims) == nil && dims != nil {
+			st.Shape = make([]int64, 0, len(dims))
 			for _, d := range dims {
 				st.Shape = append(st.Shape, lenientInt(d))
 			}

@@ -82,7 +82,10 @@ type SubgraphSummary struct {
 	Queues         []QueueSummary  `json:"queue_sets"`
 	Engines        []EngineSummary `json:"engines"`
 	ActivationSets []string        `json:"activation_sets,omitempty"`
-	DVETables      []DVETable      `json:"dve_tables,omitempty"`
+	// Features are def.json's "neff_features": the names of the header
+	// feature bits this subgraph needs, as the compiler writes them.
+	Features  []string   `json:"neff_features,omitempty"`
+	DVETables []DVETable `json:"dve_tables,omitempty"`
 }
 
 // QueueSummary is one dma_queue entry.
@@ -198,7 +201,11 @@ func tensors(sig string, ts map[string]SigTensor) []TensorSummary {
 	out := []TensorSummary{}
 	for _, n := range sortedKeys(ts) {
 		t := ts[n]
-		out = append(out, TensorSummary{Source: "neff.json", Signature: sig, Name: n, ID: t.ID, DType: t.DType, Shape: t.Shape, Bytes: tensorBytes(t.DType, t.Shape)})
+		bytes := int64(-1) // shape unknown
+		if t.Shape != nil {
+			bytes = tensorBytes(t.DType, t.Shape)
+		}
+		out = append(out, TensorSummary{Source: "neff.json", Signature: sig, Name: n, ID: t.ID, DType: t.DType, Shape: t.Shape, Bytes: bytes})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
@@ -275,6 +282,7 @@ func (m *Model) summarizeSubgraph(sg *Subgraph) SubgraphSummary {
 		return ss
 	}
 	ss.Variables = len(sg.Def.Var)
+	json.Unmarshal(sg.Def.Extra["neff_features"], &ss.Features) // absent or not strings: none
 	for _, qn := range sg.Def.QueueNames() {
 		q := sg.Def.DMAQueue[qn]
 		if q == nil {
@@ -493,7 +501,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 			} else {
 				from += " var_id"
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%v\t%s\t%s\n", t.ID, t.Name, orDash(t.DType), t.Shape, bytesOrUnknown(t.Bytes), from)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%v\t%s\t%s\n", t.ID, t.Name, orDash(t.DType), shapeText(t.Shape), bytesOrUnknown(t.Bytes), from)
 		}
 		tw.Flush()
 	}
@@ -519,6 +527,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 				fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%s\n", e.Key, path.Base(e.Member), instr, e.DMAEntries, e.Descriptors, humanize.Bytes(e.DMABytes))
 			}
 			tw.Flush()
+		}
+		if len(sg.Features) > 0 {
+			ew.Printf("  neff features: %s\n", strings.Join(sg.Features, ", "))
 		}
 		if len(sg.ActivationSets) > 0 {
 			ew.Printf("  activation function sets: %s\n", strings.Join(sg.ActivationSets, ", "))
@@ -573,6 +584,14 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// shapeText prints a shape, "?" when unknown (nil; [] is a scalar).
+func shapeText(s []int64) string {
+	if s == nil {
+		return "?"
+	}
+	return fmt.Sprint(s)
 }
 
 func bytesOrUnknown(n int64) string {

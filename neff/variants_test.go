@@ -118,14 +118,14 @@ func variants() []variant {
 			}},
 		{name: "signature-dynamic-dims", mod: func(b *Builder) {
 			setJSON(b, "neff.json", `{"metadata":{"signatures":{"default":{
-				"inputs":{"in":{"id":0,"dtype":"float32","shape":[-1,1024]},"z":{"id":1,"dtype":"float16","shape":[0,8]},"s":{"id":2,"dtype":"int64","shape":[]},"mask":{"id":3,"dtype":"bool","shape":[4]},"d":{"id":4,"dtype":"float64","shape":[2]},"q":{"id":5,"dtype":"float8_e4m3fn","shape":[3]},"u":{"id":6,"dtype":"string","shape":[3]}},
+				"inputs":{"in":{"id":0,"dtype":"float32","shape":[-1,1024]},"z":{"id":1,"dtype":"float16","shape":[0,8]},"s":{"id":2,"dtype":"int64","shape":[]},"mask":{"id":3,"dtype":"bool","shape":[4]},"d":{"id":4,"dtype":"float64","shape":[2]},"q":{"id":5,"dtype":"float8_e4m3fn","shape":[3]},"u":{"id":6,"dtype":"string","shape":[3]},"noshape":{"id":7,"dtype":"float32"},"strshape":{"id":8,"dtype":"float32","shape":"(2, 3)"}},
 				"outputs":{"out":{"id":0,"dtype":"float32","shape":[null,"?",1024]}}}}}}`)
 		}, want: func(t *testing.T, s *Summary, _ diag.Report) {
 			got := map[string]int64{}
 			for _, x := range append(append([]TensorSummary{}, s.Inputs...), s.Outputs...) {
 				got[x.Name] = x.Bytes
 			}
-			if got["in"] != -1 || got["z"] != 0 || got["s"] != 8 || got["out"] != -1 || got["mask"] != 4 || got["d"] != 16 || got["q"] != 3 || got["u"] != -1 {
+			if got["in"] != -1 || got["z"] != 0 || got["s"] != 8 || got["out"] != -1 || got["mask"] != 4 || got["d"] != 16 || got["q"] != 3 || got["u"] != -1 || got["noshape"] != -1 || got["strshape"] != -1 {
 				t.Errorf("bytes %v (inputs %v outputs %v)", got, s.Inputs, s.Outputs)
 			}
 		}},
@@ -342,6 +342,10 @@ func variants() []variant {
 			sg.AddQueue("qAct", "act_load", 1, "act")
 			sg.Def.DMAQueue["qIn"].Pinned = ptr(true)
 			sg.Def.Extra["neff_features"] = []byte(`["neff_feature_DMA_desc_higher_dim"]`)
+		}, want: func(t *testing.T, s *Summary, _ diag.Report) {
+			if f := s.Subgraphs[0].Features; len(f) != 1 || f[0] != "neff_feature_DMA_desc_higher_dim" {
+				t.Errorf("features %v", f)
+			}
 		}},
 		{name: "tensor-map-new-schema", mod: func(b *Builder) {
 			setJSON(b, "sg00/tensor_map.json", `{"inputs":[{"name":"in"}],"alias_map":[{"input_name":"in","output_name":"out"}],"must_alias":false}`)
