@@ -4,6 +4,7 @@
 package atomicfile
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -18,8 +19,10 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	})
 }
 
-// Write calls fill with a temporary file and renames it to path when fill
-// succeeds; on any error the temporary file is removed.
+// Write calls fill with a buffered writer on a temporary file and renames
+// it to path when fill succeeds; on any error the temporary file is
+// removed. The buffer matters: writers such as npyio's write element by
+// element (a 64 MiB .npy was 16 million write calls).
 func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -36,7 +39,11 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 			os.Remove(tmp)
 		}
 	}()
-	if err = fill(f); err != nil {
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err = fill(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
 		return err
 	}
 	if err = f.Chmod(perm); err != nil {

@@ -155,9 +155,9 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// newGeminiReallocCmd is the TEMPORARY standalone registration of the
-// re-allocation as `npukit gemini realloc`, until it is hooked under
-// `npukit alloc --from`.
+// newGeminiReallocCmd registers the re-allocation as `npukit gemini
+// realloc`, the same job as `npukit alloc --from SCHEDULE.json`, for users
+// who look for it under the format's group.
 func newGeminiReallocCmd(env *Env) *cobra.Command {
 	var opts allocFromOptions
 	cmd := &cobra.Command{

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -394,13 +393,5 @@ func writeVarNpy(path string, t dtype.T, shape []int64, b []byte) (dtype.T, erro
 	if err != nil {
 		return wt, err
 	}
-	// npyio writes element by element: unbuffered, a 64 MiB variable took
-	// 16 million write calls (23 s).
-	return wt, atomicfile.Write(path, 0o644, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<20)
-		if err := npy.Write(bw, val); err != nil {
-			return err
-		}
-		return bw.Flush()
-	})
+	return wt, atomicfile.Write(path, 0o644, func(w io.Writer) error { return npy.Write(w, val) })
 }
