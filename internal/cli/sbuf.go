@@ -291,6 +291,10 @@ placed plan, which passes sbuf check.`,
 				fmt.Fprintf(env.Stdout, "%s: %v; plan unchanged\n", args[0], err)
 				return nil
 			}
+			if errors.Is(err, neuroncore.ErrUnplaceable) {
+				// A finding about the plan (as alloc's infeasible is).
+				return &ExitError{Code: ExitFindings, Err: fmt.Errorf("%s: %v", args[0], err)}
+			}
 			if err != nil {
 				return usageErr("%s: %v", args[0], err)
 			}
