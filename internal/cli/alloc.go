@@ -88,7 +88,7 @@ func (r *allocResult) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "peak alive\t%s (%d bytes)\n", humanize.Bytes(r.Peak), r.Peak)
 	if r.Minimized {
-		proof := "not proven (timed out): smallest capacity not ruled out is " + fmt.Sprint(r.Lower)
+		proof := "not proven: smallest capacity not ruled out is " + fmt.Sprint(r.Lower)
 		if r.Proven {
 			proof = "proven minimal"
 		}
@@ -305,6 +305,9 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 		res.Status = "solved"
 		if !m.Proven {
 			res.Message = "timed out before the minimum was proven"
+			if m.Stopped != nil {
+				res.Message = "minimum not proven: " + m.Stopped.Error()
+			}
 		}
 	} else {
 		var st alloc.Status
