@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -140,6 +141,9 @@ type Minimum struct {
 	Proven bool
 	// LowerBound is the largest capacity known to be too small, plus one.
 	LowerBound int64
+	// Stopped says why the minimum is not proven when a probe gave a
+	// reason other than the deadline (ErrTooLarge: no probe can decide).
+	Stopped error
 }
 
 // Minimize finds the smallest capacity that holds the problem, by
@@ -183,8 +187,14 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 			pctx, cancel = context.WithTimeout(ctx, max(time.Until(dl)/2, 10*time.Millisecond))
 		}
 		q.Capacity = probe
-		sol, st, _ := solve(pctx, &q, opt)
+		sol, st, err := solve(pctx, &q, opt)
 		cancel()
+		if st == TimedOut && errors.Is(err, ErrTooLarge) {
+			// Every probe would be refused alike: keep the best so far.
+			best.Stopped = err
+			proven = false
+			break
+		}
 		switch st {
 		case Solved:
 			best.Capacity, best.Solution = probe, sol

@@ -155,6 +155,12 @@ type layout struct {
 // a direct allocation already.
 var ErrNothingToPlace = errors.New("no automatic tensors to place: every tensor has a direct allocation")
 
+// ErrUnplaceable matches (errors.Is) the errors of a plan that cannot be
+// placed: a tile too large for any location, scoped instances that
+// always conflict, tile counts that do not fit. It is a finding about the
+// plan, not unusable input.
+var ErrUnplaceable = errors.New("the plan cannot be placed")
+
 // Place allocates every automatic tensor of the plan directly. It fails
 // when a tensor cannot be allocated at all (a tile larger than a partition
 // or a PSUM bank, scoped instances alive together) or when the plan does
@@ -331,7 +337,7 @@ func newPlaceTensors(x *Execution) ([]*placeTensor, error) {
 		}
 		first, ok := pt.nextFeasible(x, 0)
 		if !ok {
-			return nil, fmt.Errorf("%s: tensor %s: no physical tile count avoids a lifetime conflict (instances of a scoped tensor alive at the same time?)", pt.t.Path, pt.t.Name)
+			return nil, &placeError{msg: fmt.Sprintf("%s: tensor %s: no physical tile count avoids a lifetime conflict (instances of a scoped tensor alive at the same time?)", pt.t.Path, pt.t.Name)}
 		}
 		pt.ladder = [][]int64{first}
 	}
@@ -342,10 +348,10 @@ func newPlaceTensors(x *Execution) ([]*placeTensor, error) {
 func checkPlaceable(a *Arch, t *Tensor) error {
 	tb := t.TileBytes()
 	if t.Buffer == PSUM && tb > a.PSUMBankBytes() {
-		return fmt.Errorf("%s: tensor %s: a tile of %d bytes per partition does not fit one %d-byte PSUM bank", t.Path, t.Name, tb, a.PSUMBankBytes())
+		return &placeError{msg: fmt.Sprintf("%s: tensor %s: a tile of %d bytes per partition does not fit one %d-byte PSUM bank", t.Path, t.Name, tb, a.PSUMBankBytes())}
 	}
 	if t.Buffer == SBUF && tb > a.SBUFUsableBytes {
-		return fmt.Errorf("%s: tensor %s: a tile of %d bytes per partition exceeds the %d usable bytes of a partition", t.Path, t.Name, tb, a.SBUFUsableBytes)
+		return &placeError{msg: fmt.Sprintf("%s: tensor %s: a tile of %d bytes per partition exceeds the %d usable bytes of a partition", t.Path, t.Name, tb, a.SBUFUsableBytes)}
 	}
 	return nil
 }

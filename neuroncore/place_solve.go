@@ -176,6 +176,9 @@ type placeError struct {
 
 func (e *placeError) Error() string { return e.msg }
 
+// Is makes every placeError an ErrUnplaceable.
+func (e *placeError) Is(target error) bool { return target == ErrUnplaceable }
+
 // RejectedCounts is a set of physical tile counts the tile-count search
 // tried and could not place.
 type RejectedCounts struct {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/npukit/npukit/dtype"
@@ -330,6 +332,14 @@ func ParsePlan(b []byte) (*Plan, error) {
 	if len(b) > MaxPlanBytes {
 		return nil, fmt.Errorf("plan is larger than %d bytes", MaxPlanBytes)
 	}
+	// yaml.v3 truncates a float decoded into an integer (range: 1.5 runs
+	// one trip): integer fields are checked on the node tree first.
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err == nil {
+		if err := checkIntegerFields(&doc, ""); err != nil {
+			return nil, err
+		}
+	}
 	var raw rawPlan
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
@@ -384,6 +394,46 @@ func ParsePlan(b []byte) (*Plan, error) {
 	}
 	// Scope loops must enclose every use; checked while parsing refs.
 	return p, nil
+}
+
+// integerFields are the plan's keys whose values are integers or lists
+// of integers.
+var integerFields = map[string]bool{
+	"block": true, "partitions": true, "free": true, "range": true,
+	"base_bank": true, "base_addr": true, "base_partition": true,
+	"num_bank_tiles": true, "num_par_tiles": true, "num_free_tiles": true,
+	"index": true, "partition": true, "bank": true, "addr": true,
+}
+
+// checkIntegerFields rejects a float under an integer key, naming its line.
+func checkIntegerFields(n *yaml.Node, key string) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if integerFields[key] && n.Tag == "!!float" {
+			// Integral floats (1e3, 512.0) decode exactly; others would
+			// be truncated.
+			if v, err := strconv.ParseFloat(n.Value, 64); err != nil || v != math.Trunc(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("line %d: %s: %s is not an integer", n.Line, key, n.Value)
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if err := checkIntegerFields(n.Content[i+1], n.Content[i].Value); err != nil {
+				return err
+			}
+		}
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for _, c := range n.Content {
+			k := key
+			if n.Kind == yaml.DocumentNode {
+				k = ""
+			}
+			if err := checkIntegerFields(c, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func parseTensor(r *rawTensor, path string) (*Tensor, error) {

@@ -1,6 +1,7 @@
 package neuroncore
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/npukit/npukit/diag"
@@ -115,5 +116,24 @@ body:
 	p := mustParse(t, "tensors: [{name: c, partitions: 128, free: [1], dtype: nl.tfloat32}]")
 	if p.Tensors[0].DType != dtype.Float32R {
 		t.Errorf("tfloat32 read as %v", p.Tensors[0].DType)
+	}
+}
+
+// A fractional number under an integer key is an error naming its line
+// (yaml.v3 would truncate it); integral floats are read.
+func TestPlanIntegerFields(t *testing.T) {
+	for _, src := range []string{
+		"tensors:\n  - {name: x, block: [8], partitions: 128, free: [64], dtype: fp32}\nbody:\n  - {loop: i, range: 1.5, body: [{op: load, write: \"x[i]\"}]}\n",
+		"tensors:\n  - {name: x, partitions: 127.9, free: [64], dtype: fp32}\n",
+		"tensors:\n  - {name: x, partitions: 128, free: [63.5], dtype: fp32}\n",
+		"tensors:\n  - {name: x, partitions: 128, free: [64], dtype: fp32, alloc: {mod_alloc: {base_addr: .inf}}}\n",
+	} {
+		if _, err := ParsePlan([]byte(src)); err == nil || !strings.Contains(err.Error(), "is not an integer") || !strings.HasPrefix(err.Error(), "line ") {
+			t.Errorf("%q: error %v", src, err)
+		}
+	}
+	p := mustParse(t, "tensors:\n  - {name: x, partitions: 128, free: [1e3], dtype: fp32, alloc: {mod_alloc: {base_addr: 512.0}}}\n")
+	if p.Tensors[0].Free[0] != 1000 || p.Tensors[0].Mod.BaseAddr != 512 {
+		t.Errorf("integral floats read as %v, %d", p.Tensors[0].Free, p.Tensors[0].Mod.BaseAddr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -87,7 +88,7 @@ func (r *allocResult) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "peak alive\t%s (%d bytes)\n", humanize.Bytes(r.Peak), r.Peak)
 	if r.Minimized {
-		proof := "not proven (timed out): smallest capacity not ruled out is " + fmt.Sprint(r.Lower)
+		proof := "not proven: smallest capacity not ruled out is " + fmt.Sprint(r.Lower)
 		if r.Proven {
 			proof = "proven minimal"
 		}
@@ -183,10 +184,36 @@ the file's own extent, and --rewrite writes the schedule with the new addresses
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the solution CSV here")
 	cmd.Flags().BoolVar(&minimize, "minimize", false, "find the smallest capacity that holds the problem")
 	cmd.Flags().BoolVar(&validate, "validate", false, "validate SOLUTION.csv against PROBLEM.csv")
-	cmd.Flags().DurationVar(&timeout, "timeout", allocDefaultTimeout, "stop the search after this long (0 = no limit; with --from: each probe, default 10s)")
+	timeout = allocDefaultTimeout
+	cmd.Flags().Var((*secondsOrDuration)(&timeout), "timeout", "stop the search after this long, e.g. 30s, 2m or 30 (seconds); 0 = no limit (with --from: each probe, default 10s)")
 	cmd.Flags().StringVar(&from, "from", "", "re-allocate the L2 of this Gemini schedule instead of solving a CSV problem")
 	allocFromFlags(cmd.Flags(), &fromOpts)
 	return cmd
+}
+
+// secondsOrDuration is a duration flag that also takes a bare number of
+// seconds (--timeout 30), as solvers' command lines usually do.
+type secondsOrDuration time.Duration
+
+func (d *secondsOrDuration) String() string { return time.Duration(*d).String() }
+func (d *secondsOrDuration) Type() string   { return "duration" }
+func (d *secondsOrDuration) Set(s string) error {
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if v < 0 || v > 1e9 {
+			return fmt.Errorf("%s seconds out of range", s)
+		}
+		*d = secondsOrDuration(time.Duration(v * float64(time.Second)))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	if v < 0 {
+		return fmt.Errorf("negative duration %s", s)
+	}
+	*d = secondsOrDuration(v)
+	return nil
 }
 
 // allocDefaultTimeout bounds a solve when --timeout is not given: the
@@ -278,6 +305,9 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 		res.Status = "solved"
 		if !m.Proven {
 			res.Message = "timed out before the minimum was proven"
+			if m.Stopped != nil {
+				res.Message = "minimum not proven: " + m.Stopped.Error()
+			}
 		}
 	} else {
 		var st alloc.Status

@@ -66,7 +66,7 @@ func TestAllocModeWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	sol := filepath.Join(dir, "s.csv")
-	if r := run(t, dir, "alloc", "solve", prob, "--capacity", "16", "-o", sol); r.code != 0 || !strings.Contains(r.stdout, "solved") {
+	if r := run(t, dir, "alloc", "solve", prob, "--capacity", "16", "-o", sol, "--timeout", "5"); r.code != 0 || !strings.Contains(r.stdout, "solved") {
 		t.Fatalf("solve: %+v", r)
 	}
 	if r := run(t, dir, "alloc", "validate", prob, sol, "--capacity", "16"); r.code != 0 || !strings.Contains(r.stdout, "valid") {

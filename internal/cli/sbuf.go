@@ -149,16 +149,29 @@ Exit code 1 when an error is found, 2 when the plan cannot be read.`,
 	}
 }
 
-// sbufSimulate simulates a plan and writes the trace when asked to; the
-// trace is validated by package trace before it is kept.
+// sbufTraceCheckTasks bounds the traces validated in memory before they
+// are kept: a 600,000-step loop has millions of DMA transfers, a 900 MB
+// trace, and parsing it back took 7 GB.
+const sbufTraceCheckTasks = 200000
+
+// sbufSimulate simulates a plan and writes the trace when asked to; a
+// trace of up to sbufTraceCheckTasks tasks is validated by package trace
+// before it is kept, a larger one is streamed to the file.
 func sbufSimulate(p *neuroncore.Plan, tracePath string) (*neuroncore.SimResult, error) {
 	r, err := neuroncore.Simulate(p)
 	if err != nil {
 		return nil, err
 	}
 	if tracePath != "" {
+		opt := trace.Options{NanosPerUnit: 0.001, Metadata: [][2]string{{"plan", p.Name}, {"arch", "NeuronCore-" + p.Arch.Name}}}
+		if len(r.Timeline.Graph.Tasks) > sbufTraceCheckTasks {
+			if err := atomicfile.Write(tracePath, 0o644, func(w io.Writer) error { return trace.Write(w, r.Timeline, opt) }); err != nil {
+				return nil, err
+			}
+			return r, nil
+		}
 		var buf bytes.Buffer
-		if err := trace.Write(&buf, r.Timeline, trace.Options{NanosPerUnit: 0.001, Metadata: [][2]string{{"plan", p.Name}, {"arch", "NeuronCore-" + p.Arch.Name}}}); err != nil {
+		if err := trace.Write(&buf, r.Timeline, opt); err != nil {
 			return nil, err
 		}
 		if _, err := trace.Validate(bytes.NewReader(buf.Bytes())); err != nil {
@@ -290,6 +303,10 @@ placed plan, which passes sbuf check.`,
 				}
 				fmt.Fprintf(env.Stdout, "%s: %v; plan unchanged\n", args[0], err)
 				return nil
+			}
+			if errors.Is(err, neuroncore.ErrUnplaceable) {
+				// A finding about the plan (as alloc's infeasible is).
+				return &ExitError{Code: ExitFindings, Err: fmt.Errorf("%s: %v", args[0], err)}
 			}
 			if err != nil {
 				return usageErr("%s: %v", args[0], err)

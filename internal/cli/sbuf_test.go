@@ -287,3 +287,20 @@ func TestSbufReportEmptyPlans(t *testing.T) {
 		}
 	}
 }
+
+// A plan that cannot be placed is a finding (exit 1), not unusable input.
+func TestSbufPlaceUnplaceable(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "full.yaml")
+	src := "tensors:\n  - {name: a, block: [4], partitions: 128, free: [12000], dtype: fp32}\nbody:\n" +
+		"  - {loop: i, range: 4, body: [{op: load, write: \"a[i]\"}]}\n  - {loop: j, range: 4, body: [{op: store, read: \"a[j]\"}]}\n"
+	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, "", "sbuf", "place", in); r.code != 1 || !strings.Contains(r.stderr, "no placement exists") {
+		t.Errorf("place: %s", r)
+	}
+	if r := run(t, "", "sbuf", "check", in); r.code != 1 || !strings.Contains(r.stdout, "sbuf/live-over-capacity") {
+		t.Errorf("check: %s", r)
+	}
+}
