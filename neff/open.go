@@ -302,7 +302,8 @@ func TargetArch(target string) Arch {
 		return ArchTrn2
 	case "mariana", "v4", "trn3":
 		return ArchTrn3
-	case "inf1", "v1":
+	case "inf1", "v1", "tonga", "inferentia":
+		// tonga: Inferentia's codename in neuron-cc targets.
 		return ArchInf1
 	case "*":
 		return ArchAny

@@ -40,3 +40,17 @@ func TestPkg1Gzip(t *testing.T) {
 		t.Fatalf("%v", rep)
 	}
 }
+
+// TestTargetArchNames: every spelling of a target the notes and producers
+// use maps to its architecture; unknown ones stay unknown.
+func TestTargetArchNames(t *testing.T) {
+	for target, want := range map[string]Arch{
+		"": ArchTrn1, "sunda": ArchTrn1, "V2": ArchTrn1, "trn1": ArchTrn1, "inf2": ArchTrn1,
+		"cayman": ArchTrn2, "trn2": ArchTrn2, "mariana": ArchTrn3, "v4": ArchTrn3,
+		"inf1": ArchInf1, "tonga": ArchInf1, "Inferentia": ArchInf1, "*": ArchAny, "gpu": ArchUnknown,
+	} {
+		if got := TargetArch(target); got != want {
+			t.Errorf("TargetArch(%q) = %s, want %s", target, got, want)
+		}
+	}
+}

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,16 +30,89 @@ func init() {
 	registerDemoStep(demoStep{order: 10, kind: detect.NEFF, name: "neff unpack + pack round trip", run: neffDemoRoundTrip})
 }
 
-// readNeff opens a NEFF file or an unpacked NEFF directory with the
-// default limits, naming the path in errors.
-func readNeff(path string) (*neff.Model, error) {
-	var m *neff.Model
-	var err error
-	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
-		m, err = neff.OpenDir(path, neff.DefaultLimits())
-	} else {
-		m, err = neff.Open(path)
+// neffMaxBytesEnv raises (or lowers) the cap on a NEFF's decompressed
+// members, 4 GiB by default: bytes, or a number with a K, M, G or T
+// (binary) suffix.
+const neffMaxBytesEnv = "NPUKIT_NEFF_MAX_BYTES"
+
+// neffLimits are the reading limits: neff.DefaultLimits with the member
+// cap from NPUKIT_NEFF_MAX_BYTES when it is set.
+func neffLimits() (neff.Limits, error) {
+	lim := neff.DefaultLimits()
+	v := strings.TrimSpace(os.Getenv(neffMaxBytesEnv))
+	if v == "" {
+		return lim, nil
 	}
+	mult := int64(1)
+	if i := strings.IndexAny(strings.ToUpper(v), "KMGT"); i > 0 {
+		switch strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(v[i:]), "B"), "I") {
+		case "K":
+			mult = 1 << 10
+		case "M":
+			mult = 1 << 20
+		case "G":
+			mult = 1 << 30
+		case "T":
+			mult = 1 << 40
+		default:
+			mult = 0
+		}
+		v = strings.TrimSpace(v[:i])
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || mult == 0 || n <= 0 || n > math.MaxInt64/mult {
+		return lim, usageErr("%s=%q: want a positive number of bytes, e.g. 8G", neffMaxBytesEnv, os.Getenv(neffMaxBytesEnv))
+	}
+	lim.MaxDecompressed = n * mult
+	return lim, nil
+}
+
+// readNeffFile reads a NEFF container with neffLimits; a member total past
+// the cap names the variable that raises it.
+func readNeffFile(path string) (*neff.File, error) {
+	lim, err := neffLimits()
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := neff.Read(b, lim)
+	return f, neffLimitHint(err)
+}
+
+// neffLimitHint adds how to raise the limit to a too-large error.
+func neffLimitHint(err error) error {
+	var fe *neff.FormatError
+	if errors.As(err, &fe) && fe.Rule == neff.RuleTooLarge {
+		return fmt.Errorf("%w (set %s to raise the limit)", err, neffMaxBytesEnv)
+	}
+	return err
+}
+
+// openNeff opens a NEFF file or an unpacked NEFF directory with
+// neffLimits (errors do not name the path: inspect and check add it).
+func openNeff(path string) (*neff.Model, error) {
+	lim, err := neffLimits()
+	if err != nil {
+		return nil, err
+	}
+	var m *neff.Model
+	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+		m, err = neff.OpenDir(path, lim)
+	} else {
+		var b []byte
+		if b, err = os.ReadFile(path); err == nil {
+			m, err = neff.OpenBytes(b, lim)
+		}
+	}
+	return m, neffLimitHint(err)
+}
+
+// readNeff is openNeff naming the path in errors.
+func readNeff(path string) (*neff.Model, error) {
+	m, err := openNeff(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -45,7 +120,7 @@ func readNeff(path string) (*neff.Model, error) {
 }
 
 func inspectNeff(env *Env, r detect.Result) (Output, error) {
-	m, err := readNeff(r.Path)
+	m, err := openNeff(r.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +132,7 @@ func inspectNeff(env *Env, r detect.Result) (Output, error) {
 // unreadable file is an error.
 func checkNeff(env *Env, r detect.Result) (diag.Report, error) {
 	if r.Kind == detect.NEFFDir {
-		m, err := readNeff(r.Path)
+		m, err := openNeff(r.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -75,7 +150,11 @@ func checkNeff(env *Env, r detect.Result) (diag.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, _ := neff.CheckBytes(b, neff.DefaultLimits(), rt)
+	lim, err := neffLimits()
+	if err != nil {
+		return nil, err
+	}
+	rep, _ := neff.CheckBytes(b, lim, rt)
 	return rep, nil
 }
 
@@ -101,7 +180,7 @@ func neffArg(path string) (*neff.File, error) {
 	if r.Kind != detect.NEFF {
 		return nil, usageErr("%s: recognised as %s, not a NEFF", path, describe(r))
 	}
-	f, err := neff.ReadFile(path)
+	f, err := readNeffFile(path)
 	if err != nil {
 		return nil, usageErr("%s: %v", path, err)
 	}
@@ -215,7 +294,11 @@ SHA-256). The same DIR always packs to the same bytes. FILE is written atomicall
 			if err != nil {
 				return usageErr("--hash-form: %v", err)
 			}
-			hj, ms, err := neff.ReadDir(args[0], neff.DefaultLimits())
+			lim, err := neffLimits()
+			if err != nil {
+				return err
+			}
+			hj, ms, err := neff.ReadDir(args[0], lim)
 			if err != nil {
 				return usageErr("%v", err)
 			}

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -29,9 +31,9 @@ const neffDMAShown = 20
 
 // openNeffPrograms reads a NEFF and builds the DMA program of each subgraph.
 func openNeffPrograms(path string) (*neff.Model, []*dmaprog.Program, error) {
-	m, err := neff.Open(path)
+	m, err := openNeff(path)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, usageErr("%s: no such file or directory", path)
 		}
 		return nil, nil, usageErr("%s: %v", path, err)

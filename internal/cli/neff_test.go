@@ -318,3 +318,38 @@ func TestNeffDir(t *testing.T) {
 		t.Fatalf("dir without def.json: %s", r)
 	}
 }
+
+// TestNeffMaxBytesEnv: NPUKIT_NEFF_MAX_BYTES sets the cap on decompressed
+// members; past it the error says how to raise it, and a bad value is a
+// usage error naming the variable.
+func TestNeffMaxBytesEnv(t *testing.T) {
+	b := neff.NewBuilder("cap.neff")
+	sg := b.Subgraph("sg00")
+	sg.AddVar("in", "input", 4096)
+	sg.AddVar("out", "output", 4096)
+	raw, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "cap.neff")
+	os.WriteFile(f, raw, 0o644)
+	if r := run(t, "", "inspect", f); r.code != 0 {
+		t.Fatalf("default limit: exit %d %s", r.code, r.stderr)
+	}
+	t.Setenv("NPUKIT_NEFF_MAX_BYTES", "1k")
+	r := run(t, "", "inspect", f)
+	if r.code != 2 || !strings.Contains(r.stderr, "NPUKIT_NEFF_MAX_BYTES") || strings.Count(r.stderr, f) != 1 {
+		t.Fatalf("1k limit: exit %d %q", r.code, r.stderr)
+	}
+	if r := run(t, "", "check", f); r.code != 1 || !strings.Contains(r.stdout, "neff/too-large") {
+		t.Fatalf("check at 1k: exit %d %s", r.code, r.stdout)
+	}
+	t.Setenv("NPUKIT_NEFF_MAX_BYTES", "64M")
+	if r := run(t, "", "inspect", f); r.code != 0 {
+		t.Fatalf("64M limit: exit %d %s", r.code, r.stderr)
+	}
+	t.Setenv("NPUKIT_NEFF_MAX_BYTES", "lots")
+	if r := run(t, "", "inspect", f); r.code != 2 || !strings.Contains(r.stderr, `NPUKIT_NEFF_MAX_BYTES="lots"`) {
+		t.Fatalf("bad value: exit %d %s", r.code, r.stderr)
+	}
+}

@@ -70,7 +70,11 @@ func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
 			if err != nil {
 				return nil, err
 			}
-			rep, m = neff.CheckBytes(b, neff.DefaultLimits(), neff.DefaultRuntime)
+			lim, err := neffLimits()
+			if err != nil {
+				return nil, err
+			}
+			rep, m = neff.CheckBytes(b, lim, neff.DefaultRuntime)
 		}
 		page.Diagnostics = append(page.Diagnostics, rep.WithFile(name)...)
 		if m == nil {
