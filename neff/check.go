@@ -619,7 +619,14 @@ func (c *checker) checkDesc(loc string, ds *Desc) {
 		c.add(RuleOpField, loc+".constant_dtype", "constant_dtype %q is not float32, int32 or uint32", *ds.ConstantDType)
 	}
 	if ds.ConstantDType != nil && ds.Constant == nil {
-		c.add(RuleOpField, loc+".constant", "constant is required when constant_dtype is set")
+		if *ds.ConstantDType == "float32" {
+			// nlohmann::json, which neuronx-cc writes with, serialises
+			// non-finite floats as null: a max-pool's -inf initialiser
+			// arrives as "constant": null, which reads as absent.
+			c.add(RuleConstantNull, loc+".constant", "constant is null or absent with constant_dtype float32 (a non-finite value written as null?)")
+		} else {
+			c.add(RuleOpField, loc+".constant", "constant is required when constant_dtype is set")
+		}
 	}
 	if ds.TransposeShape != nil && len(ds.TransposeShape) != 4 {
 		c.add(RuleOpField, loc+".transpose_shape", "transpose_shape has %d elements; it must have 4", len(ds.TransposeShape))

@@ -97,6 +97,7 @@ func TestRules(t *testing.T) {
 			d.From, d.FromOff, d.FromSteps, d.FromSizes, d.Op = nil, nil, nil, nil, ptr("add")
 		}},
 		{RuleOpField, func(b *Builder) { desc0(b, 0).Scale = ptr(2.0) }},
+		{RuleConstantNull, func(b *Builder) { d := desc0(b, 0); d.Op, d.ConstantDType = ptr("max"), ptr("float32") }},
 		{RulePatternBounds, func(b *Builder) { desc0(b, 0).FromOff = ptr(int64(64)) }},
 		{RuleBinSize, func(b *Builder) { sg0(b).Engines[0].Instr = make([]byte, 65) }},
 		{RuleConstantSize, func(b *Builder) { sg0(b).Def.Var["w"].Size = ptr(int64(32)) }},

@@ -45,6 +45,7 @@ const (
 	RuleOp               = "neff/op"
 	RuleFromArr          = "neff/from-arr"
 	RuleOpField          = "neff/op-field"
+	RuleConstantNull     = "neff/constant-null"
 	RulePatternBounds    = "neff/pattern-bounds"
 	RuleBinSize          = "neff/bin-size"
 	RuleConstantSize     = "neff/constant-size"
@@ -72,7 +73,7 @@ func init() {
 		diag.Rule{ID: RuleNewerFeatures, Severity: diag.Warning, Description: "with NEFF major version 2, feature bits beyond those the default runtime's error message lists: a runtime older than the compiler refuses the NEFF (name yours with --neff-runtime-features to make this an error)"},
 		diag.Rule{ID: RuleNoKelf, Severity: diag.Error, Description: "the NEFF has no kelf-*.json graph description"},
 		diag.Rule{ID: RuleMissingMember, Severity: diag.Error, Description: "a member named by kelf, def.json, an engine JSON or a variable is absent"},
-		diag.Rule{ID: RuleUnknownTarget, Severity: diag.Warning, Description: "kelf target is not one of sunda/v2, cayman/v3, mariana/v4, inf1, * or empty"},
+		diag.Rule{ID: RuleUnknownTarget, Severity: diag.Warning, Description: "kelf target is not one of sunda/v2/trn1/inf2, cayman/v3/trn2, mariana/v4/trn3, inf1/v1/tonga/inferentia, * or empty"},
 		diag.Rule{ID: RuleQueueType, Severity: diag.Error, Description: "a queue set needs type in, out, data, embedding_update, dynamic (spec) or act_load (neuronx-cc 2.24)"},
 		diag.Rule{ID: RuleNumQueues, Severity: diag.Error, Description: "num_queues must be 1 on INF1 and between 1 and 16 elsewhere"},
 		diag.Rule{ID: RuleFabricPath, Severity: diag.Error, Description: "a queue set's fabric_path must be main or alt"},
@@ -93,6 +94,7 @@ func init() {
 		diag.Rule{ID: RuleOp, Severity: diag.Error, Description: "op must be fma, cast, add, min, max, transpose or copy"},
 		diag.Rule{ID: RuleFromArr, Severity: diag.Error, Description: "from_arr may hold at most 16 sources"},
 		diag.Rule{ID: RuleOpField, Severity: diag.Error, Description: "a descriptor field is only valid with a given op (scale/scale_dtype: fma, constant: min/max, transpose_*: transpose) or has a wrong value"},
+		diag.Rule{ID: RuleConstantNull, Severity: diag.Warning, Description: "a float32 constant of a min/max descriptor is null or absent: JSON writers such as nlohmann::json (neuronx-cc's) write +-inf and NaN as null, so the value cannot be known"},
 		diag.Rule{ID: RulePatternBounds, Severity: diag.Error, Description: "an access pattern reaches outside its variable (state buffer: partition stride 262144)"},
 		diag.Rule{ID: RuleBinSize, Severity: diag.Error, Description: "an engine instruction file is not a whole number of 64-byte instructions"},
 		diag.Rule{ID: RuleConstantSize, Severity: diag.Error, Description: "a constant file holds more data than its variable's size"},

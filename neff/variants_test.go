@@ -323,7 +323,7 @@ func variants() []variant {
 			}
 		}},
 		{name: "unknown-target-pinned", mod: func(b *Builder) {
-			b.Target = "tonga"
+			b.Target = "pluto"
 			for _, q := range sg0(b).Def.DMAQueue {
 				q.Pinned = ptr(true)
 			}
