@@ -34,7 +34,7 @@ func readAllocTable(path string, capacity int64) (*alloc.Table, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, ioCause(err)
 	}
 	defer f.Close()
 	// The callers name the path (inspect, check and report prefix it

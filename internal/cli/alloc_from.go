@@ -58,7 +58,7 @@ func (r *allocFromResult) WriteText(w io.Writer) error {
 func allocFromCmdRun(env *Env, path string, opts allocFromOptions) error {
 	s, err := gemini.ReadFile(path)
 	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", path, ioCause(err))}
 	}
 	if opts.Align < 0 {
 		return usageErr("--align must be >= 0")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 
@@ -67,13 +68,24 @@ func detectFile(path string) (detect.Result, Format, error) {
 		if os.IsNotExist(err) {
 			return r, Format{}, usageErr("%s: no such file or directory", path)
 		}
-		return r, Format{}, usageErr("%s: %v", path, err)
+		return r, Format{}, usageErr("%s: %v", path, ioCause(err))
 	}
 	f, ok := formats[r.Kind]
 	if !ok {
 		return r, Format{}, usageErr("%s: recognised as %s; not supported yet", path, describe(r))
 	}
 	return r, f, nil
+}
+
+// ioCause strips the operation and path an *fs.PathError repeats
+// ("open x.csv: no such file or directory" -> "no such file or
+// directory"), for messages that name the path themselves.
+func ioCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func describe(r detect.Result) string {

@@ -76,7 +76,7 @@ under examples/sbuf/.`,
 func readSbufPlan(path string) (*neuroncore.Plan, error) {
 	p, err := neuroncore.ReadPlanFile(path)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, usageErr("%s: %v", path, ioCause(err))
 	}
 	return p, nil
 }
@@ -283,7 +283,7 @@ placed plan, which passes sbuf check.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			src, err := os.ReadFile(args[0])
 			if err != nil {
-				return usageErr("%v", err)
+				return usageErr("%s: %v", args[0], ioCause(err))
 			}
 			p, err := neuroncore.ParsePlan(src)
 			if err != nil {
