@@ -459,7 +459,13 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if !h.HashOK {
 		hash = "MISMATCH"
 	}
-	ew.Printf("NEFF %s (pkg_version %d), %s payload, %s\n", h.NeffVersion, h.PkgVersion, compressedWord(s.Payload.Compressed), humanize.Bytes(int64(h.DataSize)))
+	if s.Payload.Stored == 0 && s.Payload.Uncompressed == 0 {
+		// An unpacked directory: no payload; the header (when any) is
+		// header.json's.
+		ew.Printf("NEFF %s (pkg_version %d), unpacked directory, no payload\n", h.NeffVersion, h.PkgVersion)
+	} else {
+		ew.Printf("NEFF %s (pkg_version %d), %s payload, %s\n", h.NeffVersion, h.PkgVersion, compressedWord(s.Payload.Compressed), humanize.Bytes(int64(h.DataSize)))
+	}
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	kv := func(k, v string) { fmt.Fprintf(tw, "  %s\t%s\n", k, v) }
 	kv("name", h.Name)

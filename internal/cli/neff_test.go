@@ -310,6 +310,9 @@ func TestNeffDir(t *testing.T) {
 	if r := run(t, "", "inspect", "--json", d); r.code != 0 || !strings.Contains(r.stdout, `"kind": "neff-dir"`) || !strings.Contains(r.stdout, `"inputs"`) {
 		t.Fatalf("inspect dir: %s", r)
 	}
+	if r := run(t, "", "inspect", d); r.code != 0 || !strings.Contains(r.stdout, "unpacked directory, no payload") {
+		t.Fatalf("inspect dir (text): %s", r)
+	}
 	if r := run(t, "", "report", d, "-o", filepath.Join(t.TempDir(), "d.html")); r.code != 0 {
 		t.Fatalf("report dir: %s", r)
 	}
