@@ -1,12 +1,15 @@
 package neff
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/sbinet/npyio/npy"
 )
 
 // Npy describes a .npy constant.
@@ -27,15 +30,16 @@ const npyMagic = "\x93NUMPY"
 // NpyInfo parses a .npy header and checks that the data the shape
 // declares is present.
 //
-// The header is parsed here rather than by github.com/sbinet/npyio (still
-// used to write .npy files): npyio v0.6.0 panics on a header whose keys are
-// not in numpy's order or that lacks the closing newline, reads the shape
-// "(2,)}" (no trailing comma) as a scalar, rejects format 3.0 and
-// allocates the declared header length before checking it against the
-// file. Constants come from untrusted NEFFs, so every one of those is an
-// error here, never a panic. Format facts (numpy's NEP 1): magic, major,
-// minor, a little-endian u16 (1.x) or u32 (2.x, 3.x) header length, then a
-// Python dict literal with 'descr', 'fortran_order' and 'shape'.
+// The header is read by github.com/sbinet/npyio, the .npy library the
+// project uses for writing too, after the framing is checked here (magic,
+// version, header length within the file: npyio allocates the declared
+// length unchecked) and with its panics turned into errors: npyio v0.6.0
+// panics on a header whose keys are not in numpy's order or that lacks the
+// closing newline, and constants come from untrusted NEFFs. A header npyio
+// refuses (those, format 3.0, a structured descr) is read by
+// parseNpyHeader, a reader of the dict literal numpy's NEP 1 describes
+// ('descr', 'fortran_order', 'shape'), so a valid constant from another
+// writer is not called unreadable.
 func NpyInfo(b []byte) (Npy, error) {
 	if len(b) < 10 || string(b[:6]) != npyMagic {
 		return Npy{}, errors.New("not a .npy file (bad magic)")
@@ -55,9 +59,17 @@ func NpyInfo(b []byte) (Npy, error) {
 	if hlen > uint64(len(b))-start {
 		return Npy{}, fmt.Errorf(".npy header of %d bytes at offset %d overruns the %d-byte file", hlen, start, len(b))
 	}
-	n, err := parseNpyHeader(string(b[start : start+hlen]))
+	hdr := string(b[start : start+hlen])
+	n, err := npyioHeader(b)
+	// npyio reads a shape without the trailing ", " before "}" ("(2,)}")
+	// as a scalar: a scalar's header says "()".
+	if err == nil && len(n.Shape) == 0 && !strings.Contains(hdr, "()") {
+		err = errors.New("shape misread")
+	}
 	if err != nil {
-		return n, fmt.Errorf(".npy header at offset %d: %w", start, err)
+		if n, err = parseNpyHeader(hdr); err != nil {
+			return n, fmt.Errorf(".npy header at offset %d: %w", start, err)
+		}
 	}
 	n.DataBytes = int64(uint64(len(b)) - start - hlen)
 	n.ArrayBytes = -1
@@ -76,6 +88,25 @@ func NpyInfo(b []byte) (Npy, error) {
 		return n, fmt.Errorf("shape %v of %s needs %d data bytes, have %d", n.Shape, n.Descr, want, n.DataBytes)
 	}
 	n.ArrayBytes = int64(want)
+	return n, nil
+}
+
+// npyioHeader reads the header with npyio, a panic becoming an error.
+func npyioHeader(b []byte) (n Npy, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			n, err = Npy{}, fmt.Errorf("malformed .npy header (%v)", r)
+		}
+	}()
+	rd, err := npy.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return Npy{}, err
+	}
+	h := rd.Header.Descr
+	n = Npy{Descr: h.Type, Shape: h.Shape, Fortran: h.Fortran, ItemSize: npyItemSize(h.Type)}
+	if n.ItemSize == 0 {
+		return Npy{}, fmt.Errorf("descr %q has no item size", h.Type)
+	}
 	return n, nil
 }
 
