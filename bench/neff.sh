@@ -8,6 +8,7 @@
 #     (limit <= 2.0). inspect must inflate the whole gzip payload (the
 #     corpus NEFFs expand ~9x) while sha256sum reads the compressed bytes
 #     once, so the ratio against `tar -xzf` is printed too, for context,
+#     with two floors (gzip -dc of the payload; npukit's start-up alone),
 #     and the same ratio on a large NEFF (LARGE_MB of incompressible weights).
 # Usage: bench/neff.sh [RUNS]   (default 15)
 set -eu
@@ -60,6 +61,8 @@ echo "inspect --json $(basename "$big"): median $((t_inspect / 1000)) us; sha256
 echo "inspect --json vs tar -xzf of the payload (context): ratio $(ratio "$t_inspect" "$t_tar")"
 t_gunzip=$(time_cmd gunzip gzip -dc "$tmp/payload.tgz")
 echo "floor: gzip -dc of the payload alone: median $((t_gunzip / 1000)) us, $(ratio "$t_gunzip" "$t_sha") x sha256sum"
+t_start=$(time_cmd version "$tmp/npukit" version)
+echo "floor: npukit start-up alone (npukit version): median $((t_start / 1000)) us, $(ratio "$t_start" "$t_sha") x sha256sum"
 
 # Context: the same ratio on a large NEFF, where weights dominate and do not
 # compress (the corpus NEFFs are small and inflate 9x, so process start and
