@@ -23,17 +23,22 @@ go build -o "$out/npukit" ./cmd/npukit
 cp "$out"/demo/*.html "$out/reports/" 2>/dev/null || true
 
 if [ -d ../shared/corpus ]; then
+  # Every corpus file (all formats, ZeBu traces included; golden dumps
+  # are not inputs) and every benchmark problem must render: a failure
+  # fails the test. A kind without a reporter would be a listed skip.
   while IFS= read -r f; do
     name=$(basename "$f")
     if ! msg=$("$out/npukit" report "$f" -o "$out/reports/corpus-$name.html" 2>&1); then
       case "$msg" in
-        *"not supported yet"*) echo "skip (no reporter yet): $name" ;;
+        *"not supported yet"*) echo "skip (no reporter for its kind): $name" ;;
         *) echo "report failed: $f: $msg" >&2; exit 1 ;;
       esac
     fi
-  done < <(find ../shared/corpus -maxdepth 2 -type f \( -name '*.tflite' -o -name '*.neff' -o -name '*.json' \) -not -path '*/golden/*' | sort)
+  done < <(find ../shared/corpus -type f -not -path '*/golden/*' -not -name '*.md' -not -name 'README*' -not -name 'LICENSE*' | sort)
   for f in ../shared/benchmarks/minimalloc/*.csv; do
-    "$out/npukit" report "$f" -o "$out/reports/bench-$(basename "$f").html" >/dev/null 2>&1 || true
+    if ! msg=$("$out/npukit" report "$f" -o "$out/reports/bench-$(basename "$f").html" 2>&1); then
+      echo "report failed: $f: $msg" >&2; exit 1
+    fi
   done
 fi
 
