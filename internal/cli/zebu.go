@@ -125,12 +125,49 @@ func reportZebu(_ *Env, files []detect.Result) (*report.Page, error) {
 		for _, l := range layers {
 			lt.Rows = append(lt.Rows, []string{strconv.FormatInt(l.ID, 10), humanize.Count(l.Start), humanize.Count(l.End), humanize.Count(l.End - l.Start), strconv.Itoa(l.Insts)})
 		}
+		blocks := []report.Block{classes}
+		if tl := zebuTimeline(t, name); tl != nil {
+			blocks = append(blocks, tl)
+		}
+		blocks = append(blocks, lt)
 		page.Sections = append(page.Sections, report.Section{ID: fmt.Sprintf("f%d", i), Title: name,
 			Intro:  fmt.Sprintf("Total %s cycles (end of the last instruction); the emulator runs the core at 25 MHz.", humanize.Count(total)),
-			Blocks: []report.Block{classes, lt}})
+			Blocks: blocks})
 		page.Diagnostics = append(page.Diagnostics, zebu.Check(t).WithFile(name)...)
 	}
 	return page, nil
+}
+
+// zebuTimeline draws the traced instructions: one track per unit class
+// (configuration instructions left out), coloured by class; nil when the
+// trace has none.
+func zebuTimeline(t *zebu.Trace, name string) *report.Timeline {
+	var classes []string
+	track := map[string]int{}
+	tl := &report.Timeline{Caption: name + ": traced instructions per unit class", Unit: report.Cycles, XLabel: "cycles"}
+	for _, in := range t.Insts {
+		if in.Config {
+			continue
+		}
+		k, ok := track[in.Class]
+		if !ok {
+			k = len(classes)
+			track[in.Class] = k
+			classes = append(classes, in.Class)
+			label := in.Class
+			if n := zebuClassNames[in.Class]; n != "" {
+				label += " (" + n + ")"
+			}
+			tl.Tracks = append(tl.Tracks, report.Track{Name: in.Class})
+			tl.Series = append(tl.Series, report.Series{Name: label})
+		}
+		tl.Tracks[k].Spans = append(tl.Tracks[k].Spans, report.Span{Start: float64(in.Start), End: float64(in.End), Series: k,
+			Label: in.Name, Tip: fmt.Sprintf("layer %d, workload %d, line %d", in.Layer, in.Workload, in.Line)})
+	}
+	if len(tl.Tracks) == 0 {
+		return nil
+	}
+	return tl
 }
 
 // zebuSummary is the inspect output of an emulator trace.

@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -46,5 +48,23 @@ func TestInspectZebuCorpus(t *testing.T) {
 		if txt.code != 0 || !strings.Contains(txt.stdout, "ZeBu emulator trace") || !strings.Contains(txt.stdout, "cycles") {
 			t.Errorf("%s: text output:\n%s", f, txt)
 		}
+	}
+}
+
+// The report of an emulator trace draws its instructions on a timeline,
+// one track per unit class, besides the tables.
+func TestReportZebuTimeline(t *testing.T) {
+	files := conformance.Files(t, conformance.Corpus(t, "gemini/zebu"), "*.txt")
+	out := filepath.Join(t.TempDir(), "z.html")
+	if r := run(t, "", "report", files[0], "-o", out); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := string(b)
+	if !strings.Contains(h, `class="chart timeline`) || !strings.Contains(h, "pe (PE array)") || strings.Count(h, `<rect class="mark"`) < 100 {
+		t.Fatalf("no instruction timeline in the report (%d marks)", strings.Count(h, `<rect class="mark"`))
 	}
 }
