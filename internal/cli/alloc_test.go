@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,5 +103,34 @@ func TestAllocEmptyProblems(t *testing.T) {
 				t.Errorf("%v: %+v", args, r)
 			}
 		}
+	}
+}
+
+// TestAllocReportBounded: a problem with more buffers than the map draws
+// gives a report of bounded size that draws the largest buffers and says
+// how many it leaves out.
+func TestAllocReportBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("id,lower,upper,size,offset\n")
+	for i := range 30000 {
+		size := 1 + i%7
+		fmt.Fprintf(&b, "b%d,%d,%d,%d,%d\n", i, i, i+1, size, 0)
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "many.64.csv"), filepath.Join(dir, "many.html")
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	if r := run(t, "", "report", in, "-o", out); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := os.ReadFile(out)
+	if st.Size() > 5<<20 || !strings.Contains(string(h), "largest of 30000 buffers") {
+		t.Fatalf("report of 30000 buffers: %d bytes, note present %v", st.Size(), strings.Contains(string(h), "largest of 30000"))
+	}
+	if n := strings.Count(string(h), `<rect class="mark"`); n > 12000 || n < 1000 {
+		t.Fatalf("%d rectangles drawn", n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"time"
 
@@ -20,8 +21,9 @@ func init() { registerReporter(detect.MiniMallocCSV, reportAlloc) }
 // carries no placement; past it, the greedy placement is drawn.
 const allocReportSolveTime = 10 * time.Second
 
-// allocMaxRects bounds the rectangles drawn.
-const allocMaxRects = 20000
+// allocMaxRects bounds the rectangles drawn (about 3 MB of page); past it
+// the largest buffers (bytes x lifetime) are drawn.
+const allocMaxRects = 12000
 
 func reportAlloc(env *Env, files []detect.Result) (*report.Page, error) {
 	f := files[0]
@@ -51,10 +53,23 @@ func reportAlloc(env *Env, files []detect.Result) (*report.Page, error) {
 		XLabel: "time", YLabel: "offset",
 		YLimit: float64(p.Capacity), LimitLabel: "capacity",
 	}
-	for i := range p.Buffers {
+	order := make([]int, len(p.Buffers))
+	for i := range order {
+		order[i] = i
+	}
+	if len(order) > allocMaxRects {
+		area := func(i int) float64 {
+			b := &p.Buffers[i]
+			return float64(b.Size) * float64(b.Upper-b.Lower)
+		}
+		sort.SliceStable(order, func(a, b int) bool { return area(order[a]) > area(order[b]) })
+	}
+	drawn := 0
+	for _, i := range order {
 		if len(rm.Rects) >= allocMaxRects {
 			break
 		}
+		drawn++
 		b := &p.Buffers[i]
 		series := 0
 		if b.Fixed && !own {
@@ -71,6 +86,10 @@ func reportAlloc(env *Env, files []detect.Result) (*report.Page, error) {
 		}
 	}
 	placement := report.Section{ID: "placement", Title: "Placement", Intro: "Each rectangle is a buffer: its lifetime across, its addresses up. " + how + ".", Blocks: []report.Block{rm}}
+	if drawn < len(p.Buffers) {
+		placement.Blocks = append(placement.Blocks, &report.Text{Muted: true,
+			Text: fmt.Sprintf("The map draws the %d largest of %d buffers (bytes x lifetime); the placement covers all of them.", drawn, len(p.Buffers))})
+	}
 	if len(rm.Rects) == 0 {
 		// No buffer occupies memory (none, or all of size zero or with
 		// empty lifespans): nothing to draw.
