@@ -32,7 +32,7 @@ func registerGeminiReportSections(f GeminiReportSections) {
 // (rectangles and columns cost a few hundred bytes each).
 const (
 	geminiMaxMapCores   = 8
-	geminiMaxRects      = 6000
+	geminiMaxRects      = 4500
 	geminiMaxLayerCols  = 300
 	geminiMaxOccupWorks = 600
 )
