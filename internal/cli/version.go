@@ -13,6 +13,11 @@ func init() { registerCommand(90, newVersionCmd) }
 // Version is set at link time (-ldflags "-X github.com/npukit/npukit/internal/cli.Version=v1.2.3").
 var Version = ""
 
+// Commit is the VCS revision, set at link time by scripts/release.sh for
+// builds where Go's own VCS stamping is unavailable (a git worktree, a source
+// tarball); the stamped vcs.revision wins when present.
+var Commit = ""
+
 type versionInfo struct {
 	Version  string `json:"version"`
 	Go       string `json:"go"`
@@ -21,7 +26,7 @@ type versionInfo struct {
 }
 
 func buildVersion() versionInfo {
-	v := versionInfo{Version: Version, Go: runtime.Version()}
+	v := versionInfo{Version: Version, Go: runtime.Version(), Commit: Commit}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if v.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v.Version = bi.Main.Version
