@@ -55,8 +55,9 @@ for p in $platforms; do
 		fi
 	done
 	# Go stamps vcs.revision itself in a plain clone; in a git worktree it
-	# cannot, and the commit given at link time (-X ...Commit) stands in.
-	if [ -n "$commit" ] && ! grep -q -e "vcs.revision=$commit" -e "cli.Commit=$commit" <<<"$meta"; then
+	# cannot, and the commit given at link time (-X ...Commit) stands in
+	# (-trimpath keeps -ldflags out of the build info, so look in the bytes).
+	if [ -n "$commit" ] && ! grep -q "vcs.revision=$commit" <<<"$meta" && ! grep -aq "$commit" "$bin"; then
 		echo "release: $bin: build info lacks the commit $commit" >&2
 		exit 1
 	fi
