@@ -16,12 +16,24 @@ import (
 const HeaderFileName = "header.json"
 
 // HeaderJSON is the content of header.json: every header field, plus the
-// hash form and padding found in the unpacked file (for information;
-// pack recomputes data_size and hash and takes the form from its options).
+// hash form and padding found in the unpacked file. Pack recomputes
+// data_size and the hash; PackOptions gives the form and padding to
+// reproduce, so that unpack -> pack keeps a file's own storage form.
 type HeaderJSON struct {
 	Header
 	HashForm HashForm `json:"hash_form,omitempty"`
 	Padded   bool     `json:"padded,omitempty"`
+}
+
+// PackOptions returns the options that reproduce the unpacked file: its
+// hash form and whether its gzip payload was zero-padded. A header.json
+// without a hash form (written by hand, or by another tool) gets
+// neuronx-cc's conventions: the neuronx-cc MD5 form, padded.
+func (hj HeaderJSON) PackOptions() PackOptions {
+	if hj.HashForm == "" || hj.HashForm == HashSHA256 && hj.PkgVersion != 1 {
+		return PackOptions{HashForm: HashNeuronxCC}
+	}
+	return PackOptions{HashForm: hj.HashForm, NoPadding: !hj.Padded}
 }
 
 // UnpackedFile is one file written by Unpack.

@@ -24,6 +24,9 @@ func roundTrip(t *testing.T, raw []byte, opt PackOptions) (*File, *File, []byte)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if opt == (PackOptions{}) {
+		opt = hj.PackOptions() // what pack does without flags
+	}
 	out, err := Pack(hj.Header, ms, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -40,9 +43,14 @@ func sameContent(t *testing.T, a, b *File) {
 	if len(a.Members) != len(b.Members) {
 		t.Fatalf("%d members, then %d", len(a.Members), len(b.Members))
 	}
-	for i := range a.Members {
-		if a.Members[i].Name != b.Members[i].Name || !bytes.Equal(a.Members[i].Data, b.Members[i].Data) {
-			t.Fatalf("member %d: %q differs from %q", i, a.Members[i].Name, b.Members[i].Name)
+	// pack writes members sorted by name; other producers' tars are not.
+	byName := map[string][]byte{}
+	for _, m := range a.Members {
+		byName[m.Name] = m.Data
+	}
+	for _, m := range b.Members {
+		if d, ok := byName[m.Name]; !ok || !bytes.Equal(d, m.Data) {
+			t.Fatalf("member %q differs or is new", m.Name)
 		}
 	}
 	ha, hb := a.Header, b.Header
@@ -56,14 +64,17 @@ func sameContent(t *testing.T, a, b *File) {
 }
 
 func TestUnpackPackCorpus(t *testing.T) {
-	dir := conformance.Corpus(t, "neff")
-	for _, p := range conformance.Files(t, dir, "*.neff") {
+	for _, p := range conformance.CorpusFiles(t, "neff", "*.neff") {
 		raw, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		f, g, out := roundTrip(t, raw, PackOptions{})
 		sameContent(t, f, g)
+		if g.Hash.Form != f.Hash.Form || (g.Payload.Padding > 0) != (f.Payload.Padding > 0) {
+			t.Errorf("%s: unpack -> pack changed the hash form %s -> %s or the padding %d -> %d",
+				filepath.Base(p), f.Hash.Form, g.Hash.Form, f.Payload.Padding, g.Payload.Padding)
+		}
 		// Deterministic: packing the repacked file again gives the same bytes.
 		_, _, again := roundTrip(t, out, PackOptions{})
 		if !bytes.Equal(out, again) {
@@ -72,6 +83,33 @@ func TestUnpackPackCorpus(t *testing.T) {
 		if rep := Check(Decode(g), DefaultRuntime); rep.HasErrors() {
 			t.Errorf("%s: repacked file has errors:\n%v", filepath.Base(p), rep)
 		}
+	}
+}
+
+// Every MD5 storage form real compilers write verifies, is named, and
+// survives unpack -> pack without flags (neuronx-cc 2.0 and 2.16 store the
+// digest in natural order with a zero tail: it read as a hash mismatch).
+func TestHashFormsKept(t *testing.T) {
+	for _, form := range MD5Forms {
+		raw, err := baseBuilder(t).Bytes(PackOptions{HashForm: form})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, g, _ := roundTrip(t, raw, PackOptions{})
+		if !f.Hash.OK || f.Hash.Form != form {
+			t.Errorf("%s: read as %+v", form, f.Hash)
+		}
+		if !g.Hash.OK || g.Hash.Form != form {
+			t.Errorf("%s: repacked as %+v", form, g.Hash)
+		}
+		if rep := Check(Decode(f), DefaultRuntime); rep.HasErrors() {
+			t.Errorf("%s: %v", form, rep)
+		}
+	}
+	zero := ComputeHash([]byte("x"), HashNaturalZero)
+	nat := ComputeHash([]byte("x"), HashNatural)
+	if !bytes.Equal(zero[:16], nat[:16]) || !bytes.Equal(zero[16:], make([]byte, 16)) {
+		t.Errorf("natural-zero form %x", zero)
 	}
 }
 

@@ -10,24 +10,48 @@ import (
 // HashForm says how the payload hash is stored in the header.
 type HashForm string
 
-// Hash storage forms seen in real files (notes/neff.md).
+// Hash storage forms seen in real files (notes/neff.md, and the
+// neuronx-cc 2.0 and 2.16 files of corpus2). The MD5 forms differ in the
+// byte order of the digest in hash[0:16] and in what fills hash[16:32].
 const (
 	// HashNeuronxCC: MD5 with each 32-bit word byte-reversed, zeros in
-	// hash[16:32] (neuronx-cc 2.18).
+	// hash[16:32] (neuronx-cc 2.18 and 2.21).
 	HashNeuronxCC HashForm = "neuronx-cc"
+	// HashNaturalZero: MD5 in natural byte order, zeros in hash[16:32]
+	// (neuronx-cc 2.0 and 2.16).
+	HashNaturalZero HashForm = "natural-zero"
 	// HashNatural: MD5 in natural byte order, ASCII '0' in hash[16:32].
 	HashNatural HashForm = "natural"
 	// HashSHA256: SHA-256 over the payload (pkg_version 1).
 	HashSHA256 HashForm = "sha256"
 )
 
+// MD5Forms lists the storage forms of a pkg_version 2 hash, in the order
+// a stored hash is matched against them.
+var MD5Forms = []HashForm{HashNeuronxCC, HashNaturalZero, HashNatural}
+
+// Describe says in words how the form stores the digest.
+func (f HashForm) Describe() string {
+	switch f {
+	case HashNeuronxCC:
+		return "MD5, 32-bit words byte-reversed, zero tail"
+	case HashNaturalZero:
+		return "MD5, natural byte order, zero tail"
+	case HashNatural:
+		return "MD5, natural byte order, ASCII '0' tail"
+	case HashSHA256:
+		return "SHA-256"
+	}
+	return string(f)
+}
+
 // ParseHashForm accepts the names of the forms.
 func ParseHashForm(s string) (HashForm, error) {
 	switch f := HashForm(s); f {
-	case HashNeuronxCC, HashNatural, HashSHA256:
+	case HashNeuronxCC, HashNaturalZero, HashNatural, HashSHA256:
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown hash form %q (want neuronx-cc, natural or sha256)", s)
+	return "", fmt.Errorf("unknown hash form %q (want neuronx-cc, natural-zero, natural or sha256)", s)
 }
 
 // ComputeHash returns the 32-byte header hash of payload in the given form.
@@ -54,7 +78,7 @@ func VerifyHash(h Header, payload []byte) HashCheck {
 	if h.PkgVersion == 1 {
 		forms = []HashForm{HashSHA256}
 	} else {
-		forms = []HashForm{HashNeuronxCC, HashNatural}
+		forms = MD5Forms
 	}
 	if len(h.Hash) != lenHash {
 		hc.Form = forms[0]
@@ -73,6 +97,7 @@ func VerifyHash(h Header, payload []byte) HashCheck {
 	if h.PkgVersion != 1 && bytes.Equal(h.Hash[16:], bytes.Repeat([]byte{'0'}, 16)) {
 		hc.Form = HashNatural
 	}
+
 	hc.Expected = sum.hash(payload, hc.Form)
 	return hc
 }
@@ -92,11 +117,15 @@ func (c *md5Cache) hash(payload []byte, f HashForm) []byte {
 		c.sum, c.done = md5.Sum(payload), true
 	}
 	out := make([]byte, lenHash)
-	if f == HashNatural {
+	switch f {
+	case HashNatural:
 		copy(out, c.sum[:])
 		for i := 16; i < lenHash; i++ {
 			out[i] = '0'
 		}
+		return out
+	case HashNaturalZero:
+		copy(out, c.sum[:])
 		return out
 	}
 	for w := 0; w < 4; w++ {

@@ -94,7 +94,7 @@ func Pack(h Header, members []Member, opt PackOptions) ([]byte, error) {
 			form = HashNeuronxCC
 		}
 		if form == HashSHA256 {
-			return nil, fmt.Errorf("pkg_version 2 hashes with MD5 (forms neuronx-cc or natural)")
+			return nil, fmt.Errorf("pkg_version 2 hashes with MD5 (forms neuronx-cc, natural-zero or natural)")
 		}
 	default:
 		return nil, fmt.Errorf("pkg_version %d: can only pack 1 (tar) or 2 (gzip tar)", h.PkgVersion)

@@ -282,17 +282,17 @@ func newNeffPackCmd(env *Env) *cobra.Command {
 other regular file becomes a member. The tar is sorted ustar with mtime 0,
 uid/gid 1000 "nobody" and mode 0664; pkg_version 2 payloads are gzip-compressed
 and zero-padded to a multiple of 10240 bytes, like neuronx-cc. data_size and
-the hash are recomputed: MD5 in the neuronx-cc storage form by default,
---hash-form natural for the other producers' form (pkg_version 1 always uses
-SHA-256). The same DIR always packs to the same bytes. FILE is written atomically.`,
+the hash are recomputed and stored in the form header.json records (the form
+the unpacked file had, so unpack -> pack keeps it), or as --hash-form says:
+neuronx-cc (MD5, 32-bit words byte-reversed, zero tail), natural-zero (MD5,
+natural order, zero tail) or natural (MD5, natural order, ASCII '0' tail);
+pkg_version 1 always uses SHA-256. The padding also follows header.json unless
+--no-padding is given. The same DIR always packs to the same bytes. FILE is
+written atomically.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageErr("pack needs -o FILE")
-			}
-			hf, err := neff.ParseHashForm(form)
-			if err != nil {
-				return usageErr("--hash-form: %v", err)
 			}
 			lim, err := neffLimits()
 			if err != nil {
@@ -302,7 +302,17 @@ SHA-256). The same DIR always packs to the same bytes. FILE is written atomicall
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			raw, err := neff.Pack(hj.Header, ms, neff.PackOptions{HashForm: hf, NoPadding: noPad})
+			opt := hj.PackOptions()
+			if cmd.Flags().Changed("hash-form") {
+				if opt.HashForm, err = neff.ParseHashForm(form); err != nil {
+					return usageErr("--hash-form: %v", err)
+				}
+			}
+			if cmd.Flags().Changed("no-padding") {
+				opt.NoPadding = noPad
+			}
+			hf := opt.HashForm
+			raw, err := neff.Pack(hj.Header, ms, opt)
 			if err != nil {
 				return usageErr("%s: %v", args[0], err)
 			}
@@ -323,7 +333,7 @@ SHA-256). The same DIR always packs to the same bytes. FILE is written atomicall
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "NEFF file to write")
-	cmd.Flags().StringVar(&form, "hash-form", string(neff.HashNeuronxCC), "MD5 storage form for pkg_version 2: neuronx-cc or natural")
+	cmd.Flags().StringVar(&form, "hash-form", "", "MD5 storage form for pkg_version 2: neuronx-cc, natural-zero or natural (default: header.json's, else neuronx-cc)")
 	cmd.Flags().BoolVar(&noPad, "no-padding", false, "do not zero-pad the gzip payload to 10240 bytes")
 	return cmd
 }

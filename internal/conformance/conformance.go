@@ -94,3 +94,26 @@ func Files(t testing.TB, dir, pattern string) []string {
 	}
 	return m
 }
+
+// CorpusFiles lists the files matching pattern in <sub> of both corpora,
+// ../shared/corpus (the first round's producers) and ../shared/corpus2
+// (other producers), sorted by path. Like Files it fails the test when
+// neither holds a match, and it skips as Shared does when ../shared is
+// absent.
+func CorpusFiles(t testing.TB, sub, pattern string) []string {
+	t.Helper()
+	base := Shared(t, ".")
+	var all []string
+	for _, c := range []string{"corpus", "corpus2"} {
+		m, err := filepath.Glob(filepath.Join(base, c, sub, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, m...)
+	}
+	sort.Strings(all)
+	if len(all) == 0 {
+		t.Fatalf("conformance: no %s in corpus/%s or corpus2/%s", pattern, sub, sub)
+	}
+	return all
+}
