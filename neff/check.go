@@ -78,7 +78,7 @@ func CheckBytes(b []byte, lim Limits, rt Runtime) (diag.Report, *Model) {
 		}
 		// The header gates still say something useful.
 		if h, herr := ParseHeader(b); herr == nil {
-			checkHeader(&rep, h, rt)
+			checkHeader(&rep, h, rt, nil)
 		}
 		rep.Sort()
 		return rep, nil
@@ -92,7 +92,7 @@ func CheckBytes(b []byte, lim Limits, rt Runtime) (diag.Report, *Model) {
 func Check(m *Model, rt Runtime) diag.Report {
 	var rep diag.Report
 	f := m.File
-	checkHeader(&rep, f.Header, rt)
+	checkHeader(&rep, f.Header, rt, CompilerOf(m))
 	if !f.Hash.OK {
 		rep.Add(RuleHashMismatch, fmt.Sprintf("offset %d", offHash), "stored hash %s does not match the payload (expected %s in the %s form)", f.Hash.Stored, f.Hash.Expected, f.Hash.Form)
 	}
@@ -220,16 +220,28 @@ func (m *Model) informational(loc string) bool {
 	return false
 }
 
-func checkHeader(rep *diag.Report, h Header, rt Runtime) {
+// checkHeader applies the runtime's header gates. c is the compiler that
+// wrote the NEFF when the file names it: feature bits beyond the oldest
+// described runtime are then an info naming the runtime of the compiler's
+// own SDK release (which loads what its compiler writes), not a warning;
+// against a runtime the user named they are an error.
+func checkHeader(rep *diag.Report, h Header, rt Runtime, c *Compiler) {
 	if h.NeffVersionMajor > rt.MaxMajor {
 		rep.Add(RuleVersionTooNew, fmt.Sprintf("offset %d", offMajor), "NEFF version %d.%d: %s loads major versions up to %d (NRT_UNSUPPORTED_NEFF_VERSION)", h.NeffVersionMajor, h.NeffVersionMinor, rt.Name, rt.MaxMajor)
 	}
-	if h.NeffVersionMajor == 2 {
-		if extra := h.FeatureBits &^ rt.Features; extra != 0 && rt.Assumed {
-			rep.Add(RuleNewerFeatures, fmt.Sprintf("offset %d", offFeatureBits), "NEFF version 2.%d uses feature bits %#x; %s as its error message describes it supports %#x, so a runtime of that age refuses bits %s (NRT_UNSUPPORTED_NEFF_VERSION); newer runtimes may support them (check against yours with --neff-runtime-features)", h.NeffVersionMinor, h.FeatureBits, rt.Name, rt.Features, DescribeFeatures(extra))
-		} else if extra != 0 {
-			rep.Add(RuleFeatureBits, fmt.Sprintf("offset %d", offFeatureBits), "NEFF version 2.%d uses feature bits %#x that %s does not support (it supports %#x; unsupported: %s): the load fails with NRT_UNSUPPORTED_NEFF_VERSION", h.NeffVersionMinor, h.FeatureBits, rt.Name, rt.Features, DescribeFeatures(extra))
-		}
+	if h.NeffVersionMajor != 2 {
+		return
+	}
+	extra := h.FeatureBits &^ rt.Features
+	switch {
+	case extra == 0:
+	case !rt.Assumed:
+		rep.Add(RuleFeatureBits, fmt.Sprintf("offset %d", offFeatureBits), "NEFF version 2.%d uses feature bits %#x that %s does not support (it supports %#x; unsupported: %s): the load fails with NRT_UNSUPPORTED_NEFF_VERSION", h.NeffVersionMinor, h.FeatureBits, rt.Name, rt.Features, DescribeFeatures(extra))
+	case c != nil:
+		r := ReleaseOf(c)
+		rep.Add(RuleFeaturesRuntime, fmt.Sprintf("offset %d", offFeatureBits), "NEFF version 2.%d uses feature bits %s: the runtime of %s and later runtimes load it; a runtime whose mask is %#x refuses it (NRT_UNSUPPORTED_NEFF_VERSION; name yours with --neff-runtime-features to check)", h.NeffVersionMinor, DescribeFeatures(extra), r.Text, rt.Features)
+	default:
+		rep.Add(RuleNewerFeatures, fmt.Sprintf("offset %d", offFeatureBits), "NEFF version 2.%d uses feature bits %#x; %s as its error message describes it supports %#x, so a runtime of that age refuses bits %s (NRT_UNSUPPORTED_NEFF_VERSION); the file does not name its compiler, so which runtime loads it is unknown (check against yours with --neff-runtime-features)", h.NeffVersionMinor, h.FeatureBits, rt.Name, rt.Features, DescribeFeatures(extra))
 	}
 }
 
@@ -610,8 +622,19 @@ func (c *checker) checkDesc(loc string, ds *Desc) {
 	// constant_dtype.
 	opOnly(ds.Scale != nil && *ds.Scale != 1, "scale", "fma")
 	opOnly(ds.Constant != nil && ds.ConstantDType != nil, "constant", "min", "max")
-	opOnly(ds.TransposeShape != nil, "transpose_shape", "transpose")
-	opOnly(ds.TransposeElementSize != nil, "transpose_element_size", "transpose")
+	// transpose_op marks a transpose whatever op says; beside another op
+	// (a transposing cast, perhaps, in a compiler not seen yet) it is
+	// a warning below, and its transpose fields are not an error.
+	opOnly(ds.TransposeShape != nil && ds.TransposeOp == nil, "transpose_shape", "transpose")
+	opOnly(ds.TransposeElementSize != nil && ds.TransposeOp == nil, "transpose_element_size", "transpose")
+	if ds.TransposeOp != nil {
+		if _, err := ds.Permutation(); err != nil {
+			plain, _ := ds.Operation()
+			c.add(RuleTransposeOp, loc+".transpose_op", "%v; npukit executes and prices this descriptor as a plain %s", err, plain)
+		} else if op != "transpose" {
+			c.add(RuleTransposeOp, loc+".transpose_op", "transpose_op %q beside op %q: npukit models the %s only", *ds.TransposeOp, op, op)
+		}
+	}
 	if ds.ScaleDType != nil && *ds.ScaleDType != "float32" && op == "fma" {
 		c.add(RuleOpField, loc+".scale_dtype", "scale_dtype %q: only float32 is valid", *ds.ScaleDType)
 	}

@@ -3,6 +3,7 @@ package neff
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -264,5 +265,47 @@ func TestDescribeFeatures(t *testing.T) {
 		if got := DescribeFeatures(bits); got != want {
 			t.Errorf("%#x: %q, want %q", bits, got, want)
 		}
+	}
+}
+
+// A trn2 NEFF of neuronx-cc 2.21 (NEFF 2.0, bits 0xc00, target cayman,
+// LNC 2) is loaded by its own SDK's runtime: with the compiler named in
+// info.json the bits beyond the oldest described runtime are an info that
+// names that release, not a warning every such file carries. Without a
+// compiler they stay a warning; against a named runtime an error.
+func TestFeatureBitsOwnRelease(t *testing.T) {
+	trn2 := func(info bool) *Builder {
+		b := baseBuilder(t)
+		b.Target = "cayman"
+		b.Header.NeffVersionMajor, b.Header.FeatureBits, b.Header.LNCSize = 2, 0xc00, 2
+		if info {
+			b.Files["info.json"] = []byte(`{"tool_version": "2.21.18209.0+043b1bf7", "num_tpb": 1}`)
+		}
+		return b
+	}
+	rep := checkBuilder(t, trn2(true))
+	if len(rep) != 1 || rep[0].Rule != RuleFeaturesRuntime || rep[0].Severity != diag.Info ||
+		!strings.Contains(rep[0].Message, "Neuron SDK 2.26") || !strings.Contains(rep[0].Message, "neff_feature_vnc") {
+		t.Fatalf("with the compiler named: %v", rep)
+	}
+	if rep := checkBuilder(t, trn2(false)); len(rep) != 1 || rep[0].Rule != RuleNewerFeatures {
+		t.Fatalf("without the compiler: %v", rep)
+	}
+	raw, err := trn2(true).Bytes(PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := DefaultRuntime
+	rt.Assumed = false
+	if rep, _ := CheckBytes(raw, DefaultLimits(), rt); len(rep) != 1 || rep[0].Rule != RuleFeatureBits {
+		t.Fatalf("named runtime: %v", rep)
+	}
+	m, err := OpenBytes(raw, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw := HardwareOf(m)
+	if hw.Version != 3 || hw.LNC != 2 || hw.PhysicalCores != 2 || !slices.Contains(hw.Families, "trn2") || !strings.Contains(hw.Runtime, "2.26") {
+		t.Fatalf("hardware %+v", hw)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // The typed JSON members. Optional fields are pointers (or nil slices) so
@@ -160,15 +161,79 @@ type Desc struct {
 	Constant             *json.Number `json:"constant,omitempty"`
 	TransposeShape       []int64      `json:"transpose_shape,omitempty"`
 	TransposeElementSize *int64       `json:"transpose_element_size,omitempty"`
-	Extra                Extra        `json:"-"`
+	// TransposeOp is how neuronx-cc 2.21 (trn2) marks a DMA transpose: no
+	// op key, and the axis order of the result as letters of the source's
+	// axes W, Z, Y, X (outermost first), e.g. "WZXY" swaps the two
+	// innermost axes. See Permutation.
+	TransposeOp *string `json:"transpose_op,omitempty"`
+	Extra       Extra   `json:"-"`
 }
 
-// OpName returns op with the spec's default "copy".
+// OpName returns the operation: op, else "transpose" when transpose_op
+// marks one, else the spec's default "copy". A transpose_op beside op
+// "copy" is read as the transpose it describes.
 func (d *Desc) OpName() string {
+	if d.TransposeOp != nil && (d.Op == nil || *d.Op == "copy") {
+		return "transpose"
+	}
 	if d.Op == nil {
 		return "copy"
 	}
 	return *d.Op
+}
+
+// TransposeAxes are the names transpose_op spells the four axes of a
+// transpose's source with, outermost first.
+const TransposeAxes = "WZYX"
+
+// Permutation returns the transpose's axis order: result axis i is source
+// axis perm[i], outermost first (the meaning nki.isa.dma_transpose gives
+// its axes argument: "the i-th axis of the transposed tile will correspond
+// to the axes[i] of the source"). transpose_op "WZXY" is [0 1 3 2]. Without
+// transpose_op (the spec's op "transpose") every axis is reversed:
+// [3 2 1 0]. An error means transpose_op is not a permutation of W, Z, Y, X.
+func (d *Desc) Permutation() ([]int, error) {
+	if d.TransposeOp == nil {
+		return []int{3, 2, 1, 0}, nil
+	}
+	return ParsePermutation(*d.TransposeOp)
+}
+
+// Operation is what the descriptor does as npukit executes and prices it:
+// OpName, except that a transpose whose transpose_op cannot be read is the
+// plain op it stands beside (copy without op). perm is the transpose's
+// axis order (see Permutation), nil for other operations.
+func (d *Desc) Operation() (op string, perm []int) {
+	op = d.OpName()
+	if op != "transpose" {
+		return op, nil
+	}
+	perm, err := d.Permutation()
+	if err != nil {
+		if d.Op == nil {
+			return "copy", nil
+		}
+		return *d.Op, nil
+	}
+	return op, perm
+}
+
+// ParsePermutation reads a transpose_op string (see Desc.Permutation).
+func ParsePermutation(op string) ([]int, error) {
+	if len(op) != len(TransposeAxes) {
+		return nil, fmt.Errorf("transpose_op %q is not %d axis letters", op, len(TransposeAxes))
+	}
+	perm := make([]int, len(op))
+	seen := 0
+	for i := 0; i < len(op); i++ {
+		a := strings.IndexByte(TransposeAxes, op[i]&^0x20) // ASCII upper case
+		if a < 0 || seen&(1<<a) != 0 {
+			return nil, fmt.Errorf("transpose_op %q is not an order of the axes %s", op, TransposeAxes)
+		}
+		seen |= 1 << a
+		perm[i] = a
+	}
+	return perm, nil
 }
 
 // Sources returns from_arr, or the descriptor's own from* fields as one

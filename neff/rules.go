@@ -22,6 +22,7 @@ const (
 	RuleJSONSyntax       = "neff/json-syntax"
 	RuleMetadataJSON     = "neff/metadata-json"
 	RuleNewerFeatures    = "neff/newer-features"
+	RuleFeaturesRuntime  = "neff/features-need-runtime"
 	RuleNoKelf           = "neff/no-kelf"
 	RuleMissingMember    = "neff/missing-member"
 	RuleUnknownTarget    = "neff/unknown-target"
@@ -43,6 +44,7 @@ const (
 	RulePatternShape     = "neff/pattern-shape"
 	RuleDType            = "neff/dtype"
 	RuleOp               = "neff/op"
+	RuleTransposeOp      = "neff/transpose-op"
 	RuleFromArr          = "neff/from-arr"
 	RuleOpField          = "neff/op-field"
 	RuleConstantNull     = "neff/constant-null"
@@ -70,6 +72,7 @@ func init() {
 		diag.Rule{ID: RuleTrailingBytes, Severity: diag.Warning, Description: "the file has bytes after header + data_size, which the runtime ignores"},
 		diag.Rule{ID: RuleJSONSyntax, Severity: diag.Error, Description: "a JSON member does not parse or has a field of the wrong type"},
 		diag.Rule{ID: RuleMetadataJSON, Severity: diag.Info, Description: "an informational member (neff.json, info.json, metrics.json, tensor_map.json) does not parse or has a value of a type npukit does not model; the runtime loads the graph from kelf and def.json, so inspect only shows less"},
+		diag.Rule{ID: RuleFeaturesRuntime, Severity: diag.Info, Description: "with NEFF major version 2, feature bits beyond the oldest described runtime's, in a NEFF that names its compiler: the runtime of that compiler's SDK release (and later ones) loads it, older ones refuse it"},
 		diag.Rule{ID: RuleNewerFeatures, Severity: diag.Warning, Description: "with NEFF major version 2, feature bits beyond those the default runtime's error message lists: a runtime older than the compiler refuses the NEFF (name yours with --neff-runtime-features to make this an error)"},
 		diag.Rule{ID: RuleNoKelf, Severity: diag.Error, Description: "the NEFF has no kelf-*.json graph description"},
 		diag.Rule{ID: RuleMissingMember, Severity: diag.Error, Description: "a member named by kelf, def.json, an engine JSON or a variable is absent"},
@@ -91,6 +94,7 @@ func init() {
 		diag.Rule{ID: RuleDescVar, Severity: diag.Error, Description: "a descriptor names a variable that def.json does not declare"},
 		diag.Rule{ID: RulePatternShape, Severity: diag.Error, Description: "steps and sizes arrays must have 1..4 elements and equal lengths, sizes non-negative"},
 		diag.Rule{ID: RuleDType, Severity: diag.Error, Description: "dtype is not one of the spec's values"},
+		diag.Rule{ID: RuleTransposeOp, Severity: diag.Warning, Description: "a DMA descriptor's transpose_op (neuronx-cc 2.21's transpose marker) is not an order of the axes W, Z, Y, X, or stands beside an op other than copy: npukit cannot execute or price it as the transpose it is"},
 		diag.Rule{ID: RuleOp, Severity: diag.Error, Description: "op must be fma, cast, add, min, max, transpose or copy"},
 		diag.Rule{ID: RuleFromArr, Severity: diag.Error, Description: "from_arr may hold at most 16 sources"},
 		diag.Rule{ID: RuleOpField, Severity: diag.Error, Description: "a descriptor field is only valid with a given op (scale/scale_dtype: fma, constant: min/max, transpose_*: transpose) or has a wrong value"},

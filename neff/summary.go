@@ -25,6 +25,7 @@ type Summary struct {
 	Tar       TarInfo           `json:"tar"`
 	Members   int               `json:"members"`
 	Targets   []TargetSummary   `json:"targets"`
+	Hardware  Hardware          `json:"hardware"`
 	Compiler  string            `json:"compiler,omitempty"`
 	Metrics   []Metric          `json:"metrics,omitempty"`
 	Inputs    []TensorSummary   `json:"inputs"`
@@ -165,6 +166,7 @@ func Summarize(m *Model) *Summary {
 	if m.Info != nil {
 		s.Compiler = m.Info.ToolVersion
 	}
+	s.Hardware = HardwareOf(m)
 	for _, k := range m.Kelfs {
 		t := deref(k.Kelf.Target)
 		s.Targets = append(s.Targets, TargetSummary{Kelf: k.Member, Target: t, Arch: TargetArch(t), Graphs: len(k.Kelf.Graphs)})
@@ -482,6 +484,14 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for _, t := range s.Targets {
 		kv("target", fmt.Sprintf("%s: %q -> %s, %d graph(s)", t.Kelf, t.Target, t.Arch, t.Graphs))
 	}
+	hw := s.Hardware
+	cores := fmt.Sprintf("%d logical core(s) x LNC %d = %d physical NeuronCore(s)", hw.LogicalCores, hw.LNC, hw.PhysicalCores)
+	if hw.NeuronCore != "" {
+		kv("runs on", fmt.Sprintf("%s: %s; %s", hw.NeuronCore, strings.Join(hw.Families, ", "), cores))
+	} else {
+		kv("runs on", cores)
+	}
+	kv("runtime", hw.Runtime)
 	if s.Compiler != "" {
 		kv("compiler", s.Compiler)
 	}

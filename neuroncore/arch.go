@@ -1,6 +1,8 @@
 // Package neuroncore models the on-chip memories and engines of an AWS
-// NeuronCore (v2: Trainium/Inferentia2, v3: Trainium2) as far as an NKI
-// kernel author who allocates SBUF and PSUM directly needs them: geometry,
+// NeuronCore (v2: Trainium/Inferentia2, v3: Trainium2, v4: Trainium3; v1,
+// Inferentia, for NEFF simulation only) and the instance families each
+// generation powers (Generations), as far as an NKI kernel author who
+// allocates SBUF and PSUM directly needs them: geometry,
 // the direct-allocation semantics (alloc tables and mod_alloc), a plan file
 // describing tensors and a kernel body, checks of a plan, automatic
 // placement, and a timing model that lowers a plan onto package sim.
@@ -46,6 +48,10 @@ func Engines() []Engine { return []Engine{TensorE, VectorE, ScalarE, GpSimdE, DM
 // Arch describes one NeuronCore version.
 type Arch struct {
 	Name string // "v2", "v3"
+
+	// Assumed names the figures public documentation does not give for
+	// this version, which are taken from NeuronCore-v2 ("" when none are).
+	Assumed string
 
 	Partitions int // SBUF and PSUM partitions (128)
 
@@ -134,29 +140,64 @@ var V2 = Arch{
 	GpSimdFixedCycles:       150,
 }
 
-// V3 is NeuronCore-v3 (Trainium2): as v2 but SBUF partitions of 224 KiB of
-// which 212,984 bytes are usable (one public toolchain's figure). Clocks and
-// DMA figures are not published separately here; v2's are used.
+// V3 is NeuronCore-v3 (Trainium2): as v2 but SBUF partitions of 224 KiB
+// (28 MiB in all: the Trainium3 guide says v4's 32 MiB is "up from 28 MiB
+// in NeuronCore-v3") of which 212,984 bytes are usable (one public
+// toolchain's figure); PSUM as v2; 16 DMA engines per core at the same
+// per-engine bandwidth as v2 (the NKI DMA guide gives 27.2 GB/s for both).
+// Engine clocks are not published per engine; v2's are used.
 var V3 = func() Arch {
 	a := V2
 	a.Name = "v3"
+	a.Assumed = "engine clocks, instruction costs and the DMA per-transfer overhead"
 	a.SBUFPartitionBytes = 224 << 10
 	a.SBUFUsableBytes = 212984
 	return a
 }()
 
-// ArchByName returns the architecture named "v2" or "v3" (also accepted:
-// "neuroncore-v2", "trn1", "inf2", "trn2").
+// V4 is NeuronCore-v4 (Trainium3): SBUF 32 MiB, i.e. 128 partitions of
+// 256 KiB, of which 245,752 bytes are usable (one public toolchain's
+// figure); PSUM the same as v3 (Trainium3 guide for NKI); 16 DMA engines of
+// 38.4 GB/s (NKI DMA guide; v2's figure scaled by 38.4/27.2, keeping the
+// unit v2's figure is given in). Engine clocks are not published per
+// engine; v2's are used.
+var V4 = func() Arch {
+	a := V2
+	a.Name = "v4"
+	a.Assumed = "engine clocks, instruction costs and the DMA per-transfer overhead"
+	a.SBUFPartitionBytes = 256 << 10
+	a.SBUFUsableBytes = 245752
+	a.DMABytesPerNs = V2.DMABytesPerNs * 38.4 / 27.2
+	return a
+}()
+
+// V1 is NeuronCore-v1 (Inferentia, inf1). NKI does not target it and its
+// on-chip geometry is not published; only the DMA model of a NEFF
+// simulation uses it, with v2's figures.
+var V1 = func() Arch {
+	a := V2
+	a.Name = "v1"
+	a.Assumed = "all on-chip figures (none are published for NeuronCore-v1)"
+	return a
+}()
+
+// ArchByName returns the architecture an NKI kernel can target: "v2",
+// "v3" or "v4" (also accepted: "neuroncore-v2", "trn1", "inf2", "trn2",
+// "trn3", and the same with "gen" numbering as nki.isa.get_nc_version
+// names them).
 func ArchByName(name string) (*Arch, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
-	case "", "v2", "neuroncore-v2", "trn1", "inf2":
+	case "", "v2", "neuroncore-v2", "trn1", "inf2", "gen2":
 		a := V2
 		return &a, nil
-	case "v3", "neuroncore-v3", "trn2":
+	case "v3", "neuroncore-v3", "trn2", "gen3":
 		a := V3
 		return &a, nil
+	case "v4", "neuroncore-v4", "trn3", "gen4":
+		a := V4
+		return &a, nil
 	}
-	return nil, fmt.Errorf("unknown NeuronCore architecture %q (want v2 or v3)", name)
+	return nil, fmt.Errorf("unknown NeuronCore architecture %q (want v2, v3 or v4)", name)
 }
 
 // MatmulCycles is TensorE's initiation interval of one matmul

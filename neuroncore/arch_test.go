@@ -71,3 +71,37 @@ func TestCostFormulas(t *testing.T) {
 		t.Errorf("DMATransfers: %d %d", a.DMATransfers(128), a.DMATransfers(4))
 	}
 }
+
+// The generation table: every version has its architecture, the
+// documented SBUF sizes (28 MiB on v3, 32 MiB on v4), 16 DMA engines per
+// core, v4's faster DMA engines, and LNC=2 only from v3 on.
+func TestGenerations(t *testing.T) {
+	for i, g := range Generations {
+		if g.Version != i+1 || GenerationOf(g.Version) != g || g.Arch == nil || len(g.Families) == 0 {
+			t.Fatalf("generation %d: %+v", i, g)
+		}
+		if g.Arch.DMAEngines != 16 {
+			t.Errorf("%s: %d DMA engines", g.Name, g.Arch.DMAEngines)
+		}
+		if g.SupportsLNC(2) != (g.Version >= 3) || !g.SupportsLNC(1) {
+			t.Errorf("%s: LNC sizes %v", g.Name, g.LNCSizes)
+		}
+	}
+	if GenerationOf(0) != nil || GenerationOf(5) != nil {
+		t.Error("out-of-range versions")
+	}
+	if total := int64(V3.Partitions) * V3.SBUFPartitionBytes; total != 28<<20 {
+		t.Errorf("v3 SBUF %d", total)
+	}
+	if total := int64(V4.Partitions) * V4.SBUFPartitionBytes; total != 32<<20 {
+		t.Errorf("v4 SBUF %d", total)
+	}
+	if r := V4.DMABytesPerNs / V3.DMABytesPerNs; r < 1.41 || r > 1.42 {
+		t.Errorf("v4/v3 DMA bandwidth ratio %.3f, want 38.4/27.2", r)
+	}
+	for _, n := range []string{"v4", "trn3", "gen4"} {
+		if a, err := ArchByName(n); err != nil || a.Name != "v4" {
+			t.Errorf("%s: %v %v", n, a, err)
+		}
+	}
+}

@@ -21,12 +21,14 @@
 //   - min / max: the running value starts at `constant` when constant_dtype
 //     is set, otherwise at the destination's current element for a single
 //     source, otherwise at s0; each source element is folded in.
-//   - transpose: the gathered source is a row-major array whose shape is
-//     transpose_shape reversed; the destination receives it with all axes
-//     reversed, i.e. the row-major array of shape transpose_shape (a 2-D
-//     transpose for shapes [1, 1, R, C]). Elements are
-//     transpose_element_size bytes (default: the dtype's size) and are
-//     moved unchanged.
+//   - transpose: the destination receives the row-major array of shape
+//     transpose_shape ("shape to transpose the data to", the spec) whose
+//     axis i is axis perm[i] of the gathered source, itself a row-major
+//     array (Transfer.TransposePerm; the spec's op "transpose" reverses
+//     every axis, so a 2-D transpose for shapes [1, 1, R, C]; neuronx-cc
+//     2.21 names the order with transpose_op, e.g. "WZXY" swapping the two
+//     innermost axes). Elements are transpose_element_size bytes (default:
+//     the dtype's size) and are moved unchanged.
 //
 // Arithmetic is done in float64, which is exact for every float type and
 // for integers up to 2^53.
@@ -87,6 +89,10 @@ type Transfer struct {
 	Constant *dtype.Value // min/max start value when constant_dtype is set
 	// TransposeShape is the destination's shape, outermost first (4 dims).
 	TransposeShape []int64
+	// TransposePerm is the transpose's axis order: destination axis i is
+	// source axis TransposePerm[i] (outermost first). nil reverses every
+	// axis (the spec's op "transpose").
+	TransposePerm []int
 	// TransposeElemSize overrides the element size for transpose (0 = dtype size).
 	TransposeElemSize int
 }
@@ -268,6 +274,20 @@ func elementwise(t Transfer, dst []byte, srcs [][]byte) error {
 	return nil
 }
 
+func isPermutation(p []int, n int) bool {
+	if len(p) != n {
+		return false
+	}
+	seen := make([]bool, n)
+	for _, a := range p {
+		if a < 0 || a >= n || seen[a] {
+			return false
+		}
+		seen[a] = true
+	}
+	return true
+}
+
 func transpose(t Transfer, dst, src []byte) error {
 	if len(t.From) != 1 {
 		return fmt.Errorf("transpose takes one source, got %d", len(t.From))
@@ -292,17 +312,39 @@ func transpose(t Transfer, dst, src []byte) error {
 		return fmt.Errorf("transpose of shape %v x %d-byte elements needs %d bytes; from moves %d, to moves %d",
 			shape, es, count*es, nb, t.To.Pattern.Bytes())
 	}
+	perm := t.TransposePerm
+	if perm == nil {
+		perm = []int{3, 2, 1, 0}
+	}
+	if !isPermutation(perm, len(shape)) {
+		return fmt.Errorf("transpose axis order %v is not a permutation of %d axes", perm, len(shape))
+	}
+	// The source is the row-major array whose axis perm[i] has the
+	// destination's extent shape[i]; srcStride[i] is the source stride,
+	// in elements, of the destination's axis i.
+	var srcShape [4]int64
+	for i, a := range perm {
+		srcShape[a] = shape[i]
+	}
+	var axisStride [4]int64
+	st := int64(1)
+	for a := 3; a >= 0; a-- {
+		axisStride[a] = st
+		st *= srcShape[a]
+	}
+	var srcStride [4]int64
+	for i, a := range perm {
+		srcStride[i] = axisStride[a]
+	}
 	in := gather(src, t.From[0].Pattern)
 	out := make([]byte, len(in))
-	// Destination index (a,b,c,d) over shape; source shape is reversed, so
-	// the source element is at row-major index (d,c,b,a).
-	s0, s1, s2, s3 := shape[0], shape[1], shape[2], shape[3]
 	o := int64(0)
-	for a := int64(0); a < s0; a++ {
-		for b := int64(0); b < s1; b++ {
-			for c := int64(0); c < s2; c++ {
-				for d := int64(0); d < s3; d++ {
-					i := ((d*s2+c)*s1+b)*s0 + a
+	for a := int64(0); a < shape[0]; a++ {
+		for b := int64(0); b < shape[1]; b++ {
+			for c := int64(0); c < shape[2]; c++ {
+				base := a*srcStride[0] + b*srcStride[1] + c*srcStride[2]
+				for d := int64(0); d < shape[3]; d++ {
+					i := base + d*srcStride[3]
 					copy(out[o*es:(o+1)*es], in[i*es:(i+1)*es])
 					o++
 				}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"testing"
 
+	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/neff"
 )
 
@@ -125,6 +127,94 @@ func TestOpsThroughNEFF(t *testing.T) {
 		got, _ := mem.Bytes(o.out)
 		if !bytes.Equal(got, o.want) {
 			t.Errorf("%s: got % x, want % x", o.out, got, o.want)
+		}
+	}
+}
+
+// neuronx-cc 2.21 (trn2) marks DMA transposes with transpose_op and no op
+// key (corpus2's conv2d_1 carries 36 of them: "WZXY", [1 1 128 128],
+// 2-byte elements). They were taken for copies: the bytes arrived
+// untransposed. Here a NEFF built with such descriptors is executed and
+// every moved element is checked against the permutation, for the real
+// marker and for an order that is not its own inverse.
+func TestTransposeOpThroughNEFF(t *testing.T) {
+	str := func(s string) *string { return &s }
+	i64 := func(v int64) *int64 { return &v }
+	const W, Z, Y, X = 2, 3, 4, 5 // source extents, outermost first
+	const n = W * Z * Y * X
+	src := make([]byte, 2*n)
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint16(src[2*i:], uint16(i))
+	}
+	cases := []struct {
+		op   string
+		perm [4]int // result axis i = source axis perm[i]
+	}{{"WZXY", [4]int{0, 1, 3, 2}}, {"XWZY", [4]int{3, 0, 1, 2}}, {"wzyx", [4]int{0, 1, 2, 3}}}
+	srcExt := [4]int64{W, Z, Y, X}
+	b := neff.NewBuilder("transpose.neff")
+	b.Target = "cayman"
+	sg := b.Subgraph("sg00")
+	sg.AddVar("in", "input", int64(len(src)))
+	sg.AddQueue("q", "data", 1, "sp")
+	sp := sg.Engine("sp", "SP")
+	for k, c := range cases {
+		var shape []int64
+		for _, a := range c.perm {
+			shape = append(shape, srcExt[a])
+		}
+		out := fmt.Sprintf("out%d", k)
+		sg.AddVar(out, "output", int64(len(src)))
+		d := &neff.Desc{From: str("in"), FromOff: i64(0), FromSizes: []int64{int64(len(src))}, FromSteps: []int64{1}, FromDType: str("bfloat16"),
+			To: str(out), ToOff: i64(0), ToSizes: []int64{int64(len(src))}, ToSteps: []int64{1}, ToDType: str("bfloat16"),
+			TransposeOp: str(c.op), TransposeShape: shape, TransposeElementSize: i64(2)}
+		sp.AddDMA("q", out, d)
+	}
+	raw, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := neff.OpenBytes(raw, neff.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := neff.Check(m, neff.DefaultRuntime); rep.HasErrors() || rep.Count(diag.Warning) > 0 {
+		t.Fatalf("transpose_op NEFF has findings: %v", rep)
+	}
+	p := FromModel(m)[0]
+	if len(p.Problems) > 0 {
+		t.Fatal(p.Problems)
+	}
+	mem := p.NewMemory(0)
+	if err := mem.SetInput("in", src); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Execute(mem); err != nil {
+		t.Fatal(err)
+	}
+	for k, c := range cases {
+		got, _ := mem.Bytes(fmt.Sprintf("out%d", k))
+		var ext [4]int64
+		for i, a := range c.perm {
+			ext[i] = srcExt[a]
+		}
+		o := 0
+		var idx [4]int64 // result index
+		for idx[0] = 0; idx[0] < ext[0]; idx[0]++ {
+			for idx[1] = 0; idx[1] < ext[1]; idx[1]++ {
+				for idx[2] = 0; idx[2] < ext[2]; idx[2]++ {
+					for idx[3] = 0; idx[3] < ext[3]; idx[3]++ {
+						var s [4]int64
+						for i, a := range c.perm {
+							s[a] = idx[i]
+						}
+						want := uint16(((s[0]*Z+s[1])*Y+s[2])*X + s[3])
+						if g := binary.LittleEndian.Uint16(got[2*o:]); g != want {
+							t.Fatalf("%s: result element %v is %d, want source element %d", c.op, idx, g, want)
+						}
+						o++
+					}
+				}
+			}
 		}
 	}
 }

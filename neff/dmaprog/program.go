@@ -225,7 +225,8 @@ func (p *Program) transfer(ds *neff.Desc) (dma.Transfer, error) {
 	if ds == nil {
 		return dma.Transfer{}, fmt.Errorf("descriptor is null")
 	}
-	t := dma.Transfer{Op: dma.Op(ds.OpName()), Scale: 1}
+	op, perm := ds.Operation()
+	t := dma.Transfer{Op: dma.Op(op), Scale: 1, TransposePerm: perm}
 	for i, s := range ds.Sources() {
 		if s == nil {
 			return t, fmt.Errorf("from_arr[%d] is null", i)
