@@ -83,6 +83,13 @@ func (o neffDMAOutput) WriteText(w io.Writer) error {
 		h := a.Histogram
 		fmt.Fprintf(tw, "total\t\t%d\t%s\t\t%d\t%d\t%d\t%d\t%d\t%d\t\t\n", a.Descriptors, humanize.Bytes(a.Bytes), h.Under64, h.Under512, h.Under2K, h.Under4K, h.Under64K, h.From64KUp)
 		tw.Flush()
+		if len(a.Ops) > 1 || len(a.Ops) == 1 && a.Ops[0].Op != dma.OpCopy {
+			parts := make([]string, len(a.Ops))
+			for i, o := range a.Ops {
+				parts[i] = fmt.Sprintf("%s %s (%s)", o.Op, humanize.Count(int64(o.Descriptors)), humanize.Bytes(o.Bytes))
+			}
+			fmt.Fprintf(w, "By operation: %s\n", strings.Join(parts, ", "))
+		}
 		if len(sg.Skipped) > 0 {
 			fmt.Fprintf(w, "%d descriptors left out (they do not resolve; see npukit check):\n", len(sg.Skipped))
 			for _, p := range sg.Skipped {

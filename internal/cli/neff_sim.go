@@ -10,6 +10,7 @@ import (
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff/dma"
+	"github.com/npukit/npukit/neff/dmaprog"
 	"github.com/npukit/npukit/sim"
 	"github.com/npukit/npukit/trace"
 	"github.com/spf13/pflag"
@@ -19,8 +20,11 @@ func init() {
 	registerSimulator(Simulator{Kind: detect.NEFF, Flags: neffSimFlagSet, Run: runNeffSim})
 }
 
-// neffSimFlags holds the DMA timing overrides of `npukit sim x.neff`.
+// neffSimFlags holds the DMA timing overrides of `npukit sim x.neff`; fs
+// is the flag set they were bound to (a flag the user did not give leaves
+// the NEFF's own architecture's figure).
 var neffSimFlags struct {
+	fs       *pflag.FlagSet
 	engines  int
 	gibps    float64
 	overhead int64
@@ -29,40 +33,56 @@ var neffSimFlags struct {
 
 func neffSimFlagSet(fs *pflag.FlagSet) {
 	d := dma.DefaultSimParams()
-	fs.IntVar(&neffSimFlags.engines, "dma-engines", d.Engines, "NEFF: DMA engines per NeuronCore")
-	fs.Float64Var(&neffSimFlags.gibps, "dma-gibps", d.BytesPerNs*1e9/float64(1<<30), "NEFF: bandwidth of one DMA engine in GiB/s")
+	neffSimFlags.fs = fs
+	fs.IntVar(&neffSimFlags.engines, "dma-engines", d.Engines, "NEFF: DMA engines per NeuronCore (default: the NEFF's NeuronCore generation's)")
+	fs.Float64Var(&neffSimFlags.gibps, "dma-gibps", d.BytesPerNs*1e9/float64(1<<30), "NEFF: bandwidth of one DMA engine in GiB/s (default: the NEFF's NeuronCore generation's)")
 	fs.Int64Var(&neffSimFlags.overhead, "dma-overhead-ns", d.OverheadNs, "NEFF: fixed cost of one DMA descriptor in ns")
 	fs.Int64Var(&neffSimFlags.minRun, "dma-min-run", d.MinChargedRun, "NEFF: contiguous runs shorter than this many bytes cost as much as this")
 }
 
-func neffSimParams() (dma.SimParams, error) {
-	p := dma.DefaultSimParams()
+// neffSimParams applies the flags the user gave to the architecture's
+// parameters p.
+func neffSimParams(p dma.SimParams) (dma.SimParams, error) {
 	f := neffSimFlags
-	if f.engines != 0 || f.gibps != 0 {
-		// Flags were registered (the sim command); validate them.
+	if f.fs == nil {
+		return p, nil
+	}
+	if f.fs.Changed("dma-engines") {
 		if f.engines < 1 || f.engines > 1024 {
 			return p, usageErr("--dma-engines %d: want 1..1024", f.engines)
 		}
+		p.Engines = f.engines
+	}
+	if f.fs.Changed("dma-gibps") {
 		if !(f.gibps > 0) || f.gibps > 1e6 {
 			return p, usageErr("--dma-gibps %g: want a positive bandwidth", f.gibps)
 		}
-		if f.overhead < 0 || f.minRun < 0 {
-			return p, usageErr("--dma-overhead-ns and --dma-min-run must not be negative")
-		}
-		p.Engines, p.BytesPerNs, p.OverheadNs, p.MinChargedRun = f.engines, f.gibps*float64(1<<30)/1e9, f.overhead, f.minRun
+		p.BytesPerNs = f.gibps * float64(1<<30) / 1e9
+	}
+	if f.overhead < 0 || f.minRun < 0 {
+		return p, usageErr("--dma-overhead-ns and --dma-min-run must not be negative")
+	}
+	if f.fs.Changed("dma-overhead-ns") {
+		p.OverheadNs = f.overhead
+	}
+	if f.fs.Changed("dma-min-run") {
+		p.MinChargedRun = f.minRun
 	}
 	return p, nil
 }
 
 type neffSimSubgraph struct {
 	Subgraph string         `json:"subgraph"`
+	Core     int            `json:"physical_core"`
+	StartNs  int64          `json:"start_ns"`
 	Result   *dma.SimResult `json:"result"`
 	Trace    string         `json:"trace,omitempty"`
 }
 
 type neffSimOutput struct {
 	File      string            `json:"file"`
-	TotalNs   int64             `json:"total_ns"` // subgraphs one after another
+	Setup     dmaprog.Setup     `json:"setup"`
+	TotalNs   int64             `json:"total_ns"` // the longest physical core
 	Params    dma.SimParams     `json:"params"`
 	Subgraphs []neffSimSubgraph `json:"subgraphs"`
 }
@@ -72,13 +92,22 @@ func us(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1e3) }
 func (o neffSimOutput) WriteText(w io.Writer) error {
 	p := o.Params
 	fmt.Fprintf(w, "NEFF DMA simulation: %s\n", o.File)
-	fmt.Fprintf(w, "Model: %d DMA engines, %.1f GiB/s each, %d ns per descriptor, runs under %d B charged as %d B\n",
-		p.Engines, p.BytesPerNs*1e9/float64(1<<30), p.OverheadNs, p.MinChargedRun, p.MinChargedRun)
+	fmt.Fprintf(w, "Model: %s, %d DMA engines per core, %.1f GiB/s each, %d ns per descriptor, runs under %d B charged as %d B\n",
+		o.Setup.NeuronCore, p.Engines, p.BytesPerNs*1e9/float64(1<<30), p.OverheadNs, p.MinChargedRun, p.MinChargedRun)
+	if o.Setup.LNC > 1 {
+		fmt.Fprintf(w, "LNC %d: the subgraphs run at the same time on %d physical cores (subgraph i on core i mod %d), each with its own DMA engines; the total is the longest core's\n",
+			o.Setup.LNC, o.Setup.LNC, o.Setup.LNC)
+	} else if len(o.Subgraphs) > 1 {
+		fmt.Fprintf(w, "LNC 1: the %d subgraphs run one after another on one core\n", len(o.Subgraphs))
+	}
+	for _, n := range o.Setup.Notes {
+		fmt.Fprintf(w, "Note: %s\n", n)
+	}
 	fmt.Fprintf(w, "Total DMA time: %s us\n", us(o.TotalNs))
 	for _, sg := range o.Subgraphs {
 		r := sg.Result
-		fmt.Fprintf(w, "\nSubgraph %s: %s descriptors, %s, DMA time %s us, achieved %.2f GB/s\n",
-			sg.Subgraph, humanize.Count(int64(r.Descriptors)), humanize.Bytes(r.Bytes), us(r.TotalNs), r.AchievedGBps)
+		fmt.Fprintf(w, "\nSubgraph %s (physical core %d, from %s us): %s descriptors, %s, DMA time %s us, achieved %.2f GB/s\n",
+			sg.Subgraph, sg.Core, us(sg.StartNs), humanize.Count(int64(r.Descriptors)), humanize.Bytes(r.Bytes), us(r.TotalNs), r.AchievedGBps)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "QUEUE\tENGINES\tDESCRIPTORS\tBYTES\tBUSY us\tFIRST us\tLAST us\tGB/s\t")
 		for _, q := range r.Queues {
@@ -123,26 +152,24 @@ func neffTracePath(path, sg string, n int) string {
 }
 
 func runNeffSim(env *Env, r detect.Result, opts SimOptions) (Output, error) {
-	params, err := neffSimParams()
+	m, progs, err := openNeffPrograms(r.Path)
 	if err != nil {
 		return nil, err
 	}
-	_, progs, err := openNeffPrograms(r.Path)
+	setup := dmaprog.SetupFor(m)
+	if setup.Params, err = neffSimParams(setup.Params); err != nil {
+		return nil, err
+	}
+	run, err := dmaprog.Simulate(progs, setup)
 	if err != nil {
 		return nil, err
 	}
-	out := neffSimOutput{File: r.Path, Params: params}
-	for _, p := range progs {
-		descs := p.Ordered()
-		res, tl, err := dma.Simulate(descs, p.Queues, params)
-		if err != nil {
-			return nil, err
-		}
-		out.TotalNs += res.TotalNs
-		sg := neffSimSubgraph{Subgraph: p.Subgraph, Result: res}
+	out := neffSimOutput{File: r.Path, Setup: run.Setup, TotalNs: run.TotalNs, Params: setup.Params}
+	for _, sr := range run.Subgraphs {
+		sg := neffSimSubgraph{Subgraph: sr.Subgraph, Core: sr.Core, StartNs: sr.StartNs, Result: sr.Result}
 		if opts.Trace != "" {
-			sg.Trace = neffTracePath(opts.Trace, p.Subgraph, len(progs))
-			if err := writeNeffTrace(sg.Trace, p.Subgraph, descs, tl); err != nil {
+			sg.Trace = neffTracePath(opts.Trace, sr.Subgraph, len(run.Subgraphs))
+			if err := writeNeffTrace(sg.Trace, sr.Subgraph, sr.Ordered, sr.Timeline); err != nil {
 				return nil, err
 			}
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"github.com/spf13/pflag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -84,24 +85,35 @@ func TestNeffSimParams(t *testing.T) {
 	env := &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 	saved := neffSimFlags
 	defer func() { neffSimFlags = saved }()
-	neffSimFlags.engines, neffSimFlags.gibps, neffSimFlags.overhead, neffSimFlags.minRun = 16, 27, 0, 0
-	a, err := runNeffSim(env, detect.Result{Path: f, Kind: detect.NEFF}, SimOptions{})
+	sim := func(args ...string) (neffSimOutput, error) {
+		fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
+		neffSimFlagSet(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		o, err := runNeffSim(env, detect.Result{Path: f, Kind: detect.NEFF}, SimOptions{})
+		if err != nil {
+			return neffSimOutput{}, err
+		}
+		return o.(neffSimOutput), nil
+	}
+	a, err := sim("--dma-overhead-ns=0", "--dma-min-run=0", "--dma-gibps=27")
 	if err != nil {
 		t.Fatal(err)
 	}
-	neffSimFlags.gibps = 13.5
-	b, err := runNeffSim(env, detect.Result{Path: f, Kind: detect.NEFF}, SimOptions{})
+	b, err := sim("--dma-overhead-ns=0", "--dma-min-run=0", "--dma-gibps=13.5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ta, tb := a.(neffSimOutput).TotalNs, b.(neffSimOutput).TotalNs
-	if tb < ta*19/10 {
+	if ta, tb := a.TotalNs, b.TotalNs; tb < ta*19/10 {
 		t.Errorf("half bandwidth: %d ns vs %d ns", tb, ta)
 	}
-	neffSimFlags.engines = 0
-	neffSimFlags.gibps = -1
-	if _, err := runNeffSim(env, detect.Result{Path: f, Kind: detect.NEFF}, SimOptions{}); err == nil {
+	if _, err := sim("--dma-gibps=-1"); err == nil {
 		t.Error("negative bandwidth accepted")
+	}
+	// Flags not given keep the NEFF's own generation's figures.
+	if d, err := sim(); err != nil || d.Params.Engines != 16 || d.Params.OverheadNs != 1300 || d.Setup.NeuronCore != "NeuronCore-v2" {
+		t.Errorf("defaults: %+v %v", d.Params, err)
 	}
 }
 

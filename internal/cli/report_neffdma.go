@@ -18,7 +18,7 @@ const neffReportMaxTimelineDescs = 20000
 // neffDMASections returns the DMA sections of a NEFF report, for the NEFF
 // reporter to append: per subgraph, traffic by engine and queue (run-size
 // classes) and the simulated DMA timeline (one track per DMA engine) with
-// default parameters. Section IDs are "dma-traffic" and "dma-timeline",
+// the DMA model of the NEFF's NeuronCore generation. Section IDs are "dma-traffic" and "dma-timeline",
 // suffixed with "-SUBGRAPH" when the NEFF has several subgraphs. The
 // efficiency findings are returned as well, for the page's diagnostics
 // (link them with neffDMASectionFor).
@@ -26,13 +26,14 @@ func neffDMASections(m *neff.Model) ([]report.Section, diag.Report) {
 	progs := dmaprog.FromModel(m)
 	var secs []report.Section
 	rep := diag.Report{}
+	setup := dmaprog.SetupFor(m)
 	for _, p := range progs {
 		if len(p.Descriptors) == 0 {
 			continue
 		}
 		a := dma.Analyze(p.Descriptors, p.Layout)
 		rep = append(rep, a.Diagnostics...)
-		res, tl, err := dma.Simulate(p.Ordered(), p.Queues, dma.DefaultSimParams())
+		res, tl, err := dma.Simulate(p.Ordered(), p.Queues, setup.Params)
 		if err != nil {
 			res, tl = nil, nil
 		}

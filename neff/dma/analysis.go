@@ -2,7 +2,9 @@ package dma
 
 import (
 	"fmt"
+	"maps"
 	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/npukit/npukit/diag"
@@ -132,13 +134,38 @@ type Analysis struct {
 	Queues      []QueueStats `json:"queues"`
 	Descriptors int          `json:"descriptors"`
 	Bytes       int64        `json:"bytes"`
+	// Ops counts descriptors and moved bytes per operation (copy, cast,
+	// transpose, ...), in the order of Op's constants.
+	Ops         []OpStats    `json:"ops"`
 	Histogram   RunHistogram `json:"run_histogram"`
 	Diagnostics diag.Report  `json:"diagnostics"`
 }
 
+// OpStats is the traffic of one DMA operation.
+type OpStats struct {
+	Op          Op    `json:"op"`
+	Descriptors int   `json:"descriptors"`
+	Bytes       int64 `json:"bytes"`
+}
+
+// opOrder is the order Analysis.Ops lists operations in.
+var opOrder = []Op{OpCopy, OpCast, OpTranspose, OpAdd, OpFMA, OpMin, OpMax}
+
 // Analyze computes per-queue traffic and efficiency diagnostics.
 func Analyze(descs []Descriptor, l Layout) *Analysis {
 	a := &Analysis{Diagnostics: diag.Report{}}
+	ops := map[Op]*OpStats{}
+	defer func() {
+		for _, o := range opOrder {
+			if s := ops[o]; s != nil {
+				a.Ops = append(a.Ops, *s)
+				delete(ops, o)
+			}
+		}
+		for _, o := range slices.Sorted(maps.Keys(ops)) { // ops npukit does not know
+			a.Ops = append(a.Ops, *ops[o])
+		}
+	}()
 	byKey := map[[2]string]*QueueStats{}
 	for _, d := range descs {
 		key := [2]string{d.Engine, d.Queue}
@@ -150,6 +177,15 @@ func Analyze(descs []Descriptor, l Layout) *Analysis {
 		q.Descriptors++
 		moved := d.Transfer.To.Pattern.Bytes()
 		q.Bytes += moved
+		op := d.Transfer.Op
+		if op == "" {
+			op = OpCopy
+		}
+		if ops[op] == nil {
+			ops[op] = &OpStats{Op: op}
+		}
+		ops[op].Descriptors++
+		ops[op].Bytes += moved
 		for _, s := range append(append([]Side(nil), d.Transfer.From...), d.Transfer.To) {
 			sum := s.Pattern.Summarize()
 			checkSide(d, s, sum, l, &a.Diagnostics)

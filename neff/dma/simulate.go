@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/sim"
 )
 
@@ -11,18 +12,37 @@ import (
 // ../shared/notes/neuroncore.md: 16 DMA engines per core, one transfer
 // each at a time, 27 GiB/s per engine, a fixed per-transfer overhead of
 // about 1.3 us, and contiguous runs under 512 B being overhead-bound (each
-// is charged as 512 B).
+// is charged as 512 B). ParamsFor takes them from a NeuronCore generation.
 type SimParams struct {
 	Engines         int     `json:"engines"`           // DMA engines per core
 	BytesPerNs      float64 `json:"bytes_per_ns"`      // per-engine bandwidth
 	OverheadNs      int64   `json:"overhead_ns"`       // per descriptor
 	MinChargedRun   int64   `json:"min_charged_run"`   // a run shorter than this costs as much as this
 	FirstEngineBase int     `json:"first_engine_base"` // engine the first queue set starts at
+	// TransposeBlock is how many elements a DMA transpose writes in one
+	// contiguous run of its destination. A transpose reorders elements,
+	// so it cannot stream its destination as a copy does; npukit charges
+	// it as runs of TransposeBlock elements (each at least MinChargedRun
+	// bytes). The default, 16, is the block of 16 source rows the
+	// hardware transpose of nki.isa.dma_transpose works on (its hwdge mode
+	// requires src.shape[0] == 16, NKI API reference); no public source
+	// gives the engine's transpose throughput, so this is an assumption,
+	// stated in every simulation's output.
+	TransposeBlock int64 `json:"transpose_block"`
 }
 
-// DefaultSimParams returns the documented defaults.
+// DefaultSimParams returns the documented defaults (NeuronCore-v2).
 func DefaultSimParams() SimParams {
-	return SimParams{Engines: 16, BytesPerNs: 27 * float64(1<<30) / 1e9, OverheadNs: 1300, MinChargedRun: MinEfficientRun}
+	return SimParams{Engines: 16, BytesPerNs: 27 * float64(1<<30) / 1e9, OverheadNs: 1300, MinChargedRun: MinEfficientRun, TransposeBlock: 16}
+}
+
+// ParamsFor returns the DMA model of a NeuronCore architecture: its DMA
+// engine count, per-engine bandwidth and per-transfer overhead, with the
+// default run and transpose charges.
+func ParamsFor(a *neuroncore.Arch) SimParams {
+	p := DefaultSimParams()
+	p.Engines, p.BytesPerNs, p.OverheadNs = a.DMAEngines, a.DMABytesPerNs, int64(a.DMAFixedNs)
+	return p
 }
 
 // QueueSet is a dma_queue entry of def.json: a name and how many hardware
@@ -65,8 +85,10 @@ type QueueTiming struct {
 }
 
 // chargedBytes is what a descriptor costs in bytes: the larger side, with
-// every run shorter than MinChargedRun counted as MinChargedRun.
-func chargedBytes(t Transfer, minRun int64) (moved, charged int64) {
+// every run shorter than MinChargedRun counted as MinChargedRun; a
+// transpose's destination counts as runs of p.TransposeBlock elements.
+func chargedBytes(t Transfer, p SimParams) (moved, charged int64) {
+	minRun := p.MinChargedRun
 	side := func(s Side) int64 {
 		sum := s.Pattern.Summarize()
 		if sum.Runs == 0 {
@@ -88,6 +110,15 @@ func chargedBytes(t Transfer, minRun int64) (moved, charged int64) {
 	charged = side(t.To)
 	for _, f := range t.From {
 		charged = max(charged, side(f))
+	}
+	if t.Op == OpTranspose && p.TransposeBlock > 0 {
+		es := int64(t.TransposeElemSize)
+		if es <= 0 {
+			es = int64(t.To.DType.Size())
+		}
+		run := max(es*p.TransposeBlock, 1)
+		runs := (moved + run - 1) / run
+		charged = max(charged, runs*max(run, minRun))
 	}
 	return moved, charged
 }
@@ -149,7 +180,7 @@ func Lower(descs []Descriptor, sets []QueueSet, p SimParams) (*sim.Graph, [][]in
 			q.ord++
 			q.member, q.entry = d.Engine, d.Index
 		}
-		_, charged := chargedBytes(d.Transfer, p.MinChargedRun)
+		_, charged := chargedBytes(d.Transfer, p)
 		g.Tasks = append(g.Tasks, sim.Task{Name: d.Comment, Cat: d.Queue, Resource: sim.ResourceID(q.engines[q.ord%len(q.engines)]), Bytes: max(charged, 1), Tag: int32(i)})
 	}
 	sort.Strings(names)

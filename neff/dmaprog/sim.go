@@ -1,0 +1,95 @@
+package dmaprog
+
+import (
+	"fmt"
+
+	"github.com/npukit/npukit/neff"
+	"github.com/npukit/npukit/neff/dma"
+	"github.com/npukit/npukit/neuroncore"
+	"github.com/npukit/npukit/sim"
+)
+
+// Setup is how a NEFF's DMA programs are simulated: the NeuronCore
+// generation its kelf target names, that generation's DMA model, and the
+// logical-core size. With LNC=n (Trainium2 and later: lnc_size 2 joins two
+// physical cores into one logical core) the NEFF holds one subgraph per
+// physical core; they run at the same time, subgraph i on physical core
+// i mod n, each core with its own DMA engines. With LNC=1 the subgraphs
+// run one after another on one core.
+type Setup struct {
+	NeuronCore string        `json:"neuroncore"` // "NeuronCore-v3"
+	Version    int           `json:"neuroncore_version"`
+	LNC        int           `json:"lnc"`
+	Params     dma.SimParams `json:"params"`
+	// Notes say what the model assumes: figures borrowed from another
+	// generation, a target npukit does not know.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// SetupFor derives the simulation setup of m from its target and header.
+// A target npukit does not recognise (or "*") is simulated as
+// NeuronCore-v2, and a note says so.
+func SetupFor(m *neff.Model) Setup {
+	g := m.Generation()
+	s := Setup{LNC: max(int(m.File.Header.LNCSize), 1)}
+	if g == nil {
+		g = neuroncore.GenerationOf(2)
+		s.Notes = append(s.Notes, "the kelf target names no known NeuronCore generation: NeuronCore-v2's DMA model is used")
+	}
+	s.NeuronCore, s.Version = g.Name, g.Version
+	s.Params = dma.ParamsFor(g.Arch)
+	if g.Arch.Assumed != "" {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: %s are not published; NeuronCore-v2's are used", g.Name, g.Arch.Assumed))
+	}
+	if !g.SupportsLNC(s.LNC) {
+		s.Notes = append(s.Notes, fmt.Sprintf("lnc_size %d is not a configuration of %s (it supports %v); simulated as given", s.LNC, g.Name, g.LNCSizes))
+	}
+	return s
+}
+
+// SubgraphRun is one subgraph's simulated DMA program.
+type SubgraphRun struct {
+	Subgraph string `json:"subgraph"`
+	// Core is the physical core of the logical core it runs on (0 with
+	// LNC=1).
+	Core     int              `json:"physical_core"`
+	StartNs  int64            `json:"start_ns"` // on its core's clock, after earlier subgraphs there
+	Result   *dma.SimResult   `json:"result"`
+	Timeline *sim.Timeline    `json:"-"`
+	Ordered  []dma.Descriptor `json:"-"`
+}
+
+// Run is a NEFF's simulated DMA: per subgraph, and the total, which is the
+// longest physical core's (subgraphs on one core add up).
+type Run struct {
+	Setup     Setup         `json:"setup"`
+	TotalNs   int64         `json:"total_ns"`
+	Subgraphs []SubgraphRun `json:"subgraphs"`
+}
+
+// Simulate runs every program of a NEFF under s.
+func Simulate(progs []*Program, s Setup) (*Run, error) {
+	r := &Run{Setup: s}
+	busy := make([]int64, max(s.LNC, 1))
+	transposes := 0
+	for i, p := range progs {
+		descs := p.Ordered()
+		for _, d := range descs {
+			if d.Transfer.Op == dma.OpTranspose {
+				transposes++
+			}
+		}
+		res, tl, err := dma.Simulate(descs, p.Queues, s.Params)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Subgraph, err)
+		}
+		core := i % len(busy)
+		r.Subgraphs = append(r.Subgraphs, SubgraphRun{Subgraph: p.Subgraph, Core: core, StartNs: busy[core], Result: res, Timeline: tl, Ordered: descs})
+		busy[core] += res.TotalNs
+		r.TotalNs = max(r.TotalNs, busy[core])
+	}
+	if transposes > 0 && s.Params.TransposeBlock > 0 {
+		r.Setup.Notes = append(r.Setup.Notes, fmt.Sprintf("%d DMA transpose(s) charged as destination runs of %d elements (an assumption: no public figure gives the DMA engines' transpose throughput)", transposes, s.Params.TransposeBlock))
+	}
+	return r, nil
+}
