@@ -54,6 +54,24 @@ const (
 	RuleSignatureMissing = "neff/signature-missing"
 )
 
+// Severity review (every rule that can fire on a file of a compiler
+// generation npukit has not seen must be a gate the runtime enforces, or
+// provably wrong, or a warning):
+//   - runtime gates (errors): the header gates (truncation, pkg_version,
+//     header_size, data_size, major version, feature bits against a named
+//     runtime), the hash ("NEFF is invalid"), payload framing, members the
+//     graph needs (kelf, members named by kelf/def.json/engines), JSON that
+//     does not parse, var_id uniqueness and density, at least one output,
+//     required descriptor fields; the spec's restrictions on numbers
+//     (num_queues, 1..4-element patterns, from_arr <= 16, alignment a power
+//     of two, INF1-only fields, op-only fields, 64-byte instruction slots).
+//   - provably wrong (errors): references to undeclared variables, queues
+//     or var_ids, access patterns outside their variable, constants larger
+//     than their variable, unsafe or duplicate tar entries.
+//   - enumerations (warnings): queue types, fabric paths, variable types,
+//     dtypes and ops npukit does not know. The spec and neuronx-cc 2.24's
+//     values are known; a newer compiler may add values its own runtime
+//     accepts, so an unknown value is not proof of a broken file.
 func init() {
 	diag.Register(
 		diag.Rule{ID: RuleHeaderTruncated, Severity: diag.Error, Description: "the file is shorter than the 1024-byte NEFF header"},
@@ -77,12 +95,12 @@ func init() {
 		diag.Rule{ID: RuleNoKelf, Severity: diag.Error, Description: "the NEFF has no kelf-*.json graph description"},
 		diag.Rule{ID: RuleMissingMember, Severity: diag.Error, Description: "a member named by kelf, def.json, an engine JSON or a variable is absent"},
 		diag.Rule{ID: RuleUnknownTarget, Severity: diag.Warning, Description: "kelf target is not one of sunda/v2/trn1/inf2, cayman/v3/trn2, mariana/v4/trn3, inf1/v1/tonga/inferentia, * or empty"},
-		diag.Rule{ID: RuleQueueType, Severity: diag.Error, Description: "a queue set needs type in, out, data, embedding_update, dynamic (spec) or act_load (neuronx-cc 2.24)"},
+		diag.Rule{ID: RuleQueueType, Severity: diag.Warning, Description: "a queue set's type is none npukit knows (in, out, data, embedding_update, dynamic from the spec; act_load from neuronx-cc 2.24): a newer compiler may add types its runtime knows, an older runtime refuses them"},
 		diag.Rule{ID: RuleNumQueues, Severity: diag.Error, Description: "num_queues must be 1 on INF1 and between 1 and 16 elsewhere"},
-		diag.Rule{ID: RuleFabricPath, Severity: diag.Error, Description: "a queue set's fabric_path must be main or alt"},
+		diag.Rule{ID: RuleFabricPath, Severity: diag.Warning, Description: "a queue set's fabric_path is neither main nor alt (the spec's values; a newer compiler may add others)"},
 		diag.Rule{ID: RuleArchField, Severity: diag.Error, Description: "a field is used on an architecture that does not support it (INF1-only, or not on INF1)"},
 		diag.Rule{ID: RuleVarRequired, Severity: diag.Error, Description: "a variable needs type, var_id and size"},
-		diag.Rule{ID: RuleVarType, Severity: diag.Error, Description: "variable type must be state-buffer, input, output, file, tmp-buf, virtual, pointer, dge-table (spec) or local, shared, remote (neuronx-cc 2.24)"},
+		diag.Rule{ID: RuleVarType, Severity: diag.Warning, Description: "a variable's type is none npukit knows (state-buffer, input, output, file, tmp-buf, virtual, pointer, dge-table from the spec; local, shared, remote from neuronx-cc 2.24): a newer compiler may add types its runtime knows"},
 		diag.Rule{ID: RuleVarIDDuplicate, Severity: diag.Error, Description: "var_id must be unique"},
 		diag.Rule{ID: RuleVarIDDense, Severity: diag.Error, Description: "var_ids must be dense 0..N-1 (the runtime indexes by them)"},
 		diag.Rule{ID: RuleAlignment, Severity: diag.Error, Description: "alignment must be 0 or a power of two"},
@@ -93,9 +111,9 @@ func init() {
 		diag.Rule{ID: RuleDescQueue, Severity: diag.Error, Description: "a descriptor names a queue set or queue instance that def.json does not declare"},
 		diag.Rule{ID: RuleDescVar, Severity: diag.Error, Description: "a descriptor names a variable that def.json does not declare"},
 		diag.Rule{ID: RulePatternShape, Severity: diag.Error, Description: "steps and sizes arrays must have 1..4 elements and equal lengths, sizes non-negative"},
-		diag.Rule{ID: RuleDType, Severity: diag.Error, Description: "dtype is not one of the spec's values"},
+		diag.Rule{ID: RuleDType, Severity: diag.Warning, Description: "a dtype is none of the spec's values (a newer compiler may add types; npukit cannot size or convert its elements)"},
 		diag.Rule{ID: RuleTransposeOp, Severity: diag.Warning, Description: "a DMA descriptor's transpose_op (neuronx-cc 2.21's transpose marker) is not an order of the axes W, Z, Y, X, or stands beside an op other than copy: npukit cannot execute or price it as the transpose it is"},
-		diag.Rule{ID: RuleOp, Severity: diag.Error, Description: "op must be fma, cast, add, min, max, transpose or copy"},
+		diag.Rule{ID: RuleOp, Severity: diag.Warning, Description: "a descriptor's op is none of the spec's (fma, cast, add, min, max, transpose, copy): a newer compiler may add operations; npukit cannot execute or price it"},
 		diag.Rule{ID: RuleFromArr, Severity: diag.Error, Description: "from_arr may hold at most 16 sources"},
 		diag.Rule{ID: RuleOpField, Severity: diag.Error, Description: "a descriptor field is only valid with a given op (scale/scale_dtype: fma, constant: min/max, transpose_*: transpose) or has a wrong value"},
 		diag.Rule{ID: RuleConstantNull, Severity: diag.Warning, Description: "a float32 constant of a min/max descriptor is null or absent: JSON writers such as nlohmann::json (neuronx-cc's) write +-inf and NaN as null, so the value cannot be known"},
