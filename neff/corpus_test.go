@@ -13,8 +13,7 @@ import (
 // TestCorpusCheck: every real NEFF checks without errors and decodes its
 // subgraphs, engines and descriptors.
 func TestCorpusCheck(t *testing.T) {
-	dir := conformance.Corpus(t, "neff")
-	for _, p := range conformance.Files(t, dir, "*.neff") {
+	for _, p := range conformance.CorpusFiles(t, "neff", "*.neff") {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			b, err := os.ReadFile(p)
 			if err != nil {
@@ -50,8 +49,7 @@ func TestCorpusCheck(t *testing.T) {
 // TestCorpusJSONRoundTrip: def.json and engine JSONs survive decode/encode
 // with every field, known or not.
 func TestCorpusJSONRoundTrip(t *testing.T) {
-	dir := conformance.Corpus(t, "neff")
-	for _, p := range conformance.Files(t, dir, "*.neff") {
+	for _, p := range conformance.CorpusFiles(t, "neff", "*.neff") {
 		m, err := Open(p)
 		if err != nil {
 			t.Fatal(err)

@@ -33,8 +33,8 @@ type KelfGraph struct {
 // their *_instr and *_dbg keys) are not fixed by the format and stay in
 // Extra; Def.Engines reads them.
 type Def struct {
-	DMAQueue map[string]*QueueSet `json:"dma_queue,omitempty"`
-	Var      map[string]*Var      `json:"var,omitempty"`
+	DMAQueue map[string]*QueueSet `json:"dma_queue,omitzero"`
+	Var      map[string]*Var      `json:"var,omitzero"`
 	Version  any                  `json:"version,omitempty"` // "0.6" in real files; any value kept
 	Extra    Extra                `json:"-"`
 }

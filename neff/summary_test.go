@@ -64,8 +64,7 @@ func TestSummarizeBuilt(t *testing.T) {
 // TestCorpusSummaryIO: the summary lists exactly the tensors neff.json
 // declares, read independently of the typed model.
 func TestCorpusSummaryIO(t *testing.T) {
-	dir := conformance.Corpus(t, "neff")
-	for _, p := range conformance.Files(t, dir, "*.neff") {
+	for _, p := range conformance.CorpusFiles(t, "neff", "*.neff") {
 		m, err := Open(p)
 		if err != nil {
 			t.Fatal(err)

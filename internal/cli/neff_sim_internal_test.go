@@ -22,9 +22,8 @@ import (
 // with exactly one complete event per descriptor on at most one track per
 // DMA engine.
 func TestNeffSimTraceCorpus(t *testing.T) {
-	dir := conformance.Corpus(t, "neff")
 	tmp := t.TempDir()
-	for _, f := range conformance.Files(t, dir, "*.neff") {
+	for _, f := range conformance.CorpusFiles(t, "neff", "*.neff") {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			tp := filepath.Join(tmp, filepath.Base(f)+".json")
 			env := &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
@@ -42,36 +41,35 @@ func TestNeffSimTraceCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(progs) != 1 {
-				t.Skip("several subgraphs: one trace each")
+			if len(o.Subgraphs) != len(progs) || o.TotalNs <= 0 {
+				t.Fatalf("%d subgraphs simulated of %d, total %d", len(o.Subgraphs), len(progs), o.TotalNs)
 			}
-			descs := len(progs[0].Descriptors)
-			if o.Subgraphs[0].Result.Descriptors != descs || o.TotalNs <= 0 {
-				t.Fatalf("result %+v", o.Subgraphs[0].Result)
-			}
-			fh, err := os.Open(tp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer fh.Close()
-			sum, err := trace.Validate(fh)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := sum.Phases["X"]; got != descs {
-				t.Errorf("%d complete events for %d descriptors", got, descs)
-			}
-			if sum.Tracks < 1 || sum.Tracks > o.Params.Engines {
-				t.Errorf("%d tracks for %d DMA engines", sum.Tracks, o.Params.Engines)
-			}
-			busy := map[int]bool{}
-			for _, e := range o.Subgraphs[0].Result.Engines {
-				if e.Descriptors > 0 {
-					busy[e.Engine] = true
+			for i, sg := range o.Subgraphs {
+				descs := len(progs[i].Descriptors)
+				if sg.Result.Descriptors != descs {
+					t.Fatalf("%s: result %+v", sg.Subgraph, sg.Result)
 				}
-			}
-			if sum.Tracks != len(busy) {
-				t.Errorf("%d tracks, %d busy engines", sum.Tracks, len(busy))
+				fh, err := os.Open(sg.Trace)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum, err := trace.Validate(fh)
+				fh.Close()
+				if err != nil {
+					t.Fatalf("%s: %v", sg.Subgraph, err)
+				}
+				if got := sum.Phases["X"]; got != descs {
+					t.Errorf("%s: %d complete events for %d descriptors", sg.Subgraph, got, descs)
+				}
+				busy := map[int]bool{}
+				for _, e := range sg.Result.Engines {
+					if e.Descriptors > 0 {
+						busy[e.Engine] = true
+					}
+				}
+				if sum.Tracks != len(busy) || sum.Tracks > o.Params.Engines {
+					t.Errorf("%s: %d tracks, %d busy engines of %d", sg.Subgraph, sum.Tracks, len(busy), o.Params.Engines)
+				}
 			}
 		})
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 func neffCorpus(t *testing.T) []string {
-	return conformance.Files(t, conformance.Corpus(t, "neff"), "*.neff")
+	return conformance.CorpusFiles(t, "neff", "*.neff")
 }
 
 // dirFiles reads every file below dir by slash path.
@@ -354,5 +354,89 @@ func TestNeffMaxBytesEnv(t *testing.T) {
 	t.Setenv("NPUKIT_NEFF_MAX_BYTES", "lots")
 	if r := run(t, "", "inspect", f); r.code != 2 || !strings.Contains(r.stderr, `NPUKIT_NEFF_MAX_BYTES="lots"`) {
 		t.Fatalf("bad value: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// Every NEFF of both corpora (neuronx-cc 2.0, 2.16, 2.18 for trn1 and 2.21
+// for trn2) checks with exit 0, carries no warning that every file of its
+// producer (compiler release and target) carries (such a warning says
+// nothing a user of that compiler can act on), and inspect --json names
+// the compiler, target, NeuronCore generation, LNC and instance families.
+func TestNeffCorpusGenerations(t *testing.T) {
+	type producer struct {
+		files    int
+		warnings map[string]int // rule -> files carrying it
+	}
+	producers := map[string]*producer{}
+	for _, f := range neffCorpus(t) {
+		name := filepath.Base(f)
+		r := run(t, "", "check", "--json", f)
+		if r.code != 0 {
+			t.Errorf("%s: check exit %d\n%s", name, r.code, r.stdout)
+			continue
+		}
+		var rep struct {
+			Diagnostics []struct{ Severity, Rule string }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		r = run(t, "", "inspect", "--json", f)
+		if r.code != 0 {
+			t.Fatalf("%s: inspect exit %d: %s", name, r.code, r.stderr)
+		}
+		var docs []struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &docs); err != nil || len(docs) != 1 {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var s struct {
+			Compiler string `json:"compiler"`
+			Targets  []struct {
+				Target string `json:"target"`
+			} `json:"targets"`
+			Hardware struct {
+				Version  int      `json:"neuroncore_version"`
+				LNC      int      `json:"lnc"`
+				Families []string `json:"instance_families"`
+				Runtime  string   `json:"runtime"`
+			} `json:"hardware"`
+		}
+		if err := json.Unmarshal(docs[0].Result, &s); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		hw := s.Hardware
+		if s.Compiler == "" || len(s.Targets) == 0 || hw.Version < 1 || hw.LNC < 1 || len(hw.Families) == 0 || hw.Runtime == "" {
+			t.Errorf("%s: inspect --json lacks compiler/target/hardware: %+v", name, s)
+		}
+		rel := s.Compiler
+		if parts := strings.SplitN(s.Compiler, ".", 3); len(parts) > 1 {
+			rel = parts[0] + "." + parts[1]
+		}
+		key := rel + " " + s.Targets[0].Target
+		p := producers[key]
+		if p == nil {
+			p = &producer{warnings: map[string]int{}}
+			producers[key] = p
+		}
+		p.files++
+		seen := map[string]bool{}
+		for _, d := range rep.Diagnostics {
+			if d.Severity == "warning" && !seen[d.Rule] {
+				seen[d.Rule] = true
+				p.warnings[d.Rule]++
+			}
+		}
+	}
+	if len(producers) < 2 {
+		t.Fatalf("only %d producers found", len(producers))
+	}
+	for key, p := range producers {
+		for rule, n := range p.warnings {
+			if n == p.files {
+				t.Errorf("producer %s: every one of its %d file(s) warns %s", key, p.files, rule)
+			}
+		}
 	}
 }

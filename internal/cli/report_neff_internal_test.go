@@ -15,7 +15,7 @@ import (
 // TestNeffReportPart: a registered part's sections and findings reach the
 // page, and its findings link to its own section.
 func TestNeffReportPart(t *testing.T) {
-	files := conformance.Files(t, conformance.Corpus(t, "neff"), "*.neff")
+	files := conformance.CorpusFiles(t, "neff", "*.neff")
 	saved := neffReportParts
 	defer func() { neffReportParts = saved }()
 	neffReportParts = nil // without the DMA part: only the fake one

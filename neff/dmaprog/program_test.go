@@ -33,8 +33,7 @@ func countDescs(m *neff.Model) int {
 }
 
 func TestCorpus(t *testing.T) {
-	dir := conformance.Corpus(t, "neff")
-	for _, path := range conformance.Files(t, dir, "*.neff") {
+	for _, path := range conformance.CorpusFiles(t, "neff", "*.neff") {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			m, err := neff.Open(path)
 			if err != nil {
@@ -50,8 +49,11 @@ func TestCorpus(t *testing.T) {
 					t.Errorf("%s: %v", p.Subgraph, p.Problems)
 				}
 				total += len(p.Descriptors)
-				if len(p.Queues) == 0 {
-					t.Errorf("%s: no queue sets", p.Subgraph)
+				// A subgraph may move nothing (the second LNC=2 half of a
+				// small trn2 kernel declares no queue set), but one that
+				// moves data has queue sets.
+				if len(p.Queues) == 0 && len(p.Descriptors) > 0 {
+					t.Errorf("%s: descriptors but no queue sets", p.Subgraph)
 				}
 				if len(p.Layout.StateBuffers) != 1 {
 					t.Errorf("%s: state buffers %v", p.Subgraph, p.Layout.StateBuffers)
