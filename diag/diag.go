@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -84,6 +85,9 @@ type Diagnostic struct {
 	// path ("sg00/def.json: var[3].size") or an IR path ("core 0 / workload 12").
 	Location string `json:"location,omitempty"`
 	Message  string `json:"message"`
+	// Count is how many findings of the rule this line stands for when a
+	// checker grouped repeated ones (Report.Group); 0 means one.
+	Count int `json:"count,omitempty"`
 }
 
 // String renders "FILE: LOCATION: SEVERITY [RULE] MESSAGE", leaving out an
@@ -114,6 +118,41 @@ func (r *Report) Add(rule, location, format string, args ...any) {
 		sev = rr.Severity
 	}
 	*r = append(*r, Diagnostic{Severity: sev, Rule: rule, Location: location, Message: fmt.Sprintf(format, args...)})
+}
+
+// Group folds every diagnostic of each given rule into one line: the
+// first one (in report order) with its location, its message prefixed by
+// how many there are, and Count set. Rules with a single finding are left
+// as they are. Checkers use it for repeated findings of one kind (a
+// convention every real file follows, a pattern on thousands of
+// descriptors), so that one thing is said once.
+func (r Report) Group(rules ...string) Report {
+	if len(rules) == 0 {
+		return r
+	}
+	n := map[string]int{}
+	for _, d := range r {
+		if slices.Contains(rules, d.Rule) {
+			n[d.Rule]++
+		}
+	}
+	out := r[:0:0]
+	done := map[string]bool{}
+	for _, d := range r {
+		c := n[d.Rule]
+		if c <= 1 {
+			out = append(out, d)
+			continue
+		}
+		if done[d.Rule] {
+			continue
+		}
+		done[d.Rule] = true
+		d.Count = c
+		d.Message = fmt.Sprintf("%d findings like this one; the first: %s", c, d.Message)
+		out = append(out, d)
+	}
+	return out
 }
 
 // Count returns how many diagnostics have the given severity.

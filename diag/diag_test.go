@@ -104,3 +104,20 @@ func TestRegistry(t *testing.T) {
 		t.Fatal("Rules() misses registered rule")
 	}
 }
+
+func TestGroup(t *testing.T) {
+	Register(Rule{ID: "test/grouped", Severity: Info}, Rule{ID: "test/single", Severity: Warning})
+	var r Report
+	r.Add("test/grouped", "core 0 / workload 3", "x at 3")
+	r.Add("test/single", "core 0", "once")
+	r.Add("test/grouped", "core 1 / workload 1", "x at 1")
+	r.Add("test/grouped", "core 1 / workload 2", "x at 2")
+	g := r.Group("test/grouped", "test/single")
+	if len(g) != 2 || g[0].Count != 3 || g[0].Location != "core 0 / workload 3" ||
+		g[0].Message != "3 findings like this one; the first: x at 3" || g[1].Count != 0 || g[1].Message != "once" {
+		t.Fatalf("%+v", g)
+	}
+	if len(r) != 4 || r[0].Count != 0 {
+		t.Fatalf("Group changed its receiver: %+v", r)
+	}
+}

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -45,6 +46,9 @@ const (
 	RuleMultipleRegions   = "gemini/multiple-ring-regions"
 	RuleMergedDestination = "gemini/merged-ifmap-destination"
 	RuleUnknownType       = "gemini/unknown-type"
+	RuleTypeSynonym       = "gemini/type-synonym"
+	RuleUnallocated       = "gemini/unallocated"
+	RulePartial           = "gemini/partial-schedule"
 	RuleTensorOrderGaps   = "gemini/tensor-order-gaps"
 )
 
@@ -77,9 +81,12 @@ func init() {
 		diag.Rule{ID: RuleIfmapNotBuffered, Severity: diag.Error, Description: "every ifmap transfer of a workload must be in its buffer snapshot"},
 		diag.Rule{ID: RuleTensorOrder, Severity: diag.Error, Description: "no two DRAM transfers (DRAM-sourced, ofmap-typed and WL0 DDR entries) may share a tensor_order, and none is negative"},
 		diag.Rule{ID: RuleTensorOrderGaps, Severity: diag.Warning, Description: "tensor_order of a single-core schedule does not number its DRAM transfers exactly 0..|in|+|out|-1 (every real file does; a re-loaded tensor would lengthen the queue)"},
-		diag.Rule{ID: RuleWeightFirstOnly, Severity: diag.Warning, Description: "a re-used weight (or a tensor kept in L2 and re-used on its core) lists only its first consumer in destination (a scheduler convention; tools must not rely on destination lists for re-used tensors)"},
-		diag.Rule{ID: RuleAddressReuse, Severity: diag.Warning, Description: "a DRAM load newly added at workload k overlaps a tensor live at k-1: its load must wait until k-1 releases the region (address write-after-read)"},
-		diag.Rule{ID: RuleMergedDestination, Severity: diag.Warning, Description: "a destination names a workload that holds the transfer only inside a merged tensor (cur_wl_ifmap) of its snapshot, not in its ifmap list"},
+		diag.Rule{ID: RuleWeightFirstOnly, Severity: diag.Info, Description: "a transfer used by several workloads of a core lists only one of them in destination (the compiler lists the first consumer of a re-used weight or of a tensor kept in L2; one third-party writer lists the last): a convention, reported once per schedule; tools must not rely on destination lists for re-used tensors"},
+		diag.Rule{ID: RuleAddressReuse, Severity: diag.Info, Description: "a DRAM load newly added at workload k overlaps a tensor live at k-1: its load waits until k-1 releases the region (address write-after-read; every compiled schedule has some, reported once per schedule; `npukit alloc --from --prefetch` removes them)"},
+		diag.Rule{ID: RuleMergedDestination, Severity: diag.Info, Description: "a destination names a workload that holds the transfer only inside a merged tensor (cur_wl_ifmap) of its snapshot, not in its ifmap list (a scheduler convention, reported once per schedule)"},
+		diag.Rule{ID: RuleTypeSynonym, Severity: diag.Info, Description: `a "-1".out entry's type is another writer's word for fmap ("ifmap", "ofmap"): read as fmap, reported once per word`},
+		diag.Rule{ID: RuleUnallocated, Severity: diag.Warning, Description: "buffer entries of a core have no address (a placeholder such as \"address\": true, or none at all): the schedule is not allocated; `npukit alloc --from FILE --rewrite OUT` allocates it (reported once per core)"},
+		diag.Rule{ID: RulePartial, Severity: diag.Info, Description: `DRAM reads serve layers that have no workload in the file: read as a slice of a larger schedule, whose links to the missing part (unconsumed reads, transfers produced outside the slice, sparse transfer IDs) are not errors`},
 		diag.Rule{ID: RuleUnknownType, Severity: diag.Warning, Description: "a DRAM tensor or buffer entry has a type the spec does not list (weight/fmap; ifmap/ofmap/weight): read as data, its links still checked"},
 		diag.Rule{ID: RuleRingWrap, Severity: diag.Info, Description: "a tensor wraps around the end of its ring-buffer region (legal, never seen in real files)"},
 		diag.Rule{ID: RuleMultipleRegions, Severity: diag.Info, Description: "a workload configures several ring-buffer regions (legal, never seen in real files)"},
@@ -262,23 +269,116 @@ func destListed(ds []Destination, core int, id int64) bool {
 func Check(s *Schedule) diag.Report {
 	var rep diag.Report
 	ix := NewIndex(s)
+	sl := sliceOf(s, ix)
 	checkValues(s, &rep)
 	checkOrder(s, &rep)
-	checkIDs(s, ix, &rep)
-	checkLinks(s, ix, &rep)
+	checkIDs(s, ix, sl, &rep)
+	checkLinks(s, ix, sl, &rep)
 	checkRelated(s, ix, &rep)
 	checkDAG(s, ix, &rep)
 	checkSizes(s, ix, &rep)
 	checkSnapshots(s, ix, &rep)
+	checkUnallocated(s, &rep)
 	checkTensorOrder(s, &rep)
+	sl.report(&rep)
 	rep.Sort()
-	return rep
+	// Conventions every real schedule follows are said once.
+	return rep.Group(RuleWeightFirstOnly, RuleAddressReuse, RuleMergedDestination)
+}
+
+// slice describes a schedule that is part of a larger one: some DRAM
+// reads serve layers with no workload in the file (a converter's test
+// slice keeps the whole "-1" list but a few layers' workloads). Links
+// into the missing part are then expected and counted, not reported one
+// by one.
+type slice struct {
+	partial    bool
+	outside     map[int64]bool // DRAM reads of layers without workloads
+	example     string
+	dangling    int
+	unconsumed  int
+	outsideDest int // destinations naming workloads not in the file
+	sparseIDs   bool
+}
+
+// heldByDestination reports whether a destination names an existing
+// workload whose snapshot holds the transfer (in its ifmap list or only in
+// a merged cur_wl_ifmap tensor): the transfer is consumed there.
+func heldByDestination(ix *Index, ds []Destination, id int64) bool {
+	for _, d := range ds {
+		if d.Core < 0 || !d.HasWorkload {
+			continue
+		}
+		if w := ix.Workload(d.Core, d.Workload); w != nil && (uses(w, id) || inMergedIfmap(w, id)) {
+			return true
+		}
+	}
+	return false
+}
+
+// sliceOf finds the DRAM reads that serve the missing part of a sliced
+// schedule: read for a layer that has no workload in the file, used by no
+// workload and held by none of their destinations.
+func sliceOf(s *Schedule, ix *Index) *slice {
+	layers := map[string]bool{}
+	for _, c := range s.Cores {
+		for wi := range c.Workloads {
+			layers[c.Workloads[wi].LayerName] = true
+		}
+	}
+	sl := &slice{outside: map[int64]bool{}}
+	for i := range s.DRAMReads {
+		r := &s.DRAMReads[i]
+		if r.LayerName != "" && !layers[r.LayerName] && len(ix.consumers[r.TransferID]) == 0 && !heldByDestination(ix, r.Destinations, r.TransferID) {
+			sl.outside[r.TransferID] = true
+			if sl.example == "" {
+				sl.example = r.LayerName
+			}
+		}
+	}
+	sl.partial = len(sl.outside) > 0 && len(layers) > 0
+	return sl
+}
+
+func (sl *slice) report(rep *diag.Report) {
+	if !sl.partial {
+		return
+	}
+	rep.Add(RulePartial, "dram out", "%d DRAM reads serve layers with no workload in this file (e.g. %q): read as a slice of a larger schedule; not reported: %d reads no workload here uses, %d transfers produced outside the slice, %d destinations there%s",
+		len(sl.outside), sl.example, sl.unconsumed, sl.dangling, sl.outsideDest, map[bool]string{true: ", transfer IDs that are not 0..n-1", false: ""}[sl.sparseIDs])
+}
+
+// checkUnallocated reports, once per core, buffer entries without an
+// address in a schedule that places tensors (a placeholder address, or a
+// compiler-IR entry with none). The raw IR never has addresses.
+func checkUnallocated(s *Schedule, rep *diag.Report) {
+	for _, c := range s.Cores {
+		missing, total, placeholder := 0, 0, false
+		for wi := range c.Workloads {
+			for _, e := range c.Workloads[wi].Buffer {
+				total++
+				if e.Unallocated || !e.HasAddress && s.Variant == Compiler {
+					missing++
+					placeholder = placeholder || e.Unallocated
+				}
+			}
+		}
+		if missing == 0 {
+			continue
+		}
+		how := "have no address"
+		if placeholder {
+			how = "have a placeholder instead of an address"
+		}
+		rep.Add(RuleUnallocated, fmt.Sprintf("core %d", c.Key), "%d of %d buffer entries %s: the schedule is not allocated (npukit alloc --from FILE --rewrite OUT.json allocates it)", missing, total, how)
+	}
 }
 
 func checkValues(s *Schedule, rep *diag.Report) {
 	if s.BufferSize < 0 {
 		rep.Add(RuleBadValue, "buffersize", "buffersize %d is negative", s.BufferSize)
 	}
+	synonyms, synonymAt := map[string]int{}, map[string]string{}
 	for i := range s.DRAMReads {
 		d := &s.DRAMReads[i]
 		loc := func() string { return fmt.Sprintf("dram out[%d] (transfer %d)", i, d.TransferID) }
@@ -288,9 +388,19 @@ func checkValues(s *Schedule, rep *diag.Report) {
 		// The spec's prose says "-1".out holds "weights, ifmap, constants,
 		// etc." while its type field lists weight/fmap: another type is a
 		// warning, not an error.
-		if d.Type != "weight" && d.Type != "fmap" {
+		switch d.Type {
+		case "weight", "fmap":
+		case "ifmap", "ofmap":
+			synonyms[d.Type]++
+			if synonyms[d.Type] == 1 {
+				synonymAt[d.Type] = loc()
+			}
+		default:
 			rep.Add(RuleUnknownType, loc(), "type %q is neither weight nor fmap", d.Type)
 		}
+	}
+	for _, t := range slices.Sorted(maps.Keys(synonyms)) {
+		rep.Add(RuleTypeSynonym, synonymAt[t], "%d \"-1\".out entries have type %q: read as fmap", synonyms[t], t)
 	}
 	for _, c := range s.Cores {
 		for wi := range c.Workloads {
@@ -330,7 +440,7 @@ func checkOrder(s *Schedule, rep *diag.Report) {
 	}
 }
 
-func checkIDs(s *Schedule, ix *Index, rep *diag.Report) {
+func checkIDs(s *Schedule, ix *Index, sl *slice, rep *diag.Report) {
 	// Producers: one per core-ofmap ID.
 	ids := map[int64]bool{}
 	for _, c := range s.Cores {
@@ -383,7 +493,9 @@ func checkIDs(s *Schedule, ix *Index, rep *diag.Report) {
 		}
 	}
 	sort.Slice(outside, func(i, j int) bool { return outside[i] < outside[j] })
-	if len(outside) > 0 {
+	if len(outside) > 0 && sl.partial {
+		sl.sparseIDs = true
+	} else if len(outside) > 0 {
 		if len(outside) > 5 {
 			outside = outside[:5]
 		}
@@ -391,7 +503,7 @@ func checkIDs(s *Schedule, ix *Index, rep *diag.Report) {
 	}
 }
 
-func checkLinks(s *Schedule, ix *Index, rep *diag.Report) {
+func checkLinks(s *Schedule, ix *Index, sl *slice, rep *diag.Report) {
 	// Consumers: every ifmap/weight transfer resolves and lists the consumer.
 	for ci, c := range s.Cores {
 		for wi := range c.Workloads {
@@ -406,6 +518,8 @@ func checkLinks(s *Schedule, ix *Index, rep *diag.Report) {
 						if !destListed(r.Destinations, ci, w.ID) {
 							if reusedHere(r.Destinations, w, ci, id) {
 								rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (DRAM read) is re-used here from L2 but lists only an earlier consumer on this core", id)
+							} else if other := otherConsumerListed(r.Destinations, ix, ci, w.ID, id); other >= 0 {
+								rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (DRAM read) lists workload %d of this core, which also uses it, not this one", id, other)
 							} else {
 								rep.Add(RuleConsumerNotListed, loc(), "transfer %d (DRAM read) does not list this workload in its destination", id)
 							}
@@ -413,6 +527,10 @@ func checkLinks(s *Schedule, ix *Index, rep *diag.Report) {
 						continue
 					}
 					pc, pw, o := ix.Producer(id)
+					if o == nil && sl.partial {
+						sl.dangling++
+						continue
+					}
 					if o == nil {
 						rep.Add(RuleDanglingTransfer, loc(), "transfer %d is neither a \"-1\".out entry nor a core ofmap", id)
 						continue
@@ -462,7 +580,7 @@ func checkLinks(s *Schedule, ix *Index, rep *diag.Report) {
 						continue
 					}
 					consumed = true
-					checkCoreDest(ix, rep, dloc, d, o.TransferID)
+					checkCoreDest(ix, sl, rep, dloc, d, o.TransferID)
 				}
 				if !consumed {
 					rep.Add(RuleDeadOfmap, loc(), "transfer %d has no destination", o.TransferID)
@@ -474,15 +592,23 @@ func checkLinks(s *Schedule, ix *Index, rep *diag.Report) {
 	for i := range s.DRAMReads {
 		r := &s.DRAMReads[i]
 		loc := func() string { return fmt.Sprintf("dram out[%d] (transfer %d)", i, r.TransferID) }
+		if sl.outside[r.TransferID] {
+			// It serves a layer outside the slice: where it goes is not
+			// in this file.
+			if len(ix.consumers[r.TransferID]) == 0 {
+				sl.unconsumed++
+			}
+			continue
+		}
 		for di, d := range r.Destinations {
 			dloc := func() string { return fmt.Sprintf("%s / destination[%d]", loc(), di) }
 			if d.IsDRAM() {
 				rep.Add(RuleBadDestination, dloc(), "a DRAM read cannot have DRAM as its destination")
 				continue
 			}
-			checkCoreDest(ix, rep, dloc, d, r.TransferID)
+			checkCoreDest(ix, sl, rep, dloc, d, r.TransferID)
 		}
-		if len(ix.consumers[r.TransferID]) == 0 {
+		if len(ix.consumers[r.TransferID]) == 0 && !heldByDestination(ix, r.Destinations, r.TransferID) {
 			rep.Add(RuleUnconsumedRead, loc(), "no workload uses transfer %d", r.TransferID)
 		}
 	}
@@ -522,6 +648,23 @@ func firstListedBefore(ds []Destination, ix *Index, core int, id int64) bool {
 	return false
 }
 
+// otherConsumerListed returns the workload ID of another consumer of
+// transfer id on the same core that the destination list names (a writer
+// that lists one consumer per core), or -1.
+func otherConsumerListed(ds []Destination, ix *Index, core int, self, id int64) int64 {
+	for _, d := range ds {
+		if d.Core != core || !d.HasWorkload || d.Workload == self {
+			continue
+		}
+		for _, ref := range ix.consumers[id] {
+			if int(ref.core) == core && ix.s.Cores[ref.core].Workloads[ref.wl].ID == d.Workload {
+				return d.Workload
+			}
+		}
+	}
+	return -1
+}
+
 // reusedHere reports whether an unlisted consumer re-uses a tensor kept in
 // its core's L2: an earlier workload of the same core is listed and the
 // consumer's snapshot holds the transfer without loading it anew. This is
@@ -547,7 +690,7 @@ func reusedHere(ds []Destination, w *Workload, core int, id int64) bool {
 	return false
 }
 
-func checkCoreDest(ix *Index, rep *diag.Report, loc func() string, d Destination, id int64) {
+func checkCoreDest(ix *Index, sl *slice, rep *diag.Report, loc func() string, d Destination, id int64) {
 	if d.Core < 0 {
 		rep.Add(RuleBadDestination, loc(), "core %d does not exist", d.CoreKey)
 		return
@@ -557,6 +700,10 @@ func checkCoreDest(ix *Index, rep *diag.Report, loc func() string, d Destination
 		return
 	}
 	w := ix.Workload(d.Core, d.Workload)
+	if w == nil && sl.partial {
+		sl.outsideDest++
+		return
+	}
 	if w == nil {
 		rep.Add(RuleBadDestination, loc(), "core %d has no workload %d", d.CoreKey, d.Workload)
 		return

@@ -7,10 +7,11 @@ import (
 	"github.com/npukit/npukit/internal/conformance"
 )
 
-// TestCheckCorpus: every real schedule passes Check without errors.
+// TestCheckCorpus: every real schedule of both corpora (the compiler's,
+// the public generator's raw IR, a third-party simulator's converter and
+// hand-written microbenchmark) passes Check without errors.
 func TestCheckCorpus(t *testing.T) {
-	dir := conformance.Corpus(t, "gemini")
-	for _, p := range conformance.Files(t, dir, "*.json") {
+	for _, p := range conformance.CorpusFiles(t, "gemini", "*.json") {
 		s, err := ReadFile(p)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)

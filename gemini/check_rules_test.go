@@ -107,6 +107,30 @@ type mutation struct {
 
 var mutations = []mutation{
 	{RuleBadValue, nil, func(t *testing.T, s *Schedule) { wl(s, 0, 1).Time = -1 }},
+	// Another writer's word for fmap: one info, the links still checked.
+	{RuleTypeSynonym, nil, func(t *testing.T, s *Schedule) {
+		for i := range s.DRAMReads {
+			if s.DRAMReads[i].Type == "fmap" {
+				s.DRAMReads[i].Type = "ifmap"
+			}
+		}
+	}},
+	// Placeholder addresses (a converter's "address": true) on two
+	// entries of core 1: one finding for the core, not one per entry.
+	{RuleUnallocated, nil, func(t *testing.T, s *Schedule) {
+		for _, k := range []int{2, 5} {
+			e := &wl(s, 1, k).Buffer[0]
+			e.Address, e.HasAddress, e.Unallocated = 0, false, true
+		}
+	}},
+	// A DRAM read for a layer with no workload here, destined to a
+	// workload the file does not have: a slice of a larger schedule.
+	{RulePartial, nil, func(t *testing.T, s *Schedule) {
+		id := int64(len(s.DRAMReads) + 1000)
+		s.DRAMReads = append(s.DRAMReads, DRAMRead{TransferID: id, Type: "weight", LayerName: "a_later_layer", Size: 64,
+			Destinations: []Destination{{Type: "core", Core: 0, CoreKey: 0, Workload: 99, HasWorkload: true}}})
+		addTensorOrder(s, id)
+	}},
 	{RuleUnknownType, nil, func(t *testing.T, s *Schedule) {
 		s.DRAMReads[readIndex(t, s, wl(s, 0, 2).Weight.TransferIDs[0])].Type = "const"
 	}},

@@ -205,9 +205,13 @@ type BufferEntry struct {
 	Blocks     int64 // raw IR "block" (KiB), 0 when absent
 	Address    int64 // bytes; valid when HasAddress
 	HasAddress bool
-	Align      int64
-	Bitwidth   int64
-	TensorID   int64 // valid when HasTensorID
+	// Unallocated marks an entry whose address is a placeholder rather
+	// than a number (a converter's "address": true or false, a string
+	// that is not an integer): the schedule does not place it yet.
+	Unallocated bool
+	Align       int64
+	Bitwidth    int64
+	TensorID    int64 // valid when HasTensorID
 	// TensorOrder is the position in the DRAM access queue; valid when
 	// HasTensorOrder (null in the file leaves it false).
 	TensorOrder    int64

@@ -304,6 +304,36 @@ func (r *reader) optInt() (int64, bool, error) {
 	return n, err == nil, err
 }
 
+// address reads a buffer address: an integer (or an integer in a string),
+// null (absent), or a placeholder for an address not chosen yet, which
+// third-party converters write ("address": true in the Gemini-format
+// files of one public NPU simulator): a boolean, or a string that is not an
+// integer. A placeholder is not an error: the schedule is simply not
+// allocated, which is what `alloc --from` is for.
+func (r *reader) address() (addr int64, ok, placeholder bool, err error) {
+	switch r.d.PeekKind() {
+	case 't', 'f':
+		_, err := r.d.ReadToken()
+		return 0, false, true, r.wrap(err)
+	case '"':
+		v, err := r.d.ReadValue()
+		if err != nil {
+			return 0, false, false, r.wrap(err)
+		}
+		s, err := r.unquote(v)
+		if err != nil {
+			return 0, false, false, err
+		}
+		// A number in a string, decimal or with a 0x/0o/0b prefix.
+		if n, err := strconv.ParseInt(strings.TrimSpace(s), 0, 64); err == nil {
+			return n, true, false, nil
+		}
+		return 0, false, true, nil
+	}
+	addr, ok, err = r.optInt()
+	return addr, ok, false, err
+}
+
 // optTime reads a compute estimate: an integer, a number rounded to the
 // nearest cycle (the scheduler's per-tile predictions are fractional,
 // tile_info single_tile_time_pred, so a writer may emit a fractional sum)
@@ -995,7 +1025,7 @@ func (r *reader) entry(e *BufferEntry) error {
 			e.Blocks, err = r.int()
 		case "address":
 			r.sawCompiler = true
-			e.Address, e.HasAddress, err = r.optInt()
+			e.Address, e.HasAddress, e.Unallocated, err = r.address()
 		case "align":
 			e.Align, err = r.int()
 		case "bitwidth":

@@ -370,9 +370,14 @@ func (e *emitter) entries(s *Schedule, es []BufferEntry) {
 		b := &es[i]
 		e.elem()
 		e.open('{')
-		if b.HasAddress {
+		switch {
+		case b.HasAddress:
 			e.key("address")
 			e.int(b.Address)
+		case b.Unallocated:
+			// The placeholder converters write for "not allocated yet".
+			e.key("address")
+			e.bool(true)
 		}
 		if b.Align != 0 {
 			e.key("align")

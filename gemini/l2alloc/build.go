@@ -70,6 +70,11 @@ type CoreProblem struct {
 	// when it breaks the alignment asked for).
 	FileSolution alloc.Solution
 	FileValid    bool
+	// Unallocated says the file does not place the core's tensors (some
+	// entries have a placeholder address, as third-party converters write
+	// before allocation): there is no file placement to compare with, only
+	// the problem to solve.
+	Unallocated bool
 	// FileAlign is the largest power of two (up to 1 MiB) dividing every
 	// relative address of the file: the granularity its allocator used.
 	FileAlign int64
@@ -130,8 +135,10 @@ func LivePeak(c *gemini.Core) int64 {
 }
 
 // Build constructs the allocation problem of a core's L2. It returns
-// ErrNoAddresses when no entry of the core has an address; entries without
-// an address in a core that has some are left out (they are not placed).
+// ErrNoAddresses when no entry of the core has an address or an address
+// placeholder (the raw IR); entries with neither in a core that has some
+// are left out (they are not placed). Entries with a placeholder are
+// placed like the others, and the core is Unallocated.
 func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error) {
 	cp := &CoreProblem{Core: c.ID, Key: c.Key}
 	region, err := coreRegion(s, c)
@@ -146,10 +153,11 @@ func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error
 		w := &c.Workloads[wi]
 		for ei := range w.Buffer {
 			e := &w.Buffer[ei]
-			if !e.HasAddress {
+			if !e.HasAddress && !e.Unallocated {
 				continue
 			}
 			any = true
+			cp.Unallocated = cp.Unallocated || e.Unallocated
 			if e.Size < 0 {
 				return nil, fmt.Errorf("core %d workload %d buffer[%d]: negative size %d", c.Key, w.ID, ei, e.Size)
 			}
@@ -179,6 +187,9 @@ func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error
 				t.Stays = append(t.Stays, [2]int{wi, wi})
 				t.Loads = append(t.Loads, e.NewlyAdded && e.FromDRAM())
 			}
+			if !e.HasAddress {
+				continue
+			}
 			if p, ok := gemini.Place([][2]int64{region}, e); ok {
 				for _, sp := range p.Spans {
 					cp.FileExtent = max(cp.FileExtent, sp.End-region[0])
@@ -197,8 +208,25 @@ func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error
 	for i := range cp.Tensors {
 		cp.FileSolution.Offsets[i] = cp.Tensors[i].FileAddress - region[0]
 	}
+	if cp.Unallocated {
+		// No placement in the file: addresses, extent and waits of the
+		// file mean nothing.
+		clear(cp.FileSolution.Offsets)
+		cp.FileExtent = 0
+	}
 	var fileWaits [][]bool
-	if opt.Prefetch == PrefetchFile {
+	switch {
+	case opt.Prefetch == PrefetchFile && cp.Unallocated:
+		// "Never a new wait compared with the file" has no file to
+		// compare with: every load keeps its own workload.
+		fileWaits = make([][]bool, len(cp.Tensors))
+		for i := range cp.Tensors {
+			fileWaits[i] = make([]bool, len(cp.Tensors[i].Stays))
+			for k := range fileWaits[i] {
+				fileWaits[i][k] = true
+			}
+		}
+	case opt.Prefetch == PrefetchFile:
 		fileWaits = cp.waiting(cp.FileSolution.Offsets)
 	}
 	var gcd int64
@@ -221,7 +249,7 @@ func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error
 	for cp.FileAlign < 1<<20 && (gcd == 0 || gcd%(cp.FileAlign*2) == 0) {
 		cp.FileAlign *= 2
 	}
-	cp.FileValid = cp.fileValid(c)
+	cp.FileValid = !cp.Unallocated && cp.fileValid(c)
 	return cp, nil
 }
 

@@ -93,7 +93,11 @@ func Reallocate(ctx context.Context, s *gemini.Schedule, opt Options, sopt Solve
 		cr.MinCapacity = res.Capacity
 		cr.LowerBound = res.LowerBound
 		cr.Status = string(res.Status)
-		cr.FileWaits = cp.Waits(cp.FileSolution.Offsets)
+		if !cp.Unallocated {
+			cr.FileWaits = cp.Waits(cp.FileSolution.Offsets)
+		} else {
+			cr.Note = "not allocated in the file (placeholder addresses): no file placement to compare with"
+		}
 		cr.Waits = cp.Waits(res.Solution.Offsets)
 		cr.Probes = res.Probes
 		cr.SolveMicros = res.Elapsed.Microseconds()

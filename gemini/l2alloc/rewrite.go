@@ -34,7 +34,8 @@ func Apply(s *gemini.Schedule, cp *CoreProblem, sol *alloc.Solution) error {
 	for i := range cp.Tensors {
 		addr := cp.Region[0] + sol.Offsets[i]
 		for _, r := range cp.Tensors[i].Refs {
-			c.Workloads[r.Workload].Buffer[r.Entry].Address = addr
+			e := &c.Workloads[r.Workload].Buffer[r.Entry]
+			e.Address, e.HasAddress, e.Unallocated = addr, true, false
 		}
 	}
 	return nil
