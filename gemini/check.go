@@ -292,7 +292,7 @@ func Check(s *Schedule) diag.Report {
 // into the missing part are then expected and counted, not reported one
 // by one.
 type slice struct {
-	partial    bool
+	partial     bool
 	outside     map[int64]bool // DRAM reads of layers without workloads
 	example     string
 	dangling    int
