@@ -58,6 +58,10 @@ type Table struct {
 	Offsets   []int64
 	HasOffset []bool
 	offsetCol int // index of the offset column in Header, -1 when absent
+	// InclusiveEnd says the lifespans came from an inclusive `end` column
+	// (converted to half-open by adding one).
+	InclusiveEnd bool
+	hasFixedCol  bool
 }
 
 // HasOffsetColumn reports whether the file has an offset column.
@@ -131,7 +135,8 @@ func ReadCSV(r io.Reader, capacity int64, lim Limits) (*Table, error) {
 			return nil, fmt.Errorf("line 1: missing required column %q (header: %s)", c, strings.Join(header, ","))
 		}
 	}
-	t := &Table{Header: header, offsetCol: -1, Problem: Problem{Capacity: capacity}}
+	_, hasFixedCol := cols[ColFixed]
+	t := &Table{Header: header, offsetCol: -1, Problem: Problem{Capacity: capacity}, InclusiveEnd: inclusiveEnd, hasFixedCol: hasFixedCol}
 	if i, ok := cols[ColOffset]; ok {
 		t.offsetCol = i
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,14 +17,22 @@ import (
 	"github.com/npukit/npukit/internal/humanize"
 )
 
-// CapacityFromName reads the capacity from MiniMalloc's benchmark naming
-// convention NAME.<capacity>.csv; ok is false when the name has none.
+// CapacityFromName reads the capacity from the naming conventions of the
+// benchmark suites users share: MiniMalloc's NAME.<capacity>.csv and the
+// NAME.cap<capacity>.csv of other suites (MiniMalloc_Benchmarking). A
+// suffix after a double underscore ("A.1048576__64ec1cd4.csv", a copy kept
+// apart from others of the same name) is ignored. ok is false when the name
+// has no capacity.
 func CapacityFromName(path string) (int64, bool) {
 	parts := strings.Split(filepath.Base(path), ".")
-	if len(parts) < 3 {
+	if len(parts) < 3 || !strings.EqualFold(parts[len(parts)-1], "csv") {
 		return 0, false
 	}
-	c, err := strconv.ParseInt(parts[len(parts)-2], 10, 64)
+	seg, _, _ := strings.Cut(parts[len(parts)-2], "__")
+	if len(seg) > 3 && strings.EqualFold(seg[:3], "cap") {
+		seg = seg[3:]
+	}
+	c, err := strconv.ParseInt(seg, 10, 64)
 	if err != nil || c <= 0 {
 		return 0, false
 	}
@@ -122,6 +131,19 @@ func Check(t *Table) diag.Report {
 		}
 	}
 	rep := CheckProblem(&p)
+	// Over capacity only under the inclusive reading of `end`: the other
+	// convention is the likelier reading, and no proof of infeasibility.
+	if q := t.HalfOpenEnds(&p); q != nil && p.Capacity > 0 {
+		if pk := Peak(q); pk <= p.Capacity {
+			for i, d := range rep {
+				if d.Rule == RuleOverPeak {
+					rep = slices.Delete(rep, i, i+1)
+					rep.Add(RuleEndConvention, "", "with `end` inclusive %d bytes are alive at once, more than the capacity %d; with half-open ends the peak is %d, which fits", Peak(&p), p.Capacity, pk)
+					break
+				}
+			}
+		}
+	}
 	if full {
 		if p.Capacity <= 0 {
 			p.Capacity = math.MaxInt64

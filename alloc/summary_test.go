@@ -58,3 +58,73 @@ func TestSummaryAndCheck(t *testing.T) {
 		t.Error("capacity from a plain name")
 	}
 }
+
+// The naming conventions of shared suites: NAME.capN.csv as well as
+// NAME.N.csv, and a copy's __suffix ignored.
+func TestCapacityFromNameConventions(t *testing.T) {
+	for name, want := range map[string]int64{
+		"cnn_3.cap43664.csv": 43664, "stress_1.CAP578.csv": 578, "A.1048576__64ec1cd4.csv": 1048576,
+		"x/B.2048.csv": 2048, "plain.csv": 0, "a.cap.csv": 0, "a.capx1.csv": 0, "a.1024.txt": 0,
+	} {
+		got, ok := CapacityFromName(name)
+		if got != want || ok != (want > 0) {
+			t.Errorf("%s: %d %v, want %d", name, got, ok, want)
+		}
+	}
+}
+
+// An offset column on every row with no fixed column is a previous
+// solution by default (a compiler's own placement): the problem places
+// every buffer anew and keeps the previous height to compare; --offsets
+// fixed pins them; a partial column pins its rows.
+func TestOffsetColumnUse(t *testing.T) {
+	full := "id,lower,upper,size,offset\na,0,2,10,0\nb,1,3,10,10\n"
+	tb, err := ReadCSV(strings.NewReader(full), 0, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, o := tb.ProblemFor(OffsetsAuto)
+	if o.Use != OffsetsPrevious || !o.Assumed || o.PreviousHeight != 20 || p.Buffers[0].Fixed || p.Buffers[1].Fixed {
+		t.Errorf("auto on a full column: %+v %+v", o, p.Buffers)
+	}
+	if p, o := tb.ProblemFor(OffsetsFixed); o.Use != OffsetsFixed || !p.Buffers[1].Fixed || p.Buffers[1].Offset != 10 {
+		t.Errorf("fixed: %+v %+v", o, p.Buffers)
+	}
+	if !tb.Problem.Buffers[0].Fixed {
+		t.Error("ProblemFor changed the table")
+	}
+	partial, err := ReadCSV(strings.NewReader("id,lower,upper,size,offset\na,0,2,10,5\nb,1,3,10,\n"), 0, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, o := partial.ProblemFor(OffsetsAuto); o.Use != OffsetsFixed || !p.Buffers[0].Fixed || p.Buffers[1].Fixed {
+		t.Errorf("auto on a partial column: %+v %+v", o, p.Buffers)
+	}
+}
+
+// A problem written with half-open ends under an `end` column (as
+// MiniMalloc's own files were for a while) is over capacity when read as
+// inclusive; check says it fits with the other convention (a warning, not
+// an over-capacity error), and HalfOpenEnds gives that reading.
+func TestEndConvention(t *testing.T) {
+	// Two 10-byte buffers back to back in time: [0,5) and [5,10) half-open.
+	tb, err := ReadCSV(strings.NewReader("buffer,start,end,size\na,0,5,10\nb,5,10,10\n"), 10, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tb.InclusiveEnd || Peak(&tb.Problem) != 20 {
+		t.Fatalf("inclusive reading: peak %d", Peak(&tb.Problem))
+	}
+	q := tb.HalfOpenEnds(&tb.Problem)
+	if q == nil || Peak(q) != 10 || tb.Problem.Buffers[0].Upper != 6 {
+		t.Fatalf("half-open reading: %+v", q)
+	}
+	rep := Check(tb)
+	if len(rep) != 1 || rep[0].Rule != RuleEndConvention {
+		t.Fatalf("check: %v", rep)
+	}
+	upper, _ := ReadCSV(strings.NewReader("id,lower,upper,size\na,0,5,10\n"), 10, Limits{})
+	if upper.HalfOpenEnds(&upper.Problem) != nil {
+		t.Error("an upper column has no other reading")
+	}
+}

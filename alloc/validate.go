@@ -18,6 +18,7 @@ const (
 	RuleFixedOffset    = "alloc/fixed-offset"
 	RuleSolutionSize   = "alloc/solution-size"
 	RuleOverPeak       = "alloc/peak-over-capacity"
+	RuleEndConvention  = "alloc/end-convention"
 )
 
 func init() {
@@ -29,6 +30,7 @@ func init() {
 		diag.Rule{ID: RuleFixedOffset, Severity: diag.Error, Description: "a buffer with a fixed offset is placed elsewhere"},
 		diag.Rule{ID: RuleSolutionSize, Severity: diag.Error, Description: "the solution does not give one offset per buffer"},
 		diag.Rule{ID: RuleOverPeak, Severity: diag.Error, Description: "the bytes alive at some time exceed the capacity, so no placement exists"},
+		diag.Rule{ID: RuleEndConvention, Severity: diag.Warning, Description: "with the `end` column read as inclusive (MiniMalloc's convention) more bytes are alive at once than the capacity, but with half-open ends they fit: the file probably writes half-open ends under `end` (as MiniMalloc's own files did for a while); rename the column to `upper` to read it so"},
 	)
 }
 

@@ -76,6 +76,11 @@ type allocResult struct {
 	Seconds    float64 `json:"seconds"`
 	Output     string  `json:"output,omitempty"`
 	Message    string  `json:"message,omitempty"`
+	// Offsets says how the offset column was used (absent without one).
+	Offsets *alloc.Offsets `json:"offsets,omitempty"`
+	// HalfOpenFits is set when the problem is infeasible with its `end`
+	// column read as inclusive but fits with the ends half-open.
+	HalfOpenFits bool `json:"half_open_fits,omitempty"`
 }
 
 func (r *allocResult) WriteText(w io.Writer) error {
@@ -102,6 +107,9 @@ func (r *allocResult) WriteText(w io.Writer) error {
 	if r.Output != "" {
 		fmt.Fprintf(tw, "solution\t%s\n", r.Output)
 	}
+	if r.Offsets != nil {
+		fmt.Fprintf(tw, "offsets\t%s\n", r.Offsets.Text)
+	}
 	if r.Message != "" {
 		fmt.Fprintf(tw, "note\t%s\n", r.Message)
 	}
@@ -117,6 +125,7 @@ func newAllocCmd(env *Env) *cobra.Command {
 		timeout  time.Duration
 		from     string
 		fromOpts allocFromOptions
+		offsets  string
 	)
 	cmd := &cobra.Command{
 		Use:   "alloc [solve] PROBLEM.csv [--capacity N] [-o SOLUTION.csv] [--minimize] [--timeout D] | --validate PROBLEM.csv SOLUTION.csv | --from SCHEDULE.json [--rewrite OUT.json]",
@@ -125,8 +134,13 @@ func newAllocCmd(env *Env) *cobra.Command {
 the same time overlap, within a capacity. The solver is exact: it finds a placement
 whenever one exists or proves that none does (exit 1), unless --timeout stops it.
 
-The capacity comes from --capacity or from a file name of the form NAME.<capacity>.csv.
---minimize finds the smallest capacity that holds the problem, with a proof.
+The capacity comes from --capacity or from a file name of the form NAME.<capacity>.csv
+or NAME.cap<capacity>.csv; without one, or with --minimize, alloc finds the smallest
+capacity that holds the problem, with a proof. An offset column is a previous solution
+when every row has one (the buffers are placed anew and compared with it) and fixed
+offsets otherwise (--offsets fixed|previous chooses). When a problem whose lifetimes
+end in an inclusive "end" column is infeasible but fits with half-open ends, alloc says
+so: MiniMalloc's own files used that convention for a while.
 -o writes the input CSV with an offset column. --validate checks a solution.
 The modes may be written as words: alloc solve|minimize|validate FILES.
 Without --timeout a solve stops after one minute (0 = no limit).
@@ -177,15 +191,20 @@ the file's own extent, and --rewrite writes the schedule with the new addresses
 			if len(args) != 1 {
 				return usageErr("alloc takes one problem (use --validate to check a solution)")
 			}
-			return runAlloc(env, args[0], capacity, out, minimize, timeout)
+			use, err := alloc.ParseOffsetUse(offsets)
+			if err != nil {
+				return usageErr("--offsets %v", err)
+			}
+			return runAlloc(env, args[0], capacity, out, minimize, timeout, use)
 		},
 	}
-	cmd.Flags().Int64Var(&capacity, "capacity", 0, "capacity in bytes (default: from NAME.<capacity>.csv)")
+	cmd.Flags().Int64Var(&capacity, "capacity", 0, "capacity in bytes (default: from NAME.<capacity>.csv or NAME.cap<capacity>.csv, else the smallest that works)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the solution CSV here")
 	cmd.Flags().BoolVar(&minimize, "minimize", false, "find the smallest capacity that holds the problem")
 	cmd.Flags().BoolVar(&validate, "validate", false, "validate SOLUTION.csv against PROBLEM.csv")
 	timeout = allocDefaultTimeout
 	cmd.Flags().Var((*secondsOrDuration)(&timeout), "timeout", "stop the search after this long, e.g. 30s, 2m or 30 (seconds); 0 = no limit (with --from: each probe, default 10s)")
+	cmd.Flags().StringVar(&offsets, "offsets", "auto", "an offset column is: fixed (pinned), previous (a previous solution; every buffer placed anew) or auto (previous when every row has one and no fixed column, else fixed)")
 	cmd.Flags().StringVar(&from, "from", "", "re-allocate the L2 of this Gemini schedule instead of solving a CSV problem")
 	allocFromFlags(cmd.Flags(), &fromOpts)
 	return cmd
@@ -254,15 +273,15 @@ func allocProgress(env *Env) (func(int64), func()) {
 		}
 }
 
-func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, timeout time.Duration) error {
+func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, timeout time.Duration, use alloc.OffsetUse) error {
 	t, err := readAllocTable(path, capacity)
 	if err != nil {
 		return usageErr("%s: %v", path, err)
 	}
-	p := &t.Problem
-	if p.Capacity <= 0 && !minimize {
-		return usageErr("%s: no capacity: give --capacity N (or --minimize)", path)
-	}
+	p, offs := t.ProblemFor(use)
+	// Without a capacity the question is how small it can be.
+	noCapacity := p.Capacity <= 0 && !minimize
+	minimize = minimize || noCapacity
 	ctx := context.Background()
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -278,6 +297,9 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 		}
 	}}
 	res := &allocResult{Problem: path, Buffers: len(p.Buffers), Peak: alloc.Peak(p), Capacity: p.Capacity}
+	if offs.Use != "" {
+		res.Offsets = &offs
+	}
 	start := time.Now()
 	var sol *alloc.Solution
 	code := ExitOK
@@ -301,13 +323,17 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("%s: %w", path, err)}
 		}
 		res.Minimized, res.Proven, res.Lower = true, m.Proven, m.LowerBound
+		if noCapacity {
+			res.Message = "no capacity given (--capacity N, or a name NAME.<capacity>.csv / NAME.cap<capacity>.csv): the smallest one was found"
+		}
 		res.Capacity, sol = m.Capacity, m.Solution
 		res.Status = "solved"
 		if !m.Proven {
-			res.Message = "timed out before the minimum was proven"
+			msg := "timed out before the minimum was proven"
 			if m.Stopped != nil {
-				res.Message = "minimum not proven: " + m.Stopped.Error()
+				msg = "minimum not proven: " + m.Stopped.Error()
 			}
+			res.Message = strings.TrimPrefix(res.Message+"; "+msg, "; ")
 		}
 	} else {
 		var st alloc.Status
@@ -324,6 +350,16 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 			if rep := alloc.CheckProblem(p); rep.HasErrors() {
 				d := rep[0]
 				res.Message += ": " + strings.TrimPrefix(d.Location+": ", ": ") + d.Message
+			}
+			// The other `end` convention: MiniMalloc's own benchmark
+			// files were written with half-open ends for a while.
+			if q := t.HalfOpenEnds(p); q != nil {
+				hctx, cancel := context.WithTimeout(context.Background(), min(10*time.Second, max(timeout, time.Second)))
+				if _, st, _ := alloc.Exact(hctx, q, alloc.Options{}); st == alloc.Solved {
+					res.HalfOpenFits = true
+					res.Message += "; it fits when the `end` column is read as half-open (the other convention, which MiniMalloc's own files used for a while): this file probably uses it; rename the column to `upper` to read it so"
+				}
+				cancel()
 			}
 			code = ExitFindings
 		default:
@@ -424,5 +460,5 @@ func demoAlloc(env *Env, path, outDir string) error {
 	if err != nil {
 		return err
 	}
-	return runAlloc(env, path, 0, out, true, time.Minute)
+	return runAlloc(env, path, 0, out, true, time.Minute, alloc.OffsetsAuto)
 }
