@@ -142,6 +142,16 @@ func bytesRepr(b []byte) string {
 type obj = map[string]any
 
 // goldenView renders a model in the golden files' vocabulary.
+// goldenLabel is an operator code in the golden dumps' vocabulary:
+// "custom:<code>" or "builtin:<number>" (the independent reader names
+// builtins by number; npukit's Label names them).
+func goldenLabel(c OperatorCode) string {
+	if c.Custom() {
+		return "custom:" + c.CustomCode
+	}
+	return fmt.Sprintf("builtin:%d", c.Code())
+}
+
 func goldenView(m *Model, file string) (obj, error) {
 	t := m.TFLite
 	v := obj{"file": file, "size": len(m.Data), "sha256": sha(m.Data),
@@ -149,7 +159,7 @@ func goldenView(m *Model, file string) (obj, error) {
 		"tflite_description": t.Description, "num_subgraphs": len(t.Subgraphs)}
 	var codes, others []string
 	for _, c := range t.OperatorCodes {
-		codes = append(codes, c.Label())
+		codes = append(codes, goldenLabel(c))
 		if c.CustomCode != "" && c.CustomCode != CustomCode {
 			others = append(others, c.CustomCode)
 		}
@@ -163,7 +173,7 @@ func goldenView(m *Model, file string) (obj, error) {
 		perSG = append(perSG, len(sg.Operators))
 		var seq []string
 		for _, op := range sg.Operators {
-			seq = append(seq, t.OperatorCodes[op.OpcodeIndex].Label())
+			seq = append(seq, goldenLabel(t.OperatorCodes[op.OpcodeIndex]))
 		}
 		v[fmt.Sprintf("operator_sequence_subgraph%d", i)] = seq
 	}

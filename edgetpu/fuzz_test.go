@@ -1,6 +1,7 @@
 package edgetpu
 
 import (
+	"github.com/npukit/npukit/internal/fbs"
 	"io"
 	"os"
 	"path/filepath"
@@ -96,7 +97,7 @@ func FuzzCustomOptions(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d := &decoder{budget: int64(len(b)) + budgetSlack}
+		d := &decoder{budget: fbs.NewBudget(int64(len(b)) + budgetSlack)}
 		d.customOp(&Operator{CustomOptions: b}, "custom_options")
 	})
 }

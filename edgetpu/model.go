@@ -15,6 +15,8 @@ package edgetpu
 import (
 	"fmt"
 	"math"
+
+	"github.com/npukit/npukit/tflite"
 )
 
 // Hardware and runtime constants (../shared/notes/edgetpu.md).
@@ -42,120 +44,38 @@ type Model struct {
 	Ops    []*CustomOp `json:"edgetpu_ops"`
 }
 
-// TFLite is the TFLite model around the Edge TPU ops.
-type TFLite struct {
-	Identifier    string         `json:"file_identifier"`
-	Version       uint32         `json:"schema_version"`
-	Description   string         `json:"description"`
-	OperatorCodes []OperatorCode `json:"operator_codes"`
-	Subgraphs     []Subgraph     `json:"subgraphs"`
-	NumBuffers    int            `json:"buffers"`
-	Metadata      []Metadata     `json:"metadata,omitempty"`
-}
-
-// OperatorCode is one TFLite operator code.
-type OperatorCode struct {
-	DeprecatedBuiltinCode int8   `json:"deprecated_builtin_code"`
-	CustomCode            string `json:"custom_code,omitempty"`
-	Version               int32  `json:"version"`
-	BuiltinCode           int32  `json:"builtin_code"`
-}
+// The TFLite level of a model is package tflite's; these names keep
+// edgetpu's API whole.
+type (
+	// TFLite is the TFLite model around the Edge TPU ops.
+	TFLite = tflite.Model
+	// OperatorCode is one TFLite operator code.
+	OperatorCode = tflite.OperatorCode
+	// Subgraph is one TFLite subgraph.
+	Subgraph = tflite.Subgraph
+	// Tensor is one TFLite tensor.
+	Tensor = tflite.Tensor
+	// Operator is one TFLite operator.
+	Operator = tflite.Operator
+	// Metadata is one TFLite metadata entry.
+	Metadata = tflite.Metadata
+	// TensorType is a TFLite tensor type.
+	TensorType = tflite.TensorType
+)
 
 // BuiltinCustom is the TFLite builtin code of custom operators.
-const BuiltinCustom = 32
-
-// Code is the effective builtin code (the larger of the two fields, as the
-// TFLite schema's compatibility rule says).
-func (c OperatorCode) Code() int32 { return max(int32(c.DeprecatedBuiltinCode), c.BuiltinCode) }
-
-// Label is "custom:<code>" or "builtin:<n>".
-func (c OperatorCode) Label() string {
-	if c.Code() == BuiltinCustom || c.CustomCode != "" {
-		return "custom:" + c.CustomCode
-	}
-	return fmt.Sprintf("builtin:%d", c.Code())
-}
-
-// Subgraph is one TFLite subgraph.
-type Subgraph struct {
-	Name      string     `json:"name,omitempty"`
-	Tensors   []Tensor   `json:"tensors"`
-	Inputs    []int32    `json:"inputs"`
-	Outputs   []int32    `json:"outputs"`
-	Operators []Operator `json:"operators"`
-}
-
-// Tensor is one TFLite tensor.
-type Tensor struct {
-	Name      string     `json:"name"`
-	Shape     []int32    `json:"shape"`
-	Type      TensorType `json:"type"`
-	Buffer    uint32     `json:"buffer"`
-	Scale     []float32  `json:"scale,omitempty"`
-	ZeroPoint []int64    `json:"zero_point,omitempty"`
-}
-
-// Operator is one TFLite operator.
-type Operator struct {
-	OpcodeIndex         uint32  `json:"opcode_index"`
-	Inputs              []int32 `json:"inputs"`
-	Outputs             []int32 `json:"outputs"`
-	CustomOptions       []byte  `json:"-"`
-	CustomOptionsOffset int     `json:"custom_options_offset,omitempty"`
-	CustomOptionsFormat int8    `json:"custom_options_format"`
-}
-
-// Metadata is one TFLite metadata entry.
-type Metadata struct {
-	Name       string `json:"name"`
-	Buffer     uint32 `json:"buffer"`
-	BufferSize int    `json:"buffer_size"`
-}
-
-// TensorType is a TFLite tensor type.
-type TensorType int8
-
-var tensorTypeNames = []string{"FLOAT32", "FLOAT16", "INT32", "UINT8", "INT64", "STRING", "BOOL",
-	"INT16", "COMPLEX64", "INT8", "FLOAT64", "COMPLEX128", "UINT64", "RESOURCE", "VARIANT",
-	"UINT32", "UINT16", "INT4", "BFLOAT16"}
-
-func (t TensorType) String() string {
-	if t >= 0 && int(t) < len(tensorTypeNames) {
-		return tensorTypeNames[t]
-	}
-	return fmt.Sprintf("TYPE_%d", int8(t))
-}
-
-// MarshalText names the type.
-func (t TensorType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+const BuiltinCustom = tflite.OpCustom
 
 // TFLite tensor types used by Edge TPU models.
 const (
-	TensorFloat32  TensorType = 0
-	TensorFloat16  TensorType = 1
-	TensorInt32    TensorType = 2
-	TensorUint8    TensorType = 3
-	TensorInt16    TensorType = 7
-	TensorInt8     TensorType = 9
-	TensorBFloat16 TensorType = 18
+	TensorFloat32  = tflite.TensorFloat32
+	TensorFloat16  = tflite.TensorFloat16
+	TensorInt32    = tflite.TensorInt32
+	TensorUint8    = tflite.TensorUint8
+	TensorInt16    = tflite.TensorInt16
+	TensorInt8     = tflite.TensorInt8
+	TensorBFloat16 = tflite.TensorBFloat16
 )
-
-// ElemSize is the element size in bytes (0 when unknown or variable).
-func (t TensorType) ElemSize() int {
-	switch t {
-	case 0, 2, 15:
-		return 4
-	case 1, 7, 16, 18:
-		return 2
-	case 3, 6, 9:
-		return 1
-	case 4, 8, 10, 12:
-		return 8
-	case 11:
-		return 16
-	}
-	return 0
-}
 
 // CustomOp is one edgetpu-custom-op with its options and packages. For a raw
 // package file, Subgraph and Operator are -1.
@@ -483,15 +403,6 @@ func (p *Package) Caching() *Executable {
 		}
 	}
 	return nil
-}
-
-// NumOperators counts the operators of every subgraph.
-func (t *TFLite) NumOperators() int {
-	n := 0
-	for _, sg := range t.Subgraphs {
-		n += len(sg.Operators)
-	}
-	return n
 }
 
 // Packages lists every top-level package of the model in order.

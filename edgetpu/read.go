@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"unsafe"
 
 	"github.com/npukit/npukit/internal/fbs"
+	"github.com/npukit/npukit/tflite"
 )
 
 // ReadFile reads a model or raw package from disk.
@@ -34,7 +34,7 @@ func ReadFrom(r io.ReaderAt, size int64) (*Model, error) {
 // Read parses a TFLite model (identifier TFL3) or, for anything else, a raw
 // DarwiNN package. The model keeps sub-slices of data.
 func Read(data []byte) (*Model, error) {
-	d := &decoder{budget: int64(len(data)) + budgetSlack}
+	d := &decoder{budget: fbs.NewBudget(int64(len(data)) + budgetSlack)}
 	m := &Model{Data: data}
 	if fbs.Identifier(data) == "TFL3" {
 		t, err := d.tflite(m, data)
@@ -62,27 +62,16 @@ const budgetSlack = 64 << 10
 const maxNesting = 4
 
 type decoder struct {
-	budget int64
+	budget *fbs.Budget
 }
 
 // ErrBudget says that a file's structures would need more memory than the
 // file is large (shared or overlapping offsets).
-var ErrBudget = errors.New("structures exceed the input size (overlapping or repeated offsets)")
+var ErrBudget = fbs.ErrBudget
 
 func charge[T any](d *decoder, n int, path string, at int) error {
-	var z T
-	d.budget -= int64(n) * int64(unsafe.Sizeof(z))
-	if d.budget < 0 {
-		return &budgetError{&fbs.Error{Offset: int64(at), Path: path, Msg: fmt.Sprintf("%d elements: %v", n, ErrBudget)}}
-	}
-	return nil
+	return fbs.Charge[T](d.budget, n, path, at)
 }
-
-// budgetError is an *fbs.Error (offset and path) that also matches ErrBudget.
-type budgetError struct{ at *fbs.Error }
-
-func (e *budgetError) Error() string   { return e.at.Error() }
-func (e *budgetError) Unwrap() []error { return []error{e.at, ErrBudget} }
 
 func ints32(d *decoder, t fbs.Table, slot int, name string) ([]int32, bool, error) {
 	v, ok, err := t.Vector(slot, 4, name)
@@ -132,74 +121,17 @@ func rebase(err error, base int) error {
 
 // ---- TFLite ----
 
+// tflite reads the TFLite level (package tflite, sharing the budget) and
+// decodes the Edge TPU ops.
 func (d *decoder) tflite(m *Model, data []byte) (*TFLite, error) {
-	root, err := fbs.Root(data, "Model")
+	t, err := tflite.Decode(data, d.budget)
 	if err != nil {
 		return nil, err
 	}
-	t := &TFLite{Identifier: fbs.Identifier(data)}
-	v, err := root.Uint(0, 4, "version", 0)
-	t.Version = uint32(v)
-	t.Description = str(root, 3, "description", &err)
-	if err != nil {
-		return nil, err
-	}
-	codes, _, err := root.Vector(1, 4, "operator_codes")
-	if err != nil {
-		return nil, err
-	}
-	if err := charge[OperatorCode](d, codes.Len(), codes.Path, codes.Start()); err != nil {
-		return nil, err
-	}
-	t.OperatorCodes = make([]OperatorCode, codes.Len())
-	for i := range t.OperatorCodes {
-		c, err := codes.Table(i)
-		if err != nil {
-			return nil, err
-		}
-		oc := &t.OperatorCodes[i]
-		dep, err := c.Int(0, 1, "deprecated_builtin_code", 0)
-		oc.DeprecatedBuiltinCode = int8(dep)
-		oc.CustomCode = str(c, 1, "custom_code", &err)
-		oc.Version = i32(c, 2, "version", 1, &err)
-		oc.BuiltinCode = i32(c, 3, "builtin_code", 0, &err)
-		if err != nil {
-			return nil, err
-		}
-	}
-	buffers, _, err := root.Vector(4, 4, "buffers")
-	if err != nil {
-		return nil, err
-	}
-	t.NumBuffers = buffers.Len()
-	if err := d.metadata(t, root, buffers); err != nil {
-		return nil, err
-	}
-	sgs, _, err := root.Vector(2, 4, "subgraphs")
-	if err != nil {
-		return nil, err
-	}
-	if err := charge[Subgraph](d, sgs.Len(), sgs.Path, sgs.Start()); err != nil {
-		return nil, err
-	}
-	t.Subgraphs = make([]Subgraph, sgs.Len())
-	for i := range t.Subgraphs {
-		st, err := sgs.Table(i)
-		if err != nil {
-			return nil, err
-		}
-		if err := d.subgraph(&t.Subgraphs[i], st); err != nil {
-			return nil, err
-		}
-	}
-	// The Edge TPU ops.
 	for si := range t.Subgraphs {
 		sg := &t.Subgraphs[si]
 		for oi := range sg.Operators {
 			op := &sg.Operators[oi]
-			if int(op.OpcodeIndex) >= len(t.OperatorCodes) {
-				return nil, fmt.Errorf("Model.subgraphs[%d].operators[%d].opcode_index %d: only %d operator codes", si, oi, op.OpcodeIndex, len(t.OperatorCodes))
-			}
 			if t.OperatorCodes[op.OpcodeIndex].CustomCode != CustomCode {
 				continue
 			}
@@ -212,178 +144,6 @@ func (d *decoder) tflite(m *Model, data []byte) (*TFLite, error) {
 		}
 	}
 	return t, nil
-}
-
-func (d *decoder) metadata(t *TFLite, root fbs.Table, buffers fbs.Vector) error {
-	md, ok, err := root.Vector(6, 4, "metadata")
-	if err != nil || !ok {
-		return err
-	}
-	if err := charge[Metadata](d, md.Len(), md.Path, md.Start()); err != nil {
-		return err
-	}
-	for i := 0; i < md.Len(); i++ {
-		e, err := md.Table(i)
-		if err != nil {
-			return err
-		}
-		var m Metadata
-		m.Name = str(e, 0, "name", &err)
-		b, e2 := e.Uint(1, 4, "buffer", 0)
-		if err == nil {
-			err = e2
-		}
-		if err != nil {
-			return err
-		}
-		m.Buffer = uint32(b)
-		if int(m.Buffer) < buffers.Len() {
-			bt, err := buffers.Table(int(m.Buffer))
-			if err != nil {
-				return err
-			}
-			data, _, _, err := bt.Bytes(0, "data")
-			if err != nil {
-				return err
-			}
-			m.BufferSize = len(data)
-		}
-		t.Metadata = append(t.Metadata, m)
-	}
-	return nil
-}
-
-func (d *decoder) subgraph(sg *Subgraph, st fbs.Table) error {
-	var err error
-	sg.Name = str(st, 4, "name", &err)
-	if err != nil {
-		return err
-	}
-	if sg.Inputs, _, err = ints32(d, st, 1, "inputs"); err != nil {
-		return err
-	}
-	if sg.Outputs, _, err = ints32(d, st, 2, "outputs"); err != nil {
-		return err
-	}
-	tv, _, err := st.Vector(0, 4, "tensors")
-	if err != nil {
-		return err
-	}
-	if err := charge[Tensor](d, tv.Len(), tv.Path, tv.Start()); err != nil {
-		return err
-	}
-	sg.Tensors = make([]Tensor, tv.Len())
-	for i := range sg.Tensors {
-		tt, err := tv.Table(i)
-		if err != nil {
-			return err
-		}
-		ten := &sg.Tensors[i]
-		if ten.Shape, _, err = ints32(d, tt, 0, "shape"); err != nil {
-			return err
-		}
-		typ, err := tt.Int(1, 1, "type", 0)
-		ten.Type = TensorType(typ)
-		buf, e2 := tt.Uint(2, 4, "buffer", 0)
-		if err == nil {
-			err = e2
-		}
-		ten.Buffer = uint32(buf)
-		ten.Name = str(tt, 3, "name", &err)
-		if err != nil {
-			return err
-		}
-		q, ok, err := tt.Table(4, "quantization")
-		if err != nil {
-			return err
-		}
-		if ok {
-			sv, _, err := q.Vector(2, 4, "scale")
-			if err != nil {
-				return err
-			}
-			zv, _, err := q.Vector(3, 8, "zero_point")
-			if err != nil {
-				return err
-			}
-			if err := charge[int64](d, sv.Len()+2*zv.Len(), q.Path, q.Pos()); err != nil {
-				return err
-			}
-			if sv.Len() > 0 {
-				ten.Scale = make([]float32, sv.Len())
-				for j := range ten.Scale {
-					ten.Scale[j] = sv.Float32(j)
-				}
-			}
-			if zv.Len() > 0 {
-				ten.ZeroPoint = make([]int64, zv.Len())
-				for j := range ten.ZeroPoint {
-					ten.ZeroPoint[j] = zv.Int(j)
-				}
-			}
-		}
-	}
-	ov, _, err := st.Vector(3, 4, "operators")
-	if err != nil {
-		return err
-	}
-	if err := charge[Operator](d, ov.Len(), ov.Path, ov.Start()); err != nil {
-		return err
-	}
-	sg.Operators = make([]Operator, ov.Len())
-	for i := range sg.Operators {
-		ot, err := ov.Table(i)
-		if err != nil {
-			return err
-		}
-		op := &sg.Operators[i]
-		idx, err := ot.Uint(0, 4, "opcode_index", 0)
-		if err != nil {
-			return err
-		}
-		op.OpcodeIndex = uint32(idx)
-		if op.Inputs, _, err = ints32(d, ot, 1, "inputs"); err != nil {
-			return err
-		}
-		if op.Outputs, _, err = ints32(d, ot, 2, "outputs"); err != nil {
-			return err
-		}
-		opts, off, ok, err := ot.Bytes(5, "custom_options")
-		if err != nil {
-			return err
-		}
-		if ok {
-			op.CustomOptions, op.CustomOptionsOffset = opts, off
-		} else if err := largeOptions(ot, op); err != nil {
-			return err
-		}
-		f, err := ot.Int(6, 1, "custom_options_format", 0)
-		if err != nil {
-			return err
-		}
-		op.CustomOptionsFormat = int8(f)
-	}
-	return nil
-}
-
-// largeOptions reads Operator.large_custom_options_offset/size (slots 9 and
-// 10), which models over 2 GiB use instead of custom_options: an absolute
-// file offset.
-func largeOptions(ot fbs.Table, op *Operator) error {
-	off, err := ot.Uint(9, 8, "large_custom_options_offset", 0)
-	if err != nil {
-		return err
-	}
-	size, err := ot.Uint(10, 8, "large_custom_options_size", 0)
-	if err != nil || size == 0 {
-		return err
-	}
-	buf := ot.Buf()
-	if off > uint64(len(buf)) || size > uint64(len(buf))-off {
-		return &fbs.Error{Offset: int64(ot.Pos()), Path: ot.Path + ".large_custom_options_offset", Msg: fmt.Sprintf("options [%d, +%d) outside the %d-byte file", off, size, len(buf))}
-	}
-	op.CustomOptions, op.CustomOptionsOffset = buf[off:off+size:off+size], int(off)
-	return nil
 }
 
 // ---- custom options (FlexBuffer map) ----

@@ -100,7 +100,7 @@ func TestReadBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&decoder{budget: int64(len(b)) + budgetSlack}).executable(b, "Executable"); err != nil {
+	if _, err := (&decoder{budget: fbs.NewBudget(int64(len(b)) + budgetSlack)}).executable(b, "Executable"); err != nil {
 		t.Fatalf("3000 distinct layers: %v", err)
 	}
 	// Point every element of output_layers at the first layer table: the
@@ -112,7 +112,7 @@ func TestReadBudget(t *testing.T) {
 		p := v.Start() + 4*i
 		binary.LittleEndian.PutUint32(b[p:], uint32(first-p))
 	}
-	_, err = (&decoder{budget: int64(len(b)) / 8}).executable(b, "Executable")
+	_, err = (&decoder{budget: fbs.NewBudget(int64(len(b)) / 8)}).executable(b, "Executable")
 	var fe *fbs.Error
 	if !errors.Is(err, ErrBudget) || !errors.As(err, &fe) || fe.Offset != int64(v.Start()) {
 		t.Fatalf("shared offsets: %v", err)

@@ -246,7 +246,7 @@ func Synthetic(s Spec) *Model {
 	sg.Operators = []Operator{op}
 	return &Model{
 		TFLite: &TFLite{Identifier: "TFL3", Version: 3, Description: fmt.Sprintf("npukit synthetic %s", s.Name),
-			OperatorCodes: []OperatorCode{{CustomCode: CustomCode, Version: 1, BuiltinCode: BuiltinCustom, DeprecatedBuiltinCode: BuiltinCustom}},
+			OperatorCodes: []OperatorCode{{CustomCode: CustomCode, Version: 1, BuiltinCode: BuiltinCustom, DeprecatedBuiltinCode: int8(BuiltinCustom)}},
 			Subgraphs:     []Subgraph{sg}, NumBuffers: 1},
 		Ops: []*CustomOp{{Subgraph: 0, Operator: 0, Options: CustomOptions{Version: 0, ExecutionPreference: -1}, Packages: []*Package{p}}},
 	}

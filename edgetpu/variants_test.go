@@ -324,7 +324,7 @@ func validVariants(t *testing.T) map[string][]byte {
 	add("two_subgraphs", m)
 
 	m = Synthetic(DemoSpec())
-	m.TFLite.OperatorCodes = append(m.TFLite.OperatorCodes, OperatorCode{CustomCode: "TFLite_Detection_PostProcess", Version: 1, BuiltinCode: BuiltinCustom, DeprecatedBuiltinCode: BuiltinCustom})
+	m.TFLite.OperatorCodes = append(m.TFLite.OperatorCodes, OperatorCode{CustomCode: "TFLite_Detection_PostProcess", Version: 1, BuiltinCode: BuiltinCustom, DeprecatedBuiltinCode: int8(BuiltinCustom)})
 	sg0 := &m.TFLite.Subgraphs[0]
 	sg0.Operators = append(sg0.Operators,
 		Operator{OpcodeIndex: 1, Inputs: []int32{2}, Outputs: []int32{2}, CustomOptions: []byte("not a flexbuffer at all")},
