@@ -108,7 +108,7 @@ func (e *Executable) VariableInput(out *Layer) *Layer {
 func Check(m *Model) diag.Report {
 	var rep diag.Report
 	if m.TFLite != nil && len(m.Ops) == 0 {
-		rep.Add(RuleNoEdgeTPUOp, "model", "no edgetpu-custom-op among %d operators: the compiler mapped nothing to the Edge TPU", m.TFLite.NumOperators())
+		rep.Add(RuleNoEdgeTPUOp, "model", "no operator runs on the Edge TPU: none of the %d operators is an edgetpu-custom-op (an uncompiled model, or one the compiler mapped nothing of; npukit edgetpu plan predicts what the compiler would map)", m.TFLite.NumOperators())
 	}
 	for _, op := range m.Ops {
 		loc := "package"

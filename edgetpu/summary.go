@@ -22,21 +22,35 @@ type Summary struct {
 	EdgeTPUOps  []TPUOpSummary  `json:"edgetpu_ops"`
 }
 
-// OpSummary says where one TFLite operator runs.
+// OpSummary says what one TFLite operator is and where it runs.
 type OpSummary struct {
 	Subgraph int    `json:"subgraph"`
 	Index    int    `json:"index"`
-	Code     string `json:"code"`
+	Code     string `json:"code"` // the builtin's name, or "custom:<code>"
 	RunsOn   string `json:"runs_on"` // "Edge TPU" or "CPU"
+	// Position places a CPU operator relative to the Edge TPU ops of its
+	// subgraph: "before", "between" (a round trip to the CPU and back) or
+	// "after"; "no Edge TPU op" in a plain model; "" for an Edge TPU op.
+	Position string          `json:"position,omitempty"`
+	Inputs   []TensorSummary `json:"inputs"`
+	Outputs  []TensorSummary `json:"outputs"`
 }
 
-// TensorSummary is a model input or output.
+// TensorSummary is a model input or output, or an operator's.
 type TensorSummary struct {
 	Name      string     `json:"name"`
 	Type      TensorType `json:"type"`
 	Shape     []int32    `json:"shape"`
 	Scale     []float32  `json:"scale,omitempty"`
 	ZeroPoint []int64    `json:"zero_point,omitempty"`
+	// Constant marks a tensor whose buffer holds data (weights, biases,
+	// shapes): an operator's parameter rather than an activation.
+	Constant bool `json:"constant,omitempty"`
+}
+
+// Label is "name [1x32x32x16] INT8".
+func (t TensorSummary) Label() string {
+	return fmt.Sprintf("%s [%s] %s", t.Name, joinInts(t.Shape, "x"), t.Type)
 }
 
 // TPUOpSummary describes one Edge TPU op.
@@ -125,32 +139,40 @@ func Summarize(m *Model) *Summary {
 	s := &Summary{Kind: "package"}
 	if t := m.TFLite; t != nil {
 		s.Kind, s.Description = "tflite", t.Description
-		for si, sg := range t.Subgraphs {
+		for si := range t.Subgraphs {
+			sg := &t.Subgraphs[si]
+			first, last := -1, -1 // Edge TPU ops of the subgraph
 			for oi, op := range sg.Operators {
-				o := OpSummary{Subgraph: si, Index: oi, RunsOn: "CPU"}
-				if int(op.OpcodeIndex) < len(t.OperatorCodes) {
-					c := t.OperatorCodes[op.OpcodeIndex]
-					o.Code = c.Label()
-					if c.CustomCode == CustomCode {
-						o.RunsOn = "Edge TPU"
+				if t.OperatorCodes[op.OpcodeIndex].CustomCode == CustomCode {
+					if first < 0 {
+						first = oi
 					}
+					last = oi
+				}
+			}
+			for oi, op := range sg.Operators {
+				o := OpSummary{Subgraph: si, Index: oi, RunsOn: "CPU",
+					Inputs: tensorSummaries(t, sg, op.Inputs), Outputs: tensorSummaries(t, sg, op.Outputs)}
+				c := t.OperatorCodes[op.OpcodeIndex]
+				o.Code = c.Label()
+				switch {
+				case c.CustomCode == CustomCode:
+					o.RunsOn = "Edge TPU"
+				case first < 0:
+					o.Position = "no Edge TPU op"
+				case oi < first:
+					o.Position = "before"
+				case oi > last:
+					o.Position = "after"
+				default:
+					o.Position = "between"
 				}
 				s.Operators = append(s.Operators, o)
 			}
 		}
 		if len(t.Subgraphs) > 0 {
 			sg := &t.Subgraphs[0]
-			ts := func(idx []int32) []TensorSummary {
-				var out []TensorSummary
-				for _, i := range idx {
-					if i >= 0 && int(i) < len(sg.Tensors) {
-						ten := sg.Tensors[i]
-						out = append(out, TensorSummary{Name: ten.Name, Type: ten.Type, Shape: ten.Shape, Scale: ten.Scale, ZeroPoint: ten.ZeroPoint})
-					}
-				}
-				return out
-			}
-			s.Inputs, s.Outputs = ts(sg.Inputs), ts(sg.Outputs)
+			s.Inputs, s.Outputs = tensorSummaries(t, sg, sg.Inputs), tensorSummaries(t, sg, sg.Outputs)
 		}
 	}
 	for _, op := range m.Ops {
@@ -161,6 +183,22 @@ func Summarize(m *Model) *Summary {
 		s.EdgeTPUOps = append(s.EdgeTPUOps, o)
 	}
 	return s
+}
+
+// tensorSummaries describes tensors of a subgraph by index (-1, an
+// optional input left out, is skipped).
+func tensorSummaries(t *TFLite, sg *Subgraph, idx []int32) []TensorSummary {
+	out := []TensorSummary{}
+	for _, i := range idx {
+		if i < 0 || int(i) >= len(sg.Tensors) {
+			continue
+		}
+		ten := &sg.Tensors[i]
+		ts := TensorSummary{Name: ten.Name, Type: ten.Type, Shape: ten.Shape, Scale: ten.Scale, ZeroPoint: ten.ZeroPoint}
+		ts.Constant = int(ten.Buffer) < len(t.BufferSizes) && t.BufferSizes[ten.Buffer] > 0
+		out = append(out, ts)
+	}
+	return out
 }
 
 func summarizePackage(p *Package) PackageSummary {
@@ -254,15 +292,35 @@ func (s *Summary) WriteText(w io.Writer) error {
 		}
 		ew.Printf("TFLite model %q: %d operators, %d on the Edge TPU, %d on the CPU\n", s.Description, len(s.Operators), tpu, cpu)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  SUBGRAPH\tOP\tCODE\tRUNS ON")
+		if len(s.Operators) > 0 {
+			fmt.Fprintln(tw, "  SUBGRAPH\tOP\tOPERATOR\tRUNS ON\tOUTPUT")
+		}
 		for _, o := range s.Operators {
-			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\n", o.Subgraph, o.Index, o.Code, o.RunsOn)
+			where := o.RunsOn
+			switch o.Position {
+			case "before", "after":
+				where += " (" + o.Position + " the Edge TPU)"
+			case "between":
+				where += " (between Edge TPU ops)"
+			}
+			out := ""
+			if len(o.Outputs) > 0 {
+				out = o.Outputs[0].Label()
+				if len(o.Outputs) > 1 {
+					out += fmt.Sprintf(" +%d", len(o.Outputs)-1)
+				}
+			}
+			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\n", o.Subgraph, o.Index, o.Code, where, out)
 		}
 		tw.Flush()
 		for _, io := range []struct {
 			name string
 			ts   []TensorSummary
 		}{{"Model inputs", s.Inputs}, {"Model outputs", s.Outputs}} {
+			if len(io.ts) == 0 {
+				ew.Printf("%s: none\n", io.name)
+				continue
+			}
 			ew.Printf("%s:\n", io.name)
 			tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "  NAME\tTYPE\tSHAPE\tSCALE\tZERO POINT")

@@ -23,9 +23,10 @@ go build -o "$out/npukit" ./cmd/npukit
 cp "$out"/demo/*.html "$out/reports/" 2>/dev/null || true
 
 if [ -d ../shared/corpus ]; then
-  # Every corpus file (all formats, ZeBu traces included; golden dumps
-  # are not inputs) and every benchmark problem must render: a failure
-  # fails the test. A kind without a reporter would be a listed skip.
+  # Every file of both corpora (all formats, ZeBu traces, plain TFLite
+  # models and the compiler-ground-truth pairs included; golden dumps, logs
+  # and notes are not inputs) and every benchmark problem must render: a
+  # failure fails the test. A kind without a reporter would be a listed skip.
   while IFS= read -r f; do
     name=$(basename "$f")
     if ! msg=$("$out/npukit" report "$f" -o "$out/reports/corpus-$name.html" 2>&1); then
@@ -34,7 +35,9 @@ if [ -d ../shared/corpus ]; then
         *) echo "report failed: $f: $msg" >&2; exit 1 ;;
       esac
     fi
-  done < <(find ../shared/corpus -type f -not -path '*/golden/*' -not -name '*.md' -not -name 'README*' -not -name 'LICENSE*' | sort)
+  done < <(find ../shared/corpus ../shared/corpus2 -type f -not -path '*/golden/*' -not -path '*/goldens/*' \
+      -not -path '*/logs/*' -not -path '*/tracer/*' -not -path '*/nki/*' -not -name 'truth.json' \
+      -not -name '*.md' -not -name 'README*' -not -name 'LICENSE*' 2>/dev/null | sort)
   for f in ../shared/benchmarks/minimalloc/*.csv; do
     if ! msg=$("$out/npukit" report "$f" -o "$out/reports/bench-$(basename "$f").html" 2>&1); then
       echo "report failed: $f: $msg" >&2; exit 1

@@ -17,7 +17,9 @@ import (
 )
 
 func init() {
-	for _, k := range []detect.Kind{detect.EdgeTPU, detect.DarwiNN} {
+	// A plain TFLite model (no Edge TPU op) reads through the same model:
+	// its operators all run on the CPU.
+	for _, k := range []detect.Kind{detect.EdgeTPU, detect.DarwiNN, detect.TFLite} {
 		registerFormat(Format{Kind: k, Inspect: inspectEdgeTPU, Check: checkEdgeTPU})
 		registerDiffer(k, diffEdgeTPU)
 	}

@@ -184,3 +184,34 @@ func TestEdgeTPURelayoutHalf(t *testing.T) {
 		t.Fatalf("header %+v, %d values", rd.Header, len(data))
 	}
 }
+
+// Every TFLite model of both corpora, compiled or not (corpus2 holds plain
+// models: one shipped under an _edgetpu name, and the uncompiled halves of
+// the compiler-ground-truth pairs), inspects and checks with exit 0, and no
+// operator is shown by number.
+func TestEveryTFLiteReads(t *testing.T) {
+	files := conformance.CorpusFiles(t, "edgetpu", "*.tflite")
+	files = append(files, conformance.CorpusFiles(t, "edgetpu-pairs", "models/*.tflite")...)
+	plain := 0
+	for _, f := range files {
+		name := filepath.Base(f)
+		r := run(t, "", "inspect", f)
+		if r.code != 0 {
+			t.Errorf("%s: inspect exit %d: %s", name, r.code, r.stderr)
+			continue
+		}
+		if strings.Contains(r.stdout, "builtin:") {
+			t.Errorf("%s: an operator is shown by number:\n%s", name, r.stdout)
+		}
+		c := run(t, "", "check", f)
+		if c.code != 0 {
+			t.Errorf("%s: check exit %d:\n%s", name, c.code, c.stdout)
+		}
+		if strings.Contains(c.stdout, "edgetpu/no-edgetpu-op") {
+			plain++
+		}
+	}
+	if plain == 0 {
+		t.Error("no plain TFLite model among the corpus files")
+	}
+}

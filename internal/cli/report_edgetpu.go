@@ -16,6 +16,7 @@ import (
 func init() {
 	registerReporter(detect.EdgeTPU, reportEdgeTPU)
 	registerReporter(detect.DarwiNN, reportEdgeTPU)
+	registerReporter(detect.TFLite, reportEdgeTPU)
 }
 
 // etpuMaxTilingPositions bounds the (y, x) rectangles drawn per output.
