@@ -26,7 +26,7 @@ type Summary struct {
 type OpSummary struct {
 	Subgraph int    `json:"subgraph"`
 	Index    int    `json:"index"`
-	Code     string `json:"code"` // the builtin's name, or "custom:<code>"
+	Code     string `json:"code"`    // the builtin's name, or "custom:<code>"
 	RunsOn   string `json:"runs_on"` // "Edge TPU" or "CPU"
 	// Position places a CPU operator relative to the Edge TPU ops of its
 	// subgraph: "before", "between" (a round trip to the CPU and back) or

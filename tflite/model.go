@@ -190,4 +190,3 @@ func (t TensorType) ElemSize() int {
 	}
 	return 0
 }
-
