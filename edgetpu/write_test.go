@@ -11,7 +11,7 @@ import (
 func normalize(m *Model) *Model {
 	m.Data = nil
 	if m.TFLite != nil {
-		m.TFLite.BufferSizes = nil // derived from the buffers written
+		m.TFLite.BufferSizes, m.TFLite.BufferData = nil, nil // derived from the buffers written
 		for si := range m.TFLite.Subgraphs {
 			for oi := range m.TFLite.Subgraphs[si].Operators {
 				op := &m.TFLite.Subgraphs[si].Operators[oi]

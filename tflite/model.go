@@ -1,6 +1,7 @@
 package tflite
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/npukit/npukit/internal/fbs"
@@ -19,6 +20,50 @@ type Model struct {
 	// BufferSizes are the data sizes of the buffers in bytes (0 for a
 	// buffer without data: activations, or a tensor filled at run time).
 	BufferSizes []int64 `json:"-"`
+	// BufferData are the buffers' bytes when they are inside the
+	// FlatBuffer (sub-slices of the input; nil otherwise).
+	BufferData [][]byte `json:"-"`
+}
+
+// Constant returns the data of a tensor whose buffer holds data (weights,
+// biases, shapes, axes), or nil.
+func (m *Model) Constant(t *Tensor) []byte {
+	if int(t.Buffer) < len(m.BufferData) {
+		return m.BufferData[t.Buffer]
+	}
+	return nil
+}
+
+// IsConstant reports whether a tensor's buffer holds data.
+func (m *Model) IsConstant(t *Tensor) bool {
+	return int(t.Buffer) < len(m.BufferSizes) && m.BufferSizes[t.Buffer] > 0
+}
+
+// Ints returns a constant INT32 or INT64 tensor's values (shapes, axes,
+// permutations, paddings); ok is false for other tensors.
+func (m *Model) Ints(t *Tensor) ([]int64, bool) {
+	d := m.Constant(t)
+	var w int
+	switch t.Type {
+	case TensorInt32:
+		w = 4
+	case TensorInt64:
+		w = 8
+	default:
+		return nil, false
+	}
+	if d == nil || len(d)%w != 0 || len(d)/w > 1<<16 {
+		return nil, false
+	}
+	out := make([]int64, len(d)/w)
+	for i := range out {
+		if w == 4 {
+			out[i] = int64(int32(binary.LittleEndian.Uint32(d[i*4:])))
+		} else {
+			out[i] = int64(binary.LittleEndian.Uint64(d[i*8:]))
+		}
+	}
+	return out, true
 }
 
 // NumOperators counts the operators of every subgraph.
@@ -135,6 +180,25 @@ type Operator struct {
 	BuiltinOptionsType uint8     `json:"builtin_options_type,omitempty"`
 	Options            fbs.Table `json:"-"`
 	HasOptions         bool      `json:"-"`
+}
+
+// OptionInt reads an integer field of the operator's builtin options table
+// (slot and width as the schema's options table declares them); def when
+// the operator has no options or the field is absent or unreadable.
+func (op *Operator) OptionInt(slot, width int, def int64) int64 {
+	if !op.HasOptions {
+		return def
+	}
+	v, err := op.Options.Int(slot, width, "option", def)
+	if err != nil {
+		return def
+	}
+	return v
+}
+
+// OptionBool reads a boolean field of the builtin options table.
+func (op *Operator) OptionBool(slot int) bool {
+	return op.OptionInt(slot, 1, 0) != 0
 }
 
 // Metadata is one TFLite metadata entry.

@@ -133,10 +133,11 @@ func Decode(data []byte, b *fbs.Budget) (*Model, error) {
 // size field of a model over 2 GiB that keeps its data after the
 // FlatBuffer.
 func bufferSizes(t *Model, buffers fbs.Vector, b *fbs.Budget) error {
-	if err := fbs.Charge[int64](b, buffers.Len(), buffers.Path, buffers.Start()); err != nil {
+	if err := fbs.Charge[[]byte](b, buffers.Len()+buffers.Len()/3+1, buffers.Path, buffers.Start()); err != nil {
 		return err
 	}
 	t.BufferSizes = make([]int64, buffers.Len())
+	t.BufferData = make([][]byte, buffers.Len())
 	for i := range t.BufferSizes {
 		bt, err := buffers.Table(i)
 		if err != nil {
@@ -147,7 +148,7 @@ func bufferSizes(t *Model, buffers fbs.Vector, b *fbs.Budget) error {
 			return err
 		}
 		if ok {
-			t.BufferSizes[i] = int64(len(data))
+			t.BufferSizes[i], t.BufferData[i] = int64(len(data)), data
 			continue
 		}
 		size, err := bt.Uint(2, 8, "size", 0)

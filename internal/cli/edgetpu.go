@@ -88,7 +88,7 @@ var edgetpuCommands []func(env *Env) *cobra.Command
 func newEdgeTPUCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "edgetpu",
-		Short: "Edge TPU tools: memory, extract, link, relayout, dma",
+		Short: "Edge TPU tools: plan, memory, extract, link, relayout, dma",
 		Long: `edgetpu groups the tools for Coral Edge TPU models (*_edgetpu.tflite) and raw DarwiNN
 packages: where parameters live (memory), the embedded package as files (extract),
 and the driver's run-time steps (link, relayout, dma).`,

@@ -215,3 +215,34 @@ func TestEveryTFLiteReads(t *testing.T) {
 		t.Error("no plain TFLite model among the corpus files")
 	}
 }
+
+// edgetpu plan on every uncompiled model of the pairs: exit 0, the
+// compiler's words, and --json with one entry per operator; a compiled
+// model is pointed to inspect.
+func TestEdgeTPUPlanCommand(t *testing.T) {
+	n := 0
+	for _, f := range conformance.CorpusFiles(t, "edgetpu-pairs", "models/*.tflite") {
+		r := run(t, "", "edgetpu", "plan", f)
+		if r.code == 2 {
+			// A compiled twin (one with an Edge TPU op).
+			if !strings.Contains(r.stderr, "compiled Edge TPU model") {
+				t.Errorf("%s: %s", filepath.Base(f), r)
+			}
+			continue
+		}
+		n++
+		if r.code != 0 || !strings.Contains(r.stdout, "as Edge TPU compiler 16 would map them") {
+			t.Errorf("%s: %s", filepath.Base(f), r)
+		}
+		j := run(t, "", "--json", "edgetpu", "plan", f)
+		var p struct {
+			Ops []struct{ Placement, Status string } `json:"operators"`
+		}
+		if err := json.Unmarshal([]byte(j.stdout), &p); err != nil || len(p.Ops) == 0 || p.Ops[0].Status == "" {
+			t.Errorf("%s: --json: %v %.200s", filepath.Base(f), err, j.stdout)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no uncompiled model")
+	}
+}

@@ -1,0 +1,540 @@
+package edgetpu
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/stickywriter"
+	"github.com/npukit/npukit/tflite"
+)
+
+// The Edge TPU compiler's mapping of an uncompiled TFLite model, predicted
+// from the rules Coral publishes and calibrated against the compiler's own
+// output on real models (../shared/corpus2/edgetpu-pairs: uncompiled models
+// beside what the compiler made of them, and its logs).
+//
+// Sources of the rules:
+//   - [req] coral.ai/docs/edgetpu/models-intro, "Model requirements": tensor
+//     parameters quantized to 8 bits, tensor sizes constant at compile time,
+//     tensors of 1, 2 or 3 dimensions (with more, only the 3 innermost may be
+//     larger than 1), only the supported operations.
+//   - [ops] the same page, "Supported operations", with each operation's
+//     known limitations (no fused activation on pools and concatenation,
+//     Mean and Pad along x/y only, 3-D resizes that may stay on the CPU to
+//     avoid a loss of precision, default fully-connected weights, ...).
+//   - [seg] the same page, "Compiling": the compiler maps one segment; ops
+//     after an op it cannot map run on the CPU, even if supported. Compiler
+//     16 (and the pairs it compiled) keeps mapping ops that do not depend on
+//     the unmapped one (a parallel branch), as long as one segment results.
+//   - [log] the compiler's per-operator status words, verbatim from its logs.
+
+// Compiler status words, verbatim from edgetpu_compiler logs.
+const (
+	StatusMapped       = "Mapped to Edge TPU"
+	StatusDataType     = "Operation is working on an unsupported data type"
+	StatusUnspecified  = "Operation is otherwise supported, but not mapped due to some unspecified limitation"
+	StatusRank         = "Tensor has unsupported rank (up to 3 innermost dimensions mapped)"
+	StatusNotSupported = "Operation not supported"
+	StatusSubgraph     = "More than one subgraph is not supported"
+)
+
+// PlanOptions selects the compiler generation to predict.
+type PlanOptions struct {
+	// Compiler is the Edge TPU compiler's major version: 16 (the last
+	// release, the default) maps ops that do not depend on an unmapped one;
+	// 15 and older stop at the first unmapped op after the segment starts.
+	Compiler int
+}
+
+// OpPlan is the prediction for one operator.
+type OpPlan struct {
+	Subgraph  int             `json:"subgraph"`
+	Index     int             `json:"index"`
+	Op        string          `json:"op"`
+	Placement string          `json:"placement"` // "TPU" or "CPU"
+	Status    string          `json:"status"`    // the compiler's words
+	Reason    string          `json:"reason,omitempty"`
+	Fix       string          `json:"fix,omitempty"`
+	Uncertain string          `json:"uncertain,omitempty"` // why the rules cannot decide, when they cannot
+	Inputs    []TensorSummary `json:"inputs"`
+	Outputs   []TensorSummary `json:"outputs"`
+}
+
+// Plan is the predicted mapping of a model.
+type Plan struct {
+	Compiler int      `json:"compiler"`
+	Ops      []OpPlan `json:"operators"`
+	TPU      int      `json:"tpu_ops"`
+	CPU      int      `json:"cpu_ops"`
+	// Cut are the tensors where the Edge TPU segment hands over to the
+	// CPU: the names to give the compiler's -i (--intermediate_tensors)
+	// option to end the segment there explicitly.
+	Cut []string `json:"cut_tensors,omitempty"`
+	// Parameters estimates the constant bytes (weights, biases) of the
+	// mapped ops against the 8 MiB on-chip memory.
+	Parameters ParamEstimate `json:"parameters"`
+	Notes      []string      `json:"notes,omitempty"`
+}
+
+// ParamEstimate is the parameter memory of the mapped ops.
+type ParamEstimate struct {
+	Bytes    int64 `json:"bytes"`
+	OnChip   int64 `json:"on_chip_bytes"`
+	Streamed int64 `json:"streamed_bytes"`
+}
+
+// verdict is the per-op mappability before the segment rule.
+type verdict struct {
+	ok        bool
+	status    string
+	reason    string
+	fix       string
+	uncertain string
+}
+
+// supportedOps are the builtin operations of [ops].
+var supportedOps = map[string]bool{
+	"ADD": true, "AVERAGE_POOL_2D": true, "CONCATENATION": true, "CONV_2D": true, "DEPTHWISE_CONV_2D": true,
+	"EXPAND_DIMS": true, "FULLY_CONNECTED": true, "HARD_SWISH": true, "L2_NORMALIZATION": true, "LOGISTIC": true,
+	"UNIDIRECTIONAL_SEQUENCE_LSTM": true, "MAXIMUM": true, "MAX_POOL_2D": true, "MEAN": true, "MINIMUM": true,
+	"MUL": true, "PACK": true, "PAD": true, "PRELU": true, "QUANTIZE": true, "REDUCE_MAX": true, "REDUCE_MIN": true,
+	"RELU": true, "RELU6": true, "RELU_N1_TO_1": true, "RESHAPE": true, "RESIZE_BILINEAR": true,
+	"RESIZE_NEAREST_NEIGHBOR": true, "RSQRT": true, "SLICE": true, "SOFTMAX": true, "SPACE_TO_DEPTH": true,
+	"SPLIT": true, "SQUARED_DIFFERENCE": true, "SQUEEZE": true, "STRIDED_SLICE": true, "SUB": true, "SUM": true,
+	"TANH": true, "TRANSPOSE": true, "TRANSPOSE_CONV": true,
+}
+
+// transposeMaxElements is the largest tensor a transpose that moves the
+// innermost dimension was seen mapped with: compiler 16 mapped such
+// transposes of 14,400 and 57,600 elements and refused 112,000 and more
+// (the YOLOv8 detection heads of the shared pairs). The documentation gives
+// no limit; predictions near it are marked uncertain.
+const transposeMaxElements = 65536
+
+// PlanModel predicts the compiler's mapping of the model's operators.
+func PlanModel(t *tflite.Model, opt PlanOptions) *Plan {
+	if opt.Compiler == 0 {
+		opt.Compiler = 16
+	}
+	p := &Plan{Compiler: opt.Compiler}
+	for si := range t.Subgraphs {
+		sg := &t.Subgraphs[si]
+		if si > 0 {
+			for oi := range sg.Operators {
+				op := &sg.Operators[oi]
+				p.add(t, sg, si, oi, op, "CPU", verdict{status: StatusSubgraph,
+					reason: "the compiler maps the first subgraph only [seg]",
+					fix:    "inline the subgraph (control flow such as WHILE or IF creates subgraphs), or keep this part on the CPU"})
+			}
+			continue
+		}
+		planSubgraph(p, t, sg, opt)
+	}
+	for _, o := range p.Ops {
+		if o.Placement == "TPU" {
+			p.TPU++
+		} else {
+			p.CPU++
+		}
+	}
+	if p.Parameters.Bytes > ParameterSRAM {
+		p.Parameters.OnChip = ParameterSRAM
+		p.Parameters.Streamed = p.Parameters.Bytes - ParameterSRAM
+		p.Notes = append(p.Notes, fmt.Sprintf("the mapped ops' parameters (%d bytes) exceed the 8 MiB on-chip memory: about %d bytes would be streamed from the host every inference (an estimate: the compiler also keeps instructions on chip)", p.Parameters.Bytes, p.Parameters.Streamed))
+	} else {
+		p.Parameters.OnChip = p.Parameters.Bytes
+	}
+	return p
+}
+
+func planSubgraph(p *Plan, t *tflite.Model, sg *tflite.Subgraph, opt PlanOptions) {
+	n := len(sg.Tensors)
+	tpuDep := make([]bool, n)   // depends on an Edge TPU op's output
+	afterCPU := make([]bool, n) // depends on a CPU op that depends on the Edge TPU
+	started, stopped := false, false
+	for oi := range sg.Operators {
+		op := &sg.Operators[oi]
+		v := mappable(t, sg, op)
+		depTPU, depAfter := false, false
+		for _, i := range op.Inputs {
+			if i >= 0 && int(i) < n {
+				depTPU = depTPU || tpuDep[i]
+				depAfter = depAfter || afterCPU[i]
+			}
+		}
+		place := "CPU"
+		switch {
+		case !v.ok:
+			if started && opt.Compiler < 16 {
+				stopped = true
+			}
+		case depAfter || stopped:
+			// A second Edge TPU segment would be needed [seg].
+			v = verdict{status: StatusSubgraph, reason: "supported, but it depends on (or, before compiler 16, follows) an op that runs on the CPU after the Edge TPU segment: mapping it would need a second segment [seg]",
+				fix: "make the op that left the Edge TPU mappable, or cut the model there (-i) and accept the CPU part"}
+		default:
+			place = "TPU"
+			started = true
+		}
+		for _, o := range op.Outputs {
+			if o < 0 || int(o) >= n {
+				continue
+			}
+			if place == "TPU" {
+				tpuDep[o] = true
+			} else {
+				tpuDep[o] = depTPU
+				afterCPU[o] = depTPU || depAfter
+			}
+		}
+		p.add(t, sg, 0, oi, op, place, v)
+	}
+	// The hand-over points: outputs of Edge TPU ops read by CPU ops.
+	cut := map[string]bool{}
+	for oi, o := range p.Ops {
+		if o.Subgraph != 0 || o.Placement != "CPU" {
+			continue
+		}
+		for _, i := range sg.Operators[oi].Inputs {
+			if i >= 0 && int(i) < n && tpuDep[i] && producedOnTPU(p, sg, i) && !cut[sg.Tensors[i].Name] {
+				cut[sg.Tensors[i].Name] = true
+				p.Cut = append(p.Cut, sg.Tensors[i].Name)
+			}
+		}
+	}
+}
+
+// producedOnTPU reports whether an Edge TPU op of subgraph 0 writes tensor i.
+func producedOnTPU(p *Plan, sg *tflite.Subgraph, i int32) bool {
+	for oi, o := range p.Ops {
+		if o.Subgraph == 0 && o.Placement == "TPU" && slices.Contains(sg.Operators[oi].Outputs, i) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Plan) add(t *tflite.Model, sg *tflite.Subgraph, si, oi int, op *tflite.Operator, place string, v verdict) {
+	o := OpPlan{Subgraph: si, Index: oi, Op: t.OperatorCodes[op.OpcodeIndex].Label(), Placement: place,
+		Status: v.status, Reason: v.reason, Fix: v.fix, Uncertain: v.uncertain,
+		Inputs: tensorSummaries(t, sg, op.Inputs), Outputs: tensorSummaries(t, sg, op.Outputs)}
+	if place == "TPU" {
+		o.Status, o.Fix = StatusMapped, ""
+		for _, i := range op.Inputs {
+			if i >= 0 && int(i) < len(sg.Tensors) && t.IsConstant(&sg.Tensors[i]) {
+				p.Parameters.Bytes += t.BufferSizes[sg.Tensors[i].Buffer]
+			}
+		}
+	}
+	p.Ops = append(p.Ops, o)
+}
+
+// dynamicBeyondBatch reports a dynamic dimension other than the batch: the
+// compiler compiles a dynamic batch as 1 (models exported with shape
+// signature [-1 224 224 3] compile fully in the shared pairs).
+func dynamicBeyondBatch(t *tflite.Tensor) bool {
+	for i, d := range t.ShapeSignature {
+		if d < 0 && i > 0 {
+			return true
+		}
+	}
+	for _, d := range t.Shape {
+		if d < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// short shortens a tensor name for a message (converters join the names
+// of fused ops with ';' into names of hundreds of characters).
+func shortName(name string) string {
+	const max = 60
+	if r := []rune(name); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return name
+}
+
+// eightBit reports whether a type is one the Edge TPU computes on.
+func eightBit(tt tflite.TensorType) bool {
+	return tt == tflite.TensorInt8 || tt == tflite.TensorUint8
+}
+
+// mappable applies [req] and [ops] to one operator.
+func mappable(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator) verdict {
+	code := t.OperatorCodes[op.OpcodeIndex]
+	name := code.Name()
+	tensor := func(i int32) *tflite.Tensor {
+		if i < 0 || int(i) >= len(sg.Tensors) {
+			return nil
+		}
+		return &sg.Tensors[i]
+	}
+	if code.Custom() {
+		return verdict{status: StatusNotSupported, reason: fmt.Sprintf("custom operator %q: the Edge TPU runs builtin operations only [ops]", code.CustomCode),
+			fix: "keep it on the CPU after the Edge TPU segment, or express it with supported builtin operations"}
+	}
+	// Activations (non-constant tensors) must be 8-bit; QUANTIZE may take
+	// a float input only at the model's edge, which the compiler leaves on
+	// the CPU [log: QUANTIZE "otherwise supported"].
+	for _, list := range [][]int32{op.Inputs, op.Outputs} {
+		for _, i := range list {
+			ten := tensor(i)
+			if ten == nil || t.IsConstant(ten) || eightBit(ten.Type) {
+				continue
+			}
+			if name == "QUANTIZE" {
+				return verdict{status: StatusUnspecified, reason: fmt.Sprintf("converts %s tensor %q: a float/integer conversion at the model's edge runs on the CPU", ten.Type, shortName(ten.Name)),
+					fix: "give the model int8/uint8 inputs and outputs (converter inference_input_type/inference_output_type), so no conversion is needed"}
+			}
+			v := verdict{status: StatusDataType, reason: fmt.Sprintf("tensor %q is %s: the Edge TPU computes on 8-bit quantized tensors only [req]", shortName(ten.Name), ten.Type),
+				fix: "quantize the whole model to int8 (full-integer post-training quantization with a representative dataset, or quantization-aware training)"}
+			if !supportedOps[name] {
+				v.reason += "; " + name + " is not among the supported operations either [ops]"
+				v.fix = "keep it on the CPU after the Edge TPU segment (its result is not 8-bit by nature), or replace it with supported operations"
+			}
+			return v
+		}
+	}
+	if !supportedOps[name] {
+		return verdict{status: StatusNotSupported, reason: name + " is not among the Edge TPU's supported operations [ops]",
+			fix: "replace it with supported operations, or let the segment end before it (-i) and run the rest on the CPU"}
+	}
+	// Weights must be quantized too.
+	for _, i := range op.Inputs {
+		if ten := tensor(i); ten != nil && t.IsConstant(ten) && !eightBit(ten.Type) && ten.Type != tflite.TensorInt32 && ten.Type != tflite.TensorInt64 {
+			return verdict{status: StatusDataType, reason: fmt.Sprintf("constant %q is %s: parameters must be quantized [req]", shortName(ten.Name), ten.Type),
+				fix: "quantize the weights to 8 bits (full-integer quantization)"}
+		}
+	}
+	// Dimensions: static, and at most 3 larger than 1.
+	for _, list := range [][]int32{op.Inputs, op.Outputs} {
+		for _, i := range list {
+			ten := tensor(i)
+			if ten == nil || t.IsConstant(ten) {
+				continue
+			}
+			if dynamicBeyondBatch(ten) {
+				return verdict{status: StatusUnspecified, reason: fmt.Sprintf("tensor %q has a dynamic dimension (shape signature %v): sizes must be constant at compile time [req]", shortName(ten.Name), ten.ShapeSignature),
+					fix: "export the model with fixed input shapes"}
+			}
+			big := 0
+			for _, d := range ten.Shape {
+				if d > 1 {
+					big++
+				}
+			}
+			if big > 3 {
+				return verdict{status: StatusRank, reason: fmt.Sprintf("tensor %q %v has %d dimensions larger than 1; the Edge TPU maps at most 3 [req]", shortName(ten.Name), ten.Shape, big),
+					fix: "reshape so that at most the 3 innermost dimensions are larger than 1"}
+			}
+		}
+	}
+	return opLimits(t, sg, op, name, tensor)
+}
+
+// opLimits applies the known limitations of [ops] and the calibrated ones.
+func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name string, tensor func(int32) *tflite.Tensor) verdict {
+	ok := verdict{ok: true}
+	in := func(k int) *tflite.Tensor {
+		if k < len(op.Inputs) {
+			return tensor(op.Inputs[k])
+		}
+		return nil
+	}
+	out := func(k int) *tflite.Tensor {
+		if k < len(op.Outputs) {
+			return tensor(op.Outputs[k])
+		}
+		return nil
+	}
+	limit := func(reason, fix string) verdict {
+		return verdict{status: StatusUnspecified, reason: reason + " [ops]", fix: fix}
+	}
+	switch name {
+	case "AVERAGE_POOL_2D", "MAX_POOL_2D":
+		if op.OptionInt(5, 1, 0) != 0 { // Pool2DOptions.fused_activation_function
+			return limit(name+" with a fused activation function", "apply the activation as a separate operation")
+		}
+	case "CONCATENATION":
+		if op.OptionInt(1, 1, 0) != 0 { // ConcatenationOptions.fused_activation_function
+			return limit("CONCATENATION with a fused activation function", "apply the activation as a separate operation")
+		}
+		for k := range op.Inputs {
+			if ten := in(k); ten != nil && t.IsConstant(ten) {
+				if len(op.Inputs) != 2 {
+					return limit("a constant input among more than two inputs (a constant input is allowed only as the zero half of a two-input concatenation)", "concatenate the constant separately, or fold it into the model")
+				}
+				if !allZero(t.Constant(ten)) {
+					return limit("a constant input that is not all zeroes", "use a PAD instead, or compute the constant part elsewhere")
+				}
+			}
+		}
+	case "FULLY_CONNECTED":
+		if op.OptionInt(1, 1, 0) != 0 { // FullyConnectedOptions.weights_format
+			return limit("FULLY_CONNECTED with non-default (shuffled) weights", "convert with the default weights format")
+		}
+	case "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN":
+		if x := in(0); x != nil && in(1) != nil {
+			if axes, ok := t.Ints(in(1)); ok && !spatialAxes(axes, len(x.Shape)) {
+				return limit(fmt.Sprintf("%s over axes %v: reductions along the x and/or y dimensions only", name, axes), "reduce over height and width only (reshape first)")
+			}
+		}
+	case "PAD":
+		if x, pads := in(0), in(1); x != nil && pads != nil {
+			if v, ok := t.Ints(pads); ok && len(v) == 2*len(x.Shape) && len(x.Shape) == 4 {
+				if v[0] != 0 || v[1] != 0 || v[6] != 0 || v[7] != 0 {
+					return limit(fmt.Sprintf("PAD of the batch or channel dimension (paddings %v): padding along x and/or y only", v), "pad height and width only")
+				}
+			}
+		}
+	case "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR":
+		x, y := in(0), out(0)
+		if x == nil || y == nil || len(x.Shape) != 4 || len(y.Shape) != 4 {
+			break
+		}
+		if x.Shape[0] != 1 {
+			return limit(name+" of a batch larger than 1: the input/output must be 3-dimensional", "resize one image at a time")
+		}
+		alignSlot := 0
+		if name == "RESIZE_BILINEAR" {
+			alignSlot = 2 // ResizeBilinearOptions.align_corners
+		}
+		align := op.OptionBool(alignSlot)
+		for _, d := range [][2]int32{{x.Shape[1], y.Shape[1]}, {x.Shape[2], y.Shape[2]}} {
+			if d[0] == d[1] {
+				continue
+			}
+			if d[0] <= 1 {
+				return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s from a %d-pixel dimension: the compiler keeps resizes that could lose precision on the CPU [ops]", name, d[0]),
+					fix:       "broadcast a 1x1 map with a supported op (e.g. a multiply or a tiled concatenation), or resize on the CPU",
+					uncertain: "the documentation says only that a resize \"may not be mapped\" depending on its sizes; npukit predicts the CPU for an upsampling of a 1-pixel dimension and for a factor that is not a whole number"}
+			}
+			num, den := int64(d[1]), int64(d[0])
+			if align {
+				num, den = num-1, den-1
+			}
+			if den <= 0 || num%den != 0 {
+				return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s by a factor of %d/%d, not a whole number: the compiler keeps resizes that could lose precision on the CPU [ops]", name, num, den),
+					fix:       "resize by a whole factor",
+					uncertain: "the documentation says only that a resize \"may not be mapped\" depending on its sizes; npukit predicts the CPU for an upsampling of a 1-pixel dimension and for a factor that is not a whole number"}
+			}
+		}
+	case "SOFTMAX":
+		if x := in(0); x != nil {
+			if n := x.Elements(); n > 16000 {
+				return limit(fmt.Sprintf("SOFTMAX over %d elements (at most 16,000, over one dimension)", n), "apply softmax on the CPU, or over fewer elements")
+			}
+		}
+	case "TRANSPOSE":
+		x, perm := in(0), in(1)
+		if x == nil || perm == nil {
+			break
+		}
+		v, ok := t.Ints(perm)
+		if !ok || len(v) == 0 || v[len(v)-1] == int64(len(v)-1) {
+			break
+		}
+		if n := x.Elements(); n > transposeMaxElements {
+			return verdict{status: StatusUnspecified,
+				reason:    fmt.Sprintf("TRANSPOSE %v moving the innermost dimension of %d elements: compiler 16 maps such transposes only when they are small (seen up to 57,600 elements, refused from 112,000)", v, n),
+				fix:       "transpose on the CPU after the Edge TPU segment (cut there with -i), or keep the channel dimension innermost",
+				uncertain: "the limit is inferred from compiled models; no public documentation gives it"}
+		}
+	}
+	return ok
+}
+
+// spatialAxes reports whether reduction axes (negative counted from the
+// end) are only the y and x dimensions of an NHWC tensor.
+func spatialAxes(axes []int64, rank int) bool {
+	if rank != 4 {
+		return rank <= 3
+	}
+	for _, a := range axes {
+		if a < 0 {
+			a += int64(rank)
+		}
+		if a != 1 && a != 2 {
+			return false
+		}
+	}
+	return true
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return b != nil
+}
+
+// String renders a one-line summary: "72 operators: 64 on the Edge TPU, 8 on the CPU".
+func (p *Plan) String() string {
+	return fmt.Sprintf("%d operators: %d on the Edge TPU, %d on the CPU", len(p.Ops), p.TPU, p.CPU)
+}
+
+// WriteText renders the plan: the verdict, the parameter estimate, where the
+// segment ends, then every operator the compiler would leave on the CPU with
+// its status, reason and fix. Operators left on the CPU only because an
+// earlier one was are grouped after the one that caused it.
+func (p *Plan) WriteText(w io.Writer) error {
+	ew := stickywriter.New(w)
+	ew.Printf("%s, as Edge TPU compiler %d would map them\n", p, p.Compiler)
+	if p.TPU > 0 {
+		ew.Printf("Parameters of the mapped operators: %s", humanize.Bytes(p.Parameters.Bytes))
+		if p.Parameters.Streamed > 0 {
+			ew.Printf(" (over the 8 MiB on-chip memory: about %s streamed every inference)\n", humanize.Bytes(p.Parameters.Streamed))
+		} else {
+			ew.Printf(" (fits the 8 MiB on-chip memory)\n")
+		}
+	}
+	if len(p.Cut) > 0 {
+		ew.Printf("The Edge TPU segment hands over to the CPU at: %s\n", strings.Join(p.Cut, ", "))
+		ew.Printf("  (edgetpu_compiler -i %s ... ends the segment there explicitly)\n", strings.Join(p.Cut, ","))
+	}
+	var follow []string
+	flush := func() {
+		if len(follow) > 0 {
+			ew.Printf("  then on the CPU because of it (%s): %s\n", StatusSubgraph, strings.Join(follow, ", "))
+			follow = nil
+		}
+	}
+	first := true
+	for _, o := range p.Ops {
+		if o.Placement != "CPU" {
+			continue
+		}
+		if first {
+			ew.Printf("On the CPU:\n")
+			first = false
+		}
+		if o.Status == StatusSubgraph {
+			follow = append(follow, fmt.Sprintf("%d %s", o.Index, o.Op))
+			continue
+		}
+		flush()
+		ew.Printf("  op %d %s: %s\n", o.Index, o.Op, o.Status)
+		if o.Reason != "" {
+			ew.Printf("    why: %s\n", o.Reason)
+		}
+		if o.Fix != "" {
+			ew.Printf("    fix: %s\n", o.Fix)
+		}
+		if o.Uncertain != "" {
+			ew.Printf("    uncertain: %s\n", o.Uncertain)
+		}
+	}
+	flush()
+	for _, n := range p.Notes {
+		ew.Printf("Note: %s\n", n)
+	}
+	ew.Printf("Rules: coral.ai/docs/edgetpu/models-intro (model requirements, supported operations, compiling); limits marked uncertain are inferred from compiled models.\n")
+	return ew.Err()
+}

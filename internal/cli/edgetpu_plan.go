@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/edgetpu"
+	"github.com/spf13/cobra"
+)
+
+func init() { edgetpuCommands = append(edgetpuCommands, newEdgeTPUPlanCmd) }
+
+func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
+	var compiler int
+	cmd := &cobra.Command{
+		Use:   "plan MODEL.tflite",
+		Short: "Predict which operators the Edge TPU compiler maps and which stay on the CPU, and why",
+		Long: `plan predicts, for an uncompiled TFLite model, what the Edge TPU compiler will do with
+each operator: map it to the Edge TPU or leave it on the CPU, with the compiler's own
+status words, the reason, and what to change. The rules are Coral's published model
+requirements and per-operation limitations, and the single-segment rule (compiler 16
+also maps operations that do not depend on an unmapped one; --compiler 15 predicts
+the older behaviour). Limits inferred from compiled models rather than documented are
+marked uncertain. It also names the tensors where the Edge TPU segment hands over to
+the CPU (for the compiler's -i option) and estimates the mapped parameters against
+the 8 MiB on-chip memory. A compiled model (with an edgetpu-custom-op) needs no plan:
+npukit inspect shows where its operators run.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, _, err := detectFile(args[0])
+			if err != nil {
+				return err
+			}
+			switch r.Kind {
+			case detect.TFLite:
+			case detect.EdgeTPU:
+				return usageErr("%s: this is a compiled Edge TPU model, not an uncompiled TFLite model: npukit inspect shows where its operators run", args[0])
+			default:
+				return usageErr("%s: this is a %s, not a TFLite model", args[0], describe(r))
+			}
+			if compiler != 0 && (compiler < 1 || compiler > 16) {
+				return usageErr("--compiler %d: want a compiler major version, 1..16", compiler)
+			}
+			m, err := readEdgeTPU(args[0])
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			return etpuRender(env, edgetpu.PlanModel(m.TFLite, edgetpu.PlanOptions{Compiler: compiler}))
+		},
+	}
+	cmd.Flags().IntVar(&compiler, "compiler", 16, "Edge TPU compiler major version to predict (16: maps ops independent of an unmapped one; 15 and older stop at the first)")
+	return cmd
+}
