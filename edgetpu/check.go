@@ -110,6 +110,9 @@ func Check(m *Model) diag.Report {
 	if m.TFLite != nil && len(m.Ops) == 0 {
 		rep.Add(RuleNoEdgeTPUOp, "model", "no operator runs on the Edge TPU: none of the %d operators is an edgetpu-custom-op (an uncompiled model, or one the compiler mapped nothing of; npukit edgetpu plan predicts what the compiler would map)", m.TFLite.NumOperators())
 	}
+	if m.TFLite != nil {
+		checkRoundTrips(&rep, m)
+	}
 	for _, op := range m.Ops {
 		loc := "package"
 		if op.Subgraph >= 0 {
@@ -122,6 +125,7 @@ func Check(m *Model) diag.Report {
 				ploc = fmt.Sprintf("%s / package %d", loc, pi)
 			}
 			checkPackage(&rep, ploc, p, 0)
+			checkPerformance(&rep, ploc, p)
 			if m.TFLite != nil && pi == 0 {
 				checkTensors(&rep, loc, m.TFLite, op, p)
 			}

@@ -54,8 +54,14 @@ func reportEdgeTPU(env *Env, files []detect.Result) (*report.Page, error) {
 			{Key: "Caching token", Value: m.TokenHex},
 		}
 	}
-	page.Sections = append(page.Sections, etpuMemorySection(mem))
+	if len(first.Packages()) > 0 {
+		page.Sections = append(page.Sections, etpuMemorySection(mem))
+	} else {
+		page.Title = "TFLite model"
+		page.Summary = []report.KV{{Key: "Operators", Value: strconv.Itoa(first.TFLite.NumOperators())}, {Key: "On the Edge TPU", Value: "none (not compiled)"}}
+	}
 	for i, nm := range named {
+		page.Sections = append(page.Sections, etpuOperatorSection(i, nm))
 		page.Sections = append(page.Sections, etpuModelSections(i, nm)...)
 	}
 	page.SectionFor = func(d diag.Diagnostic) string {
@@ -85,6 +91,58 @@ func etpuMemorySection(r *edgetpu.MemoryReport) report.Section {
 		t.Rows = append(t.Rows, []string{g.Token, strconv.Itoa(len(g.Files)), humanize.Bytes(g.Cached), strconv.FormatBool(g.Fits), g.Statement})
 	}
 	return report.Section{ID: "memory", Title: "Parameter memory", Intro: r.Statement, Blocks: []report.Block{chart, t}}
+}
+
+// etpuOperatorSection lists the TFLite operators in order and where they
+// run; for a model without an Edge TPU op, also where the compiler would
+// put them (edgetpu plan).
+func etpuOperatorSection(i int, nm edgetpu.NamedModel) report.Section {
+	sec := report.Section{ID: fmt.Sprintf("ops-%d", i), Title: "Operators: " + nm.Path}
+	if nm.Model.TFLite == nil {
+		sec.Intro = "A raw DarwiNN package: no TFLite operators."
+		return sec
+	}
+	s := edgetpu.Summarize(nm.Model)
+	var plan *edgetpu.Plan
+	header := []string{"#", "operator", "runs on", "output"}
+	if len(nm.Model.Ops) == 0 {
+		plan = edgetpu.PlanModel(nm.Model.TFLite, edgetpu.PlanOptions{})
+		header = append(header, "compiler would", "why not on the Edge TPU")
+		sec.Intro = fmt.Sprintf("Not compiled: every operator runs on the CPU. Predicted for the Edge TPU compiler %d: %s (npukit edgetpu plan).", plan.Compiler, plan)
+	} else {
+		tpu, cpu := 0, 0
+		for _, o := range s.Operators {
+			if o.RunsOn == "Edge TPU" {
+				tpu++
+			} else {
+				cpu++
+			}
+		}
+		sec.Intro = fmt.Sprintf("%d operators: %d Edge TPU op(s) holding the compiled part, %d on the CPU (marked).", len(s.Operators), tpu, cpu)
+	}
+	t := &report.Table{Header: header, Numeric: []int{0}, MaxRows: 2000}
+	for k, o := range s.Operators {
+		where := o.RunsOn
+		if o.RunsOn == "CPU" && o.Position != "" && o.Position != "no Edge TPU op" {
+			where = "CPU, " + o.Position + " the Edge TPU"
+		}
+		out := ""
+		if len(o.Outputs) > 0 {
+			out = o.Outputs[0].Label()
+		}
+		row := []string{strconv.Itoa(o.Index), o.Code, where, out}
+		if plan != nil && k < len(plan.Ops) {
+			po := plan.Ops[k]
+			why := po.Reason
+			if po.Placement == "TPU" {
+				why = ""
+			}
+			row = append(row, po.Placement, why)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	sec.Blocks = []report.Block{t}
+	return sec
 }
 
 func etpuModelSections(i int, nm edgetpu.NamedModel) []report.Section {

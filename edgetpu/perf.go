@@ -1,0 +1,101 @@
+package edgetpu
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/edgetpu/dmaplan"
+	"github.com/npukit/npukit/internal/humanize"
+)
+
+// Why a compiled model is slow: what crosses the host link every inference
+// and why. These are infos (the model loads and runs; the numbers say what
+// it costs), computed from the steady-state transfer plan of the USB
+// runtime (package dmaplan) and the model's operator placement.
+const (
+	RuleScratchHost    = "edgetpu/scratch-over-host"
+	RuleStreamedParams = "edgetpu/streamed-parameters"
+	RuleCPURoundTrip   = "edgetpu/cpu-round-trip"
+)
+
+// PerformanceRules are the rules above: infos about cost, which a model
+// may carry beside any finding.
+var PerformanceRules = []string{RuleScratchHost, RuleStreamedParams, RuleCPURoundTrip}
+
+func init() {
+	diag.Register(
+		diag.Rule{ID: RuleScratchHost, Severity: diag.Info, Description: "activations spill to host memory: the executable's scratch crosses the host link every inference"},
+		diag.Rule{ID: RuleStreamedParams, Severity: diag.Info, Description: "parameters are streamed from the host every inference (not cached in the 8 MiB on-chip memory), with the cause: more than the cache holds, or a cache shared by co-compiled models"},
+		diag.Rule{ID: RuleCPURoundTrip, Severity: diag.Info, Description: "CPU operators run between Edge TPU operators: every inference goes device -> host -> device in the middle"},
+	)
+}
+
+// coCompiledStream is the streamed-parameter size from which a model that
+// would fit the cache alone is taken to share it with co-compiled models.
+const coCompiledStream = 64 << 10
+
+// linkBounds words a transfer's lower bounds: "4.2 ms over USB 2.0, 0.4 ms
+// over USB 3.0, 0.5 ms over PCIe Gen2 x1".
+func linkBounds(bytes int64) string {
+	var parts []string
+	for _, l := range dmaplan.DefaultLinks() {
+		parts = append(parts, fmt.Sprintf("%s over %s", ms(float64(bytes)*8/l.BitsPerSec*1e6), l.Name))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ms(us float64) string {
+	if us >= 1000 {
+		return fmt.Sprintf("%.1f ms", us/1000)
+	}
+	return fmt.Sprintf("%.0f us", us)
+}
+
+// checkPerformance adds the "why is it slow" findings of one package.
+func checkPerformance(rep *diag.Report, loc string, p *Package) {
+	plan, err := dmaplan.Build(PlanInput(p), dmaplan.DefaultLinks())
+	if err != nil {
+		return
+	}
+	st := plan.Steady
+	if s := st.ByTarget["SCRATCH"]; s > 0 {
+		rep.Add(RuleScratchHost, loc, "activations spill to host memory: %s of scratch cross the host link every inference (at least %s); a smaller input, fewer or narrower layers keep them on chip",
+			humanize.Bytes(s), linkBounds(s))
+	}
+	mem := MemoryOf(p)
+	if s := st.ByTarget["PARAMETER"]; s > 0 {
+		total := mem.Cached + mem.Streamed
+		var cause string
+		switch {
+		case total > ParameterSRAM:
+			cause = fmt.Sprintf("the model's parameters (%s) exceed what the 8 MiB on-chip memory holds", humanize.Bytes(total))
+		case mem.Streamed >= coCompiledStream && 20*mem.Streamed >= total:
+			// Alone, a model whose parameters fit is cached but for
+			// small remainders (real single models stream at most a
+			// few KiB): a large streamed share of a model that fits
+			// points to a cache shared at compile time.
+			cause = fmt.Sprintf("%s cached + %s streamed would fit the 8 MiB on-chip memory: the model was most likely compiled together with others sharing its cache (caching token %s); the compiler hands the cache out in the order the models are given, so compile this model first, or alone, to cache all of it",
+				humanize.Bytes(mem.Cached), humanize.Bytes(mem.Streamed), mem.TokenHex)
+		default:
+			cause = fmt.Sprintf("the compiler left a small part of the parameters (%s of %s) uncached", humanize.Bytes(mem.Streamed), humanize.Bytes(total))
+		}
+		rep.Add(RuleStreamedParams, loc, "%s of parameters are streamed from the host every inference (at least %s): %s", humanize.Bytes(s), linkBounds(s), cause)
+	}
+}
+
+// checkRoundTrips reports CPU operators between the Edge TPU operators of a
+// subgraph.
+func checkRoundTrips(rep *diag.Report, m *Model) {
+	s := Summarize(m)
+	var between []string
+	for _, o := range s.Operators {
+		if o.Position == "between" {
+			between = append(between, fmt.Sprintf("%d %s", o.Index, o.Code))
+		}
+	}
+	if len(between) > 0 {
+		rep.Add(RuleCPURoundTrip, "model", "%d CPU operator(s) run between Edge TPU operators (%s): each inference crosses the host link twice more; making them mappable (npukit edgetpu plan on the uncompiled model says why they are not) keeps the data on the device",
+			len(between), strings.Join(between, ", "))
+	}
+}
