@@ -2,7 +2,9 @@ package edgetpu
 
 import (
 	"fmt"
+	"github.com/npukit/npukit/edgetpu/dmaplan"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/internal/humanize"
@@ -67,6 +69,140 @@ type TokenGroup struct {
 type MemoryReport struct {
 	Groups    []TokenGroup `json:"groups"`
 	Statement string       `json:"statement"`
+	// Pipeline is set when the files are the segments of one pipeline
+	// (each segment's outputs are the next one's inputs).
+	Pipeline *Pipeline `json:"pipeline,omitempty"`
+}
+
+// Pipeline is a chain of model segments, each on its own Edge TPU.
+type Pipeline struct {
+	Segments  []PipelineSegment `json:"segments"` // in pipeline order
+	Slowest   int               `json:"slowest"`  // index into Segments
+	Link      string            `json:"link"`     // the link the times assume
+	Statement string            `json:"statement"`
+}
+
+// PipelineSegment is one segment with its steady-state transfer time.
+type PipelineSegment struct {
+	Path string `json:"path"`
+	// Bytes is the larger direction of what one inference moves over the
+	// host link; LowerBoundUs its time over Link.
+	Bytes        int64   `json:"bytes_per_inference"`
+	LowerBoundUs float64 `json:"lower_bound_us"`
+}
+
+// tensorKey identifies a model input or output across files.
+func tensorKey(t *Tensor) string {
+	return fmt.Sprintf("%s|%v|%s", t.Name, t.Shape, t.Type)
+}
+
+// DetectPipeline orders files into a pipeline when they are one: every
+// segment after the first takes as inputs tensors that earlier segments
+// output (same name, shape and type, as Coral's model partitioner writes
+// them). Files that are not such a chain (models merely compiled together)
+// give nil.
+func DetectPipeline(files []NamedModel) *Pipeline {
+	if len(files) < 2 {
+		return nil
+	}
+	ins := make([]map[string]bool, len(files))
+	outs := make([]map[string]bool, len(files))
+	for i, f := range files {
+		t := f.Model.TFLite
+		if t == nil || len(t.Subgraphs) == 0 {
+			return nil
+		}
+		sg := &t.Subgraphs[0]
+		ins[i], outs[i] = map[string]bool{}, map[string]bool{}
+		for _, k := range sg.Inputs {
+			if k >= 0 && int(k) < len(sg.Tensors) {
+				ins[i][tensorKey(&sg.Tensors[k])] = true
+			}
+		}
+		for _, k := range sg.Outputs {
+			if k >= 0 && int(k) < len(sg.Tensors) {
+				outs[i][tensorKey(&sg.Tensors[k])] = true
+			}
+		}
+	}
+	feeds := func(a, b int) bool { // some output of a is an input of b
+		for k := range outs[a] {
+			if ins[b][k] {
+				return true
+			}
+		}
+		return false
+	}
+	// Segments in dependency order (a segment may also take tensors of
+	// an earlier, not only the previous, segment: Coral's partitioner
+	// passes skip connections on): exactly one segment is fed by no
+	// other, and each segment comes after every segment feeding it.
+	fedBy := make([][]int, len(files))
+	heads := 0
+	for i := range files {
+		for j := range files {
+			if j != i && feeds(j, i) {
+				fedBy[i] = append(fedBy[i], j)
+			}
+		}
+		if len(fedBy[i]) == 0 {
+			heads++
+		}
+	}
+	if heads != 1 {
+		return nil
+	}
+	var order []int
+	placed := map[int]bool{}
+	for len(order) < len(files) {
+		next := -1
+		for i := range files {
+			if placed[i] {
+				continue
+			}
+			ready := true
+			for _, j := range fedBy[i] {
+				ready = ready && placed[j]
+			}
+			if ready {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			return nil // a cycle
+		}
+		order, placed[next] = append(order, next), true
+	}
+	link := dmaplan.DefaultLinks()[1] // USB 3.0, the common Coral accelerator link
+	pl := &Pipeline{Link: link.Name}
+	for _, i := range order {
+		seg := PipelineSegment{Path: files[i].Path}
+		for _, p := range files[i].Model.Packages() {
+			if plan, err := dmaplan.Build(PlanInput(p), []dmaplan.Link{link}); err == nil {
+				seg.Bytes += max(plan.Steady.HostToDevice, plan.Steady.DeviceToHost)
+			}
+		}
+		seg.LowerBoundUs = float64(seg.Bytes) * 8 / link.BitsPerSec * 1e6
+		pl.Segments = append(pl.Segments, seg)
+	}
+	for i, s := range pl.Segments {
+		if s.LowerBoundUs > pl.Segments[pl.Slowest].LowerBoundUs {
+			pl.Slowest = i
+		}
+	}
+	sl := pl.Segments[pl.Slowest]
+	pl.Statement = fmt.Sprintf("The %d files are the segments of one pipeline (each one's inputs are earlier ones' outputs). Each moves per inference, over %s at least: %s. The slowest segment, %s (%s), sets the pipeline's pace: move layers from it into its neighbours (re-partition) to balance them.",
+		len(pl.Segments), link.Name, segmentTimes(pl.Segments), sl.Path, ms(sl.LowerBoundUs))
+	return pl
+}
+
+func segmentTimes(ss []PipelineSegment) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = fmt.Sprintf("%s %s", s.Path, ms(s.LowerBoundUs))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // NamedModel is a model with the path it was read from.
@@ -119,11 +255,14 @@ func BuildMemoryReport(files []NamedModel) *MemoryReport {
 		r.Groups = append(r.Groups, *g)
 	}
 	switch {
+	case len(files) == 1:
+		r.Statement = "One file."
 	case len(r.Groups) == 1:
 		r.Statement = "All files share one caching token."
 	default:
 		r.Statement = fmt.Sprintf("%d token groups: running models of different groups one after the other evicts the whole parameter cache each time, and the next inference reloads its cached parameters.", len(r.Groups))
 	}
+	r.Pipeline = DetectPipeline(files)
 	return r
 }
 
@@ -137,22 +276,10 @@ func groupStatement(g *TokenGroup) string {
 		}
 		return fmt.Sprintf("Alone in its group: %s of cached parameters do not fit in the %s SRAM.", humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM))
 	}
-	var sizes []int64
-	for _, f := range g.Files {
-		sizes = append(sizes, f.Cached+f.Streamed)
-	}
-	lo, hi := sizes[0], sizes[0]
-	for _, s := range sizes {
-		lo, hi = min(lo, s), max(hi, s)
-	}
-	balance := ""
-	if lo > 0 {
-		balance = fmt.Sprintf(" If they are the segments of one pipeline (one Edge TPU each), per-segment parameter totals range from %s to %s (%.2fx): the largest segment sets the pace.", humanize.Bytes(lo), humanize.Bytes(hi), float64(hi)/float64(lo))
-	}
 	if g.Fits {
-		return fmt.Sprintf("%d files compiled together share the cache: on one Edge TPU their %s of cached parameters co-reside in the %s SRAM, so alternating between them does not evict it.%s", len(g.Files), humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM), balance)
+		return fmt.Sprintf("%d files compiled together share the cache: on one Edge TPU their %s of cached parameters co-reside in the %s SRAM, so alternating between them does not evict it.", len(g.Files), humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM))
 	}
-	return fmt.Sprintf("%d files share a token but their %s of cached parameters exceed the %s SRAM.%s", len(g.Files), humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM), balance)
+	return fmt.Sprintf("%d files share a token but their %s of cached parameters exceed the %s SRAM.", len(g.Files), humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM))
 }
 
 // WriteText renders the report.
@@ -167,11 +294,14 @@ func (r *MemoryReport) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, "ON-CHIP CACHED\tOFF-CHIP STREAMED\tINSTRUCTIONS\tSCRATCH\tTOTAL\t  FILE")
 		for _, f := range g.Files {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\n", humanize.Bytes(f.Cached), humanize.Bytes(f.Streamed), humanize.Bytes(f.Instructions),
-				humanize.Bytes(f.Scratch), humanize.Bytes(f.Cached+f.Streamed+f.Instructions), f.Path)
+				humanize.Bytes(f.Scratch), humanize.Bytes(f.Cached+f.Streamed+f.Instructions+f.Scratch), f.Path)
 		}
 		tw.Flush()
 		ew.Printf("  %s\n", g.Statement)
 	}
 	ew.Printf("%s\n", r.Statement)
+	if r.Pipeline != nil {
+		ew.Printf("%s\n", r.Pipeline.Statement)
+	}
 	return ew.Err()
 }

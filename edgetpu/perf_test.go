@@ -1,6 +1,7 @@
 package edgetpu
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,5 +60,46 @@ func TestCoCompiledStreamingReported(t *testing.T) {
 func TestLinkBounds(t *testing.T) {
 	if got, want := linkBounds(60000), "1.0 ms over USB 2.0, 96 us over USB 3.0, 120 us over PCIe Gen2 x1"; got != want {
 		t.Fatalf("%q, want %q", got, want)
+	}
+}
+
+// The segments of a partitioned pipeline are found by their chained
+// tensors (whatever order they are given in) and the slowest by the
+// transfer model; models merely compiled together are not a pipeline.
+func TestDetectPipeline(t *testing.T) {
+	dir := conformance.Corpus(t, "edgetpu")
+	load := func(pattern string) []NamedModel {
+		var ms []NamedModel
+		for _, p := range conformance.Files(t, dir, pattern) {
+			m, err := ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms = append(ms, NamedModel{Path: filepath.Base(p), Model: m})
+		}
+		return ms
+	}
+	segs := load("pipeline__*_of_3_*.tflite")
+	// Reverse the order: the chain decides, not the arguments.
+	for i, j := 0, len(segs)-1; i < j; i, j = i+1, j-1 {
+		segs[i], segs[j] = segs[j], segs[i]
+	}
+	p := DetectPipeline(segs)
+	if p == nil || len(p.Segments) != 3 {
+		t.Fatalf("pipeline not found: %+v", p)
+	}
+	for i, s := range p.Segments {
+		if !strings.Contains(s.Path, fmt.Sprintf("segment_%d_of_3", i)) || s.LowerBoundUs <= 0 {
+			t.Errorf("segment %d: %+v", i, s)
+		}
+		if s.LowerBoundUs > p.Segments[p.Slowest].LowerBoundUs {
+			t.Errorf("segment %d is slower than the slowest", i)
+		}
+	}
+	if q := DetectPipeline(load("cocompilation__*3quant*.tflite")); q != nil {
+		t.Errorf("co-compiled models taken for a pipeline: %+v", q)
+	}
+	if q := DetectPipeline(segs[:1]); q != nil {
+		t.Error("one file is not a pipeline")
 	}
 }
