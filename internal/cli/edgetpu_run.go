@@ -437,6 +437,7 @@ func (o etpuDMAOutput) WriteText(w io.Writer) error {
 		etpuWriteTotals(w, "First inference", p.First, p.Links)
 		etpuWriteTotals(w, "Steady state", p.Steady, p.Links)
 		fmt.Fprintln(w, "Times are lower bounds: bytes over raw link bandwidth, no protocol overhead, latency or compute.")
+		fmt.Fprintln(w, "If the model runs faster than the steady-state bound on your CPU, the Edge TPU over that link is slower than the CPU.")
 		for _, r := range p.USBRejects {
 			fmt.Fprintf(w, "warning: executable %s is not fully deterministic: the USB runtime rejects it unless descriptors come from the device\n", r)
 		}

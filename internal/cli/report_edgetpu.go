@@ -90,7 +90,11 @@ func etpuMemorySection(r *edgetpu.MemoryReport) report.Section {
 		}
 		t.Rows = append(t.Rows, []string{g.Token, strconv.Itoa(len(g.Files)), humanize.Bytes(g.Cached), strconv.FormatBool(g.Fits), g.Statement})
 	}
-	return report.Section{ID: "memory", Title: "Parameter memory", Intro: r.Statement, Blocks: []report.Block{chart, t}}
+	intro := r.Statement
+	if r.Pipeline != nil {
+		intro += " " + r.Pipeline.Statement
+	}
+	return report.Section{ID: "memory", Title: "Parameter memory", Intro: intro, Blocks: []report.Block{chart, t}}
 }
 
 // etpuOperatorSection lists the TFLite operators in order and where they
