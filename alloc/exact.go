@@ -99,11 +99,14 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 		}
 	}
 	for ci, c := range comps {
-		w := workers
+		var st Status
+		var off []int64
 		if len(c.bufs) > maxPortfolioBuffers {
-			w = 1
+			// One search bounds the memory of a large component.
+			st, off = c.search(ctx, 0, false, -1, &explored, opt.Progress)
+		} else {
+			st, off = c.solvePortfolio(ctx, workers, &explored, opt.Progress)
 		}
-		st, off := c.solvePortfolio(ctx, w, &explored, opt.Progress)
 		results[ci] = result{st, off}
 		if st != Solved {
 			break
@@ -465,14 +468,14 @@ var portfolio = []struct {
 	only    int // ordering without restarts, or -1 to restart over all
 }{{false, -1}, {true, 1}, {true, -1}}
 
-// solvePortfolio runs the portfolio on k workers (one search when k is 1);
-// the first decisive answer (Solved or Infeasible: every search is
-// complete) cancels the others.
+// solvePortfolio runs the portfolio on k workers (at least one per
+// strategy); the first decisive answer (Solved or Infeasible: every search
+// is complete) cancels the others.
 func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
-	k = max(1, k)
-	if k == 1 {
-		return c.search(ctx, 0, false, -1, explored, progress)
-	}
+	// Every strategy of the portfolio runs whatever the cores: on one core
+	// they share it. Running only the first strategy there made the
+	// answer time depend on the scheduler (pinned to one core, a problem
+	// the dynamic strategy decides in 0.3 s ran past a minute).
 	k = max(k, len(portfolio))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

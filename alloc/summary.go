@@ -153,6 +153,59 @@ func Check(t *Table) diag.Report {
 	return rep
 }
 
+// largeProblem improves best, for a problem too large for the exact
+// search, with the incomplete placements: the best-fit greedy, then Sweep
+// bisected between lo and the best capacity so far while ctx allows
+// (without a deadline, for a bounded number of probes).
+func largeProblem(ctx context.Context, p *Problem, lo int64, best *Minimum) {
+	q := *p
+	q.Capacity = math.MaxInt64 / 4
+	if s := bestFit(ctx, &q); s != nil {
+		if h := Height(&q, s); h < best.Capacity {
+			best.Capacity, best.Solution = h, s
+		}
+	}
+	floor := lo
+	for probes := 0; floor < best.Capacity && probes < 8 && ctx.Err() == nil; probes++ {
+		probe := floor + (best.Capacity-floor)/2
+		if probes == 0 {
+			probe = lo + lo/1000 // 0.1% above the peak is often reachable
+			if probe >= best.Capacity {
+				probe = lo
+			}
+		}
+		q.Capacity = probe
+		if s := Sweep(ctx, &q, SweepOptions{PerWindow: time.Second}); s != nil {
+			best.Capacity, best.Solution = probe, s
+		} else {
+			floor = probe + 1 // not placed (which proves nothing)
+		}
+	}
+}
+
+// BestEffort is the best complete placement the incomplete methods find
+// when the exact search cannot decide: the greedy placements (lowest and
+// best-fit holes) and, when they exceed the capacity, Sweep at the
+// capacity. It may exceed the capacity (see Height); nil when ctx ends
+// before any placement.
+func BestEffort(ctx context.Context, p *Problem) *Solution {
+	q := *p
+	q.Capacity = math.MaxInt64 / 4
+	best := heuristic(ctx, &q)
+	if best == nil {
+		return nil
+	}
+	if s := bestFit(ctx, &q); s != nil && Height(&q, s) < Height(&q, best) {
+		best = s
+	}
+	if p.Capacity > 0 && Height(&q, best) > p.Capacity {
+		if s := Sweep(ctx, p, SweepOptions{PerWindow: time.Second}); s != nil {
+			best = s
+		}
+	}
+	return best
+}
+
 // Minimum is the result of Minimize.
 type Minimum struct {
 	Capacity int64     // smallest capacity found with a solution
@@ -212,9 +265,11 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 		sol, st, err := solve(pctx, &q, opt)
 		cancel()
 		if st == TimedOut && errors.Is(err, ErrTooLarge) {
-			// Every probe would be refused alike: keep the best so far.
+			// Every exact probe would be refused alike: bisect with
+			// the incomplete placements instead (nothing proven).
 			best.Stopped = err
 			proven = false
+			largeProblem(ctx, p, lo, best)
 			break
 		}
 		switch st {

@@ -69,6 +69,8 @@ type allocResult struct {
 	Minimized bool   `json:"minimized,omitempty"`
 	Proven    bool   `json:"proven,omitempty"`      // minimisation: no smaller capacity works
 	Lower     int64  `json:"lower_bound,omitempty"` // minimisation: smallest capacity not ruled out
+	// Gap is the answer's distance to Lower in bytes (minimisation).
+	Gap int64 `json:"gap_bytes,omitempty"`
 	// BestHeight is the greedy placement's height when the search stopped
 	// before deciding: a capacity known to hold the problem.
 	BestHeight int64   `json:"best_height,omitempty"`
@@ -93,9 +95,10 @@ func (r *allocResult) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "peak alive\t%s (%d bytes)\n", humanize.Bytes(r.Peak), r.Peak)
 	if r.Minimized {
-		proof := "not proven: smallest capacity not ruled out is " + fmt.Sprint(r.Lower)
-		if r.Proven {
-			proof = "proven minimal"
+		proof := "proven minimal"
+		if !r.Proven {
+			gap := r.Capacity - r.Lower
+			proof = fmt.Sprintf("not proven: the best lower bound is %d; the answer is at most %d bytes (%.2f%%) above the minimum", r.Lower, gap, 100*float64(gap)/float64(max(r.Lower, 1)))
 		}
 		fmt.Fprintf(tw, "minimal capacity\t%s\n", proof)
 	}
@@ -327,6 +330,7 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 			res.Message = "no capacity given (--capacity N, or a name NAME.<capacity>.csv / NAME.cap<capacity>.csv): the smallest one was found"
 		}
 		res.Capacity, sol = m.Capacity, m.Solution
+		res.Gap = m.Capacity - m.LowerBound
 		res.Status = "solved"
 		if !m.Proven {
 			msg := "timed out before the minimum was proven"
@@ -375,13 +379,22 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 			if timeout > 0 {
 				fallback = min(fallback, max(timeout/4, time.Second))
 			}
+			code = ExitFindings
 			hctx, cancel := context.WithTimeout(context.Background(), fallback)
-			if h := alloc.HeuristicContext(hctx, p); h != nil {
+			if h := alloc.BestEffort(hctx, p); h != nil {
 				res.BestHeight = alloc.Height(p, h)
-				res.Message += fmt.Sprintf("; a greedy placement needs %d bytes (--capacity %d)", res.BestHeight, res.BestHeight)
+				if res.BestHeight <= p.Capacity {
+					// The windowed search placed it within the capacity
+					// after all: a solution, though the search did not
+					// decide.
+					sol, res.Status, code = h, "solved", ExitOK
+					res.Message = "the exact search stopped before deciding; a windowed search placed every buffer within the capacity"
+					res.BestHeight = 0
+				} else {
+					res.Message += fmt.Sprintf("; the best placement found needs %d bytes (--capacity %d)", res.BestHeight, res.BestHeight)
+				}
 			}
 			cancel()
-			code = ExitFindings
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
