@@ -25,6 +25,9 @@ func Sweep(ctx context.Context, p *Problem, opt SweepOptions) *Solution {
 	if opt.Window <= 0 {
 		opt.Window = 192
 	}
+	if opt.PerWindow <= 0 {
+		opt.PerWindow = time.Second
+	}
 	order := make([]int, 0, n)
 	sol := &Solution{Offsets: make([]int64, n)}
 	var live []int // placed buffers that may still overlap later windows
@@ -87,10 +90,7 @@ func Sweep(ctx context.Context, p *Problem, opt SweepOptions) *Solution {
 			b.Offset, b.Fixed, b.Gaps = sol.Offsets[j], true, nil
 			sub.Buffers = append(sub.Buffers, b)
 		}
-		wctx, cancel := ctx, context.CancelFunc(func() {})
-		if opt.PerWindow > 0 {
-			wctx, cancel = context.WithTimeout(ctx, opt.PerWindow)
-		}
+		wctx, cancel := context.WithTimeout(ctx, opt.PerWindow)
 		s, st, _ := Exact(wctx, &sub, Options{Workers: 1})
 		cancel()
 		if st != Solved {
@@ -111,7 +111,8 @@ func Sweep(ctx context.Context, p *Problem, opt SweepOptions) *Solution {
 type SweepOptions struct {
 	// Window is the number of buffers decided together (default 192).
 	Window int
-	// PerWindow bounds each window's exact search (0: the context only).
+	// PerWindow bounds each window's exact search (default 1 s: a window
+	// that takes longer fails the sweep).
 	PerWindow time.Duration
 }
 

@@ -54,11 +54,13 @@ func TestIncompletePlacementsValid(t *testing.T) {
 		q.Capacity = 1 << 40
 		g := Height(&q, Heuristic(&q))
 		p.Capacity = Peak(p) + Peak(p)/100
-		b := BestEffort(context.Background(), p)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		b := BestEffort(ctx, p)
 		if b == nil || len(Validate(&q, b)) > 0 || Height(&q, b) > g {
 			t.Fatalf("n=%d: BestEffort height %d, greedy %d", n, Height(&q, b), g)
 		}
-		if s := Sweep(context.Background(), p, SweepOptions{}); s != nil && len(Validate(p, s)) > 0 {
+		if s := Sweep(ctx, p, SweepOptions{PerWindow: 200 * time.Millisecond}); s != nil && len(Validate(p, s)) > 0 {
 			t.Fatalf("n=%d: Sweep placement invalid", n)
 		}
 	}
