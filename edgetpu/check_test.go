@@ -122,8 +122,10 @@ func TestCheckRules(t *testing.T) {
 			m.TFLite.Subgraphs[0].Operators[0].OpcodeIndex = 1
 			m.Ops = nil
 		}},
-		// The demo streams 8 KiB of its 32 KiB of parameters.
+		// The demo streams 8 KiB of its 32 KiB of parameters, and its
+		// tiled outputs are re-laid out on the CPU.
 		{RuleStreamedParams, "demo", func(m *Model) {}},
+		{RuleOutputRelayout, "demo", func(m *Model) {}},
 		{RuleScratchHost, "demo", func(m *Model) {
 			e := exe0(m)
 			e.DMAHints.Hints = append(e.DMAHints.Hints, DMAHint{Kind: HintDescriptor, Direction: Infeed, Meta: Meta{Desc: ScratchBase}, SizeInBytes: int32(e.ScratchSizeBytes)})

@@ -17,16 +17,18 @@ const (
 	RuleScratchHost    = "edgetpu/scratch-over-host"
 	RuleStreamedParams = "edgetpu/streamed-parameters"
 	RuleCPURoundTrip   = "edgetpu/cpu-round-trip"
+	RuleOutputRelayout = "edgetpu/output-relayout"
 )
 
 // PerformanceRules are the rules above: infos about cost, which a model
 // may carry beside any finding.
-var PerformanceRules = []string{RuleScratchHost, RuleStreamedParams, RuleCPURoundTrip}
+var PerformanceRules = []string{RuleScratchHost, RuleStreamedParams, RuleCPURoundTrip, RuleOutputRelayout}
 
 func init() {
 	diag.Register(
 		diag.Rule{ID: RuleScratchHost, Severity: diag.Info, Description: "activations spill to host memory: the executable's scratch crosses the host link every inference"},
 		diag.Rule{ID: RuleStreamedParams, Severity: diag.Info, Description: "parameters are streamed from the host every inference (not cached in the 8 MiB on-chip memory), with the cause: more than the cache holds, or a cache shared by co-compiled models"},
+		diag.Rule{ID: RuleOutputRelayout, Severity: diag.Info, Description: "outputs come back in the device's tiled or padded layout and are re-laid out on the CPU every inference"},
 		diag.Rule{ID: RuleCPURoundTrip, Severity: diag.Info, Description: "CPU operators run between Edge TPU operators: every inference goes device -> host -> device in the middle"},
 	)
 }
@@ -63,6 +65,9 @@ func checkPerformance(rep *diag.Report, loc string, p *Package) {
 		rep.Add(RuleScratchHost, loc, "activations spill to host memory: %s of scratch cross the host link every inference (at least %s); a smaller input, fewer or narrower layers keep them on chip",
 			humanize.Bytes(s), linkBounds(s))
 	}
+	if e := p.Main(); e != nil {
+		checkRelayout(rep, loc, e)
+	}
 	mem := MemoryOf(p)
 	if s := st.ByTarget["PARAMETER"]; s > 0 {
 		total := mem.Cached + mem.Streamed
@@ -81,6 +86,29 @@ func checkPerformance(rep *diag.Report, loc string, p *Package) {
 			cause = fmt.Sprintf("the compiler left a small part of the parameters (%s of %s) uncached", humanize.Bytes(mem.Streamed), humanize.Bytes(total))
 		}
 		rep.Add(RuleStreamedParams, loc, "%s of parameters are streamed from the host every inference (at least %s): %s", humanize.Bytes(s), linkBounds(s), cause)
+	}
+}
+
+// checkRelayout reports the outputs the runtime re-lays out on the CPU
+// every inference: several tiles, or z padded (the device keeps x
+// positions 4-byte aligned), or execution-count repeats.
+func checkRelayout(rep *diag.Report, loc string, e *Executable) {
+	var names []string
+	var bytes int64
+	for _, l := range e.OutputLayers {
+		if l.Output == nil || l.Output.Layout == nil {
+			continue
+		}
+		lay := l.Output.Layout
+		plain := int64(l.Y) * int64(l.X) * int64(l.Z) * int64(l.DataType.Size())
+		if len(lay.TileOffset) > 1 || int64(l.SizeBytes) > plain || l.ExecutionCount > 1 {
+			names = append(names, fmt.Sprintf("%s (%dx%dx%d)", l.Name, l.Y, l.X, l.Z))
+			bytes += int64(l.SizeBytes) * int64(max(l.ExecutionCount, 1))
+		}
+	}
+	if len(names) > 0 {
+		rep.Add(RuleOutputRelayout, loc, "%d output(s) are re-laid out from the device's tiled layout on the CPU every inference (%s read and rewritten): %s",
+			len(names), humanize.Bytes(bytes), strings.Join(names, ", "))
 	}
 }
 
