@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/npukit/npukit/detect"
@@ -60,6 +61,9 @@ func reportEdgeTPU(env *Env, files []detect.Result) (*report.Page, error) {
 		page.Title = "TFLite model"
 		page.Summary = []report.KV{{Key: "Operators", Value: strconv.Itoa(first.TFLite.NumOperators())}, {Key: "On the Edge TPU", Value: "none (not compiled)"}}
 	}
+	if sec, ok := etpuSlowSection(page.Diagnostics); ok {
+		page.Sections = append(page.Sections, sec)
+	}
 	for i, nm := range named {
 		page.Sections = append(page.Sections, etpuOperatorSection(i, nm))
 		page.Sections = append(page.Sections, etpuModelSections(i, nm)...)
@@ -95,6 +99,23 @@ func etpuMemorySection(r *edgetpu.MemoryReport) report.Section {
 		intro += " " + r.Pipeline.Statement
 	}
 	return report.Section{ID: "memory", Title: "Parameter memory", Intro: intro, Blocks: []report.Block{chart, t}}
+}
+
+// etpuSlowSection gathers the findings about what an inference costs
+// (edgetpu.PerformanceRules) into one section: why the model may be slow.
+func etpuSlowSection(rep diag.Report) (report.Section, bool) {
+	t := &report.Table{Header: []string{"file", "where", "finding"}}
+	for _, d := range rep {
+		if slices.Contains(edgetpu.PerformanceRules, d.Rule) {
+			t.Rows = append(t.Rows, []string{d.File, d.Location, d.Message})
+		}
+	}
+	if len(t.Rows) == 0 {
+		return report.Section{}, false
+	}
+	return report.Section{ID: "slow", Title: "Why it may be slow",
+		Intro:  "What crosses the host link or runs on the CPU every inference, with lower-bound times over USB 2.0, USB 3.0 and PCIe.",
+		Blocks: []report.Block{t}}, true
 }
 
 // etpuOperatorSection lists the TFLite operators in order and where they
