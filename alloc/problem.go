@@ -3,6 +3,7 @@ package alloc
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Gap is a time window [Lower, Upper) in which a buffer is inactive. When
@@ -54,6 +55,18 @@ const (
 	// TimedOut: the search stopped before deciding.
 	TimedOut
 )
+
+func (s Status) String() string {
+	switch s {
+	case Solved:
+		return "solved"
+	case Infeasible:
+		return "infeasible"
+	case TimedOut:
+		return "timed out"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
 
 // ErrInfeasible is returned when a solver proves that no solution exists
 // within the capacity.

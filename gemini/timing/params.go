@@ -194,6 +194,17 @@ func BandwidthFromName(path string) (float64, bool) {
 	return v, true
 }
 
+// ForName is Default with the DRAM bandwidth the file name carries
+// (BandwidthFromName), DefaultDRAMGBps when it carries none.
+func ForName(path string) Params {
+	p := Default()
+	p.DRAMGBps = DefaultDRAMGBps
+	if bw, ok := BandwidthFromName(path); ok {
+		p.DRAMGBps = bw
+	}
+	return p
+}
+
 // bytesPerCycle converts GB/s (GiB/s) at the core clock.
 func (p *Params) bytesPerCycle(gbps float64) float64 {
 	return gbps * (1 << 30) / 1e9 / p.CoreGHz

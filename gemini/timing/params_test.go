@@ -60,3 +60,12 @@ func TestBytesPerCycle(t *testing.T) {
 		t.Fatalf("bytes per cycle %g, want about 17.18", got)
 	}
 }
+
+func TestForName(t *testing.T) {
+	if p := ForName("x_c1_bw32_stschedule.json"); p.DRAMGBps != 32 || p.CoreGHz != Default().CoreGHz {
+		t.Errorf("bw32: %+v", p)
+	}
+	if p := ForName("schedule.json"); p.DRAMGBps != DefaultDRAMGBps {
+		t.Errorf("no bandwidth in the name: %g GB/s", p.DRAMGBps)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/npukit/npukit"
+
 	"github.com/npukit/npukit/alloc"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
@@ -21,41 +23,18 @@ import (
 )
 
 func init() {
-	registerFormat(Format{Kind: detect.MiniMallocCSV, Inspect: inspectAlloc, Check: checkAlloc})
 	registerCommand(50, newAllocCmd)
 	registerDemoStep(demoStep{order: 50, kind: detect.MiniMallocCSV, name: "alloc --minimize", run: demoAlloc})
 }
 
 // readAllocTable reads an allocation CSV; capacity 0 means "from the file
-// name (NAME.<capacity>.csv) when it has one".
+// name (NAME.<capacity>.csv) when it has one". Errors do not name the path.
 func readAllocTable(path string, capacity int64) (*alloc.Table, error) {
-	if capacity == 0 {
-		capacity, _ = alloc.CapacityFromName(path)
-	}
-	f, err := os.Open(path)
+	a, err := npukit.Open(path)
 	if err != nil {
 		return nil, ioCause(err)
 	}
-	defer f.Close()
-	// The callers name the path (inspect, check and report prefix it
-	// themselves).
-	return alloc.ReadCSV(f, capacity, alloc.Limits{})
-}
-
-func inspectAlloc(env *Env, r detect.Result) (Output, error) {
-	t, err := readAllocTable(r.Path, 0)
-	if err != nil {
-		return nil, err
-	}
-	return alloc.Summarize(t), nil
-}
-
-func checkAlloc(env *Env, r detect.Result) (diag.Report, error) {
-	t, err := readAllocTable(r.Path, 0)
-	if err != nil {
-		return nil, err
-	}
-	return alloc.Check(t), nil
+	return npukit.AllocTable(a, capacity)
 }
 
 // allocResult is what `npukit alloc` prints.

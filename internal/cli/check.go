@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/spf13/cobra"
@@ -34,6 +35,7 @@ type checkSummary struct {
 
 func newCheckCmd(env *Env) *cobra.Command {
 	var listRules, noInfo bool
+	var options func() (*npukit.Options, error)
 	cmd := &cobra.Command{
 		Use:   "check FILE...",
 		Short: "Verify NPU artifacts with rule-based diagnostics",
@@ -52,19 +54,19 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 			if len(args) == 0 {
 				return usageErr("check needs at least one FILE (or --list-rules)")
 			}
+			o, err := options()
+			if err != nil {
+				return err
+			}
 			code := ExitOK
 			var all diag.Report
 			var ferrs []fileError
 			for _, path := range args {
-				r, f, err := detectFile(path)
+				a, err := openArg(path)
 				var rep diag.Report
-				if err == nil && f.Check == nil {
-					err = usageErr("%s: recognised as %s; check not supported yet", path, describe(r))
-				}
 				if err == nil {
-					rep, err = f.Check(env, r)
-					if err != nil {
-						err = usageErr("%s: %w", path, err)
+					if rep, err = a.Check(o); err != nil {
+						err = libErr(path, err)
 					}
 				}
 				if err != nil {
@@ -116,11 +118,7 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 	}
 	cmd.Flags().BoolVar(&listRules, "list-rules", false, "list every rule (ID, severity, description) and exit")
 	cmd.Flags().BoolVar(&noInfo, "no-info", false, "leave out info diagnostics")
-	for _, k := range supportedKinds() {
-		if f := formats[k].CheckFlags; f != nil {
-			f(cmd.Flags())
-		}
-	}
+	options = bindKindFlags("check", cmd.Flags())
 	return cmd
 }
 

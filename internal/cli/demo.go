@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/internal/examples"
 	"github.com/spf13/cobra"
@@ -61,7 +62,7 @@ func runDemo(env *Env, dir string) error {
 	if len(names) == 0 {
 		fmt.Fprintln(out, "No example artifacts are built in yet: format writers add them as they land.")
 	}
-	kinds := supportedKinds()
+	kinds := npukit.Kinds()
 	fmt.Fprintf(out, "Formats with a reader: %d", len(kinds))
 	for _, k := range kinds {
 		fmt.Fprintf(out, "\n  - %s", k.Describe())
@@ -81,13 +82,13 @@ func runDemo(env *Env, dir string) error {
 			return err
 		}
 		fmt.Fprintf(out, "\n==== %s\n", path)
-		r, f, err := detectFile(path)
+		a, err := openArg(path)
 		if err != nil {
 			fmt.Fprintf(out, "%v\n", err)
 			continue
 		}
-		fmt.Fprintf(out, "-- inspect (%s)\n", describe(r))
-		o, err := f.Inspect(&sub, r)
+		fmt.Fprintf(out, "-- inspect (%s)\n", a.Describe())
+		o, err := a.Inspect(nil)
 		if err != nil {
 			failed++
 			fmt.Fprintf(out, "inspect failed: %v\n", err)
@@ -96,9 +97,9 @@ func runDemo(env *Env, dir string) error {
 		if err := o.WriteText(out); err != nil {
 			return err
 		}
-		if f.Check != nil {
+		if npukit.Supports(a.Kind, "check") {
 			fmt.Fprintln(out, "-- check")
-			rep, err := f.Check(&sub, r)
+			rep, err := a.Check(nil)
 			if err != nil {
 				failed++
 				fmt.Fprintf(out, "check failed: %v\n", err)
@@ -109,7 +110,7 @@ func runDemo(env *Env, dir string) error {
 				fmt.Fprintf(out, "%s\n", rep.Summary())
 			}
 		}
-		steps := stepsFor(r.Kind)
+		steps := stepsFor(a.Kind)
 		for _, s := range steps {
 			fmt.Fprintf(out, "-- %s\n", s.name)
 			if err := s.run(&sub, path, dir); err != nil {
@@ -121,15 +122,12 @@ func runDemo(env *Env, dir string) error {
 	var reports []string
 	for _, name := range names {
 		path := filepath.Join(dir, name)
-		r, err := detect.Path(path)
-		if err != nil {
-			continue
-		}
-		if _, ok := reporters[r.Kind]; !ok {
+		a, err := npukit.Open(path)
+		if err != nil || !npukit.Supports(a.Kind, "report") {
 			continue
 		}
 		html := path + ".html"
-		if err := writeReport(&sub, []detect.Result{r}, html); err != nil {
+		if err := writeReport([]*npukit.Artifact{a}, html); err != nil {
 			failed++
 			fmt.Fprintf(out, "report of %s failed: %v\n", name, err)
 			continue

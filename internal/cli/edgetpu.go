@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/npukit/npukit"
+
 	"github.com/npukit/npukit/detect"
-	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/edgetpu"
 	"github.com/npukit/npukit/edgetpu/link"
 	"github.com/npukit/npukit/internal/atomicfile"
@@ -16,68 +17,32 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	// A plain TFLite model (no Edge TPU op) reads through the same model:
-	// its operators all run on the CPU.
-	for _, k := range []detect.Kind{detect.EdgeTPU, detect.DarwiNN, detect.TFLite} {
-		registerFormat(Format{Kind: k, Inspect: inspectEdgeTPU, Check: checkEdgeTPU})
-		registerDiffer(k, diffEdgeTPU)
-	}
-	registerCommand(40, newEdgeTPUCmd)
-}
+func init() { registerCommand(40, newEdgeTPUCmd) }
 
+// readEdgeTPU reads an Edge TPU model, naming the path in errors.
 func readEdgeTPU(path string) (*edgetpu.Model, error) {
-	m, err := edgetpu.ReadFile(path)
+	a, err := npukit.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := npukit.EdgeTPUModel(a)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
 }
 
-func inspectEdgeTPU(env *Env, r detect.Result) (Output, error) {
-	m, err := edgetpu.ReadFile(r.Path)
-	if err != nil {
-		return nil, err
-	}
-	return edgetpu.Summarize(m), nil
-}
-
-func checkEdgeTPU(env *Env, r detect.Result) (diag.Report, error) {
-	m, err := edgetpu.ReadFile(r.Path)
-	if err != nil {
-		return nil, err
-	}
-	return edgetpu.Check(m), nil
-}
-
-func diffEdgeTPU(env *Env, a, b detect.Result) (Output, bool, error) {
-	ma, err := readEdgeTPU(a.Path)
-	if err != nil {
-		return nil, false, err
-	}
-	mb, err := readEdgeTPU(b.Path)
-	if err != nil {
-		return nil, false, err
-	}
-	r, err := edgetpu.Diff(ma, mb)
-	if err != nil {
-		return nil, false, err
-	}
-	return r, r.Identical(), nil
-}
-
-// edgetpuArg reads a FILE argument that must be an Edge TPU model or package.
 func edgetpuArg(path string) (*edgetpu.Model, error) {
-	r, _, err := detectFile(path)
+	a, err := openArg(path)
 	if err != nil {
 		return nil, err
 	}
-	if r.Kind != detect.EdgeTPU && r.Kind != detect.DarwiNN {
-		return nil, usageErr("%s: recognised as %s, not an Edge TPU model or DarwiNN package", path, describe(r))
+	if a.Kind != detect.EdgeTPU && a.Kind != detect.DarwiNN {
+		return nil, usageErr("%s: recognised as %s, not an Edge TPU model or DarwiNN package", path, a.Describe())
 	}
-	m, err := readEdgeTPU(path)
+	m, err := npukit.EdgeTPUModel(a)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, libErr(path, err)
 	}
 	return m, nil
 }
@@ -100,14 +65,6 @@ and the driver's run-time steps (link, relayout, dma).`,
 	return cmd
 }
 
-// etpuRender writes an output as text or JSON.
-func etpuRender(env *Env, out Output) error {
-	if env.JSON {
-		return writeJSON(env.Stdout, out)
-	}
-	return out.WriteText(env.Stdout)
-}
-
 func newEdgeTPUMemoryCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "memory FILE...",
@@ -126,7 +83,7 @@ token: models compiled together share the cache, any other switch evicts it.`,
 				}
 				files = append(files, edgetpu.NamedModel{Path: a, Model: m})
 			}
-			return etpuRender(env, edgetpu.BuildMemoryReport(files))
+			return render(env, edgetpu.BuildMemoryReport(files))
 		},
 	}
 }
@@ -186,7 +143,7 @@ appears complete or not at all; an existing non-empty DIR is replaced only with 
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			return etpuRender(env, etpuExtractOutput{Dir: out, Files: files})
+			return render(env, etpuExtractOutput{Dir: out, Files: files})
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "directory to write into")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/edgetpu"
 	"github.com/spf13/cobra"
@@ -25,25 +26,25 @@ the 8 MiB on-chip memory. A compiled model (with an edgetpu-custom-op) needs no 
 npukit inspect shows where its operators run.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, _, err := detectFile(args[0])
+			a, err := openArg(args[0])
 			if err != nil {
 				return err
 			}
-			switch r.Kind {
+			switch a.Kind {
 			case detect.TFLite:
 			case detect.EdgeTPU:
 				return usageErr("%s: this is a compiled Edge TPU model, not an uncompiled TFLite model: npukit inspect shows where its operators run", args[0])
 			default:
-				return usageErr("%s: this is a %s, not a TFLite model", args[0], describe(r))
+				return usageErr("%s: this is a %s, not a TFLite model", args[0], a.Describe())
 			}
 			if compiler != 0 && (compiler < 1 || compiler > 16) {
 				return usageErr("--compiler %d: want a compiler major version, 1..16", compiler)
 			}
-			m, err := readEdgeTPU(args[0])
+			m, err := npukit.EdgeTPUModel(a)
 			if err != nil {
-				return usageErr("%v", err)
+				return libErr(args[0], err)
 			}
-			return etpuRender(env, edgetpu.PlanModel(m.TFLite, edgetpu.PlanOptions{Compiler: compiler}))
+			return render(env, edgetpu.PlanModel(m.TFLite, edgetpu.PlanOptions{Compiler: compiler}))
 		},
 	}
 	cmd.Flags().IntVar(&compiler, "compiler", 16, "Edge TPU compiler major version to predict (16: maps ops independent of an unmapped one; 15 and older stop at the first)")

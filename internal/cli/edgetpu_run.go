@@ -214,7 +214,7 @@ Addresses accept 0x prefixes. The executable is the package's main one unless --
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			return etpuRender(env, res)
+			return render(env, res)
 		},
 	}
 	f := cmd.Flags()
@@ -371,7 +371,7 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 			default:
 				res.Tiling = "tiled"
 			}
-			return etpuRender(env, res)
+			return render(env, res)
 		},
 	}
 	f := cmd.Flags()
@@ -481,7 +481,7 @@ totals by direction and lower-bound transfer times over USB 2.0, USB 3.0 and PCI
 					res.Plans = append(res.Plans, etpuDMAPlanEntry{Op: oi, Package: pi, Plan: plan})
 				}
 			}
-			return etpuRender(env, res)
+			return render(env, res)
 		},
 	}
 	cmd.Flags().Float64Var(&pcie, "pcie-gbps", 0, "PCIe bandwidth in Gb/s (default: Gen2 x1, 4 Gb/s effective)")

@@ -7,74 +7,90 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"sort"
 
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
-	"github.com/npukit/npukit/diag"
 	"github.com/spf13/pflag"
 )
 
-// Output is what an inspection returns: it renders as text and marshals
-// as JSON with the same content.
-type Output interface {
-	WriteText(w io.Writer) error
-}
+// Output is what the library's operations return: text (WriteText) and
+// JSON with the same content.
+type Output = npukit.Output
 
-// Format connects a detected kind to its library reader.
-type Format struct {
-	Kind detect.Kind
-	// Inspect reads the artifact and returns a renderable summary.
-	Inspect func(env *Env, r detect.Result) (Output, error)
-	// Check reads the artifact and verifies it. An error means the file
-	// could not be read at all (exit 2); findings go in the report.
-	Check func(env *Env, r detect.Result) (diag.Report, error)
-	// InspectFlags adds the kind's own flags to the shared inspect command
-	// (e.g. gemini's --layers); Inspect reads them from where they were
-	// bound. Names must not clash with other kinds' flags.
-	InspectFlags func(fs *pflag.FlagSet)
-	// CheckFlags adds the kind's own flags to the shared check command
-	// (e.g. the NEFF runtime to gate against), the same way.
-	CheckFlags func(fs *pflag.FlagSet)
-}
-
-var formats = map[detect.Kind]Format{}
-
-func registerFormat(f Format) {
-	if _, dup := formats[f.Kind]; dup {
-		panic("cli: format registered twice: " + string(f.Kind))
-	}
-	formats[f.Kind] = f
-}
-
-// supportedKinds lists kinds with a reader, sorted.
-func supportedKinds() []detect.Kind {
-	var ks []detect.Kind
-	for k := range formats {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
-	return ks
-}
-
-// detectFile detects a path and finds its format, turning every failure
-// into an exit-2 error with a message a user can act on.
-func detectFile(path string) (detect.Result, Format, error) {
-	r, err := detect.Path(path)
+// openArg opens a FILE argument through the library (package npukit),
+// turning every failure into an exit-2 error with a message a user can
+// act on.
+func openArg(path string) (*npukit.Artifact, error) {
+	a, err := npukit.Open(path)
 	if err != nil {
 		var ue *detect.UnknownError
 		if errors.As(err, &ue) {
-			return r, Format{}, usageErr("%v", err)
+			return nil, usageErr("%v", err)
 		}
 		if os.IsNotExist(err) {
-			return r, Format{}, usageErr("%s: no such file or directory", path)
+			return nil, usageErr("%s: no such file or directory", path)
 		}
-		return r, Format{}, usageErr("%s: %v", path, ioCause(err))
+		return nil, usageErr("%s: %v", path, ioCause(err))
 	}
-	f, ok := formats[r.Kind]
-	if !ok {
-		return r, Format{}, usageErr("%s: recognised as %s; not supported yet", path, describe(r))
+	if !npukit.Supports(a.Kind, "inspect") {
+		return nil, usageErr("%s: recognised as %s; not supported yet", path, a.Describe())
 	}
-	return r, f, nil
+	return a, nil
+}
+
+// libErr turns an error of a library operation on path into exit 2,
+// naming the path (unless it is "") and, for a limit, how to raise it.
+func libErr(path string, err error) error {
+	var ue *npukit.UnsupportedError
+	if errors.As(err, &ue) {
+		return usageErr("%v", err)
+	}
+	if errors.Is(err, npukit.ErrNeffTooLarge) {
+		err = fmt.Errorf("%w (set %s to raise the limit)", err, neffMaxBytesEnv)
+	}
+	if path == "" { // the error names the file (diff's does)
+		return usageErr("%v", ioCause(err))
+	}
+	return usageErr("%s: %v", path, ioCause(err))
+}
+
+// kindFlags binds a kind's own flags to one of the shared commands
+// (inspect, check, sim) and returns what applies them, once parsed, to
+// the library options. Names must not clash with other kinds' flags:
+// prefix them with the format when in doubt.
+type kindFlags func(fs *pflag.FlagSet) func(o *npukit.Options) error
+
+var kindFlagBinders = map[string][]kindFlags{}
+
+func registerKindFlags(command string, b kindFlags) {
+	kindFlagBinders[command] = append(kindFlagBinders[command], b)
+}
+
+// bindKindFlags binds every kind's flags of command to fs and returns
+// the function that builds the library options from them (and from the
+// environment: NPUKIT_NEFF_MAX_BYTES).
+func bindKindFlags(command string, fs *pflag.FlagSet) func() (*npukit.Options, error) {
+	var apply []func(o *npukit.Options) error
+	for _, b := range kindFlagBinders[command] {
+		apply = append(apply, b(fs))
+	}
+	return func() (*npukit.Options, error) { return libOptions(apply...) }
+}
+
+// libOptions are the library options every command starts from, adjusted
+// by apply.
+func libOptions(apply ...func(o *npukit.Options) error) (*npukit.Options, error) {
+	lim, err := neffLimits()
+	if err != nil {
+		return nil, err
+	}
+	o := &npukit.Options{NeffLimits: &lim}
+	for _, f := range apply {
+		if err := f(o); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
 }
 
 // ioCause strips the operation and path an *fs.PathError repeats
@@ -88,18 +104,19 @@ func ioCause(err error) error {
 	return err
 }
 
-func describe(r detect.Result) string {
-	if r.Variant != "" {
-		return fmt.Sprintf("%s (%s variant)", r.Kind.Describe(), r.Variant)
-	}
-	return r.Kind.Describe()
-}
-
 // writeJSON writes v as indented JSON followed by a newline.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// render writes an output as text, or JSON under --json.
+func render(env *Env, out Output) error {
+	if env.JSON {
+		return writeJSON(env.Stdout, out)
+	}
+	return out.WriteText(env.Stdout)
 }
 
 // worstCode combines exit codes: usage problems dominate findings.

@@ -3,41 +3,81 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
-	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/gemini"
+	"github.com/npukit/npukit/gemini/timing"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// geminiLayers is inspect's --layers flag (bound by InspectFlags).
-var geminiLayers bool
-
 func init() {
-	registerFormat(Format{Kind: detect.GeminiIR, Inspect: inspectGemini, Check: checkGemini,
-		InspectFlags: func(fs *pflag.FlagSet) {
-			fs.BoolVar(&geminiLayers, "layers", false, "Gemini schedules: add the per-layer table (workloads, time, DRAM and core-to-core traffic)")
-		}})
+	registerKindFlags("inspect", func(fs *pflag.FlagSet) func(o *npukit.Options) error {
+		var layers bool
+		fs.BoolVar(&layers, "layers", false, "Gemini schedules: add the per-layer table (workloads, time, DRAM and core-to-core traffic)")
+		return func(o *npukit.Options) error { o.Layers = layers; return nil }
+	})
+	registerKindFlags("sim", geminiSimFlags)
 	registerGeminiCommand(newGeminiSynthCmd)
+	registerDemoStep(demoStep{order: 50, kind: detect.GeminiIR, name: "sim --trace (cores, DRAM, NoC)", run: geminiDemoSim})
 }
 
-func inspectGemini(env *Env, r detect.Result) (Output, error) {
-	s, err := gemini.ReadFile(r.Path)
-	if err != nil {
-		return nil, err
+// geminiSimFlags binds the Gemini timing model's flags of `npukit sim`.
+func geminiSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
+	d := timing.Default()
+	var dramGBps, linkGBps float64
+	var hopLatency int64
+	var prefetch, zebuPath string
+	fs.Float64Var(&dramGBps, "dram-bw", 0, "Gemini: DRAM bandwidth in GB/s (default: bwN of the file name, else 16)")
+	fs.Float64Var(&linkGBps, "link-bw", d.LinkGBps, "Gemini: bandwidth of one NoC link in GB/s")
+	fs.Int64Var(&hopLatency, "hop-latency", d.HopLatency, "Gemini: cycles per NoC hop")
+	fs.StringVar(&prefetch, "prefetch", string(d.Prefetch), "Gemini: DRAM load prefetch rule: snapshot (a load starts once the previous workload ended) or hazard (only address write-after-read hazards hold it)")
+	fs.StringVar(&zebuPath, "zebu", "", "Gemini: compare with a ZeBu emulator trace of the same run")
+	return func(o *npukit.Options) error {
+		o.GeminiSim = func(p timing.Params) timing.Params {
+			p.LinkGBps, p.HopLatency, p.Prefetch = linkGBps, hopLatency, timing.Prefetch(prefetch)
+			if dramGBps != 0 {
+				p.DRAMGBps = dramGBps
+			}
+			return p
+		}
+		if zebuPath != "" {
+			b, err := os.ReadFile(zebuPath)
+			if err != nil {
+				return usageErr("--zebu %s: %v", zebuPath, ioCause(err))
+			}
+			o.ZebuTrace = b
+		}
+		return nil
 	}
-	return gemini.Summarize(s, geminiLayers), nil
 }
 
-func checkGemini(env *Env, r detect.Result) (diag.Report, error) {
-	s, err := gemini.ReadFile(r.Path)
+// geminiDemoSim simulates the example schedule and writes its trace.
+func geminiDemoSim(env *Env, path, outDir string) error {
+	tp := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".sim-trace.json")
+	a, err := openArg(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return gemini.Check(s), nil
+	out, err := a.Simulate(&npukit.Options{TracePath: tp})
+	if err != nil {
+		return err
+	}
+	r := out.(*npukit.GeminiSimulation).Result
+	var dram, cores int64
+	for _, c := range r.Cores {
+		dram += c.WaitDRAM
+		cores += c.WaitCores
+	}
+	fmt.Fprintf(env.Stdout, "%d cores: %s cycles; waiting on DRAM %s, on other cores %s core-cycles; DRAM %.2f GB/s achieved; trace: %s\n",
+		len(r.Cores), humanize.Count(r.TotalCycles), humanize.Count(dram), humanize.Count(cores), r.DRAM.Achieved, tp)
+	return nil
 }
 
 type synthResult struct {

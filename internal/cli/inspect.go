@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/spf13/cobra"
 )
@@ -19,6 +20,7 @@ type inspectEntry struct {
 }
 
 func newInspectCmd(env *Env) *cobra.Command {
+	var options func() (*npukit.Options, error)
 	cmd := &cobra.Command{
 		Use:   "inspect FILE...",
 		Short: "Show what is inside NPU artifacts (any supported format)",
@@ -29,16 +31,19 @@ problem its buffers. With --json the same content is written as a JSON array wit
 entry per file.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o, err := options()
+			if err != nil {
+				return err
+			}
 			code := ExitOK
 			var entries []inspectEntry
 			for i, path := range args {
 				e := inspectEntry{Path: path}
-				r, f, err := detectFile(path)
+				a, err := openArg(path)
 				if err == nil {
-					e.Kind, e.Variant = r.Kind, r.Variant
-					e.Result, err = f.Inspect(env, r)
-					if err != nil {
-						err = usageErr("%s: %w", path, err)
+					e.Kind, e.Variant = a.Kind, a.Variant
+					if e.Result, err = a.Inspect(o); err != nil {
+						err = libErr(path, err)
 					}
 				}
 				if err != nil {
@@ -52,7 +57,7 @@ entry per file.`,
 						if i > 0 {
 							fmt.Fprintln(env.Stdout)
 						}
-						fmt.Fprintf(env.Stdout, "== %s: %s\n", path, describe(r))
+						fmt.Fprintf(env.Stdout, "== %s: %s\n", path, a.Describe())
 					}
 					if err := e.Result.WriteText(env.Stdout); err != nil {
 						return err
@@ -71,11 +76,7 @@ entry per file.`,
 			return nil
 		},
 	}
-	for _, k := range supportedKinds() {
-		if f := formats[k].InspectFlags; f != nil {
-			f(cmd.Flags())
-		}
-	}
+	options = bindKindFlags("inspect", cmd.Flags())
 	return cmd
 }
 

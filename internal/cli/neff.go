@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
@@ -21,10 +22,7 @@ import (
 )
 
 func init() {
-	registerFormat(Format{Kind: detect.NEFF, Inspect: inspectNeff, Check: checkNeff, CheckFlags: neffCheckFlags})
-	registerFormat(Format{Kind: detect.NEFFDir, Inspect: inspectNeff, Check: checkNeff})
-	registerDiffer(detect.NEFF, diffNeff)
-	registerDiffer(detect.NEFFDir, diffNeff)
+	registerKindFlags("check", neffCheckFlags)
 	registerNeffCommand(newNeffUnpackCmd)
 	registerNeffCommand(newNeffPackCmd)
 	registerDemoStep(demoStep{order: 10, kind: detect.NEFF, name: "neff unpack + pack round trip", run: neffDemoRoundTrip})
@@ -91,108 +89,20 @@ func neffLimitHint(err error) error {
 	return err
 }
 
-// openNeff opens a NEFF file or an unpacked NEFF directory with
-// neffLimits (errors do not name the path: inspect and check add it).
-func openNeff(path string) (*neff.Model, error) {
-	lim, err := neffLimits()
-	if err != nil {
-		return nil, err
-	}
-	var m *neff.Model
-	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
-		m, err = neff.OpenDir(path, lim)
-	} else {
-		var b []byte
-		if b, err = os.ReadFile(path); err == nil {
-			m, err = neff.OpenBytes(b, lim)
-		}
-	}
-	return m, neffLimitHint(err)
-}
-
-// readNeff is openNeff naming the path in errors.
-func readNeff(path string) (*neff.Model, error) {
-	m, err := openNeff(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
-}
-
-func inspectNeff(env *Env, r detect.Result) (Output, error) {
-	m, err := openNeff(r.Path)
-	if err != nil {
-		return nil, err
-	}
-	return neff.Summarize(m), nil
-}
-
-// checkNeff reports framing problems as diagnostics too (a NEFF whose
-// payload cannot be read still gets its header gates checked), so only an
-// unreadable file is an error.
-func checkNeff(env *Env, r detect.Result) (diag.Report, error) {
-	if r.Kind == detect.NEFFDir {
-		m, err := openNeff(r.Path)
-		if err != nil {
-			return nil, err
-		}
-		rt, err := neffCheckRuntime()
-		if err != nil {
-			return nil, err
-		}
-		return neff.Check(m, rt), nil
-	}
-	rt, err := neffCheckRuntime()
-	if err != nil {
-		return nil, err
-	}
-	b, err := os.ReadFile(r.Path)
-	if err != nil {
-		return nil, err
-	}
-	lim, err := neffLimits()
-	if err != nil {
-		return nil, err
-	}
-	rep, _ := neff.CheckBytes(b, lim, rt)
-	return rep, nil
-}
-
-func diffNeff(env *Env, a, b detect.Result) (Output, bool, error) {
-	ma, err := readNeff(a.Path)
-	if err != nil {
-		return nil, false, err
-	}
-	mb, err := readNeff(b.Path)
-	if err != nil {
-		return nil, false, err
-	}
-	r := neff.Diff(ma, mb, neff.DiffOptions{})
-	return r, r.Identical(), nil
-}
-
 // neffArg reads a FILE argument that must be a NEFF.
 func neffArg(path string) (*neff.File, error) {
-	r, _, err := detectFile(path)
+	a, err := openArg(path)
 	if err != nil {
 		return nil, err
 	}
-	if r.Kind != detect.NEFF {
-		return nil, usageErr("%s: recognised as %s, not a NEFF", path, describe(r))
+	if a.Kind != detect.NEFF {
+		return nil, usageErr("%s: recognised as %s, not a NEFF", path, a.Describe())
 	}
 	f, err := readNeffFile(path)
 	if err != nil {
 		return nil, usageErr("%s: %v", path, err)
 	}
 	return f, nil
-}
-
-// neffRender writes an output as text or JSON.
-func neffRender(env *Env, out Output) error {
-	if env.JSON {
-		return writeJSON(env.Stdout, out)
-	}
-	return out.WriteText(env.Stdout)
 }
 
 type neffUnpackOutput struct {
@@ -250,7 +160,7 @@ replaced only with --force. A wrong payload hash is reported, not fatal.`,
 			if env.Quiet && !env.JSON {
 				return nil
 			}
-			return neffRender(env, o)
+			return render(env, o)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "directory to write into")
@@ -329,7 +239,7 @@ written atomically.`,
 			if env.Quiet && !env.JSON {
 				return nil
 			}
-			return neffRender(env, neffPackOutput{Output: out, Members: len(ms), Bytes: int64(len(raw)), DataSize: h.DataSize, HashForm: hf, Hash: h.Hash})
+			return render(env, neffPackOutput{Output: out, Members: len(ms), Bytes: int64(len(raw)), DataSize: h.DataSize, HashForm: hf, Hash: h.Hash})
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "NEFF file to write")
@@ -378,12 +288,20 @@ var neffRuntimeFlags struct {
 	fs       *pflag.FlagSet
 }
 
-func neffCheckFlags(fs *pflag.FlagSet) {
+func neffCheckFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	neffRuntimeFlags.fs = fs
 	fs.Uint64Var(&neffRuntimeFlags.major, "neff-runtime-major", neff.DefaultRuntime.MaxMajor,
 		"NEFF: highest neff_version_major the target runtime loads")
 	fs.StringVar(&neffRuntimeFlags.features, "neff-runtime-features", fmt.Sprintf("%#x", neff.DefaultRuntime.Features),
 		"NEFF: feature-bit mask the target runtime supports (its \"Currently supporting: 0x...\" message)")
+	return func(o *npukit.Options) error {
+		rt, err := neffCheckRuntime()
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		o.NeffRuntime = &rt
+		return nil
+	}
 }
 
 // neffCheckRuntime is the runtime the flags describe; it keeps the default

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/internal/humanize"
 )
@@ -45,15 +46,19 @@ func neffDemoExecute(env *Env, path, outDir string) error {
 
 // neffDemoSim simulates the DMA program and writes a Perfetto trace.
 func neffDemoSim(env *Env, path, outDir string) error {
-	out, err := runNeffSim(env, detect.Result{Path: path, Kind: detect.NEFF}, SimOptions{Trace: neffDemoBase(path, outDir) + ".dma-trace.json"})
+	a, err := openArg(path)
 	if err != nil {
 		return err
 	}
-	o := out.(neffSimOutput)
+	out, err := a.Simulate(&npukit.Options{TracePath: neffDemoBase(path, outDir) + ".dma-trace.json"})
+	if err != nil {
+		return err
+	}
+	o := out.(npukit.NeffSimulation)
 	for _, sg := range o.Subgraphs {
 		r := sg.Result
-		fmt.Fprintf(env.Stdout, "%s: %d descriptors, %s in %s us on %d DMA engines (%.2f GB/s); trace: %s\n",
-			sg.Subgraph, r.Descriptors, humanize.Bytes(r.Bytes), us(r.TotalNs), o.Params.Engines, r.AchievedGBps, sg.Trace)
+		fmt.Fprintf(env.Stdout, "%s: %d descriptors, %s in %.3f us on %d DMA engines (%.2f GB/s); trace: %s\n",
+			sg.Subgraph, r.Descriptors, humanize.Bytes(r.Bytes), float64(r.TotalNs)/1e3, o.Params.Engines, r.AchievedGBps, sg.Trace)
 	}
 	return nil
 }

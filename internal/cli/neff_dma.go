@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +12,7 @@ import (
 	"github.com/sbinet/npyio/npy"
 	"github.com/spf13/cobra"
 
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/dtype"
 	"github.com/npukit/npukit/internal/atomicfile"
@@ -31,16 +30,17 @@ const neffDMAShown = 20
 
 // openNeffPrograms reads a NEFF and builds the DMA program of each subgraph.
 func openNeffPrograms(path string) (*neff.Model, []*dmaprog.Program, error) {
-	m, err := openNeff(path)
+	a, err := openArg(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, usageErr("%s: no such file or directory", path)
-		}
-		return nil, nil, usageErr("%s: %v", path, err)
+		return nil, nil, err
 	}
-	progs := dmaprog.FromModel(m)
-	if len(progs) == 0 {
-		return nil, nil, usageErr("%s: the NEFF declares no subgraph", path)
+	o, err := libOptions()
+	if err != nil {
+		return nil, nil, err
+	}
+	m, progs, err := npukit.NeffPrograms(a, o)
+	if err != nil {
+		return nil, nil, libErr(path, err)
 	}
 	return m, progs, nil
 }

@@ -2,109 +2,56 @@ package cli
 
 import (
 	"bytes"
-	"github.com/spf13/pflag"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
-	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/conformance"
 	"github.com/npukit/npukit/internal/examples"
 	"github.com/npukit/npukit/neff"
-	"github.com/npukit/npukit/report"
-	"github.com/npukit/npukit/trace"
 )
-
-// Every corpus NEFF simulates, and its trace is valid Chrome trace JSON
-// with exactly one complete event per descriptor on at most one track per
-// DMA engine.
-func TestNeffSimTraceCorpus(t *testing.T) {
-	tmp := t.TempDir()
-	for _, f := range conformance.CorpusFiles(t, "neff", "*.neff") {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			tp := filepath.Join(tmp, filepath.Base(f)+".json")
-			env := &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
-			out, err := runNeffSim(env, detect.Result{Path: f, Kind: detect.NEFF}, SimOptions{Trace: tp})
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := out.(neffSimOutput)
-			var text bytes.Buffer
-			if err := o.WriteText(&text); err != nil || !bytes.Contains(text.Bytes(), []byte("Total DMA time")) {
-				t.Fatalf("text: %v %s", err, text.String())
-			}
-			t.Log(text.String())
-			_, progs, err := openNeffPrograms(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(o.Subgraphs) != len(progs) || o.TotalNs <= 0 {
-				t.Fatalf("%d subgraphs simulated of %d, total %d", len(o.Subgraphs), len(progs), o.TotalNs)
-			}
-			for i, sg := range o.Subgraphs {
-				descs := len(progs[i].Descriptors)
-				if sg.Result.Descriptors != descs {
-					t.Fatalf("%s: result %+v", sg.Subgraph, sg.Result)
-				}
-				fh, err := os.Open(sg.Trace)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sum, err := trace.Validate(fh)
-				fh.Close()
-				if err != nil {
-					t.Fatalf("%s: %v", sg.Subgraph, err)
-				}
-				if got := sum.Phases["X"]; got != descs {
-					t.Errorf("%s: %d complete events for %d descriptors", sg.Subgraph, got, descs)
-				}
-				busy := map[int]bool{}
-				for _, e := range sg.Result.Engines {
-					if e.Descriptors > 0 {
-						busy[e.Engine] = true
-					}
-				}
-				if sum.Tracks != len(busy) || sum.Tracks > o.Params.Engines {
-					t.Errorf("%s: %d tracks, %d busy engines of %d", sg.Subgraph, sum.Tracks, len(busy), o.Params.Engines)
-				}
-			}
-		})
-	}
-}
 
 // Flags change the model: halving the bandwidth of a bandwidth-bound
 // program lengthens it.
 func TestNeffSimParams(t *testing.T) {
 	dir := conformance.Corpus(t, "neff")
 	f := conformance.Files(t, dir, "*.neff")[0]
-	env := &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
-	saved := neffSimFlags
-	defer func() { neffSimFlags = saved }()
-	sim := func(args ...string) (neffSimOutput, error) {
+	a, err := npukit.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := func(args ...string) (npukit.NeffSimulation, error) {
 		fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
-		neffSimFlagSet(fs)
+		apply := neffSimFlags(fs)
 		if err := fs.Parse(args); err != nil {
 			t.Fatal(err)
 		}
-		o, err := runNeffSim(env, detect.Result{Path: f, Kind: detect.NEFF}, SimOptions{})
+		o, err := libOptions(apply)
 		if err != nil {
-			return neffSimOutput{}, err
+			return npukit.NeffSimulation{}, err
 		}
-		return o.(neffSimOutput), nil
+		out, err := a.Simulate(o)
+		if err != nil {
+			return npukit.NeffSimulation{}, err
+		}
+		return out.(npukit.NeffSimulation), nil
 	}
-	a, err := sim("--dma-overhead-ns=0", "--dma-min-run=0", "--dma-gibps=27")
+	x, err := sim("--dma-overhead-ns=0", "--dma-min-run=0", "--dma-gibps=27")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := sim("--dma-overhead-ns=0", "--dma-min-run=0", "--dma-gibps=13.5")
+	y, err := sim("--dma-overhead-ns=0", "--dma-min-run=0", "--dma-gibps=13.5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ta, tb := a.TotalNs, b.TotalNs; tb < ta*19/10 {
-		t.Errorf("half bandwidth: %d ns vs %d ns", tb, ta)
+	if tx, ty := x.TotalNs, y.TotalNs; ty < tx*19/10 {
+		t.Errorf("half bandwidth: %d ns vs %d ns", ty, tx)
 	}
 	if _, err := sim("--dma-gibps=-1"); err == nil {
 		t.Error("negative bandwidth accepted")
@@ -162,39 +109,6 @@ func TestNeffDemoSteps(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "demo_neff_dma.dma-trace.json")); err != nil {
 		t.Error(err)
-	}
-}
-
-// The DMA report sections render for every corpus NEFF (and the demo one)
-// into a valid page with a traffic and a timeline section.
-func TestNeffDMASections(t *testing.T) {
-	files := conformance.Files(t, conformance.Corpus(t, "neff"), "*.neff")
-	for _, f := range files {
-		m, err := neff.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		secs, rep := neffDMASections(m)
-		ids := map[string]bool{}
-		for _, s := range secs {
-			ids[s.ID] = true
-		}
-		if !ids["dma-traffic"] || !ids["dma-timeline"] {
-			t.Errorf("%s: sections %v", f, ids)
-		}
-		page := &report.Page{Title: "NEFF", Sections: secs, Diagnostics: rep, SectionFor: func(d diag.Diagnostic) string { return neffDMASectionFor(m, d) }}
-		var html bytes.Buffer
-		if err := report.Render(&html, page); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		if html.Len() > 5<<20 {
-			t.Errorf("%s: report of %d bytes", f, html.Len())
-		}
-		for _, d := range rep {
-			if neffDMASectionFor(m, d) != "dma-traffic" {
-				t.Errorf("%s: finding %v not linked", f, d)
-			}
-		}
 	}
 }
 

@@ -5,26 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/report"
 	"github.com/spf13/cobra"
 )
 
 func init() { registerCommand(70, newReportCmd) }
-
-// Reporter builds a report page from one or more files of one kind (the
-// Edge TPU reporter, for instance, groups several models by caching token).
-type Reporter func(env *Env, files []detect.Result) (*report.Page, error)
-
-var reporters = map[detect.Kind]Reporter{}
-
-func registerReporter(k detect.Kind, r Reporter) {
-	if _, dup := reporters[k]; dup {
-		panic("cli: reporter registered twice: " + string(k))
-	}
-	reporters[k] = r
-}
 
 func newReportCmd(env *Env) *cobra.Command {
 	var out string
@@ -38,21 +25,21 @@ timelines. The check diagnostics are included and linked to the part of the page
 they concern. Without -o the page is written to FILE.html in the current directory.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var rs []detect.Result
-			for _, a := range args {
-				r, _, err := detectFile(a)
+			var as []*npukit.Artifact
+			for _, path := range args {
+				a, err := openArg(path)
 				if err != nil {
 					return err
 				}
-				if len(rs) > 0 && r.Kind != rs[0].Kind {
-					return usageErr("report takes files of one kind: %s is %s, %s is %s", rs[0].Path, describe(rs[0]), a, describe(r))
+				if len(as) > 0 && a.Kind != as[0].Kind {
+					return usageErr("report takes files of one kind: %s is %s, %s is %s", as[0].Name, as[0].Describe(), path, a.Describe())
 				}
-				rs = append(rs, r)
+				as = append(as, a)
 			}
 			if out == "" {
 				out = strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0])) + ".html"
 			}
-			if err := writeReport(env, rs, out); err != nil {
+			if err := writeReport(as, out); err != nil {
 				return err
 			}
 			if env.JSON {
@@ -66,15 +53,15 @@ they concern. Without -o the page is written to FILE.html in the current directo
 	return cmd
 }
 
-// writeReport renders the files' report to path atomically.
-func writeReport(env *Env, rs []detect.Result, path string) error {
-	rep, ok := reporters[rs[0].Kind]
-	if !ok {
-		return usageErr("%s: reports are not supported yet for %s", rs[0].Path, describe(rs[0]))
-	}
-	page, err := rep(env, rs)
+// writeReport renders the artifacts' report page to path atomically.
+func writeReport(as []*npukit.Artifact, path string) error {
+	o, err := libOptions()
 	if err != nil {
-		return usageErr("%s: %v", rs[0].Path, err)
+		return err
+	}
+	page, err := npukit.Report(o, as...)
+	if err != nil {
+		return libErr(as[0].Name, err)
 	}
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return report.Render(w, page) })
 }

@@ -1,19 +1,18 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"text/tabwriter"
 
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neuroncore"
-	"github.com/npukit/npukit/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -23,38 +22,7 @@ import (
 
 func init() {
 	registerCommand(45, newSbufCmd)
-	registerFormat(Format{Kind: detect.SBUFPlan, Inspect: inspectSbuf, Check: checkSbuf})
-	registerSimulator(Simulator{Kind: detect.SBUFPlan, Run: simSbuf})
 	registerDemoStep(demoStep{order: 10, kind: detect.SBUFPlan, name: "sbuf sim: single tile vs double buffering", run: sbufDemoSim})
-}
-
-func inspectSbuf(env *Env, r detect.Result) (Output, error) {
-	p, err := neuroncore.ReadPlanFile(r.Path)
-	if err != nil {
-		return nil, err
-	}
-	return neuroncore.Summarize(p)
-}
-
-func checkSbuf(env *Env, r detect.Result) (diag.Report, error) {
-	p, err := neuroncore.ReadPlanFile(r.Path)
-	if err != nil {
-		return nil, err
-	}
-	rep, _, err := neuroncore.Check(p)
-	return rep, err
-}
-
-func simSbuf(env *Env, r detect.Result, opts SimOptions) (Output, error) {
-	p, err := neuroncore.ReadPlanFile(r.Path)
-	if err != nil {
-		return nil, err
-	}
-	res, err := sbufSimulate(p, opts.Trace)
-	if err != nil {
-		return nil, err
-	}
-	return res.Summary(), nil
 }
 
 func newSbufCmd(env *Env) *cobra.Command {
@@ -79,14 +47,6 @@ func readSbufPlan(path string) (*neuroncore.Plan, error) {
 		return nil, usageErr("%s: %v", path, ioCause(err))
 	}
 	return p, nil
-}
-
-// sbufRender writes an output as text, or JSON under --json.
-func sbufRender(env *Env, out Output) error {
-	if env.JSON {
-		return writeJSON(env.Stdout, out)
-	}
-	return out.WriteText(env.Stdout)
 }
 
 // sbufCheckOutput is what `sbuf check` prints.
@@ -138,7 +98,7 @@ Exit code 1 when an error is found, 2 when the plan cannot be read.`,
 			if err != nil {
 				return err
 			}
-			if err := sbufRender(env, out); err != nil {
+			if err := render(env, out); err != nil {
 				return err
 			}
 			if out.Diagnostics.HasErrors() {
@@ -147,41 +107,6 @@ Exit code 1 when an error is found, 2 when the plan cannot be read.`,
 			return nil
 		},
 	}
-}
-
-// sbufTraceCheckTasks bounds the traces validated in memory before they
-// are kept: a 600,000-step loop has millions of DMA transfers, a 900 MB
-// trace, and parsing it back took 7 GB.
-const sbufTraceCheckTasks = 200000
-
-// sbufSimulate simulates a plan and writes the trace when asked to; a
-// trace of up to sbufTraceCheckTasks tasks is validated by package trace
-// before it is kept, a larger one is streamed to the file.
-func sbufSimulate(p *neuroncore.Plan, tracePath string) (*neuroncore.SimResult, error) {
-	r, err := neuroncore.Simulate(p)
-	if err != nil {
-		return nil, err
-	}
-	if tracePath != "" {
-		opt := trace.Options{NanosPerUnit: 0.001, Metadata: [][2]string{{"plan", p.Name}, {"arch", "NeuronCore-" + p.Arch.Name}}}
-		if len(r.Timeline.Graph.Tasks) > sbufTraceCheckTasks {
-			if err := atomicfile.Write(tracePath, 0o644, func(w io.Writer) error { return trace.Write(w, r.Timeline, opt) }); err != nil {
-				return nil, err
-			}
-			return r, nil
-		}
-		var buf bytes.Buffer
-		if err := trace.Write(&buf, r.Timeline, opt); err != nil {
-			return nil, err
-		}
-		if _, err := trace.Validate(bytes.NewReader(buf.Bytes())); err != nil {
-			return nil, fmt.Errorf("internal: invalid trace: %w", err)
-		}
-		if err := atomicfile.WriteFile(tracePath, buf.Bytes(), 0o644); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
 }
 
 func newSbufSimCmd(env *Env) *cobra.Command {
@@ -201,11 +126,11 @@ per-engine utilisation; --trace writes a Perfetto/Chrome trace JSON.`,
 			if err != nil {
 				return err
 			}
-			r, err := sbufSimulate(p, tracePath)
+			r, err := npukit.SbufSimulate(p, tracePath)
 			if err != nil {
 				return usageErr("%s: %v", args[0], err)
 			}
-			return sbufRender(env, r.Summary())
+			return render(env, r.Summary())
 		},
 	}
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write a Perfetto-compatible trace JSON to this file")
@@ -322,7 +247,7 @@ placed plan, which passes sbuf check.`,
 				}
 				o.Written = out
 			}
-			return sbufRender(env, o)
+			return render(env, o)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the placed plan (YAML) to this file")
@@ -345,7 +270,7 @@ func newSbufShowCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return usageErr("%s: %v", args[0], err)
 			}
-			return sbufRender(env, s)
+			return render(env, s)
 		},
 	}
 }
@@ -359,7 +284,7 @@ func sbufDemoSim(env *Env, path, outDir string) error {
 		return err
 	}
 	tr := path + ".trace.json"
-	r, err := sbufSimulate(p, tr)
+	r, err := npukit.SbufSimulate(p, tr)
 	if err != nil {
 		return err
 	}
@@ -388,4 +313,40 @@ func sbufDemoSim(env *Env, path, outDir string) error {
 	fmt.Fprintf(w, "%.3f us as written vs %.3f us with one tile (%s); one-tile plan checks with %s\n", a/1e6, b/1e6, verdict, rep.Summary())
 	fmt.Fprintf(w, "Perfetto trace: %s\n", tr)
 	return nil
+}
+
+func newSbufReportCmd(env *Env) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "report PLAN -o x.html",
+		Short: "Write a visual HTML report of a plan (memory maps, lifetimes, engine timeline)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErr("report needs -o FILE.html")
+			}
+			a, err := openArg(args[0])
+			if err != nil || a.Kind != detect.SBUFPlan {
+				// Detection looks for tensors with partitions; a plan
+				// without tensors is still a plan when it parses.
+				if _, perr := neuroncore.ReadPlanFile(args[0]); perr != nil {
+					if err != nil {
+						return err
+					}
+					return usageErr("%s: recognised as %s, not an allocation plan", args[0], a.Describe())
+				}
+				a = npukit.OpenAs(args[0], detect.SBUFPlan)
+			}
+			if err := writeReport([]*npukit.Artifact{a}, out); err != nil {
+				return err
+			}
+			if env.JSON {
+				return writeJSON(env.Stdout, map[string]string{"report": out})
+			}
+			_, err = fmt.Fprintf(env.Stdout, "report written to %s\n", out)
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "HTML file to write")
+	return cmd
 }

@@ -1,41 +1,15 @@
 package cli
 
 import (
-	"sort"
-
-	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 func init() { registerCommand(40, newSimCmd) }
 
-// Simulator times one kind of artifact. Flags adds the kind's own flags to
-// the shared `sim` command (names must not clash with other kinds'; prefix
-// them with the format when in doubt); Run reads the file and simulates,
-// writing a Perfetto trace to opts.Trace when it is set.
-type Simulator struct {
-	Kind  detect.Kind
-	Flags func(fs *pflag.FlagSet)
-	Run   func(env *Env, r detect.Result, opts SimOptions) (Output, error)
-}
-
-// SimOptions are the flags every simulator shares.
-type SimOptions struct {
-	Trace string // --trace: Perfetto/Chrome trace JSON output path ("" = none)
-}
-
-var simulators = map[detect.Kind]Simulator{}
-
-func registerSimulator(s Simulator) {
-	if _, dup := simulators[s.Kind]; dup {
-		panic("cli: simulator registered twice: " + string(s.Kind))
-	}
-	simulators[s.Kind] = s
-}
-
 func newSimCmd(env *Env) *cobra.Command {
-	var opts SimOptions
+	var tracePath string
+	var options func() (*npukit.Options, error)
 	cmd := &cobra.Command{
 		Use:   "sim FILE",
 		Short: "Simulate an artifact's timing (summary, --trace for a Perfetto timeline)",
@@ -44,34 +18,23 @@ per-resource busy and stall time. --trace writes a Chrome/Perfetto trace JSON th
 opens in ui.perfetto.dev or chrome://tracing.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, _, err := detectFile(args[0])
+			a, err := openArg(args[0])
 			if err != nil {
 				return err
 			}
-			s, ok := simulators[r.Kind]
-			if !ok {
-				return usageErr("%s: simulation is not supported for %s", args[0], describe(r))
-			}
-			out, err := s.Run(env, r, opts)
+			o, err := options()
 			if err != nil {
-				return usageErr("%s: %v", args[0], err)
+				return err
 			}
-			if env.JSON {
-				return writeJSON(env.Stdout, out)
+			o.TracePath = tracePath
+			out, err := a.Simulate(o)
+			if err != nil {
+				return libErr(args[0], err)
 			}
-			return out.WriteText(env.Stdout)
+			return render(env, out)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Trace, "trace", "", "write a Perfetto-compatible trace JSON to this file")
-	kinds := make([]detect.Kind, 0, len(simulators))
-	for k := range simulators {
-		kinds = append(kinds, k)
-	}
-	sort.Slice(kinds, func(i, j int) bool { return kinds[i] < kinds[j] })
-	for _, k := range kinds {
-		if f := simulators[k].Flags; f != nil {
-			f(cmd.Flags())
-		}
-	}
+	cmd.Flags().StringVar(&tracePath, "trace", "", "write a Perfetto-compatible trace JSON to this file")
+	options = bindKindFlags("sim", cmd.Flags())
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/internal/conformance"
 	"github.com/npukit/npukit/trace"
@@ -18,25 +19,25 @@ import (
 // with the given simulator flags, and returns the output as text and JSON.
 func geminiSim(t *testing.T, path, tracePath string, args ...string) (string, map[string]any) {
 	t.Helper()
-	s, ok := simulators[detect.GeminiIR]
-	if !ok {
-		t.Fatal("no Gemini simulator registered")
-	}
 	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
-	s.Flags(fs)
+	options := bindKindFlags("sim", fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	r, err := detect.Path(path)
+	a, err := npukit.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Kind != detect.GeminiIR {
-		t.Fatalf("%s detected as %s", path, r.Kind)
+	if a.Kind != detect.GeminiIR {
+		t.Fatalf("%s detected as %s", path, a.Kind)
 	}
+	o, err := options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.TracePath = tracePath
 	var so bytes.Buffer
-	env := &Env{Stdout: &so, Stderr: &so}
-	out, err := s.Run(env, r, SimOptions{Trace: tracePath})
+	out, err := a.Simulate(o)
 	if err != nil {
 		t.Fatal(err)
 	}

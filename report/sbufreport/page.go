@@ -1,22 +1,19 @@
-package cli
+// Package sbufreport builds the report page of a NeuronCore SBUF/PSUM
+// allocation plan.
+package sbufreport
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/report"
 	"github.com/npukit/npukit/sim"
-	"github.com/spf13/cobra"
 )
-
-func init() { registerReporter(detect.SBUFPlan, reportSbuf) }
 
 // sbufMaxLifetimeRects bounds the lifetime rectangles drawn.
 const sbufMaxLifetimeRects = 20000
@@ -48,29 +45,11 @@ func capTimeline(tl *report.Timeline, limit int) (cut float64, total int, ok boo
 	return cut, len(starts), true
 }
 
-func reportSbuf(env *Env, files []detect.Result) (*report.Page, error) {
-	if len(files) != 1 {
-		return nil, fmt.Errorf("a report covers one plan at a time (%d given)", len(files))
-	}
-	p, err := neuroncore.ReadPlanFile(files[0].Path)
-	if err != nil {
-		return nil, err
-	}
-	page, err := sbufReport(p)
-	if err != nil {
-		return nil, err
-	}
-	base := filepath.Base(files[0].Path)
-	page.Subtitle = base + " (" + files[0].Kind.Describe() + ")"
-	page.Diagnostics = page.Diagnostics.WithFile(base)
-	return page, nil
-}
-
-// sbufReport renders a plan: tensors, the partition x byte maps of SBUF
+// Page renders a plan: tensors, the partition x byte maps of SBUF
 // and PSUM, tile lifetimes over the body, and the simulated engine
 // timeline. Tensors left automatic are shown as `sbuf place` would place
 // them.
-func sbufReport(p *neuroncore.Plan) (*report.Page, error) {
+func Page(p *neuroncore.Plan) (*report.Page, error) {
 	rep, _, err := neuroncore.Check(p)
 	if err != nil {
 		return nil, err
@@ -223,43 +202,4 @@ func sbufReport(p *neuroncore.Plan) (*report.Page, error) {
 		return ""
 	}
 	return page, nil
-}
-
-func newSbufReportCmd(env *Env) *cobra.Command {
-	var out string
-	cmd := &cobra.Command{
-		Use:   "report PLAN -o x.html",
-		Short: "Write a visual HTML report of a plan (memory maps, lifetimes, engine timeline)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return usageErr("report needs -o FILE.html")
-			}
-			r, _, err := detectFile(args[0])
-			if err != nil {
-				if _, perr := neuroncore.ReadPlanFile(args[0]); perr != nil {
-					return err
-				}
-				r = detect.Result{Path: args[0], Kind: detect.SBUFPlan}
-			}
-			if r.Kind != detect.SBUFPlan {
-				// Detection looks for tensors with partitions; a plan
-				// without tensors is still a plan when it parses.
-				if _, perr := neuroncore.ReadPlanFile(args[0]); perr != nil {
-					return usageErr("%s: recognised as %s, not an allocation plan", args[0], describe(r))
-				}
-				r.Kind = detect.SBUFPlan
-			}
-			if err := writeReport(env, []detect.Result{r}, out); err != nil {
-				return err
-			}
-			if env.JSON {
-				return writeJSON(env.Stdout, map[string]string{"report": out})
-			}
-			_, err = fmt.Fprintf(env.Stdout, "report written to %s\n", out)
-			return err
-		},
-	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "HTML file to write")
-	return cmd
 }

@@ -1,32 +1,20 @@
-package cli
+// Package geminireport builds the report page of Gemini scheduler IR
+// schedules, with their timing simulation.
+package geminireport
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/gemini"
+	"github.com/npukit/npukit/gemini/timing"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/report"
 )
-
-func init() { registerReporter(detect.GeminiIR, reportGemini) }
-
-// GeminiReportSections adds sections to a Gemini schedule's report (the
-// simulator's per-core Gantt, for instance). prefix makes section IDs
-// unique when several files share a page.
-type GeminiReportSections func(env *Env, r detect.Result, s *gemini.Schedule, prefix string) ([]report.Section, error)
-
-var geminiReportSections []GeminiReportSections
-
-// registerGeminiReportSections lets another file of this package add
-// sections to every Gemini report, after the built-in ones.
-func registerGeminiReportSections(f GeminiReportSections) {
-	geminiReportSections = append(geminiReportSections, f)
-}
 
 // Bounds that keep a report of a large schedule small enough for a browser
 // (rectangles and columns cost a few hundred bytes each).
@@ -37,12 +25,26 @@ const (
 	geminiMaxOccupWorks = 600
 )
 
-func reportGemini(env *Env, files []detect.Result) (*report.Page, error) {
+// File is one schedule of a report: its file name, the schedule, and the
+// timing parameters its simulation section uses.
+type File struct {
+	Name     string
+	Schedule *gemini.Schedule
+	Sim      timing.Params
+}
+
+// Page renders one or more schedules: per schedule its cores and
+// workloads, DRAM and core-to-core traffic, the L2 maps, and the timing
+// simulation, with the check findings linked to those sections.
+func Page(files []File) (*report.Page, error) {
+	if len(files) == 0 {
+		return nil, errors.New("no schedule")
+	}
 	page := &report.Page{Title: "Gemini schedule", Diagnostics: diag.Report{}}
 	if len(files) > 1 {
 		page.Title = fmt.Sprintf("%d Gemini schedules", len(files))
 	}
-	page.Subtitle = filepath.Base(files[0].Path)
+	page.Subtitle = filepath.Base(files[0].Name)
 	if len(files) > 1 {
 		page.Subtitle += fmt.Sprintf(" and %d more", len(files)-1)
 	}
@@ -52,11 +54,8 @@ func reportGemini(env *Env, files []detect.Result) (*report.Page, error) {
 	}
 	var infos []fileInfo
 	for i, f := range files {
-		s, err := gemini.ReadFile(f.Path)
-		if err != nil {
-			return nil, err
-		}
-		name := filepath.Base(f.Path)
+		s := f.Schedule
+		name := filepath.Base(f.Name)
 		prefix := ""
 		if len(files) > 1 {
 			prefix = fmt.Sprintf("f%d-", i)
@@ -66,13 +65,7 @@ func reportGemini(env *Env, files []detect.Result) (*report.Page, error) {
 			page.Summary = geminiKeyFacts(s, sum)
 		}
 		page.Sections = append(page.Sections, geminiSections(s, sum, name, prefix)...)
-		for _, extra := range geminiReportSections {
-			secs, err := extra(env, f, s, prefix)
-			if err != nil {
-				return nil, err
-			}
-			page.Sections = append(page.Sections, secs...)
-		}
+		page.Sections = append(page.Sections, geminiSimReportSections(s, f.Sim, prefix)...)
 		page.Diagnostics = append(page.Diagnostics, gemini.Check(s).WithFile(name)...)
 		infos = append(infos, fileInfo{name, prefix, len(s.Cores)})
 	}

@@ -1,50 +1,36 @@
-package cli
+// Package neffreport builds the report page of AWS Neuron NEFF files.
+package neffreport
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/report"
 )
 
-func init() {
-	registerReporter(detect.NEFF, reportNeff)
-	registerReporter(detect.NEFFDir, reportNeff)
-	// The DMA traffic and timeline sections (report_neffdma.go).
-	registerNeffReportPart(func(env *Env, path string, m *neff.Model) (neffReportPart, error) {
-		secs, rep := neffDMASections(m)
-		return neffReportPart{Sections: secs, Diagnostics: rep, SectionFor: func(d diag.Diagnostic) string { return neffDMASectionFor(m, d) }}, nil
-	})
-}
-
-// neffReportParts lets other NEFF files (the DMA traffic and timeline of
-// the dma tools) add to the NEFF report without editing this file: each is
-// called with the file and its decoded model after the container sections
-// are built, and returns its sections, its findings (for the page's
-// diagnostics) and, optionally, which of its sections a finding belongs to.
-var neffReportParts []func(env *Env, path string, m *neff.Model) (neffReportPart, error)
-
-// neffReportPart is what a registered part adds to a NEFF report.
-type neffReportPart struct {
-	Sections    []report.Section
+// File is one NEFF of a report: its file name, its decoded model (nil
+// when the payload could not be read) and its check findings.
+type File struct {
+	Name        string
+	Model       *neff.Model
 	Diagnostics diag.Report
-	SectionFor  func(d diag.Diagnostic) string // nil: none of its sections
 }
 
-func registerNeffReportPart(f func(env *Env, path string, m *neff.Model) (neffReportPart, error)) {
-	neffReportParts = append(neffReportParts, f)
-}
-
-func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
+// Page renders one or more NEFFs: per NEFF its container, graph and
+// engines, and the DMA traffic and simulated DMA timeline, with the
+// findings linked to those sections.
+func Page(files []File) (*report.Page, error) {
+	if len(files) == 0 {
+		return nil, errors.New("no NEFF")
+	}
 	page := &report.Page{Title: "NEFF", Diagnostics: diag.Report{}}
 	if len(files) > 1 {
 		page.Title = fmt.Sprintf("%d NEFFs", len(files))
@@ -55,27 +41,9 @@ func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
 		of   func(diag.Diagnostic) string
 	}
 	for i, f := range files {
-		name := filepath.Base(f.Path)
+		name := filepath.Base(f.Name)
 		names = append(names, name)
-		var rep diag.Report
-		var m *neff.Model
-		if f.Kind == detect.NEFFDir {
-			dm, err := readNeff(f.Path)
-			if err != nil {
-				return nil, err
-			}
-			m, rep = dm, neff.Check(dm, neff.DefaultRuntime)
-		} else {
-			b, err := os.ReadFile(f.Path)
-			if err != nil {
-				return nil, err
-			}
-			lim, err := neffLimits()
-			if err != nil {
-				return nil, err
-			}
-			rep, m = neff.CheckBytes(b, lim, neff.DefaultRuntime)
-		}
+		rep, m := f.Diagnostics, f.Model
 		page.Diagnostics = append(page.Diagnostics, rep.WithFile(name)...)
 		if m == nil {
 			page.Sections = append(page.Sections, report.Section{ID: fmt.Sprintf("neff-%d-header", i), Title: name + ": unreadable",
@@ -87,30 +55,24 @@ func reportNeff(env *Env, files []detect.Result) (*report.Page, error) {
 			page.Summary = neffSummaryKVs(s, rep)
 		}
 		page.Sections = append(page.Sections, neffSections(i, name, m, s)...)
-		for _, add := range neffReportParts {
-			part, err := add(env, f.Path, m)
-			if err != nil {
-				return nil, err
-			}
-			// Section IDs are made unique per file, like this file's own.
-			prefix := fmt.Sprintf("neff-%d-", i)
-			for _, sec := range part.Sections {
-				sec.ID = prefix + sec.ID
-				page.Sections = append(page.Sections, sec)
-			}
-			page.Diagnostics = append(page.Diagnostics, part.Diagnostics.WithFile(name)...)
-			if of := part.SectionFor; of != nil {
-				partFor = append(partFor, struct {
-					file string
-					of   func(diag.Diagnostic) string
-				}{name, func(d diag.Diagnostic) string {
-					if id := of(d); id != "" {
-						return prefix + id
-					}
-					return ""
-				}})
-			}
+		// The DMA traffic and timeline; section IDs unique per file.
+		secs, dmaRep := neffDMASections(m)
+		prefix := fmt.Sprintf("neff-%d-", i)
+		for _, sec := range secs {
+			sec.ID = prefix + sec.ID
+			page.Sections = append(page.Sections, sec)
 		}
+		page.Diagnostics = append(page.Diagnostics, dmaRep.WithFile(name)...)
+		mm := m
+		partFor = append(partFor, struct {
+			file string
+			of   func(diag.Diagnostic) string
+		}{name, func(d diag.Diagnostic) string {
+			if id := neffDMASectionFor(mm, d); id != "" {
+				return prefix + id
+			}
+			return ""
+		}})
 	}
 	page.Subtitle = names[0]
 	if len(names) > 1 {

@@ -1,52 +1,36 @@
-package cli
+package geminireport
 
 import (
 	"fmt"
 
-	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/timing"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/report"
 )
 
-// The simulator's sections follow the built-in ones on every Gemini report.
-func init() {
-	registerGeminiReportSections(func(_ *Env, r detect.Result, s *gemini.Schedule, prefix string) ([]report.Section, error) {
-		secs, err := geminiSimReport(r.Path, s)
-		if err != nil {
-			// A schedule the simulator cannot lower still gets the rest of
-			// its report; say why the timing part is missing.
-			return []report.Section{{ID: prefix + "gemini-sim", Title: "Timing simulation",
-				Intro: "Not simulated: " + err.Error()}}, nil
-		}
-		for i := range secs {
-			secs[i].ID = prefix + secs[i].ID
-		}
-		return secs, nil
-	})
+// geminiSimReportSections are the simulator's sections of a Gemini report,
+// after the built-in ones; a schedule the simulator cannot lower still gets
+// the rest of its report, and this section says why the timing is missing.
+func geminiSimReportSections(s *gemini.Schedule, p timing.Params, prefix string) []report.Section {
+	secs, err := geminiSimReport(s, p)
+	if err != nil {
+		return []report.Section{{ID: prefix + "gemini-sim", Title: "Timing simulation", Intro: "Not simulated: " + err.Error()}}
+	}
+	for i := range secs {
+		secs[i].ID = prefix + secs[i].ID
+	}
+	return secs
 }
 
-// geminiSimReport simulates a schedule with the default parameters (DRAM
-// bandwidth from the file name) and returns the report sections of the
-// result. The Gemini reporter (report_gemini.go) appends them to its page.
-func geminiSimReport(path string, s *gemini.Schedule) ([]report.Section, error) {
-	res, err := timing.Simulate(s, geminiDefaultParams(path))
+// geminiSimReport simulates a schedule with p and returns the report
+// sections of the result, which Page appends to the schedule's.
+func geminiSimReport(s *gemini.Schedule, p timing.Params) ([]report.Section, error) {
+	res, err := timing.Simulate(s, p)
 	if err != nil {
 		return nil, err
 	}
 	return geminiSimSections(res, nil), nil
-}
-
-// geminiDefaultParams are the default parameters with the DRAM bandwidth
-// the file name gives.
-func geminiDefaultParams(path string) timing.Params {
-	p := timing.Default()
-	p.DRAMGBps = timing.DefaultDRAMGBps
-	if bw, ok := timing.BandwidthFromName(path); ok {
-		p.DRAMGBps = bw
-	}
-	return p
 }
 
 // Series of the per-core Gantt chart and the stall bars.

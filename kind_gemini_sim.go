@@ -1,110 +1,55 @@
-package cli
+package npukit
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
-	"github.com/npukit/npukit/detect"
-	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/timing"
 	"github.com/npukit/npukit/gemini/zebu"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/sim"
 	"github.com/npukit/npukit/trace"
-	"github.com/spf13/pflag"
 )
 
-// geminiSimFlags are the Gemini simulator's own flags of `npukit sim`.
-var geminiSimFlags struct {
-	dramGBps   float64
-	linkGBps   float64
-	hopLatency int64
-	prefetch   string
-	zebu       string
-}
-
-func init() {
-	d := timing.Default()
-	geminiSimFlags.linkGBps, geminiSimFlags.hopLatency, geminiSimFlags.prefetch = d.LinkGBps, d.HopLatency, string(d.Prefetch)
-	registerSimulator(Simulator{
-		Kind: detect.GeminiIR,
-		Flags: func(fs *pflag.FlagSet) {
-			d := timing.Default()
-			f := &geminiSimFlags
-			fs.Float64Var(&f.dramGBps, "dram-bw", 0, "Gemini: DRAM bandwidth in GB/s (default: bwN of the file name, else 16)")
-			fs.Float64Var(&f.linkGBps, "link-bw", d.LinkGBps, "Gemini: bandwidth of one NoC link in GB/s")
-			fs.Int64Var(&f.hopLatency, "hop-latency", d.HopLatency, "Gemini: cycles per NoC hop")
-			fs.StringVar(&f.prefetch, "prefetch", string(d.Prefetch), "Gemini: DRAM load prefetch rule: snapshot (a load starts once the previous workload ended) or hazard (only address write-after-read hazards hold it)")
-			fs.StringVar(&f.zebu, "zebu", "", "Gemini: compare with a ZeBu emulator trace of the same run")
-		},
-		Run: runGeminiSim,
-	})
-	registerDemoStep(demoStep{order: 50, kind: detect.GeminiIR, name: "sim --trace (cores, DRAM, NoC)", run: geminiDemoSim})
-}
-
-// geminiDemoSim simulates the example schedule and writes its trace.
-func geminiDemoSim(env *Env, path, outDir string) error {
-	tp := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".sim-trace.json")
-	out, err := runGeminiSim(env, detect.Result{Path: path, Kind: detect.GeminiIR}, SimOptions{Trace: tp})
-	if err != nil {
-		return err
-	}
-	r := out.(*geminiSimOutput).Result
-	var dram, cores int64
-	for _, c := range r.Cores {
-		dram += c.WaitDRAM
-		cores += c.WaitCores
-	}
-	fmt.Fprintf(env.Stdout, "%d cores: %s cycles; waiting on DRAM %s, on other cores %s core-cycles; DRAM %.2f GB/s achieved; trace: %s\n",
-		len(r.Cores), humanize.Count(r.TotalCycles), humanize.Count(dram), humanize.Count(cores), r.DRAM.Achieved, tp)
-	return nil
-}
-
-// geminiSimParams resolves the parameters for a file from the flags.
-func geminiSimParams(path string) timing.Params {
-	f := &geminiSimFlags
-	p := timing.Default()
-	p.LinkGBps, p.HopLatency, p.Prefetch = f.linkGBps, f.hopLatency, timing.Prefetch(f.prefetch)
-	switch bw, ok := timing.BandwidthFromName(path); {
-	case f.dramGBps != 0:
-		p.DRAMGBps = f.dramGBps
-	case ok:
-		p.DRAMGBps = bw
-	default:
-		p.DRAMGBps = timing.DefaultDRAMGBps
+// GeminiSimParams are the timing parameters a schedule named name is
+// simulated with: timing.Default with the DRAM bandwidth of the file name
+// (bwN) when it has one, adjusted by o.GeminiSim.
+func GeminiSimParams(name string, o *Options) timing.Params {
+	p := timing.ForName(name)
+	if o != nil && o.GeminiSim != nil {
+		p = o.GeminiSim(p)
 	}
 	return p
 }
 
-func runGeminiSim(env *Env, r detect.Result, opts SimOptions) (Output, error) {
-	s, err := gemini.ReadFile(r.Path)
+func simulateGemini(a *Artifact, o *Options) (Output, error) {
+	s, err := GeminiSchedule(a)
 	if err != nil {
 		return nil, err
 	}
-	p := geminiSimParams(r.Path)
-	res, err := timing.Simulate(s, p)
+	res, err := timing.Simulate(s, GeminiSimParams(a.Name, o))
 	if err != nil {
 		return nil, err
 	}
-	out := &geminiSimOutput{File: r.Path, Variant: string(s.Variant), Result: res}
+	out := &GeminiSimulation{File: a.Name, Variant: string(s.Variant), Result: res}
 	for _, c := range s.Cores {
 		out.Workloads += len(c.Workloads)
 	}
-	if geminiSimFlags.zebu != "" {
-		tr, err := zebu.ReadFile(geminiSimFlags.zebu)
+	if o.ZebuTrace != nil {
+		tr, err := zebu.Parse(bytes.NewReader(o.ZebuTrace))
 		if err != nil {
-			return nil, fmt.Errorf("--zebu: %w", err)
+			return nil, fmt.Errorf("the ZeBu trace: %w", err)
 		}
 		out.Zebu = timing.Compare(res, tr)
 	}
-	if opts.Trace != "" {
-		if err := trace.WriteFile(opts.Trace, res.Timeline, geminiTraceOptions(r.Path, res)); err != nil {
-			return nil, fmt.Errorf("--trace: %w", err)
+	if o.TracePath != "" {
+		if err := trace.WriteFile(o.TracePath, res.Timeline, geminiTraceOptions(a.Name, res)); err != nil {
+			return nil, fmt.Errorf("the trace: %w", err)
 		}
-		out.Trace = opts.Trace
+		out.Trace = o.TracePath
 	}
 	return out, nil
 }
@@ -146,7 +91,9 @@ func geminiTraceOptions(path string, res *timing.Result) trace.Options {
 	}
 }
 
-type geminiSimOutput struct {
+// GeminiSimulation is the simulated timing of a Gemini schedule
+// (Simulate's Output for schedules).
+type GeminiSimulation struct {
 	File      string `json:"file"`
 	Variant   string `json:"variant"`
 	Workloads int    `json:"workloads"`
@@ -162,7 +109,7 @@ func pctOf(a, b int64) float64 {
 	return 100 * float64(a) / float64(b)
 }
 
-func (o *geminiSimOutput) WriteText(w io.Writer) error {
+func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	r := o.Result
 	p := r.Params
 	cores := "cores"

@@ -1,4 +1,4 @@
-package cli
+package geminireport
 
 import (
 	"bytes"
@@ -23,13 +23,13 @@ func TestGeminiSimSections(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			secs, err := geminiSimReport(f, s)
+			secs, err := geminiSimReport(s, timing.ForName(f))
 			if err != nil {
 				t.Fatal(err)
 			}
 			zp := filepath.Join(dir, "zebu", strings.TrimSuffix(filepath.Base(f), "_stschedule.json")+"_sim.txt")
 			if tr, err := zebu.ReadFile(zp); err == nil {
-				res, err := timing.Simulate(s, geminiDefaultParams(f))
+				res, err := timing.Simulate(s, timing.ForName(f))
 				if err != nil {
 					t.Fatal(err)
 				}

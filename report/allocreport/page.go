@@ -1,4 +1,6 @@
-package cli
+// Package allocreport builds the report page of a static allocation
+// problem (MiniMalloc CSV).
+package allocreport
 
 import (
 	"context"
@@ -9,13 +11,10 @@ import (
 	"time"
 
 	"github.com/npukit/npukit/alloc"
-	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/report"
 )
-
-func init() { registerReporter(detect.MiniMallocCSV, reportAlloc) }
 
 // allocReportSolveTime bounds the solve a report runs for a problem that
 // carries no placement; past it, the greedy placement is drawn.
@@ -25,14 +24,12 @@ const allocReportSolveTime = 10 * time.Second
 // the largest buffers (bytes x lifetime) are drawn.
 const allocMaxRects = 12000
 
-func reportAlloc(env *Env, files []detect.Result) (*report.Page, error) {
-	f := files[0]
-	t, err := readAllocTable(f.Path, 0)
-	if err != nil {
-		return nil, err
-	}
+// Page renders an allocation problem (name is its file's name): its
+// buffers over time as placed (by the file's own offsets, or solved within
+// a time bound), the occupancy against the capacity and the findings.
+func Page(name string, t *alloc.Table) (*report.Page, error) {
 	p := &t.Problem
-	name := filepath.Base(f.Path)
+	name = filepath.Base(name)
 	page := &report.Page{Title: "Static allocation", Subtitle: name, Diagnostics: alloc.Check(t).WithFile(name)}
 	sum := alloc.Summarize(t)
 	sol, how, own := allocPlacement(t)

@@ -1,12 +1,14 @@
-package cli
+// Package edgetpureport builds the report page of Edge TPU models,
+// DarwiNN packages and plain TFLite models.
+package edgetpureport
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
 
-	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/edgetpu"
 	"github.com/npukit/npukit/edgetpu/dmaplan"
@@ -14,29 +16,27 @@ import (
 	"github.com/npukit/npukit/report"
 )
 
-func init() {
-	registerReporter(detect.EdgeTPU, reportEdgeTPU)
-	registerReporter(detect.DarwiNN, reportEdgeTPU)
-	registerReporter(detect.TFLite, reportEdgeTPU)
-}
-
 // etpuMaxTilingPositions bounds the (y, x) rectangles drawn per output.
 const etpuMaxTilingPositions = 20000
 
-func reportEdgeTPU(env *Env, files []detect.Result) (*report.Page, error) {
+// Page renders one or more Edge TPU (or plain TFLite) models: the memory
+// of the models that share a caching token, where each operator runs, why
+// it may be slow, and per model its executables, I/O layers and tiling.
+// Paths are shown by their base name.
+func Page(models []edgetpu.NamedModel) (*report.Page, error) {
+	if len(models) == 0 {
+		return nil, errors.New("no model")
+	}
 	var named []edgetpu.NamedModel
 	// A non-nil report: "no findings" is shown rather than nothing.
 	page := &report.Page{Title: "Edge TPU model", Diagnostics: diag.Report{}}
-	if len(files) > 1 {
-		page.Title = fmt.Sprintf("%d Edge TPU models", len(files))
+	if len(models) > 1 {
+		page.Title = fmt.Sprintf("%d Edge TPU models", len(models))
 	}
-	for _, f := range files {
-		m, err := readEdgeTPU(f.Path)
-		if err != nil {
-			return nil, err
-		}
-		named = append(named, edgetpu.NamedModel{Path: filepath.Base(f.Path), Model: m})
-		page.Diagnostics = append(page.Diagnostics, edgetpu.Check(m).WithFile(filepath.Base(f.Path))...)
+	for _, nm := range models {
+		nm.Path = filepath.Base(nm.Path)
+		named = append(named, nm)
+		page.Diagnostics = append(page.Diagnostics, edgetpu.Check(nm.Model).WithFile(nm.Path)...)
 	}
 	page.Subtitle = named[0].Path
 	if len(named) > 1 {

@@ -1,4 +1,4 @@
-package cli
+package npukit
 
 import (
 	"fmt"
@@ -7,71 +7,15 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff/dma"
 	"github.com/npukit/npukit/neff/dmaprog"
 	"github.com/npukit/npukit/sim"
 	"github.com/npukit/npukit/trace"
-	"github.com/spf13/pflag"
 )
 
-func init() {
-	registerSimulator(Simulator{Kind: detect.NEFF, Flags: neffSimFlagSet, Run: runNeffSim})
-}
-
-// neffSimFlags holds the DMA timing overrides of `npukit sim x.neff`; fs
-// is the flag set they were bound to (a flag the user did not give leaves
-// the NEFF's own architecture's figure).
-var neffSimFlags struct {
-	fs       *pflag.FlagSet
-	engines  int
-	gibps    float64
-	overhead int64
-	minRun   int64
-}
-
-func neffSimFlagSet(fs *pflag.FlagSet) {
-	d := dma.DefaultSimParams()
-	neffSimFlags.fs = fs
-	fs.IntVar(&neffSimFlags.engines, "dma-engines", d.Engines, "NEFF: DMA engines per NeuronCore (default: the NEFF's NeuronCore generation's)")
-	fs.Float64Var(&neffSimFlags.gibps, "dma-gibps", d.BytesPerNs*1e9/float64(1<<30), "NEFF: bandwidth of one DMA engine in GiB/s (default: the NEFF's NeuronCore generation's)")
-	fs.Int64Var(&neffSimFlags.overhead, "dma-overhead-ns", d.OverheadNs, "NEFF: fixed cost of one DMA descriptor in ns")
-	fs.Int64Var(&neffSimFlags.minRun, "dma-min-run", d.MinChargedRun, "NEFF: contiguous runs shorter than this many bytes cost as much as this")
-}
-
-// neffSimParams applies the flags the user gave to the architecture's
-// parameters p.
-func neffSimParams(p dma.SimParams) (dma.SimParams, error) {
-	f := neffSimFlags
-	if f.fs == nil {
-		return p, nil
-	}
-	if f.fs.Changed("dma-engines") {
-		if f.engines < 1 || f.engines > 1024 {
-			return p, usageErr("--dma-engines %d: want 1..1024", f.engines)
-		}
-		p.Engines = f.engines
-	}
-	if f.fs.Changed("dma-gibps") {
-		if !(f.gibps > 0) || f.gibps > 1e6 {
-			return p, usageErr("--dma-gibps %g: want a positive bandwidth", f.gibps)
-		}
-		p.BytesPerNs = f.gibps * float64(1<<30) / 1e9
-	}
-	if f.overhead < 0 || f.minRun < 0 {
-		return p, usageErr("--dma-overhead-ns and --dma-min-run must not be negative")
-	}
-	if f.fs.Changed("dma-overhead-ns") {
-		p.OverheadNs = f.overhead
-	}
-	if f.fs.Changed("dma-min-run") {
-		p.MinChargedRun = f.minRun
-	}
-	return p, nil
-}
-
-type neffSimSubgraph struct {
+// NeffSimSubgraph is one subgraph of a NeffSimulation.
+type NeffSimSubgraph struct {
 	Subgraph string         `json:"subgraph"`
 	Core     int            `json:"physical_core"`
 	StartNs  int64          `json:"start_ns"`
@@ -79,17 +23,19 @@ type neffSimSubgraph struct {
 	Trace    string         `json:"trace,omitempty"`
 }
 
-type neffSimOutput struct {
+// NeffSimulation is the simulated DMA of a NEFF (Simulate's Output for
+// NEFFs).
+type NeffSimulation struct {
 	File      string            `json:"file"`
 	Setup     dmaprog.Setup     `json:"setup"`
 	TotalNs   int64             `json:"total_ns"` // the longest physical core
 	Params    dma.SimParams     `json:"params"`
-	Subgraphs []neffSimSubgraph `json:"subgraphs"`
+	Subgraphs []NeffSimSubgraph `json:"subgraphs"`
 }
 
 func us(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1e3) }
 
-func (o neffSimOutput) WriteText(w io.Writer) error {
+func (o NeffSimulation) WriteText(w io.Writer) error {
 	p := o.Params
 	fmt.Fprintf(w, "NEFF DMA simulation: %s\n", o.File)
 	fmt.Fprintf(w, "Model: %s, %d DMA engines per core, %.1f GiB/s each, %d ns per descriptor, runs under %d B charged as %d B\n",
@@ -151,24 +97,26 @@ func neffTracePath(path, sg string, n int) string {
 	return strings.TrimSuffix(path, ext) + "." + sg + ext
 }
 
-func runNeffSim(env *Env, r detect.Result, opts SimOptions) (Output, error) {
-	m, progs, err := openNeffPrograms(r.Path)
+func simulateNeff(a *Artifact, o *Options) (Output, error) {
+	m, progs, err := NeffPrograms(a, o)
 	if err != nil {
 		return nil, err
 	}
 	setup := dmaprog.SetupFor(m)
-	if setup.Params, err = neffSimParams(setup.Params); err != nil {
-		return nil, err
+	if o.NeffDMA != nil {
+		if setup.Params, err = o.NeffDMA(setup.Params); err != nil {
+			return nil, err
+		}
 	}
 	run, err := dmaprog.Simulate(progs, setup)
 	if err != nil {
 		return nil, err
 	}
-	out := neffSimOutput{File: r.Path, Setup: run.Setup, TotalNs: run.TotalNs, Params: setup.Params}
+	out := NeffSimulation{File: a.Name, Setup: run.Setup, TotalNs: run.TotalNs, Params: setup.Params}
 	for _, sr := range run.Subgraphs {
-		sg := neffSimSubgraph{Subgraph: sr.Subgraph, Core: sr.Core, StartNs: sr.StartNs, Result: sr.Result}
-		if opts.Trace != "" {
-			sg.Trace = neffTracePath(opts.Trace, sr.Subgraph, len(run.Subgraphs))
+		sg := NeffSimSubgraph{Subgraph: sr.Subgraph, Core: sr.Core, StartNs: sr.StartNs, Result: sr.Result}
+		if o.TracePath != "" {
+			sg.Trace = neffTracePath(o.TracePath, sr.Subgraph, len(run.Subgraphs))
 			if err := writeNeffTrace(sg.Trace, sr.Subgraph, sr.Ordered, sr.Timeline); err != nil {
 				return nil, err
 			}

@@ -1,0 +1,16 @@
+// Package alloc solves static memory allocation: given buffers, each with
+// a size and a lifetime (and optionally gaps, alignment and a fixed
+// offset), place them at byte offsets so that no two buffers alive at the
+// same time overlap and everything fits a capacity. This is the problem
+// ML compilers solve for on-chip scratchpads (TPU, NPU SRAM, SBUF).
+//
+// Problems are read from and written to the CSV format of MiniMalloc
+// (Moffitt, ASPLOS 2023: id,lower,upper,size[,offset]) with the column
+// conventions of other producers (ReadCSV, WriteCSV; Table keeps what
+// the file said). Exact finds a placement or proves none exists within a
+// capacity (a portfolio of searches in the spirit of MiniMalloc's
+// canonical-solution branch and bound); Heuristic and BestEffort place
+// fast without proof; Minimize looks for the smallest capacity, with
+// Sweep for problems too large to search whole. Validate and Check report
+// what is wrong with a placement or a problem as diagnostics.
+package alloc

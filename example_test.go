@@ -1,0 +1,196 @@
+package npukit_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"strings"
+
+	"github.com/npukit/npukit/diag"
+
+	"github.com/npukit/npukit"
+	"github.com/npukit/npukit/alloc"
+	"github.com/npukit/npukit/edgetpu"
+	"github.com/npukit/npukit/gemini"
+	"github.com/npukit/npukit/neff"
+	"github.com/npukit/npukit/report"
+)
+
+// Open a compiled Edge TPU model (here one written by npukit's own
+// writer), check it and read its summary. npukit.Open(path) does the same
+// for a file on disk.
+func Example() {
+	data, err := edgetpu.Write(edgetpu.Synthetic(edgetpu.DemoSpec()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	a, err := npukit.OpenBytes("demo_edgetpu.tflite", data)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(a.Describe())
+	rep, err := a.Check(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("errors:", rep.Count(diag.Error))
+	sum, err := a.Inspect(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	s := sum.(*edgetpu.Summary)
+	fmt.Println("Edge TPU ops:", len(s.EdgeTPUOps))
+	// Output:
+	// Edge TPU model (TFLite with edgetpu-custom-op)
+	// errors: 0
+	// Edge TPU ops: 1
+}
+
+// Build a NEFF with neff.Builder, open it, and check it against the
+// default Neuron runtime.
+func ExampleOpenBytes_neff() {
+	b := neff.NewBuilder("tiny.neff")
+	sg := b.Subgraph("sg00")
+	sg.AddVar("x", "input", 512)
+	sg.AddVar("y", "output", 512)
+	sg.AddQueue("qSPIO0", "in", 16, "sp")
+	sp := sg.Engine("sp", "SP")
+	sp.AddDMA("qSPIO0", "copy x to y", neff.Copy("x", 0, []int64{512}, []int64{1}, "y", 0, []int64{512}, []int64{1}))
+	b.Signature.Inputs["x"] = neff.SigTensor{DType: "float32", Shape: []int64{128}}
+	b.Signature.Outputs["y"] = neff.SigTensor{DType: "float32", Shape: []int64{128}}
+	data, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	a, err := npukit.OpenBytes("tiny.neff", data)
+	if err != nil {
+		log.Fatal(err)
+	}
+	rep, err := a.Check(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(a.Kind, "errors:", rep.Count(diag.Error))
+	m, err := npukit.OpenNeff(a, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("subgraphs:", len(m.Subgraphs))
+	// Output:
+	// neff errors: 0
+	// subgraphs: 1
+}
+
+// Simulate a multi-core Gemini schedule (a synthetic one here) and render
+// its report page, which includes the simulation.
+func ExampleArtifact_Simulate() {
+	var buf bytes.Buffer
+	if err := gemini.SynthWrite(&buf, gemini.SynthConfig{Cores: 4, Workloads: 8}); err != nil {
+		log.Fatal(err)
+	}
+	a, err := npukit.OpenBytes("synthetic_bw16_schedule.json", buf.Bytes())
+	if err != nil {
+		log.Fatal(err)
+	}
+	out, err := a.Simulate(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	sim := out.(*npukit.GeminiSimulation)
+	fmt.Println("cores:", len(sim.Cores), "DRAM GB/s:", sim.Params.DRAMGBps)
+	page, err := npukit.Report(nil, a)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := report.Render(io.Discard, page); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(page.Title)
+	// Output:
+	// cores: 4 DRAM GB/s: 16
+	// Gemini schedule
+}
+
+// Read an allocation problem in MiniMalloc's CSV form and place its
+// buffers within the capacity with the exact solver.
+func ExampleAllocTable() {
+	csv := "id,lower,upper,size\n" +
+		"a,0,2,400\n" +
+		"b,1,3,300\n" +
+		"c,2,4,500\n" +
+		"d,3,5,200\n"
+	a, err := npukit.OpenBytes("problem.1024.csv", []byte(csv))
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err := npukit.AllocTable(a, 0) // capacity 1024 from the name
+	if err != nil {
+		log.Fatal(err)
+	}
+	sol, status, err := alloc.Exact(context.Background(), &t.Problem, alloc.Options{Workers: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(status, "height:", alloc.Height(&t.Problem, sol), "of", t.Problem.Capacity)
+	fmt.Println("valid:", !alloc.Validate(&t.Problem, sol).HasErrors())
+	// Output:
+	// solved height: 800 of 1024
+	// valid: true
+}
+
+// Check a NeuronCore SBUF allocation plan (docs/sbuf-plan.md): two tensors
+// placed by hand at overlapping addresses are an error.
+func ExampleArtifact_Check_sbufPlan() {
+	plan := `name: overlap
+arch: v2
+tensors:
+  - {name: a, partitions: 128, free: [512], dtype: float32, buffer: sbuf, alloc: {mod_alloc: {base_addr: 0}}}
+  - {name: b, partitions: 128, free: [512], dtype: float32, buffer: sbuf, alloc: {mod_alloc: {base_addr: 1024}}}
+body:
+  - {op: activation, func: exp, read: a, write: b}
+`
+	a, err := npukit.OpenBytes("plan.yaml", []byte(plan))
+	if err != nil {
+		log.Fatal(err)
+	}
+	rep, err := a.Check(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, d := range rep {
+		if strings.Contains(d.Rule, "overlap") {
+			fmt.Println(d.Severity, d.Rule)
+		}
+	}
+	// Output:
+	// error sbuf/lifetime-overlap
+}
+
+// Summarise a ZeBu emulator trace of a Gemini run (the timing ground
+// truth npukit sim compares a schedule's simulation with: Options.ZebuTrace).
+func ExampleZebuTrace() {
+	trace := `[ct_st, {'slyr': 0, 'clyr': [], 's_flyr': 0, 'c_flyr': [], 'wkl': 0, 'tile': -1}, {'inst_idx': 1, 'time': [0, 33]}, {}]
+[ldw_mov, {'slyr': 0, 'clyr': [], 's_flyr': 0, 'c_flyr': [], 'wkl': 0, 'tile': 0}, {'inst_idx': 2, 'time': [33, 400]}, {}]
+[pe_conv, {'slyr': 0, 'clyr': [], 's_flyr': 0, 'c_flyr': [], 'wkl': 0, 'tile': 0}, {'inst_idx': 3, 'time': [400, 1000]}, {}]
+[ct_ed, {'slyr': 0, 'clyr': [], 's_flyr': 0, 'c_flyr': [], 'wkl': 0, 'tile': -1}, {'inst_idx': 4, 'time': [1000, 1010]}, {}]
+`
+	a, err := npukit.OpenBytes("run_sim.txt", []byte(trace))
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err := npukit.ZebuTrace(a)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(a.Kind, "total cycles:", t.Total())
+	for _, c := range t.Classes() {
+		fmt.Println(c.Class, c.Busy)
+	}
+	// Output:
+	// zebu-trace total cycles: 1010
+	// ct 43
+	// ldw 367
+	// pe 600
+}

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"github.com/npukit/npukit"
+	"github.com/npukit/npukit/neff/dma"
+	"github.com/spf13/pflag"
+)
+
+func init() { registerKindFlags("sim", neffSimFlags) }
+
+// neffSimFlags binds the DMA timing overrides of `npukit sim x.neff`: a
+// flag the user does not give leaves the figure of the NEFF's own
+// NeuronCore generation.
+func neffSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
+	d := dma.DefaultSimParams()
+	var engines int
+	var gibps float64
+	var overhead, minRun int64
+	fs.IntVar(&engines, "dma-engines", d.Engines, "NEFF: DMA engines per NeuronCore (default: the NEFF's NeuronCore generation's)")
+	fs.Float64Var(&gibps, "dma-gibps", d.BytesPerNs*1e9/float64(1<<30), "NEFF: bandwidth of one DMA engine in GiB/s (default: the NEFF's NeuronCore generation's)")
+	fs.Int64Var(&overhead, "dma-overhead-ns", d.OverheadNs, "NEFF: fixed cost of one DMA descriptor in ns")
+	fs.Int64Var(&minRun, "dma-min-run", d.MinChargedRun, "NEFF: contiguous runs shorter than this many bytes cost as much as this")
+	return func(o *npukit.Options) error {
+		if fs.Changed("dma-engines") && (engines < 1 || engines > 1024) {
+			return usageErr("--dma-engines %d: want 1..1024", engines)
+		}
+		if fs.Changed("dma-gibps") && (!(gibps > 0) || gibps > 1e6) {
+			return usageErr("--dma-gibps %g: want a positive bandwidth", gibps)
+		}
+		if overhead < 0 || minRun < 0 {
+			return usageErr("--dma-overhead-ns and --dma-min-run must not be negative")
+		}
+		o.NeffDMA = func(p dma.SimParams) (dma.SimParams, error) {
+			if fs.Changed("dma-engines") {
+				p.Engines = engines
+			}
+			if fs.Changed("dma-gibps") {
+				p.BytesPerNs = gibps * float64(1<<30) / 1e9
+			}
+			if fs.Changed("dma-overhead-ns") {
+				p.OverheadNs = overhead
+			}
+			if fs.Changed("dma-min-run") {
+				p.MinChargedRun = minRun
+			}
+			return p, nil
+		}
+		return nil
+	}
+}

@@ -1,0 +1,53 @@
+package npukit
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/gemini"
+	"github.com/npukit/npukit/report"
+	"github.com/npukit/npukit/report/geminireport"
+)
+
+func init() {
+	Register(Adapter{Kind: detect.GeminiIR, Inspect: inspectGemini, Check: checkGemini, Report: reportGemini, Simulate: simulateGemini})
+}
+
+// GeminiSchedule reads a Gemini scheduler IR file (compiler or raw
+// variant).
+func GeminiSchedule(a *Artifact) (*gemini.Schedule, error) {
+	if a.path != "" {
+		return gemini.ReadFile(a.path)
+	}
+	return gemini.Read(bytes.NewReader(a.data))
+}
+
+func reportGemini(files []*Artifact, o *Options) (*report.Page, error) {
+	var fs []geminireport.File
+	for _, f := range files {
+		s, err := GeminiSchedule(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		fs = append(fs, geminireport.File{Name: f.Name, Schedule: s, Sim: GeminiSimParams(f.Name, o)})
+	}
+	return geminireport.Page(fs)
+}
+
+func inspectGemini(a *Artifact, o *Options) (Output, error) {
+	s, err := GeminiSchedule(a)
+	if err != nil {
+		return nil, err
+	}
+	return gemini.Summarize(s, o.Layers), nil
+}
+
+func checkGemini(a *Artifact, o *Options) (diag.Report, error) {
+	s, err := GeminiSchedule(a)
+	if err != nil {
+		return nil, err
+	}
+	return gemini.Check(s), nil
+}

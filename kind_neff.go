@@ -1,0 +1,127 @@
+package npukit
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/neff"
+	"github.com/npukit/npukit/neff/dmaprog"
+	"github.com/npukit/npukit/report"
+	"github.com/npukit/npukit/report/neffreport"
+)
+
+func init() {
+	for _, k := range []Kind{detect.NEFF, detect.NEFFDir} {
+		Register(Adapter{Kind: k, Inspect: inspectNeff, Check: checkNeff, Report: reportNeff, Simulate: simulateNeff, Diff: diffNeff})
+	}
+}
+
+// ErrNeffTooLarge wraps a NEFF whose members exceed the reading limit
+// (Options.NeffLimits): the caller says how to raise it.
+var ErrNeffTooLarge = errors.New("the NEFF exceeds the reading limit")
+
+// OpenNeff decodes a NEFF file or an unpacked NEFF directory.
+func OpenNeff(a *Artifact, o *Options) (*neff.Model, error) {
+	o = orDefault(o)
+	lim := o.neffLimits()
+	var m *neff.Model
+	var err error
+	if a.Kind == detect.NEFFDir {
+		m, err = neff.OpenDir(a.path, lim)
+	} else {
+		var b []byte
+		if b, err = a.Bytes(); err == nil {
+			m, err = neff.OpenBytes(b, lim)
+		}
+	}
+	return m, neffLimitError(err)
+}
+
+// neffLimitError marks a too-large NEFF so that ErrNeffTooLarge matches
+// (the message is the reader's).
+func neffLimitError(err error) error {
+	var fe *neff.FormatError
+	if errors.As(err, &fe) && fe.Rule == neff.RuleTooLarge {
+		return neffTooLarge{err}
+	}
+	return err
+}
+
+type neffTooLarge struct{ error }
+
+func (e neffTooLarge) Is(target error) bool { return target == ErrNeffTooLarge }
+func (e neffTooLarge) Unwrap() error        { return e.error }
+
+func inspectNeff(a *Artifact, o *Options) (Output, error) {
+	m, err := OpenNeff(a, o)
+	if err != nil {
+		return nil, err
+	}
+	return neff.Summarize(m), nil
+}
+
+// checkNeff reports framing problems as diagnostics too (a NEFF whose
+// payload cannot be read still gets its header gates checked), so only an
+// unreadable file is an error.
+func checkNeff(a *Artifact, o *Options) (diag.Report, error) {
+	rep, _, err := checkNeffModel(a, o)
+	return rep, err
+}
+
+// checkNeffModel checks and returns the decoded model too (nil when the
+// payload could not be read).
+func checkNeffModel(a *Artifact, o *Options) (diag.Report, *neff.Model, error) {
+	if a.Kind == detect.NEFFDir {
+		m, err := OpenNeff(a, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		return neff.Check(m, o.neffRuntime()), m, nil
+	}
+	b, err := a.Bytes()
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, m := neff.CheckBytes(b, o.neffLimits(), o.neffRuntime())
+	return rep, m, nil
+}
+
+func reportNeff(files []*Artifact, o *Options) (*report.Page, error) {
+	var fs []neffreport.File
+	for _, f := range files {
+		rep, m, err := checkNeffModel(f, o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		fs = append(fs, neffreport.File{Name: f.Name, Model: m, Diagnostics: rep})
+	}
+	return neffreport.Page(fs)
+}
+
+func diffNeff(a, b *Artifact, o *Options) (Output, bool, error) {
+	ma, err := OpenNeff(a, o)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", a.Name, err)
+	}
+	mb, err := OpenNeff(b, o)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", b.Name, err)
+	}
+	r := neff.Diff(ma, mb, neff.DiffOptions{})
+	return r, r.Identical(), nil
+}
+
+// NeffPrograms decodes a NEFF and the DMA program of every subgraph.
+func NeffPrograms(a *Artifact, o *Options) (*neff.Model, []*dmaprog.Program, error) {
+	m, err := OpenNeff(a, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	progs := dmaprog.FromModel(m)
+	if len(progs) == 0 {
+		return nil, nil, errors.New("the NEFF declares no subgraph")
+	}
+	return m, progs, nil
+}

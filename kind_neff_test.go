@@ -1,0 +1,104 @@
+package npukit
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/conformance"
+	"github.com/npukit/npukit/trace"
+)
+
+// Every corpus NEFF simulates, and its trace is valid Chrome trace JSON
+// with exactly one complete event per descriptor on at most one track per
+// DMA engine.
+func TestNeffSimTraceCorpus(t *testing.T) {
+	tmp := t.TempDir()
+	for _, f := range conformance.CorpusFiles(t, "neff", "*.neff") {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			tp := filepath.Join(tmp, filepath.Base(f)+".json")
+			a, err := Open(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := a.Simulate(&Options{TracePath: tp})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := out.(NeffSimulation)
+			var text bytes.Buffer
+			if err := o.WriteText(&text); err != nil || !bytes.Contains(text.Bytes(), []byte("Total DMA time")) {
+				t.Fatalf("text: %v %s", err, text.String())
+			}
+			t.Log(text.String())
+			_, progs, err := NeffPrograms(a, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(o.Subgraphs) != len(progs) || o.TotalNs <= 0 {
+				t.Fatalf("%d subgraphs simulated of %d, total %d", len(o.Subgraphs), len(progs), o.TotalNs)
+			}
+			for i, sg := range o.Subgraphs {
+				descs := len(progs[i].Descriptors)
+				if sg.Result.Descriptors != descs {
+					t.Fatalf("%s: result %+v", sg.Subgraph, sg.Result)
+				}
+				fh, err := os.Open(sg.Trace)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum, err := trace.Validate(fh)
+				fh.Close()
+				if err != nil {
+					t.Fatalf("%s: %v", sg.Subgraph, err)
+				}
+				if got := sum.Phases["X"]; got != descs {
+					t.Errorf("%s: %d complete events for %d descriptors", sg.Subgraph, got, descs)
+				}
+				busy := map[int]bool{}
+				for _, e := range sg.Result.Engines {
+					if e.Descriptors > 0 {
+						busy[e.Engine] = true
+					}
+				}
+				if sum.Tracks != len(busy) || sum.Tracks > o.Params.Engines {
+					t.Errorf("%s: %d tracks, %d busy engines of %d", sg.Subgraph, sum.Tracks, len(busy), o.Params.Engines)
+				}
+			}
+		})
+	}
+}
+
+// A NEFF's report page links each finding to its section: header findings
+// to the header, DMA findings to the file's DMA traffic section.
+func TestNeffReportLinks(t *testing.T) {
+	files := conformance.CorpusFiles(t, "neff", "*.neff")
+	a, err := Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := Report(nil, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, s := range page.Sections {
+		ids[s.ID] = true
+	}
+	for _, want := range []string{"neff-0-header", "neff-0-dma-traffic", "neff-0-dma-timeline"} {
+		if !ids[want] {
+			t.Errorf("no section %q in %v", want, ids)
+		}
+	}
+	name := filepath.Base(files[0])
+	if id := page.SectionFor(diag.Diagnostic{File: name, Location: "offset 8"}); id != "neff-0-header" {
+		t.Errorf("header finding links to %q", id)
+	}
+	for _, d := range page.Diagnostics {
+		if id := page.SectionFor(d); !ids[id] {
+			t.Errorf("finding %v links to %q, not a section", d, id)
+		}
+	}
+}

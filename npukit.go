@@ -1,0 +1,252 @@
+// Package npukit is the front door of the npukit library: open any
+// supported artifact — an AWS Neuron NEFF (or an unpacked NEFF directory),
+// a Coral Edge TPU model or plain TFLite model, a DarwiNN package, a Gemini
+// scheduler IR, a MiniMalloc-style allocation problem, a NeuronCore
+// SBUF/PSUM plan, a ZeBu emulator trace — by path or from bytes, the kind
+// detected from content, and get from it what the npukit command gives:
+// its summary (Inspect), its diagnostics (Check), its HTML report page
+// (Report), its timing simulation (Simulate) and its semantic difference
+// from another artifact of the same kind (Diff).
+//
+//	a, err := npukit.Open("model_edgetpu.tflite")
+//	if err != nil { ... }
+//	rep, err := a.Check(nil)          // diag.Report
+//	sum, err := a.Inspect(nil)        // text with WriteText, JSON with encoding/json
+//	page, err := npukit.Report(nil, a) // report.Render(w, page) writes the HTML
+//
+// Each kind plugs in through an Adapter registered with Register; the
+// command line, the browser viewer and Go programs all dispatch through the
+// same registry, so they give the same answers. The format packages (neff,
+// edgetpu, gemini, alloc, neuroncore, tflite, ...) remain usable directly
+// for finer work.
+package npukit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/report"
+)
+
+// Kind is a detected artifact kind.
+type Kind = detect.Kind
+
+// Artifact is an opened input of a detected kind. Opening reads only what
+// detection needs; each operation reads the artifact in full (a path is
+// read again, so a Go program can hold many artifacts cheaply).
+type Artifact struct {
+	// Name is the path, or the name given to OpenBytes.
+	Name    string
+	Kind    Kind
+	Variant string // e.g. "compiler" or "raw" for Gemini IR
+	path    string // "" when opened from bytes
+	data    []byte // the bytes given to OpenBytes
+}
+
+// Open detects the artifact at path (a file, or an unpacked NEFF
+// directory). An unrecognised input is a *detect.UnknownError.
+func Open(path string) (*Artifact, error) {
+	r, err := detect.Path(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Artifact{Name: path, Kind: r.Kind, Variant: r.Variant, path: path}, nil
+}
+
+// OpenAs opens path as kind k without detecting it, for a caller that
+// knows better than detection (an allocation plan that declares no tensor
+// yet, for instance); reading fails later if the content is not of k.
+func OpenAs(path string, k Kind) *Artifact {
+	return &Artifact{Name: path, Kind: k, path: path}
+}
+
+// OpenBytes detects an artifact held in memory; name is used in messages
+// and reports (a file name, typically).
+func OpenBytes(name string, data []byte) (*Artifact, error) {
+	r, err := detect.Reader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	return &Artifact{Name: name, Kind: r.Kind, Variant: r.Variant, data: data}, nil
+}
+
+// Path returns the artifact's path, "" when it was opened from bytes.
+func (a *Artifact) Path() string { return a.path }
+
+// Bytes returns the artifact's content (read from its path when it was
+// opened from one; an error for a directory).
+func (a *Artifact) Bytes() ([]byte, error) {
+	if a.path == "" {
+		return a.data, nil
+	}
+	return os.ReadFile(a.path)
+}
+
+// Describe names the kind in words: "NEFF (AWS Neuron executable)".
+func (a *Artifact) Describe() string {
+	if a.Variant != "" {
+		return fmt.Sprintf("%s (%s variant)", a.Kind.Describe(), a.Variant)
+	}
+	return a.Kind.Describe()
+}
+
+// Output is a result that renders as text (WriteText) and marshals to JSON
+// with the same content (encoding/json).
+type Output interface {
+	WriteText(w io.Writer) error
+}
+
+// Adapter connects a kind to the library: each function is optional (nil:
+// the operation is not supported for the kind). Options are never nil when
+// an adapter is called.
+type Adapter struct {
+	Kind     Kind
+	Inspect  func(a *Artifact, o *Options) (Output, error)
+	Check    func(a *Artifact, o *Options) (diag.Report, error)
+	Report   func(as []*Artifact, o *Options) (*report.Page, error)
+	Simulate func(a *Artifact, o *Options) (Output, error)
+	// Diff returns the difference and whether the two are identical but
+	// for producer noise (unless o.Noise asks to count it).
+	Diff func(a, b *Artifact, o *Options) (Output, bool, error)
+}
+
+var adapters = map[Kind]Adapter{}
+
+// Register adds a kind's adapter; registering a kind twice panics (a
+// programming error).
+func Register(ad Adapter) {
+	if _, dup := adapters[ad.Kind]; dup {
+		panic("npukit: kind registered twice: " + string(ad.Kind))
+	}
+	adapters[ad.Kind] = ad
+}
+
+// Kinds lists the kinds with an adapter, sorted.
+func Kinds() []Kind {
+	ks := make([]Kind, 0, len(adapters))
+	for k := range adapters {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+	return ks
+}
+
+// Supports reports whether an operation ("inspect", "check", "report",
+// "simulate", "diff") is available for a kind.
+func Supports(k Kind, op string) bool {
+	ad, ok := adapters[k]
+	if !ok {
+		return false
+	}
+	switch op {
+	case "inspect":
+		return ad.Inspect != nil
+	case "check":
+		return ad.Check != nil
+	case "report":
+		return ad.Report != nil
+	case "simulate":
+		return ad.Simulate != nil
+	case "diff":
+		return ad.Diff != nil
+	}
+	return false
+}
+
+// UnsupportedError says that an operation is not available for a kind.
+type UnsupportedError struct {
+	Name string
+	Kind string // described
+	Op   string
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("%s: %s is not supported for %s", e.Name, e.Op, e.Kind)
+}
+
+// ErrUnsupported matches every *UnsupportedError with errors.Is.
+var ErrUnsupported = errors.New("operation not supported for this kind")
+
+func (e *UnsupportedError) Is(target error) bool { return target == ErrUnsupported }
+
+func (a *Artifact) adapter(op string, has func(Adapter) bool) (Adapter, error) {
+	ad, ok := adapters[a.Kind]
+	if !ok || !has(ad) {
+		return ad, &UnsupportedError{Name: a.Name, Kind: a.Describe(), Op: op}
+	}
+	return ad, nil
+}
+
+func orDefault(o *Options) *Options {
+	if o == nil {
+		return &Options{}
+	}
+	return o
+}
+
+// Inspect summarises the artifact.
+func (a *Artifact) Inspect(o *Options) (Output, error) {
+	ad, err := a.adapter("inspect", func(ad Adapter) bool { return ad.Inspect != nil })
+	if err != nil {
+		return nil, err
+	}
+	return ad.Inspect(a, orDefault(o))
+}
+
+// Check verifies the artifact against the rules of its format. An error
+// means it could not be read at all; findings are in the report.
+func (a *Artifact) Check(o *Options) (diag.Report, error) {
+	ad, err := a.adapter("check", func(ad Adapter) bool { return ad.Check != nil })
+	if err != nil {
+		return nil, err
+	}
+	return ad.Check(a, orDefault(o))
+}
+
+// Simulate runs the timing model of the artifact's kind.
+func (a *Artifact) Simulate(o *Options) (Output, error) {
+	ad, err := a.adapter("simulation", func(ad Adapter) bool { return ad.Simulate != nil })
+	if err != nil {
+		return nil, err
+	}
+	return ad.Simulate(a, orDefault(o))
+}
+
+// Report builds one report page of one or more artifacts of one kind
+// (several Edge TPU models are grouped by caching token, for instance);
+// report.Render writes it as self-contained HTML.
+func Report(o *Options, as ...*Artifact) (*report.Page, error) {
+	if len(as) == 0 {
+		return nil, errors.New("report: no artifact")
+	}
+	for _, a := range as[1:] {
+		if a.Kind != as[0].Kind {
+			return nil, fmt.Errorf("report takes artifacts of one kind: %s is %s, %s is %s", as[0].Name, as[0].Describe(), a.Name, a.Describe())
+		}
+	}
+	ad, err := as[0].adapter("report", func(ad Adapter) bool { return ad.Report != nil })
+	if err != nil {
+		return nil, err
+	}
+	return ad.Report(as, orDefault(o))
+}
+
+// Diff compares two artifacts of one kind semantically; identical is true
+// when they differ in nothing but producer noise (tokens, uuids,
+// timestamps) unless o.Noise asks to count those.
+func Diff(a, b *Artifact, o *Options) (out Output, identical bool, err error) {
+	if a.Kind != b.Kind {
+		return nil, false, fmt.Errorf("diff compares files of one kind: %s is %s, %s is %s", a.Name, a.Describe(), b.Name, b.Describe())
+	}
+	ad, err := a.adapter("diff", func(ad Adapter) bool { return ad.Diff != nil })
+	if err != nil {
+		return nil, false, err
+	}
+	return ad.Diff(a, b, orDefault(o))
+}

@@ -1,0 +1,49 @@
+package npukit
+
+import (
+	"github.com/npukit/npukit/gemini/timing"
+	"github.com/npukit/npukit/neff"
+	"github.com/npukit/npukit/neff/dma"
+)
+
+// Options tune the operations; the zero value (or nil) gives every kind's
+// defaults. Each field names the kind and operation it concerns.
+type Options struct {
+	// Layers adds the per-layer table to a Gemini schedule's summary.
+	Layers bool
+	// NeffLimits bound what reading a NEFF may decompress and allocate
+	// (nil: neff.DefaultLimits).
+	NeffLimits *neff.Limits
+	// NeffRuntime is the Neuron runtime a NEFF's header is checked
+	// against (nil: neff.DefaultRuntime, whose feature-bit findings are
+	// warnings or infos rather than errors).
+	NeffRuntime *neff.Runtime
+	// NeffDMA adjusts the DMA model a NEFF is simulated with (it starts
+	// from the NEFF's own NeuronCore generation); nil keeps it.
+	NeffDMA func(dma.SimParams) (dma.SimParams, error)
+	// GeminiSim adjusts the timing model a Gemini schedule is simulated
+	// with; it starts from timing.Default with the DRAM bandwidth of the
+	// file name (bwN) when it has one. nil keeps it.
+	GeminiSim func(timing.Params) timing.Params
+	// ZebuTrace is a ZeBu emulator trace of the same run to compare a
+	// Gemini simulation with (the trace's bytes; nil: none).
+	ZebuTrace []byte
+	// TracePath, when set, makes Simulate write a Perfetto/Chrome trace
+	// JSON there (a NEFF with several subgraphs writes one per subgraph,
+	// SUBGRAPH inserted before the extension).
+	TracePath string
+}
+
+func (o *Options) neffLimits() neff.Limits {
+	if o.NeffLimits != nil {
+		return *o.NeffLimits
+	}
+	return neff.DefaultLimits()
+}
+
+func (o *Options) neffRuntime() neff.Runtime {
+	if o.NeffRuntime != nil {
+		return *o.NeffRuntime
+	}
+	return neff.DefaultRuntime
+}
