@@ -6,32 +6,10 @@ import (
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/diag"
-	"github.com/npukit/npukit/internal/humanize"
 	"github.com/spf13/cobra"
 )
 
 func init() { registerCommand(20, newCheckCmd) }
-
-type checkJSON struct {
-	Diagnostics diag.Report  `json:"diagnostics"`
-	Errors      []fileError  `json:"errors,omitempty"`
-	Summary     checkSummary `json:"summary"`
-}
-
-type fileError struct {
-	Path    string `json:"path"`
-	Message string `json:"message"`
-}
-
-type checkSummary struct {
-	Files    int `json:"files"`
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-	Infos    int `json:"infos"`
-	// Unreadable counts the files that could not be read or recognised
-	// (listed in errors); they are among Files but were not checked.
-	Unreadable int `json:"unreadable"`
-}
 
 func newCheckCmd(env *Env) *cobra.Command {
 	var listRules, noInfo bool
@@ -60,7 +38,7 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 			}
 			code := ExitOK
 			var all diag.Report
-			var ferrs []fileError
+			var ferrs []npukit.FileError
 			for _, path := range args {
 				a, err := openArg(path)
 				var rep diag.Report
@@ -71,7 +49,7 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 				}
 				if err != nil {
 					code = worstCode(code, exitCodeOf(err))
-					ferrs = append(ferrs, fileError{path, err.Error()})
+					ferrs = append(ferrs, npukit.FileError{Path: path, Message: err.Error()})
 					if !env.JSON {
 						fmt.Fprintf(env.Stderr, "npukit: %v\n", err)
 					}
@@ -79,36 +57,12 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 				}
 				all = append(all, rep.WithFile(path)...)
 			}
-			if noInfo {
-				kept := all[:0]
-				for _, d := range all {
-					if d.Severity != diag.Info {
-						kept = append(kept, d)
-					}
-				}
-				all = kept
-			}
-			all.Sort()
-			if all.HasErrors() {
+			doc := npukit.NewCheckDocument(len(args), all, ferrs, noInfo)
+			if doc.Diagnostics.HasErrors() {
 				code = worstCode(code, ExitFindings)
 			}
-			sum := checkSummary{Files: len(args), Errors: all.Count(diag.Error), Warnings: all.Count(diag.Warning), Infos: all.Count(diag.Info), Unreadable: len(ferrs)}
-			if env.JSON {
-				if all == nil {
-					all = diag.Report{}
-				}
-				if err := writeJSON(env.Stdout, checkJSON{all, ferrs, sum}); err != nil {
-					return err
-				}
-			} else {
-				if err := all.WriteText(env.Stdout); err != nil {
-					return err
-				}
-				unread := ""
-				if sum.Unreadable > 0 {
-					unread = fmt.Sprintf("; %d could not be read", sum.Unreadable)
-				}
-				fmt.Fprintf(env.Stdout, "%s checked: %d errors, %d warnings, %d infos%s\n", humanize.Plural(sum.Files, "file"), sum.Errors, sum.Warnings, sum.Infos, unread)
+			if err := render(env, doc); err != nil {
+				return err
 			}
 			if code != ExitOK {
 				return &ExitError{Code: code}

@@ -5,19 +5,10 @@ import (
 	"fmt"
 
 	"github.com/npukit/npukit"
-	"github.com/npukit/npukit/detect"
 	"github.com/spf13/cobra"
 )
 
 func init() { registerCommand(10, newInspectCmd) }
-
-type inspectEntry struct {
-	Path    string      `json:"path"`
-	Kind    detect.Kind `json:"kind,omitempty"`
-	Variant string      `json:"variant,omitempty"`
-	Result  Output      `json:"result,omitempty"`
-	Error   string      `json:"error,omitempty"`
-}
 
 func newInspectCmd(env *Env) *cobra.Command {
 	var options func() (*npukit.Options, error)
@@ -36,9 +27,9 @@ entry per file.`,
 				return err
 			}
 			code := ExitOK
-			var entries []inspectEntry
+			var entries []npukit.InspectEntry
 			for i, path := range args {
-				e := inspectEntry{Path: path}
+				e := npukit.InspectEntry{Path: path}
 				a, err := openArg(path)
 				if err == nil {
 					e.Kind, e.Variant = a.Kind, a.Variant

@@ -51,8 +51,8 @@ func readSbufPlan(path string) (*neuroncore.Plan, error) {
 
 // sbufCheckOutput is what `sbuf check` prints.
 type sbufCheckOutput struct {
-	Diagnostics diag.Report  `json:"diagnostics"`
-	Summary     checkSummary `json:"summary"`
+	Diagnostics diag.Report         `json:"diagnostics"`
+	Summary     npukit.CheckSummary `json:"summary"`
 }
 
 func (o sbufCheckOutput) WriteText(w io.Writer) error {
@@ -78,7 +78,7 @@ func sbufCheck(path string) (sbufCheckOutput, error) {
 	if rep == nil {
 		rep = diag.Report{}
 	}
-	return sbufCheckOutput{rep, checkSummary{Files: 1, Errors: rep.Count(diag.Error), Warnings: rep.Count(diag.Warning), Infos: rep.Count(diag.Info)}}, nil
+	return sbufCheckOutput{rep, npukit.CheckSummary{Files: 1, Errors: rep.Count(diag.Error), Warnings: rep.Count(diag.Warning), Infos: rep.Count(diag.Info)}}, nil
 }
 
 func newSbufCheckCmd(env *Env) *cobra.Command {

@@ -1,0 +1,91 @@
+package npukit
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/humanize"
+)
+
+// The documents below are the JSON documents of the npukit command
+// (`inspect --json`, `check --json`); the command line and the browser
+// viewer both build them here, so a download from the viewer is the same
+// document the command prints.
+
+// InspectEntry is one file of an inspect document (a JSON array of them).
+type InspectEntry struct {
+	Path    string `json:"path"`
+	Kind    Kind   `json:"kind,omitempty"`
+	Variant string `json:"variant,omitempty"`
+	Result  Output `json:"result,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// FileError is a file that could not be read or recognised.
+type FileError struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// CheckSummary counts a check document's findings.
+type CheckSummary struct {
+	Files    int `json:"files"`
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+	// Unreadable counts the files that could not be read or recognised
+	// (listed in errors); they are among Files but were not checked.
+	Unreadable int `json:"unreadable"`
+}
+
+// CheckDocument is the result of checking one or more files.
+type CheckDocument struct {
+	Diagnostics diag.Report  `json:"diagnostics"`
+	Errors      []FileError  `json:"errors,omitempty"`
+	Summary     CheckSummary `json:"summary"`
+}
+
+// NewCheckDocument sorts the findings of files checked (each already
+// carrying its file name, see diag.Report.WithFile), drops infos when
+// noInfo, and counts them; unreadable lists the files that could not be
+// checked.
+func NewCheckDocument(files int, findings diag.Report, unreadable []FileError, noInfo bool) CheckDocument {
+	if noInfo {
+		kept := diag.Report{}
+		for _, d := range findings {
+			if d.Severity != diag.Info {
+				kept = append(kept, d)
+			}
+		}
+		findings = kept
+	}
+	if findings == nil {
+		findings = diag.Report{}
+	}
+	findings.Sort()
+	return CheckDocument{
+		Diagnostics: findings,
+		Errors:      unreadable,
+		Summary: CheckSummary{
+			Files:      files,
+			Errors:     findings.Count(diag.Error),
+			Warnings:   findings.Count(diag.Warning),
+			Infos:      findings.Count(diag.Info),
+			Unreadable: len(unreadable),
+		},
+	}
+}
+
+// WriteText writes the findings one per line and the summary line.
+func (d CheckDocument) WriteText(w io.Writer) error {
+	if err := d.Diagnostics.WriteText(w); err != nil {
+		return err
+	}
+	unread := ""
+	if d.Summary.Unreadable > 0 {
+		unread = fmt.Sprintf("; %d could not be read", d.Summary.Unreadable)
+	}
+	_, err := fmt.Fprintf(w, "%s checked: %d errors, %d warnings, %d infos%s\n", humanize.Plural(d.Summary.Files, "file"), d.Summary.Errors, d.Summary.Warnings, d.Summary.Infos, unread)
+	return err
+}
