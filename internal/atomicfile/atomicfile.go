@@ -1,14 +1,24 @@
 // Package atomicfile writes files and directories so that a failed command
 // leaves no partial output: content goes to a temporary name in the same
 // directory and is renamed into place only when complete.
+//
+// What the user did not name and allow is never deleted or replaced: a
+// directory is replaced only when the caller says so (--force), and the
+// check is made again at the moment of the rename; a path that is a device,
+// a FIFO or a symbolic link is written through, never renamed over; the
+// process umask applies to what is created; temporary names still present
+// when the process is interrupted are removed by RemoveTemps.
 package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // WriteFile writes data to path atomically.
@@ -23,7 +33,39 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // it to path when fill succeeds; on any error the temporary file is
 // removed. The buffer matters: writers such as npyio's write element by
 // element (a 64 MiB .npy was 16 million write calls).
+//
+// perm applies, less the umask, to a file Write creates; a regular file
+// that exists keeps its mode. A symbolic link is followed and its target
+// replaced (the link stays); a character device or FIFO (/dev/null,
+// /dev/stdout, a named pipe) is written through in place; a directory or
+// socket is refused.
 func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error) {
+	if path == "" {
+		return errors.New("empty output path")
+	}
+	mode := perm.Perm() &^ Umask()
+	if st, lerr := os.Lstat(path); lerr == nil {
+		if st.Mode()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				return fmt.Errorf("%s is a symbolic link that does not resolve: %w", path, err)
+			}
+			path = target
+			if st, err = os.Stat(target); err != nil {
+				return err
+			}
+		}
+		switch m := st.Mode(); {
+		case m.IsRegular():
+			mode = m.Perm()
+		case m.IsDir():
+			return fmt.Errorf("%s is a directory", path)
+		case m&(fs.ModeCharDevice|fs.ModeDevice|fs.ModeNamedPipe) != 0:
+			return writeThrough(path, fill)
+		default:
+			return fmt.Errorf("%s exists and is not a regular file (%s); refusing to replace it", path, m.Type())
+		}
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -33,6 +75,8 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 		return err
 	}
 	tmp := f.Name()
+	track(tmp)
+	defer untrack(tmp)
 	defer func() {
 		if err != nil {
 			f.Close()
@@ -46,7 +90,7 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 	if err = bw.Flush(); err != nil {
 		return err
 	}
-	if err = f.Chmod(perm); err != nil {
+	if err = f.Chmod(mode); err != nil {
 		return err
 	}
 	if err = f.Close(); err != nil {
@@ -55,28 +99,45 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 	return os.Rename(tmp, path)
 }
 
+// writeThrough writes to a device or FIFO in place: there is nothing to
+// make atomic, and renaming over it would replace the node.
+func writeThrough(path string, fill func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = fill(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // Dir builds a directory atomically: fill writes into a fresh temporary
 // directory beside path, which replaces path only when fill succeeds. An
-// existing non-empty path is refused unless replace is set.
+// existing non-empty path is refused unless replace is set, both before
+// fill runs and when the result is renamed into place (a directory that
+// appeared meanwhile is not replaced either: the rename itself refuses a
+// non-empty target).
 func Dir(path string, replace bool, fill func(tmp string) error) (err error) {
 	path = filepath.Clean(path)
-	if st, err := os.Stat(path); err == nil {
-		if !st.IsDir() {
-			return fmt.Errorf("%s exists and is not a directory", path)
-		}
-		entries, _ := os.ReadDir(path)
-		if len(entries) > 0 && !replace {
-			return fmt.Errorf("%s exists and is not empty (use --force to replace it)", path)
-		}
+	if err := checkDirTarget(path, replace); err != nil {
+		return err
 	}
 	parent := filepath.Dir(path)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	if err := os.MkdirAll(parent, 0o777); err != nil {
 		return err
 	}
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
+	track(tmp)
+	defer untrack(tmp)
 	defer func() {
 		if err != nil {
 			os.RemoveAll(tmp)
@@ -85,11 +146,27 @@ func Dir(path string, replace bool, fill func(tmp string) error) (err error) {
 	if err = fill(tmp); err != nil {
 		return err
 	}
-	if err = os.Chmod(tmp, 0o755); err != nil {
+	if err = os.Chmod(tmp, 0o777&^Umask()); err != nil {
 		return err
 	}
-	if _, statErr := os.Stat(path); statErr == nil {
+	if !replace {
+		// rename(2) replaces only an empty directory; anything else that
+		// appeared at path while fill ran makes it fail.
+		if err = os.Rename(tmp, path); err != nil {
+			if cerr := checkDirTarget(path, false); cerr != nil {
+				return fmt.Errorf("%w (it appeared while writing)", cerr)
+			}
+			return err
+		}
+		return nil
+	}
+	if err = checkDirTarget(path, true); err != nil {
+		return err
+	}
+	if _, statErr := os.Lstat(path); statErr == nil {
 		old := tmp + ".old"
+		track(old)
+		defer untrack(old)
 		if err = os.Rename(path, old); err != nil {
 			return err
 		}
@@ -100,6 +177,30 @@ func Dir(path string, replace bool, fill func(tmp string) error) (err error) {
 		return os.RemoveAll(old)
 	}
 	return os.Rename(tmp, path)
+}
+
+// checkDirTarget refuses a path that is not a directory, or that is a
+// non-empty directory when replace is not set.
+func checkDirTarget(path string, replace bool) error {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", path)
+	}
+	if replace {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if names, _ := f.Readdirnames(1); len(names) > 0 {
+		return fmt.Errorf("%s exists and is not empty (use --force to replace it)", path)
+	}
+	return nil
 }
 
 // Join joins a relative member name under root and refuses names that are
@@ -114,4 +215,50 @@ func Join(root, name string) (string, error) {
 		return "", fmt.Errorf("unsafe path %q: escapes the target directory", name)
 	}
 	return filepath.Join(root, clean), nil
+}
+
+var (
+	tempsMu sync.Mutex
+	temps   = map[string]bool{}
+)
+
+func track(p string) {
+	tempsMu.Lock()
+	temps[p] = true
+	tempsMu.Unlock()
+}
+
+func untrack(p string) {
+	tempsMu.Lock()
+	delete(temps, p)
+	tempsMu.Unlock()
+}
+
+// RemoveTemps removes the temporary files and directories of writes still
+// in progress; a program calls it when interrupted (SIGINT, SIGTERM),
+// before exiting, so no hidden .NAME.tmp-* is left behind. It returns the
+// number removed.
+func RemoveTemps() int {
+	tempsMu.Lock()
+	defer tempsMu.Unlock()
+	n := 0
+	for p := range temps {
+		if os.RemoveAll(p) == nil {
+			n++
+		}
+		delete(temps, p)
+	}
+	return n
+}
+
+var (
+	umaskOnce sync.Once
+	umask     os.FileMode
+)
+
+// Umask returns the process's file mode creation mask (0 where the system
+// has none).
+func Umask() os.FileMode {
+	umaskOnce.Do(func() { umask = readUmask() })
+	return umask
 }

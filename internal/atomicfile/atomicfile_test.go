@@ -66,3 +66,111 @@ func TestJoinRefusesEscapes(t *testing.T) {
 		}
 	}
 }
+
+// A directory that appears (non-empty) while fill runs is not replaced
+// without replace; the earlier code checked only before fill.
+func TestDirAppearingDuringFillIsKept(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x")
+	err := Dir(dir, false, func(tmp string) error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "user-file"), []byte("keep"), 0o644); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(tmp, "a"), nil, 0o644)
+	})
+	if err == nil {
+		t.Fatal("replaced a directory that appeared during the write")
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "user-file")); err != nil || string(b) != "keep" {
+		t.Fatalf("user file lost: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
+		t.Fatalf("temporary left: %v", entries)
+	}
+}
+
+func TestWriteThroughSymlinkKeepsLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.json")
+	link := filepath.Join(dir, "link.json")
+	os.WriteFile(target, []byte("old"), 0o600)
+	if err := os.Symlink("target.json", link); err != nil {
+		t.Skip(err)
+	}
+	if err := WriteFile(link, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("link replaced: %v %v", st.Mode(), err)
+	}
+	b, _ := os.ReadFile(target)
+	if string(b) != "new" {
+		t.Fatalf("target holds %q", b)
+	}
+	if st, _ := os.Stat(target); st.Mode().Perm() != 0o600 {
+		t.Fatalf("existing file's mode changed to %v", st.Mode().Perm())
+	}
+	// A dangling link is refused, not replaced by a regular file.
+	dangling := filepath.Join(dir, "dangling")
+	os.Symlink("nowhere/x", dangling)
+	if err := WriteFile(dangling, []byte("x"), 0o644); err == nil {
+		t.Fatal("wrote over a dangling link")
+	}
+	if st, _ := os.Lstat(dangling); st.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("dangling link replaced")
+	}
+}
+
+func TestWriteThroughDeviceAndFIFO(t *testing.T) {
+	if err := WriteFile(os.DevNull, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(os.DevNull); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("%s is no longer a device: %v", os.DevNull, err)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip(err)
+	}
+	got := make(chan string)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- string(b)
+	}()
+	if err := WriteFile(fifo, []byte("through"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "through" {
+		t.Fatalf("reader got %q", s)
+	}
+	if st, _ := os.Lstat(fifo); st.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatal("FIFO replaced by a regular file")
+	}
+	if err := WriteFile(t.TempDir(), []byte("x"), 0o644); err == nil {
+		t.Fatal("wrote over a directory")
+	}
+}
+
+func TestRemoveTempsDuringWrite(t *testing.T) {
+	dir := t.TempDir()
+	err := Write(filepath.Join(dir, "out"), 0o644, func(w io.Writer) error {
+		if n := RemoveTemps(); n != 1 {
+			t.Errorf("RemoveTemps removed %d", n)
+		}
+		return errors.New("interrupted")
+	})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	Dir(filepath.Join(dir, "d"), false, func(tmp string) error {
+		if n := RemoveTemps(); n != 1 {
+			t.Errorf("RemoveTemps removed %d dirs", n)
+		}
+		return errors.New("interrupted")
+	})
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("left %v", entries)
+	}
+}

@@ -145,7 +145,7 @@ func writeDMADiagnostics(w io.Writer, rep diag.Report, all bool) {
 }
 
 func newNeffDMACmd(env *Env) *cobra.Command {
-	var execute, all bool
+	var execute, all, force bool
 	var inputs []string
 	var outDir string
 	cmd := &cobra.Command{
@@ -160,7 +160,8 @@ touched, then efficiency findings (rule IDs neff/dma-*) located at the descripto
 def.json declares (state buffer of 128 partitions with a 262144-byte stride, file
 variables loaded from their constants, inputs from --input NAME=x.npy, all else
 zero) and writes every device variable the program touched to DIR/NAME.npy
-(DIR/SUBGRAPH/NAME.npy for several subgraphs). Engine instructions are NOT
+(DIR/SUBGRAPH/NAME.npy for several subgraphs); an existing non-empty DIR is
+replaced only with --force. Engine instructions are NOT
 executed: only the data movement (copy, cast, add, fma, min, max, transpose) is.
 Loads run first, then other transfers, then stores to outputs.`,
 		Args: cobra.ExactArgs(1),
@@ -182,7 +183,7 @@ Loads run first, then other transfers, then stores to outputs.`,
 			}
 			if execute {
 				fmt.Fprintln(env.Stderr, "note: executing the DMA program only; engine instructions are not executed")
-				if err := neffExecute(m, progs, inputs, outDir, out.Subgraphs); err != nil {
+				if err := neffExecute(m, progs, inputs, outDir, force, out.Subgraphs); err != nil {
 					return err
 				}
 			}
@@ -196,11 +197,12 @@ Loads run first, then other transfers, then stores to outputs.`,
 	cmd.Flags().StringArrayVar(&inputs, "input", nil, "NAME=x.npy: initial contents of variable NAME (repeatable; with --execute)")
 	cmd.Flags().StringVarP(&outDir, "output", "o", "", "directory for the variables' .npy files (with --execute)")
 	cmd.Flags().BoolVar(&all, "all", false, "list every efficiency finding (default: the first 20 and counts per rule)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty DIR (with --execute)")
 	return cmd
 }
 
 // neffExecute runs each program and writes its touched device variables.
-func neffExecute(m *neff.Model, progs []*dmaprog.Program, inputs []string, outDir string, subs []neffDMASubgraph) error {
+func neffExecute(m *neff.Model, progs []*dmaprog.Program, inputs []string, outDir string, force bool, subs []neffDMASubgraph) error {
 	mems := make([]*dmaprog.Memory, len(progs))
 	for i, p := range progs {
 		mems[i] = p.NewMemory(0)
@@ -232,7 +234,7 @@ func neffExecute(m *neff.Model, progs []*dmaprog.Program, inputs []string, outDi
 			return usageErr("--input %s: no subgraph declares a variable %q", name, name)
 		}
 	}
-	return atomicfile.Dir(outDir, true, func(tmp string) error {
+	return atomicfile.Dir(outDir, force, func(tmp string) error {
 		for i, p := range progs {
 			ex, err := p.Execute(mems[i])
 			if err != nil {

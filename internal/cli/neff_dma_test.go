@@ -193,3 +193,31 @@ func TestNeffDMATwoSubgraphs(t *testing.T) {
 		}
 	}
 }
+
+// neff dma --execute -o DIR deleted an existing non-empty DIR without
+// asking; now it needs --force, like unpack, extract and link.
+func TestNeffDMAExecuteKeepsExistingDir(t *testing.T) {
+	dir := t.TempDir()
+	f := writeDMANeff(t, dir)
+	in := filepath.Join(dir, "x.npy")
+	fh, _ := os.Create(in)
+	npy.Write(fh, []float32{1, 2, 3, 4})
+	fh.Close()
+	out := filepath.Join(dir, "results")
+	os.MkdirAll(out, 0o755)
+	keep := filepath.Join(out, "thesis.tex")
+	os.WriteFile(keep, []byte("years of work"), 0o644)
+	r := run(t, "", "neff", "dma", f, "--execute", "--input", "x="+in, "-o", out)
+	if r.code == 0 || !strings.Contains(r.stderr, "--force") {
+		t.Fatalf("non-empty DIR: %s", r)
+	}
+	if b, err := os.ReadFile(keep); err != nil || string(b) != "years of work" {
+		t.Fatalf("user file lost: %v", err)
+	}
+	if r := run(t, "", "neff", "dma", f, "--execute", "--input", "x="+in, "-o", out, "--force"); r.code != 0 {
+		t.Fatalf("--force: %s", r)
+	}
+	if _, err := os.Stat(filepath.Join(out, "y.npy")); err != nil {
+		t.Fatal(err)
+	}
+}
