@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -89,8 +90,40 @@ Exit codes: 0 success, 1 check found errors, 2 usage error or unreadable/unrecog
 	for _, f := range fs {
 		root.AddCommand(f.make(env))
 	}
+	guardGroups(root)
 	return root
 }
+
+// guardGroups makes every command group (a command with subcommands and
+// no action of its own) refuse an unknown subcommand with exit 2 and
+// cobra's "did you mean" suggestions; bare, it prints its help. Without
+// this cobra prints the group's help and exits 0 on "neff unpak".
+func guardGroups(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		guardGroups(sub)
+	}
+	if !c.HasParent() || !c.HasSubCommands() || (c.Run != nil || c.RunE != nil) && c.Args != nil && !isNoArgs(c) {
+		return
+	}
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+		}
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s\n\nRun '%s --help' for usage.", msg, cmd.CommandPath())}
+	}
+	c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	c.Run = nil
+}
+
+// isNoArgs reports whether c refuses every positional argument.
+func isNoArgs(c *cobra.Command) bool { return c.Args(c, []string{"x"}) != nil }
 
 // Main runs npukit with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) (code int) {
