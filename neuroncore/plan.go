@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -347,7 +348,7 @@ func ParsePlan(b []byte) (*Plan, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("empty plan")
 		}
-		return nil, fmt.Errorf("plan: %w", err)
+		return nil, fmt.Errorf("plan: %s", planYAMLError(err))
 	}
 	arch, err := ArchByName(raw.Arch)
 	if err != nil {
@@ -951,4 +952,26 @@ func countNodes(ns []Node) (int64, error) {
 		}
 	}
 	return n, nil
+}
+
+// yamlGoType matches the Go types yaml.v3 names in its messages ("field x
+// not found in type neuroncore.rawTensor", "into []neuroncore.rawTensor").
+var yamlGoType = regexp.MustCompile(`(in type |into )(\[\])?(\*)?neuroncore\.raw([A-Za-z]+)`)
+
+// planYAMLError words a yaml.v3 error in the plan's terms: the decoder
+// names this package's Go types, which mean nothing to a user.
+func planYAMLError(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
+	return yamlGoType.ReplaceAllStringFunc(msg, func(m string) string {
+		sm := yamlGoType.FindStringSubmatch(m)
+		what := "a " + strings.ToLower(sm[4])
+		if sm[2] != "" {
+			what = "a list of " + strings.ToLower(sm[4]) + "s"
+		}
+		if sm[1] == "in type " {
+			return "in " + what
+		}
+		return "into " + what
+	})
 }

@@ -145,6 +145,10 @@ the file's own extent, and --rewrite writes the schedule with the new addresses
 						args, minimize = args[1:], true
 					case "validate":
 						args, validate = args[1:], true
+					default:
+						if m := closeWord(args[0], "solve", "minimize", "validate"); m != "" {
+							return usageErr("%s: no such file, and not a mode: did you mean %q?", args[0], m)
+						}
 					}
 				}
 			}
@@ -256,6 +260,9 @@ func allocProgress(env *Env) (func(int64), func()) {
 }
 
 func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, timeout time.Duration, use alloc.OffsetUse) error {
+	if err := refuseOtherKind(path, "allocation problem CSV", detect.MiniMallocCSV); err != nil {
+		return err
+	}
 	t, err := readAllocTable(path, capacity)
 	if err != nil {
 		return usageErr("%s: %v", path, err)
@@ -406,7 +413,44 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 	return nil
 }
 
+// closeWord returns the word of words within two edits of s ("" if none),
+// for a mistyped mode.
+func closeWord(s string, words ...string) string {
+	for _, w := range words {
+		if editDistance(s, w) <= 2 {
+			return w
+		}
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance of two short words.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
 func runAllocValidate(env *Env, problemPath, solutionPath string, capacity int64) error {
+	for _, p := range []string{problemPath, solutionPath} {
+		if err := refuseOtherKind(p, "allocation problem CSV", detect.MiniMallocCSV); err != nil {
+			return err
+		}
+	}
 	pt, err := readAllocTable(problemPath, capacity)
 	if err != nil {
 		return usageErr("%s: %v", problemPath, err)

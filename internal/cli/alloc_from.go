@@ -56,6 +56,9 @@ func (r *allocFromResult) WriteText(w io.Writer) error {
 // core, and with opts.Rewrite writes the schedule with the new addresses
 // (atomically), after verifying that the rewrite adds no check error.
 func allocFromCmdRun(env *Env, path string, opts allocFromOptions) error {
+	if err := refuseOtherKind(path, detect.GeminiIR.Describe(), detect.GeminiIR); err != nil {
+		return err
+	}
 	s, err := gemini.ReadFile(path)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", path, ioCause(err))}

@@ -38,7 +38,7 @@ func edgetpuArg(path string) (*edgetpu.Model, error) {
 		return nil, err
 	}
 	if a.Kind != detect.EdgeTPU && a.Kind != detect.DarwiNN {
-		return nil, usageErr("%s: recognised as %s, not an Edge TPU model or DarwiNN package", path, a.Describe())
+		return nil, wrongKind(path, a, "Edge TPU model or DarwiNN package")
 	}
 	m, err := npukit.EdgeTPUModel(a)
 	if err != nil {

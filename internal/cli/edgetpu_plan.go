@@ -35,7 +35,7 @@ npukit inspect shows where its operators run.`,
 			case detect.EdgeTPU:
 				return usageErr("%s: this is a compiled Edge TPU model, not an uncompiled TFLite model: npukit inspect shows where its operators run", args[0])
 			default:
-				return usageErr("%s: this is a %s, not a TFLite model", args[0], a.Describe())
+				return wrongKind(args[0], a, "TFLite model")
 			}
 			if compiler != 0 && (compiler < 1 || compiler > 16) {
 				return usageErr("--compiler %d: want a compiler major version, 1..16", compiler)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
@@ -36,6 +37,38 @@ func openArg(path string) (*npukit.Artifact, error) {
 		return nil, usageErr("%s: recognised as %s; not supported yet", path, a.Describe())
 	}
 	return a, nil
+}
+
+// wrongKind is the one answer to a file of another kind than a command
+// takes: "PATH: this is a NEFF (AWS Neuron executable), not a Gemini
+// scheduler IR".
+func wrongKind(path string, a *npukit.Artifact, want string) error {
+	return usageErr("%s: this is %s, not %s", path, withArticle(a.Describe()), withArticle(want))
+}
+
+// withArticle puts "a" or "an" before a kind's name.
+func withArticle(s string) string {
+	if s != "" && strings.ContainsRune("AEIOUaeiou", rune(s[0])) {
+		return "an " + s
+	}
+	return "a " + s
+}
+
+// refuseOtherKind returns wrongKind when path is recognised as a kind not
+// in ok; an unrecognised or unreadable input is left to the command's own
+// reader, whose message is more precise for a damaged file of the right
+// kind.
+func refuseOtherKind(path, want string, ok ...detect.Kind) error {
+	a, err := npukit.Open(path)
+	if err != nil {
+		return nil
+	}
+	for _, k := range ok {
+		if a.Kind == k {
+			return nil
+		}
+	}
+	return wrongKind(path, a, want)
 }
 
 // libErr turns an error of a library operation on path into exit 2,

@@ -48,6 +48,9 @@ func geminiSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 			return p
 		}
 		if zebuPath != "" {
+			if err := refuseOtherKind(zebuPath, detect.ZebuTrace.Describe(), detect.ZebuTrace); err != nil {
+				return err
+			}
 			b, err := os.ReadFile(zebuPath)
 			if err != nil {
 				return usageErr("--zebu %s: %v", zebuPath, ioCause(err))

@@ -96,7 +96,7 @@ func neffArg(path string) (*neff.File, error) {
 		return nil, err
 	}
 	if a.Kind != detect.NEFF {
-		return nil, usageErr("%s: recognised as %s, not a NEFF", path, a.Describe())
+		return nil, wrongKind(path, a, "NEFF")
 	}
 	f, err := readNeffFile(path)
 	if err != nil {
@@ -207,6 +207,12 @@ written atomically.`,
 			lim, err := neffLimits()
 			if err != nil {
 				return err
+			}
+			if st, err := os.Stat(args[0]); err == nil && !st.IsDir() {
+				if a, err := npukit.Open(args[0]); err == nil {
+					return wrongKind(args[0], a, "unpacked NEFF directory")
+				}
+				return usageErr("%s: not a directory: pack takes the directory unpack wrote", args[0])
 			}
 			hj, ms, err := neff.ReadDir(args[0], lim)
 			if err != nil {

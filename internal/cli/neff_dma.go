@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/npukit/npukit"
+	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/dtype"
 	"github.com/npukit/npukit/internal/atomicfile"
@@ -33,6 +34,9 @@ func openNeffPrograms(path string) (*neff.Model, []*dmaprog.Program, error) {
 	a, err := openArg(path)
 	if err != nil {
 		return nil, nil, err
+	}
+	if a.Kind != detect.NEFF && a.Kind != detect.NEFFDir {
+		return nil, nil, wrongKind(path, a, "NEFF")
 	}
 	o, err := libOptions()
 	if err != nil {

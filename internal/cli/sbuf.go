@@ -42,6 +42,9 @@ under examples/sbuf/.`,
 
 // readSbufPlan reads a plan, turning every failure into exit 2.
 func readSbufPlan(path string) (*neuroncore.Plan, error) {
+	if err := refuseOtherKind(path, detect.SBUFPlan.Describe(), detect.SBUFPlan); err != nil {
+		return nil, err
+	}
 	p, err := neuroncore.ReadPlanFile(path)
 	if err != nil {
 		return nil, usageErr("%s: %v", path, ioCause(err))
@@ -206,6 +209,9 @@ ncc.sbuf.alloc function for a quadrant layout mod_alloc cannot express). -o writ
 placed plan, which passes sbuf check.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseOtherKind(args[0], detect.SBUFPlan.Describe(), detect.SBUFPlan); err != nil {
+				return err
+			}
 			src, err := os.ReadFile(args[0])
 			if err != nil {
 				return usageErr("%s: %v", args[0], ioCause(err))
@@ -333,7 +339,7 @@ func newSbufReportCmd(env *Env) *cobra.Command {
 					if err != nil {
 						return err
 					}
-					return usageErr("%s: recognised as %s, not an allocation plan", args[0], a.Describe())
+					return wrongKind(args[0], a, detect.SBUFPlan.Describe())
 				}
 				a = npukit.OpenAs(args[0], detect.SBUFPlan)
 			}

@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -24,3 +26,61 @@ func TestUnknownSubcommand(t *testing.T) {
 		}
 	}
 }
+
+// demoFiles writes npukit's built-in examples (one file of every kind)
+// into a temporary directory and returns it.
+func demoFiles(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if r := run(t, dir, "demo", "--dir", "."); r.code != 0 {
+		t.Fatalf("demo: %s", r)
+	}
+	return dir
+}
+
+// TestWrongKind: every command given a file of another kind answers
+// "this is a <kind>, not a <kind>", exit 2: no reader's message about
+// fields of the wrong format, no Go type names.
+func TestWrongKind(t *testing.T) {
+	dir := demoFiles(t)
+	const (
+		neffF  = "demo.neff"
+		tfl    = "demo_edgetpu.tflite"
+		sched  = "demo_gemini_schedule.json"
+		csv    = "demo_alloc.65536.csv"
+	)
+	cases := [][]string{
+		{"neff", "unpack", tfl, "-o", "x"},
+		{"neff", "dma", tfl},
+		{"neff", "dma", sched},
+		{"neff", "pack", tfl, "-o", "x.neff"},
+		{"edgetpu", "memory", neffF},
+		{"edgetpu", "extract", sched, "-o", "x"},
+		{"edgetpu", "dma", csv},
+		{"edgetpu", "plan", neffF},
+		{"gemini", "realloc", neffF},
+		{"gemini", "realloc", csv},
+		{"alloc", neffF},
+		{"alloc", sched},
+		{"alloc", "--validate", csv, tfl},
+		{"alloc", "--from", tfl},
+		{"alloc", "--from", csv},
+		{"sbuf", "check", neffF},
+		{"sbuf", "show", sched},
+		{"sbuf", "sim", tfl},
+		{"sbuf", "place", csv},
+		{"sbuf", "report", neffF, "-o", "x.html"},
+		{"sim", sched, "--zebu", neffF},
+	}
+	var all strings.Builder
+	for _, args := range cases {
+		r := run(t, dir, args...)
+		if r.code != 2 || !wrongKindMsg.MatchString(r.stderr) || strings.Contains(r.stderr, "neuroncore.") {
+			t.Errorf("%v: %s", args, r)
+		}
+		fmt.Fprintf(&all, "$ npukit %s\n%s\n", strings.Join(args, " "), r)
+	}
+	golden(t, "wrong-kind", all.String())
+}
+
+var wrongKindMsg = regexp.MustCompile(`^npukit: [^:]+: this is an? [^\n]+, not an? [^\n]+\n$`)
