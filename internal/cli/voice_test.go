@@ -44,10 +44,10 @@ func demoFiles(t *testing.T) string {
 func TestWrongKind(t *testing.T) {
 	dir := demoFiles(t)
 	const (
-		neffF  = "demo.neff"
-		tfl    = "demo_edgetpu.tflite"
-		sched  = "demo_gemini_schedule.json"
-		csv    = "demo_alloc.65536.csv"
+		neffF = "demo.neff"
+		tfl   = "demo_edgetpu.tflite"
+		sched = "demo_gemini_schedule.json"
+		csv   = "demo_alloc.65536.csv"
 	)
 	cases := [][]string{
 		{"neff", "unpack", tfl, "-o", "x"},
