@@ -72,6 +72,45 @@ func etpuParseAddr(s string) (name string, addr uint64, batch int, err error) {
 	return name, addr, batch, nil
 }
 
+// etpuSplitLayers sorts --layer NAME=ADDR specs into the executable's
+// input and output layers by name; "in:" or "out:" before the name says
+// which when a name is both, and an unknown name lists the layers.
+func etpuSplitLayers(e *edgetpu.Executable, specs []string) (inputs, outputs []string, err error) {
+	has := func(ls []*edgetpu.Layer, name string) bool {
+		for _, l := range ls {
+			if l.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range specs {
+		name, _, _ := strings.Cut(s, "=")
+		switch {
+		case strings.HasPrefix(name, "in:"):
+			inputs = append(inputs, strings.TrimPrefix(s, "in:"))
+		case strings.HasPrefix(name, "out:"):
+			outputs = append(outputs, strings.TrimPrefix(s, "out:"))
+		case has(e.InputLayers, name) && has(e.OutputLayers, name):
+			return nil, nil, usageErr("--layer %s: %q is both an input and an output layer: write in:%s or out:%s", s, name, name, name)
+		case has(e.InputLayers, name):
+			inputs = append(inputs, s)
+		case has(e.OutputLayers, name):
+			outputs = append(outputs, s)
+		default:
+			var names []string
+			for _, l := range e.InputLayers {
+				names = append(names, "in:"+l.Name)
+			}
+			for _, l := range e.OutputLayers {
+				names = append(names, "out:"+l.Name)
+			}
+			return nil, nil, usageErr("--layer %s: no layer %q (layers: %s)", s, name, strings.Join(names, ", "))
+		}
+	}
+	return inputs, outputs, nil
+}
+
 func etpuAddrMap(specs []string, flag string) (map[string][]uint64, error) {
 	set := map[string]map[int]uint64{}
 	for _, s := range specs {
@@ -129,11 +168,11 @@ func (o etpuLinkOutput) WriteText(w io.Writer) error {
 
 func newEdgeTPULinkCmd(env *Env) *cobra.Command {
 	var exe, opIdx int
-	var inputs, outputs []string
+	var layers []string
 	var params, scratch, out string
 	var verify, force bool
 	cmd := &cobra.Command{
-		Use:   "link FILE --input NAME=ADDR[@BATCH]... --output NAME=ADDR[@BATCH]... [--parameters ADDR] [--scratch ADDR] -o DIR",
+		Use:   "link FILE --layer NAME=ADDR[@BATCH]... [--parameters ADDR] [--scratch ADDR] -o DIR",
 		Short: "Patch buffer addresses into copies of the instruction chunks, as the driver does",
 		Long: `link writes copies of an executable's instruction chunks with every relocation
 patched: the 32-bit value is written LSB first at its bit offset (offsets are not
@@ -141,7 +180,9 @@ byte aligned), LOWER/UPPER fields get the low/high half of the 64-bit address.
 Parameters are linked only when the executable has parameters, scratch only when it
 needs scratch. Unknown names, missing addresses and batches out of range are errors.
 --verify re-reads the output and proves that exactly the relocation bits changed.
-Addresses accept 0x prefixes. The executable is the package's main one unless --exe.`,
+--layer gives an input or output layer's address by the layer's name (in:NAME or
+out:NAME when a name is both). Addresses accept 0x prefixes. The executable is the
+package's main one unless --exe.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -155,11 +196,15 @@ Addresses accept 0x prefixes. The executable is the package's main one unless --
 			if err != nil {
 				return err
 			}
-			var a link.Addresses
-			if a.Inputs, err = etpuAddrMap(inputs, "input"); err != nil {
+			inputs, outputs, err := etpuSplitLayers(e, layers)
+			if err != nil {
 				return err
 			}
-			if a.Outputs, err = etpuAddrMap(outputs, "output"); err != nil {
+			var a link.Addresses
+			if a.Inputs, err = etpuAddrMap(inputs, "layer"); err != nil {
+				return err
+			}
+			if a.Outputs, err = etpuAddrMap(outputs, "layer"); err != nil {
 				return err
 			}
 			for _, f := range []struct {
@@ -220,11 +265,10 @@ Addresses accept 0x prefixes. The executable is the package's main one unless --
 	f := cmd.Flags()
 	f.IntVar(&exe, "exe", -1, "executable index (default: the package's main executable)")
 	f.IntVar(&opIdx, "op", 0, "Edge TPU op index, for models with several")
-	f.StringArrayVar(&inputs, "input", nil, "input layer address NAME=ADDR[@BATCH] (repeatable)")
-	f.StringArrayVar(&outputs, "output", nil, "output layer address NAME=ADDR[@BATCH] (repeatable)")
+	f.StringArrayVar(&layers, "layer", nil, "address of an input or output layer: NAME=ADDR[@BATCH] (repeatable)")
 	f.StringVar(&params, "parameters", "", "parameter buffer address")
 	f.StringVar(&scratch, "scratch", "", "scratch buffer address")
-	f.StringVarP(&out, "out", "o", "", "directory for the linked chunks")
+	f.StringVarP(&out, "output", "o", "", "directory for the linked chunks")
 	f.BoolVar(&verify, "verify", false, "re-read the output and prove the link")
 	f.BoolVar(&force, "force", false, "replace a non-empty DIR")
 	return cmd
@@ -278,9 +322,9 @@ func etpuNpyDType(t edgetpu.TensorType) (dtype.T, error) {
 
 func newEdgeTPURelayoutCmd(env *Env) *cobra.Command {
 	var exe, opIdx, batch int
-	var output, in, out string
+	var layerName, in, out string
 	cmd := &cobra.Command{
-		Use:   "relayout FILE --output NAME --in raw.bin -o out.npy",
+		Use:   "relayout FILE --layer NAME --in raw.bin -o out.npy",
 		Short: "Convert a device output buffer to plain order and write it as .npy",
 		Long: `relayout converts the raw bytes an output layer produces on the device (tiled,
 padded, signed types offset-binary) into plain row-major order, as the runtime does,
@@ -289,8 +333,8 @@ execution count and the batch when they exceed 1, and the TFLite dtype.
 The batch is the input size divided by the layer's padded size unless --batch.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output == "" || in == "" || out == "" {
-				return usageErr("relayout needs --output NAME, --in FILE and -o FILE")
+			if layerName == "" || in == "" || out == "" {
+				return usageErr("relayout needs --layer NAME, --in FILE and -o FILE")
 			}
 			m, err := edgetpuArg(args[0])
 			if err != nil {
@@ -304,12 +348,12 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 			var names []string
 			for _, l := range e.OutputLayers {
 				names = append(names, l.Name)
-				if l.Name == output {
+				if l.Name == layerName {
 					layer = l
 				}
 			}
 			if layer == nil {
-				return usageErr("no output layer %q (outputs: %s)", output, strings.Join(names, ", "))
+				return usageErr("--layer %s: no output layer of that name (outputs: %s)", layerName, strings.Join(names, ", "))
 			}
 			raw, err := os.ReadFile(in)
 			if err != nil {
@@ -378,9 +422,9 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 	f.IntVar(&exe, "exe", -1, "executable index (default: the package's main executable)")
 	f.IntVar(&opIdx, "op", 0, "Edge TPU op index, for models with several")
 	f.IntVar(&batch, "batch", 0, "number of batch elements in the input (default: from its size)")
-	f.StringVar(&output, "output", "", "output layer name")
+	f.StringVar(&layerName, "layer", "", "name of the output layer")
 	f.StringVar(&in, "in", "", "raw device bytes of the output")
-	f.StringVarP(&out, "out", "o", "", ".npy file to write")
+	f.StringVarP(&out, "output", "o", "", ".npy file to write")
 	return cmd
 }
 

@@ -65,12 +65,12 @@ func TestEdgeTPUExtract(t *testing.T) {
 func TestEdgeTPULinkRelayoutDMA(t *testing.T) {
 	f := edgetpuFile(t, "deeplab_mobilenet_edgetpu_slim_cityscapes_quant_edgetpu.tflite")
 	tmp := t.TempDir()
-	r := run(t, "", "edgetpu", "link", f, "--input", "MobilenetEdgeTPU/MobilenetEdgeTPU/input=0x1000", "--output", "ResizeBilinear=0x123456789",
+	r := run(t, "", "edgetpu", "link", f, "--layer", "MobilenetEdgeTPU/MobilenetEdgeTPU/input=0x1000", "--layer", "ResizeBilinear=0x123456789",
 		"--parameters", "0x2000", "--scratch", "0x3000", "-o", filepath.Join(tmp, "linked"), "--verify")
 	if r.code != 0 || !strings.Contains(r.stdout, "Verified") {
 		t.Fatalf("link: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	if r := run(t, "", "edgetpu", "link", f, "--input", "nope=1", "-o", filepath.Join(tmp, "l2")); r.code != 2 {
+	if r := run(t, "", "edgetpu", "link", f, "--layer", "nope=1", "-o", filepath.Join(tmp, "l2")); r.code != 2 {
 		t.Fatalf("unknown name: exit %d", r.code)
 	}
 	raw := make([]byte, 21784)
@@ -80,7 +80,7 @@ func TestEdgeTPULinkRelayoutDMA(t *testing.T) {
 	}
 	in, out := filepath.Join(tmp, "raw.bin"), filepath.Join(tmp, "out.npy")
 	os.WriteFile(in, raw, 0o644)
-	if r := run(t, "", "edgetpu", "relayout", f, "--output", "ResizeBilinear", "--in", in, "-o", out); r.code != 0 {
+	if r := run(t, "", "edgetpu", "relayout", f, "--layer", "ResizeBilinear", "--in", in, "-o", out); r.code != 0 {
 		t.Fatalf("relayout: %d %s", r.code, r.stderr)
 	}
 	fh, err := os.Open(out)
@@ -166,7 +166,7 @@ func TestEdgeTPURelayoutHalf(t *testing.T) {
 	}
 	in, out := filepath.Join(tmp, "raw.bin"), filepath.Join(tmp, "out.npy")
 	os.WriteFile(in, raw, 0o644)
-	r := run(t, "", "edgetpu", "relayout", f, "--output", name, "--in", in, "-o", out)
+	r := run(t, "", "edgetpu", "relayout", f, "--layer", name, "--in", in, "-o", out)
 	if r.code != 0 || !strings.Contains(r.stdout, "as float32") {
 		t.Fatalf("relayout: %d %s %s", r.code, r.stdout, r.stderr)
 	}

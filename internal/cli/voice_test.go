@@ -84,3 +84,65 @@ func TestWrongKind(t *testing.T) {
 }
 
 var wrongKindMsg = regexp.MustCompile(`^npukit: [^:]+: this is an? [^\n]+, not an? [^\n]+\n$`)
+
+// commandPaths lists every command of the tree ("neff unpack", ...) by
+// walking the help of the built binary.
+func commandPaths(t *testing.T) [][]string {
+	t.Helper()
+	var out [][]string
+	var walk func(path []string)
+	re := regexp.MustCompile(`(?m)^  ([a-z][a-z0-9-]*)\s{2,}\S`)
+	walk = func(path []string) {
+		r := run(t, ".", append(append([]string{}, path...), "--help")...)
+		if r.code != 0 {
+			t.Fatalf("%v --help: %s", path, r)
+		}
+		out = append(out, path)
+		_, cmds, ok := strings.Cut(r.stdout, "Available Commands:")
+		if !ok {
+			return
+		}
+		cmds, _, _ = strings.Cut(cmds, "\n\n")
+		for _, m := range re.FindAllStringSubmatch(cmds, -1) {
+			if m[1] == "help" || m[1] == "completion" {
+				continue
+			}
+			walk(append(append([]string{}, path...), m[1]))
+		}
+	}
+	walk(nil)
+	return out
+}
+
+// flagLines returns the flag lines of a command's own "Flags:" section.
+func flagLines(help string) []string {
+	_, fl, ok := strings.Cut(help, "\nFlags:\n")
+	if !ok {
+		return nil
+	}
+	fl, _, _ = strings.Cut(fl, "\n\n")
+	var lines []string
+	for _, l := range strings.Split(fl, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "-") {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// TestOutputFlagOneMeaning: -o is --output, the path a command writes, in
+// every command; no flag named --output means anything else (a layer
+// name, an address).
+func TestOutputFlagOneMeaning(t *testing.T) {
+	for _, p := range commandPaths(t) {
+		r := run(t, ".", append(append([]string{}, p...), "--help")...)
+		for _, l := range flagLines(r.stdout) {
+			if (strings.Contains(l, "-o, ") || strings.Contains(l, "--output ")) && !strings.Contains(l, "-o, --output ") {
+				t.Errorf("%v: %s", p, strings.TrimSpace(l))
+			}
+			if strings.Contains(l, "--out ") {
+				t.Errorf("%v: --out: the output path is -o/--output everywhere: %s", p, strings.TrimSpace(l))
+			}
+		}
+	}
+}
