@@ -26,11 +26,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/report"
 )
 
@@ -50,8 +50,15 @@ type Artifact struct {
 }
 
 // Open detects the artifact at path (a file, or an unpacked NEFF
-// directory). An unrecognised input is a *detect.UnknownError.
+// directory; "-" reads standard input). An unrecognised input is a *detect.UnknownError.
 func Open(path string) (*Artifact, error) {
+	if path == inputfile.Stdin {
+		data, err := inputfile.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return OpenBytes(path, data)
+	}
 	r, err := detect.Path(path)
 	if err != nil {
 		return nil, err
@@ -85,7 +92,7 @@ func (a *Artifact) Bytes() ([]byte, error) {
 	if a.path == "" {
 		return a.data, nil
 	}
-	return os.ReadFile(a.path)
+	return inputfile.ReadFile(a.path)
 }
 
 // Describe names the kind in words: "NEFF (AWS Neuron executable)".

@@ -11,11 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/npukit/npukit/alloc"
+	"github.com/npukit/npukit/internal/inputfile"
 )
 
 // Kind is a recognised input format.
@@ -104,14 +104,17 @@ func (e *UnknownError) Error() string {
 
 // Path detects the kind of a file or directory.
 func Path(path string) (Result, error) {
-	st, err := os.Stat(path)
+	st, err := inputfile.Stat(path)
 	if err != nil {
 		return Result{}, err
+	}
+	if st == nil {
+		return Result{}, errors.New("standard input (-) is detected from its bytes: read it and use Reader")
 	}
 	if st.IsDir() {
 		return dir(path)
 	}
-	f, err := os.Open(path)
+	f, st, err := inputfile.Open(path)
 	if err != nil {
 		return Result{}, err
 	}

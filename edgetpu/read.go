@@ -4,15 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/npukit/npukit/internal/fbs"
+	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/tflite"
 )
 
 // ReadFile reads a model or raw package from disk.
 func ReadFile(path string) (*Model, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFileMax(path, fbs.MaxSize)
 	if err != nil {
 		return nil, err
 	}

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/npukit/npukit/internal/inputfile"
 )
 
 // MaxDepth bounds the JSON nesting the reader accepts inside members it
@@ -23,7 +23,7 @@ const MaxDepth = 64
 
 // ReadFile reads a schedule from a file.
 func ReadFile(path string) (*Schedule, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.OpenReader(path)
 	if err != nil {
 		return nil, err
 	}

@@ -7,11 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"runtime"
 	"sort"
 	"strings"
+
+	"github.com/npukit/npukit/internal/inputfile"
 )
 
 // Limits bound what reading a NEFF may allocate. Declared sizes are checked
@@ -142,7 +143,7 @@ func (f *File) Member(name string) (*Member, bool) {
 
 // ReadFile reads a NEFF file with default limits.
 func ReadFile(name string) (*File, error) {
-	b, err := os.ReadFile(name)
+	b, err := inputfile.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/inputfile"
 )
 
 // HeaderFileName is the file Unpack writes the header to, beside the
@@ -95,7 +96,7 @@ func Unpack(f *File, dir string, replace bool) ([]UnpackedFile, error) {
 // checked against lim before any file is read.
 func ReadDir(dir string, lim Limits) (HeaderJSON, []Member, error) {
 	var hj HeaderJSON
-	hb, err := os.ReadFile(filepath.Join(dir, HeaderFileName))
+	hb, err := inputfile.ReadFileNoFollow(filepath.Join(dir, HeaderFileName), maxHeaderJSON)
 	if err != nil {
 		return hj, nil, fmt.Errorf("%s: %w (unpack writes it; pack needs the header fields)", HeaderFileName, err)
 	}
@@ -112,7 +113,7 @@ func ReadDir(dir string, lim Limits) (HeaderJSON, []Member, error) {
 // is no payload, so no hash to verify.
 func OpenDir(dir string, lim Limits) (*Model, error) {
 	var hj HeaderJSON
-	if hb, err := os.ReadFile(filepath.Join(dir, HeaderFileName)); err == nil {
+	if hb, err := inputfile.ReadFileNoFollow(filepath.Join(dir, HeaderFileName), maxHeaderJSON); err == nil {
 		if err := json.Unmarshal(hb, &hj); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, HeaderFileName), err)
 		}
@@ -126,6 +127,9 @@ func OpenDir(dir string, lim Limits) (*Model, error) {
 	f := &File{Header: hj.Header, Members: ms, Hash: HashCheck{OK: true, Form: hj.HashForm}}
 	return Decode(f), nil
 }
+
+// maxHeaderJSON bounds header.json: unpack writes about 600 bytes.
+const maxHeaderJSON = 1 << 20
 
 func readMembers(dir string, lim Limits) ([]Member, error) {
 	type entry struct {
@@ -172,7 +176,7 @@ func readMembers(dir string, lim Limits) ([]Member, error) {
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
 	ms := make([]Member, 0, len(entries))
 	for _, e := range entries {
-		data, err := os.ReadFile(e.path)
+		data, err := inputfile.ReadFileNoFollow(e.path, e.size)
 		if err != nil {
 			return nil, err
 		}

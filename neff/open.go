@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/inputfile"
 )
 
 // Model is a NEFF with its members decoded.
@@ -78,7 +78,7 @@ func (sg *Subgraph) Member(name string) string {
 
 // Open reads a NEFF file and decodes its model.
 func Open(name string) (*Model, error) {
-	b, err := os.ReadFile(name)
+	b, err := inputfile.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/npukit/npukit/dtype"
+	"github.com/npukit/npukit/internal/inputfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -314,7 +314,7 @@ type rawNode struct {
 
 // ReadPlanFile reads a plan from a file.
 func ReadPlanFile(path string) (*Plan, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.OpenReader(path)
 	if err != nil {
 		return nil, err
 	}

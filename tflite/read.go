@@ -24,9 +24,9 @@ package tflite
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/npukit/npukit/internal/fbs"
+	"github.com/npukit/npukit/internal/inputfile"
 )
 
 // Identifier is the TFLite file identifier.
@@ -43,7 +43,7 @@ func Read(data []byte) (*Model, error) {
 
 // ReadFile reads a TFLite model from a file.
 func ReadFile(path string) (*Model, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFileMax(path, fbs.MaxSize)
 	if err != nil {
 		return nil, err
 	}

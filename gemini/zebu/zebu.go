@@ -26,9 +26,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
+
+	"github.com/npukit/npukit/internal/inputfile"
 )
 
 // MaxLine bounds one line of a trace (real lines are under 1 KiB).
@@ -62,7 +63,7 @@ type Trace struct {
 
 // ReadFile parses the trace at path.
 func ReadFile(path string) (*Trace, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.OpenReader(path)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/npukit/npukit/edgetpu/link"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/internal/npyarray"
 )
 
@@ -355,7 +356,7 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 			if layer == nil {
 				return usageErr("--layer %s: no output layer of that name (outputs: %s)", layerName, strings.Join(names, ", "))
 			}
-			raw, err := os.ReadFile(in)
+			raw, err := inputfile.ReadFile(in)
 			if err != nil {
 				return usageErr("%v", err)
 			}

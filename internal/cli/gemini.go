@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/npukit/npukit/gemini/timing"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -51,7 +51,7 @@ func geminiSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 			if err := refuseOtherKind(zebuPath, detect.ZebuTrace.Describe(), detect.ZebuTrace); err != nil {
 				return err
 			}
-			b, err := os.ReadFile(zebuPath)
+			b, err := inputfile.ReadFile(zebuPath)
 			if err != nil {
 				return usageErr("--zebu %s: %v", zebuPath, ioCause(err))
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/neff"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -72,7 +73,7 @@ func readNeffFile(path string) (*neff.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/npukit/npukit/dtype"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/internal/npyarray"
 	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/neff/dma"
@@ -378,7 +379,7 @@ func neffVarType(m *neff.Model, p *dmaprog.Program, v dmaprog.Var) (dtype.T, []i
 
 // readNpyBytes returns the raw little-endian data of a C-order .npy file.
 func readNpyBytes(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 
 	"github.com/npukit/npukit"
@@ -12,6 +11,7 @@ import (
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/neuroncore"
 	"github.com/spf13/cobra"
 )
@@ -212,7 +212,7 @@ placed plan, which passes sbuf check.`,
 			if err := refuseOtherKind(args[0], detect.SBUFPlan.Describe(), detect.SBUFPlan); err != nil {
 				return err
 			}
-			src, err := os.ReadFile(args[0])
+			src, err := inputfile.ReadFileMax(args[0], neuroncore.MaxPlanBytes)
 			if err != nil {
 				return usageErr("%s: %v", args[0], ioCause(err))
 			}

@@ -1,0 +1,109 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// runInput runs the command with stdin and a deadline: a hostile input
+// must not hang it.
+func runInput(t *testing.T, stdin []byte, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("%v: hangs", args)
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{so.String(), se.String(), code}
+}
+
+// A FIFO without a writer hung inspect and check; /dev/zero exhausted
+// memory. Both are refused with exit 2 and a message naming the kind.
+func TestNonRegularInputsRefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "model.neff")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	for _, p := range []string{fifo, "/dev/zero"} {
+		for _, c := range []string{"inspect", "check"} {
+			r := runInput(t, nil, c, p)
+			if r.code != 2 || !strings.Contains(r.stderr, "not a regular file") {
+				t.Errorf("%s %s: %s", c, p, r)
+			}
+		}
+	}
+	for _, args := range [][]string{{"neff", "unpack", "/dev/zero", "-o", filepath.Join(dir, "u")}, {"neff", "dma", fifo}} {
+		if r := runInput(t, nil, args...); r.code != 2 {
+			t.Errorf("%v: %s", args, r)
+		}
+	}
+}
+
+// "-" reads standard input (a pipe through /dev/stdin read as empty).
+func TestDashReadsStdin(t *testing.T) {
+	dir := t.TempDir()
+	f := writeDMANeff(t, dir)
+	raw, _ := os.ReadFile(f)
+	want := runInput(t, nil, "inspect", "--json", f)
+	got := runInput(t, raw, "inspect", "--json", "-")
+	if got.code != 0 || want.code != 0 {
+		t.Fatalf("inspect -: %s", got)
+	}
+	if strings.ReplaceAll(got.stdout, `"-"`, `"`+f+`"`) != want.stdout {
+		t.Errorf("inspect - differs from inspect FILE:\n%s\n%s", got.stdout, want.stdout)
+	}
+	if r := runInput(t, raw, "check", "-"); r.code != 0 {
+		t.Errorf("check -: %s", r)
+	}
+	if r := runInput(t, raw, "neff", "dma", "-"); r.code != 0 {
+		t.Errorf("neff dma -: %s", r)
+	}
+}
+
+// header.json of an unpacked NEFF was read through a symbolic link
+// (other members that are links were refused).
+func TestUnpackedHeaderSymlinkRefused(t *testing.T) {
+	dir := t.TempDir()
+	f := writeDMANeff(t, dir)
+	u := filepath.Join(dir, "u")
+	if r := run(t, "", "neff", "unpack", f, "-o", u); r.code != 0 {
+		t.Fatal(r)
+	}
+	hj := filepath.Join(u, "header.json")
+	outside := filepath.Join(dir, "outside.json")
+	b, _ := os.ReadFile(hj)
+	os.WriteFile(outside, b, 0o644)
+	os.Remove(hj)
+	os.Symlink(outside, hj)
+	for _, args := range [][]string{{"neff", "pack", u, "-o", filepath.Join(dir, "p.neff")}, {"inspect", u}} {
+		if r := runInput(t, nil, args...); r.code != 2 || !strings.Contains(r.stderr, "header.json") {
+			t.Errorf("%v: %s", args, r)
+		}
+	}
+	os.Remove(hj)
+	os.Symlink("/dev/zero", hj)
+	if r := runInput(t, nil, "inspect", u); r.code != 2 {
+		t.Errorf("header.json -> /dev/zero: %s", r)
+	}
+}
