@@ -192,6 +192,7 @@ the file's own extent, and --rewrite writes the schedule with the new addresses
 	cmd.Flags().Var((*secondsOrDuration)(&timeout), "timeout", "stop the search after this long, e.g. 30s, 2m or 30 (seconds); 0 = no limit (with --from: each probe, default 10s)")
 	cmd.Flags().StringVar(&offsets, "offsets", "auto", "an offset column is: fixed (pinned), previous (a previous solution; every buffer placed anew) or auto (previous when every row has one and no fixed column, else fixed)")
 	cmd.Flags().StringVar(&from, "from", "", "re-allocate the L2 of this Gemini schedule instead of solving a CSV problem")
+	markRange(cmd.Flags(), "positive", "capacity")
 	allocFromFlags(cmd.Flags(), &fromOpts)
 	return cmd
 }

@@ -200,6 +200,7 @@ no addresses: only its live peak is shown and there is nothing to rewrite.`,
 func allocFromFlags(f *pflag.FlagSet, opts *allocFromOptions) {
 	f.StringVar(&opts.Rewrite, "rewrite", "", "schedules: write the schedule with the new addresses to this file")
 	f.DurationVar(&opts.Budget, "budget", time.Minute, "schedules: time limit of each core's minimisation (0 = none)")
+	markRange(f, "non-negative", "budget")
 	f.Int64Var(&opts.Align, "align", 0, "schedules: align every address to this many bytes (default: none)")
 	f.StringVar(&opts.Prefetch, "prefetch", "none", "schedules: DRAM loads whose region stays free during the previous workload: none, all or file (those that do not wait in the file)")
 }

@@ -37,12 +37,15 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 				return err
 			}
 			code := ExitOK
+			var opened []*npukit.Artifact
+			defer func() { noteKindFlagsUnused(env, cmd, opened) }()
 			var all diag.Report
 			var ferrs []npukit.FileError
 			for _, path := range args {
 				a, err := openArg(path)
 				var rep diag.Report
 				if err == nil {
+					opened = append(opened, a)
 					if rep, err = a.Check(o); err != nil {
 						err = libErr(path, err)
 					}

@@ -530,5 +530,6 @@ totals by direction and lower-bound transfer times over USB 2.0, USB 3.0 and PCI
 		},
 	}
 	cmd.Flags().Float64Var(&pcie, "pcie-gbps", 0, "PCIe bandwidth in Gb/s (default: Gen2 x1, 4 Gb/s effective)")
+	markRange(cmd.Flags(), "positive", "pcie-gbps")
 	return cmd
 }

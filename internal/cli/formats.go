@@ -11,6 +11,7 @@ import (
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -71,6 +72,14 @@ func refuseOtherKind(path, want string, ok ...detect.Kind) error {
 	return wrongKind(path, a, want)
 }
 
+// noteKindFlagsUnused prints a one-line note on stderr for every kind
+// flag that applied to none of the files a multi-file command read.
+func noteKindFlagsUnused(env *Env, cmd *cobra.Command, opened []*npukit.Artifact) {
+	for _, m := range kindFlagsUnused(cmd.Flags(), opened) {
+		fmt.Fprintf(env.Stderr, "npukit: note: %s: ignored\n", m)
+	}
+}
+
 // libErr turns an error of a library operation on path into exit 2,
 // naming the path (unless it is "") and, for a limit, how to raise it.
 func libErr(path string, err error) error {
@@ -93,21 +102,79 @@ func libErr(path string, err error) error {
 // prefix them with the format when in doubt.
 type kindFlags func(fs *pflag.FlagSet) func(o *npukit.Options) error
 
-var kindFlagBinders = map[string][]kindFlags{}
-
-func registerKindFlags(command string, b kindFlags) {
-	kindFlagBinders[command] = append(kindFlagBinders[command], b)
+type kindFlagBinder struct {
+	bind  kindFlags
+	kinds []detect.Kind // the kinds the flags apply to
 }
+
+var kindFlagBinders = map[string][]kindFlagBinder{}
+
+// registerKindFlags adds flags of command that apply to files of kinds
+// only; given with no file of those kinds they are refused or noted, not
+// silently ignored (see kindFlagsUnused).
+func registerKindFlags(command string, b kindFlags, kinds ...detect.Kind) {
+	kindFlagBinders[command] = append(kindFlagBinders[command], kindFlagBinder{b, kinds})
+}
+
+// flagKinds records, per flag set, which kinds each kind flag applies to.
+var flagKinds = map[*pflag.FlagSet]map[string][]detect.Kind{}
 
 // bindKindFlags binds every kind's flags of command to fs and returns
 // the function that builds the library options from them (and from the
 // environment: NPUKIT_NEFF_MAX_BYTES).
 func bindKindFlags(command string, fs *pflag.FlagSet) func() (*npukit.Options, error) {
 	var apply []func(o *npukit.Options) error
+	owners := map[string][]detect.Kind{}
 	for _, b := range kindFlagBinders[command] {
-		apply = append(apply, b(fs))
+		before := map[string]bool{}
+		fs.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
+		apply = append(apply, b.bind(fs))
+		fs.VisitAll(func(f *pflag.Flag) {
+			if !before[f.Name] {
+				owners[f.Name] = b.kinds
+			}
+		})
 	}
+	flagKinds[fs] = owners
 	return func() (*npukit.Options, error) { return libOptions(apply...) }
+}
+
+// kindFlagsUnused returns a message for every kind flag given on the
+// command line that applies to none of the kinds given ("--dram-bw
+// applies to Gemini scheduler IR only, not to a NEFF (AWS Neuron
+// executable)"), sorted by flag name.
+func kindFlagsUnused(fs *pflag.FlagSet, given []*npukit.Artifact) []string {
+	var msgs []string
+	fs.Visit(func(f *pflag.Flag) {
+		kinds, ok := flagKinds[fs][f.Name]
+		if !ok || len(kinds) == 0 {
+			return
+		}
+		seen := map[string]bool{}
+		var what []string
+		for _, a := range given {
+			for _, k := range kinds {
+				if a.Kind == k {
+					return
+				}
+			}
+			if d := a.Describe(); !seen[d] {
+				seen[d] = true
+				what = append(what, withArticle(d))
+			}
+		}
+		if len(what) == 0 {
+			return
+		}
+		var names []string
+		for _, k := range kinds {
+			if k != detect.NEFFDir {
+				names = append(names, k.Describe())
+			}
+		}
+		msgs = append(msgs, fmt.Sprintf("--%s applies to %s only, not to %s", f.Name, strings.Join(names, " or "), strings.Join(what, " or ")))
+	})
+	return msgs
 }
 
 // libOptions are the library options every command starts from, adjusted

@@ -22,8 +22,8 @@ func init() {
 		var layers bool
 		fs.BoolVar(&layers, "layers", false, "Gemini schedules: add the per-layer table (workloads, time, DRAM and core-to-core traffic)")
 		return func(o *npukit.Options) error { o.Layers = layers; return nil }
-	})
-	registerKindFlags("sim", geminiSimFlags)
+	}, detect.GeminiIR)
+	registerKindFlags("sim", geminiSimFlags, detect.GeminiIR)
 	registerGeminiCommand(newGeminiSynthCmd)
 	registerDemoStep(demoStep{order: 50, kind: detect.GeminiIR, name: "sim --trace (cores, DRAM, NoC)", run: geminiDemoSim})
 }
@@ -39,6 +39,8 @@ func geminiSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	fs.Int64Var(&hopLatency, "hop-latency", d.HopLatency, "Gemini: cycles per NoC hop")
 	fs.StringVar(&prefetch, "prefetch", string(d.Prefetch), "Gemini: DRAM load prefetch rule: snapshot (a load starts once the previous workload ended) or hazard (only address write-after-read hazards hold it)")
 	fs.StringVar(&zebuPath, "zebu", "", "Gemini: compare with a ZeBu emulator trace of the same run")
+	markRange(fs, "positive", "dram-bw", "link-bw")
+	markRange(fs, "non-negative", "hop-latency")
 	return func(o *npukit.Options) error {
 		o.GeminiSim = func(p timing.Params) timing.Params {
 			p.LinkGBps, p.HopLatency, p.Prefetch = linkGBps, hopLatency, timing.Prefetch(prefetch)
@@ -149,6 +151,7 @@ about 8 KiB per workload.`,
 	f.IntVar(&cfg.XLen, "xlen", 0, "mesh width (default: all cores in one row)")
 	f.Int64Var(&cfg.Buffer, "buffer", 0, "L2 bytes per core (default 8 MiB)")
 	f.IntVar(&cfg.DRAMEvery, "dram-every", 0, "route every Nth layer's input through DRAM (default 4)")
+	markRange(f, "positive", "cores", "workloads", "xlen", "buffer", "dram-every")
 	f.Uint64Var(&cfg.Seed, "seed", 0, "seed for the compute times")
 	f.StringVarP(&out, "output", "o", "", "JSON file to write")
 	return cmd

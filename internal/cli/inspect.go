@@ -27,11 +27,14 @@ entry per file.`,
 				return err
 			}
 			code := ExitOK
+			var opened []*npukit.Artifact
+			defer func() { noteKindFlagsUnused(env, cmd, opened) }()
 			var entries []npukit.InspectEntry
 			for i, path := range args {
 				e := npukit.InspectEntry{Path: path}
 				a, err := openArg(path)
 				if err == nil {
+					opened = append(opened, a)
 					e.Kind, e.Variant = a.Kind, a.Variant
 					if e.Result, err = a.Inspect(o); err != nil {
 						err = libErr(path, err)

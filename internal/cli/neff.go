@@ -23,7 +23,7 @@ import (
 )
 
 func init() {
-	registerKindFlags("check", neffCheckFlags)
+	registerKindFlags("check", neffCheckFlags, detect.NEFF, detect.NEFFDir)
 	registerNeffCommand(newNeffUnpackCmd)
 	registerNeffCommand(newNeffPackCmd)
 	registerDemoStep(demoStep{order: 10, kind: detect.NEFF, name: "neff unpack + pack round trip", run: neffDemoRoundTrip})

@@ -2,11 +2,12 @@ package cli
 
 import (
 	"github.com/npukit/npukit"
+	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/neff/dma"
 	"github.com/spf13/pflag"
 )
 
-func init() { registerKindFlags("sim", neffSimFlags) }
+func init() { registerKindFlags("sim", neffSimFlags, detect.NEFF, detect.NEFFDir) }
 
 // neffSimFlags binds the DMA timing overrides of `npukit sim x.neff`: a
 // flag the user does not give leaves the figure of the NEFF's own
@@ -20,6 +21,7 @@ func neffSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	fs.Float64Var(&gibps, "dma-gibps", d.BytesPerNs*1e9/float64(1<<30), "NEFF: bandwidth of one DMA engine in GiB/s (default: the NEFF's NeuronCore generation's)")
 	fs.Int64Var(&overhead, "dma-overhead-ns", d.OverheadNs, "NEFF: fixed cost of one DMA descriptor in ns")
 	fs.Int64Var(&minRun, "dma-min-run", d.MinChargedRun, "NEFF: contiguous runs shorter than this many bytes cost as much as this")
+	markRange(fs, "non-negative", "dma-overhead-ns", "dma-min-run")
 	return func(o *npukit.Options) error {
 		if fs.Changed("dma-engines") && (engines < 1 || engines > 1024) {
 			return usageErr("--dma-engines %d: want 1..1024", engines)

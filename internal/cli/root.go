@@ -9,9 +9,12 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes of every command.
@@ -82,6 +85,7 @@ Exit codes: 0 success, 1 check found errors, 2 usage error or unreadable/unrecog
 	root.SetErr(env.Stderr)
 	root.PersistentFlags().BoolVar(&env.JSON, "json", false, "write machine-readable JSON instead of text")
 	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress output on stderr")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return checkFlagRanges(cmd.Flags()) }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &ExitError{Code: ExitUsage, Err: err}
 	})
@@ -150,4 +154,44 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 	// Errors cobra raises itself (unknown command, bad args) are usage errors.
 	fmt.Fprintf(stderr, "npukit: %v\n", err)
 	return ExitUsage
+}
+
+// flagRange is the annotation key of a numeric flag's allowed range:
+// "positive" (> 0) or "non-negative" (>= 0).
+const flagRange = "npukit-range"
+
+// markRange sets the allowed range of numeric flags of fs; a value given
+// out of range is refused before the command runs (so that --dram-bw 0 is
+// not taken for "the default" and --pcie-gbps -3 not ignored).
+func markRange(fs *pflag.FlagSet, rng string, names ...string) {
+	for _, n := range names {
+		if err := fs.SetAnnotation(n, flagRange, []string{rng}); err != nil {
+			panic(err) // a programming error: no such flag
+		}
+	}
+}
+
+// checkFlagRanges refuses, with exit 2, a given flag outside its range.
+func checkFlagRanges(fs *pflag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		rng := f.Annotations[flagRange]
+		if err != nil || len(rng) == 0 {
+			return
+		}
+		s := f.Value.String()
+		if d, e := time.ParseDuration(s); e == nil && f.Value.Type() == "duration" {
+			s = strconv.FormatInt(int64(d), 10)
+		}
+		v, e := strconv.ParseFloat(s, 64)
+		switch {
+		case e != nil:
+			return
+		case rng[0] == "positive" && !(v > 0):
+			err = usageErr("--%s %s: want a value greater than 0", f.Name, f.Value.String())
+		case rng[0] == "non-negative" && !(v >= 0):
+			err = usageErr("--%s %s: must not be negative", f.Name, f.Value.String())
+		}
+	})
+	return err
 }

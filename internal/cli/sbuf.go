@@ -259,6 +259,7 @@ placed plan, which passes sbuf check.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the placed plan (YAML) to this file")
 	cmd.Flags().BoolVar(&opt.Fewest, "fewest", false, "keep the fewest physical tiles per tensor (no search for overlap)")
 	cmd.Flags().IntVar(&opt.MaxEvaluations, "max-simulations", neuroncore.DefaultPlaceEvaluations, "bound on the simulations of the tile-count search")
+	markRange(cmd.Flags(), "positive", "max-simulations")
 	return cmd
 }
 

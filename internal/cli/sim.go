@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/npukit/npukit"
 	"github.com/spf13/cobra"
 )
@@ -21,6 +23,9 @@ opens in ui.perfetto.dev or chrome://tracing.`,
 			a, err := openArg(args[0])
 			if err != nil {
 				return err
+			}
+			if msgs := kindFlagsUnused(cmd.Flags(), []*npukit.Artifact{a}); len(msgs) > 0 {
+				return usageErr("%s", strings.Join(msgs, "; "))
 			}
 			o, err := options()
 			if err != nil {

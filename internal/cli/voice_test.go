@@ -146,3 +146,36 @@ func TestOutputFlagOneMeaning(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagRangesAndKinds: a value out of range is refused like a negative
+// one (--dram-bw 0 is not "the default"); a flag of another kind is
+// refused (one file) or noted on stderr (several), never silently ignored.
+func TestFlagRangesAndKinds(t *testing.T) {
+	dir := demoFiles(t)
+	for _, c := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"sim", "demo_gemini_schedule.json", "--dram-bw", "0"}, 2, "--dram-bw 0: want a value greater than 0"},
+		{[]string{"sim", "demo_gemini_schedule.json", "--hop-latency", "-1"}, 2, "--hop-latency -1"},
+		{[]string{"edgetpu", "dma", "demo_edgetpu.tflite", "--pcie-gbps", "0"}, 2, "--pcie-gbps 0"},
+		{[]string{"edgetpu", "dma", "demo_edgetpu.tflite", "--pcie-gbps", "-3"}, 2, "--pcie-gbps -3"},
+		{[]string{"alloc", "demo_alloc.65536.csv", "--capacity", "-5"}, 2, "--capacity -5"},
+		{[]string{"sbuf", "place", "demo_sbuf_double_buffer.yaml", "--max-simulations", "0"}, 2, "--max-simulations 0"},
+		{[]string{"gemini", "realloc", "demo_gemini_schedule.json", "--budget", "-1s"}, 2, "--budget -1s: must not be negative"},
+		{[]string{"sim", "demo.neff", "--dram-bw", "5"}, 2, "--dram-bw applies to Gemini scheduler IR only, not to a NEFF"},
+		{[]string{"sim", "demo_gemini_schedule.json", "--dma-engines", "4"}, 2, "--dma-engines applies to NEFF"},
+		{[]string{"inspect", "demo.neff", "--layers"}, 0, "note: --layers applies to Gemini scheduler IR only"},
+		{[]string{"check", "demo_edgetpu.tflite", "--neff-runtime-major", "3"}, 0, "note: --neff-runtime-major applies to NEFF"},
+	} {
+		r := run(t, dir, c.args...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.stderr) {
+			t.Errorf("%v: want exit %d and %q: %s", c.args, c.code, c.stderr, r)
+		}
+	}
+	// A flag that applies to one of several files is no news.
+	if r := run(t, dir, "inspect", "demo.neff", "demo_gemini_schedule.json", "--layers"); r.code != 0 || r.stderr != "" {
+		t.Errorf("mixed inspect --layers: %s", r)
+	}
+}
