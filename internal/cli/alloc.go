@@ -18,6 +18,7 @@ import (
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
@@ -235,7 +236,11 @@ const allocFallbackTime = 10 * time.Second
 // progress reports explored nodes on stderr while a long solve runs, only
 // when stderr is a terminal and --quiet is off.
 func allocProgress(env *Env) (func(int64), func()) {
-	f, ok := env.Stderr.(*os.File)
+	w := env.Stderr
+	if tw, ok := w.(*termsafe.Writer); ok {
+		w = tw.W // the bar draws with carriage returns
+	}
+	f, ok := w.(*os.File)
 	if env.Quiet || !ok {
 		return nil, func() {}
 	}

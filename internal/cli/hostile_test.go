@@ -11,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/npukit/npukit/internal/termsafe"
+	"github.com/npukit/npukit/neff"
 )
 
 // runInput runs the command with stdin and a deadline: a hostile input
@@ -105,5 +108,47 @@ func TestUnpackedHeaderSymlinkRefused(t *testing.T) {
 	os.Symlink("/dev/zero", hj)
 	if r := runInput(t, nil, "inspect", u); r.code != 2 {
 		t.Errorf("header.json -> /dev/zero: %s", r)
+	}
+}
+
+// Names from inputs reached the terminal raw (escape sequences, newlines)
+// and a long name padded every table row. Text output now escapes control
+// characters and cuts long lines; --json keeps the name exact.
+func TestHostileNamesInTextOutput(t *testing.T) {
+	dir := t.TempDir()
+	evil := "evil\x1b[2J\x1b]0;owned\x07" + strings.Repeat("v", 1<<20)
+	b := neff.NewBuilder("names.neff")
+	sg := b.Subgraph("sg00")
+	sg.AddVar(evil, "input", 16)
+	sg.AddVar("y", "output", 16)
+	sg.AddQueue("q\x1b[31m", "in", 16, "sp")
+	sp := sg.Engine("sp", "SP")
+	sp.AddDMA("q\x1b[31m", "load", neff.Copy(evil, 0, []int64{16}, []int64{1}, "y", 0, []int64{16}, []int64{1}))
+	raw, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "names.neff")
+	os.WriteFile(f, raw, 0o644)
+	for _, args := range [][]string{{"inspect", f}, {"check", f}, {"neff", "dma", f}, {"sim", f}} {
+		r := runInput(t, nil, args...)
+		if r.code == 3 {
+			t.Errorf("%v: %s", args, r)
+		}
+		for _, out := range []string{r.stdout, r.stderr} {
+			if strings.ContainsRune(out, 0x1b) || strings.ContainsRune(out, 0x07) {
+				t.Errorf("%v: raw escape in output", args)
+			}
+			for _, line := range strings.Split(out, "\n") {
+				if len(line) > termsafe.MaxLine+64 {
+					t.Errorf("%v: line of %d bytes", args, len(line))
+					break
+				}
+			}
+		}
+	}
+	r := runInput(t, nil, "neff", "dma", "--json", f)
+	if !strings.Contains(r.stdout, `evil\u001b[2J`) {
+		t.Errorf("--json lost the exact name: %.300s", r.stdout)
 	}
 }

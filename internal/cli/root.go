@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -137,7 +138,11 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 			code = ExitUnexpected
 		}
 	}()
-	env := &Env{Stdout: stdout, Stderr: stderr}
+	// Text output escapes control characters and cuts overlong lines, so a
+	// name from an input cannot drive the terminal or flood it; --json
+	// output passes unchanged (JSON escapes for itself).
+	env := &Env{Stderr: &termsafe.Writer{W: stderr}}
+	env.Stdout = &termsafe.Writer{W: stdout, Skip: func() bool { return env.JSON }}
 	root := NewRoot(env)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -147,12 +152,12 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if ee.Err != nil {
-			fmt.Fprintf(stderr, "npukit: %v\n", ee.Err)
+			fmt.Fprintf(env.Stderr, "npukit: %v\n", ee.Err)
 		}
 		return ee.Code
 	}
 	// Errors cobra raises itself (unknown command, bad args) are usage errors.
-	fmt.Fprintf(stderr, "npukit: %v\n", err)
+	fmt.Fprintf(env.Stderr, "npukit: %v\n", err)
 	return ExitUsage
 }
 
