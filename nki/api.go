@@ -1,0 +1,976 @@
+package nki
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/npukit/npukit/nki/python"
+)
+
+// The stand-ins for the NKI modules. Facts from the public NKI API
+// reference (neuronxcc.nki.language / isa / compiler for Beta 1, nki.* for
+// the current API): tile_size constants, buffers, dtypes, the output shapes
+// of instructions, and the direct-allocation API of the direct allocation
+// guide (spec 002).
+
+var dtypes = []string{"float32", "bfloat16", "float16", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+	"tfloat32", "float8_e4m3", "float8_e5m2", "float8_e3m4", "float32r", "bool_", "float64", "int64"}
+
+// tileSizes are nl.tile_size (NKI API reference; total_available_sbuf_size
+// is 192 KiB - 16 KiB, the documented NeuronCore-v2 figure).
+var tileSizes = map[string]int64{"pmax": 128, "psum_fmax": 512, "gemm_stationary_fmax": 128, "gemm_moving_fmax": 512,
+	"bn_stats_fmax": 512, "total_available_sbuf_size": 180224, "psum_partition_size": 128}
+
+func (in *interp) nlModule(name string) *Module {
+	m := &Module{Name: name, Attrs: map[string]Value{}}
+	for _, d := range dtypes {
+		m.Attrs[d] = DType(d)
+	}
+	m.Attrs["bool"] = DType("bool_")
+	m.Attrs["float8_e4m3fn"] = DType("float8_e4m3")
+	for _, b := range []string{"sbuf", "psum", "hbm", "shared_hbm", "private_hbm"} {
+		m.Attrs[b] = &BufferVal{Kind: b}
+	}
+	ts := &Module{Name: "nl.tile_size", Attrs: map[string]Value{}}
+	for k, v := range tileSizes {
+		ts.Attrs[k] = v
+	}
+	m.Attrs["tile_size"] = ts
+	m.Attrs["NKIObject"] = &Class{Name: "NKIObject", Attrs: map[string]Value{}}
+	m.Attrs["par_dim"] = bi("nl.par_dim", func(c *callCtx) Value { return &ParDim{N: c.int(0, "size")} })
+	m.Attrs["affine_range"] = bi("nl.affine_range", func(c *callCtx) Value { return c.in.tr.makeRange(c, "affine_range") })
+	m.Attrs["sequential_range"] = bi("nl.sequential_range", func(c *callCtx) Value { return c.in.tr.makeRange(c, "sequential_range") })
+	m.Attrs["static_range"] = bi("nl.static_range", func(c *callCtx) Value { return c.in.tr.makeRange(c, "static_range") })
+	m.Attrs["arange"] = bi("nl.arange", func(c *callCtx) Value {
+		r := c.in.tr.makeRange(c, "arange").(*RangeVal)
+		return &Grid{Shape: []int64{r.Len()}}
+	})
+	m.Attrs["mgrid"] = &mgridVal{}
+	m.Attrs["ds"] = bi("nl.ds", func(c *callCtx) Value {
+		return &DSlice{Start: c.need(0, "start"), Size: c.int(1, "size")}
+	})
+	m.Attrs["program_id"] = bi("nl.program_id", func(c *callCtx) Value {
+		ax := c.int(0, "axis")
+		c.in.tr.pidQueries[ax]++
+		if ax >= 0 && int(ax) < len(c.in.tr.programID) {
+			return c.in.tr.programID[ax]
+		}
+		return int64(0)
+	})
+	m.Attrs["num_programs"] = bi("nl.num_programs", func(c *callCtx) Value {
+		g := c.in.tr.grid
+		if !c.has(0, "axes") {
+			n := int64(1)
+			for _, x := range g {
+				n *= x
+			}
+			return n
+		}
+		ax := c.int(0, "axes")
+		if ax >= 0 && int(ax) < len(g) {
+			return g[ax]
+		}
+		return int64(1)
+	})
+	m.Attrs["program_ndim"] = bi("nl.program_ndim", func(c *callCtx) Value { return int64(len(c.in.tr.grid)) })
+	m.Attrs["device_print"] = bi("nl.device_print", func(c *callCtx) Value { return nil })
+	m.Attrs["random_seed"] = bi("nl.random_seed", func(c *callCtx) Value { return nil })
+	m.Attrs["dtype"] = &typeVal{Name: "nl.dtype", Fn: func(c *callCtx) Value { return DType(str(c.need(0, "name"))) }}
+	for _, d := range []string{"ndarray", "zeros", "ones", "full", "rand", "zeros_like", "empty_like", "ones_like", "shared_constant", "shared_identity_matrix"} {
+		d := d
+		m.Attrs[d] = bi("nl."+d, func(c *callCtx) Value { return c.in.tr.declareCall(c, d) })
+	}
+	for fn := range nlOps {
+		fn := fn
+		m.Attrs[fn] = bi("nl."+fn, func(c *callCtx) Value { return c.in.tr.op(c, "nl."+fn, nlOps[fn]) })
+	}
+	return m
+}
+
+// nlOps maps nl functions to their output-shape rule.
+var nlOps = map[string]string{
+	"load": "src", "copy": "src", "store": "store", "load_transpose2d": "transpose2d", "matmul": "matmul", "transpose": "transpose",
+	"exp": "unary", "log": "unary", "rsqrt": "unary", "sqrt": "unary", "square": "unary", "tanh": "unary", "sigmoid": "unary",
+	"relu": "unary", "gelu": "unary", "gelu_apprx_tanh": "unary", "gelu_apprx_sigmoid": "unary", "silu": "unary", "negative": "unary",
+	"abs": "unary", "reciprocal": "unary", "softmax": "unary", "dropout": "unary", "erf": "unary", "sign": "unary", "invert": "unary",
+	"add": "binary", "subtract": "binary", "multiply": "binary", "divide": "binary", "maximum": "binary", "minimum": "binary",
+	"power": "binary", "equal": "binary", "not_equal": "binary", "greater": "binary", "greater_equal": "binary", "less": "binary",
+	"less_equal": "binary", "logical_and": "binary", "logical_or": "binary", "bitwise_and": "binary", "bitwise_or": "binary",
+	"sum": "reduce", "max": "reduce", "min": "reduce", "mean": "reduce", "prod": "reduce", "all": "reduce",
+	"broadcast_to": "broadcast_to", "loop_reduce": "loop_reduce", "where": "where",
+}
+
+// nisaOps maps nisa instructions to their output-shape rule (Beta 1
+// returns the result; the current API writes dst).
+var nisaOps = map[string]string{
+	"nc_matmul": "nc_matmul", "nc_transpose": "nc_transpose", "activation": "data", "activation_reduce": "data",
+	"tensor_tensor": "tensor_tensor", "tensor_scalar": "data", "tensor_reduce": "reduce", "tensor_copy": "src",
+	"reciprocal": "data", "tensor_tensor_scan": "data0", "bn_stats": "bn_stats", "bn_aggr": "bn_aggr", "memset": "memset",
+	"iota": "iota", "affine_select": "affine_select", "scalar_tensor_tensor": "data", "tensor_scalar_reduce": "data",
+	"dma_copy": "dma", "dma_transpose": "dma", "tensor_partition_reduce": "data", "range_select": "data",
+	"nc_stream_shuffle": "dma", "select_reduce": "data", "exponential": "data", "tensor_copy_predicated": "dma",
+	"sendrecv": "dma",
+}
+
+// currentKwargs are the documented keyword parameters of current-API
+// instructions that kernels are known to misuse (tracing with any other
+// keyword is an error, as on the real frontend).
+var currentKwargs = map[string][]string{
+	"tensor_copy": {"dst", "src", "engine", "name"},
+}
+
+type mgridVal struct{}
+
+func (in *interp) nisaModule(name string) *Module {
+	m := &Module{Name: name, Attrs: map[string]Value{}}
+	for fn := range nisaOps {
+		fn := fn
+		m.Attrs[fn] = bi("nisa."+fn, func(c *callCtx) Value { return c.in.tr.op(c, "nisa."+fn, nisaOps[fn]) })
+	}
+	ver := &Class{Name: "nc_version", Attrs: map[string]Value{}, Enum: true}
+	for i, g := range []string{"gen1", "gen2", "gen3", "gen4"} {
+		ver.Attrs[g] = &enumMember{Class: ver, Name: g, Value: int64(i + 1)}
+	}
+	m.Attrs["nc_version"] = ver
+	m.Attrs["get_nc_version"] = bi("nisa.get_nc_version", func(c *callCtx) Value {
+		c.in.tr.ncQueries++
+		v := c.in.tr.ncVersion
+		if v == "" {
+			v = "gen2"
+		}
+		if e, ok := ver.Attrs[v]; ok {
+			return e
+		}
+		c.fail("unknown NeuronCore version %q", v)
+		return nil
+	})
+	for _, e := range []string{"tensor_engine", "vector_engine", "scalar_engine", "gpsimd_engine", "sync_engine", "unknown_engine"} {
+		m.Attrs[e] = "engine:" + strings.TrimSuffix(e, "_engine")
+	}
+	m.Attrs["engine"] = &Module{Name: name + ".engine", Attrs: map[string]Value{"tensor": "engine:tensor", "vector": "engine:vector",
+		"scalar": "engine:scalar", "gpsimd": "engine:gpsimd", "sync": "engine:sync", "unknown": "engine:unknown", "activation": "engine:scalar"}}
+	rc := &Module{Name: name + ".reduce_cmd", Attrs: map[string]Value{}}
+	for _, k := range []string{"idle", "reset", "reset_reduce", "reduce", "load_reduce"} {
+		rc.Attrs[k] = "reduce_cmd:" + k
+	}
+	m.Attrs["reduce_cmd"] = rc
+	return m
+}
+
+func (in *interp) nccModule(name string) *Module {
+	mk := func(buf string) *Module {
+		return &Module{Name: name + "." + buf, Attrs: map[string]Value{
+			"alloc": bi(buf+".alloc", func(c *callCtx) Value {
+				return &BufferVal{Kind: buf, Alloc: buf + ".alloc", Func: c.need(0, "func")}
+			}),
+			"mod_alloc":  bi(buf+".mod_alloc", func(c *callCtx) Value { return c.in.tr.modAlloc(c, buf) }),
+			"auto_alloc": bi(buf+".auto_alloc", func(c *callCtx) Value { return &BufferVal{Kind: buf} }),
+		}}
+	}
+	deco := bi(name+".decorator", func(c *callCtx) Value {
+		if len(c.args) == 1 {
+			if _, ok := c.args[0].(*Func); ok {
+				return c.args[0]
+			}
+		}
+		return bi("decorator", func(c2 *callCtx) Value { return c2.need(0, "f") })
+	})
+	return &Module{Name: name, Attrs: map[string]Value{
+		"sbuf": mk("sbuf"), "psum": mk("psum"),
+		"skip_middle_end_transformations": deco, "enable_stack_allocator": deco, "force_auto_alloc": deco,
+		"no_reorder": bi(name+".no_reorder", func(c *callCtx) Value { return nil }),
+	}}
+}
+
+// modAlloc records mod_alloc arguments (direct allocation guide, spec 002).
+func (t *tracer) modAlloc(c *callCtx, buf string) Value {
+	args := map[string]Value{}
+	names := []string{"base_addr", "base_partition", "num_par_tiles", "num_free_tiles"}
+	if buf == "psum" {
+		names = []string{"base_bank", "base_addr", "base_partition", "num_bank_tiles", "num_par_tiles", "num_free_tiles"}
+	}
+	for i, n := range names {
+		v := c.arg(i, n, nil)
+		if v == nil {
+			if strings.HasPrefix(n, "num_") {
+				v = Tuple{}
+			} else {
+				v = int64(0)
+			}
+		}
+		if l, ok := v.(*List); ok {
+			v = Tuple(l.Items)
+		}
+		args[n] = v
+	}
+	for _, k := range c.kw {
+		found := false
+		for _, n := range names {
+			if n == k.Name {
+				found = true
+			}
+		}
+		if !found {
+			c.fail("unexpected keyword %q", k.Name)
+		}
+	}
+	return &BufferVal{Kind: buf, Alloc: buf + ".mod_alloc", Args: args}
+}
+
+func (t *tracer) makeRange(c *callCtx, kind string) Value {
+	var start, stop, step int64 = 0, 0, 1
+	ints := func(i int, name string) int64 {
+		v := c.arg(i, name, nil)
+		n, ok := asInt(v)
+		if !ok {
+			if _, sym := v.(*Sym); sym {
+				c.in.fail(c.pos, kind+" bound", "depends on a symbolic loop index")
+			}
+			c.fail("bound of type %s", typeName(v))
+		}
+		return n
+	}
+	switch {
+	case len(c.args) >= 3:
+		start, stop, step = ints(0, "start"), ints(1, "stop"), ints(2, "step")
+	case len(c.args) == 2:
+		start, stop = ints(0, "start"), ints(1, "stop")
+	case len(c.args) == 1:
+		stop = ints(0, "stop")
+	default:
+		if c.has(-1, "stop") {
+			stop = ints(-1, "stop")
+			if c.has(-1, "start") {
+				start = ints(-1, "start")
+			}
+		} else {
+			c.fail("range without a stop")
+		}
+	}
+	if step == 0 {
+		c.in.raise(c.pos, "ValueError", "range() arg 3 must not be zero")
+	}
+	sym := t.api == "beta1" && (kind == "affine_range" || kind == "sequential_range")
+	return &RangeVal{Kind: kind, Start: start, Stop: stop, Step: step, Symbolic: sym}
+}
+
+// ---- attributes and items of NKI values ----
+
+func (t *tracer) attr(in *interp, obj Value, name string, pos python.Pos) (Value, bool) {
+	switch o := obj.(type) {
+	case *Tensor, *View, *Tile:
+		shape, _ := shapeOf(o)
+		switch name {
+		case "shape":
+			return shapeTuple(shape), true
+		case "dtype":
+			return dtypeOf(o), true
+		case "ndim":
+			return int64(len(shape)), true
+		case "buffer":
+			return &BufferVal{Kind: bufferOf(o)}, true
+		case "broadcast_to":
+			return bi("tile.broadcast_to", func(c *callCtx) Value {
+				s, _, _ := c.in.shapeArg(c.need(0, "shape"), c.node, "broadcast_to")
+				return c.in.tr.result(c, "tile.broadcast_to", s, dtypeOf(o), "sbuf", "given shape", []Value{o})
+			}), true
+		case "reshape":
+			return bi("tensor.reshape", func(c *callCtx) Value {
+				arg := c.need(0, "shape")
+				if len(c.args) > 1 {
+					arg = Tuple(c.args)
+				}
+				s, _, _ := c.in.shapeArg(arg, c.node, "reshape")
+				if prod(s) != prod(shape) {
+					c.fail("cannot reshape %v to %v", shape, s)
+				}
+				base := baseTensor(o)
+				if base == nil {
+					c.fail("reshape of an unbound tile")
+				}
+				return &View{T: base, Shape: s, DType: dtypeOf(o)}
+			}), true
+		case "astype":
+			return bi("tensor.astype", func(c *callCtx) Value {
+				d, ok := c.need(0, "dtype").(DType)
+				if !ok {
+					c.fail("astype of a non-dtype")
+				}
+				base := baseTensor(o)
+				return &View{T: base, Shape: shape, DType: d}
+			}), true
+		case "itemsize":
+			return int64(dtypeOf(o).Size()), true
+		case "name":
+			if ten, ok := o.(*Tensor); ok {
+				if ten.Arg != "" {
+					return ten.Arg, true
+				}
+				if ten.Rec != nil {
+					return ten.Rec.Name, true
+				}
+			}
+			return "", true
+		}
+	case DType:
+		if name == "itemsize" {
+			return int64(o.Size()), true
+		}
+	case *MGrid:
+		switch name {
+		case "p":
+			return o.Grids[0], true
+		case "x":
+			if len(o.Grids) > 1 {
+				return o.Grids[1], true
+			}
+		case "y":
+			if len(o.Grids) > 2 {
+				return o.Grids[2], true
+			}
+		}
+	case *BufferVal:
+		if name == "name" {
+			return o.Kind, true
+		}
+	}
+	return nil, false
+}
+
+func bufferOf(v Value) string {
+	switch x := v.(type) {
+	case *Tensor:
+		return x.Buffer
+	case *View:
+		return x.T.Buffer
+	case *Tile:
+		return x.Buffer
+	}
+	return ""
+}
+
+func baseTensor(v Value) *Tensor {
+	switch x := v.(type) {
+	case *Tensor:
+		return x
+	case *View:
+		return x.T
+	case *Tile:
+		return x.T
+	}
+	return nil
+}
+
+func (t *tracer) item(in *interp, obj, idx Value, node python.Node) (Value, bool) {
+	switch o := obj.(type) {
+	case *mgridVal:
+		var items []Value
+		if tu, ok := idx.(Tuple); ok {
+			items = tu
+		} else {
+			items = []Value{idx}
+		}
+		var dims []int64
+		for _, it := range items {
+			s, ok := it.(*SliceVal)
+			if !ok {
+				in.fail(node.At(), "nl.mgrid index", "mgrid takes slices")
+			}
+			lo, _ := asInt(s.Lower)
+			hi, ok := asInt(s.Upper)
+			if !ok {
+				in.fail(node.At(), "nl.mgrid index", "bounds must be integers known at trace time")
+			}
+			step := int64(1)
+			if s.Step != nil {
+				step, _ = asInt(s.Step)
+			}
+			dims = append(dims, (&RangeVal{Start: lo, Stop: hi, Step: step}).Len())
+		}
+		g := &MGrid{}
+		for range dims {
+			g.Grids = append(g.Grids, &Grid{Shape: dims})
+		}
+		return g, true
+	case *Grid:
+		return &Grid{Shape: in.indexShape(o.Shape, idx, node)}, true
+	case *Tensor, *View, *Tile:
+		base := baseTensor(o)
+		if base == nil {
+			if tile, ok := o.(*Tile); ok {
+				// an unbound result indexed at once: index its shape
+				return &Tile{Shape: in.indexShape(tile.Shape, idx, node), DType: tile.DType, Buffer: tile.Buffer, Fn: tile.Fn, Site: tile.Site}, true
+			}
+		}
+		shape, _ := shapeOf(o)
+		s := in.indexShape(shape, idx, node)
+		if t.api == "beta1" && base.onChip() && len(s) < 2 {
+			for len(s) < 2 {
+				s = append(s, 1)
+			}
+		}
+		return &View{T: base, Shape: s, DType: dtypeOf(o)}, true
+	}
+	return nil, false
+}
+
+// ---- kernel arguments and declarations ----
+
+func (t *tracer) declareCall(c *callCtx, fn string) Value {
+	in := c.in
+	var shape []int64
+	block := 0
+	marked := false
+	var dt DType
+	buffer := &BufferVal{Kind: "sbuf"}
+	api := "nl." + fn
+	switch fn {
+	case "zeros_like", "empty_like", "ones_like":
+		src := c.need(0, "a")
+		s, ok := shapeOf(src)
+		if !ok {
+			c.fail("argument is not a tensor")
+		}
+		shape = append([]int64{}, s...)
+		dt = dtypeOf(src)
+		if b := bufferOf(src); b != "" {
+			buffer = &BufferVal{Kind: b}
+		}
+	case "shared_constant":
+		cv := c.need(0, "constant")
+		s, ok := shapeOf(cv)
+		if !ok {
+			c.fail("constant of type %s (npukit models tensors, not numpy arrays)", typeName(cv))
+		}
+		shape = s
+		buffer = &BufferVal{Kind: "shared_hbm"}
+	case "shared_identity_matrix":
+		n := c.int(0, "n")
+		shape = []int64{n, n}
+		buffer = &BufferVal{Kind: "shared_hbm"}
+	default:
+		shape, block, marked = in.shapeArg(c.need(0, "shape"), c.node, api)
+	}
+	dtPos := 1
+	if fn == "full" {
+		dtPos = 2
+	}
+	if fn == "shared_identity_matrix" {
+		dtPos = 1
+	}
+	if v := c.arg(dtPos, "dtype", nil); v != nil {
+		d, ok := v.(DType)
+		if !ok {
+			if o, isOp := v.(*Opaque); isOp {
+				d = DType(strings.TrimPrefix(o.What, "numpy."))
+				ok = d.Size() > 0
+			}
+		}
+		if !ok {
+			c.fail("dtype of type %s", typeName(v))
+		}
+		dt = d
+	}
+	if dt == "" && fn != "shared_identity_matrix" {
+		c.fail("missing dtype")
+	}
+	if dt == "" {
+		dt = "float32"
+	}
+	if v := c.arg(-1, "buffer", nil); v != nil {
+		b, ok := v.(*BufferVal)
+		if !ok {
+			c.fail("buffer of type %s", typeName(v))
+		}
+		buffer = b
+	}
+	ten := &Tensor{Shape: shape, DType: dt, Buffer: buffer.Kind}
+	if marked {
+		ten.BlockDims = block
+	}
+	var alloc *Alloc
+	if ten.onChip() {
+		if len(shape) == 0 {
+			c.fail("on-chip tensor without dimensions")
+		}
+		alloc = &Alloc{Kind: "auto"}
+		if addr := c.arg(-1, "address", nil); addr != nil {
+			if t.api == "beta1" {
+				c.fail("address= is the current API's direct allocation; Beta 1 uses ncc.sbuf.alloc/mod_alloc")
+			}
+			items := in.iterate(addr, c.node)
+			if len(items) != 2 {
+				c.fail("address must be (partition, byte_offset)")
+			}
+			p, ok1 := asInt(items[0])
+			b, ok2 := asInt(items[1])
+			if !ok1 || !ok2 {
+				c.fail("address of %s and %s is not known at trace time", typeName(items[0]), typeName(items[1]))
+			}
+			alloc = &Alloc{Kind: "address", Partition: &p, Offset: &b}
+		}
+		if buffer.Alloc != "" {
+			alloc = t.allocTiles(c, ten, buffer)
+		}
+	}
+	t.declare(in, c.pos, api, ten, alloc)
+	if fn == "zeros" || fn == "ones" || fn == "full" || fn == "rand" {
+		t.callRecord(in, c.pos, api, nil, []Value{ten}, false)
+	}
+	return ten
+}
+
+// allocTiles evaluates a Beta-1 allocator for every logical tile.
+func (t *tracer) allocTiles(c *callCtx, ten *Tensor, b *BufferVal) *Alloc {
+	blocks := ten.Shape[:ten.BlockDims]
+	n := prod(blocks)
+	if n > 1<<16 {
+		c.fail("%d logical tiles is over the bound", n)
+	}
+	pdim := ten.Shape[ten.BlockDims]
+	fdim := prod(ten.Shape[ten.BlockDims+1:]) * int64(ten.DType.Size())
+	a := &Alloc{Kind: b.Alloc}
+	if b.Args != nil {
+		a.Args = b.Args
+	}
+	if f, ok := b.Func.(*Func); ok {
+		a.Func = f.QualName
+	}
+	seen := map[string]bool{}
+	for lin := int64(0); lin < n; lin++ {
+		idx := make([]int64, len(blocks))
+		r := lin
+		for d := len(blocks) - 1; d >= 0; d-- {
+			idx[d] = r % blocks[d]
+			r /= blocks[d]
+		}
+		var loc []int64
+		if b.Func != nil {
+			c.in.inCallback++
+			v := c.in.call(b.Func, nil, []kwarg{{"idx", shapeTuple(idx)}, {"pdim_size", pdim}, {"fdim_size", fdim}}, c.pos, nil)
+			c.in.inCallback--
+			items := c.in.iterate(v, c.node)
+			want := 2
+			if b.Kind == "psum" {
+				want = 3
+			}
+			if len(items) != want {
+				c.fail("allocation function returned %d values, %s needs %d", len(items), b.Alloc, want)
+			}
+			for _, it := range items {
+				x, ok := asInt(it)
+				if !ok {
+					c.fail("allocation function returned %s", typeName(it))
+				}
+				loc = append(loc, x)
+			}
+		} else {
+			mod := func(base, shape Value, scale int64) int64 {
+				bv, _ := asInt(base)
+				var sh []int64
+				for _, s := range c.in.iterate(shape, c.node) {
+					x, ok := asInt(s)
+					if !ok || x <= 0 {
+						c.fail("tile count %s must be a positive integer", repr(s))
+					}
+					sh = append(sh, x)
+				}
+				if len(sh) == 0 {
+					sh = make([]int64, len(idx))
+					for i := range sh {
+						sh[i] = 1
+					}
+				}
+				// the reference modulo allocator: zip(idx, shape) then a
+				// row-major linear index over the whole shape
+				var linv int64
+				for d := 0; d < len(idx) && d < len(sh); d++ {
+					linv += (idx[d] % sh[d]) * prod(sh[d+1:])
+				}
+				return bv + linv*scale
+			}
+			if b.Kind == "psum" {
+				loc = []int64{mod(b.Args["base_bank"], b.Args["num_bank_tiles"], 1)}
+			}
+			loc = append(loc, mod(b.Args["base_partition"], b.Args["num_par_tiles"], pdim), mod(b.Args["base_addr"], b.Args["num_free_tiles"], fdim))
+		}
+		seen[fmt.Sprint(loc)] = true
+		a.Tiles = append(a.Tiles, append(append([]int64{}, idx...), loc...))
+	}
+	a.PhysicalTiles = len(seen)
+	return a
+}
+
+// ---- instructions ----
+
+func (t *tracer) result(c *callCtx, fn string, shape []int64, dt DType, buffer, rule string, reads []Value) Value {
+	t.callRecord(c.in, c.pos, fn, reads, nil, false)
+	rec := t.cBySite[c.in.site(c.pos).String()+"|"+fn]
+	return &Tile{Shape: shape, DType: dt, Buffer: buffer, Fn: fn, Site: c.in.site(c.pos), Rule: rule, call: rec}
+}
+
+func (t *tracer) op(c *callCtx, fn, rule string) Value {
+	in := c.in
+	short := fn[strings.IndexByte(fn, '.')+1:]
+	current := t.api == "current"
+	if current {
+		if allowed, ok := currentKwargs[short]; ok && strings.HasPrefix(fn, "nisa.") {
+			for _, k := range c.kw {
+				okk := false
+				for _, a := range allowed {
+					if a == k.Name {
+						okk = true
+					}
+				}
+				if !okk {
+					c.in.fail(c.pos, "call of "+fn, "got an unexpected keyword argument %q (documented signature: (%s))", k.Name, strings.Join(allowed, ", "))
+				}
+			}
+		}
+	}
+	var tensors []Value
+	for _, a := range c.args {
+		if isTensorish(a) {
+			tensors = append(tensors, a)
+		}
+	}
+	for _, k := range c.kw {
+		if isTensorish(k.Value) && k.Name != "dst" && k.Name != "mask" {
+			tensors = append(tensors, k.Value)
+		}
+	}
+	dtArg := func(def DType) DType {
+		if v, ok := c.arg(-1, "dtype", nil).(DType); ok {
+			return v
+		}
+		return def
+	}
+	operand := func(i int, name string) Value {
+		v := c.arg(i, name, nil)
+		if v == nil {
+			c.fail("missing operand %s", name)
+		}
+		return v
+	}
+	shp := func(v Value) []int64 { return in.tileShape(v, c.node, "call of "+fn) }
+
+	// the current API and DMA/store calls write a destination
+	if rule == "store" {
+		dst := operand(0, "dst")
+		val := c.arg(1, "value", nil)
+		t.callRecord(in, c.pos, fn, []Value{val}, []Value{dst}, false)
+		return nil
+	}
+	if rule == "dma" || current {
+		dst := c.arg(0, "dst", nil)
+		reads := tensors
+		if len(reads) > 0 && reads[0] == dst {
+			reads = reads[1:]
+		}
+		if current && fn == "nl.load" {
+			// current-API nl.load still returns a tile
+		} else if current || rule == "dma" {
+			t.callRecord(in, c.pos, fn, reads, []Value{dst}, c.arg(-1, "accumulate", false) == true)
+			return nil
+		}
+	}
+	switch rule {
+	case "src":
+		src := operand(0, "src")
+		buf := "sbuf"
+		if short == "tensor_copy" || short == "copy" {
+			buf = "sbuf"
+		}
+		return t.result(c, fn, shp(src), dtArg(dtypeOf(src)), buf, "shape of src", tensors)
+	case "transpose2d":
+		s := shp(operand(0, "src"))
+		if len(s) != 2 {
+			c.fail("load_transpose2d of a %d-D tensor", len(s))
+		}
+		return t.result(c, fn, []int64{s[1], s[0]}, dtArg(dtypeOf(c.args[0])), "sbuf", "load_transpose2d", tensors)
+	case "matmul":
+		x, y := operand(0, "x"), operand(1, "y")
+		xs, ys := shp(x), shp(y)
+		if len(xs) != 2 || len(ys) != 2 {
+			c.fail("matmul of shapes %v and %v", xs, ys)
+		}
+		m := xs[0]
+		if tx, _ := c.arg(-1, "transpose_x", false).(bool); tx {
+			m = xs[1]
+		}
+		return t.result(c, fn, []int64{m, ys[1]}, "float32", "psum", "matmul", tensors)
+	case "transpose":
+		x := operand(0, "x")
+		s := shp(x)
+		r := make([]int64, len(s))
+		for i := range s {
+			r[i] = s[len(s)-1-i]
+		}
+		return t.result(c, fn, r, dtArg(dtypeOf(x)), "psum", "transpose", tensors)
+	case "unary", "binary", "tensor_tensor", "where":
+		var shape []int64
+		var dt DType
+		for _, v := range tensors {
+			s := shp(v)
+			if shape == nil {
+				shape, dt = s, dtypeOf(v)
+				continue
+			}
+			b, ok := broadcast(shape, s)
+			if !ok {
+				b, ok = partitionBroadcast(shape, s)
+				if !ok {
+					c.fail("operands of shapes %v and %v do not broadcast", shape, s)
+				}
+			}
+			shape = b
+		}
+		if shape == nil {
+			c.fail("no tensor operand")
+		}
+		return t.result(c, fn, shape, dtArg(dt), "sbuf", "broadcast", tensors)
+	case "reduce":
+		data := operand(0, "x")
+		if strings.HasPrefix(fn, "nisa.") {
+			data = operand(1, "data")
+		}
+		s := shp(data)
+		axis := c.arg(1, "axis", nil)
+		if strings.HasPrefix(fn, "nisa.") {
+			axis = c.arg(2, "axis", nil)
+		}
+		var axes []int64
+		switch a := axis.(type) {
+		case int64:
+			axes = []int64{a}
+		case Tuple, *List:
+			for _, x := range in.iterate(a, c.node) {
+				n, ok := asInt(x)
+				if !ok {
+					c.fail("axis of type %s", typeName(x))
+				}
+				axes = append(axes, n)
+			}
+		default:
+			c.fail("axis of type %s", typeName(axis))
+		}
+		keep, _ := c.arg(-1, "keepdims", false).(bool)
+		var out []int64
+		for d, n := range s {
+			red := false
+			for _, a := range axes {
+				if a == int64(d) || a+int64(len(s)) == int64(d) {
+					red = true
+				}
+			}
+			if !red {
+				out = append(out, n)
+			} else if keep {
+				out = append(out, 1)
+			}
+		}
+		return t.result(c, fn, out, dtArg(dtypeOf(data)), "sbuf", "reduction", tensors)
+	case "broadcast_to":
+		s, _, _ := in.shapeArg(operand(1, "shape"), c.node, fn)
+		return t.result(c, fn, s, dtArg(dtypeOf(c.args[0])), "sbuf", "broadcast_to", tensors)
+	case "loop_reduce":
+		x := operand(0, "x")
+		return t.result(c, fn, shp(x), dtArg(dtypeOf(x)), "sbuf", "shape of x", tensors)
+	case "nc_matmul":
+		st, mv := operand(0, "stationary"), operand(1, "moving")
+		ss, ms := shp(st), shp(mv)
+		if len(ss) < 2 || len(ms) < 2 {
+			c.fail("nc_matmul of shapes %v and %v", ss, ms)
+		}
+		return t.result(c, fn, []int64{ss[len(ss)-1], ms[len(ms)-1]}, "float32", "psum", "stationary free x moving free, fp32 PSUM", tensors)
+	case "nc_transpose":
+		d := operand(0, "data")
+		s := shp(d)
+		if len(s) != 2 {
+			c.fail("nc_transpose of a %d-D tile", len(s))
+		}
+		buf := "psum"
+		if e, _ := c.arg(-1, "engine", nil).(string); e == "engine:vector" {
+			buf = "sbuf"
+		}
+		return t.result(c, fn, []int64{s[1], s[0]}, dtArg(dtypeOf(d)), buf, "transpose on tensor engine", tensors)
+	case "data", "data0":
+		var d Value
+		switch short {
+		case "activation", "activation_reduce":
+			d = operand(1, "data")
+		case "tensor_tensor_scan":
+			d = operand(0, "data0")
+		default:
+			d = c.arg(0, "data", nil)
+			if d == nil {
+				d = c.arg(-1, "src", nil)
+			}
+			if d == nil {
+				c.fail("missing operand data")
+			}
+		}
+		return t.result(c, fn, shp(d), dtArg(dtypeOf(d)), "sbuf", "shape of data", tensors)
+	case "bn_stats":
+		d := operand(0, "data")
+		s := shp(d)
+		return t.result(c, fn, []int64{s[0], 6}, dtArg(dtypeOf(d)), "sbuf", "bn_stats", tensors)
+	case "bn_aggr":
+		d := operand(0, "data")
+		s := shp(d)
+		return t.result(c, fn, []int64{s[0], 2}, dtArg(dtypeOf(d)), "sbuf", "bn_aggr", tensors)
+	case "memset":
+		s, _, _ := in.shapeArg(operand(0, "shape"), c.node, fn)
+		return t.result(c, fn, s, dtArg("float32"), "sbuf", "given shape", tensors)
+	case "iota":
+		e := operand(0, "expr")
+		return t.result(c, fn, shp(e), dtArg("int32"), "sbuf", "shape of expr", tensors)
+	case "affine_select":
+		d := operand(1, "on_true_tile")
+		return t.result(c, fn, shp(d), dtArg(dtypeOf(d)), "sbuf", "shape of on_true_tile", tensors)
+	}
+	c.fail("instruction not modelled")
+	return nil
+}
+
+// partitionBroadcast allows (P, 1)-style operands against (P, F...) where
+// numpy's trailing alignment would not (NKI broadcasts along the free
+// dimensions of a partition-aligned tile).
+func partitionBroadcast(a, b []int64) ([]int64, bool) {
+	if len(a) == 0 || len(b) == 0 || a[0] != b[0] {
+		return nil, false
+	}
+	if prod(a[1:]) == 1 {
+		return b, true
+	}
+	if prod(b[1:]) == 1 {
+		return a, true
+	}
+	return nil, false
+}
+
+var opNames = map[string]string{"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "//": "floor_divide",
+	"%": "mod", "**": "power", "&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor", "<": "less", ">": "greater",
+	"<=": "less_equal", ">=": "greater_equal", "==": "equal", "!=": "not_equal", "neg": "negative", "@": "matmul"}
+
+// tensorOp is a Python operator on tiles (Beta 1: an instruction).
+func (t *tracer) tensorOp(in *interp, op string, l, r Value, node python.Node) Value {
+	if t.api != "beta1" {
+		in.fail(node.At(), fmt.Sprintf("operator %s on tensors", op), "the current NKI API has no tensor arithmetic")
+	}
+	name := opNames[op]
+	if name == "" {
+		in.fail(node.At(), "operator "+op+" on tiles", "not modelled")
+	}
+	fn := "operator." + name
+	ls, lok := shapeOf(l)
+	rs, rok := shapeOf(r)
+	var shape []int64
+	var dt DType
+	rule := "broadcast"
+	var reads []Value
+	switch {
+	case lok && rok:
+		b, ok := broadcast(ls, rs)
+		if !ok {
+			b, ok = partitionBroadcast(ls, rs)
+			rule = "partition-aligned broadcast"
+			if !ok {
+				in.fail(node.At(), fn, "operands of shapes %v and %v do not broadcast", ls, rs)
+			}
+		}
+		shape = b
+		dt = dtypeOf(l)
+		if !isTensorish(l) {
+			dt = dtypeOf(r)
+		}
+		reads = []Value{l, r}
+	case lok:
+		shape, dt, reads = ls, dtypeOf(l), []Value{l}
+	default:
+		shape, dt, reads = rs, dtypeOf(r), []Value{r}
+	}
+	var tensors []Value
+	for _, v := range reads {
+		if isTensorish(v) {
+			tensors = append(tensors, v)
+		}
+	}
+	pos := node.At()
+	t.callRecord(in, pos, fn, tensors, nil, false)
+	return &Tile{Shape: shape, DType: dt, Buffer: "sbuf", Fn: fn, Site: in.site(pos), Rule: rule}
+}
+
+// store is t[idx] = value.
+func (t *tracer) store(in *interp, obj, idx, v Value, node python.Node) {
+	dst := in.getItem(obj, idx, node)
+	switch x := v.(type) {
+	case *Tile:
+		if x.Rec == nil {
+			return // the instruction writes the destination directly
+		}
+		t.callRecord(in, node.At(), "assign(copy)", []Value{x}, []Value{dst}, false)
+	case *Tensor, *View:
+		t.callRecord(in, node.At(), "assign(copy)", []Value{x}, []Value{dst}, false)
+	case int64, float64, bool:
+		t.callRecord(in, node.At(), "assign(scalar)", nil, []Value{dst}, false)
+	case nil:
+		// current API: the instruction wrote dst itself
+	default:
+		in.fail(node.At(), "assignment of a "+typeName(v)+" to a tensor", "not supported")
+	}
+}
+
+// accumulate is t += value.
+func (t *tracer) accumulate(in *interp, dst, rhs Value, op string, node python.Node, _ string) {
+	if tile, ok := rhs.(*Tile); ok && tile.Rec == nil && op == "+" {
+		if tile.call != nil {
+			tile.call.Accumulate = true
+		}
+		return
+	}
+	name := "operator.i" + map[string]string{"+": "add", "-": "sub", "*": "mul"}[op]
+	t.callRecord(in, node.At(), name, []Value{dst, rhs}, []Value{dst}, false)
+}
+
+// bind records a Beta-1 instruction result bound to a name as an implicit
+// tile (the compiler allocates it).
+func (t *tracer) bind(in *interp, v Value, name string, src python.Expr) Value {
+	tile, ok := v.(*Tile)
+	if !ok {
+		if ten, ok := v.(*Tensor); ok && ten.Rec != nil && ten.Rec.Name == "" {
+			ten.Rec.Name = name
+		}
+		return v
+	}
+	if tile.Rec != nil {
+		return v
+	}
+	ten := &Tensor{Shape: tile.Shape, DType: tile.DType, Buffer: tile.Buffer}
+	t.event(in, tile.Site.pos())
+	key := fmt.Sprintf("%s|result of %s|%v|%s|%s", tile.Site, tile.Fn, tile.Shape, tile.DType, tile.Buffer)
+	rec := t.tByKey[key]
+	if rec == nil {
+		t.nT++
+		s := tile.Site
+		rec = &TensorRec{ID: fmt.Sprintf("T%d", t.nT), API: "result of " + tile.Fn, Name: name, Shape: tile.Shape, DType: tile.DType,
+			Buffer: tile.Buffer, Alloc: &Alloc{Kind: "implicit"}, Site: &s, Loop: t.innermost(), key: key, OnChip: true}
+		if len(tile.Shape) > 0 {
+			rec.Partition = tile.Shape[0]
+			rec.FreeDims = append([]int64{}, tile.Shape[1:]...)
+			rec.FreeBytes = prod(rec.FreeDims) * int64(tile.DType.Size())
+		}
+		t.Tensors = append(t.Tensors, rec)
+		t.tByKey[key] = rec
+	}
+	rec.Declared++
+	rec.Instances += t.multiplicity(in, tile.Site.pos())
+	ten.Rec = rec
+	tile.Rec = rec
+	tile.T = ten
+	return tile
+}
+
+func (s Site) pos() python.Pos { return python.Pos{Line: s.Line, Col: s.Col} }
+
+func (t *tracer) discard(v Value) {}

@@ -1,0 +1,673 @@
+package nki
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/npukit/npukit/nki/python"
+)
+
+// callCtx is what a Go-implemented function receives.
+type callCtx struct {
+	in   *interp
+	args []Value
+	kw   []kwarg
+	pos  python.Pos
+	node *python.Call // nil when called by the tracer itself
+	name string
+}
+
+func (c *callCtx) fail(format string, a ...any) {
+	c.in.fail(c.pos, "call of "+c.name, format, a...)
+}
+
+// arg returns positional argument i or keyword name (or def when absent).
+func (c *callCtx) arg(i int, name string, def Value) Value {
+	if i >= 0 && i < len(c.args) {
+		return c.args[i]
+	}
+	for _, k := range c.kw {
+		if k.Name == name {
+			return k.Value
+		}
+	}
+	return def
+}
+
+func (c *callCtx) has(i int, name string) bool {
+	if i >= 0 && i < len(c.args) {
+		return true
+	}
+	for _, k := range c.kw {
+		if k.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *callCtx) need(i int, name string) Value {
+	if !c.has(i, name) {
+		c.fail("missing argument %s", name)
+	}
+	return c.arg(i, name, nil)
+}
+
+func (c *callCtx) int(i int, name string) int64 {
+	v := c.need(i, name)
+	n, ok := asInt(v)
+	if !ok {
+		c.fail("argument %s is %s, not an integer known at trace time", name, typeName(v))
+	}
+	return n
+}
+
+func asInt(v Value) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case bool:
+		return b2i(x), true
+	case *enumMember:
+		return asInt(x.Value)
+	}
+	return 0, false
+}
+
+func (in *interp) evalCall(sc *scope, x *python.Call) Value {
+	fn := in.eval(sc, x.Func)
+	var args []Value
+	for _, a := range x.Args {
+		if s, ok := a.(*python.Starred); ok {
+			args = append(args, in.iterate(in.eval(sc, s.Value), s)...)
+			continue
+		}
+		args = append(args, in.eval(sc, a))
+	}
+	var kws []kwarg
+	for _, k := range x.Keywords {
+		v := in.eval(sc, k.Value)
+		if k.Name == "" {
+			d, ok := v.(*Dict)
+			if !ok {
+				in.fail(k.Pos, "**"+typeName(v), "keyword unpacking of a non-dict")
+			}
+			for i, key := range d.Keys {
+				ks, ok := key.(string)
+				if !ok {
+					in.raise(k.Pos, "TypeError", "keywords must be strings")
+				}
+				kws = append(kws, kwarg{ks, d.Vals[i]})
+			}
+			continue
+		}
+		kws = append(kws, kwarg{k.Name, v})
+	}
+	return in.call(fn, args, kws, x.Pos, x)
+}
+
+// call invokes any callable value.
+func (in *interp) call(fn Value, args []Value, kws []kwarg, pos python.Pos, node python.Node) Value {
+	cn, _ := node.(*python.Call)
+	switch f := fn.(type) {
+	case *Func:
+		return in.callFunc(f, args, kws, pos)
+	case *Builtin:
+		c := &callCtx{in: in, args: args, kw: kws, pos: pos, node: cn, name: f.Name}
+		return f.Fn(c)
+	case *typeVal:
+		c := &callCtx{in: in, args: args, kw: kws, pos: pos, node: cn, name: f.Name}
+		return f.Fn(c)
+	case *BoundMethod:
+		return in.call(f.Fn, append([]Value{f.Self}, args...), kws, pos, node)
+	case *Partial:
+		return in.call(f.Fn, append(append([]Value{}, f.Args...), args...), append(append([]kwarg{}, f.Kw...), kws...), pos, node)
+	case *Class:
+		return in.instantiate(f, args, kws, pos)
+	case *staticMethod:
+		return in.call(f.Fn, args, kws, pos, node)
+	case *Instance:
+		if m, ok := in.findAttr(f.Class, "__call__"); ok {
+			return in.call(m, append([]Value{f}, args...), kws, pos, node)
+		}
+	case *Opaque:
+		in.fail(pos, "call of "+f.What, "npukit does not model %s", f.What)
+	}
+	in.raise(pos, "TypeError", "%s is not callable", typeName(fn))
+	return nil
+}
+
+func (in *interp) callFunc(f *Func, args []Value, kws []kwarg, pos python.Pos) Value {
+	if len(in.frames) > MaxCallDepth {
+		in.fail(pos, "call of "+f.Name, "call depth over %d", MaxCallDepth)
+	}
+	sc := newScope(f.Closure, f.Mod)
+	ps := f.Params
+	positional := append(append([]python.Param{}, ps.PosOnly...), ps.Args...)
+	bound := map[string]bool{}
+	for i, a := range args {
+		if i < len(positional) {
+			sc.vars[positional[i].Name] = a
+			bound[positional[i].Name] = true
+			continue
+		}
+		if ps.VarArg == nil {
+			in.raise(pos, "TypeError", "%s() takes %d positional arguments but %d were given", f.Name, len(positional), len(args))
+		}
+		break
+	}
+	if ps.VarArg != nil {
+		var rest Tuple
+		if len(args) > len(positional) {
+			rest = append(rest, args[len(positional):]...)
+		}
+		sc.vars[ps.VarArg.Name] = rest
+	}
+	var extra *Dict
+	if ps.KwArg != nil {
+		extra = newDict()
+		sc.vars[ps.KwArg.Name] = extra
+	}
+	for _, k := range kws {
+		ok := false
+		for _, p := range ps.Args {
+			if p.Name == k.Name {
+				ok = true
+			}
+		}
+		for _, p := range ps.KwOnly {
+			if p.Name == k.Name {
+				ok = true
+			}
+		}
+		if ok {
+			if bound[k.Name] {
+				in.raise(pos, "TypeError", "%s() got multiple values for argument %q", f.Name, k.Name)
+			}
+			sc.vars[k.Name] = k.Value
+			bound[k.Name] = true
+			continue
+		}
+		if extra == nil {
+			in.raise(pos, "TypeError", "%s() got an unexpected keyword argument %q", f.Name, k.Name)
+		}
+		extra.set(k.Name, k.Value)
+	}
+	nd := len(positional) - ps.NDefault
+	for i, p := range positional {
+		if bound[p.Name] {
+			continue
+		}
+		if i >= nd {
+			sc.vars[p.Name] = f.Defaults[i-nd]
+			continue
+		}
+		in.raise(pos, "TypeError", "%s() missing required argument %q", f.Name, p.Name)
+	}
+	for _, p := range ps.KwOnly {
+		if bound[p.Name] {
+			continue
+		}
+		d, ok := f.KwDefs[p.Name]
+		if !ok {
+			in.raise(pos, "TypeError", "%s() missing keyword-only argument %q", f.Name, p.Name)
+		}
+		sc.vars[p.Name] = d
+	}
+	fr := &frame{mod: f.Mod, fn: f.Name, pos: pos, kern: in.inCallback == 0}
+	in.frames = append(in.frames, fr)
+	defer func() { in.frames = in.frames[:len(in.frames)-1] }()
+	if f.Expr != nil {
+		return in.eval(sc, f.Expr)
+	}
+	_, v := in.execBlock(sc, f.Body)
+	return v
+}
+
+func (in *interp) findAttr(c *Class, name string) (Value, bool) {
+	if v, ok := c.Attrs[name]; ok {
+		return v, true
+	}
+	for _, b := range c.Bases {
+		if v, ok := in.findAttr(b, name); ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func (in *interp) instantiate(c *Class, args []Value, kws []kwarg, pos python.Pos) Value {
+	if isExceptionClass(c) {
+		return &Instance{Class: c, Attrs: map[string]Value{"args": Tuple(args)}}
+	}
+	if c.Enum {
+		if len(args) == 1 {
+			for _, v := range c.Attrs {
+				if m, ok := v.(*enumMember); ok && equal(m.Value, args[0]) {
+					return m
+				}
+			}
+		}
+		in.raise(pos, "ValueError", "not a member of %s", c.Name)
+	}
+	obj := &Instance{Class: c, Attrs: map[string]Value{}}
+	if init, ok := in.findAttr(c, "__init__"); ok {
+		in.call(init, append([]Value{obj}, args...), kws, pos, nil)
+		return obj
+	}
+	if c.Dataclass || len(c.Fields) > 0 {
+		fields := in.dataFields(c)
+		for i, a := range args {
+			if i >= len(fields) {
+				in.raise(pos, "TypeError", "%s takes %d arguments", c.Name, len(fields))
+			}
+			obj.Attrs[fields[i]] = a
+		}
+		for _, k := range kws {
+			obj.Attrs[k.Name] = k.Value
+		}
+		for _, f := range fields {
+			if _, ok := obj.Attrs[f]; !ok {
+				if d, ok := in.findAttr(c, f); ok {
+					obj.Attrs[f] = d
+				} else {
+					in.raise(pos, "TypeError", "%s missing field %q", c.Name, f)
+				}
+			}
+		}
+		if post, ok := in.findAttr(c, "__post_init__"); ok {
+			in.call(post, []Value{obj}, nil, pos, nil)
+		}
+	}
+	return obj
+}
+
+func (in *interp) dataFields(c *Class) []string {
+	var out []string
+	for i := len(c.Bases) - 1; i >= 0; i-- {
+		out = append(out, in.dataFields(c.Bases[i])...)
+	}
+	seen := map[string]bool{}
+	for _, f := range out {
+		seen[f] = true
+	}
+	for _, f := range c.Fields {
+		if !seen[f] {
+			out = append(out, f)
+			seen[f] = true
+		}
+	}
+	return out
+}
+
+func isExceptionClass(c *Class) bool {
+	if strings.HasSuffix(c.Name, "Error") || strings.HasSuffix(c.Name, "Exception") {
+		return true
+	}
+	for _, b := range c.Bases {
+		if isExceptionClass(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- attributes ----
+
+func (in *interp) getAttr(obj Value, name string, pos python.Pos) Value {
+	switch o := obj.(type) {
+	case *Module:
+		if v, ok := o.Attrs[name]; ok {
+			return v
+		}
+		if o.Opaque {
+			return &Opaque{What: o.Name + "." + name}
+		}
+		if o.AST != nil {
+			if sub := in.loader.submodule(in, o, name, pos); sub != nil {
+				return sub
+			}
+		}
+		in.fail(pos, o.Name+"."+name, "not modelled by npukit (unknown attribute of %s)", o.Name)
+	case *Instance:
+		if v, ok := o.Attrs[name]; ok {
+			return v
+		}
+		if v, ok := in.findAttr(o.Class, name); ok {
+			return in.bindAttr(o, v, pos)
+		}
+		if name == "__class__" {
+			return o.Class
+		}
+		in.raise(pos, "AttributeError", "'%s' object has no attribute %q", o.Class.Name, name)
+	case *Class:
+		if v, ok := in.findAttr(o, name); ok {
+			switch m := v.(type) {
+			case *classMethod:
+				return &BoundMethod{Self: o, Fn: m.Fn}
+			case *staticMethod:
+				return m.Fn
+			}
+			return v
+		}
+		if name == "__name__" {
+			return o.Name
+		}
+		in.raise(pos, "AttributeError", "type object %q has no attribute %q", o.Name, name)
+	case *enumMember:
+		switch name {
+		case "value":
+			return o.Value
+		case "name":
+			return o.Name
+		}
+		if v, ok := in.findAttr(o.Class, name); ok {
+			if f, ok := v.(*Func); ok {
+				return &BoundMethod{Self: o, Fn: f}
+			}
+			if p, ok := v.(*property); ok {
+				return in.call(p.Get, []Value{o}, nil, pos, nil)
+			}
+			return v
+		}
+	case *Func:
+		switch name {
+		case "__name__":
+			return o.Name
+		case "__qualname__":
+			return o.QualName
+		}
+	case *Opaque:
+		return &Opaque{What: o.What + "." + name}
+	}
+	if v, ok := in.tr.attr(in, obj, name, pos); ok {
+		return v
+	}
+	if v, ok := builtinMethod(in, obj, name, pos); ok {
+		return v
+	}
+	in.raise(pos, "AttributeError", "%s has no attribute %q", typeName(obj), name)
+	return nil
+}
+
+func (in *interp) bindAttr(self Value, v Value, pos python.Pos) Value {
+	switch m := v.(type) {
+	case *Func, *Builtin, *Partial:
+		return &BoundMethod{Self: self, Fn: m}
+	case *property:
+		return in.call(m.Get, []Value{self}, nil, pos, nil)
+	case *staticMethod:
+		return m.Fn
+	case *classMethod:
+		if inst, ok := self.(*Instance); ok {
+			return &BoundMethod{Self: inst.Class, Fn: m.Fn}
+		}
+	}
+	return v
+}
+
+func (in *interp) setAttr(obj Value, name string, v Value, pos python.Pos) {
+	switch o := obj.(type) {
+	case *Instance:
+		if p, ok := in.findAttr(o.Class, name); ok {
+			if _, isProp := p.(*property); isProp {
+				in.fail(pos, "property setter "+name, "not supported")
+			}
+		}
+		o.Attrs[name] = v
+		return
+	case *Class:
+		o.Attrs[name] = v
+		return
+	case *Module:
+		if !o.Opaque {
+			o.Attrs[name] = v
+			return
+		}
+	case *Func:
+		return // function attributes are metadata
+	}
+	in.fail(pos, "setting ."+name+" of "+typeName(obj), "not supported")
+}
+
+// ---- items ----
+
+func (in *interp) index(idx Value, n int, node python.Node) int {
+	i, ok := asInt(idx)
+	if !ok {
+		if _, sym := idx.(*Sym); sym {
+			in.fail(node.At(), "Python indexing with a symbolic loop index", "a list or tuple cannot be indexed per iteration at trace time")
+		}
+		in.raise(node.At(), "TypeError", "indices must be integers, not %s", typeName(idx))
+	}
+	if i < 0 {
+		i += int64(n)
+	}
+	if i < 0 || i >= int64(n) {
+		in.raise(node.At(), "IndexError", "index %d out of range for length %d", i, n)
+	}
+	return int(i)
+}
+
+func (in *interp) sliceBounds(s *SliceVal, n int, node python.Node) (start, stop, step int) {
+	step = 1
+	if s.Step != nil {
+		st, ok := asInt(s.Step)
+		if !ok || st == 0 {
+			in.raise(node.At(), "ValueError", "slice step must be a non-zero integer")
+		}
+		step = int(st)
+	}
+	get := func(v Value, def int) int {
+		if v == nil {
+			return def
+		}
+		i, ok := asInt(v)
+		if !ok {
+			in.fail(node.At(), "slice bound "+typeName(v), "slice of a Python sequence needs integer bounds")
+		}
+		x := int(i)
+		if x < 0 {
+			x += n
+		}
+		if step > 0 {
+			return max(0, min(x, n))
+		}
+		return max(-1, min(x, n-1))
+	}
+	if step > 0 {
+		start, stop = get(s.Lower, 0), get(s.Upper, n)
+	} else {
+		start, stop = get(s.Lower, n-1), get(s.Upper, -1)
+	}
+	return
+}
+
+func sliceItems(items []Value, start, stop, step int) []Value {
+	var out []Value
+	if step > 0 {
+		for i := start; i < stop; i += step {
+			out = append(out, items[i])
+		}
+	} else {
+		for i := start; i > stop; i += step {
+			out = append(out, items[i])
+		}
+	}
+	return out
+}
+
+func (in *interp) getItem(obj, idx Value, node python.Node) Value {
+	switch o := obj.(type) {
+	case Tuple:
+		if s, ok := idx.(*SliceVal); ok {
+			a, b, st := in.sliceBounds(s, len(o), node)
+			return Tuple(sliceItems(o, a, b, st))
+		}
+		return o[in.index(idx, len(o), node)]
+	case *List:
+		if s, ok := idx.(*SliceVal); ok {
+			a, b, st := in.sliceBounds(s, len(o.Items), node)
+			return &List{Items: sliceItems(o.Items, a, b, st)}
+		}
+		return o.Items[in.index(idx, len(o.Items), node)]
+	case string:
+		if s, ok := idx.(*SliceVal); ok {
+			a, b, st := in.sliceBounds(s, len(o), node)
+			var sb strings.Builder
+			for _, c := range sliceItems(stringItems(o), a, b, st) {
+				sb.WriteString(c.(string))
+			}
+			return sb.String()
+		}
+		return string(o[in.index(idx, len(o), node)])
+	case *Dict:
+		v, ok := o.get(idx)
+		if !ok {
+			in.raise(node.At(), "KeyError", "%s", repr(idx))
+		}
+		return v
+	case *Instance:
+		if f, ok := in.findAttr(o.Class, "__getitem__"); ok {
+			return in.call(f, []Value{o, idx}, nil, node.At(), nil)
+		}
+	case *Class:
+		if f, ok := in.findAttr(o, "__class_getitem__"); ok {
+			return in.call(f, []Value{idx}, nil, node.At(), nil)
+		}
+		if o.Enum {
+			if s, ok := idx.(string); ok {
+				if m, ok := o.Attrs[s]; ok {
+					return m
+				}
+			}
+		}
+	case *Opaque:
+		return &Opaque{What: o.What + "[...]"} // typing annotations: Optional[int]
+	}
+	if v, ok := in.tr.item(in, obj, idx, node); ok {
+		return v
+	}
+	in.fail(node.At(), "indexing a "+typeName(obj), "not supported")
+	return nil
+}
+
+func stringItems(s string) []Value {
+	out := make([]Value, len(s))
+	for i := range s {
+		out[i] = s[i : i+1]
+	}
+	return out
+}
+
+func (in *interp) setItem(obj, idx, v Value, node python.Node, accumulate bool) {
+	switch o := obj.(type) {
+	case *List:
+		if _, ok := idx.(*SliceVal); ok {
+			in.fail(node.At(), "slice assignment to a list", "not supported")
+		}
+		o.Items[in.index(idx, len(o.Items), node)] = v
+		return
+	case *Dict:
+		if !o.set(idx, v) {
+			in.raise(node.At(), "TypeError", "unhashable key %s", typeName(idx))
+		}
+		return
+	case *Instance:
+		if f, ok := in.findAttr(o.Class, "__setitem__"); ok {
+			in.call(f, []Value{o, idx, v}, nil, node.At(), nil)
+			return
+		}
+	}
+	if isTensorish(obj) {
+		in.tr.store(in, obj, idx, v, node)
+		return
+	}
+	in.fail(node.At(), "item assignment to a "+typeName(obj), "not supported")
+}
+
+// iterate returns the items of an iterable known at trace time.
+func (in *interp) iterate(v Value, node python.Node) []Value {
+	switch x := v.(type) {
+	case Tuple:
+		return x
+	case *List:
+		return append([]Value{}, x.Items...)
+	case string:
+		return stringItems(x)
+	case *Dict:
+		return append([]Value{}, x.Keys...)
+	case *RangeVal:
+		if x.Symbolic {
+			in.fail(node.At(), "iterating "+x.Kind+" outside a for statement", "a symbolic range has no items at trace time")
+		}
+		n := x.Len()
+		if n > MaxElements {
+			in.fail(node.At(), "range", "%d items over the %d bound", n, MaxElements)
+		}
+		out := make([]Value, 0, n)
+		for i := x.Start; (x.Step > 0 && i < x.Stop) || (x.Step < 0 && i > x.Stop); i += x.Step {
+			out = append(out, i)
+		}
+		return out
+	case *Instance:
+		if f, ok := in.findAttr(x.Class, "__iter__"); ok {
+			it := in.call(f, []Value{x}, nil, node.At(), nil)
+			if it == v {
+				if nx, ok := in.findAttr(x.Class, "__next__"); ok {
+					return in.drain(x, nx, node)
+				}
+			}
+			return in.iterate(it, node)
+		}
+	case *Class:
+		if x.Enum {
+			var out []Value
+			for _, k := range sortedKeys(x.Attrs) {
+				if m, ok := x.Attrs[k].(*enumMember); ok {
+					out = append(out, m)
+				}
+			}
+			return out
+		}
+	case *Opaque:
+		in.fail(node.At(), "iterating "+x.What, "npukit does not model %s", x.What)
+	}
+	if items, ok := in.tr.iterate(in, v, node); ok {
+		return items
+	}
+	in.raise(node.At(), "TypeError", "%s is not iterable", typeName(v))
+	return nil
+}
+
+// drain calls __next__ until StopIteration.
+func (in *interp) drain(obj Value, next Value, node python.Node) (out []Value) {
+	for {
+		stop := false
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					if e, ok := r.(*pyExc); ok && e.Type == "StopIteration" {
+						stop = true
+						return
+					}
+					panic(r)
+				}
+			}()
+			out = append(out, in.call(next, []Value{obj}, nil, node.At(), nil))
+		}()
+		if stop {
+			return out
+		}
+		if len(out) > MaxElements {
+			in.fail(node.At(), "iterator", "more than %d items", MaxElements)
+		}
+	}
+}
+
+func describeCallee(e python.Expr) string {
+	if n := dottedName(e); n != "" {
+		return n
+	}
+	return fmt.Sprintf("%T", e)
+}

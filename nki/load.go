@@ -1,0 +1,353 @@
+package nki
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/npukit/npukit/nki/python"
+)
+
+// Manifest is the corpus's manifest.json shape: which function of which
+// file to trace, with which arguments.
+type Manifest struct {
+	Version  int               `json:"version"`
+	Defaults ManifestDefaults  `json:"defaults"`
+	Modules  map[string]string `json:"modules"`
+	Entries  []Entry           `json:"entries"`
+	dir      string
+}
+
+// ManifestDefaults apply to entries that do not say otherwise.
+type ManifestDefaults struct {
+	NCVersion string  `json:"nc_version"`
+	Grid      []int64 `json:"grid"`
+	ProgramID []int64 `json:"program_id"`
+}
+
+// Entry is one kernel to trace.
+type Entry struct {
+	ID                string         `json:"id"`
+	File              string         `json:"file"`
+	Function          string         `json:"function"`
+	API               string         `json:"api"`
+	Allocation        string         `json:"allocation"`
+	Args              []Arg          `json:"args"`
+	Kwargs            map[string]any `json:"kwargs"`
+	Grid              []int64        `json:"grid"`
+	ProgramID         []int64        `json:"program_id"`
+	NCVersion         string         `json:"nc_version"`
+	ModulePrefixLines int            `json:"module_prefix_lines"`
+}
+
+// Arg is a kernel argument: a tensor (shape, dtype) or a scalar value.
+type Arg struct {
+	Name  string  `json:"name"`
+	Shape []int64 `json:"shape"`
+	DType string  `json:"dtype"`
+	Value any     `json:"value"`
+}
+
+// MaxManifest bounds the manifest file size.
+const MaxManifest = 4 << 20
+
+// ReadManifest reads a manifest file.
+func ReadManifest(path string) (*Manifest, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > MaxManifest {
+		return nil, fmt.Errorf("%s: manifest of %d bytes is over the %d-byte limit", path, st.Size(), MaxManifest)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{}
+	if err := json.Unmarshal(b, m); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	m.dir = filepath.Dir(path)
+	return m, nil
+}
+
+// Entry returns the entry with the given id.
+func (m *Manifest) Entry(id string) (*Entry, error) {
+	for i := range m.Entries {
+		if m.Entries[i].ID == id {
+			return &m.Entries[i], nil
+		}
+	}
+	return nil, fmt.Errorf("no entry %q in the manifest", id)
+}
+
+// Dir is the directory that entry files are relative to.
+func (m *Manifest) Dir() string { return m.dir }
+
+// loader finds and evaluates modules: the NKI stand-ins, the standard
+// library stand-ins, and sibling helper files (by the manifest's module
+// map, or by relative imports next to the importing file).
+type loader struct {
+	dir      string            // base directory of file names
+	modules  map[string]string // dotted name -> file (relative to dir)
+	byFile   map[string]*Module
+	std      map[string]*Module
+	nki      map[string]*Module
+	loading  map[string]bool
+	prefixOf map[string]int
+}
+
+func (l *loader) nkiModule(in *interp, name string) (*Module, bool) {
+	if m, ok := l.nki[name]; ok {
+		return m, true
+	}
+	var m *Module
+	switch name {
+	case "neuronxcc.nki.language", "nki.language", "neuronxcc.nki.lang", "nki.lang":
+		m = in.nlModule("nl")
+	case "neuronxcc.nki.isa", "nki.isa":
+		m = in.nisaModule("nisa")
+	case "neuronxcc.nki.compiler", "nki.compiler":
+		m = in.nccModule("ncc")
+	case "neuronxcc.nki.typing", "nki.typing":
+		m = &Module{Name: "nt", Attrs: map[string]Value{"tensor": &Opaque{What: "nt.tensor"}}, Opaque: true}
+	case "neuronxcc.nki", "nki":
+		m = &Module{Name: "nki", Attrs: map[string]Value{}}
+		lang, _ := l.nkiModule(in, "nki.language")
+		if strings.HasPrefix(name, "neuronxcc") {
+			lang, _ = l.nkiModule(in, "neuronxcc.nki.language")
+		}
+		isa, _ := l.nkiModule(in, strings.TrimSuffix(name, "nki")+"nki.isa")
+		comp, _ := l.nkiModule(in, strings.TrimSuffix(name, "nki")+"nki.compiler")
+		typ, _ := l.nkiModule(in, strings.TrimSuffix(name, "nki")+"nki.typing")
+		m.Attrs["language"], m.Attrs["isa"], m.Attrs["compiler"], m.Attrs["typing"], m.Attrs["lang"] = lang, isa, comp, typ, lang
+		ident := bi("nki.jit", func(c *callCtx) Value {
+			if len(c.args) == 1 {
+				return c.args[0]
+			}
+			return bi("nki.jit", func(c2 *callCtx) Value { return c2.need(0, "f") })
+		})
+		for _, k := range []string{"jit", "trace", "benchmark", "baremetal", "profile", "simulate_kernel"} {
+			m.Attrs[k] = ident
+		}
+	case "neuronxcc":
+		m = &Module{Name: "neuronxcc", Attrs: map[string]Value{}}
+		n, _ := l.nkiModule(in, "neuronxcc.nki")
+		m.Attrs["nki"] = n
+	default:
+		return nil, false
+	}
+	l.nki[name] = m
+	return m, true
+}
+
+func (l *loader) importModule(in *interp, name string, level int, pos python.Pos) Value {
+	if level == 0 {
+		if m, ok := l.nkiModule(in, name); ok {
+			return m
+		}
+		if m, ok := l.std[name]; ok {
+			return m
+		}
+		if m, ok := l.std[strings.SplitN(name, ".", 2)[0]]; ok && m.Opaque {
+			return &Module{Name: name, Attrs: map[string]Value{}, Opaque: true}
+		}
+		if name == "numpy" || strings.HasPrefix(name, "numpy.") {
+			return l.numpy()
+		}
+	}
+	file := l.resolve(in, name, level)
+	if file == "" {
+		if level == 0 {
+			// a package of the manifest's modules (import nki_samples)
+			for k := range l.modules {
+				if strings.HasPrefix(k, name+".") {
+					return &Module{Name: name, Attrs: map[string]Value{}}
+				}
+			}
+		}
+		in.fail(pos, "import of "+strings.Repeat(".", level)+name, "module not found (not an NKI module, not in the manifest's modules, not a sibling file)")
+	}
+	return l.loadFile(in, file, name, pos)
+}
+
+func (l *loader) importFrom(in *interp, module string, level int, name string, pos python.Pos) Value {
+	if level == 0 {
+		if m, ok := l.nkiModule(in, module+"."+name); ok {
+			return m
+		}
+	}
+	mv := l.importModule(in, module, level, pos)
+	m := mv.(*Module)
+	if v, ok := m.Attrs[name]; ok {
+		return v
+	}
+	if m.Opaque {
+		return &Opaque{What: m.Name + "." + name}
+	}
+	// a submodule: from . import helper
+	if file := l.resolve(in, joinMod(module, name), level); file != "" {
+		return l.loadFile(in, file, name, pos)
+	}
+	in.fail(pos, "from "+module+" import "+name, "%s has no %q", m.Name, name)
+	return nil
+}
+
+func joinMod(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+func (l *loader) submodule(in *interp, m *Module, name string, pos python.Pos) Value {
+	return nil
+}
+
+// resolve maps a module name to a file: the manifest's map (by full name
+// or by its last components for relative imports), then a sibling file.
+func (l *loader) resolve(in *interp, name string, level int) string {
+	if level == 0 {
+		if f, ok := l.modules[name]; ok {
+			return f
+		}
+	}
+	if level > 0 {
+		// relative to the importing module's dotted name, when the
+		// manifest knows it
+		cur := in.cur().mod
+		curName := ""
+		for k, f := range l.modules {
+			if f == cur.File {
+				curName = k
+			}
+		}
+		if curName != "" {
+			parts := strings.Split(curName, ".")
+			if level <= len(parts) {
+				base := strings.Join(parts[:len(parts)-level], ".")
+				full := joinMod(base, name)
+				if f, ok := l.modules[full]; ok {
+					return f
+				}
+			}
+		}
+		// unique suffix match among the manifest's modules
+		var found []string
+		for k, f := range l.modules {
+			if k == name || strings.HasSuffix(k, "."+name) {
+				found = append(found, f)
+			}
+		}
+		if len(found) == 1 {
+			return found[0]
+		}
+		// a sibling file
+		last := name[strings.LastIndexByte(name, '.')+1:]
+		cand := filepath.Join(filepath.Dir(cur.File), last+".py")
+		if _, err := os.Stat(filepath.Join(l.dir, cand)); err == nil {
+			return cand
+		}
+	}
+	return ""
+}
+
+func (l *loader) loadFile(in *interp, file, name string, pos python.Pos) Value {
+	if m, ok := l.byFile[file]; ok {
+		return m
+	}
+	if l.loading[file] {
+		in.fail(pos, "import of "+name, "circular import")
+	}
+	mod, err := l.parse(file)
+	if err != nil {
+		panic(&Error{File: file, Pos: errPos(err), Construct: "", Msg: errMsg(err)})
+	}
+	m := &Module{Name: name, File: file, AST: mod, Attrs: map[string]Value{"__name__": name}}
+	l.byFile[file] = m
+	l.loading[file] = true
+	defer delete(l.loading, file)
+	in.runModule(m, l.prefixOf[file])
+	return m
+}
+
+func errPos(err error) python.Pos {
+	if e, ok := err.(*python.Error); ok {
+		return e.Pos
+	}
+	return python.Pos{Line: 1}
+}
+
+func errMsg(err error) string {
+	if e, ok := err.(*python.Error); ok {
+		return e.Msg
+	}
+	return err.Error()
+}
+
+func (l *loader) parse(file string) (*python.Module, error) {
+	path := filepath.Join(l.dir, file)
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > python.MaxSource {
+		return nil, fmt.Errorf("%s: %d bytes is over the %d-byte source limit", file, st.Size(), python.MaxSource)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return python.Parse(file, string(b))
+}
+
+// runModule executes a module's top level (up to prefix lines when set: a
+// file whose tail is a driver that must not run).
+func (in *interp) runModule(m *Module, prefix int) {
+	fr := &frame{mod: m, fn: "<module>", kern: true}
+	in.frames = append(in.frames, fr)
+	defer func() { in.frames = in.frames[:len(in.frames)-1] }()
+	sc := &scope{mod: m}
+	for _, s := range m.AST.Body {
+		if prefix > 0 && s.At().Line > prefix {
+			break
+		}
+		if isMainGuard(s) {
+			continue
+		}
+		in.exec(sc, s)
+	}
+}
+
+// isMainGuard is `if __name__ == "__main__":` (the host driver).
+func isMainGuard(s python.Stmt) bool {
+	st, ok := s.(*python.If)
+	if !ok {
+		return false
+	}
+	c, ok := st.Test.(*python.Compare)
+	if !ok || len(c.Ops) != 1 {
+		return false
+	}
+	n, ok := c.Left.(*python.Name)
+	return ok && n.ID == "__name__"
+}
+
+func (l *loader) numpy() *Module {
+	if m, ok := l.std["numpy"]; ok {
+		return m
+	}
+	m := &Module{Name: "numpy", Attrs: map[string]Value{}, Opaque: true}
+	for _, d := range dtypes {
+		m.Attrs[d] = DType(d)
+	}
+	m.Attrs["bool_"] = DType("bool_")
+	m.Attrs["newaxis"] = nil
+	l.std["numpy"] = m
+	return m
+}
+
+func pyPos(line int) python.Pos { return python.Pos{Line: line} }

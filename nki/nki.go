@@ -1,0 +1,216 @@
+// Package nki traces NKI kernels as the NKI frontend does at compile time:
+// it reads the kernel's Python (package nki/python), evaluates what the
+// tracer evaluates (shapes, trip counts, addresses, allocations) against
+// stand-ins of the nl / nisa / ncc modules of both API generations, and
+// records every on-chip tensor, loop and engine call.
+//
+// Modelling choices (they agree with the corpus tracer's, corpus2/nki/README.md):
+//   - Beta 1 (neuronxcc.nki): nl.affine_range and nl.sequential_range are
+//     symbolic (the body is traced once with a symbolic index; SDK 2.26 docs:
+//     affine_range is not unrolled until the compiler backend), static_range
+//     and range are unrolled. An `if` on a predicate of symbolic indices is
+//     traced as a guarded region (its else branch under the negation) and
+//     counted exactly over the loop ranges.
+//   - Current API (nki.*): every range is an unrolled alias of range.
+//   - A Beta-1 instruction result bound to a name is an implicit
+//     (compiler-allocated) tile.
+//   - mod_alloc locations follow the reference modulo allocator the API docs
+//     embed; alloc(func) is called by keyword for every logical tile in
+//     row-major order; address=(partition, offset) is recorded as given.
+//
+// Anything it cannot evaluate honestly is an *Error naming file:line:column
+// and the construct.
+package nki
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+)
+
+// Options say which kernel to trace and how.
+type Options struct {
+	Dir       string            // directory file names are relative to
+	Modules   map[string]string // dotted module name -> file (relative to Dir)
+	File      string
+	Function  string
+	API       string // beta1, current, or "" to detect from the imports
+	Args      []Arg
+	Kwargs    map[string]any
+	Grid      []int64
+	ProgramID []int64
+	NCVersion string // gen2, gen3, gen4
+	// PrefixLines runs only the first lines of the kernel file's top level.
+	PrefixLines int
+}
+
+// OptionsFor builds the options of a manifest entry.
+func OptionsFor(m *Manifest, e *Entry) Options {
+	o := Options{Dir: m.dir, Modules: m.Modules, File: e.File, Function: e.Function, API: e.API, Args: e.Args, Kwargs: e.Kwargs,
+		Grid: e.Grid, ProgramID: e.ProgramID, NCVersion: e.NCVersion, PrefixLines: e.ModulePrefixLines}
+	if o.Grid == nil {
+		o.Grid = m.Defaults.Grid
+	}
+	if o.ProgramID == nil {
+		o.ProgramID = m.Defaults.ProgramID
+	}
+	if o.NCVersion == "" {
+		o.NCVersion = m.Defaults.NCVersion
+	}
+	return o
+}
+
+// InternalError is a bug in npukit met while tracing (never the kernel's
+// fault).
+type InternalError struct {
+	Value any
+	Stack string
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("internal error while tracing: %v", e.Value)
+}
+
+// DetectAPI tells the API generation from a kernel's imports.
+func DetectAPI(src string) string {
+	if strings.Contains(src, "neuronxcc") {
+		return "beta1"
+	}
+	return "current"
+}
+
+// Trace runs the kernel and returns what it recorded.
+func Trace(opt Options) (res *Result, err error) {
+	if opt.API == "" {
+		b, rerr := os.ReadFile(filepath.Join(opt.Dir, opt.File))
+		if rerr != nil {
+			return nil, rerr
+		}
+		opt.API = DetectAPI(string(b))
+	}
+	if opt.API != "beta1" && opt.API != "current" {
+		return nil, fmt.Errorf("unknown API generation %q (beta1 or current)", opt.API)
+	}
+	tr := newTracer(opt.API)
+	tr.ncVersion = opt.NCVersion
+	tr.grid = opt.Grid
+	tr.programID = opt.ProgramID
+	in := &interp{tr: tr}
+	in.initBuiltins()
+	mods := opt.Modules
+	if mods == nil {
+		mods = map[string]string{}
+	}
+	in.loader = &loader{dir: opt.Dir, modules: mods, byFile: map[string]*Module{}, std: in.pyModules(), nki: map[string]*Module{},
+		loading: map[string]bool{}, prefixOf: map[string]int{opt.File: opt.PrefixLines}}
+	// the bottom frame: errors before any module runs name the kernel file
+	in.frames = []*frame{{mod: &Module{Name: "<kernel>", File: opt.File}, fn: "<module>"}}
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		switch x := r.(type) {
+		case *Error:
+			res, err = nil, x
+		case *pyExc:
+			res, err = nil, x.err
+		default:
+			res, err = nil, &InternalError{Value: r, Stack: string(debug.Stack())}
+		}
+	}()
+	modv := in.loader.loadFile(in, opt.File, "__kernel__", pyPos(1))
+	mod := modv.(*Module)
+	fv, ok := mod.Attrs[opt.Function]
+	if !ok {
+		return nil, &Error{File: opt.File, Pos: pyPos(1), Construct: "kernel " + opt.Function, Msg: "no such function in the file"}
+	}
+	var args []Value
+	for _, a := range opt.Args {
+		args = append(args, in.argValue(a))
+	}
+	var kws []kwarg
+	for k, v := range opt.Kwargs {
+		kws = append(kws, kwarg{k, jsonValue(v)})
+	}
+	sortKw(kws)
+	in.frames = append(in.frames, &frame{mod: mod, fn: "<trace>", kern: true})
+	ret := in.call(fv, args, kws, pyPos(1), nil)
+	for _, r := range flatten(ret) {
+		if rec := recOf(r); rec != nil {
+			rec.Returned = true
+		}
+	}
+	res = tr.finish()
+	res.File, res.Function, res.API, res.NCVersion, res.Grid, res.Steps = opt.File, opt.Function, opt.API, opt.NCVersion, opt.Grid, in.steps
+	return res, nil
+}
+
+func flatten(v Value) []Value {
+	switch x := v.(type) {
+	case Tuple:
+		var out []Value
+		for _, e := range x {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	case *List:
+		return flatten(Tuple(x.Items))
+	}
+	return []Value{v}
+}
+
+func sortKw(k []kwarg) {
+	for i := 1; i < len(k); i++ {
+		for j := i; j > 0 && k[j].Name < k[j-1].Name; j-- {
+			k[j], k[j-1] = k[j-1], k[j]
+		}
+	}
+}
+
+func (in *interp) argValue(a Arg) Value {
+	if a.Shape == nil && a.DType == "" {
+		return jsonValue(a.Value)
+	}
+	d := DType(a.DType)
+	if d.Size() == 0 {
+		panic(&Error{File: in.cur().mod.File, Pos: pyPos(1), Construct: "argument " + a.Name, Msg: fmt.Sprintf("unknown dtype %q", a.DType)})
+	}
+	t := &Tensor{Shape: append([]int64{}, a.Shape...), DType: d, Buffer: "hbm", Arg: a.Name}
+	rec := &TensorRec{ID: "arg:" + a.Name, API: "kernel argument", Name: a.Name, Shape: t.Shape, DType: d, Buffer: "hbm", Declared: 1, Instances: 1}
+	in.tr.Tensors = append(in.tr.Tensors, rec)
+	t.Rec = rec
+	return t
+}
+
+func jsonValue(v any) Value {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case bool:
+		return x
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x)
+		}
+		return x
+	case string:
+		return x
+	case []any:
+		out := make(Tuple, len(x))
+		for i, e := range x {
+			out[i] = jsonValue(e)
+		}
+		return out
+	case map[string]any:
+		d := newDict()
+		for k, e := range x {
+			d.set(k, jsonValue(e))
+		}
+		return d
+	}
+	return nil
+}

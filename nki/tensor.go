@@ -1,0 +1,454 @@
+package nki
+
+import (
+	"fmt"
+
+	"github.com/npukit/npukit/nki/python"
+)
+
+// DType is an NKI / numpy element type name (float32, bfloat16, ...).
+type DType string
+
+// Size is the element size in bytes (0 when unknown).
+func (d DType) Size() int {
+	switch d {
+	case "float32", "int32", "uint32", "tfloat32", "float32r":
+		return 4
+	case "bfloat16", "float16", "int16", "uint16":
+		return 2
+	case "int8", "uint8", "bool", "bool_", "float8_e4m3", "float8_e5m2", "float8_e3m4", "float8_e4m3fn", "fp8_e4m3", "fp8_e5m2":
+		return 1
+	case "float64", "int64", "uint64":
+		return 8
+	}
+	return 0
+}
+
+// Tensor is a declared tensor (kernel argument, HBM output, on-chip
+// tensor or a bound Beta-1 instruction result).
+type Tensor struct {
+	Shape     []int64
+	DType     DType
+	Buffer    string // sbuf, psum, hbm, shared_hbm, private_hbm
+	BlockDims int    // leading block dimensions (Beta 1, before par_dim)
+	Rec       *TensorRec
+	Arg       string
+}
+
+func (t *Tensor) onChip() bool { return t.Buffer == "sbuf" || t.Buffer == "psum" }
+
+// View is an indexed tensor (t[...]); it names the tensor it reads/writes.
+type View struct {
+	T     *Tensor
+	Shape []int64
+	DType DType
+}
+
+// Tile is the result of a Beta-1 instruction before it is bound to a name
+// (then it also gets a Rec: an implicit, compiler-allocated tile).
+type Tile struct {
+	Shape  []int64
+	DType  DType
+	Buffer string
+	Fn     string
+	Site   Site
+	Rule   string
+	Rec    *TensorRec
+	call   *CallRec
+	// T is the tensor this tile becomes once bound (for later indexing).
+	T *Tensor
+}
+
+// Grid is an index expression (nl.arange / nl.mgrid and arithmetic on it,
+// masks included); only its shape matters for tracing.
+type Grid struct {
+	Shape []int64
+}
+
+// MGrid is nl.mgrid[...]: one grid per dimension, with .p and .x.
+type MGrid struct{ Grids []*Grid }
+
+// DSlice is nl.ds(start, size).
+type DSlice struct {
+	Start Value
+	Size  int64
+}
+
+// ParDim marks the partition dimension (Beta 1).
+type ParDim struct{ N int64 }
+
+// BufferVal is a buffer argument: nl.sbuf etc., or a Beta-1 allocator.
+type BufferVal struct {
+	Kind  string // sbuf, psum, hbm, shared_hbm, private_hbm
+	Alloc string // "", sbuf.alloc, sbuf.mod_alloc, psum.alloc, psum.mod_alloc
+	Func  Value
+	Args  map[string]Value
+}
+
+// RangeVal is range() or an nl.*_range.
+type RangeVal struct {
+	Kind              string
+	Start, Stop, Step int64
+	Symbolic          bool
+}
+
+// Len is the number of iterations.
+func (r *RangeVal) Len() int64 {
+	if r.Step > 0 && r.Stop > r.Start {
+		return (r.Stop - r.Start + r.Step - 1) / r.Step
+	}
+	if r.Step < 0 && r.Start > r.Stop {
+		return (r.Start - r.Stop - r.Step - 1) / (-r.Step)
+	}
+	return 0
+}
+
+func shapeOf(v Value) ([]int64, bool) {
+	switch x := v.(type) {
+	case *Tensor:
+		return x.Shape, true
+	case *View:
+		return x.Shape, true
+	case *Tile:
+		return x.Shape, true
+	case *Grid:
+		return x.Shape, true
+	}
+	return nil, false
+}
+
+func dtypeOf(v Value) DType {
+	switch x := v.(type) {
+	case *Tensor:
+		return x.DType
+	case *View:
+		return x.DType
+	case *Tile:
+		return x.DType
+	}
+	return ""
+}
+
+func (t *tracer) length(v Value) (int64, bool) {
+	switch x := v.(type) {
+	case *MGrid:
+		return int64(len(x.Grids)), true
+	}
+	if s, ok := shapeOf(v); ok && len(s) > 0 {
+		return s[0], true
+	}
+	return 0, false
+}
+
+// broadcast is numpy's shape broadcasting.
+func broadcast(a, b []int64) ([]int64, bool) {
+	n := max(len(a), len(b))
+	out := make([]int64, n)
+	for i := 0; i < n; i++ {
+		x, y := int64(1), int64(1)
+		if k := len(a) - n + i; k >= 0 {
+			x = a[k]
+		}
+		if k := len(b) - n + i; k >= 0 {
+			y = b[k]
+		}
+		switch {
+		case x == y || y == 1:
+			out[i] = x
+		case x == 1:
+			out[i] = y
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// ---- index expressions ----
+
+func (in *interp) gridOp(op string, l, r Value, node python.Node) Value {
+	ls, lok := shapeOf(l)
+	rs, rok := shapeOf(r)
+	switch {
+	case lok && rok:
+		s, ok := broadcast(ls, rs)
+		if !ok {
+			in.fail(node.At(), "index expression", "shapes %v and %v do not broadcast", ls, rs)
+		}
+		return &Grid{Shape: s}
+	case lok:
+		return &Grid{Shape: ls}
+	case rok:
+		return &Grid{Shape: rs}
+	}
+	in.fail(node.At(), "index expression", "operands %s and %s", typeName(l), typeName(r))
+	return nil
+}
+
+// indexShape applies an index to a shape following numpy's rules (basic
+// and advanced indexing); Beta-1 on-chip views keep two dimensions.
+func (in *interp) indexShape(shape []int64, idx Value, node python.Node) []int64 {
+	var items []Value
+	if t, ok := idx.(Tuple); ok {
+		items = t
+	} else {
+		items = []Value{idx}
+	}
+	// expand the ellipsis
+	n := 0
+	for _, it := range items {
+		if it != nil && it != Value(ellipsis) {
+			n++
+		}
+	}
+	var full []Value
+	for _, it := range items {
+		if it == Value(ellipsis) {
+			for k := 0; k < len(shape)-n; k++ {
+				full = append(full, &SliceVal{})
+			}
+			continue
+		}
+		full = append(full, it)
+	}
+	type part struct {
+		dims []int64
+		adv  bool
+	}
+	var parts []part
+	dim := 0
+	for _, it := range full {
+		if it == nil { // None: new axis
+			parts = append(parts, part{dims: []int64{1}})
+			continue
+		}
+		if dim >= len(shape) {
+			in.fail(node.At(), "index "+in.src(node), "too many indices for a tensor of %d dimensions", len(shape))
+		}
+		size := shape[dim]
+		dim++
+		switch x := it.(type) {
+		case int64, *Sym, bool:
+			parts = append(parts, part{dims: []int64{}, adv: true})
+		case *SliceVal:
+			parts = append(parts, part{dims: []int64{in.sliceLen(x, size, node)}})
+		case *DSlice:
+			parts = append(parts, part{dims: []int64{x.Size}})
+		case *Grid:
+			parts = append(parts, part{dims: x.Shape, adv: true})
+		case *Tensor, *View, *Tile:
+			s, _ := shapeOf(x)
+			parts = append(parts, part{dims: s, adv: true})
+		default:
+			in.fail(node.At(), "index "+in.src(node), "index of type %s", typeName(it))
+		}
+	}
+	for ; dim < len(shape); dim++ {
+		parts = append(parts, part{dims: []int64{shape[dim]}})
+	}
+	// advanced indices: do any arrays take part?
+	hasArray := false
+	for _, p := range parts {
+		if p.adv && len(p.dims) > 0 {
+			hasArray = true
+		}
+	}
+	var out []int64
+	if !hasArray {
+		for _, p := range parts {
+			out = append(out, p.dims...)
+		}
+		return out
+	}
+	var adv []int64
+	first, last, contiguous := -1, -1, true
+	for i, p := range parts {
+		if !p.adv {
+			continue
+		}
+		if first < 0 {
+			first = i
+		} else if last != i-1 {
+			contiguous = false
+		}
+		last = i
+		b, ok := broadcast(adv, p.dims)
+		if !ok {
+			in.fail(node.At(), "index "+in.src(node), "index arrays of shapes %v and %v do not broadcast", adv, p.dims)
+		}
+		adv = b
+	}
+	if !contiguous {
+		out = append(out, adv...)
+		for _, p := range parts {
+			if !p.adv {
+				out = append(out, p.dims...)
+			}
+		}
+		return out
+	}
+	for i, p := range parts {
+		if i == first {
+			out = append(out, adv...)
+		}
+		if !p.adv {
+			out = append(out, p.dims...)
+		}
+	}
+	return out
+}
+
+// sliceLen is the length of a slice of a dimension; symbolic bounds must
+// differ by a constant.
+func (in *interp) sliceLen(s *SliceVal, size int64, node python.Node) int64 {
+	step := int64(1)
+	if s.Step != nil {
+		st, ok := asInt(s.Step)
+		if !ok || st == 0 {
+			in.fail(node.At(), "slice step", "must be a non-zero integer known at trace time")
+		}
+		step = st
+	}
+	_, ls := s.Lower.(*Sym)
+	_, us := s.Upper.(*Sym)
+	if ls || us {
+		lo, hi := s.Lower, s.Upper
+		if lo == nil {
+			lo = int64(0)
+		}
+		if hi == nil {
+			hi = size
+		}
+		a, ok1 := toSym(lo)
+		b, ok2 := toSym(hi)
+		if !ok1 || !ok2 {
+			in.fail(node.At(), "slice "+in.src(node), "bounds of type %s and %s", typeName(lo), typeName(hi))
+		}
+		d, err := symBin("-", b, a)
+		if err != nil {
+			in.fail(node.At(), "slice "+in.src(node), "%v", err)
+		}
+		n, ok := in.tr.constant(d)
+		if !ok {
+			in.fail(node.At(), "slice "+in.src(node), "its length depends on a symbolic loop index")
+		}
+		if step > 0 {
+			return max(0, (n+step-1)/step)
+		}
+		return max(0, (-n-step-1)/(-step))
+	}
+	r := &SliceVal{Lower: s.Lower, Upper: s.Upper, Step: step}
+	a, b, st := in.sliceBounds(r, int(size), node)
+	if st > 0 {
+		if b <= a {
+			return 0
+		}
+		return int64((b - a + st - 1) / st)
+	}
+	if a <= b {
+		return 0
+	}
+	return int64((a - b - st - 1) / (-st))
+}
+
+// constant evaluates a symbolic expression at the corners and the middle of
+// its loops' ranges; it is a constant when all agree.
+func (t *tracer) constant(s *Sym) (int64, bool) {
+	if len(s.vars) == 0 {
+		return s.Eval(nil), true
+	}
+	env := make([]int64, len(t.symLoops))
+	var first int64
+	for k := 0; k < 3; k++ {
+		for _, v := range s.vars {
+			l := t.symLoops[v]
+			n := l.trip()
+			if n == 0 {
+				continue
+			}
+			i := [3]int64{0, n - 1, n / 2}[k]
+			env[v] = l.start + i*l.step
+		}
+		val := s.Eval(env)
+		if k == 0 {
+			first = val
+		} else if val != first {
+			return 0, false
+		}
+	}
+	return first, true
+}
+
+func (t *tracer) iterate(in *interp, v Value, node python.Node) ([]Value, bool) {
+	switch x := v.(type) {
+	case *MGrid:
+		out := make([]Value, len(x.Grids))
+		for i, g := range x.Grids {
+			out[i] = g
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func (t *tracer) isInstance(v, cls Value) (bool, bool) {
+	return false, false
+}
+
+func shapeTuple(s []int64) Tuple {
+	out := make(Tuple, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+func (in *interp) shapeArg(v Value, node python.Node, what string) ([]int64, int, bool) {
+	var items []Value
+	switch x := v.(type) {
+	case Tuple:
+		items = x
+	case *List:
+		items = x.Items
+	case int64:
+		items = []Value{x}
+	default:
+		in.fail(node.At(), what, "shape of type %s", typeName(v))
+	}
+	var shape []int64
+	block, marked := 0, false
+	for i, it := range items {
+		switch x := it.(type) {
+		case int64:
+			if x < 0 {
+				in.fail(node.At(), what, "negative dimension %d", x)
+			}
+			shape = append(shape, x)
+		case *ParDim:
+			if marked {
+				in.fail(node.At(), what, "two par_dim dimensions")
+			}
+			marked = true
+			block = i
+			shape = append(shape, x.N)
+		case *Sym:
+			in.fail(node.At(), what, "a dimension that depends on a symbolic loop index")
+		default:
+			in.fail(node.At(), what, "dimension of type %s", typeName(it))
+		}
+	}
+	if prod(shape) > 1<<40 {
+		in.fail(node.At(), what, "shape %v is too large", shape)
+	}
+	return shape, block, marked
+}
+
+func (in *interp) tileShape(v Value, node python.Node, what string) []int64 {
+	s, ok := shapeOf(v)
+	if !ok {
+		in.fail(node.At(), what, "operand of type %s is not a tensor", typeName(v))
+	}
+	return s
+}
+
+func fmtShape(s []int64) string { return fmt.Sprint(s) }

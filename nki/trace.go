@@ -1,0 +1,477 @@
+package nki
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/npukit/npukit/nki/python"
+)
+
+// Site is a source position in a kernel file.
+type Site struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"` // 0-based, as Python's ast
+	Function string `json:"function,omitempty"`
+}
+
+func (s Site) String() string { return fmt.Sprintf("%s:%d:%d", filepath.Base(s.File), s.Line, s.Col+1) }
+
+// Alloc is how an on-chip tensor is allocated.
+type Alloc struct {
+	Kind string `json:"kind"` // auto, implicit, address, sbuf.mod_alloc, sbuf.alloc, psum.mod_alloc, psum.alloc
+	// address=
+	Partition *int64 `json:"partition,omitempty"`
+	Offset    *int64 `json:"offset,omitempty"`
+	// mod_alloc arguments
+	Args map[string]Value `json:"args,omitempty"`
+	Func string           `json:"func,omitempty"`
+	// Tiles: one row per logical tile: block index..., [bank,] start
+	// partition, byte address.
+	Tiles         [][]int64 `json:"tiles,omitempty"`
+	PhysicalTiles int       `json:"physical_tiles,omitempty"`
+}
+
+// TensorRec is one traced tensor declaration (one per site and variant).
+type TensorRec struct {
+	ID          string   `json:"id"`
+	API         string   `json:"api"`
+	Name        string   `json:"assigned_to,omitempty"`
+	Shape       []int64  `json:"shape"`
+	DType       DType    `json:"dtype"`
+	Buffer      string   `json:"buffer"`
+	BlockDims   []int64  `json:"block_dims,omitempty"`
+	Partition   int64    `json:"partition_dim,omitempty"`
+	FreeDims    []int64  `json:"free_dims,omitempty"`
+	FreeBytes   int64    `json:"free_bytes_per_partition,omitempty"`
+	Alloc       *Alloc   `json:"alloc,omitempty"`
+	Declared    int64    `json:"declarations_traced"`
+	Instances   int64    `json:"runtime_instances"`
+	Site        *Site    `json:"site,omitempty"`
+	Loop        string   `json:"loop,omitempty"` // innermost enclosing loop id
+	SymLoops    []string `json:"-"`
+	key         string
+	OnChip      bool `json:"-"`
+	Returned    bool `json:"returned,omitempty"`
+	declaredAcc bool
+}
+
+// LoopRec is one traced loop (one per site).
+type LoopRec struct {
+	ID          string          `json:"id"`
+	Kind        string          `json:"kind"`
+	Syntax      string          `json:"syntax"`
+	Site        Site            `json:"site"`
+	Iter        string          `json:"iter"`
+	Symbolic    bool            `json:"symbolic"`
+	Entries     int64           `json:"entries_traced"`
+	Iterations  int64           `json:"iterations_traced"`
+	TripCounts  map[int64]int64 `json:"trip_counts"` // trip count -> entries traced
+	Executed    int64           `json:"entries_executed"`
+	Parent      string          `json:"parent,omitempty"`
+	ParamsOnly  bool            `json:"-"`
+	sawSymbolic bool
+}
+
+// CallRec is one engine (or language) call site.
+type CallRec struct {
+	Fn         string   `json:"fn"`
+	Engine     string   `json:"engine,omitempty"`
+	Traced     int64    `json:"traced"`
+	Executed   int64    `json:"executed"`
+	Site       Site     `json:"site"`
+	Reads      []string `json:"reads,omitempty"`
+	Writes     []string `json:"writes,omitempty"`
+	Accumulate bool     `json:"accumulate,omitempty"`
+	Loop       string   `json:"loop,omitempty"`
+}
+
+type symLoop struct {
+	start, stop, step int64
+	rec               *LoopRec
+}
+
+func (l symLoop) trip() int64 {
+	return (&RangeVal{Start: l.start, Stop: l.stop, Step: l.step}).Len()
+}
+
+type activeLoop struct {
+	rec *LoopRec
+	sym int // symbolic variable, or -1
+}
+
+type tracer struct {
+	api       string // beta1 or current
+	ncVersion string
+	grid      []int64
+	programID []int64
+	constants map[string]int64
+
+	symLoops []symLoop
+	stack    []activeLoop
+	guards   []*Sym
+
+	Tensors    []*TensorRec
+	Loops      []*LoopRec
+	Calls      []*CallRec
+	tByKey     map[string]*TensorRec
+	lBySite    map[string]*LoopRec
+	cBySite    map[string]*CallRec
+	events     int
+	nT         int
+	countMemo  map[string]int64
+	ncQueries  int
+	pidQueries map[int64]int
+}
+
+func newTracer(api string) *tracer {
+	return &tracer{api: api, tByKey: map[string]*TensorRec{}, lBySite: map[string]*LoopRec{}, cBySite: map[string]*CallRec{},
+		countMemo: map[string]int64{}, pidQueries: map[int64]int{}}
+}
+
+func (in *interp) site(pos python.Pos) Site {
+	f := in.cur()
+	return Site{File: f.mod.File, Line: pos.Line, Col: pos.Col, Function: f.fn}
+}
+
+func (t *tracer) event(in *interp, pos python.Pos) {
+	t.events++
+	if t.events > MaxRecords {
+		in.fail(pos, "", "trace exceeded %d tensor/loop/call events (a bound against unbounded unrolling)", MaxRecords)
+	}
+}
+
+// multiplicity is how many times the current point executes on the device
+// per traced execution: the product of the enclosing symbolic loops' trip
+// counts, restricted to the iterations where the symbolic `if` guards hold.
+func (t *tracer) multiplicity(in *interp, pos python.Pos) int64 {
+	var vars []int
+	for _, a := range t.stack {
+		if a.sym >= 0 {
+			vars = append(vars, a.sym)
+		}
+	}
+	if len(t.guards) == 0 {
+		n := int64(1)
+		for _, v := range vars {
+			n *= t.symLoops[v].trip()
+		}
+		return n
+	}
+	var key strings.Builder
+	for _, v := range vars {
+		fmt.Fprintf(&key, "%d,", v)
+	}
+	for _, g := range t.guards {
+		fmt.Fprintf(&key, "%p;", g)
+	}
+	if n, ok := t.countMemo[key.String()]; ok {
+		return n
+	}
+	// enumerate the variables the guards use; the others multiply
+	used := map[int]bool{}
+	for _, g := range t.guards {
+		for _, v := range g.vars {
+			used[v] = true
+		}
+	}
+	var enum []int
+	mult := int64(1)
+	for _, v := range vars {
+		if used[v] {
+			enum = append(enum, v)
+		} else {
+			mult *= t.symLoops[v].trip()
+		}
+	}
+	space := int64(1)
+	for _, v := range enum {
+		space *= t.symLoops[v].trip()
+		if space > 1<<22 {
+			in.fail(pos, "symbolic if", "iteration space of its predicate over %d points", 1<<22)
+		}
+	}
+	env := make([]int64, len(t.symLoops))
+	var count int64
+	var rec func(k int)
+	rec = func(k int) {
+		if k == len(enum) {
+			for _, g := range t.guards {
+				if g.Eval(env) == 0 {
+					return
+				}
+			}
+			count++
+			return
+		}
+		l := t.symLoops[enum[k]]
+		for i := l.start; (l.step > 0 && i < l.stop) || (l.step < 0 && i > l.stop); i += l.step {
+			env[enum[k]] = i
+			rec(k + 1)
+		}
+	}
+	rec(0)
+	n := count * mult
+	t.countMemo[key.String()] = n
+	return n
+}
+
+func (t *tracer) innermost() string {
+	if len(t.stack) == 0 {
+		return ""
+	}
+	return t.stack[len(t.stack)-1].rec.ID
+}
+
+// ---- loops ----
+
+func (in *interp) execFor(sc *scope, st *python.For) (ctl, Value) {
+	iv := in.eval(sc, st.Iter)
+	if r, ok := iv.(*RangeVal); ok && r.Symbolic {
+		lp := in.tr.loopEnter(in, st.Pos, st.Iter, iv, "for", r.Len())
+		defer in.tr.loopExit(lp)
+		v := len(in.tr.symLoops)
+		in.tr.symLoops = append(in.tr.symLoops, symLoop{r.Start, r.Stop, r.Step, lp.rec})
+		lp.sym = v
+		in.tr.stack[len(in.tr.stack)-1].sym = v
+		var idx Value = symVar(v)
+		if r.Start != 0 || r.Step != 1 {
+			// i = start + step * k is still affine; keep the variable as
+			// the iteration value itself (Eval uses the real values)
+		}
+		in.assign(sc, st.Target, idx, nil)
+		c, val := in.execBlock(sc, st.Body)
+		if c == ctlReturn {
+			return c, val
+		}
+		if c == ctlBreak {
+			in.fail(st.Pos, "break in a symbolic loop", "not supported")
+		}
+		return ctlNone, nil
+	}
+	items := in.iterate(iv, st.Iter)
+	lp := in.tr.loopEnter(in, st.Pos, st.Iter, iv, "for", int64(len(items)))
+	defer in.tr.loopExit(lp)
+	for _, it := range items {
+		in.assign(sc, st.Target, it, nil)
+		c, v := in.execBlock(sc, st.Body)
+		if c == ctlBreak {
+			return ctlNone, nil
+		}
+		if c == ctlReturn {
+			return c, v
+		}
+	}
+	return in.execBlock(sc, st.Else)
+}
+
+type loopHandle struct {
+	rec *LoopRec
+	sym int
+	ok  bool
+}
+
+func (t *tracer) loopEnter(in *interp, pos python.Pos, iterExpr python.Expr, iv Value, syntax string, trips int64) *loopHandle {
+	if in.inCallback > 0 {
+		return &loopHandle{}
+	}
+	t.event(in, pos)
+	s := in.site(pos)
+	key := s.String()
+	rec := t.lBySite[key]
+	if rec == nil {
+		kind := "python:iterable"
+		symbolic := false
+		switch x := iv.(type) {
+		case *RangeVal:
+			kind = x.Kind
+			symbolic = x.Symbolic
+		default:
+			if c, ok := iterExpr.(*python.Call); ok {
+				name := describeCallee(c.Func)
+				if i := strings.LastIndex(name, "."); i >= 0 {
+					name = name[i+1:]
+				}
+				if _, isInst := iv.(*Instance); isInst {
+					kind = "python:" + name
+				}
+			}
+		}
+		rec = &LoopRec{ID: fmt.Sprintf("L%d", len(t.Loops)+1), Kind: kind, Syntax: syntax, Site: s, Iter: in.src(iterExpr),
+			Symbolic: symbolic, TripCounts: map[int64]int64{}, Parent: t.innermost()}
+		t.Loops = append(t.Loops, rec)
+		t.lBySite[key] = rec
+	}
+	rec.Entries++
+	rec.TripCounts[trips]++
+	if rec.Symbolic {
+		rec.Iterations++
+	} else {
+		rec.Iterations += trips
+	}
+	rec.Executed += t.multiplicity(in, pos)
+	t.stack = append(t.stack, activeLoop{rec: rec, sym: -1})
+	return &loopHandle{rec: rec, sym: -1, ok: true}
+}
+
+func (t *tracer) loopExit(h *loopHandle) {
+	if h == nil || !h.ok {
+		return
+	}
+	t.stack = t.stack[:len(t.stack)-1]
+}
+
+// symbolicIf traces both branches of an `if` on a symbolic predicate under
+// the predicate and its negation (else first, as the reference tracer does).
+func (in *interp) symbolicIf(sc *scope, st *python.If, pred *Sym) (ctl, Value) {
+	if in.tr.api != "beta1" {
+		in.fail(st.Pos, "if on a loop index", "symbolic predicate outside Beta-1 symbolic loops")
+	}
+	neg := &Sym{Op: "~", A: pred, vars: pred.vars, size: pred.size + 1}
+	if len(st.Else) > 0 {
+		in.tr.guards = append(in.tr.guards, neg)
+		c, v := in.execBlock(sc, st.Else)
+		in.tr.guards = in.tr.guards[:len(in.tr.guards)-1]
+		if c != ctlNone {
+			in.fail(st.Pos, "return/break under a symbolic if", "control flow that differs per iteration is not traceable")
+			return c, v
+		}
+	}
+	in.tr.guards = append(in.tr.guards, pred)
+	c, v := in.execBlock(sc, st.Body)
+	in.tr.guards = in.tr.guards[:len(in.tr.guards)-1]
+	if c != ctlNone {
+		in.fail(st.Pos, "return/break under a symbolic if", "control flow that differs per iteration is not traceable")
+	}
+	return c, v
+}
+
+// ---- records ----
+
+func (t *tracer) declare(in *interp, pos python.Pos, api string, ten *Tensor, alloc *Alloc) *TensorRec {
+	t.event(in, pos)
+	s := in.site(pos)
+	key := fmt.Sprintf("%s|%s|%v|%s|%s|%s", s, api, ten.Shape, ten.DType, ten.Buffer, allocKey(alloc))
+	rec := t.tByKey[key]
+	if rec == nil {
+		t.nT++
+		rec = &TensorRec{ID: fmt.Sprintf("T%d", t.nT), API: api, Shape: ten.Shape, DType: ten.DType, Buffer: ten.Buffer,
+			Alloc: alloc, Site: &s, Loop: t.innermost(), key: key}
+		if ten.onChip() {
+			rec.OnChip = true
+			rec.BlockDims = append([]int64{}, ten.Shape[:ten.BlockDims]...)
+			if len(ten.Shape) > ten.BlockDims {
+				rec.Partition = ten.Shape[ten.BlockDims]
+				rec.FreeDims = append([]int64{}, ten.Shape[ten.BlockDims+1:]...)
+			}
+			rec.FreeBytes = prod(rec.FreeDims) * int64(ten.DType.Size())
+		}
+		t.Tensors = append(t.Tensors, rec)
+		t.tByKey[key] = rec
+	}
+	rec.Declared++
+	rec.Instances += t.multiplicity(in, pos)
+	ten.Rec = rec
+	return rec
+}
+
+func allocKey(a *Alloc) string {
+	if a == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s %v %v %v", a.Kind, deref(a.Partition), deref(a.Offset), a.Tiles)
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func prod(s []int64) int64 {
+	n := int64(1)
+	for _, x := range s {
+		n *= x
+	}
+	return n
+}
+
+// callRecord counts one traced execution of an engine call.
+func (t *tracer) callRecord(in *interp, pos python.Pos, fn string, reads, writes []Value, accumulate bool) {
+	t.event(in, pos)
+	s := in.site(pos)
+	key := s.String() + "|" + fn
+	rec := t.cBySite[key]
+	if rec == nil {
+		rec = &CallRec{Fn: fn, Site: s, Loop: t.innermost()}
+		t.Calls = append(t.Calls, rec)
+		t.cBySite[key] = rec
+	}
+	rec.Traced++
+	rec.Executed += t.multiplicity(in, pos)
+	if accumulate {
+		rec.Accumulate = true
+	}
+	addIDs := func(dst *[]string, vals []Value) {
+		for _, v := range vals {
+			if r := recOf(v); r != nil && !contains(*dst, r.ID) {
+				*dst = append(*dst, r.ID)
+			}
+		}
+	}
+	addIDs(&rec.Reads, reads)
+	addIDs(&rec.Writes, writes)
+}
+
+func contains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func recOf(v Value) *TensorRec {
+	switch x := v.(type) {
+	case *Tensor:
+		return x.Rec
+	case *View:
+		return x.T.Rec
+	case *Tile:
+		return x.Rec
+	}
+	return nil
+}
+
+// Result is what tracing a kernel recorded.
+type Result struct {
+	Entry     string       `json:"entry,omitempty"`
+	File      string       `json:"file"`
+	Function  string       `json:"function"`
+	API       string       `json:"api"`
+	NCVersion string       `json:"nc_version"`
+	Grid      []int64      `json:"grid"`
+	Tensors   []*TensorRec `json:"tensors"`
+	Loops     []*LoopRec   `json:"loops"`
+	Calls     []*CallRec   `json:"calls"`
+	Steps     int          `json:"steps"`
+}
+
+func (t *tracer) finish() *Result {
+	sort.SliceStable(t.Calls, func(i, j int) bool { return lessSite(t.Calls[i].Site, t.Calls[j].Site) })
+	return &Result{Tensors: t.Tensors, Loops: t.Loops, Calls: t.Calls}
+}
+
+func lessSite(a, b Site) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	return a.Col < b.Col
+}
