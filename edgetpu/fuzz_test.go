@@ -1,11 +1,15 @@
 package edgetpu
 
 import (
-	"github.com/npukit/npukit/internal/fbs"
+	"runtime"
+
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/npukit/npukit/internal/fbs"
+	"github.com/npukit/npukit/internal/hostile"
 
 	"github.com/npukit/npukit/edgetpu/dmaplan"
 	"github.com/npukit/npukit/edgetpu/link"
@@ -96,8 +100,31 @@ func FuzzCustomOptions(f *testing.F) {
 			}
 		}
 	}
+	f.Add(hostile.FlexSharedKeys(64, 512)) // key sharing
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := &decoder{budget: fbs.NewBudget(int64(len(b)) + budgetSlack)}
 		d.customOp(&Operator{CustomOptions: b}, "custom_options")
 	})
+}
+
+// Custom options whose entries share one long key string: each entry
+// copied the key (three times), 2.4 GB for a 1 MB file. Now one copy of
+// at most maxKeyKept bytes per key string.
+func TestCustomOptionsSharedKey(t *testing.T) {
+	const n, keyLen = 4000, 64 << 10
+	b := hostile.FlexSharedKeys(n, keyLen)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	d := &decoder{budget: fbs.NewBudget(int64(len(b)) + budgetSlack)}
+	c, err := d.customOp(&Operator{CustomOptions: b}, "custom_options")
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Options.Keys) != n || len(c.Options.Keys[0]) > maxKeyKept+32 {
+		t.Fatalf("%d keys, first of %d bytes", len(c.Options.Keys), len(c.Options.Keys[0]))
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("%d-byte options allocated %d bytes", len(b), got)
+	}
 }

@@ -148,6 +148,10 @@ func (d *decoder) tflite(m *Model, data []byte) (*TFLite, error) {
 
 // ---- custom options (FlexBuffer map) ----
 
+// maxKeyKept bounds the custom-option key kept in Keys and KeyTypes: the
+// runtime's keys are one character ("1".."7").
+const maxKeyKept = 64
+
 func (d *decoder) customOp(op *Operator, path string) (*CustomOp, error) {
 	c := &CustomOp{Options: CustomOptions{Offset: op.CustomOptionsOffset, Size: len(op.CustomOptions), Version: -1, ExecutionPreference: -1}}
 	o := &c.Options
@@ -164,10 +168,22 @@ func (d *decoder) customOp(op *Operator, path string) (*CustomOp, error) {
 	}
 	var pkgKey4 *Package
 	var extra []*Package
+	// Keys are converted once per key string, not once per entry: entries
+	// may share one key string (see fbs.FlexMapRef.KeyBytes), and a key
+	// longer than any the runtime reads is kept shortened.
+	keys := map[int]string{}
 	for i := 0; i < mp.Len(); i++ {
-		k, err := mp.Key(i)
+		kb, koff, err := mp.KeyBytes(i)
 		if err != nil {
 			return nil, err
+		}
+		k, ok := keys[koff]
+		if !ok {
+			k = string(kb[:min(len(kb), maxKeyKept)])
+			if len(kb) > maxKeyKept {
+				k += fmt.Sprintf("...(%d bytes)", len(kb))
+			}
+			keys[koff] = k
 		}
 		v, err := mp.Value(i)
 		if err != nil {

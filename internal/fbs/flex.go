@@ -297,31 +297,47 @@ func (r FlexRef) Map() (FlexMapRef, error) {
 // Len is the number of entries.
 func (m FlexMapRef) Len() int { return m.values.n }
 
-// Key returns key i.
+// Key returns key i (a copy: see KeyBytes for keys that may be shared).
 func (m FlexMapRef) Key(i int) (string, error) {
-	b, _, err := m.keys.At(i).Bytes()
+	b, _, err := m.KeyBytes(i)
 	return string(b), err
 }
 
-// Value returns value i, its path naming the key.
+// KeyBytes returns key i as a sub-slice of the buffer and its offset.
+// Keys of many entries may point at one string: a caller that keeps keys
+// should convert each offset once, not each entry (a 1 MB file whose
+// entries share one long key was gigabytes of copies).
+func (m FlexMapRef) KeyBytes(i int) ([]byte, int, error) {
+	return m.keys.At(i).Bytes()
+}
+
+// MaxPathKey is the number of key bytes a value's Path quotes.
+const MaxPathKey = 64
+
+// Value returns value i, its path naming the key (at most MaxPathKey
+// bytes of it, so that paths stay small whatever the key).
 func (m FlexMapRef) Value(i int) (FlexRef, error) {
-	k, err := m.Key(i)
+	k, _, err := m.KeyBytes(i)
 	if err != nil {
 		return FlexRef{}, err
 	}
 	v := m.values.At(i)
-	v.Path = fmt.Sprintf("%s[%q]", m.Path, k)
+	if len(k) > MaxPathKey {
+		v.Path = fmt.Sprintf("%s[%q...(%d bytes)]", m.Path, k[:MaxPathKey], len(k))
+	} else {
+		v.Path = fmt.Sprintf("%s[%q]", m.Path, k)
+	}
 	return v, nil
 }
 
 // Lookup finds a key (linear scan: maps here hold a handful of keys).
 func (m FlexMapRef) Lookup(key string) (FlexRef, bool, error) {
 	for i := 0; i < m.Len(); i++ {
-		k, err := m.Key(i)
+		k, _, err := m.KeyBytes(i)
 		if err != nil {
 			return FlexRef{}, false, err
 		}
-		if k == key {
+		if string(k) == key {
 			v, err := m.Value(i)
 			return v, err == nil, err
 		}

@@ -3,6 +3,8 @@ package fbs
 import (
 	"bytes"
 	"testing"
+
+	"github.com/npukit/npukit/internal/hostile"
 )
 
 func sampleFlex() []byte {
@@ -144,5 +146,6 @@ func TestFlexMalformedNeverPanics(t *testing.T) {
 func FuzzFlex(f *testing.F) {
 	f.Add(sampleFlex())
 	f.Add([]byte{'a', 0, 1, 3, 1, 1, 1, 7, 4, 2, 36, 1})
+	f.Add(hostile.FlexSharedKeys(64, 512)) // entries sharing one key
 	f.Fuzz(func(t *testing.T, b []byte) { readFlex(b) })
 }
