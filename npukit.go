@@ -78,6 +78,10 @@ func OpenAs(path string, k Kind) *Artifact {
 func OpenBytes(name string, data []byte) (*Artifact, error) {
 	r, err := detect.Reader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
+		var ue *detect.UnknownError
+		if errors.As(err, &ue) && ue.Path == "" {
+			ue.Path = name
+		}
 		return nil, err
 	}
 	return &Artifact{Name: name, Kind: r.Kind, Variant: r.Variant, data: data}, nil

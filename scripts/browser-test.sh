@@ -53,3 +53,8 @@ if [ "$n" -eq 0 ]; then
 fi
 go test -count=1 -tags browser ./report/browsertest -reports "$out/reports" -shots "$out/shots" -v 2>&1 | grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' | grep -v '^=== RUN'
 echo "screenshots in $out/shots"
+
+# The web viewer (npukit compiled to WebAssembly): one file of every kind
+# fed through the page's file input, served over HTTP and from file://.
+bash scripts/build-web.sh "$out/site"
+go test -count=1 -tags browser ./internal/viewer -site "$out/site" -v 2>&1 | grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' | grep -v '^=== RUN'

@@ -1,0 +1,268 @@
+//go:build browser
+
+package viewer_test
+
+// The browser test of the web viewer (scripts/browser-test.sh runs it):
+// it serves a site built by scripts/build-web.sh, feeds one corpus file of
+// every kind through the page's file input in headless Chromium, and
+// checks that the report appears with the key facts and finding counts
+// npukit computes natively for that file, with no console error and no
+// request outside the site's own files. It also opens the site from
+// file:// once, and feeds it a file of no supported kind.
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/npukit/npukit"
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/internal/viewer"
+)
+
+var (
+	siteDir    = flag.String("site", "", "site built by scripts/build-web.sh")
+	corpusDirs = flag.String("corpus", "../../../shared/corpus,../../../shared/corpus2,../../examples", "comma-separated folders of input files (the corpora and the repository's examples)")
+	allFiles   = flag.Bool("all", false, "feed every corpus file, not one per kind and the largest")
+	chromePath = flag.String("chromium", "/usr/bin/chromium", "Chromium binary")
+)
+
+// pick returns one file of every kind the viewer shows (the first by
+// path) and the largest model (NEFF, Edge TPU or TFLite) of the corpus.
+func pick(t *testing.T) []string {
+	var files []string
+	for _, dir := range strings.Split(*corpusDirs, ",") {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				switch d.Name() {
+				case "golden", "goldens", "logs", "tracer", "nki":
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if n := d.Name(); strings.HasSuffix(n, ".md") || strings.HasPrefix(n, "README") || strings.HasPrefix(n, "LICENSE") || n == "truth.json" {
+				return nil
+			}
+			files = append(files, p)
+			return nil
+		})
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.Skip("no corpus (../shared) beside the checkout")
+	}
+	if *allFiles {
+		return files
+	}
+	byKind := map[npukit.Kind]string{}
+	var largest string
+	var largestSize int64
+	for _, f := range files {
+		a, err := npukit.Open(f)
+		if err != nil || !npukit.Supports(a.Kind, "report") {
+			continue
+		}
+		if _, ok := byKind[a.Kind]; !ok {
+			byKind[a.Kind] = f
+		}
+		model := a.Kind == detect.NEFF || a.Kind == detect.EdgeTPU || a.Kind == detect.TFLite
+		if fi, err := os.Stat(f); err == nil && model && fi.Size() > largestSize {
+			largest, largestSize = f, fi.Size()
+		}
+	}
+	var out []string
+	for _, f := range byKind {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return append(out, largest)
+}
+
+type shown struct {
+	State    string     `json:"state"`
+	Status   string     `json:"status"`
+	Kind     string     `json:"kind"`
+	Counts   string     `json:"counts"`
+	Timing   string     `json:"timing"`
+	Summary  [][]string `json:"summary"`
+	Sections int        `json:"sections"`
+	Links    []string   `json:"links"`
+}
+
+const readScript = `(() => {
+  const f = document.getElementById('report');
+  const d = f && f.contentDocument;
+  const sum = d ? [...d.querySelectorAll('#summary dt')].map(dt => [dt.textContent, dt.nextElementSibling ? dt.nextElementSibling.textContent : '']) : [];
+  return {
+    state: document.body.dataset.state || '',
+    status: document.getElementById('status').textContent,
+    kind: document.getElementById('kind').textContent,
+    counts: document.getElementById('counts').textContent,
+    timing: document.getElementById('timing').textContent,
+    summary: sum,
+    sections: d ? d.querySelectorAll('section').length : 0,
+    links: [...document.querySelectorAll('.downloads a')].map(a => a.href.startsWith('blob:') && !a.hidden ? a.download : ''),
+  };
+})()`
+
+func TestViewer(t *testing.T) {
+	if *siteDir == "" {
+		t.Fatal("-site DIR is required (scripts/build-web.sh builds one)")
+	}
+	files := pick(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir(*siteDir)))
+	defer srv.Close()
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(*chromePath),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 1000),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	bctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) { feed(t, bctx, srv.URL+"/", srv.URL, f) })
+	}
+	// A file of no supported kind is named as such.
+	junk := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(junk, []byte("these are not the bytes of an NPU artifact\n"), 0o644)
+	t.Run("unsupported", func(t *testing.T) { feed(t, bctx, srv.URL+"/", srv.URL, junk) })
+	// The same page works from file:// (no server at all).
+	if len(files) > 0 {
+		abs, _ := filepath.Abs(*siteDir)
+		t.Run("file-url", func(t *testing.T) { feed(t, bctx, "file://"+abs+"/index.html", "file://"+abs, files[0]) })
+	}
+}
+
+func feed(t *testing.T, bctx context.Context, pageURL, origin, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := viewer.Analyse(filepath.Base(path), data)
+
+	var mu sync.Mutex
+	var problems []string
+	ctx, cancel := chromedp.NewContext(bctx, chromedp.WithListener(func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
+				var parts []string
+				for _, a := range e.Args {
+					parts = append(parts, string(a.Value))
+				}
+				problems = append(problems, fmt.Sprintf("console %s: %s", e.Type, strings.Join(parts, " ")))
+			}
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, "exception: "+e.ExceptionDetails.Text)
+		case *network.EventRequestWillBeSent:
+			u := e.Request.URL
+			if !strings.HasPrefix(u, origin) && !strings.HasPrefix(u, "blob:") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "about:") {
+				problems = append(problems, "request outside the site: "+u)
+			}
+		}
+	}))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 120*time.Second)
+	defer cancelT()
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(pageURL),
+		chromedp.WaitReady(chromedp.CSS(`body[data-state="ready"]`)),
+	)
+	if err != nil {
+		t.Fatalf("page did not load npukit: %v", err)
+	}
+	abs, _ := filepath.Abs(path)
+	start := time.Now()
+	err = chromedp.Do(ctx,
+		chromedp.SetUploadFiles(chromedp.CSS(`#file`), []string{abs}),
+		chromedp.WaitReady(chromedp.CSS(`body[data-state="shown"], .status.error`)),
+	)
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatalf("no result shown: %v", err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[shown](readScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	for _, p := range problems {
+		t.Errorf("%s", p)
+	}
+	mu.Unlock()
+
+	if want.Unsupported {
+		if got.State == "shown" || !strings.Contains(got.Status, "unrecognised") && !strings.Contains(got.Status, "cannot show") {
+			t.Errorf("unsupported file: status %q (state %q), want it named as not supported", got.Status, got.State)
+		}
+		return
+	}
+	if got.State != "shown" {
+		t.Fatalf("state %q, status %q", got.State, got.Status)
+	}
+	if !strings.Contains(got.Kind, want.Describe) {
+		t.Errorf("kind line %q does not name %q", got.Kind, want.Describe)
+	}
+	wantCounts := fmt.Sprintf("%d error", want.Errors)
+	if !strings.HasPrefix(got.Counts, wantCounts) || !strings.Contains(got.Counts, fmt.Sprintf("%d warning", want.Warnings)) || !strings.Contains(got.Counts, fmt.Sprintf("%d info", want.Infos)) {
+		t.Errorf("counts %q, want %d errors, %d warnings, %d infos", got.Counts, want.Errors, want.Warnings, want.Infos)
+	}
+	if len(want.Summary) == 0 || len(got.Summary) != len(want.Summary) {
+		t.Fatalf("report summary has %d facts, npukit computes %d", len(got.Summary), len(want.Summary))
+	}
+	for i, kv := range want.Summary {
+		if got.Summary[i][0] != kv.Key || got.Summary[i][1] != kv.Value {
+			t.Errorf("summary fact %d: page shows %q = %q, npukit computes %q = %q", i, got.Summary[i][0], got.Summary[i][1], kv.Key, kv.Value)
+		}
+	}
+	if got.Sections == 0 {
+		t.Error("report has no sections")
+	}
+	for i, l := range got.Links {
+		if l == "" {
+			t.Errorf("download link %d missing", i)
+		}
+	}
+	t.Logf("%s (%d bytes, %s): report shown in %v (%s)", filepath.Base(path), len(data), want.Kind, elapsed.Round(time.Millisecond), got.Timing)
+}
