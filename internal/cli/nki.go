@@ -1,0 +1,278 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/npukit/npukit/nki"
+	"github.com/spf13/cobra"
+)
+
+// `npukit nki ...`: NKI kernels as their authors write them (package nki).
+
+func init() { registerCommand(46, newNkiCmd) }
+
+func newNkiCmd(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "nki",
+		Short: "Trace NKI kernels (Python, Beta 1 and current API): tensors, allocations, loops, engine calls",
+		Long: `nki reads an NKI kernel as written (@nki.jit Python) and evaluates what the NKI
+tracer evaluates at compile time: shapes, trip counts, allocations and addresses. Give the
+kernel file, the function and its arguments, or a manifest entry:
+
+  npukit nki inspect kernel.py --kernel my_kernel --arg a=bfloat16[128,512] --arg n=4
+  npukit nki inspect --manifest manifest.json --entry samples.tensor_add
+
+Constructs npukit cannot evaluate honestly are refused (exit 2) naming file:line:column.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newNkiInspectCmd(env))
+	return cmd
+}
+
+// nkiFlags are the flags every nki command takes to say what to trace.
+type nkiFlags struct {
+	kernel, manifest, entry, arch, api string
+	args, grid, pid                    []string
+}
+
+func (f *nkiFlags) bind(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.kernel, "kernel", "", "kernel function to trace")
+	cmd.Flags().StringArrayVar(&f.args, "arg", nil, "kernel argument NAME=DTYPE[D0,D1,...] (a tensor) or NAME=VALUE (an int, float, bool, None or string); repeatable")
+	cmd.Flags().StringVar(&f.arch, "arch", "", "NeuronCore generation for nisa.get_nc_version(): v2, v3 or v4 (default v2)")
+	cmd.Flags().StringVar(&f.api, "api", "", "API generation: beta1 or current (default: from the kernel's imports)")
+	cmd.Flags().StringSliceVar(&f.grid, "grid", nil, "SPMD launch grid, e.g. 2,2")
+	cmd.Flags().StringSliceVar(&f.pid, "program-id", nil, "program id of the traced instance, e.g. 0,0 (default all zero)")
+	cmd.Flags().StringVar(&f.manifest, "manifest", "", "manifest file (corpus manifest.json shape) giving file, function and arguments")
+	cmd.Flags().StringVar(&f.entry, "entry", "", "entry id in the manifest")
+}
+
+var archVersion = map[string]string{"v2": "gen2", "v3": "gen3", "v4": "gen4", "": ""}
+
+// options turns the flags into trace options (exit 2 on bad usage).
+func (f *nkiFlags) options(args []string) (nki.Options, string, error) {
+	var o nki.Options
+	ver, ok := archVersion[f.arch]
+	if !ok {
+		return o, "", usageErr("--arch %q: want v2, v3 or v4", f.arch)
+	}
+	if f.manifest != "" {
+		if len(args) > 0 || f.kernel != "" || len(f.args) > 0 {
+			return o, "", usageErr("--manifest takes the file, kernel and arguments from the entry; give no KERNEL.py, --kernel or --arg")
+		}
+		if f.entry == "" {
+			return o, "", usageErr("--manifest needs --entry ID")
+		}
+		m, err := nki.ReadManifest(f.manifest)
+		if err != nil {
+			return o, "", usageErr("%v", ioCause(err))
+		}
+		e, err := m.Entry(f.entry)
+		if err != nil {
+			return o, "", usageErr("%s: %v", f.manifest, err)
+		}
+		o = nki.OptionsFor(m, e)
+		if ver != "" {
+			o.NCVersion = ver
+		}
+		if f.api != "" {
+			o.API = f.api
+		}
+		return o, e.ID, nil
+	}
+	if len(args) != 1 {
+		return o, "", usageErr("give one KERNEL.py (or --manifest FILE --entry ID)")
+	}
+	if f.kernel == "" {
+		return o, "", usageErr("--kernel NAME is required")
+	}
+	abs, err := filepath.Abs(args[0])
+	if err != nil {
+		return o, "", usageErr("%v", err)
+	}
+	o = nki.Options{Dir: filepath.Dir(abs), File: filepath.Base(abs), Function: f.kernel, API: f.api, NCVersion: ver}
+	if o.NCVersion == "" {
+		o.NCVersion = "gen2"
+	}
+	for _, a := range f.args {
+		arg, err := parseKernelArg(a)
+		if err != nil {
+			return o, "", usageErr("--arg %q: %v", a, err)
+		}
+		o.Args = append(o.Args, arg)
+	}
+	if o.Grid, err = parseInts(f.grid); err != nil {
+		return o, "", usageErr("--grid: %v", err)
+	}
+	if o.ProgramID, err = parseInts(f.pid); err != nil {
+		return o, "", usageErr("--program-id: %v", err)
+	}
+	if o.ProgramID == nil {
+		o.ProgramID = make([]int64, len(o.Grid))
+	}
+	return o, "", nil
+}
+
+func parseInts(s []string) ([]int64, error) {
+	var out []int64
+	for _, x := range s {
+		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", x)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// parseKernelArg reads NAME=DTYPE[D0,D1] or NAME=VALUE.
+func parseKernelArg(s string) (nki.Arg, error) {
+	name, val, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return nki.Arg{}, errors.New("want NAME=DTYPE[SHAPE] or NAME=VALUE")
+	}
+	if i := strings.IndexByte(val, '['); i > 0 && strings.HasSuffix(val, "]") {
+		dt := nki.DType(val[:i])
+		if dt.Size() == 0 {
+			return nki.Arg{}, fmt.Errorf("unknown dtype %q", val[:i])
+		}
+		var shape []int64
+		for _, d := range strings.Split(val[i+1:len(val)-1], ",") {
+			n, err := strconv.ParseInt(strings.TrimSpace(d), 10, 64)
+			if err != nil || n < 0 {
+				return nki.Arg{}, fmt.Errorf("dimension %q is not a non-negative integer", d)
+			}
+			shape = append(shape, n)
+		}
+		return nki.Arg{Name: name, Shape: shape, DType: string(dt)}, nil
+	}
+	var v any
+	switch {
+	case val == "None":
+		v = nil
+	case val == "True" || val == "False":
+		v = val == "True"
+	default:
+		if n, err := strconv.ParseInt(val, 10, 64); err == nil {
+			v = float64(n)
+		} else if f, err := strconv.ParseFloat(val, 64); err == nil {
+			v = f
+		} else {
+			v = val
+		}
+	}
+	return nki.Arg{Name: name, Value: v}, nil
+}
+
+// traceKernel runs the trace, mapping failures to exit codes: a construct
+// npukit cannot evaluate or a kernel that raises is exit 2, a bug exit 3.
+func traceKernel(o nki.Options) (*nki.Result, error) {
+	res, err := nki.Trace(o)
+	if err == nil {
+		return res, nil
+	}
+	var ie *nki.InternalError
+	if errors.As(err, &ie) {
+		return nil, &ExitError{Code: ExitUnexpected, Err: err}
+	}
+	return nil, usageErr("%v", err)
+}
+
+func newNkiInspectCmd(env *Env) *cobra.Command {
+	var f nkiFlags
+	cmd := &cobra.Command{
+		Use:   "inspect [KERNEL.py]",
+		Short: "Trace a kernel: its on-chip tensors with allocation and tile locations, loops with trip counts, engine calls with counts",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, entry, err := f.options(args)
+			if err != nil {
+				return err
+			}
+			res, err := traceKernel(o)
+			if err != nil {
+				return err
+			}
+			res.Entry = entry
+			if env.JSON {
+				return writeJSON(env.Stdout, res)
+			}
+			return renderNkiInspect(env.Stdout, res)
+		},
+	}
+	f.bind(cmd)
+	return cmd
+}
+
+func renderNkiInspect(w io.Writer, r *nki.Result) error {
+	fmt.Fprintf(w, "%s  %s  (API %s, NeuronCore %s", r.File, r.Function, r.API, r.NCVersion)
+	if len(r.Grid) > 0 {
+		fmt.Fprintf(w, ", grid %v", r.Grid)
+	}
+	fmt.Fprintf(w, ")\n\nTensors\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  ID\tNAME\tSHAPE\tDTYPE\tBUFFER\tALLOCATION\tDECLARED\tAT RUNTIME\tSITE")
+	for _, t := range r.Tensors {
+		site := ""
+		if t.Site != nil {
+			site = t.Site.String()
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\t%s\t%s\t%d\t%d\t%s\n", t.ID, t.Name, t.Shape, t.DType, t.Buffer, allocText(t.Alloc), t.Declared, t.Instances, site)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nLoops\n")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  ID\tKIND\tTRIPS\tENTRIES (TRACED/RUNTIME)\tPARENT\tSITE\tITER")
+	for _, l := range r.Loops {
+		var trips []string
+		keys := make([]int64, 0, len(l.TripCounts))
+		for k := range l.TripCounts {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+		for _, k := range keys {
+			trips = append(trips, fmt.Sprintf("%dx%d", k, l.TripCounts[k]))
+		}
+		kind := l.Kind
+		if l.Symbolic {
+			kind += " (symbolic)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", l.ID, kind, strings.Join(trips, ","), l.Entries, l.Executed, l.Parent, l.Site, l.Iter)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nEngine calls\n")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  CALL\tTRACED\tAT RUNTIME\tLOOP\tREADS\tWRITES\tSITE")
+	for _, c := range r.Calls {
+		fn := c.Fn
+		if c.Accumulate {
+			fn += " (+=)"
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\t%s\t%s\n", fn, c.Traced, c.Executed, c.Loop, strings.Join(c.Reads, ","), strings.Join(c.Writes, ","), c.Site)
+	}
+	return tw.Flush()
+}
+
+func allocText(a *nki.Alloc) string {
+	if a == nil {
+		return "-"
+	}
+	switch {
+	case a.Partition != nil:
+		return fmt.Sprintf("address=(%d, %d)", *a.Partition, *a.Offset)
+	case len(a.Tiles) > 0:
+		s := fmt.Sprintf("%s: %d tiles on %d locations", a.Kind, len(a.Tiles), a.PhysicalTiles)
+		if len(a.Tiles) <= 4 {
+			s += fmt.Sprint(" ", a.Tiles)
+		}
+		return s
+	}
+	return a.Kind
+}
