@@ -87,14 +87,19 @@ type Patch struct {
 }
 
 // Link returns patched copies of the chunks and the patches written.
+//
+// A chunk no relocation patches is returned as it is (the input's bytes:
+// do not modify it). Chunks that are one slice of the input (a package
+// may refer to one bitstream many times) and receive the same patches
+// share one copy, so memory stays in proportion to the distinct bytes
+// (30,000 references to one bitstream were 30,000 copies); Same reports
+// which output chunks share storage.
 func Link(e Executable, a Addresses) ([][]byte, []Patch, error) {
 	if err := checkAddresses(e, a); err != nil {
 		return nil, nil, err
 	}
 	out := make([][]byte, len(e.Chunks))
-	for i, c := range e.Chunks {
-		out[i] = append([]byte(nil), c...)
-	}
+	copy(out, e.Chunks)
 	var patches []Patch
 	for i, r := range e.Relocations {
 		addr, skip, err := resolve(e, a, r)
@@ -111,12 +116,104 @@ func Link(e Executable, a Addresses) ([][]byte, []Patch, error) {
 		if r.Chunk < 0 || r.Chunk >= len(out) {
 			return nil, nil, fmt.Errorf("relocation %d: chunk %d out of range (%d chunks)", i, r.Chunk, len(out))
 		}
-		if err := bitfield.Write(out[r.Chunk], r.OffsetBit, 32, uint64(v)); err != nil {
-			return nil, nil, fmt.Errorf("relocation %d in chunk %d: %w", i, r.Chunk, err)
+		if r.OffsetBit < 0 || r.OffsetBit+32 > 8*int64(len(out[r.Chunk])) {
+			return nil, nil, fmt.Errorf("relocation %d in chunk %d: bits %d..%d outside the %d-byte chunk", i, r.Chunk, r.OffsetBit, r.OffsetBit+31, len(out[r.Chunk]))
 		}
 		patches = append(patches, Patch{r, v})
 	}
+	if err := checkOverlap(patches); err != nil {
+		return nil, nil, err
+	}
+	// The patches of each chunk, as a key: chunks that are the same input
+	// bytes with the same patches share one patched copy.
+	sig := make([][]byte, len(out))
+	for _, p := range patches {
+		sig[p.Chunk] = fmt.Appendf(sig[p.Chunk], "%d=%d,", p.OffsetBit, p.Value)
+	}
+	type shared struct {
+		id  identity
+		sig string
+	}
+	copies := map[shared][]byte{}
+	for i, c := range e.Chunks {
+		if sig[i] == nil {
+			continue
+		}
+		k := shared{identityOf(c), string(sig[i])}
+		if cp, ok := copies[k]; ok {
+			out[i] = cp
+			continue
+		}
+		out[i] = append([]byte(nil), c...)
+		copies[k] = out[i]
+	}
+	for i, p := range patches {
+		if p.Chunk >= 0 && copies[shared{identityOf(e.Chunks[p.Chunk]), string(sig[p.Chunk])}] != nil {
+			if err := bitfield.Write(out[p.Chunk], p.OffsetBit, 32, uint64(p.Value)); err != nil {
+				return nil, nil, fmt.Errorf("patch %d in chunk %d: %w", i, p.Chunk, err)
+			}
+		}
+	}
 	return out, patches, nil
+}
+
+// checkOverlap refuses two relocations whose 32-bit fields in one chunk
+// overlap with different values: whichever is written last would corrupt
+// the other (the same field written twice with one value is harmless).
+func checkOverlap(patches []Patch) error {
+	idx := make([]int, len(patches))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		pa, pb := patches[idx[a]], patches[idx[b]]
+		if pa.Chunk != pb.Chunk {
+			return pa.Chunk < pb.Chunk
+		}
+		return pa.OffsetBit < pb.OffsetBit
+	})
+	for k := 1; k < len(idx); k++ {
+		a, b := patches[idx[k-1]], patches[idx[k]]
+		if a.Chunk != b.Chunk || b.OffsetBit >= a.OffsetBit+32 {
+			continue
+		}
+		if a.OffsetBit == b.OffsetBit && a.Value == b.Value {
+			continue
+		}
+		return fmt.Errorf("relocations overlap in chunk %d: bits %d and %d (%s %q, %s %q)", a.Chunk, a.OffsetBit, b.OffsetBit, a.Kind, a.Name, b.Kind, b.Name)
+	}
+	return nil
+}
+
+// identity is a slice's storage: two chunks with one identity are the same
+// bytes.
+type identity struct {
+	p *byte
+	n int
+}
+
+func identityOf(b []byte) identity {
+	if len(b) == 0 {
+		return identity{}
+	}
+	return identity{&b[0], len(b)}
+}
+
+// Same returns, for each chunk, the index of the first chunk that shares
+// its storage (itself when none does): a writer writes each storage once.
+func Same(chunks [][]byte) []int {
+	first := map[identity]int{}
+	same := make([]int, len(chunks))
+	for i, c := range chunks {
+		id := identityOf(c)
+		if j, ok := first[id]; ok && id.p != nil {
+			same[i] = j
+			continue
+		}
+		first[id] = i
+		same[i] = i
+	}
+	return same
 }
 
 func checkAddresses(e Executable, a Addresses) error {
@@ -198,12 +295,22 @@ func Verify(orig, linked [][]byte, patches []Patch) error {
 	if len(orig) != len(linked) {
 		return fmt.Errorf("%d chunks linked, %d original", len(linked), len(orig))
 	}
-	// Mask of patched bits per chunk.
+	// Mask of patched bits per chunk; chunks that are the same original
+	// and linked storage (see Same) share one mask and are compared once.
 	masks := make([][]byte, len(orig))
+	type pair struct{ o, l identity }
+	seen := map[pair]int{}
+	rep := make([]int, len(orig))
 	for i := range orig {
 		if len(orig[i]) != len(linked[i]) {
 			return fmt.Errorf("chunk %d: %d bytes linked, %d original", i, len(linked[i]), len(orig[i]))
 		}
+		k := pair{identityOf(orig[i]), identityOf(linked[i])}
+		if j, ok := seen[k]; ok && k.o.p != nil {
+			masks[i], rep[i] = masks[j], j
+			continue
+		}
+		seen[k], rep[i] = i, i
 		masks[i] = make([]byte, len(orig[i]))
 	}
 	for _, p := range patches {
@@ -219,6 +326,9 @@ func Verify(orig, linked [][]byte, patches []Patch) error {
 		}
 	}
 	for i := range orig {
+		if rep[i] != i {
+			continue
+		}
 		for j := range orig[i] {
 			if (orig[i][j]^linked[i][j])&^masks[i][j] != 0 {
 				return fmt.Errorf("chunk %d byte %d changed outside any relocation (%#02x -> %#02x)", i, j, orig[i][j], linked[i][j])

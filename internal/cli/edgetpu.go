@@ -125,14 +125,28 @@ appears complete or not at all; an existing non-empty DIR is replaced only with 
 			if err != nil {
 				return err
 			}
+			// A blob the package refers to many times is written once; the
+			// other names are hard links to it.
+			data := make([][]byte, len(files))
+			for i, f := range files {
+				data[i] = f.Data
+			}
+			same := link.Same(data)
 			err = atomicfile.Dir(out, force, func(tmp string) error {
-				for _, f := range files {
+				for i, f := range files {
 					p, err := atomicfile.Join(tmp, f.Name)
 					if err != nil {
 						return err
 					}
 					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 						return err
+					}
+					first, _ := atomicfile.Join(tmp, files[same[i]].Name)
+					if same[i] != i {
+						if err := os.Link(first, p); err != nil {
+							return err
+						}
+						continue
 					}
 					if err := os.WriteFile(p, f.Data, 0o644); err != nil {
 						return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -227,12 +228,14 @@ package's main one unless --exe.`,
 			}
 			res := etpuLinkOutput{Dir: out, Executable: idx, Patches: patches}
 			err = atomicfile.Dir(out, force, func(tmp string) error {
+				// Chunks sharing storage are written once and hard-linked.
+				same := link.Same(linked)
 				for i, c := range linked {
 					p, err := atomicfile.Join(tmp, fmt.Sprintf("chunk_%d.bin", i))
 					if err != nil {
 						return err
 					}
-					if err := os.WriteFile(p, c, 0o644); err != nil {
+					if err := writeOrLink(p, c, tmp, same[i], i, "chunk_%d.bin"); err != nil {
 						return err
 					}
 					res.Chunks = append(res.Chunks, len(c))
@@ -240,6 +243,10 @@ package's main one unless --exe.`,
 				if verify {
 					reread := make([][]byte, len(linked))
 					for i := range linked {
+						if same[i] != i {
+							reread[i] = reread[same[i]]
+							continue
+						}
 						b, err := os.ReadFile(fmt.Sprintf("%s/chunk_%d.bin", tmp, i))
 						if err != nil {
 							return err
@@ -532,4 +539,14 @@ totals by direction and lower-bound transfer times over USB 2.0, USB 3.0 and PCI
 	cmd.Flags().Float64Var(&pcie, "pcie-gbps", 0, "PCIe bandwidth in Gb/s (default: Gen2 x1, 4 Gb/s effective)")
 	markRange(cmd.Flags(), "positive", "pcie-gbps")
 	return cmd
+}
+
+// writeOrLink writes data to p, or, when chunk first (not i) holds the
+// same storage, hard-links p to that chunk's file (name is the pattern of
+// both names under dir).
+func writeOrLink(p string, data []byte, dir string, first, i int, name string) error {
+	if first == i {
+		return os.WriteFile(p, data, 0o644)
+	}
+	return os.Link(filepath.Join(dir, fmt.Sprintf(name, first)), p)
 }
