@@ -27,6 +27,9 @@ func (in *interp) nlModule(name string) *Module {
 		m.Attrs[d] = DType(d)
 	}
 	m.Attrs["bool"] = DType("bool_")
+	// nl.fp32 is the float32 limits namespace (nl.fp32.min is its most
+	// negative finite value)
+	m.Attrs["fp32"] = &Module{Name: "nl.fp32", Attrs: map[string]Value{"min": -3.4028234663852886e38, "max": 3.4028234663852886e38}}
 	m.Attrs["float8_e4m3fn"] = DType("float8_e4m3")
 	for _, b := range []string{"sbuf", "psum", "hbm", "shared_hbm", "private_hbm"} {
 		m.Attrs[b] = &BufferVal{Kind: b}
@@ -301,6 +304,8 @@ func (t *tracer) attr(in *interp, obj Value, name string, pos python.Pos) (Value
 			}), true
 		case "itemsize":
 			return int64(dtypeOf(o).Size()), true
+		case "ap", "view", "T":
+			in.fail(pos, "tensor."+name, "access patterns and views of the current API are not modelled yet")
 		case "name":
 			if ten, ok := o.(*Tensor); ok {
 				if ten.Arg != "" {
@@ -730,9 +735,11 @@ func (t *tracer) op(c *callCtx, fn, rule string) Value {
 		}
 		return t.result(c, fn, shape, dtArg(dt), "sbuf", "broadcast", tensors)
 	case "reduce":
-		data := operand(0, "x")
+		var data Value
 		if strings.HasPrefix(fn, "nisa.") {
 			data = operand(1, "data")
+		} else {
+			data = operand(0, "x")
 		}
 		s := shp(data)
 		axis := c.arg(1, "axis", nil)

@@ -877,7 +877,8 @@ func (in *interp) pyModules() map[string]*Module {
 		"IntEnum": &Opaque{What: "enum.IntEnum"},
 		"auto":    bi("enum.auto", func(c *callCtx) Value { c.fail("enum.auto() is not modelled"); return nil }),
 	}}
-	for _, name := range []string{"typing", "os", "sys", "argparse", "unittest", "logging", "scipy", "torch_xla", "torch", "time", "pytest", "abc", "collections", "copy", "inspect"} {
+	m["os"] = &Module{Name: "os", Attrs: map[string]Value{"environ": newDict()}, Opaque: true}
+	for _, name := range []string{"typing", "sys", "argparse", "unittest", "logging", "scipy", "torch_xla", "torch", "time", "pytest", "abc", "collections", "copy", "inspect"} {
 		m[name] = &Module{Name: name, Attrs: map[string]Value{}, Opaque: true}
 	}
 	return m

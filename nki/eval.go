@@ -759,6 +759,11 @@ func equal(a, b Value) bool {
 }
 
 func ordered(a, b Value) (int, bool) {
+	if ea, ok := a.(*enumMember); ok {
+		if eb, ok := b.(*enumMember); ok && ea.Class == eb.Class {
+			return ordered(ea.Value, eb.Value)
+		}
+	}
 	if fa, ok := num(a); ok {
 		fb, ok := num(b)
 		if !ok {

@@ -48,6 +48,7 @@ type Arg struct {
 	Shape []int64 `json:"shape"`
 	DType string  `json:"dtype"`
 	Value any     `json:"value"`
+	Tuple []any   `json:"tuple"`
 }
 
 // MaxManifest bounds the manifest file size.
@@ -346,6 +347,24 @@ func (l *loader) numpy() *Module {
 	}
 	m.Attrs["bool_"] = DType("bool_")
 	m.Attrs["newaxis"] = nil
+	// host arrays are modelled by their shape only (enough for
+	// nl.shared_constant of np.identity)
+	m.Attrs["dtype"] = bi("numpy.dtype", func(c *callCtx) Value {
+		switch x := c.need(0, "dtype").(type) {
+		case DType:
+			return x
+		case string:
+			if DType(x).Size() > 0 {
+				return DType(x)
+			}
+		}
+		c.fail("dtype of %s", typeName(c.args[0]))
+		return nil
+	})
+	m.Attrs["identity"] = bi("numpy.identity", func(c *callCtx) Value {
+		n := c.int(0, "n")
+		return &Grid{Shape: []int64{n, n}}
+	})
 	l.std["numpy"] = m
 	return m
 }

@@ -134,7 +134,7 @@ func Trace(opt Options) (res *Result, err error) {
 	}
 	var kws []kwarg
 	for k, v := range opt.Kwargs {
-		kws = append(kws, kwarg{k, jsonValue(v)})
+		kws = append(kws, kwarg{k, in.jsonValue(v)})
 	}
 	sortKw(kws)
 	in.frames = append(in.frames, &frame{mod: mod, fn: "<trace>", kern: true})
@@ -173,7 +173,10 @@ func sortKw(k []kwarg) {
 
 func (in *interp) argValue(a Arg) Value {
 	if a.Shape == nil && a.DType == "" {
-		return jsonValue(a.Value)
+		if a.Tuple != nil {
+			return in.jsonValue(a.Tuple)
+		}
+		return in.jsonValue(a.Value)
 	}
 	d := DType(a.DType)
 	if d.Size() == 0 {
@@ -186,7 +189,9 @@ func (in *interp) argValue(a Arg) Value {
 	return t
 }
 
-func jsonValue(v any) Value {
+// jsonValue converts a manifest value; {"dataclass": {module, class,
+// fields}} instantiates a class of a kernel module.
+func (in *interp) jsonValue(v any) Value {
 	switch x := v.(type) {
 	case nil:
 		return nil
@@ -202,13 +207,32 @@ func jsonValue(v any) Value {
 	case []any:
 		out := make(Tuple, len(x))
 		for i, e := range x {
-			out[i] = jsonValue(e)
+			out[i] = in.jsonValue(e)
 		}
 		return out
 	case map[string]any:
+		if dc, ok := x["dataclass"].(map[string]any); ok && len(x) == 1 {
+			mod, _ := dc["module"].(string)
+			cls, _ := dc["class"].(string)
+			fields, _ := dc["fields"].(map[string]any)
+			m, ok := in.loader.importModule(in, mod, 0, pyPos(1)).(*Module)
+			if !ok {
+				in.fail(pyPos(1), "argument "+mod+"."+cls, "module not found")
+			}
+			c, ok := m.Attrs[cls].(*Class)
+			if !ok {
+				in.fail(pyPos(1), "argument "+mod+"."+cls, "no such class")
+			}
+			var kws []kwarg
+			for k, fv := range fields {
+				kws = append(kws, kwarg{k, in.jsonValue(fv)})
+			}
+			sortKw(kws)
+			return in.instantiate(c, nil, kws, pyPos(1))
+		}
 		d := newDict()
 		for k, e := range x {
-			d.set(k, jsonValue(e))
+			d.set(k, in.jsonValue(e))
 		}
 		return d
 	}
