@@ -1,7 +1,9 @@
 package edgetpu
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/npukit/npukit/internal/conformance"
@@ -55,5 +57,62 @@ func TestDiffTwoCompiles(t *testing.T) {
 	r, _ := Diff(a, b)
 	if !r.Identical() || len(r.TokenDifferences) != 2 || r.Statement[:40] != "identical except caching tokens (2 execu" {
 		t.Fatalf("%+v", r)
+	}
+}
+
+// The verdict comes first in the user's terms, numbers are exact (JSON
+// numbers, no exponent), tokens hex as inspect prints them, and layers,
+// relocations and DMA hints are matched by identity: one output layer
+// renamed is one difference per element, not a shift of every index.
+func TestDiffVerdictExactIdentity(t *testing.T) {
+	dir := conformance.Corpus(t, "edgetpu")
+	ms := readNamed(t, []string{
+		filepath.Join(dir, "mobilenet_v1_0.25_128_quant_edgetpu.tflite"),
+		filepath.Join(dir, "mobilenet_v1_0.5_160_quant_edgetpu.tflite"),
+		filepath.Join(dir, "pipeline__ssd_mobilenet_v1_coco_quant_postprocess_segment_0_of_2_edgetpu.tflite"),
+		filepath.Join(dir, "pipeline__ssd_mobilenet_v1_coco_quant_postprocess_segment_0_of_3_edgetpu.tflite"),
+	})
+	r, err := Diff(ms[0].Model, ms[1].Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Verdict) == 0 || r.Verdict[0].What != "cached parameters" || r.Verdict[0].A != int64(566912) || r.Verdict[0].B != int64(1473280) {
+		t.Errorf("verdict: %+v", r.Verdict)
+	}
+	if !strings.HasPrefix(r.Statement, "cached parameters 553.6 KiB -> 1.4 MiB") {
+		t.Errorf("statement: %s", r.Statement)
+	}
+	var text strings.Builder
+	r.WriteText(&text)
+	js, _ := json.Marshal(r)
+	for _, out := range []string{text.String(), string(js)} {
+		if strings.Contains(out, "e+0") {
+			t.Errorf("exponent notation in %s", out)
+		}
+	}
+	if !strings.Contains(string(js), `"path":".edgetpu_ops[0].options.size","a":778324,"b":1720404`) {
+		t.Errorf("options.size not exact JSON numbers: %s", js)
+	}
+	for _, d := range r.TokenDifferences {
+		if s, _ := d.A.(string); len(s) != 18 || !strings.HasPrefix(s, "0x") {
+			t.Errorf("token not hex: %+v", d)
+		}
+	}
+	// Two pipeline splits: one output layer replaced by another.
+	r, _ = Diff(ms[2].Model, ms[3].Model)
+	if len(r.Differences) > 30 {
+		t.Errorf("%d differences: index-shift noise", len(r.Differences))
+	}
+	var relocs int
+	for _, d := range r.Differences {
+		if strings.Contains(d.Path, ".field_offsets[") {
+			relocs++
+			if (d.A == nil) == (d.B == nil) {
+				t.Errorf("relocation not matched by identity: %+v", d)
+			}
+		}
+	}
+	if relocs != 4 { // LOWER and UPPER of the old and the new layer
+		t.Errorf("%d relocation differences, want 4", relocs)
 	}
 }
