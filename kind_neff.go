@@ -7,6 +7,7 @@ import (
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/neff"
+	"github.com/npukit/npukit/neff/dma"
 	"github.com/npukit/npukit/neff/dmaprog"
 	"github.com/npukit/npukit/report"
 	"github.com/npukit/npukit/report/neffreport"
@@ -73,19 +74,37 @@ func checkNeff(a *Artifact, o *Options) (diag.Report, error) {
 // checkNeffModel checks and returns the decoded model too (nil when the
 // payload could not be read).
 func checkNeffModel(a *Artifact, o *Options) (diag.Report, *neff.Model, error) {
+	var rep diag.Report
+	var m *neff.Model
 	if a.Kind == detect.NEFFDir {
-		m, err := OpenNeff(a, o)
+		var err error
+		if m, err = OpenNeff(a, o); err != nil {
+			return nil, nil, err
+		}
+		rep = neff.Check(m, o.neffRuntime())
+	} else {
+		b, err := a.Bytes()
 		if err != nil {
 			return nil, nil, err
 		}
-		return neff.Check(m, o.neffRuntime()), m, nil
+		rep, m = neff.CheckBytes(b, o.neffLimits(), o.neffRuntime())
 	}
-	b, err := a.Bytes()
-	if err != nil {
-		return nil, nil, err
+	if m != nil {
+		rep = append(rep, neffDMAFindings(m)...)
 	}
-	rep, m := neff.CheckBytes(b, o.neffLimits(), o.neffRuntime())
 	return rep, m, nil
+}
+
+// neffDMAFindings are the DMA efficiency findings of every subgraph, one
+// line per rule and subgraph (dma.Findings), so that check, the report
+// and `neff dma` give one verdict per file.
+func neffDMAFindings(m *neff.Model) diag.Report {
+	setup := dmaprog.SetupFor(m)
+	var rep diag.Report
+	for _, p := range dmaprog.FromModel(m) {
+		rep = append(rep, dma.Findings(p.Descriptors, p.Layout, setup.Params)...)
+	}
+	return rep
 }
 
 func reportNeff(files []*Artifact, o *Options) (*report.Page, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/npukit/npukit/diag"
@@ -100,5 +101,52 @@ func TestNeffReportLinks(t *testing.T) {
 		if id := page.SectionFor(d); !ids[id] {
 			t.Errorf("finding %v links to %q, not a section", d, id)
 		}
+	}
+}
+
+// One verdict per NEFF: check, the report's diagnostics and the report's
+// summary line give the same findings and counts (the DMA efficiency
+// findings included, once), and a rule repeated on many descriptors is
+// one line per subgraph.
+func TestNeffOneVerdict(t *testing.T) {
+	files := append(conformance.CorpusFiles(t, "neff", "*.neff"), conformance.Files(t, conformance.Shared(t, "corpus2/neff"), "*.neff")...)
+	sawDMA := false
+	for _, f := range files {
+		a, err := Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := a.Check(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := Report(nil, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Diagnostics) != len(rep) || page.Diagnostics.Summary() != rep.Summary() {
+			t.Errorf("%s: check %s (%d lines), report diagnostics %s (%d lines)", filepath.Base(f), rep.Summary(), len(rep), page.Diagnostics.Summary(), len(page.Diagnostics))
+		}
+		for _, kv := range page.Summary {
+			if kv.Key == "Check" && kv.Value != rep.Summary() {
+				t.Errorf("%s: report summary says %q, check %q", filepath.Base(f), kv.Value, rep.Summary())
+			}
+		}
+		lines := map[string]int{}
+		for _, d := range rep {
+			if strings.HasPrefix(d.Rule, "neff/dma-") {
+				sawDMA = true
+				sg, _, _ := strings.Cut(d.Location, "/")
+				lines[sg+" "+d.Rule]++
+			}
+		}
+		for k, n := range lines {
+			if n > 1 {
+				t.Errorf("%s: %s said on %d lines", filepath.Base(f), k, n)
+			}
+		}
+	}
+	if !sawDMA {
+		t.Error("no corpus NEFF has a DMA efficiency finding: the test proves nothing")
 	}
 }

@@ -58,3 +58,19 @@ func Plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// Nanos renders a time in nanoseconds in the largest unit that keeps it
+// at least 1: "850 ns", "12.3 us", "4.56 ms", "1.23 s".
+func Nanos(ns int64) string {
+	v := float64(ns)
+	switch {
+	case ns < 1000 && ns > -1000:
+		return fmt.Sprintf("%d ns", ns)
+	case ns < 1_000_000 && ns > -1_000_000:
+		return fmt.Sprintf("%.1f us", v/1e3)
+	case ns < 1_000_000_000 && ns > -1_000_000_000:
+		return fmt.Sprintf("%.2f ms", v/1e6)
+	default:
+		return fmt.Sprintf("%.2f s", v/1e9)
+	}
+}

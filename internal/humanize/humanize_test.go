@@ -25,3 +25,11 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+func TestNanos(t *testing.T) {
+	for ns, want := range map[int64]string{850: "850 ns", 12_345: "12.3 us", 4_560_000: "4.56 ms", 1_234_000_000: "1.23 s", -2500: "-2.5 us"} {
+		if got := Nanos(ns); got != want {
+			t.Errorf("Nanos(%d) = %q, want %q", ns, got, want)
+		}
+	}
+}

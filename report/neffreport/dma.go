@@ -20,19 +20,17 @@ const neffReportMaxTimelineDescs = 20000
 // classes) and the simulated DMA timeline (one track per DMA engine) with
 // the DMA model of the NEFF's NeuronCore generation. Section IDs are "dma-traffic" and "dma-timeline",
 // suffixed with "-SUBGRAPH" when the NEFF has several subgraphs. The
-// efficiency findings are returned as well, for the page's diagnostics
+// efficiency findings are among the check findings the page is given
 // (link them with neffDMASectionFor).
-func neffDMASections(m *neff.Model) ([]report.Section, diag.Report) {
+func neffDMASections(m *neff.Model) []report.Section {
 	progs := dmaprog.FromModel(m)
 	var secs []report.Section
-	rep := diag.Report{}
 	setup := dmaprog.SetupFor(m)
 	for _, p := range progs {
 		if len(p.Descriptors) == 0 {
 			continue
 		}
 		a := dma.Analyze(p.Descriptors, p.Layout)
-		rep = append(rep, a.Diagnostics...)
 		res, tl, err := dma.Simulate(p.Ordered(), p.Queues, setup.Params)
 		if err != nil {
 			res, tl = nil, nil
@@ -55,7 +53,7 @@ func neffDMASections(m *neff.Model) ([]report.Section, diag.Report) {
 		}
 		secs = append(secs, ss...)
 	}
-	return secs, rep
+	return secs
 }
 
 // neffDMASectionFor links a DMA efficiency finding to its traffic section

@@ -7,6 +7,8 @@ import (
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/conformance"
 	"github.com/npukit/npukit/neff"
+	"github.com/npukit/npukit/neff/dma"
+	"github.com/npukit/npukit/neff/dmaprog"
 	"github.com/npukit/npukit/report"
 )
 
@@ -19,7 +21,11 @@ func TestNeffDMASections(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		secs, rep := neffDMASections(m)
+		secs := neffDMASections(m)
+		var rep diag.Report
+		for _, p := range dmaprog.FromModel(m) {
+			rep = append(rep, dma.Findings(p.Descriptors, p.Layout, dmaprog.SetupFor(m).Params)...)
+		}
 		ids := map[string]bool{}
 		for _, s := range secs {
 			ids[s.ID] = true

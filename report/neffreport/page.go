@@ -56,13 +56,12 @@ func Page(files []File) (*report.Page, error) {
 		}
 		page.Sections = append(page.Sections, neffSections(i, name, m, s)...)
 		// The DMA traffic and timeline; section IDs unique per file.
-		secs, dmaRep := neffDMASections(m)
+		secs := neffDMASections(m)
 		prefix := fmt.Sprintf("neff-%d-", i)
 		for _, sec := range secs {
 			sec.ID = prefix + sec.ID
 			page.Sections = append(page.Sections, sec)
 		}
-		page.Diagnostics = append(page.Diagnostics, dmaRep.WithFile(name)...)
 		mm := m
 		partFor = append(partFor, struct {
 			file string

@@ -1,0 +1,79 @@
+package dma
+
+import (
+	"fmt"
+
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/humanize"
+)
+
+// Findings returns the efficiency findings of a DMA program with one line
+// per rule: a pattern repeated on thousands of descriptors is one thing to
+// fix, said once with how many descriptors show it, the bytes they move
+// (and their share of the program's) and, where the DMA model charges for
+// it (runs under MinChargedRun), the engine time it costs beyond moving
+// the same bytes in full-length runs. The line keeps the first
+// descriptor's location and message; Count is the number of descriptors.
+// Analyze lists every finding instead.
+func Findings(descs []Descriptor, l Layout, p SimParams) diag.Report {
+	type group struct {
+		first    diag.Diagnostic
+		count    int
+		bytes    int64
+		extraNs  float64
+		position int
+	}
+	groups := map[string]*group{}
+	var total int64
+	for _, d := range descs {
+		var rep diag.Report
+		for _, s := range append(append([]Side(nil), d.Transfer.From...), d.Transfer.To) {
+			checkSide(d, s, s.Pattern.Summarize(), l, &rep)
+		}
+		moved, charged := chargedBytes(d.Transfer, p)
+		total += moved
+		seen := map[string]bool{}
+		for _, f := range rep {
+			if seen[f.Rule] {
+				continue
+			}
+			seen[f.Rule] = true
+			g := groups[f.Rule]
+			if g == nil {
+				g = &group{first: f, position: len(groups)}
+				groups[f.Rule] = g
+			}
+			g.count++
+			g.bytes += moved
+			if f.Rule == RuleSmallRuns && p.BytesPerNs > 0 && charged > moved {
+				g.extraNs += float64(charged-moved) / p.BytesPerNs
+			}
+		}
+	}
+	out := make(diag.Report, len(groups))
+	for _, g := range groups {
+		f := g.first
+		if g.count > 1 {
+			share := ""
+			if total > 0 {
+				share = fmt.Sprintf(", %s of the program's DMA bytes", percent(g.bytes, total))
+			}
+			cost := ""
+			if g.extraNs >= 1 {
+				cost = fmt.Sprintf("; about %s of DMA engine time beyond moving them in full-length runs", humanize.Nanos(int64(g.extraNs)))
+			}
+			f.Count = g.count
+			f.Message = fmt.Sprintf("%d descriptors like this one move %s%s%s; the first: %s", g.count, humanize.Bytes(g.bytes), share, cost, f.Message)
+		}
+		out[g.position] = f
+	}
+	return out
+}
+
+func percent(part, whole int64) string {
+	v := 100 * float64(part) / float64(whole)
+	if v > 0 && v < 1 {
+		return "under 1%"
+	}
+	return fmt.Sprintf("%.0f%%", v)
+}
