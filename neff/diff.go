@@ -12,14 +12,17 @@ import (
 	"strings"
 
 	"github.com/npukit/npukit/internal/stickywriter"
+	"github.com/npukit/npukit/semdiff"
 )
 
 // Difference is one differing value, by path: "header.<field>",
-// "member <name>" or "<member>: <JSON path>".
+// "member <name>" or "<member>: <JSON path>". A and B are JSON values:
+// integral numbers exact (int64), strings, or compact JSON text; "absent"
+// when the path is on one side only.
 type Difference struct {
 	Path string `json:"path"`
-	A    string `json:"a"`
-	B    string `json:"b"`
+	A    any    `json:"a"`
+	B    any    `json:"b"`
 }
 
 // DiffOptions control Diff.
@@ -29,17 +32,38 @@ type DiffOptions struct {
 	Noise bool
 }
 
-// DiffResult is the outcome of Diff.
+// DiffResult is the outcome of Diff: the verdict in the user's terms
+// (I/O, device memory, instructions and DMA per engine, variables by type,
+// compiler, hash form), then the differing fields.
 type DiffResult struct {
+	Statement string       `json:"statement"`
+	Verdict   semdiff.List `json:"verdict"`
+	// Differences are the differing fields listed (at most maxJSONDiffs
+	// per JSON member).
 	Differences []Difference `json:"differences"`
+	// Unlisted counts the differing fields past the cap, per member.
+	Unlisted map[string]int `json:"unlisted,omitempty"`
+	// SpillFields counts the differing def.json fields of spill variables,
+	// summarised in the verdict rather than listed.
+	SpillFields int `json:"spill_fields,omitempty"`
 	// NoiseDifferences are differences in producer noise, listed but not
 	// counted unless DiffOptions.Noise is set.
 	NoiseDifferences []Difference `json:"noise_differences"`
-	Statement        string       `json:"statement"`
 }
 
 // Identical reports whether nothing but producer noise differs.
-func (r *DiffResult) Identical() bool { return len(r.Differences) == 0 }
+func (r *DiffResult) Identical() bool {
+	return len(r.Differences) == 0 && len(r.Unlisted) == 0 && r.SpillFields == 0
+}
+
+// Total is the number of differing fields: listed, unlisted and spill.
+func (r *DiffResult) Total() int {
+	n := len(r.Differences) + r.SpillFields
+	for _, m := range r.Unlisted {
+		n += m
+	}
+	return n
+}
 
 // timestampKey matches JSON keys holding times or dates ("timestamp",
 // "build_time", "date"), not words that merely contain "time" like
@@ -54,8 +78,24 @@ const maxJSONDiffs = 100
 // other members by content. uuid, timestamps and the derived hash and
 // data_size are noise unless opt.Noise is set.
 func Diff(a, b *Model, opt DiffOptions) *DiffResult {
-	r := &DiffResult{Differences: []Difference{}, NoiseDifferences: []Difference{}}
-	add := func(noise bool, path, x, y string) {
+	r := &DiffResult{Verdict: diffVerdict(a, b), Differences: []Difference{}, NoiseDifferences: []Difference{}}
+	if r.Verdict == nil {
+		r.Verdict = semdiff.List{}
+	}
+	spill := map[string]bool{} // "<def member>: var.<name>"
+	for _, m := range []*Model{a, b} {
+		for _, sg := range m.Subgraphs {
+			if sg.Def == nil {
+				continue
+			}
+			for name, v := range sg.Def.Var {
+				if isSpill(name, v) {
+					spill[sg.DefMember+": var."+name] = true
+				}
+			}
+		}
+	}
+	add := func(noise bool, path string, x, y any) {
 		d := Difference{Path: path, A: x, B: y}
 		if noise && !opt.Noise {
 			r.NoiseDifferences = append(r.NoiseDifferences, d)
@@ -66,7 +106,7 @@ func Diff(a, b *Model, opt DiffOptions) *DiffResult {
 	ha, hb := headerFields(a.File.Header), headerFields(b.File.Header)
 	for _, k := range sortedKeys(ha) {
 		if ha[k] != hb[k] {
-			add(k == "uuid" || k == "hash" || k == "data_size", "header."+k, ha[k], hb[k])
+			add(k == "uuid" || k == "hash" || k == "data_size", "header."+k, headerValue(ha[k]), headerValue(hb[k]))
 		}
 	}
 	if a.File.Hash.Form != b.File.Hash.Form {
@@ -89,18 +129,25 @@ func Diff(a, b *Model, opt DiffOptions) *DiffResult {
 			add(false, "member "+n, describeData(ma.Data), "absent")
 		case bytes.Equal(ma.Data, mb.Data):
 		case strings.HasSuffix(n, ".json"):
-			var va, vb any
-			if json.Unmarshal(ma.Data, &va) != nil || json.Unmarshal(mb.Data, &vb) != nil {
+			va, errA := decodeNumbers(ma.Data)
+			vb, errB := decodeNumbers(mb.Data)
+			if errA != nil || errB != nil {
 				add(false, "member "+n, describeData(ma.Data), describeData(mb.Data))
 				continue
 			}
 			// A recompiled engine JSON can differ in thousands of
 			// descriptors: list the first maxJSONDiffs, count the rest.
 			shown, more := 0, 0
-			diffJSON(n+": ", va, vb, false, func(noise bool, p, x, y string) {
+			diffJSON(n+": ", va, vb, false, func(noise bool, p string, x, y any) {
 				if noise && !opt.Noise {
 					add(noise, p, x, y)
 					return
+				}
+				if rest, ok := strings.CutPrefix(p, n+": var."); ok {
+					if name, _, _ := strings.Cut(rest, "."); spill[n+": var."+name] {
+						r.SpillFields++
+						return
+					}
 				}
 				if shown < maxJSONDiffs {
 					shown++
@@ -110,24 +157,51 @@ func Diff(a, b *Model, opt DiffOptions) *DiffResult {
 				more++
 			})
 			if more > 0 {
-				add(false, n+": ...", "", fmt.Sprintf("%d more difference(s)", more))
+				if r.Unlisted == nil {
+					r.Unlisted = map[string]int{}
+				}
+				r.Unlisted[n] = more
 			}
 		default:
 			add(false, "member "+n, describeData(ma.Data), describeData(mb.Data))
 		}
 	}
 	switch {
-	case len(r.Differences) == 0 && len(r.NoiseDifferences) == 0:
+	case r.Identical() && len(r.NoiseDifferences) == 0:
 		r.Statement = "identical"
-	case len(r.Differences) == 0:
+	case r.Identical():
 		r.Statement = fmt.Sprintf("identical except %d producer-noise field(s) (uuid, timestamps, hash, data_size)", len(r.NoiseDifferences))
 	default:
-		r.Statement = fmt.Sprintf("%d difference(s)", len(r.Differences))
+		r.Statement = fmt.Sprintf("%d differing field(s)", r.Total())
+		if len(r.Verdict) > 0 {
+			r.Statement = r.Verdict.Statement(3) + " (" + r.Statement + ")"
+		}
 		if len(r.NoiseDifferences) > 0 {
 			r.Statement += fmt.Sprintf(", plus %d producer-noise field(s)", len(r.NoiseDifferences))
 		}
 	}
 	return r
+}
+
+// headerValue is a header field as a Difference holds it: decimal
+// numbers as numbers, everything else (hex feature bits, versions, names)
+// as inspect prints it.
+func headerValue(s string) any {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n
+	}
+	return s
+}
+
+// decodeNumbers decodes JSON keeping numbers exact (json.Number).
+func decodeNumbers(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 func headerFields(h Header) map[string]string {
@@ -156,7 +230,7 @@ func describeData(b []byte) string {
 
 // diffJSON walks two decoded JSON values; noise marks a subtree under a
 // timestamp key.
-func diffJSON(path string, a, b any, noise bool, add func(bool, string, string, string)) {
+func diffJSON(path string, a, b any, noise bool, add func(bool, string, any, any)) {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -213,25 +287,40 @@ func diffJSON(path string, a, b any, noise bool, add func(bool, string, string, 
 	}
 }
 
-// short renders a JSON value on one line, cut at 80 characters.
-func short(v any) string {
-	j, _ := json.Marshal(v)
-	s := string(j)
-	if len(s) > 80 {
-		s = s[:77] + "..."
-	}
-	return s
-}
+// short renders a JSON value as a Difference holds it: integral numbers
+// exact as int64, strings as they are, anything else as compact JSON cut
+// at 80 characters.
+func short(v any) any { return semdiff.Value(v) }
 
-// WriteText lists the differences, noise last.
+// WriteText writes the statement and the verdict first, then the
+// differing fields, counts that add up, noise last.
 func (r *DiffResult) WriteText(w io.Writer) error {
 	ew := stickywriter.New(w)
 	ew.Printf("%s\n", r.Statement)
+	if len(r.Verdict) > 0 {
+		ew.Printf("Changes:\n")
+		for _, c := range r.Verdict {
+			ew.Printf("  %s\n", c)
+		}
+	}
+	if n := r.Total(); n > 0 {
+		ew.Printf("Fields (%d differ", n)
+		if n != len(r.Differences) {
+			ew.Printf(": %d listed", len(r.Differences))
+			for _, m := range sortedKeys(r.Unlisted) {
+				ew.Printf(", %d more in %s", r.Unlisted[m], m)
+			}
+			if r.SpillFields > 0 {
+				ew.Printf(", %d of spill variables summarised above", r.SpillFields)
+			}
+		}
+		ew.Printf("):\n")
+	}
 	for _, d := range r.Differences {
-		ew.Printf("  %s: %s -> %s\n", d.Path, d.A, d.B)
+		ew.Printf("  %s: %v -> %v\n", d.Path, d.A, d.B)
 	}
 	for _, d := range r.NoiseDifferences {
-		ew.Printf("  (noise) %s: %s -> %s\n", d.Path, d.A, d.B)
+		ew.Printf("  (noise) %s: %v -> %v\n", d.Path, d.A, d.B)
 	}
 	return ew.Err()
 }

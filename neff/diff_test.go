@@ -1,6 +1,7 @@
 package neff
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -57,7 +58,7 @@ func TestDiff(t *testing.T) {
 	for _, d := range r.Differences {
 		got[d.Path] = d
 	}
-	if d, ok := got["sg00/def.json: var.in.size"]; !ok || d.A != "4096" || d.B != "8192" {
+	if d, ok := got["sg00/def.json: var.in.size"]; !ok || d.A != int64(4096) || d.B != int64(8192) {
 		t.Errorf("size change: %+v", r.Differences)
 	}
 	if d, ok := got["member extra.bin"]; !ok || d.A != "absent" {
@@ -78,8 +79,26 @@ func TestDiffCapsJSON(t *testing.T) {
 		sp.AddDMA("qIn", "extra", Copy("in", 0, []int64{32}, []int64{1}, "SB", 0, []int64{32}, []int64{1}))
 	}
 	r := Diff(builtModel(t, a, PackOptions{}), builtModel(t, b, PackOptions{}), DiffOptions{})
-	last := r.Differences[len(r.Differences)-1]
-	if len(r.Differences) != maxJSONDiffs+1 || last.Path != "sg00/SP.json: ..." || last.B != "50 more difference(s)" {
-		t.Fatalf("%d differences, last %+v", len(r.Differences), last)
+	// The counts add up: listed + unlisted = the total the statement gives.
+	if len(r.Differences) != maxJSONDiffs || r.Unlisted["sg00/SP.json"] != 50 || r.Total() != maxJSONDiffs+50 {
+		t.Fatalf("%d differences, unlisted %v", len(r.Differences), r.Unlisted)
+	}
+	if !strings.Contains(r.Statement, fmt.Sprintf("(%d differing field(s))", maxJSONDiffs+50)) {
+		t.Errorf("statement: %s", r.Statement)
+	}
+	var text strings.Builder
+	r.WriteText(&text)
+	if !strings.Contains(text.String(), fmt.Sprintf("Fields (%d differ: %d listed, 50 more in sg00/SP.json)", maxJSONDiffs+50, maxJSONDiffs)) {
+		t.Errorf("text:\n%s", text.String())
+	}
+	// The verdict counts the engine's DMA in the user's terms.
+	found := false
+	for _, c := range r.Verdict {
+		if c.What == "sp DMA descriptors" {
+			found = c.B.(int64)-c.A.(int64) == int64(maxJSONDiffs+50)
+		}
+	}
+	if !found {
+		t.Errorf("verdict lacks the sp DMA descriptors change: %+v", r.Verdict)
 	}
 }

@@ -208,6 +208,7 @@ func ioCause(err error) error {
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // "a -> b", not "a -\u003e b": the output is not HTML
 	return enc.Encode(v)
 }
 

@@ -260,7 +260,7 @@ func TestNeffExitCodes(t *testing.T) {
 		{[]string{"check", filepath.Join(tmp, "n.neff")}, 0, ""},
 		{[]string{"check", badPath}, 1, "neff/"},
 		{[]string{"diff", f, f}, 0, "identical"},
-		{[]string{"diff", f, files[len(files)-1]}, 1, "difference"},
+		{[]string{"diff", f, files[len(files)-1]}, 1, "differing field"},
 		{[]string{"inspect", f}, 0, "Device memory estimate"},
 	} {
 		r := run(t, "", c.args...)
