@@ -10,7 +10,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/sbinet/npyio/npy"
 	"github.com/spf13/cobra"
 
 	"github.com/npukit/npukit/dtype"
@@ -288,7 +287,7 @@ type etpuRelayoutOutput struct {
 	Batch     int     `json:"batch"`
 	Shape     []int   `json:"shape"`
 	DType     string  `json:"dtype"`
-	NpyDType  string  `json:"npy_dtype"` // the .npy element type (float16 is widened to float32)
+	NpyDType  string  `json:"npy_dtype"` // the .npy element type (the layer's own; float16 included)
 	InBytes   int     `json:"device_bytes"`
 	OutBytes  int     `json:"plain_bytes"`
 	Signed    bool    `json:"signed_offset_binary"`
@@ -323,7 +322,7 @@ func etpuNpyDType(t edgetpu.TensorType) (dtype.T, error) {
 	case edgetpu.TensorFloat32:
 		return dtype.Float32, nil
 	case edgetpu.TensorFloat16:
-		return dtype.Float16, nil // written widened to float32 (exact)
+		return dtype.Float16, nil // kept as float16 (.npy has it)
 	}
 	return 0, fmt.Errorf("no .npy type for %s", t)
 }
@@ -401,15 +400,15 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 			for i, d := range shape {
 				shape64[i] = int64(d)
 			}
-			dt, wide := npyarray.Widen(dt, plain)
-			npyType := dt.String()
-			arr, err := npyarray.Of(dt, shape64, wide)
-			if err != nil {
+			npyDT := dt
+			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error {
+				var err error
+				npyDT, err = npyarray.Write(w, dt, shape64, plain)
+				return err
+			}); err != nil {
 				return usageErr("%v", err)
 			}
-			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return npy.Write(w, arr) }); err != nil {
-				return usageErr("%v", err)
-			}
+			npyType := npyDT.String()
 			res := etpuRelayoutOutput{Output: out, Layer: layer.Name, Batch: batch, Shape: shape, DType: tt.String(), NpyDType: npyType, InBytes: len(raw),
 				OutBytes: len(plain), Signed: layer.DataType.Signed(), ExecCount: layer.ExecutionCount}
 			if layer.Numerics != nil {

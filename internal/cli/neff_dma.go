@@ -9,7 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/sbinet/npyio/npy"
 	"github.com/spf13/cobra"
 
 	"github.com/npukit/npukit"
@@ -63,8 +62,11 @@ type neffDMASubgraph struct {
 type neffDMAWrittenNp struct {
 	Var   string  `json:"var"`
 	Path  string  `json:"path"`
-	DType string  `json:"dtype"`
+	DType string  `json:"dtype"` // as written in the .npy
 	Shape []int64 `json:"shape"`
+	// VarDType is the variable's own type when .npy cannot hold it
+	// (bfloat16, float8, float32r: written as float32, exactly).
+	VarDType string `json:"var_dtype,omitempty"`
 }
 
 type neffDMAOutput struct {
@@ -109,7 +111,11 @@ func (o neffDMAOutput) WriteText(w io.Writer) error {
 					fmt.Fprintf(w, "  ... %d more files (--all lists them)\n", len(sg.Written)-i)
 					break
 				}
-				fmt.Fprintf(w, "  %-20s %s %v -> %s\n", f.Var, f.DType, f.Shape, f.Path)
+				held := f.DType
+				if f.VarDType != "" {
+					held = fmt.Sprintf("%s (held as %s: .npy has no %s)", f.VarDType, f.DType, f.VarDType)
+				}
+				fmt.Fprintf(w, "  %-20s %s %v -> %s\n", f.Var, held, f.Shape, f.Path)
 			}
 		}
 	}
@@ -275,7 +281,11 @@ func neffExecute(m *neff.Model, progs []*dmaprog.Program, inputs []string, outDi
 				if err != nil {
 					return fmt.Errorf("%s: %w", name, err)
 				}
-				subs[i].Written = append(subs[i].Written, neffDMAWrittenNp{Var: name, Path: filepath.Join(outDir, rel, file), DType: wt.String(), Shape: shape})
+				wr := neffDMAWrittenNp{Var: name, Path: filepath.Join(outDir, rel, file), DType: wt.String(), Shape: shape}
+				if wt != t {
+					wr.VarDType = t.String()
+				}
+				subs[i].Written = append(subs[i].Written, wr)
 			}
 		}
 		return nil
@@ -400,14 +410,15 @@ func readNpyBytes(path string) ([]byte, error) {
 	return data, nil
 }
 
-// writeVarNpy writes b (elements of t) as .npy. Types .npy/npyio cannot
-// hold (float8, bfloat16, float16, float32r) are widened to float32, which
-// is exact; the returned type is the one written.
+// writeVarNpy writes b (elements of t) as .npy, keeping t where .npy can
+// hold it (float16 included); bfloat16, float8 and float32r are written as
+// float32, which is exact. The returned type is the one written.
 func writeVarNpy(path string, t dtype.T, shape []int64, b []byte) (dtype.T, error) {
-	wt, b := npyarray.Widen(t, b)
-	val, err := npyarray.Of(wt, shape, b)
-	if err != nil {
-		return wt, err
-	}
-	return wt, atomicfile.Write(path, 0o644, func(w io.Writer) error { return npy.Write(w, val) })
+	wt := t
+	err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		var err error
+		wt, err = npyarray.Write(w, t, shape, b)
+		return err
+	})
+	return wt, err
 }
