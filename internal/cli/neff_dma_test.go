@@ -103,7 +103,7 @@ func TestNeffDMAExecute(t *testing.T) {
 		t.Fatalf("y holds %d bytes", len(data))
 	}
 	for i, w := range want {
-		if got := uint16(data[2*i])|uint16(data[2*i+1])<<8; got != w {
+		if got := uint16(data[2*i]) | uint16(data[2*i+1])<<8; got != w {
 			t.Fatalf("y[%d] = %#04x, want %#04x", i, got, w)
 		}
 	}
