@@ -24,11 +24,25 @@ type Limits struct {
 	MaxMembers int
 }
 
-// DefaultLimits allows 4 GiB of members (the runtime's def.json parser
-// limit is also 4 GiB) and one million entries.
+// DefaultLimits allows an eighth of the machine's memory of members (at
+// least 256 MiB, at most 4 GiB: the runtime's def.json parser limit) and
+// one million entries. Reading holds the members once and, while a member
+// grows, part of it twice; parsed JSON is bounded by JSONValues. Peak
+// memory stays within about 3x MaxDecompressed plus the input.
 func DefaultLimits() Limits {
-	return Limits{MaxDecompressed: 4 << 30, MaxMembers: 1 << 20}
+	limit := int64(4 << 30)
+	if m := inputfile.TotalMemory(); m > 0 {
+		limit = min(limit, max(m/8, 256<<20))
+	}
+	return Limits{MaxDecompressed: limit, MaxMembers: 1 << 20}
 }
+
+// JSONValues is the most values (scalars, arrays, objects) one JSON member
+// may hold: one per 64 bytes of MaxDecompressed. A parsed value takes up
+// to about 48 bytes, so parsing stays under MaxDecompressed whatever the
+// member (a 256 MB array of zeros took 10 GB); real members hold one value
+// per 5 to 30 bytes, far below.
+func (l Limits) JSONValues() int64 { return max(l.MaxDecompressed/64, 1<<16) }
 
 // FormatError is a structural problem that stops reading. Rule is the
 // diagnostic rule it corresponds to; Offset is a byte offset in the file
@@ -105,6 +119,8 @@ type File struct {
 	// trees holds the JSON members parsed while the rest of the payload
 	// was still being inflated (see Read); Decode uses them.
 	trees map[string]treeResult
+	// jsonValues bounds each JSON member's values (Limits.JSONValues).
+	jsonValues int64
 }
 
 type treeResult struct {
@@ -172,7 +188,7 @@ func read(b []byte, lim Limits, parseJSON bool) (*File, error) {
 		return nil, formatErr(RuleDataSize, offDataSize, "", "data_size %d exceeds the %d bytes after the header", h.DataSize, size-HeaderSize)
 	}
 	data := b[HeaderSize : HeaderSize+h.DataSize]
-	f := &File{Header: h}
+	f := &File{Header: h, jsonValues: lim.JSONValues()}
 	// The hash covers the stored bytes: with a second CPU it is computed
 	// while the payload is inflated.
 	hashed := make(chan HashCheck, 1)
@@ -213,7 +229,7 @@ func read(b []byte, lim Limits, parseJSON bool) (*File, error) {
 		go func() {
 			trees := map[string]treeResult{}
 			for m := range jobs {
-				t, err := parseTree(m.Data)
+				t, err := parseTree(m.Data, lim.JSONValues())
 				trees[m.Name] = treeResult{m.Data, t, err}
 			}
 			done <- trees

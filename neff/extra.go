@@ -14,7 +14,7 @@ type Extra map[string]json.RawMessage
 // UnmarshalJSON must not be reachable, i.e. a "plain" alias type) and
 // returns the fields v's type does not declare.
 func decodeObject(b []byte, v any) (Extra, error) {
-	if err := decodeTree(b, v); err != nil {
+	if err := decodeTree(b, v, DefaultLimits().JSONValues()); err != nil {
 		return nil, err
 	}
 	extra, _ := reflect.ValueOf(v).Elem().FieldByName("Extra").Interface().(Extra)

@@ -58,7 +58,7 @@ func fromTreeAt(v any, dst reflect.Value) error {
 			dst.SetString(string(x))
 			return nil
 		case string:
-			if _, err := parseTree([]byte(x)); err == nil && x != "" && (x[0] == '-' || (x[0] >= '0' && x[0] <= '9')) {
+			if _, err := parseTree([]byte(x), 1<<16); err == nil && x != "" && (x[0] == '-' || (x[0] >= '0' && x[0] <= '9')) {
 				dst.SetString(x)
 				return nil
 			}
@@ -280,8 +280,8 @@ func typeErr(v any, dst reflect.Value) error {
 }
 
 // decodeTree parses b and stores it into v (a pointer).
-func decodeTree(b []byte, v any) error {
-	t, err := parseTree(b)
+func decodeTree(b []byte, v any, maxValues int64) error {
+	t, err := parseTree(b, maxValues)
 	if err != nil {
 		return err
 	}

@@ -126,7 +126,7 @@ func FuzzJSONTree(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tree, err := parseTree(b)
+		tree, err := parseTree(b, 1<<20)
 		if (err == nil) != json.Valid(b) {
 			t.Fatalf("parseTree err %v, json.Valid %v", err, json.Valid(b))
 		}

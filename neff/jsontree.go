@@ -81,6 +81,18 @@ type treeParser struct {
 	// out at its exact length when it closes.
 	elems   []any
 	members []treeKV
+	// left counts down the values the document may still hold.
+	left, max int64
+}
+
+// treeLimitError says a JSON document holds more values than allowed.
+type treeLimitError struct {
+	Offset int
+	Max    int64
+}
+
+func (e *treeLimitError) Error() string {
+	return fmt.Sprintf("byte %d: more than %d JSON values; the limit is one value per 64 bytes of the decompressed-bytes limit (the npukit command's NPUKIT_NEFF_MAX_BYTES raises it)", e.Offset, e.Max)
 }
 
 const maxInterned = 4096
@@ -93,8 +105,8 @@ type treeSyntaxError struct {
 func (e *treeSyntaxError) Error() string { return fmt.Sprintf("byte %d: %s", e.Offset, e.Msg) }
 
 // parseTree parses one JSON document (surrounded by optional whitespace).
-func parseTree(b []byte) (any, error) {
-	p := &treeParser{b: b, keys: map[string]string{}, nums: map[string]any{}, strs: map[string]any{}}
+func parseTree(b []byte, maxValues int64) (any, error) {
+	p := &treeParser{b: b, keys: map[string]string{}, nums: map[string]any{}, strs: map[string]any{}, left: maxValues, max: maxValues}
 	p.ws()
 	v, err := p.value()
 	if err != nil {
@@ -121,6 +133,9 @@ func (p *treeParser) ws() {
 }
 
 func (p *treeParser) value() (any, error) {
+	if p.left--; p.left < 0 {
+		return nil, &treeLimitError{Offset: p.i, Max: p.max}
+	}
 	if p.i >= len(p.b) {
 		return nil, p.fail("unexpected end of input")
 	}

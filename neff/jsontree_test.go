@@ -24,7 +24,7 @@ func TestDecodeTypeErrorPath(t *testing.T) {
 	}
 	// desc as an object and as an array, unknown fields kept.
 	var e EngineJSON
-	if err := decodeTree([]byte(`{"dma":[{"queue":"q","desc":{"from":"a","x":1}},{"desc":[{"to":"b"}],"y":[2]}],"z":{}}`), &e); err != nil {
+	if err := decodeTree([]byte(`{"dma":[{"queue":"q","desc":{"from":"a","x":1}},{"desc":[{"to":"b"}],"y":[2]}],"z":{}}`), &e, 1<<20); err != nil {
 		t.Fatal(err)
 	}
 	if len(e.DMA) != 2 || !e.DMA[0].DescObject || *e.DMA[0].Desc[0].From != "a" || string(e.DMA[0].Desc[0].Extra["x"]) != "1" ||

@@ -147,10 +147,24 @@ func isKelf(name string) bool {
 // decodeJSON decodes a member, recording a problem when it fails.
 func (m *Model) decodeJSON(mem *Member, v any) bool {
 	var err error
+	var tooMany *treeLimitError
 	if r, ok := m.File.jsonTree(mem); ok && r.err == nil {
 		err = fromTree(r.tree, reflect.ValueOf(v).Elem(), "")
+	} else if ok && errors.As(r.err, &tooMany) {
+		err = r.err // parsing it again would fail the same way
 	} else {
-		err = decodeTree(mem.Data, v)
+		var maxValues int64
+		if m.File != nil {
+			maxValues = m.File.jsonValues
+		}
+		if maxValues <= 0 {
+			maxValues = DefaultLimits().JSONValues()
+		}
+		err = decodeTree(mem.Data, v, maxValues)
+	}
+	if errors.As(err, &tooMany) {
+		m.Problems.Add(RuleTooLarge, mem.Name, "%v", err)
+		return false
 	}
 	if p := TreePath(err); p != "" {
 		m.Problems.Add(RuleJSONSyntax, mem.Name+": "+p, "%v", errors.Unwrap(err))

@@ -5,14 +5,17 @@ package main
 import (
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/cli"
+	"github.com/npukit/npukit/internal/inputfile"
 )
 
 func main() {
 	removeTempsOnSignal()
+	softMemoryLimit()
 	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -30,4 +33,17 @@ func removeTempsOnSignal() {
 		}
 		os.Exit(code)
 	}()
+}
+
+// softMemoryLimit makes the garbage collector work harder as the heap
+// nears three quarters of the machine's memory (unless GOMEMLIMIT says
+// otherwise), so garbage from a large input is returned before the
+// machine runs out; the readers' own limits are what bound live memory.
+func softMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if m := inputfile.TotalMemory(); m > 0 {
+		debug.SetMemoryLimit(m / 4 * 3)
+	}
 }

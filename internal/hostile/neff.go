@@ -1,0 +1,85 @@
+package hostile
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"io"
+	"time"
+
+	"github.com/npukit/npukit/neff"
+)
+
+// NEFFMember kinds for NEFFBigMember.
+const (
+	ZeroMember = iota // a binary member of zeros
+	JSONMember        // a JSON array of zeros: the member parses
+)
+
+// NEFFBigMember returns a valid NEFF (gzip tar, right hash) whose
+// sg00/def.json-declared subgraph has one extra member of size bytes
+// that compresses about 1000:1, generated while compressing: the file is
+// about size/1000 bytes and nothing of size is ever held in memory.
+func NEFFBigMember(size int64, kind int) []byte {
+	b := neff.NewBuilder("big.neff")
+	b.Subgraph("sg00").AddVar("x", "input", 16)
+	ms, err := b.Members()
+	if err != nil {
+		panic(err)
+	}
+	name := "sg00/big.bin"
+	if kind == JSONMember {
+		name = "sg00/tensor_map.json"
+	}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	tw := tar.NewWriter(zw)
+	hdr := func(n string, size int64) {
+		tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: n, Size: size, Mode: 0o664, ModTime: time.Unix(0, 0), Format: tar.FormatUSTAR})
+	}
+	for _, m := range ms {
+		hdr(m.Name, int64(len(m.Data)))
+		tw.Write(m.Data)
+	}
+	hdr(name, size)
+	if kind == JSONMember {
+		// {"a":[0,0,...,0]} padded with spaces to size bytes.
+		body := size - int64(len(`{"a":[0]}`))
+		io.WriteString(tw, `{"a":[0`)
+		n := body / 2
+		io.Copy(tw, io.LimitReader(repeat(",0"), 2*n))
+		io.WriteString(tw, `]}`)
+		io.Copy(tw, io.LimitReader(repeat(" "), body-2*n))
+	} else {
+		io.Copy(tw, io.LimitReader(repeat("\x00"), size))
+	}
+	tw.Close()
+	zw.Close()
+	if r := gz.Len() % neff.PadBlock; r != 0 {
+		gz.Write(make([]byte, neff.PadBlock-r))
+	}
+	h := b.Header
+	h.DataSize = uint64(gz.Len())
+	h.Hash = neff.ComputeHash(gz.Bytes(), neff.HashNeuronxCC)
+	hb, err := h.Encode()
+	if err != nil {
+		panic(err)
+	}
+	return append(hb, gz.Bytes()...)
+}
+
+// repeat is an endless reader of s.
+func repeat(s string) io.Reader { return &repeater{s: s} }
+
+type repeater struct {
+	s string
+	i int
+}
+
+func (r *repeater) Read(p []byte) (int, error) {
+	for n := range p {
+		p[n] = r.s[r.i]
+		r.i = (r.i + 1) % len(r.s)
+	}
+	return len(p), nil
+}
