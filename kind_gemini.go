@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	Register(Adapter{Kind: detect.GeminiIR, Inspect: inspectGemini, Check: checkGemini, Report: reportGemini, Simulate: simulateGemini})
+	Register(Adapter{Kind: detect.GeminiIR, Inspect: inspectGemini, Check: checkGemini, Report: reportGemini, Simulate: simulateGemini, Diff: diffGemini})
 }
 
 // GeminiSchedule reads a Gemini scheduler IR file (compiler or raw

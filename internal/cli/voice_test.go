@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -177,5 +178,49 @@ func TestFlagRangesAndKinds(t *testing.T) {
 	// A flag that applies to one of several files is no news.
 	if r := run(t, dir, "inspect", "demo.neff", "demo_gemini_schedule.json", "--layers"); r.code != 0 || r.stderr != "" {
 		t.Errorf("mixed inspect --layers: %s", r)
+	}
+}
+
+// TestDiffVerdictFirst: diff of every kind with a diff answers with the
+// verdict in the user's terms first, exact numbers as JSON numbers; a
+// Gemini schedule against its own realloc rewrite says how the L2 extent
+// shrank and how many addresses moved.
+func TestDiffVerdictFirst(t *testing.T) {
+	dir := demoFiles(t)
+	r := run(t, dir, "diff", "demo_gemini_schedule.json", "demo_gemini_schedule.realloc.json")
+	if r.code != 1 || !strings.Contains(r.stdout, "L2 address extent") || !strings.Contains(r.stdout, "buffer entries at another L2 address: 0 -> ") {
+		t.Errorf("gemini diff: %s", r)
+	}
+	if r := run(t, dir, "diff", "demo_gemini_schedule.json", "demo_gemini_schedule.json"); r.code != 0 || !strings.HasPrefix(r.stdout, "identical") {
+		t.Errorf("gemini self diff: %s", r)
+	}
+	for _, pair := range [][2]string{
+		{"demo_gemini_schedule.json", "demo_gemini_schedule.realloc.json"},
+		{"demo.neff", "demo_neff_dma.neff"},
+	} {
+		r := run(t, dir, "diff", pair[0], pair[1])
+		lines := strings.Split(r.stdout, "\n")
+		if r.code != 1 || len(lines) < 3 || lines[1] != "Changes:" || strings.Contains(r.stdout, "e+0") {
+			t.Errorf("%v: verdict not first: %s", pair, r)
+		}
+		r = run(t, dir, "--json", "diff", pair[0], pair[1])
+		var v struct {
+			Statement string
+			Verdict   []struct {
+				What string
+				Unit string
+				A, B any
+			}
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || len(v.Verdict) == 0 || v.Statement == "" {
+			t.Fatalf("%v --json: %v %s", pair, err, r)
+		}
+		for _, c := range v.Verdict {
+			if c.Unit == "bytes" || c.Unit == "count" || c.Unit == "cycles" {
+				if _, ok := c.A.(float64); !ok {
+					t.Errorf("%v: %s: a is %T, not a number", pair, c.What, c.A)
+				}
+			}
+		}
 	}
 }
