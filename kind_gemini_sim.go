@@ -43,7 +43,9 @@ func simulateGemini(a *Artifact, o *Options) (Output, error) {
 		if err != nil {
 			return nil, fmt.Errorf("the ZeBu trace: %w", err)
 		}
-		out.Zebu = timing.Compare(res, tr)
+		if out.Zebu, err = timing.Compare(res, tr); err != nil {
+			return nil, err
+		}
 	}
 	if o.TracePath != "" {
 		if err := trace.WriteFile(o.TracePath, res.Timeline, geminiTraceOptions(a.Name, res)); err != nil {

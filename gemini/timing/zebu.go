@@ -1,6 +1,9 @@
 package timing
 
 import (
+	"fmt"
+	"sort"
+
 	"github.com/npukit/npukit/gemini/zebu"
 )
 
@@ -30,10 +33,86 @@ type LayerComparison struct {
 // unit (its span is what the simulation's compute tasks model).
 func computeClass(c string) bool { return c == "pe" || c == "vp" || c == "dt" }
 
+// MismatchError says that an emulator trace is not a run of the simulated
+// schedule: its workloads or its layers are not the schedule's.
+type MismatchError struct {
+	SimWorkloads, SimLayers   int
+	ZebuWorkloads, ZebuLayers int
+	Detail                    string // the first difference found
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("the ZeBu trace is not a run of this schedule: the schedule's core 0 has %d workloads in %d layers, the trace %d workloads in %d layers (%s); give the trace of the same network and compile",
+		e.SimWorkloads, e.SimLayers, e.ZebuWorkloads, e.ZebuLayers, e.Detail)
+}
+
+// matchTrace checks that the trace runs the simulation's core-0 schedule:
+// the same workload ids, and workloads grouped into layers the same way
+// (the trace numbers layers, slyr; the schedule names them).
+func matchTrace(res *Result, tr *zebu.Trace) error {
+	zLayer := map[int64]int64{} // wkl -> slyr
+	zLayers := map[int64]bool{}
+	for _, in := range tr.Insts {
+		if in.Config {
+			continue
+		}
+		zLayer[in.Workload] = in.Layer
+		zLayers[in.Layer] = true
+	}
+	simLayer := map[int64]string{}
+	simLayers := map[string]bool{}
+	for _, w := range res.Workloads {
+		if w.Core == 0 {
+			simLayer[w.ID] = w.Layer
+			simLayers[w.Layer] = true
+		}
+	}
+	e := &MismatchError{SimWorkloads: len(simLayer), SimLayers: len(simLayers), ZebuWorkloads: len(zLayer), ZebuLayers: len(zLayers)}
+	ids := make([]int64, 0, len(simLayer))
+	for id := range simLayer {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	layerOf := map[string]int64{} // schedule layer -> trace slyr
+	nameOf := map[int64]string{}  // trace slyr -> schedule layer
+	for _, id := range ids {
+		zl, ok := zLayer[id]
+		if !ok {
+			e.Detail = fmt.Sprintf("workload %d is not in the trace", id)
+			return e
+		}
+		name := simLayer[id]
+		if l, seen := layerOf[name]; seen && l != zl {
+			e.Detail = fmt.Sprintf("layer %q spans trace layers %d and %d", name, l, zl)
+			return e
+		}
+		if n, seen := nameOf[zl]; seen && n != name {
+			e.Detail = fmt.Sprintf("trace layer %d holds workloads of layers %q and %q", zl, n, name)
+			return e
+		}
+		layerOf[name], nameOf[zl] = zl, name
+	}
+	if len(zLayer) != len(simLayer) {
+		for id := range zLayer {
+			if _, ok := simLayer[id]; !ok {
+				e.Detail = fmt.Sprintf("trace workload %d is not in the schedule", id)
+				return e
+			}
+		}
+	}
+	return nil
+}
+
 // Compare compares a simulation with an emulator trace. The emulator runs
 // one core: its workload ids (wkl) are matched with the workloads of the
-// simulation's first core, grouped by layer name.
-func Compare(res *Result, tr *zebu.Trace) *Comparison {
+// simulation's first core, grouped by layer name. A trace of another
+// network or compile (other workloads, or workloads grouped into layers
+// differently) is a *MismatchError: a comparison by position would report
+// a meaningless error.
+func Compare(res *Result, tr *zebu.Trace) (*Comparison, error) {
+	if err := matchTrace(res, tr); err != nil {
+		return nil, err
+	}
 	cmp := &Comparison{SimCycles: res.TotalCycles, ZebuCycles: tr.Total()}
 	cmp.ErrorPct = pct(cmp.SimCycles, cmp.ZebuCycles)
 	type span struct{ start, end int64 }
@@ -80,7 +159,7 @@ func Compare(res *Result, tr *zebu.Trace) *Comparison {
 	if len(cmp.Layers) > 0 {
 		cmp.MeanAbsLayerErrorPct = sum / float64(len(cmp.Layers))
 	}
-	return cmp
+	return cmp, nil
 }
 
 func pct(got, want int64) float64 {

@@ -33,7 +33,11 @@ func TestGeminiSimSections(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				secs = geminiSimSections(res, timing.Compare(res, tr))
+				cmp, err := timing.Compare(res, tr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				secs = geminiSimSections(res, cmp)
 			}
 			var b bytes.Buffer
 			if err := report.Render(&b, &report.Page{Title: filepath.Base(f), Sections: secs}); err != nil {
