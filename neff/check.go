@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"path"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/dtype"
 	"github.com/npukit/npukit/neff/accesspattern"
+	"github.com/npukit/npukit/neuroncore"
 )
 
 // Runtime describes what a Neuron runtime accepts, for the header gates.
@@ -253,6 +255,24 @@ type checker struct {
 	outputs int // output variables of the subgraph
 }
 
+// deviceMemory is the device memory of the target's NeuronCore generation
+// (the largest of any generation when the target is unknown), in bytes.
+func (c *checker) deviceMemory() (int64, string) {
+	if g := c.arch.Generation(); g != nil {
+		return int64(g.DeviceMemoryGiB) << 30, g.Name
+	}
+	var most *neuroncore.Generation
+	for v := 1; neuroncore.GenerationOf(v) != nil; v++ {
+		if g := neuroncore.GenerationOf(v); most == nil || g.DeviceMemoryGiB > most.DeviceMemoryGiB {
+			most = g
+		}
+	}
+	if most == nil {
+		return math.MaxInt64, "any device"
+	}
+	return int64(most.DeviceMemoryGiB) << 30, "any NeuronCore generation"
+}
+
 func (c *checker) add(rule, loc, format string, args ...any) {
 	c.rep.Add(rule, loc, format, args...)
 }
@@ -368,6 +388,11 @@ func (c *checker) run() {
 		}
 		if v.Size != nil && *v.Size < 0 {
 			c.add(RuleVarRequired, loc+".size", "size %d is negative", *v.Size)
+		}
+		if v.Size != nil && t != "state-buffer" && t != "virtual" && t != "pointer" {
+			if mem, gen := c.deviceMemory(); *v.Size > mem {
+				c.add(RuleVarSize, loc+".size", "size %d bytes exceeds the %d GiB of device memory of %s: no runtime can allocate it", *v.Size, mem>>30, gen)
+			}
 		}
 		if v.Alignment != nil && *v.Alignment != 0 && (*v.Alignment < 0 || bits.OnesCount64(uint64(*v.Alignment)) != 1) {
 			c.add(RuleAlignment, loc+".alignment", "alignment %d is not a power of two", *v.Alignment)

@@ -152,3 +152,42 @@ func TestHostileNamesInTextOutput(t *testing.T) {
 		t.Errorf("--json lost the exact name: %.300s", r.stdout)
 	}
 }
+
+// An 11 KB NEFF declaring huge variables made dma --execute allocate
+// 4.2 GB and write a 2 GiB .npy, and check said nothing of a 2^62-byte
+// variable.
+func TestHugeVariables(t *testing.T) {
+	dir := t.TempDir()
+	build := func(name string, size int64) string {
+		b := neff.NewBuilder(name)
+		sg := b.Subgraph("sg00")
+		sg.AddVar("x", "input", size)
+		sg.AddVar("y", "output", 16)
+		sg.AddQueue("q", "in", 16, "sp")
+		sg.Engine("sp", "SP").AddDMA("q", "load", neff.Copy("x", 0, []int64{16}, []int64{1}, "y", 0, []int64{16}, []int64{1}))
+		raw, err := b.Bytes(neff.PackOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, raw, 0o644)
+		return p
+	}
+	huge := build("huge.neff", 1<<62)
+	r := runInput(t, nil, "check", huge)
+	if r.code != 1 || !strings.Contains(r.stdout, "neff/var-size") || !strings.Contains(r.stdout, "device memory") {
+		t.Errorf("check: %s", r)
+	}
+	r = runInput(t, nil, "neff", "dma", huge, "--execute", "-o", filepath.Join(dir, "o1"))
+	if r.code != 2 || !strings.Contains(r.stderr, "--max-memory") {
+		t.Errorf("dma --execute 2^62: %s", r)
+	}
+	big := build("big.neff", 64<<20)
+	r = runInput(t, nil, "neff", "dma", big, "--execute", "--max-memory", "1M", "-o", filepath.Join(dir, "o2"))
+	if r.code != 2 || !strings.Contains(r.stderr, "budget of 1048576 bytes") {
+		t.Errorf("dma --execute --max-memory 1M: %s", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "o2")); err == nil {
+		t.Error("output written despite the failure")
+	}
+}

@@ -31,7 +31,7 @@ func neffDemoExecute(env *Env, path, outDir string) error {
 	for i, p := range progs {
 		subs[i].Subgraph = p.Subgraph
 	}
-	if err := neffExecute(m, progs, nil, dir, true, subs); err != nil {
+	if err := neffExecute(m, progs, nil, dir, true, 0, subs); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "Engine instructions are not executed; only the DMA program ran (inputs zero, constants loaded).")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -157,6 +158,7 @@ func writeDMADiagnostics(w io.Writer, rep diag.Report, all bool) {
 
 func newNeffDMACmd(env *Env) *cobra.Command {
 	var execute, all, force bool
+	var maxMemory string
 	var inputs []string
 	var outDir string
 	cmd := &cobra.Command{
@@ -194,7 +196,15 @@ Loads run first, then other transfers, then stores to outputs.`,
 			}
 			if execute {
 				fmt.Fprintln(env.Stderr, "note: executing the DMA program only; engine instructions are not executed")
-				if err := neffExecute(m, progs, inputs, outDir, force, out.Subgraphs); err != nil {
+				budget := dmaprog.DefaultBudget()
+				if maxMemory != "" {
+					v, ok := inputfile.ParseSize(maxMemory)
+					if !ok || v <= 0 {
+						return usageErr("--max-memory %q: want a positive number of bytes, e.g. 8G", maxMemory)
+					}
+					budget = v
+				}
+				if err := neffExecute(m, progs, inputs, outDir, force, budget, out.Subgraphs); err != nil {
 					return err
 				}
 			}
@@ -209,14 +219,15 @@ Loads run first, then other transfers, then stores to outputs.`,
 	cmd.Flags().StringVarP(&outDir, "output", "o", "", "directory for the variables' .npy files (with --execute)")
 	cmd.Flags().BoolVar(&all, "all", false, "list every efficiency finding (default: the first 20 and counts per rule)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty DIR (with --execute)")
+	cmd.Flags().StringVar(&maxMemory, "max-memory", "", "bytes the variables of one subgraph may use with --execute (K, M, G suffixes; default an eighth of memory, at most 4G)")
 	return cmd
 }
 
 // neffExecute runs each program and writes its touched device variables.
-func neffExecute(m *neff.Model, progs []*dmaprog.Program, inputs []string, outDir string, force bool, subs []neffDMASubgraph) error {
+func neffExecute(m *neff.Model, progs []*dmaprog.Program, inputs []string, outDir string, force bool, budget int64, subs []neffDMASubgraph) error {
 	mems := make([]*dmaprog.Memory, len(progs))
 	for i, p := range progs {
-		mems[i] = p.NewMemory(0)
+		mems[i] = p.NewMemory(budget)
 	}
 	for _, spec := range inputs {
 		name, file, ok := strings.Cut(spec, "=")
@@ -248,6 +259,10 @@ func neffExecute(m *neff.Model, progs []*dmaprog.Program, inputs []string, outDi
 	return atomicfile.Dir(outDir, force, func(tmp string) error {
 		for i, p := range progs {
 			ex, err := p.Execute(mems[i])
+			var be *dmaprog.BudgetError
+			if errors.As(err, &be) {
+				return usageErr("execute %s: %v (--max-memory BYTES raises the budget)", p.Subgraph, be)
+			}
 			if err != nil {
 				return &ExitError{Code: 1, Err: fmt.Errorf("execute: %w", err)}
 			}

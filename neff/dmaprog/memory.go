@@ -5,12 +5,35 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/neff"
 )
 
+// MaxDefaultBudget is the largest default budget: 4 GiB, the runtime's own
+// limit on a def.json.
+const MaxDefaultBudget int64 = 4 << 30
+
 // DefaultBudget bounds the bytes a Memory allocates (state buffer
-// included): 4 GiB, the runtime's own limit on a def.json.
-const DefaultBudget int64 = 4 << 30
+// included) when no budget is given: an eighth of the machine's memory,
+// at least 256 MiB, at most MaxDefaultBudget (an 11 KB NEFF declaring
+// 2 GiB variables made execution use 4.2 GB).
+func DefaultBudget() int64 {
+	if m := inputfile.TotalMemory(); m > 0 {
+		return min(MaxDefaultBudget, max(m/8, 256<<20))
+	}
+	return MaxDefaultBudget
+}
+
+// BudgetError says a variable does not fit the memory budget.
+type BudgetError struct {
+	Var          string
+	Size, Budget int64
+	Left         int64
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("variable %q declares %d bytes; the memory budget of %d bytes has %d left", e.Var, e.Size, e.Budget, e.Left)
+}
 
 // Memory holds the variable memories of one program. It implements
 // dma.Memory; a variable is allocated (and loaded, for file variables and
@@ -27,7 +50,7 @@ type Memory struct {
 // bytes (DefaultBudget when <= 0).
 func (p *Program) NewMemory(budget int64) *Memory {
 	if budget <= 0 {
-		budget = DefaultBudget
+		budget = DefaultBudget()
 	}
 	return &Memory{p: p, bufs: map[string][]byte{}, inputs: map[string][]byte{}, budget: budget}
 }
@@ -70,8 +93,11 @@ func (m *Memory) Var(name string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("no variable %q in %s", name, m.p.DefMember)
 	}
+	if v.Size < 0 {
+		return nil, fmt.Errorf("variable %q declares a negative size %d", name, v.Size)
+	}
 	if v.Size > m.budget-m.used {
-		return nil, fmt.Errorf("variable %q declares %d bytes; the memory budget has %d bytes left", name, v.Size, m.budget-m.used)
+		return nil, &BudgetError{Var: name, Size: v.Size, Budget: m.budget, Left: m.budget - m.used}
 	}
 	b := make([]byte, v.Size)
 	m.used += v.Size
