@@ -134,9 +134,12 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 			humanize.Count(c.Overhead), humanize.Count(c.Idle), pctOf(c.Busy, r.TotalCycles))
 	}
 	tw.Flush()
+	if len(r.Cores) > 1 {
+		fmt.Fprintln(w, "WAIT CORES: waiting for another core's work (its ofmap, sent directly or written to DRAM and read here).")
+	}
 
 	d := r.DRAM
-	fmt.Fprintf(w, "\nDRAM: %d loads %s (weights %s), %d stores %s; busy %s cycles (%.1f%%); achieved %.2f GB/s of %g GB/s\n",
+	fmt.Fprintf(w, "\nDRAM: %d loads %s (weights %s; one load per consuming core), %d stores %s; busy %s cycles (%.1f%%); achieved %.2f GB/s of %g GB/s\n",
 		d.Loads, humanize.Bytes(d.ReadBytes), humanize.Bytes(d.WeightBytes), d.Stores, humanize.Bytes(d.WriteBytes),
 		humanize.Count(d.Busy), 100*d.Utilisation, d.Achieved, d.GBps)
 

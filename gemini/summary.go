@@ -46,6 +46,13 @@ type DRAMTraffic struct {
 	FmapReads       int   `json:"fmap_reads"`
 	WriteBytes      int64 `json:"write_bytes"`
 	Writes          int   `json:"writes"`
+	// Deliveries count each read once per core that consumes it (a
+	// multicast read reaches several cores), with the bytes delivered:
+	// what the timing simulation loads, one load per consuming core.
+	WeightDeliveries     int   `json:"weight_deliveries"`
+	WeightDeliveredBytes int64 `json:"weight_delivered_bytes"`
+	FmapDeliveries       int   `json:"fmap_deliveries"`
+	FmapDeliveredBytes   int64 `json:"fmap_delivered_bytes"`
 }
 
 // TransferCount splits the core ofmap deliveries by route: to another core
@@ -173,16 +180,24 @@ func Summarize(s *Schedule, layers bool) *Summary {
 			w := &s.Cores[cons[0].core].Workloads[cons[0].wl]
 			l = lays[w.LayerName]
 		}
+		cores := map[int32]bool{}
+		for _, c := range ix.consumers[r.TransferID] {
+			cores[c.core] = true
+		}
 		switch r.Type {
 		case "weight":
 			sum.DRAM.WeightReads++
 			sum.DRAM.WeightReadBytes += r.Size
+			sum.DRAM.WeightDeliveries += len(cores)
+			sum.DRAM.WeightDeliveredBytes += int64(len(cores)) * r.Size
 			if l != nil {
 				l.WeightReadBytes += r.Size
 			}
 		default:
 			sum.DRAM.FmapReads++
 			sum.DRAM.FmapReadBytes += r.Size
+			sum.DRAM.FmapDeliveries += len(cores)
+			sum.DRAM.FmapDeliveredBytes += int64(len(cores)) * r.Size
 			if l != nil {
 				l.FmapReadBytes += r.Size
 			}
@@ -248,11 +263,14 @@ func (s *Summary) WriteText(w io.Writer) error {
 	d := s.DRAM
 	fmt.Fprintf(ew, "\nDRAM traffic:\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "  \tTRANSFERS\tBYTES\t")
-	fmt.Fprintf(tw, "  read weights\t%d\t%s\t\n", d.WeightReads, humanize.Bytes(d.WeightReadBytes))
-	fmt.Fprintf(tw, "  read feature maps\t%d\t%s\t\n", d.FmapReads, humanize.Bytes(d.FmapReadBytes))
-	fmt.Fprintf(tw, "  write\t%d\t%s\t\n", d.Writes, humanize.Bytes(d.WriteBytes))
+	fmt.Fprintln(tw, "  \tTRANSFERS\tBYTES\tDELIVERIES\tDELIVERED\t")
+	fmt.Fprintf(tw, "  read weights\t%d\t%s\t%d\t%s\t\n", d.WeightReads, humanize.Bytes(d.WeightReadBytes), d.WeightDeliveries, humanize.Bytes(d.WeightDeliveredBytes))
+	fmt.Fprintf(tw, "  read feature maps\t%d\t%s\t%d\t%s\t\n", d.FmapReads, humanize.Bytes(d.FmapReadBytes), d.FmapDeliveries, humanize.Bytes(d.FmapDeliveredBytes))
+	fmt.Fprintf(tw, "  write\t%d\t%s\t\t\t\n", d.Writes, humanize.Bytes(d.WriteBytes))
 	tw.Flush()
+	if d.WeightDeliveries > d.WeightReads || d.FmapDeliveries > d.FmapReads {
+		fmt.Fprintf(ew, "  (a read consumed on several cores is one transfer and one delivery per core; npukit sim loads each delivery)\n")
+	}
 	t := s.Transfers
 	fmt.Fprintf(ew, "\nCore ofmap deliveries (ofmap x destination):\n")
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -85,3 +85,34 @@ func TestCompareRefusesAnotherNetwork(t *testing.T) {
 		}
 	}
 }
+
+// inspect and sim count DRAM reads the same way: the summary's deliveries
+// (one per consuming core) are the simulation's loads, bytes included,
+// on the multi-core raw IR where a read reaches several cores.
+func TestSummaryDeliveriesAreSimLoads(t *testing.T) {
+	files := conformance.Files(t, conformance.Corpus(t, "gemini"), "*.json")
+	multi := false
+	for _, f := range files {
+		s, err := gemini.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Simulate(s, Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := gemini.Summarize(s, false).DRAM
+		if d.WeightDeliveries > d.WeightReads {
+			multi = true
+		}
+		if got := d.WeightDeliveries + d.FmapDeliveries; got != res.DRAM.Loads {
+			t.Errorf("%s: %d deliveries, %d simulated loads", filepath.Base(f), got, res.DRAM.Loads)
+		}
+		if got := d.WeightDeliveredBytes + d.FmapDeliveredBytes; got != res.DRAM.ReadBytes {
+			t.Errorf("%s: %d bytes delivered, %d loaded", filepath.Base(f), got, res.DRAM.ReadBytes)
+		}
+	}
+	if !multi {
+		t.Error("no corpus schedule multicasts a read: the test proves nothing")
+	}
+}
