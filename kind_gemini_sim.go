@@ -19,6 +19,9 @@ import (
 // (bwN) when it has one, adjusted by o.GeminiSim.
 func GeminiSimParams(name string, o *Options) timing.Params {
 	p := timing.ForName(name)
+	if o != nil && o.ClockGHz > 0 {
+		p.CoreGHz = o.ClockGHz
+	}
 	if o != nil && o.GeminiSim != nil {
 		p = o.GeminiSim(p)
 	}

@@ -37,11 +37,14 @@ func ZebuTrace(a *Artifact) (*zebu.Trace, error) {
 // timed, so the "simulation" replays it (the totals, and with --trace its
 // timeline as a Perfetto trace beside the simulator's).
 type ZebuReplay struct {
-	File        string           `json:"file"`
-	Source      string           `json:"source"`
-	TotalCycles int64            `json:"total_cycles"`
-	Classes     []zebu.ClassStat `json:"classes"`
-	Trace       string           `json:"trace,omitempty"`
+	File        string `json:"file"`
+	Source      string `json:"source"`
+	TotalCycles int64  `json:"total_cycles"`
+	// ClockGHz is the nominal core clock cycles are converted to time at
+	// (the emulator itself runs the core at 1/40 of the nominal 1 GHz).
+	ClockGHz float64          `json:"clock_ghz"`
+	Classes  []zebu.ClassStat `json:"classes"`
+	Trace    string           `json:"trace,omitempty"`
 }
 
 func simulateZebu(a *Artifact, o *Options) (Output, error) {
@@ -49,13 +52,13 @@ func simulateZebu(a *Artifact, o *Options) (Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &ZebuReplay{File: a.Name, Source: "ZeBu emulator trace (measured, replayed)", TotalCycles: t.Total(), Classes: t.Classes()}
+	out := &ZebuReplay{File: a.Name, Source: "ZeBu emulator trace (measured, replayed)", TotalCycles: t.Total(), Classes: t.Classes(), ClockGHz: o.clockGHz()}
 	if o.TracePath != "" {
 		tl, err := sim.Run(zebu.Lower(t))
 		if err != nil {
 			return nil, err
 		}
-		topt := trace.Options{NanosPerUnit: 1, // cycles at the nominal 1 GHz, as gemini sim traces
+		topt := trace.Options{NanosPerUnit: 1 / out.ClockGHz, // cycles at the nominal clock, as gemini sim traces
 			Metadata: [][2]string{{"trace", filepath.Base(a.Name)}, {"source", "ZeBu emulator (replayed)"}, {"total_cycles", strconv.FormatInt(out.TotalCycles, 10)}},
 			Args: func(id sim.TaskID, a *trace.Args) {
 				in := &t.Insts[tl.Graph.Tasks[id].Tag]
@@ -73,8 +76,8 @@ func simulateZebu(a *Artifact, o *Options) (Output, error) {
 }
 
 func (o *ZebuReplay) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "%s: %s\nTotal: %s cycles (measured by the emulator; to simulate a schedule against it: npukit sim SCHEDULE.json --zebu %s)\n",
-		o.File, o.Source, humanize.Count(o.TotalCycles), filepath.Base(o.File))
+	fmt.Fprintf(w, "%s: %s\nTotal: %s cycles (%.1f us at %g GHz; measured by the emulator; to simulate a schedule against it: npukit sim SCHEDULE.json --zebu %s)\n",
+		o.File, o.Source, humanize.Count(o.TotalCycles), float64(o.TotalCycles)/(o.ClockGHz*1e3), o.ClockGHz, filepath.Base(o.File))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CLASS\tINSTRUCTIONS\tBUSY (cycles)\t")
 	for _, c := range o.Classes {

@@ -28,6 +28,11 @@ type Options struct {
 	// ZebuTrace is a ZeBu emulator trace of the same run to compare a
 	// Gemini simulation with (the trace's bytes; nil: none).
 	ZebuTrace []byte
+	// ClockGHz is the nominal core clock of the cycle-based simulations
+	// (Gemini schedules, ZeBu traces): it converts cycles to time (and a
+	// Gemini DRAM bandwidth to bytes per cycle). 0 means 1 GHz, where one
+	// cycle is one nanosecond.
+	ClockGHz float64
 	// TracePath, when set, makes Simulate write a Perfetto/Chrome trace
 	// JSON there (a NEFF with several subgraphs writes one per subgraph,
 	// SUBGRAPH inserted before the extension).
@@ -46,4 +51,11 @@ func (o *Options) neffRuntime() neff.Runtime {
 		return *o.NeffRuntime
 	}
 	return neff.DefaultRuntime
+}
+
+func (o *Options) clockGHz() float64 {
+	if o.ClockGHz > 0 {
+		return o.ClockGHz
+	}
+	return 1
 }

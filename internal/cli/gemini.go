@@ -24,6 +24,7 @@ func init() {
 		return func(o *npukit.Options) error { o.Layers = layers; return nil }
 	}, detect.GeminiIR)
 	registerKindFlags("sim", geminiSimFlags, detect.GeminiIR)
+	registerKindFlags("sim", clockFlags, detect.GeminiIR, detect.ZebuTrace)
 	registerGeminiCommand(newGeminiSynthCmd)
 	registerDemoStep(demoStep{order: 50, kind: detect.GeminiIR, name: "sim --trace (cores, DRAM, NoC)", run: geminiDemoSim})
 }
@@ -155,4 +156,16 @@ about 8 KiB per workload.`,
 	f.Uint64Var(&cfg.Seed, "seed", 0, "seed for the compute times")
 	f.StringVarP(&out, "output", "o", "", "JSON file to write")
 	return cmd
+}
+
+// clockFlags binds --clock, the nominal core clock of the cycle-based
+// simulations (Gemini schedules and ZeBu traces).
+func clockFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
+	var clock float64
+	fs.Float64Var(&clock, "clock", 1, "Gemini and ZeBu: nominal core clock in GHz; converts cycles to time in the output and traces (1: 1 cycle = 1 ns) and a Gemini DRAM bandwidth to bytes per cycle")
+	markRange(fs, "positive", "clock")
+	return func(o *npukit.Options) error {
+		o.ClockGHz = clock
+		return nil
+	}
 }

@@ -68,3 +68,56 @@ func TestReportZebuTimeline(t *testing.T) {
 		t.Fatalf("no instruction timeline in the report (%d marks)", strings.Count(h, `<rect class="mark"`))
 	}
 }
+
+// One clock convention: cycles are stated at the nominal clock, 1 GHz
+// unless --clock says otherwise, in the text, the JSON and the trace of
+// both the Gemini simulation and the ZeBu replay.
+func TestClockFlag(t *testing.T) {
+	dir := conformance.Corpus(t, "gemini")
+	zp := filepath.Join(dir, "zebu", "int8_resnet34.sim_quantized_b1_c1_bw16_sim.txt")
+	sp := filepath.Join(dir, "int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json")
+	r := run(t, "", "sim", zp)
+	if r.code != 0 || !strings.Contains(r.stdout, "us at 1 GHz") {
+		t.Fatalf("default clock not stated: %s", r)
+	}
+	tp := filepath.Join(t.TempDir(), "z.json")
+	r = run(t, "", "--json", "sim", zp, "--clock", "2", "--trace", tp)
+	var z struct {
+		TotalCycles int64   `json:"total_cycles"`
+		ClockGHz    float64 `json:"clock_ghz"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &z) != nil || z.ClockGHz != 2 {
+		t.Fatalf("zebu --clock 2: %s", r)
+	}
+	tb, err := os.ReadFile(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		TraceEvents []struct {
+			Ph  string  `json:"ph"`
+			Ts  float64 `json:"ts"`
+			Dur float64 `json:"dur"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(tb, &tr); err != nil {
+		t.Fatal(err)
+	}
+	var end float64
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "X" {
+			end = max(end, e.Ts+e.Dur)
+		}
+	}
+	// Trace times are microseconds: cycles / (2 GHz * 1000).
+	if want := float64(z.TotalCycles) / 2000; end > want*1.001 || end < want*0.99 {
+		t.Errorf("trace ends at %.1f us, want about %.1f (cycles at 2 GHz)", end, want)
+	}
+	r = run(t, "", "sim", sp, "--clock", "2")
+	if r.code != 0 || !strings.Contains(r.stdout, "us at 2 GHz") {
+		t.Fatalf("gemini --clock 2: %s", r)
+	}
+	if r := run(t, "", "sim", sp, "--clock", "0"); r.code != 2 {
+		t.Errorf("--clock 0 accepted: %s", r)
+	}
+}
