@@ -23,6 +23,7 @@ package relayout
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Layout is an OutputLayout (all values count elements).
@@ -249,6 +250,59 @@ func (o Output) plainBytes(batch int) (int64, error) {
 	return int64(batch) * int64(o.execs()) * n * int64(o.ElemSize), err
 }
 
+// DeviceBytes is the size of batch device buffers (batch x execution
+// count x size_bytes), an error when it does not fit in int64 (a huge
+// --batch wrapped around and crashed).
+func (o Output) DeviceBytes(batch int) (int64, error) {
+	if o.SizeBytes < 0 {
+		return 0, fmt.Errorf("size_bytes %d is negative", o.SizeBytes)
+	}
+	if batch < 1 {
+		return 0, fmt.Errorf("batch %d must be at least 1", batch)
+	}
+	n, ok := mul(int64(batch), int64(o.execs()))
+	if ok {
+		n, ok = mul(n, o.SizeBytes)
+	}
+	if !ok {
+		return 0, fmt.Errorf("batch %d x %d executions x %d bytes overflows", batch, o.execs(), o.SizeBytes)
+	}
+	return n, nil
+}
+
+// PlainBytes is the size of batch buffers in plain order, overflow
+// checked like DeviceBytes.
+func (o Output) PlainBytes(batch int) (int64, error) {
+	n, err := o.PlainElements()
+	if err != nil {
+		return 0, err
+	}
+	if batch < 1 {
+		return 0, fmt.Errorf("batch %d must be at least 1", batch)
+	}
+	total, ok := mul(int64(batch), int64(o.execs()))
+	for _, f := range []int64{n, int64(o.ElemSize)} {
+		if ok {
+			total, ok = mul(total, f)
+		}
+	}
+	if !ok || total < 0 {
+		return 0, fmt.Errorf("batch %d x %d executions x %d elements x %d bytes overflows", batch, o.execs(), n, o.ElemSize)
+	}
+	return total, nil
+}
+
+// mul multiplies non-negative a and b, reporting overflow.
+func mul(a, b int64) (int64, bool) {
+	if a < 0 || b < 0 {
+		return 0, false
+	}
+	if a != 0 && b > math.MaxInt64/a {
+		return 0, false
+	}
+	return a * b, true
+}
+
 // ToPlain converts batch device buffers (each execs*SizeBytes bytes, one
 // after the other) into plain order.
 func (o Output) ToPlain(device []byte, batch int) ([]byte, error) {
@@ -265,6 +319,25 @@ func (o Output) convert(in []byte, batch int, toPlain bool) ([]byte, error) {
 	if batch < 1 {
 		return nil, fmt.Errorf("batch %d must be at least 1", batch)
 	}
+	// The input's size is checked before anything is allocated: what
+	// follows allocates in proportion to it (an 896-byte model asked for
+	// 16 GiB of layout tables before the input was looked at).
+	db, err := o.DeviceBytes(batch)
+	if err != nil {
+		return nil, err
+	}
+	if toPlain && int64(len(in)) != db {
+		return nil, fmt.Errorf("input has %d bytes, want %d", len(in), db)
+	}
+	if !toPlain {
+		pb, err := o.PlainBytes(batch)
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(in)) != pb {
+			return nil, fmt.Errorf("input has %d bytes, want %d", len(in), pb)
+		}
+	}
 	if len(o.Slices) == 0 && (o.Y > 1 || o.X > 1) && o.Layout != nil {
 		return o.convertRuns(in, batch, toPlain)
 	}
@@ -272,7 +345,7 @@ func (o Output) convert(in []byte, batch int, toPlain bool) ([]byte, error) {
 		return nil, err
 	}
 	pb, _ := o.plainBytes(batch)
-	db := o.deviceBytes(batch)
+	db = o.deviceBytes(batch)
 	want, outLen := db, pb
 	if !toPlain {
 		want, outLen = pb, db

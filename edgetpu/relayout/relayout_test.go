@@ -2,7 +2,10 @@ package relayout
 
 import (
 	"bytes"
+	"math"
 	"math/rand"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -139,5 +142,46 @@ func FuzzToPlain(f *testing.F) {
 		if _, err := o.ToPlain(make([]byte, o.SizeBytes), 1); err != nil {
 			t.Fatal(err)
 		}
+	})
+}
+
+// A huge batch overflowed batch x executions x size (exit 3 on a corpus
+// model), and a layer declaring 16 GiB made the converter allocate its
+// tables before looking at the 1 KB input.
+func TestRelayoutSizesChecked(t *testing.T) {
+	o := schemaExample()
+	if _, err := o.ToPlain(make([]byte, 1024), math.MaxInt/2); err == nil || !strings.Contains(err.Error(), "overflows") {
+		t.Errorf("huge batch: %v", err)
+	}
+	big := schemaExample()
+	big.Y, big.X, big.SizeBytes = 1<<15, 1<<15, 1<<34
+	big.Layout.YTile = make([]int32, 1) // too short: must not matter before the size check
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := big.ToPlain(make([]byte, 1024), 1); err == nil || !strings.Contains(err.Error(), "want 17179869184") {
+		t.Errorf("16 GiB layer, 1 KB input: %v", err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("allocated %d bytes before refusing the input", got)
+	}
+}
+
+// FuzzRelayoutSizes: any declared sizes, batch and input length either
+// convert or fail, without panicking or allocating beyond the input's
+// proportion (the fuzzer's memory limit catches that).
+func FuzzRelayoutSizes(f *testing.F) {
+	f.Add(int64(96), int32(1), int32(3), int32(4), uint8(1), int32(1), int64(1), uint16(96))
+	f.Add(int64(1<<34), int32(1<<15), int32(1<<15), int32(1), uint8(0), int32(1), int64(1), uint16(1024))
+	f.Add(int64(1<<40), int32(1), int32(1), int32(8), uint8(3), int32(1<<20), int64(math.MaxInt32), uint16(8))
+	f.Fuzz(func(t *testing.T, size int64, y, x, z int32, es uint8, execs int32, batch int64, n uint16) {
+		o := schemaExample()
+		o.SizeBytes, o.Y, o.X, o.Z = size, int(y), int(x), int(z)
+		o.ElemSize, o.ExecCount = int(es%4)+1, int(execs)
+		in := make([]byte, n)
+		o.ToPlain(in, int(batch))
+		o.ToDevice(in, int(batch))
+		o.DeviceBytes(int(batch))
+		o.PlainBytes(int(batch))
 	})
 }

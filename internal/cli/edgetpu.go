@@ -14,6 +14,7 @@ import (
 	"github.com/npukit/npukit/edgetpu/link"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -102,6 +103,10 @@ func (o etpuExtractOutput) WriteText(w io.Writer) error {
 	}
 	return tw.Flush()
 }
+
+// demoRelayoutMax bounds the buffers the demo's relayout round trip
+// makes: a layer's sizes are declarations, not bytes of the file.
+const demoRelayoutMax = 256 << 20
 
 func newEdgeTPUExtractCmd(env *Env) *cobra.Command {
 	var out string
@@ -212,11 +217,15 @@ func etpuDemoLinkRelayout(env *Env, path, outDir string) error {
 	fmt.Fprintf(env.Stdout, "linked %d relocation fields in %d chunk(s) at 64-bit addresses from 0x%x; verified: only those bits changed\n", len(patches), len(linked), uint64(0x1_0000_0000))
 	for _, l := range e.OutputLayers {
 		o := l.RelayoutOutput()
-		n, err := o.PlainElements()
+		pb, err := o.PlainBytes(1)
 		if err != nil {
 			return err
 		}
-		plain := make([]byte, int(n)*o.ElemSize*max(o.ExecCount, 1))
+		if db, err := o.DeviceBytes(1); err != nil || pb > demoRelayoutMax || db > demoRelayoutMax {
+			fmt.Fprintf(env.Stdout, "relayout of %s skipped: %d plain bytes, more than the demo's %d\n", termsafe.Name(l.Name), pb, demoRelayoutMax)
+			continue
+		}
+		plain := make([]byte, pb)
 		for i := range plain {
 			plain[i] = byte(i * 7)
 		}

@@ -367,12 +367,15 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 				return usageErr("%v", err)
 			}
 			o := layer.RelayoutOutput()
-			per := int(layer.SizeBytes) * max(int(layer.ExecutionCount), 1)
 			if batch <= 0 {
-				if per <= 0 || len(raw)%per != 0 || len(raw) == 0 {
+				per, err := o.DeviceBytes(1)
+				if err != nil {
+					return usageErr("layer %s: %v", layerName, err)
+				}
+				if per <= 0 || int64(len(raw))%per != 0 || len(raw) == 0 {
 					return usageErr("%s: %d bytes is not a multiple of the layer's %d device bytes per batch", in, len(raw), per)
 				}
-				batch = len(raw) / per
+				batch = int(int64(len(raw)) / per)
 			}
 			plain, err := o.ToPlain(raw, batch)
 			if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/npukit/npukit/edgetpu"
 	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/npukit/npukit/neff"
 )
@@ -189,5 +190,25 @@ func TestHugeVariables(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "o2")); err == nil {
 		t.Error("output written despite the failure")
+	}
+}
+
+// relayout --batch 2^62 overflowed batch x executions x size: exit 3.
+func TestRelayoutHugeBatch(t *testing.T) {
+	spec := edgetpu.DemoSpec()
+	b, err := edgetpu.Write(edgetpu.Synthetic(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	f := filepath.Join(tmp, "m_edgetpu.tflite")
+	os.WriteFile(f, b, 0o644)
+	in := filepath.Join(tmp, "raw.bin")
+	os.WriteFile(in, make([]byte, 4096), 0o644)
+	for _, batch := range []string{"4611686018427387904", "9223372036854775807", "3"} {
+		r := runInput(t, nil, "edgetpu", "relayout", f, "--layer", spec.Outputs[0].Name, "--in", in, "-o", filepath.Join(tmp, "o.npy"), "--batch", batch)
+		if r.code != 2 {
+			t.Errorf("--batch %s: %s", batch, r)
+		}
 	}
 }
