@@ -3,6 +3,8 @@ package cli_test
 import (
 	"encoding/json"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -222,5 +224,28 @@ func TestDiffVerdictFirst(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestVersionFromBuildInfo: built from a checkout with VCS stamping, the
+// version names the module version and the revision (debug.ReadBuildInfo),
+// not only "devel".
+func TestVersionFromBuildInfo(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	bin := filepath.Join(t.TempDir(), "npukit")
+	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, "../../cmd/npukit").CombinedOutput(); err != nil {
+		t.Skipf("no VCS stamping here: %v %s", err, out)
+	}
+	if m, _ := exec.Command("go", "version", "-m", bin).Output(); !strings.Contains(string(m), "vcs.revision") {
+		t.Skip("the Go toolchain stamps no revision here (a git worktree): scripts/release.sh sets it")
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^npukit v\S+ \(go[^,]+, commit [0-9a-f]{12}(, modified)?\)\n$`).Match(out) {
+		t.Errorf("version: %q", out)
 	}
 }
