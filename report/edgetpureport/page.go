@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/edgetpu"
@@ -44,17 +45,7 @@ func Page(models []edgetpu.NamedModel) (*report.Page, error) {
 	}
 	mem := edgetpu.BuildMemoryReport(named)
 	first := named[0].Model
-	if ps := first.Packages(); len(ps) > 0 {
-		p := ps[0]
-		m := edgetpu.MemoryOf(p)
-		page.Summary = []report.KV{
-			{Key: "Runtime", Value: edgetpu.RuntimeStatement(p.MinRuntimeVersion)},
-			{Key: "Executables", Value: strconv.Itoa(len(p.Executables))},
-			{Key: "On-chip cached parameters", Value: humanize.Bytes(m.Cached)},
-			{Key: "Streamed parameters per inference", Value: humanize.Bytes(m.Streamed)},
-			{Key: "Caching token", Value: m.TokenHex},
-		}
-	}
+	page.Summary = etpuSummary(named)
 	if len(first.Packages()) > 0 {
 		page.Sections = append(page.Sections, etpuMemorySection(mem))
 	} else {
@@ -251,4 +242,53 @@ func etpuModelSections(i int, nm edgetpu.NamedModel) []report.Section {
 			Intro: "The transfers the USB runtime derives from the DMA hints; times are lower bounds over raw link bandwidth.", Blocks: dma})
 	}
 	return secs
+}
+
+// etpuSummary states the key facts of every model on the page, not only
+// the first: the newest runtime any package needs, the executables, the
+// cached and streamed parameters summed over the models' packages, and
+// the caching tokens. Nil when no model has an Edge TPU package.
+func etpuSummary(models []edgetpu.NamedModel) []report.KV {
+	var minRuntime int32
+	var exes, compiled int
+	var cached, streamed int64
+	var tokens []string
+	for _, nm := range models {
+		ps := nm.Model.Packages()
+		if len(ps) > 0 {
+			compiled++
+		}
+		for _, p := range ps {
+			m := edgetpu.MemoryOf(p)
+			minRuntime = max(minRuntime, p.MinRuntimeVersion)
+			exes += len(p.Executables)
+			cached += m.Cached
+			streamed += m.Streamed
+			if !slices.Contains(tokens, m.TokenHex) {
+				tokens = append(tokens, m.TokenHex)
+			}
+		}
+	}
+	if compiled == 0 {
+		return nil
+	}
+	var kvs []report.KV
+	if len(models) > 1 {
+		kvs = append(kvs, report.KV{Key: "Models", Value: fmt.Sprintf("%d (%d compiled for the Edge TPU)", len(models), compiled)})
+	}
+	each := ""
+	if compiled > 1 {
+		each = " (all models)"
+	}
+	tokenKey := "Caching token"
+	if len(tokens) > 1 {
+		tokenKey = "Caching tokens"
+	}
+	return append(kvs,
+		report.KV{Key: "Runtime", Value: edgetpu.RuntimeStatement(minRuntime)},
+		report.KV{Key: "Executables", Value: strconv.Itoa(exes)},
+		report.KV{Key: "On-chip cached parameters" + each, Value: humanize.Bytes(cached)},
+		report.KV{Key: "Streamed parameters per inference" + each, Value: humanize.Bytes(streamed)},
+		report.KV{Key: tokenKey, Value: strings.Join(tokens, ", ")},
+	)
 }
