@@ -194,3 +194,26 @@ func ExampleZebuTrace() {
 	// ldw 367
 	// pe 600
 }
+
+// Open a raw DarwiNN package (the executable container an Edge TPU
+// compiler wraps in a TFLite custom op; here written by npukit) and check
+// it with the same rules as the model it would sit in.
+func ExampleOpenBytes_darwinnPackage() {
+	data, err := edgetpu.WritePackage(edgetpu.SynthPackage(edgetpu.DemoSpec()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	a, err := npukit.OpenBytes("demo.dwn", data)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(a.Kind)
+	rep, err := a.Check(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("errors:", rep.Count(diag.Error))
+	// Output:
+	// darwinn-package
+	// errors: 0
+}
