@@ -144,3 +144,6 @@ func NeffPrograms(a *Artifact, o *Options) (*neff.Model, []*dmaprog.Program, err
 	}
 	return m, progs, nil
 }
+
+// IsNeff says whether the artifact is a NEFF, packed or unpacked.
+func IsNeff(a *Artifact) bool { return a.Kind == detect.NEFF || a.Kind == detect.NEFFDir }

@@ -22,20 +22,16 @@ func neffDemoBase(path, outDir string) string {
 // neffDemoExecute runs the DMA program of a NEFF with zero inputs (file
 // variables hold their constants) and writes the touched variables.
 func neffDemoExecute(env *Env, path, outDir string) error {
-	m, progs, err := openNeffPrograms(path)
+	l, err := openNeffDMA(path)
 	if err != nil {
 		return err
 	}
 	dir := neffDemoBase(path, outDir) + ".dma"
-	subs := make([]neffDMASubgraph, len(progs))
-	for i, p := range progs {
-		subs[i].Subgraph = p.Subgraph
-	}
-	if err := neffExecute(m, progs, nil, dir, true, 0, subs); err != nil {
+	if err := neffExecute(l, nil, dir, true, 0); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "Engine instructions are not executed; only the DMA program ran (inputs zero, constants loaded).")
-	for _, sg := range subs {
+	for _, sg := range l.Subgraphs {
 		fmt.Fprintf(env.Stdout, "%s: %d descriptors executed, %s written\n", sg.Subgraph, sg.Executed.Descriptors, humanize.Bytes(sg.Executed.Bytes))
 		for _, f := range sg.Written {
 			fmt.Fprintf(env.Stdout, "  %-12s %-8s %v -> %s\n", f.Var, f.DType, f.Shape, f.Path)
