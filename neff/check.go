@@ -89,6 +89,25 @@ func CheckBytes(b []byte, lim Limits, rt Runtime) (diag.Report, *Model) {
 	return Check(m, rt), m
 }
 
+// checkSubgraphNames reports graph names that name two graphs, or that
+// are not usable as one path component (empty, ".", "..", a slash): tools
+// that write a directory per subgraph (npukit neff dma --execute) would
+// refuse them or merge two graphs' outputs.
+func checkSubgraphNames(rep *diag.Report, m *Model) {
+	seen := map[string]string{}
+	for _, sg := range m.Subgraphs {
+		loc := sg.Kelf + ": graph " + fmt.Sprintf("%q", termsafeKey(sg.Name))
+		if prev, dup := seen[sg.Name]; dup {
+			rep.Add(RuleSubgraphName, loc, "graph name %q is also used by a graph of %s", termsafeKey(sg.Name), prev)
+			continue
+		}
+		seen[sg.Name] = sg.Kelf
+		if sg.Name == "." || sg.Name == ".." || strings.ContainsAny(sg.Name, "/\\\x00") {
+			rep.Add(RuleSubgraphName, loc, "graph name %q is not a plain name (a path component of it would leave or merge directories)", termsafeKey(sg.Name))
+		}
+	}
+}
+
 // Check verifies a decoded NEFF against the runtime's gates, the spec's
 // restrictions and the cross references between members.
 func Check(m *Model, rt Runtime) diag.Report {
@@ -118,6 +137,7 @@ func Check(m *Model, rt Runtime) diag.Report {
 			rep.Add(RuleUnknownTarget, k.Member+": target", "unknown target %q", *k.Kelf.Target)
 		}
 	}
+	checkSubgraphNames(&rep, m)
 	vars := map[string]bool{}
 	outputs, defs := 0, 0
 	for _, sg := range m.Subgraphs {

@@ -126,6 +126,7 @@ type File struct {
 type treeResult struct {
 	data []byte // the bytes parsed (a member whose Data changed is parsed again)
 	tree any
+	dups []DuplicateKey
 	err  error
 }
 
@@ -229,8 +230,8 @@ func read(b []byte, lim Limits, parseJSON bool) (*File, error) {
 		go func() {
 			trees := map[string]treeResult{}
 			for m := range jobs {
-				t, err := parseTree(m.Data, lim.JSONValues())
-				trees[m.Name] = treeResult{m.Data, t, err}
+				t, dups, err := parseTreeDups(m.Data, lim.JSONValues())
+				trees[m.Name] = treeResult{m.Data, t, dups, err}
 			}
 			done <- trees
 		}()

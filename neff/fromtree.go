@@ -281,11 +281,17 @@ func typeErr(v any, dst reflect.Value) error {
 
 // decodeTree parses b and stores it into v (a pointer).
 func decodeTree(b []byte, v any, maxValues int64) error {
-	t, err := parseTree(b, maxValues)
+	_, err := decodeTreeDups(b, v, maxValues)
+	return err
+}
+
+// decodeTreeDups is decodeTree that also returns the duplicate keys.
+func decodeTreeDups(b []byte, v any, maxValues int64) ([]DuplicateKey, error) {
+	t, dups, err := parseTreeDups(b, maxValues)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return fromTree(t, reflect.ValueOf(v).Elem(), "")
+	return dups, fromTree(t, reflect.ValueOf(v).Elem(), "")
 }
 
 // TreePath returns the JSON path of a conversion error ("" when none).

@@ -81,8 +81,46 @@ type treeParser struct {
 	// out at its exact length when it closes.
 	elems   []any
 	members []treeKV
+	dups    []DuplicateKey
 	// left counts down the values the document may still hold.
 	left, max int64
+}
+
+// DuplicateKey is a key that appears more than once in one JSON object:
+// parsers disagree on which value counts (this one keeps the last, as
+// encoding/json does).
+type DuplicateKey struct {
+	Offset int // byte offset of the object
+	Key    string
+}
+
+// maxDuplicates bounds the duplicates remembered per document.
+const maxDuplicates = 16
+
+// noteDuplicates records the keys of m that appear twice.
+func (p *treeParser) noteDuplicates(m treeObject, at int) {
+	if len(p.dups) >= maxDuplicates || len(m) < 2 {
+		return
+	}
+	if len(m) <= 16 {
+		for i := 1; i < len(m); i++ {
+			for j := 0; j < i; j++ {
+				if m[i].K == m[j].K {
+					p.dups = append(p.dups, DuplicateKey{at, m[i].K})
+					break
+				}
+			}
+		}
+	} else {
+		seen := make(map[string]bool, len(m))
+		for _, kv := range m {
+			if seen[kv.K] {
+				p.dups = append(p.dups, DuplicateKey{at, kv.K})
+			}
+			seen[kv.K] = true
+		}
+	}
+	p.dups = p.dups[:min(len(p.dups), maxDuplicates)]
 }
 
 // treeLimitError says a JSON document holds more values than allowed.
@@ -106,17 +144,23 @@ func (e *treeSyntaxError) Error() string { return fmt.Sprintf("byte %d: %s", e.O
 
 // parseTree parses one JSON document (surrounded by optional whitespace).
 func parseTree(b []byte, maxValues int64) (any, error) {
+	t, _, err := parseTreeDups(b, maxValues)
+	return t, err
+}
+
+// parseTreeDups is parseTree that also returns the duplicate keys found.
+func parseTreeDups(b []byte, maxValues int64) (any, []DuplicateKey, error) {
 	p := &treeParser{b: b, keys: map[string]string{}, nums: map[string]any{}, strs: map[string]any{}, left: maxValues, max: maxValues}
 	p.ws()
 	v, err := p.value()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p.ws()
 	if p.i != len(p.b) {
-		return nil, p.fail("data after the top-level value")
+		return nil, nil, p.fail("data after the top-level value")
 	}
-	return v, nil
+	return v, p.dups, nil
 }
 
 func (p *treeParser) fail(msg string) error { return &treeSyntaxError{Offset: p.i, Msg: msg} }
@@ -192,6 +236,7 @@ func (p *treeParser) object() (any, error) {
 		return nil, err
 	}
 	base := len(p.members)
+	start := p.i - 1
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
 		p.depth--
@@ -231,6 +276,7 @@ func (p *treeParser) object() (any, error) {
 			copy(m, p.members[base:])
 			clear(p.members[base:])
 			p.members = p.members[:base]
+			p.noteDuplicates(m, start)
 			return m, nil
 		default:
 			return nil, p.fail("expected ',' or '}'")

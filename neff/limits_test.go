@@ -47,3 +47,54 @@ func TestJSONValueLimit(t *testing.T) {
 		t.Errorf("allocated %d bytes for a %d-byte limit", got, lim.MaxDecompressed)
 	}
 }
+
+// Duplicate JSON keys were accepted silently (the last wins).
+func TestJSONDuplicateKeyReported(t *testing.T) {
+	b := neff.NewBuilder("dup.neff")
+	b.Subgraph("sg00").AddVar("x", "input", 16)
+	b.Files["sg00/tensor_map.json"] = []byte(`{"x": {}, "y": {}, "x": {}}`)
+	raw, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := neff.OpenBytes(raw, neff.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range m.Problems {
+		if d.Rule == neff.RuleJSONDuplicateKey && strings.Contains(d.Message, `"x"`) && strings.Contains(d.Location, "sg00/tensor_map.json") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d duplicate-key findings: %v", n, m.Problems)
+	}
+}
+
+// Duplicate and ".." subgraph names gave no finding.
+func TestSubgraphNames(t *testing.T) {
+	b := neff.NewBuilder("names.neff")
+	b.Subgraph("sg00").AddVar("x", "input", 16)
+	b.Files["kelf-0.json"] = []byte(`{"version": "0.5", "target": "sunda", "graphs": [
+		{"name": "a", "definition": "sg00/def.json"},
+		{"name": "a", "definition": "sg00/def.json"},
+		{"name": "..", "definition": "sg00/def.json"}]}`)
+	raw, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := neff.OpenBytes(raw, neff.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, d := range neff.Check(m, neff.DefaultRuntime) {
+		if d.Rule == neff.RuleSubgraphName {
+			msgs = append(msgs, d.Message)
+		}
+	}
+	if len(msgs) != 2 {
+		t.Errorf("findings: %q", msgs)
+	}
+}

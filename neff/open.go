@@ -140,6 +140,14 @@ func Decode(f *File) *Model {
 	return m
 }
 
+// termsafeKey shortens a key for a message.
+func termsafeKey(k string) string {
+	if len(k) > 64 {
+		return k[:64] + "..."
+	}
+	return k
+}
+
 func isKelf(name string) bool {
 	return !strings.Contains(name, "/") && strings.HasPrefix(name, "kelf-") && strings.HasSuffix(name, ".json")
 }
@@ -147,9 +155,10 @@ func isKelf(name string) bool {
 // decodeJSON decodes a member, recording a problem when it fails.
 func (m *Model) decodeJSON(mem *Member, v any) bool {
 	var err error
+	var dups []DuplicateKey
 	var tooMany *treeLimitError
 	if r, ok := m.File.jsonTree(mem); ok && r.err == nil {
-		err = fromTree(r.tree, reflect.ValueOf(v).Elem(), "")
+		err, dups = fromTree(r.tree, reflect.ValueOf(v).Elem(), ""), r.dups
 	} else if ok && errors.As(r.err, &tooMany) {
 		err = r.err // parsing it again would fail the same way
 	} else {
@@ -160,7 +169,10 @@ func (m *Model) decodeJSON(mem *Member, v any) bool {
 		if maxValues <= 0 {
 			maxValues = DefaultLimits().JSONValues()
 		}
-		err = decodeTree(mem.Data, v, maxValues)
+		dups, err = decodeTreeDups(mem.Data, v, maxValues)
+	}
+	for _, d := range dups {
+		m.Problems.Add(RuleJSONDuplicateKey, fmt.Sprintf("%s: byte %d", mem.Name, d.Offset), "key %q appears more than once in one object; JSON parsers disagree on which value counts (npukit reads the last)", termsafeKey(d.Key))
 	}
 	if errors.As(err, &tooMany) {
 		m.Problems.Add(RuleTooLarge, mem.Name, "%v", err)

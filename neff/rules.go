@@ -20,6 +20,8 @@ const (
 	RulePaddingNonZero   = "neff/padding-nonzero"
 	RuleTrailingBytes    = "neff/trailing-bytes"
 	RuleJSONSyntax       = "neff/json-syntax"
+	RuleJSONDuplicateKey = "neff/json-duplicate-key"
+	RuleSubgraphName     = "neff/subgraph-name"
 	RuleMetadataJSON     = "neff/metadata-json"
 	RuleNewerFeatures    = "neff/newer-features"
 	RuleFeaturesRuntime  = "neff/features-need-runtime"
@@ -90,6 +92,8 @@ func init() {
 		diag.Rule{ID: RulePaddingNonZero, Severity: diag.Warning, Description: "the padding after the gzip member is not all zeros"},
 		diag.Rule{ID: RuleTrailingBytes, Severity: diag.Warning, Description: "the file has bytes after header + data_size, which the runtime ignores"},
 		diag.Rule{ID: RuleJSONSyntax, Severity: diag.Error, Description: "a JSON member does not parse or has a field of the wrong type"},
+		diag.Rule{ID: RuleSubgraphName, Severity: diag.Warning, Description: "a graph name is used twice or is not a plain name (.., a slash): outputs written per subgraph would merge or be refused"},
+		diag.Rule{ID: RuleJSONDuplicateKey, Severity: diag.Warning, Description: "a JSON object names a key twice: parsers disagree on which value counts, so the runtime may read another value than npukit"},
 		diag.Rule{ID: RuleMetadataJSON, Severity: diag.Info, Description: "an informational member (neff.json, info.json, metrics.json, tensor_map.json) does not parse or has a value of a type npukit does not model; the runtime loads the graph from kelf and def.json, so inspect only shows less"},
 		diag.Rule{ID: RuleFeaturesRuntime, Severity: diag.Info, Description: "with NEFF major version 2, feature bits beyond the oldest described runtime's, in a NEFF that names its compiler: the runtime of that compiler's SDK release (and later ones) loads it, older ones refuse it"},
 		diag.Rule{ID: RuleNewerFeatures, Severity: diag.Warning, Description: "with NEFF major version 2, feature bits beyond those the default runtime's error message lists: a runtime older than the compiler refuses the NEFF (name yours with --neff-runtime-features to make this an error)"},

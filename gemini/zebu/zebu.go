@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 
@@ -236,6 +237,15 @@ func (t *Trace) spans(key func(Inst) int64) []Span {
 	return out
 }
 
+// addSat adds non-negative cycle counts, stopping at math.MaxInt64: the
+// sum of many long instructions overflowed to a negative total.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
 // ClassStat is the activity of one unit class over the run.
 type ClassStat struct {
 	Class string `json:"class"`
@@ -259,7 +269,7 @@ func (t *Trace) Classes() []ClassStat {
 		sort.Slice(iv, func(i, j int) bool { return iv[i][0] < iv[j][0] })
 		var curS, curE int64 = -1, -1
 		for _, x := range iv {
-			st.Sum += x[1] - x[0]
+			st.Sum = addSat(st.Sum, x[1]-x[0])
 			if x[0] > curE {
 				if curE > curS {
 					st.Busy += curE - curS

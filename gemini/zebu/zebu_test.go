@@ -1,6 +1,7 @@
 package zebu
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,4 +170,22 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Three instructions of 2^62 cycles each: the class sum overflowed to a
+// negative number.
+func TestClassSumSaturates(t *testing.T) {
+	var b strings.Builder
+	for i := range 3 {
+		fmt.Fprintf(&b, "[pe_conv, {'slyr': 0, 'wkl': %d, 'tile': 0}, {'inst_idx': %d, 'time': [0, 4611686018427387904]}, {}]\n", i, i)
+	}
+	tr, err := Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range tr.Classes() {
+		if c.Sum < 0 || c.Busy < 0 {
+			t.Errorf("%s: sum %d busy %d", c.Class, c.Sum, c.Busy)
+		}
+	}
 }
