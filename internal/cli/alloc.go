@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -229,10 +228,6 @@ func (d *secondsOrDuration) Set(s string) error {
 // and the greedy placement's height instead of running unbounded.
 const allocDefaultTimeout = time.Minute
 
-// allocFallbackTime bounds the greedy placement reported after a timeout
-// (a quarter of --timeout when that is shorter, at least a second).
-const allocFallbackTime = 10 * time.Second
-
 // progress reports explored nodes on stderr while a long solve runs, only
 // when stderr is a terminal and --quiet is off.
 func allocProgress(env *Env) (func(int64), func()) {
@@ -273,148 +268,26 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 	if err != nil {
 		return usageErr("%s: %v", path, err)
 	}
-	p, offs := t.ProblemFor(use)
-	// Without a capacity the question is how small it can be.
-	noCapacity := p.Capacity <= 0 && !minimize
-	minimize = minimize || noCapacity
-	ctx := context.Background()
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	var explored int64
 	progress, done := allocProgress(env)
-	opt := alloc.Options{Progress: func(n int64) {
-		explored = n
-		if progress != nil {
-			progress(n)
-		}
-	}}
-	res := &allocResult{Problem: path, Buffers: len(p.Buffers), Peak: alloc.Peak(p), Capacity: p.Capacity}
-	if offs.Use != "" {
-		res.Offsets = &offs
-	}
-	start := time.Now()
-	var sol *alloc.Solution
-	code := ExitOK
-	if minimize {
-		var m *alloc.Minimum
-		// Explored counts accumulate over the probes.
-		var base, lastN int64
-		opt.Progress = func(n int64) {
-			if n < lastN {
-				base += lastN
-			}
-			lastN = n
-			explored = base + n
-			if progress != nil {
-				progress(explored)
-			}
-		}
-		m, err = alloc.Minimize(ctx, p, alloc.Exact, opt)
-		done()
-		if err != nil && m == nil {
-			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("%s: %w", path, err)}
-		}
-		res.Minimized, res.Proven, res.Lower = true, m.Proven, m.LowerBound
-		if noCapacity {
-			res.Message = "no capacity given (--capacity N, or a name NAME.<capacity>.csv / NAME.cap<capacity>.csv): the smallest one was found"
-		}
-		res.Capacity, sol = m.Capacity, m.Solution
-		res.Gap = m.Capacity - m.LowerBound
-		res.Status = "solved"
-		if !m.Proven {
-			msg := "timed out before the minimum was proven"
-			if m.Stopped != nil {
-				msg = "minimum not proven: " + m.Stopped.Error()
-			}
-			res.Message = strings.TrimPrefix(res.Message+"; "+msg, "; ")
-		}
-	} else {
-		var st alloc.Status
-		sol, st, err = alloc.Exact(ctx, p, opt)
-		done()
-		switch st {
-		case alloc.Solved:
-			res.Status = "solved"
-		case alloc.Infeasible:
-			res.Status = "infeasible"
-			res.Message = alloc.ErrInfeasible.Error()
-			// Say why when the problem alone shows it (fixed offsets
-			// that overlap or overflow, bytes alive past the capacity).
-			if rep := alloc.CheckProblem(p); rep.HasErrors() {
-				d := rep[0]
-				res.Message += ": " + strings.TrimPrefix(d.Location+": ", ": ") + d.Message
-			}
-			// The other `end` convention: MiniMalloc's own benchmark
-			// files were written with half-open ends for a while.
-			if q := t.HalfOpenEnds(p); q != nil {
-				hctx, cancel := context.WithTimeout(context.Background(), min(10*time.Second, max(timeout, time.Second)))
-				if _, st, _ := alloc.Exact(hctx, q, alloc.Options{}); st == alloc.Solved {
-					res.HalfOpenFits = true
-					res.Message += "; it fits when the `end` column is read as half-open (the other convention, which MiniMalloc's own files used for a while): this file probably uses it; rename the column to `upper` to read it so"
-				}
-				cancel()
-			}
-			code = ExitFindings
-		default:
-			res.Status = "timeout"
-			res.Message = "the search stopped before deciding"
-			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-				res.Message = err.Error()
-			}
-			// The best placement on offer is the greedy one; it exceeds
-			// the capacity (else Exact would have returned it), so it is
-			// reported, not written.
-			fallback := allocFallbackTime
-			if timeout > 0 {
-				fallback = min(fallback, max(timeout/4, time.Second))
-			}
-			code = ExitFindings
-			hctx, cancel := context.WithTimeout(context.Background(), fallback)
-			if h := alloc.BestEffort(hctx, p); h != nil {
-				res.BestHeight = alloc.Height(p, h)
-				if res.BestHeight <= p.Capacity {
-					// The windowed search placed it within the capacity
-					// after all: a solution, though the search did not
-					// decide.
-					sol, res.Status, code = h, "solved", ExitOK
-					res.Message = "the exact search stopped before deciding; a windowed search placed every buffer within the capacity"
-					res.BestHeight = 0
-				} else {
-					res.Message += fmt.Sprintf("; the best placement found needs %d bytes (--capacity %d)", res.BestHeight, res.BestHeight)
-				}
-			}
-			cancel()
-		}
-	}
-	res.Seconds = time.Since(start).Seconds()
-	res.Explored = explored
-	if sol != nil {
-		q := *p
-		q.Capacity = res.Capacity
-		if rep := alloc.Validate(&q, sol); len(rep) > 0 {
-			return &ExitError{Code: ExitUnexpected, Err: fmt.Errorf("internal error: the solver returned an invalid placement: %v", rep[0])}
-		}
-		res.Height = alloc.Height(p, sol)
-		if out != "" {
-			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return t.WriteSolution(w, sol) }); err != nil {
-				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", out, err)}
-			}
-			res.Output = out
-		}
-	}
-	if env.JSON {
-		err = writeJSON(env.Stdout, res)
-	} else {
-		err = res.WriteText(env.Stdout)
+	res, err := npukit.SolveAlloc(context.Background(), path, t, use, npukit.AllocSolveOptions{Minimize: minimize, Timeout: timeout, Progress: progress})
+	done()
+	if errors.Is(err, npukit.ErrInternal) {
+		return &ExitError{Code: ExitUnexpected, Err: err}
 	}
 	if err != nil {
+		return &ExitError{Code: ExitFindings, Err: fmt.Errorf("%s: %w", path, err)}
+	}
+	if res.Solution != nil && out != "" {
+		if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return t.WriteSolution(w, res.Solution) }); err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", out, err)}
+		}
+		res.Output = out
+	}
+	if err := render(env, res); err != nil {
 		return err
 	}
-	if code != ExitOK {
-		return &ExitError{Code: code}
+	if res.Status != "solved" {
+		return &ExitError{Code: ExitFindings}
 	}
 	return nil
 }

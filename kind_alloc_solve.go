@@ -1,0 +1,231 @@
+package npukit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/npukit/npukit/alloc"
+	"github.com/npukit/npukit/internal/humanize"
+)
+
+// allocFallbackTime bounds the greedy placement reported after a timeout
+// (and the half-open retry of an infeasible problem).
+const allocFallbackTime = 10 * time.Second
+
+// AllocSolveOptions say how SolveAlloc answers.
+type AllocSolveOptions struct {
+	// Minimize finds the smallest capacity that holds the buffers (also
+	// what happens when the problem has no capacity).
+	Minimize bool
+	// Timeout bounds the search (0: none beyond ctx).
+	Timeout time.Duration
+	// Progress, if set, is called with the nodes explored so far.
+	Progress func(explored int64)
+}
+
+// AllocResult is the answer to an allocation problem (what `npukit alloc`
+// prints); Solution holds the placement when one was found.
+type AllocResult struct {
+	Solution  *alloc.Solution `json:"-"`
+	Problem   string          `json:"problem"`
+	Buffers   int             `json:"buffers"`
+	Status    string          `json:"status"` // solved, infeasible, timeout
+	Capacity  int64           `json:"capacity"`
+	Height    int64           `json:"height,omitempty"`
+	Peak      int64           `json:"peak"`
+	Minimized bool            `json:"minimized,omitempty"`
+	Proven    bool            `json:"proven,omitempty"`      // minimisation: no smaller capacity works
+	Lower     int64           `json:"lower_bound,omitempty"` // minimisation: smallest capacity not ruled out
+	// Gap is the answer's distance to Lower in bytes (minimisation).
+	Gap int64 `json:"gap_bytes,omitempty"`
+	// BestHeight is the greedy placement's height when the search stopped
+	// before deciding: a capacity known to hold the problem.
+	BestHeight int64   `json:"best_height,omitempty"`
+	Explored   int64   `json:"explored"`
+	Seconds    float64 `json:"seconds"`
+	Output     string  `json:"output,omitempty"`
+	Message    string  `json:"message,omitempty"`
+	// Offsets says how the offset column was used (absent without one).
+	Offsets *alloc.Offsets `json:"offsets,omitempty"`
+	// HalfOpenFits is set when the problem is infeasible with its `end`
+	// column read as inclusive but fits with the ends half-open.
+	HalfOpenFits bool `json:"half_open_fits,omitempty"`
+}
+
+// WriteText prints the answer as a two-column table.
+func (r *AllocResult) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "problem\t%s (%d buffers)\n", r.Problem, r.Buffers)
+	fmt.Fprintf(tw, "status\t%s\n", r.Status)
+	fmt.Fprintf(tw, "capacity\t%s (%d bytes)\n", humanize.Bytes(r.Capacity), r.Capacity)
+	if r.Height > 0 {
+		fmt.Fprintf(tw, "height\t%s (%d bytes)\n", humanize.Bytes(r.Height), r.Height)
+	}
+	fmt.Fprintf(tw, "peak alive\t%s (%d bytes)\n", humanize.Bytes(r.Peak), r.Peak)
+	if r.Minimized {
+		proof := "proven minimal"
+		if !r.Proven {
+			gap := r.Capacity - r.Lower
+			proof = fmt.Sprintf("not proven: the best lower bound is %d; the answer is at most %d bytes (%.2f%%) above the minimum", r.Lower, gap, 100*float64(gap)/float64(max(r.Lower, 1)))
+		}
+		fmt.Fprintf(tw, "minimal capacity\t%s\n", proof)
+	}
+	if r.BestHeight > 0 {
+		fmt.Fprintf(tw, "best found\t%s (%d bytes, greedy; over the capacity)\n", humanize.Bytes(r.BestHeight), r.BestHeight)
+	}
+	fmt.Fprintf(tw, "explored\t%s nodes\n", humanize.Count(r.Explored))
+	fmt.Fprintf(tw, "time\t%.3f s\n", r.Seconds)
+	if r.Output != "" {
+		fmt.Fprintf(tw, "solution\t%s\n", r.Output)
+	}
+	if r.Offsets != nil {
+		fmt.Fprintf(tw, "offsets\t%s\n", r.Offsets.Text)
+	}
+	if r.Message != "" {
+		fmt.Fprintf(tw, "note\t%s\n", r.Message)
+	}
+	return tw.Flush()
+}
+
+// SolveAlloc places the buffers of a problem read from a table (name
+// labels it), with the policy of `npukit alloc`: without a capacity, or
+// with o.Minimize, the smallest capacity is searched for; an infeasible
+// problem says why when the problem alone shows it, and whether it fits
+// with its ends read half-open; a search stopped by the timeout falls back
+// to a windowed placement, which is a solution when it fits. Every
+// placement returned is validated. An error means no answer at all.
+func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.OffsetUse, o AllocSolveOptions) (*AllocResult, error) {
+	p, offs := t.ProblemFor(use)
+	minimize := o.Minimize
+	timeout := o.Timeout
+	progress := o.Progress
+	var err error
+	// Without a capacity the question is how small it can be.
+	noCapacity := p.Capacity <= 0 && !minimize
+	minimize = minimize || noCapacity
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	var explored int64
+	opt := alloc.Options{Progress: func(n int64) {
+		explored = n
+		if progress != nil {
+			progress(n)
+		}
+	}}
+	res := &AllocResult{Problem: name, Buffers: len(p.Buffers), Peak: alloc.Peak(p), Capacity: p.Capacity}
+	if offs.Use != "" {
+		res.Offsets = &offs
+	}
+	start := time.Now()
+	var sol *alloc.Solution
+	if minimize {
+		var m *alloc.Minimum
+		// Explored counts accumulate over the probes.
+		var base, lastN int64
+		opt.Progress = func(n int64) {
+			if n < lastN {
+				base += lastN
+			}
+			lastN = n
+			explored = base + n
+			if progress != nil {
+				progress(explored)
+			}
+		}
+		m, err = alloc.Minimize(ctx, p, alloc.Exact, opt)
+		if err != nil && m == nil {
+			return nil, err
+		}
+		res.Minimized, res.Proven, res.Lower = true, m.Proven, m.LowerBound
+		if noCapacity {
+			res.Message = "no capacity given (--capacity N, or a name NAME.<capacity>.csv / NAME.cap<capacity>.csv): the smallest one was found"
+		}
+		res.Capacity, sol = m.Capacity, m.Solution
+		res.Gap = m.Capacity - m.LowerBound
+		res.Status = "solved"
+		if !m.Proven {
+			msg := "timed out before the minimum was proven"
+			if m.Stopped != nil {
+				msg = "minimum not proven: " + m.Stopped.Error()
+			}
+			res.Message = strings.TrimPrefix(res.Message+"; "+msg, "; ")
+		}
+	} else {
+		var st alloc.Status
+		sol, st, err = alloc.Exact(ctx, p, opt)
+		switch st {
+		case alloc.Solved:
+			res.Status = "solved"
+		case alloc.Infeasible:
+			res.Status = "infeasible"
+			res.Message = alloc.ErrInfeasible.Error()
+			// Say why when the problem alone shows it (fixed offsets
+			// that overlap or overflow, bytes alive past the capacity).
+			if rep := alloc.CheckProblem(p); rep.HasErrors() {
+				d := rep[0]
+				res.Message += ": " + strings.TrimPrefix(d.Location+": ", ": ") + d.Message
+			}
+			// The other `end` convention: MiniMalloc's own benchmark
+			// files were written with half-open ends for a while.
+			if q := t.HalfOpenEnds(p); q != nil {
+				hctx, cancel := context.WithTimeout(context.Background(), min(10*time.Second, max(timeout, time.Second)))
+				if _, st, _ := alloc.Exact(hctx, q, alloc.Options{}); st == alloc.Solved {
+					res.HalfOpenFits = true
+					res.Message += "; it fits when the `end` column is read as half-open (the other convention, which MiniMalloc's own files used for a while): this file probably uses it; rename the column to `upper` to read it so"
+				}
+				cancel()
+			}
+		default:
+			res.Status = "timeout"
+			res.Message = "the search stopped before deciding"
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				res.Message = err.Error()
+			}
+			// The best placement on offer is the greedy one; it exceeds
+			// the capacity (else Exact would have returned it), so it is
+			// reported, not written.
+			fallback := allocFallbackTime
+			if timeout > 0 {
+				fallback = min(fallback, max(timeout/4, time.Second))
+			}
+			hctx, cancel := context.WithTimeout(context.Background(), fallback)
+			if h := alloc.BestEffort(hctx, p); h != nil {
+				res.BestHeight = alloc.Height(p, h)
+				if res.BestHeight <= p.Capacity {
+					// The windowed search placed it within the capacity
+					// after all: a solution, though the search did not
+					// decide.
+					sol, res.Status = h, "solved"
+					res.Message = "the exact search stopped before deciding; a windowed search placed every buffer within the capacity"
+					res.BestHeight = 0
+				} else {
+					res.Message += fmt.Sprintf("; the best placement found needs %d bytes (--capacity %d)", res.BestHeight, res.BestHeight)
+				}
+			}
+			cancel()
+		}
+	}
+	res.Seconds = time.Since(start).Seconds()
+	res.Explored = explored
+	if sol != nil {
+		q := *p
+		q.Capacity = res.Capacity
+		if rep := alloc.Validate(&q, sol); len(rep) > 0 {
+			return nil, fmt.Errorf("%w: the solver returned an invalid placement: %v", ErrInternal, rep[0])
+		}
+		res.Height = alloc.Height(p, sol)
+		res.Solution = sol
+	}
+	return res, nil
+}
+
+// ErrInternal marks a result npukit itself got wrong (a bug to report).
+var ErrInternal = errors.New("internal error")
