@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/npukit/npukit/internal/humanize"
 )
@@ -43,21 +44,6 @@ func (u Unit) Format(v float64) string {
 	return compact(v)
 }
 
-// Name is the unit's label for axis titles.
-func (u Unit) Name() string {
-	switch u {
-	case Bytes:
-		return "bytes"
-	case Cycles:
-		return "cycles"
-	case Microseconds:
-		return "us"
-	case Nanoseconds:
-		return "ns"
-	}
-	return ""
-}
-
 // compact renders 1234567 as "1.23M".
 func compact(v float64) string {
 	a := math.Abs(v)
@@ -93,6 +79,77 @@ func containsDot(s string) bool {
 	return false
 }
 
+// axisScale is how one axis prints its ticks: every tick in one unit
+// (the one that suits the largest tick), named once in the axis title, so
+// that a title never says "ns" over ticks in us or ms and no axis mixes
+// "0 B" with "2.0 MiB".
+type axisScale struct {
+	div  float64 // value per displayed unit
+	name string  // unit shown in the title ("" for plain numbers)
+}
+
+// scaleFor picks the display unit of an axis from its ticks.
+func scaleFor(u Unit, ticks []float64) axisScale {
+	m := 0.0
+	for _, t := range ticks {
+		m = math.Max(m, math.Abs(t))
+	}
+	pick := func(steps []axisScale) axisScale {
+		best := steps[0]
+		for _, s := range steps[1:] {
+			if m >= s.div {
+				best = s
+			}
+		}
+		return best
+	}
+	switch u {
+	case Bytes:
+		return pick([]axisScale{{1, "B"}, {1 << 10, "KiB"}, {1 << 20, "MiB"}, {1 << 30, "GiB"}, {1 << 40, "TiB"}})
+	case Nanoseconds:
+		return pick([]axisScale{{1, "ns"}, {1e3, "us"}, {1e6, "ms"}, {1e9, "s"}})
+	case Microseconds:
+		return pick([]axisScale{{1, "us"}, {1e3, "ms"}, {1e6, "s"}})
+	case Cycles:
+		return axisScale{1, "cycles"}
+	}
+	return axisScale{1, ""}
+}
+
+// tick renders a tick value in the scale's unit, without the unit.
+func (s axisScale) tick(v float64) string {
+	v /= s.div
+	if math.Abs(v) < 1e4 && s.div > 1 {
+		return trimZero(fmt.Sprintf("%.3f", v))
+	}
+	return compact(v)
+}
+
+// title is an axis title naming the unit once: "time (ms)". An empty
+// label or one that is only a unit word ("bytes", "cycles", "ns") becomes
+// the quantity the unit measures; a label already ending in the unit is
+// kept.
+func (s axisScale) title(label string) string {
+	if s.name == "" {
+		return label
+	}
+	l := strings.TrimSpace(label)
+	if l == "" || unitWords[strings.ToLower(l)] {
+		l = "time"
+		if s.div >= 1 && strings.HasSuffix(s.name, "B") {
+			l = "size"
+		}
+	}
+	if strings.HasSuffix(l, "("+s.name+")") {
+		return l
+	}
+	return l + " (" + s.name + ")"
+}
+
+// unitWords are labels that name only a unit.
+var unitWords = map[string]bool{"b": true, "byte": true, "bytes": true, "kib": true, "mib": true, "gib": true,
+	"cyc": true, "cycle": true, "cycles": true, "ns": true, "us": true, "ms": true, "s": true}
+
 // niceTicks returns about n round tick values covering [lo, hi]: steps
 // of 1, 2, 2.5 or 5 times a power of ten, or for bytes a power of two (so
 // that an 8 MiB axis reads 0, 2, 4, 6, 8 MiB).
@@ -120,18 +177,4 @@ func niceTicks(lo, hi float64, n int, u Unit) []float64 {
 		out = append(out, v)
 	}
 	return out
-}
-
-// palette gives categories distinct, colour-blind friendly colours.
-var palette = []string{
-	"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
-	"#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1f77b4", "#8c564b",
-}
-
-// colorOf maps a category index to a colour.
-func colorOf(i int) string {
-	if i < 0 {
-		return "#bab0ac"
-	}
-	return palette[i%len(palette)]
 }

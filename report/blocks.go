@@ -46,7 +46,11 @@ func (t *Table) html() (template.HTML, error) {
 			b.WriteString("<tr>")
 		}
 		for i, c := range row {
-			fmt.Fprintf(&b, `<td%s>%s</td>`, cls(num[i], "num"), esc(c))
+			if num[i] {
+				fmt.Fprintf(&b, `<td class="num">%s</td>`, esc(c))
+				continue
+			}
+			fmt.Fprintf(&b, `<td>%s</td>`, breakable(c))
 		}
 		b.WriteString("</tr>")
 	}
@@ -55,6 +59,25 @@ func (t *Table) html() (template.HTML, error) {
 		fmt.Fprintf(&b, `<p class="table-note">Showing %d of %d rows; the rest are in npukit inspect --json.</p>`, max, len(t.Rows))
 	}
 	return template.HTML(b.String()), nil
+}
+
+// breakable escapes a cell's text and, when it is long, lets it wrap
+// after the separators of fused layer names and paths (; / , _ .):
+// a 300-character layer name must not make the page scroll sideways, and
+// short cells (types, numbers, tokens) never break.
+func breakable(s string) string {
+	const long = 24
+	if len([]rune(s)) <= long {
+		return esc(s)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		b.WriteString(esc(string(r)))
+		if strings.ContainsRune(";/,_.", r) {
+			b.WriteString("<wbr>")
+		}
+	}
+	return b.String()
 }
 
 func cls(on bool, name string) string {

@@ -29,7 +29,7 @@ func legend(ss []Series) string {
 	var b strings.Builder
 	b.WriteString(`<div class="legend">`)
 	for i, s := range ss {
-		fmt.Fprintf(&b, `<span><span class="sw" style="background:%s"></span>%s</span>`, seriesColor(ss, i), esc(s.Name))
+		fmt.Fprintf(&b, `<span><span class="sw" style="%s"></span>%s</span>`, swatchStyle(ss, i), esc(s.Name))
 	}
 	b.WriteString(`</div>`)
 	return b.String()
@@ -71,6 +71,18 @@ type BarChart struct {
 	LimitLabel string
 }
 
+// Sizes of chart text in px (page.css sets 11px for svg text).
+const (
+	fontSize      = 11.0
+	smallFontSize = 9.0
+)
+
+// tickAttrs are the attributes of a tick label of axis ("x" or "y"): the
+// browser test reads each axis's unit from them.
+func tickAttrs(axis string, x, y float64, anchor string) string {
+	return fmt.Sprintf(`class="tick" data-axis="%s" x="%s" y="%s" text-anchor="%s"`, axis, f1(x), f1(y), anchor)
+}
+
 func (c *BarChart) html() (template.HTML, error) {
 	if len(c.Bars) == 0 {
 		return "", errors.New("bar chart without bars")
@@ -86,18 +98,29 @@ func (c *BarChart) html() (template.HTML, error) {
 	if maxv <= 0 {
 		maxv = 1
 	}
+	const maxLabelW = 320.0
 	labelW := 40.0
 	for _, b := range c.Bars {
-		labelW = math.Max(labelW, 6.5*float64(len(b.Label))+10)
+		labelW = math.Max(labelW, textWidth(b.Label, fontSize)+10)
 	}
-	labelW = math.Min(labelW, 320)
-	p := plot{w: 960, left: labelW, right: 30, top: 14, bottom: 44}
+	labelW = math.Min(labelW, maxLabelW)
+	// The total printed after the longest bar needs room on the right.
+	totalW := 0.0
+	for _, b := range c.Bars {
+		t := 0.0
+		for _, g := range b.Segments {
+			t += g.Value
+		}
+		totalW = math.Max(totalW, textWidth(c.Unit.Format(t), fontSize))
+	}
+	p := plot{w: 960, left: labelW, right: math.Max(30, totalW+12), top: 20, bottom: 44}
 	barH := 22.0
 	p.h = p.top + p.bottom + float64(len(c.Bars))*(barH+8)
 	x := func(v float64) float64 { return p.left + v/maxv*p.pw() }
 	var s strings.Builder
 	fmt.Fprintf(&s, `<figure><svg class="chart bar-chart" viewBox="0 0 %s %s" width="%s" role="img" aria-label="%s">`, f1(p.w), f1(p.h), f1(p.w), esc(c.Caption))
 	ticks := niceTicks(0, maxv, 6, c.Unit)
+	sc := scaleFor(c.Unit, ticks)
 	s.WriteString(`<g class="grid">`)
 	for _, t := range ticks {
 		fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(x(t)), f1(x(t)), f1(p.top), f1(p.h-p.bottom))
@@ -105,16 +128,12 @@ func (c *BarChart) html() (template.HTML, error) {
 	s.WriteString(`</g><g class="axis">`)
 	fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.w-p.right), f1(p.h-p.bottom), f1(p.h-p.bottom))
 	for _, t := range ticks {
-		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f1(x(t)), f1(p.h-p.bottom+14), esc(c.Unit.Format(t)))
+		fmt.Fprintf(&s, `<text %s>%s</text>`, tickAttrs("x", x(t), p.h-p.bottom+14, "middle"), esc(sc.tick(t)))
 	}
-	xl := c.XLabel
-	if xl == "" {
-		xl = c.Unit.Name()
-	}
-	fmt.Fprintf(&s, `<text class="axis-title" x="%s" y="%s" text-anchor="middle">%s</text></g>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(xl))
+	fmt.Fprintf(&s, `<text class="axis-title" data-axis="x" x="%s" y="%s" text-anchor="middle">%s</text></g>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(sc.title(c.XLabel)))
 	for i, b := range c.Bars {
 		y := p.top + float64(i)*(barH+8) + 4
-		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="end">%s</text>`, f1(p.left-6), f1(y+barH/2+4), esc(b.Label))
+		svgText(&s, fmt.Sprintf(`x="%s" y="%s" text-anchor="end"`, f1(p.left-6), f1(y+barH/2+4)), fitText(b.Label, fontSize, labelW-10), b.Label)
 		acc := 0.0
 		total := 0.0
 		for _, g := range b.Segments {
@@ -132,15 +151,23 @@ func (c *BarChart) html() (template.HTML, error) {
 			if g.Tip != "" {
 				tip += "\n" + g.Tip
 			}
+			rx, ry, rw, rh := f1(x(acc)), f1(y), f1(math.Max(0.5, x(acc+g.Value)-x(acc))), f1(barH)
 			fmt.Fprintf(&s, `<rect class="mark" x="%s" y="%s" width="%s" height="%s" fill="%s" data-tip="%s"/>`,
-				f1(x(acc)), f1(y), f1(math.Max(0.5, x(acc+g.Value)-x(acc))), f1(barH), seriesColor(c.Series, g.Series), esc(tip))
+				rx, ry, rw, rh, seriesColor(c.Series, g.Series), esc(tip))
+			overlay(&s, c.Series, g.Series, rx, ry, rw, rh)
 			acc += g.Value
 		}
 		fmt.Fprintf(&s, `<text x="%s" y="%s" class="muted">%s</text>`, f1(x(total)+4), f1(y+barH/2+4), esc(c.Unit.Format(total)))
 	}
 	if c.Limit > 0 {
-		fmt.Fprintf(&s, `<line class="limit" x1="%s" x2="%s" y1="%s" y2="%s"/><text x="%s" y="%s" text-anchor="end" fill="#c62828">%s</text>`,
-			f1(x(c.Limit)), f1(x(c.Limit)), f1(p.top-4), f1(p.h-p.bottom), f1(x(c.Limit)-3), f1(p.top+6), esc(c.LimitLabel))
+		// The limit's label sits above the plot, right-aligned at the line
+		// (or left-aligned when the line is too near the left edge).
+		lx, anchor := x(c.Limit)-3, "end"
+		if lx-textWidth(c.LimitLabel, fontSize) < 2 {
+			lx, anchor = x(c.Limit)+3, "start"
+		}
+		fmt.Fprintf(&s, `<line class="limit" x1="%s" x2="%s" y1="%s" y2="%s"/><text x="%s" y="%s" text-anchor="%s" fill="#c62828">%s</text>`,
+			f1(x(c.Limit)), f1(x(c.Limit)), f1(p.top-6), f1(p.h-p.bottom), f1(lx), f1(p.top-6), anchor, esc(c.LimitLabel))
 	}
 	s.WriteString(`</svg>`)
 	s.WriteString(legend(c.Series))
@@ -182,12 +209,33 @@ func (c *ColumnChart) html() (template.HTML, error) {
 	if maxv <= 0 {
 		maxv = 1
 	}
-	p := plot{w: 960, h: 340, left: 70, right: 16, top: 12, bottom: 90}
+	ticks := niceTicks(0, maxv, 5, c.Unit)
+	sc := scaleFor(c.Unit, ticks)
+	tickW := 0.0
+	for _, t := range ticks {
+		tickW = math.Max(tickW, textWidth(sc.tick(t), fontSize))
+	}
+	// Column labels are drawn rotated by 60 degrees below the axis, cut to
+	// at most 120 px; the bottom margin holds the longest of them and,
+	// under it, the axis title.
+	const labelMaxW, sin60, cos60 = 120.0, 0.866, 0.5
+	labelEvery := int(math.Ceil(float64(len(c.Columns)) / 60))
+	longest := 0.0
+	for i, col := range c.Columns {
+		if i%labelEvery == 0 {
+			longest = math.Max(longest, textWidth(fitText(col.Label, smallFontSize, labelMaxW), smallFontSize))
+		}
+	}
+	p := plot{w: 960, left: math.Max(56, tickW+28), right: 16, top: 12}
+	p.bottom = 8 + longest*sin60 + smallFontSize*cos60 + 26
+	p.h = p.top + 240 + p.bottom
+	// The first label reaches left of its column by its run along the
+	// rotated baseline.
+	p.left = math.Max(p.left, longest*cos60-2)
 	cw := p.pw() / float64(len(c.Columns))
 	y := func(v float64) float64 { return p.top + p.ph() - v/maxv*p.ph() }
 	var s strings.Builder
 	fmt.Fprintf(&s, `<figure><svg class="chart column-chart" viewBox="0 0 %s %s" width="%s" role="img" aria-label="%s">`, f1(p.w), f1(p.h), f1(p.w), esc(c.Caption))
-	ticks := niceTicks(0, maxv, 5, c.Unit)
 	s.WriteString(`<g class="grid">`)
 	for _, t := range ticks {
 		fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.w-p.right), f1(y(t)), f1(y(t)))
@@ -195,15 +243,10 @@ func (c *ColumnChart) html() (template.HTML, error) {
 	s.WriteString(`</g><g class="axis">`)
 	fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.left), f1(p.top), f1(p.h-p.bottom))
 	for _, t := range ticks {
-		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="end">%s</text>`, f1(p.left-4), f1(y(t)+4), esc(c.Unit.Format(t)))
+		fmt.Fprintf(&s, `<text %s>%s</text>`, tickAttrs("y", p.left-4, y(t)+4, "end"), esc(sc.tick(t)))
 	}
-	yl := c.YLabel
-	if yl == "" {
-		yl = c.Unit.Name()
-	}
-	fmt.Fprintf(&s, `<text class="axis-title" transform="translate(12,%s) rotate(-90)" text-anchor="middle">%s</text>`, f1(p.top+p.ph()/2), esc(yl))
-	fmt.Fprintf(&s, `<text class="axis-title" x="%s" y="%s" text-anchor="middle">%s</text></g>`, f1(p.left+p.pw()/2), f1(p.h-4), esc(c.XLabel))
-	labelEvery := int(math.Ceil(float64(len(c.Columns)) / 60))
+	fmt.Fprintf(&s, `<text class="axis-title" data-axis="y" transform="translate(12,%s) rotate(-90)" text-anchor="middle">%s</text>`, f1(p.top+p.ph()/2), esc(sc.title(c.YLabel)))
+	fmt.Fprintf(&s, `<text class="axis-title" data-axis="x" x="%s" y="%s" text-anchor="middle">%s</text></g>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(c.XLabel))
 	for i, col := range c.Columns {
 		x0 := p.left + float64(i)*cw
 		acc := 0.0
@@ -219,12 +262,15 @@ func (c *ColumnChart) html() (template.HTML, error) {
 			if g.Tip != "" {
 				tip += "\n" + g.Tip
 			}
+			rx, ry, rw, rh := f1(x0+cw*0.1), f1(y(acc+g.Value)), f1(math.Max(0.5, cw*0.8)), f1(math.Max(0.3, y(acc)-y(acc+g.Value)))
 			fmt.Fprintf(&s, `<rect class="mark" x="%s" y="%s" width="%s" height="%s" fill="%s" data-tip="%s"/>`,
-				f1(x0+cw*0.1), f1(y(acc+g.Value)), f1(math.Max(0.5, cw*0.8)), f1(math.Max(0.3, y(acc)-y(acc+g.Value))), seriesColor(c.Series, g.Series), esc(tip))
+				rx, ry, rw, rh, seriesColor(c.Series, g.Series), esc(tip))
+			overlay(&s, c.Series, g.Series, rx, ry, rw, rh)
 			acc += g.Value
 		}
 		if i%labelEvery == 0 {
-			fmt.Fprintf(&s, `<text transform="translate(%s,%s) rotate(-60)" text-anchor="end" font-size="9">%s</text>`, f1(x0+cw/2+3), f1(p.h-p.bottom+8), esc(truncate(col.Label, 18)))
+			svgText(&s, fmt.Sprintf(`transform="translate(%s,%s) rotate(-60)" text-anchor="end" class="small" font-size="%g"`, f1(x0+cw/2+3), f1(p.h-p.bottom+8), smallFontSize),
+				fitText(col.Label, smallFontSize, labelMaxW), col.Label)
 		}
 	}
 	s.WriteString(`</svg>`)
@@ -234,13 +280,6 @@ func (c *ColumnChart) html() (template.HTML, error) {
 	}
 	s.WriteString(`</figure>`)
 	return template.HTML(s.String()), nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-1] + "…"
 }
 
 // Span is an interval on a timeline track.
@@ -289,11 +328,11 @@ func (c *Timeline) html() (template.HTML, error) {
 	}
 	labelW := 60.0
 	for _, t := range c.Tracks {
-		labelW = math.Max(labelW, 6.5*float64(len(t.Name))+10)
+		labelW = math.Max(labelW, textWidth(t.Name, fontSize)+10)
 	}
 	labelW = math.Min(labelW, 260)
 	rowH := 20.0
-	p := plot{w: 1200, left: labelW, right: 20, top: 10, bottom: 44}
+	p := plot{w: 1200, left: labelW, right: 24, top: 10, bottom: 44}
 	p.h = p.top + p.bottom + float64(len(c.Tracks))*(rowH+4)
 	x := func(v float64) float64 { return p.left + (v-lo)/(hi-lo)*p.pw() }
 	maxMarks := c.MaxMarks
@@ -312,6 +351,7 @@ func (c *Timeline) html() (template.HTML, error) {
 	var s strings.Builder
 	fmt.Fprintf(&s, `<figure><svg class="chart timeline zoomable" data-plot-left="%s" viewBox="0 0 %s %s" width="%s" role="img" aria-label="%s">`, f1(p.left), f1(p.w), f1(p.h), f1(p.w), esc(c.Caption))
 	ticks := niceTicks(lo, hi, 8, c.Unit)
+	sc := scaleFor(c.Unit, ticks)
 	s.WriteString(`<g class="grid">`)
 	for _, t := range ticks {
 		fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(x(t)), f1(x(t)), f1(p.top), f1(p.h-p.bottom))
@@ -319,16 +359,12 @@ func (c *Timeline) html() (template.HTML, error) {
 	s.WriteString(`</g><g class="axis">`)
 	fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.w-p.right), f1(p.h-p.bottom), f1(p.h-p.bottom))
 	for _, t := range ticks {
-		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f1(x(t)), f1(p.h-p.bottom+14), esc(c.Unit.Format(t)))
+		fmt.Fprintf(&s, `<text %s>%s</text>`, tickAttrs("x", x(t), p.h-p.bottom+14, "middle"), esc(sc.tick(t)))
 	}
-	xl := c.XLabel
-	if xl == "" {
-		xl = "time (" + c.Unit.Name() + ")"
-	}
-	fmt.Fprintf(&s, `<text class="axis-title" x="%s" y="%s" text-anchor="middle">%s</text></g>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(xl))
+	fmt.Fprintf(&s, `<text class="axis-title" data-axis="x" x="%s" y="%s" text-anchor="middle">%s</text></g>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(sc.title(c.XLabel)))
 	for i, t := range c.Tracks {
 		y := p.top + float64(i)*(rowH+4)
-		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="end">%s</text>`, f1(p.left-6), f1(y+rowH/2+4), esc(t.Name))
+		svgText(&s, fmt.Sprintf(`x="%s" y="%s" text-anchor="end"`, f1(p.left-6), f1(y+rowH/2+4)), fitText(t.Name, fontSize, labelW-10), t.Name)
 		spans := append([]Span(nil), t.Spans...)
 		sort.SliceStable(spans, func(a, b int) bool { return spans[a].Start < spans[b].Start })
 		for j := 0; j < len(spans); j++ {
@@ -370,8 +406,10 @@ func (c *Timeline) html() (template.HTML, error) {
 			} else if sp.Tip != "" {
 				tip += "\n" + sp.Tip
 			}
+			rx, ry, rw, rh := f1(x(sp.Start)), f1(y), f1(math.Max(0.4, x(sp.End)-x(sp.Start))), f1(rowH)
 			fmt.Fprintf(&s, `<rect class="mark" x="%s" y="%s" width="%s" height="%s" fill="%s" data-tip="%s"/>`,
-				f1(x(sp.Start)), f1(y), f1(math.Max(0.4, x(sp.End)-x(sp.Start))), f1(rowH), seriesColor(c.Series, sp.Series), esc(strings.TrimPrefix(tip, "\n")))
+				rx, ry, rw, rh, seriesColor(c.Series, sp.Series), esc(strings.TrimPrefix(tip, "\n")))
+			overlay(&s, c.Series, sp.Series, rx, ry, rw, rh)
 		}
 	}
 	s.WriteString(`</svg>`)
@@ -435,12 +473,20 @@ type Rect struct {
 	Tip            string
 }
 
+// AreaLabel is a text drawn centred on an area of a RectMap (e.g. a tile
+// number on its tile), only where it fits.
+type AreaLabel struct {
+	X0, X1, Y0, Y1 float64
+	Text           string
+}
+
 // RectMap draws rectangles on two axes: an allocation (time x address),
 // an L2 address map over workloads, an SBUF partition x byte map.
 type RectMap struct {
 	Caption    string
 	Series     []Series
 	Rects      []Rect
+	Labels     []AreaLabel
 	XUnit      Unit
 	YUnit      Unit
 	XLabel     string
@@ -448,6 +494,9 @@ type RectMap struct {
 	YLimit     float64 // capacity line (0 = none)
 	LimitLabel string
 	Height     float64 // plot height in px (0 = 420)
+	// YDown draws y growing downwards (row 0 at the top), as for the rows
+	// of an image or a tensor; otherwise y grows upwards (addresses).
+	YDown bool
 }
 
 func (c *RectMap) html() (template.HTML, error) {
@@ -469,37 +518,69 @@ func (c *RectMap) html() (template.HTML, error) {
 	if h == 0 {
 		h = 420
 	}
-	p := plot{w: 1200, h: h + 56, left: 80, right: 20, top: 12, bottom: 44}
+	xticks, yticks := niceTicks(x0, x1, 8, c.XUnit), niceTicks(y0, y1, 6, c.YUnit)
+	xs, ys := scaleFor(c.XUnit, xticks), scaleFor(c.YUnit, yticks)
+	tickW := 0.0
+	for _, t := range yticks {
+		tickW = math.Max(tickW, textWidth(ys.tick(t), fontSize))
+	}
+	p := plot{w: 1200, left: math.Max(56, tickW+28), right: 24, top: 12, bottom: 44}
+	if c.YLimit > 0 && c.LimitLabel != "" {
+		p.top = 20 // room for the limit's label above a limit at the top
+	}
+	p.h = h + p.top + p.bottom
 	x := func(v float64) float64 { return p.left + (v-x0)/(x1-x0)*p.pw() }
 	y := func(v float64) float64 { return p.top + p.ph() - (v-y0)/(y1-y0)*p.ph() }
+	if c.YDown {
+		y = func(v float64) float64 { return p.top + (v-y0)/(y1-y0)*p.ph() }
+	}
+	// The screen box of a rectangle whatever the y direction.
+	box := func(ax0, ax1, ay0, ay1 float64) (bx, by, bw, bh float64) {
+		top, bottom := math.Min(y(ay0), y(ay1)), math.Max(y(ay0), y(ay1))
+		return x(ax0), top, x(ax1) - x(ax0), bottom - top
+	}
 	var s strings.Builder
 	fmt.Fprintf(&s, `<figure><svg class="chart rect-map zoomable" data-plot-left="%s" viewBox="0 0 %s %s" width="%s" role="img" aria-label="%s">`, f1(p.left), f1(p.w), f1(p.h), f1(p.w), esc(c.Caption))
 	s.WriteString(`<g class="grid">`)
-	for _, t := range niceTicks(y0, y1, 6, c.YUnit) {
+	for _, t := range yticks {
 		fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.w-p.right), f1(y(t)), f1(y(t)))
 	}
 	s.WriteString(`</g><g class="axis">`)
 	fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.w-p.right), f1(p.h-p.bottom), f1(p.h-p.bottom))
 	fmt.Fprintf(&s, `<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(p.left), f1(p.left), f1(p.top), f1(p.h-p.bottom))
-	for _, t := range niceTicks(x0, x1, 8, c.XUnit) {
-		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f1(x(t)), f1(p.h-p.bottom+14), esc(c.XUnit.Format(t)))
+	for _, t := range xticks {
+		fmt.Fprintf(&s, `<text %s>%s</text>`, tickAttrs("x", x(t), p.h-p.bottom+14, "middle"), esc(xs.tick(t)))
 	}
-	for _, t := range niceTicks(y0, y1, 6, c.YUnit) {
-		fmt.Fprintf(&s, `<text x="%s" y="%s" text-anchor="end">%s</text>`, f1(p.left-4), f1(y(t)+4), esc(c.YUnit.Format(t)))
+	for _, t := range yticks {
+		fmt.Fprintf(&s, `<text %s>%s</text>`, tickAttrs("y", p.left-4, y(t)+4, "end"), esc(ys.tick(t)))
 	}
-	fmt.Fprintf(&s, `<text class="axis-title" x="%s" y="%s" text-anchor="middle">%s</text>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(c.XLabel))
-	fmt.Fprintf(&s, `<text class="axis-title" transform="translate(12,%s) rotate(-90)" text-anchor="middle">%s</text></g>`, f1(p.top+p.ph()/2), esc(c.YLabel))
+	fmt.Fprintf(&s, `<text class="axis-title" data-axis="x" x="%s" y="%s" text-anchor="middle">%s</text>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(xs.title(c.XLabel)))
+	fmt.Fprintf(&s, `<text class="axis-title" data-axis="y" transform="translate(12,%s) rotate(-90)" text-anchor="middle">%s</text></g>`, f1(p.top+p.ph()/2), esc(ys.title(c.YLabel)))
 	for _, r := range c.Rects {
 		tip := fmt.Sprintf("%s\n%s: %s .. %s\n%s: %s .. %s (%s)", r.Label, c.XLabel, c.XUnit.Format(r.X0), c.XUnit.Format(r.X1), c.YLabel, c.YUnit.Format(r.Y0), c.YUnit.Format(r.Y1), c.YUnit.Format(r.Y1-r.Y0))
 		if r.Tip != "" {
 			tip += "\n" + r.Tip
 		}
+		bx, by, bw, bh := box(r.X0, r.X1, r.Y0, r.Y1)
+		rx, ry, rw, rh := f1(bx), f1(by), f1(math.Max(0.5, bw)), f1(math.Max(0.5, bh))
 		fmt.Fprintf(&s, `<rect class="mark" x="%s" y="%s" width="%s" height="%s" fill="%s" fill-opacity="0.85" stroke="#fff" stroke-width="0.3" data-tip="%s"/>`,
-			f1(x(r.X0)), f1(y(r.Y1)), f1(math.Max(0.5, x(r.X1)-x(r.X0))), f1(math.Max(0.5, y(r.Y0)-y(r.Y1))), seriesColor(c.Series, r.Series), esc(tip))
+			rx, ry, rw, rh, seriesColor(c.Series, r.Series), esc(tip))
+		overlay(&s, c.Series, r.Series, rx, ry, rw, rh)
+	}
+	for _, l := range c.Labels {
+		bx, by, bw, bh := box(l.X0, l.X1, l.Y0, l.Y1)
+		if textWidth(l.Text, fontSize)+4 > bw || fontSize+4 > bh {
+			continue // does not fit: the legend and the hover text tell
+		}
+		fmt.Fprintf(&s, `<text class="area-label" x="%s" y="%s" text-anchor="middle" pointer-events="none">%s</text>`, f1(bx+bw/2), f1(by+bh/2+4), esc(l.Text))
 	}
 	if c.YLimit > 0 {
+		ly := y(c.YLimit) - 4
+		if c.YDown {
+			ly = y(c.YLimit) + 13
+		}
 		fmt.Fprintf(&s, `<line class="limit" x1="%s" x2="%s" y1="%s" y2="%s"/><text x="%s" y="%s" text-anchor="end" fill="#c62828">%s</text>`,
-			f1(p.left), f1(p.w-p.right), f1(y(c.YLimit)), f1(y(c.YLimit)), f1(p.w-p.right-4), f1(y(c.YLimit)-4), esc(c.LimitLabel))
+			f1(p.left), f1(p.w-p.right), f1(y(c.YLimit)), f1(y(c.YLimit)), f1(p.w-p.right-4), f1(ly), esc(c.LimitLabel))
 	}
 	s.WriteString(`</svg>`)
 	s.WriteString(legend(c.Series))

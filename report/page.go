@@ -67,6 +67,7 @@ var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <style>{{.CSS}}</style>
 </head>
 <body>
+{{.Patterns}}
 <header>
 <h1>{{.Title}}</h1>
 {{if .Subtitle}}<p class="subtitle">{{.Subtitle}}</p>{{end}}
@@ -136,7 +137,8 @@ func Render(w io.Writer, p *Page) error {
 		SectionIDs      string
 		CSS             template.CSS
 		JS              template.JS
-	}{p.Title, p.Subtitle, p.Summary, nav, secs, diagHTML, sectionIDs(nav), template.CSS(pageCSS), template.JS(pageJS)})
+		Patterns        template.HTML
+	}{p.Title, p.Subtitle, p.Summary, nav, secs, diagHTML, sectionIDs(nav), template.CSS(pageCSS), template.JS(pageJS), template.HTML(patternDefs)})
 	if err != nil {
 		return err
 	}

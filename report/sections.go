@@ -2,7 +2,10 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/npukit/npukit/edgetpu/dmaplan"
 	"github.com/npukit/npukit/edgetpu/relayout"
@@ -115,33 +118,106 @@ func NeffDMASections(a *dma.Analysis, res *dma.SimResult, tl *sim.Timeline) []Se
 }
 
 // OutputTiling draws which device tile holds each (y, x) position of a
-// 3-D output: one rectangle per position, coloured by tile.
+// 3-D output: one rectangle per position, coloured by tile, row 0 at the
+// top as in the tensor, each tile's number written on it where it fits.
 func OutputTiling(name string, o relayout.Output) (Block, error) {
+	return OutputTilingShared([]string{name}, []relayout.Output{o})
+}
+
+// OutputTilingShared draws the tiling of several outputs that place their
+// (y, x) positions on the same tiles (SameTiling) as one chart naming all
+// of them: three outputs of one layout are one picture, not three.
+func OutputTilingShared(names []string, outs []relayout.Output) (Block, error) {
+	if len(names) == 0 || len(names) != len(outs) {
+		return nil, fmt.Errorf("tiling: %d names for %d outputs", len(names), len(outs))
+	}
+	o := outs[0]
 	if o.Layout == nil || o.Y < 1 || o.X < 1 {
-		return nil, fmt.Errorf("output %s has no tiled layout", name)
+		return nil, fmt.Errorf("output %s has no tiled layout", names[0])
+	}
+	if len(o.Layout.YTile) < o.Y || len(o.Layout.XTile) < o.X {
+		return nil, fmt.Errorf("output %s: tile maps shorter than its %dx%d shape", names[0], o.Y, o.X)
+	}
+	for i, other := range outs[1:] {
+		if !SameTiling(o, other) {
+			return nil, fmt.Errorf("outputs %s and %s are tiled differently", names[0], names[i+1])
+		}
+	}
+	// The device element of a position is the same for all outputs only
+	// when their layouts agree in every field.
+	sameElements := true
+	for _, other := range outs[1:] {
+		sameElements = sameElements && sameLayout(o, other)
 	}
 	var rects []Rect
 	tiles := map[int]int{}
+	type area struct{ y0, y1, x0, x1, n int }
+	areas := map[int]*area{}
 	var series []Series
 	for y := 0; y < o.Y; y++ {
 		for x := 0; x < o.X; x++ {
-			idx, err := o.Layout.DeviceIndex(y, x, 0)
-			if err != nil {
-				return nil, err
-			}
 			tile := int(o.Layout.YTile[y] + o.Layout.XTile[x])
+			tip := fmt.Sprintf("tile %d", tile)
+			if sameElements {
+				idx, err := o.Layout.DeviceIndex(y, x, 0)
+				if err != nil {
+					return nil, err
+				}
+				tip += fmt.Sprintf(", device element %d", idx)
+			}
 			s, ok := tiles[tile]
 			if !ok {
 				s = len(series)
 				tiles[tile] = s
 				series = append(series, Series{Name: fmt.Sprintf("tile %d", tile)})
+				areas[tile] = &area{y, y + 1, x, x + 1, 0}
 			}
-			rects = append(rects, Rect{X0: float64(x), X1: float64(x + 1), Y0: float64(o.Y - y - 1), Y1: float64(o.Y - y), Series: s,
-				Label: fmt.Sprintf("(y=%d, x=%d)", y, x), Tip: fmt.Sprintf("tile %d, device element %d", tile, idx)})
+			a := areas[tile]
+			a.y0, a.y1, a.x0, a.x1 = min(a.y0, y), max(a.y1, y+1), min(a.x0, x), max(a.x1, x+1)
+			a.n++
+			rects = append(rects, Rect{X0: float64(x), X1: float64(x + 1), Y0: float64(y), Y1: float64(y + 1), Series: s,
+				Label: fmt.Sprintf("(y=%d, x=%d)", y, x), Tip: tip})
 		}
 	}
-	return &RectMap{Caption: fmt.Sprintf("%s: %dx%dx%d output, device tile of each (y, x)", name, o.Y, o.X, o.Z),
-		Series: series, Rects: rects, XUnit: Number, YUnit: Number, XLabel: "x", YLabel: "y (top row = 0)", Height: 320}, nil
+	var labels []AreaLabel
+	for tile, a := range areas {
+		if a.n != (a.y1-a.y0)*(a.x1-a.x0) {
+			continue // not one rectangle: a centred number could sit on another tile
+		}
+		labels = append(labels, AreaLabel{X0: float64(a.x0), X1: float64(a.x1), Y0: float64(a.y0), Y1: float64(a.y1), Text: strconv.Itoa(tile)})
+	}
+	sort.Slice(labels, func(i, j int) bool { return labels[i].Text < labels[j].Text })
+	caption := fmt.Sprintf("%s: %dx%dx%d output, device tile of each (y, x)", names[0], o.Y, o.X, o.Z)
+	if len(names) > 1 {
+		shapes := make([]string, len(names))
+		for i, n := range names {
+			shapes[i] = fmt.Sprintf("%s (%dx%dx%d)", n, outs[i].Y, outs[i].X, outs[i].Z)
+		}
+		caption = fmt.Sprintf("One chart for %d outputs that put every (y, x) position on the same tile: %s. Device tile of each (y, x)", len(names), strings.Join(shapes, "; "))
+	}
+	return &RectMap{Caption: caption, Series: series, Rects: rects, Labels: labels, YDown: true,
+		XUnit: Number, YUnit: Number, XLabel: "x", YLabel: "y", Height: 320}, nil
+}
+
+// SameTiling reports whether two outputs draw the same tiling chart: the
+// same height and width and every (y, x) position on the same tile.
+func SameTiling(a, b relayout.Output) bool {
+	if a.Y != b.Y || a.X != b.X || a.Layout == nil || b.Layout == nil ||
+		len(a.Layout.YTile) < a.Y || len(b.Layout.YTile) < a.Y || len(a.Layout.XTile) < a.X || len(b.Layout.XTile) < a.X {
+		return false
+	}
+	return slices.Equal(a.Layout.YTile[:a.Y], b.Layout.YTile[:a.Y]) && slices.Equal(a.Layout.XTile[:a.X], b.Layout.XTile[:a.X])
+}
+
+// sameLayout: the outputs agree in shape, element size and every map, so
+// each position is the same device element in both.
+func sameLayout(a, b relayout.Output) bool {
+	if a.Y != b.Y || a.X != b.X || a.Z != b.Z || a.ElemSize != b.ElemSize || a.Layout == nil || b.Layout == nil {
+		return false
+	}
+	la, lb := a.Layout, b.Layout
+	return slices.Equal(la.YTile, lb.YTile) && slices.Equal(la.XTile, lb.XTile) && slices.Equal(la.TileOffset, lb.TileOffset) &&
+		slices.Equal(la.XLocal, lb.XLocal) && slices.Equal(la.YLocal, lb.YLocal) && slices.Equal(la.RowSize, lb.RowSize)
 }
 
 // DMAPlanTimeline lays the steady-state transfer plan out over time at a

@@ -38,6 +38,14 @@ if [ -d ../shared/corpus ]; then
   done < <(find ../shared/corpus ../shared/corpus2 -type f -not -path '*/golden/*' -not -path '*/goldens/*' \
       -not -path '*/logs/*' -not -path '*/tracer/*' -not -path '*/nki/*' -not -name 'truth.json' \
       -not -name '*.md' -not -name 'README*' -not -name 'LICENSE*' 2>/dev/null | sort)
+  # Multi-file reports: every set of pipeline segments (NAME_segment_K_of_N)
+  # reported together, as a user reports a pipeline.
+  while IFS= read -r f; do
+    # shellcheck disable=SC2046 # the glob names the set's files
+    if ! msg=$("$out/npukit" report $(echo "$f" | sed 's/_segment_0_of_/_segment_*_of_/') -o "$out/reports/multi-$(basename "$f").html" 2>&1); then
+      echo "report failed: set of $f: $msg" >&2; exit 1
+    fi
+  done < <(find ../shared/corpus ../shared/corpus2 -type f -name '*_segment_0_of_*' 2>/dev/null | sort)
   for f in ../shared/benchmarks/minimalloc/*.csv; do
     if ! msg=$("$out/npukit" report "$f" -o "$out/reports/bench-$(basename "$f").html" 2>&1); then
       echo "report failed: $f: $msg" >&2; exit 1

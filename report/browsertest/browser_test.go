@@ -151,7 +151,11 @@ type checkResult struct {
 
 // checkScript runs in the page: every section the page announces (meta
 // npukit-sections) exists with a visible box; every chart has marks, axis
-// titles with text, and a non-empty bounding box.
+// titles with text, and a non-empty bounding box. Layout: the page is no
+// wider than the window (the worst overflowing elements are named); no
+// text of a chart leaves the chart's box or overlaps another of its texts
+// (rotated labels compared by their rotated outlines); every axis's ticks
+// share one unit and the axis title names that unit, not another.
 const checkScript = `(() => {
   const out = {sections: [], missing: [], charts: 0, bad: [], height: document.body.scrollHeight};
   const meta = document.querySelector('meta[name="npukit-sections"]');
@@ -161,6 +165,71 @@ const checkScript = `(() => {
     const el = document.getElementById(id);
     if (!el || el.getBoundingClientRect().height < 10) out.missing.push(id);
   }
+  const short = s => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > 60 ? s.slice(0, 57) + '...' : s; };
+  const px = v => Math.round(v);
+  // Page width: the document must not scroll sideways.
+  const vw = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth > vw + 1) {
+    // The culprits: text (or an element without children, e.g. a chart)
+    // reaching past the window, not inside a box that scrolls or clips it.
+    const offenders = [];
+    const clipped = el => {
+      for (let a = el; a && a !== document.body; a = a.parentElement) {
+        if (getComputedStyle(a).overflowX !== 'visible' && a.getBoundingClientRect().right <= vw + 1) return true;
+      }
+      return false;
+    };
+    const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let n = walk.nextNode(); n && offenders.length < 4; n = walk.nextNode()) {
+      const el = n.parentElement;
+      if (!el || n.textContent.trim() === '' || el.closest('svg, script, style')) continue;
+      range.selectNodeContents(n);
+      if (range.getBoundingClientRect().right > vw + 1 && !clipped(el.parentElement) && !offenders.includes(el)) offenders.push(el);
+    }
+    for (const el of document.body.querySelectorAll('svg, img, canvas')) {
+      if (offenders.length < 4 && el.getBoundingClientRect().right > vw + 1 && !clipped(el.parentElement)) offenders.push(el);
+    }
+    const where = el => (el.closest('section') || {}).id + ' ' + el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ')[0] : '');
+    out.bad.push('page is ' + document.documentElement.scrollWidth + ' px wide in a ' + vw + ' px window; overflowing: ' +
+      offenders.map(el => where(el) + ' "' + short(el.textContent) + '"').join('; '));
+  }
+  // Corners of a text's outline in page coordinates (rotation included).
+  const quad = t => {
+    const b = t.getBBox(), m = t.getScreenCTM();
+    if (!m || b.width === 0) return null;
+    return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]].map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+  };
+  // Separating axis test for two convex quads, shrunk by 1 px of slack.
+  const overlap = (p, q) => {
+    for (const poly of [p, q]) {
+      for (let i = 0; i < 4; i++) {
+        const [x1, y1] = poly[i], [x2, y2] = poly[(i + 1) % 4];
+        const nx = y1 - y2, ny = x2 - x1, len = Math.hypot(nx, ny) || 1;
+        const proj = pts => pts.map(([x, y]) => (x * nx + y * ny) / len);
+        const a = proj(p), b = proj(q);
+        if (Math.max(...a) - 1 <= Math.min(...b) || Math.max(...b) - 1 <= Math.min(...a)) return false;
+      }
+    }
+    return true;
+  };
+  // Units: a tick reads NUMBER[k|M|G] [UNIT]; an axis title names its unit
+  // in parentheses at its end, or is a unit word itself.
+  const unitWords = {b: 'B', byte: 'B', bytes: 'B', kib: 'KiB', mib: 'MiB', gib: 'GiB', tib: 'TiB', kb: 'KB', mb: 'MB', gb: 'GB',
+    ns: 'ns', us: 'us', 'µs': 'us', ms: 'ms', s: 's', cyc: 'cycles', cycle: 'cycles', cycles: 'cycles'};
+  const tickUnit = s => {
+    const m = /^[-+]?[0-9][0-9.,]*\s*([kMG](?![a-zA-Z]))?\s*(\S*)$/.exec(s.trim());
+    if (!m) return {bad: true};
+    if (m[2] === '') return {unit: ''};
+    const u = unitWords[m[2].toLowerCase()];
+    return u ? {unit: u} : {bad: true};
+  };
+  const titleUnit = s => {
+    s = s.trim();
+    const m = /\(([^()]*)\)$/.exec(s);
+    if (m && unitWords[m[1].toLowerCase()]) return unitWords[m[1].toLowerCase()];
+    return unitWords[s.toLowerCase()] || '';
+  };
   document.querySelectorAll('svg.chart').forEach((svg, i) => {
     out.charts++;
     const where = (svg.closest('section') || {}).id + ' chart ' + i;
@@ -171,6 +240,42 @@ const checkScript = `(() => {
     if (titles.length === 0) out.bad.push(where + ': no labelled axis');
     const fig = svg.closest('figure');
     if (svg.querySelectorAll('rect.mark').length > 0 && fig && !fig.querySelector('.legend') && !svg.classList.contains('no-legend')) out.bad.push(where + ': no legend');
+    // No text leaves the chart.
+    const texts = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim() !== '');
+    for (const t of texts) {
+      const r = t.getBoundingClientRect();
+      if (r.width === 0) continue;
+      const d = Math.max(box.left - r.left, r.right - box.right, box.top - r.top, r.bottom - box.bottom);
+      if (d > 1) out.bad.push(where + ': text "' + short(t.textContent) + '" is cut: it reaches ' + px(d) + ' px outside the chart');
+    }
+    // No two texts overlap.
+    const qs = texts.map(t => [t, quad(t)]).filter(x => x[1]);
+    let overlaps = 0;
+    for (let a = 0; a < qs.length && overlaps < 3; a++) {
+      for (let b = a + 1; b < qs.length && overlaps < 3; b++) {
+        if (overlap(qs[a][1], qs[b][1])) {
+          overlaps++;
+          out.bad.push(where + ': texts "' + short(qs[a][0].textContent) + '" and "' + short(qs[b][0].textContent) + '" overlap');
+        }
+      }
+    }
+    // Every axis: one unit across its ticks, and the title names it.
+    const axes = new Set([...svg.querySelectorAll('[data-axis]')].map(e => e.getAttribute('data-axis')));
+    if (svg.querySelector('.axis-title:not([data-axis])')) out.bad.push(where + ': axis title without data-axis');
+    for (const ax of axes) {
+      const ticks = [...svg.querySelectorAll('text.tick[data-axis="' + ax + '"]')].map(t => t.textContent);
+      const title = svg.querySelector('.axis-title[data-axis="' + ax + '"]');
+      const tu = title ? titleUnit(title.textContent) : '';
+      const units = new Set();
+      for (const tk of ticks) {
+        const u = tickUnit(tk);
+        if (u.bad) { out.bad.push(where + ': ' + ax + ' tick "' + tk + '" is not NUMBER [UNIT]'); continue; }
+        if (u.unit !== '' || !/^[-+]?0([.,]0*)?$/.test(tk.trim())) units.add(u.unit);
+      }
+      if (units.size > 1) out.bad.push(where + ': ' + ax + ' ticks mix units: ' + [...units].join(', ') + ' (' + ticks.join(' | ') + ')');
+      const u = [...units][0] || '';
+      if (tu !== '' && u !== '' && tu !== u) out.bad.push(where + ': ' + ax + ' axis titled "' + title.textContent + '" over ticks in ' + u);
+    }
   });
   return out;
 })()`

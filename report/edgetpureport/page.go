@@ -13,6 +13,7 @@ import (
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/edgetpu"
 	"github.com/npukit/npukit/edgetpu/dmaplan"
+	"github.com/npukit/npukit/edgetpu/relayout"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/report"
 )
@@ -73,7 +74,7 @@ func Page(models []edgetpu.NamedModel) (*report.Page, error) {
 func etpuMemorySection(r *edgetpu.MemoryReport) report.Section {
 	chart := &report.BarChart{Caption: "Parameters and instructions per file against the 8 MiB parameter SRAM",
 		Series: []report.Series{{Name: "on-chip cached parameters"}, {Name: "streamed parameters"}, {Name: "instructions"}},
-		Unit:   report.Bytes, XLabel: "bytes", Limit: edgetpu.ParameterSRAM, LimitLabel: "8 MiB SRAM"}
+		Unit:   report.Bytes, XLabel: "size", Limit: edgetpu.ParameterSRAM, LimitLabel: "8 MiB SRAM"}
 	t := &report.Table{Caption: "Token groups", Header: []string{"token", "files", "cached total", "fits", "statement"}, Numeric: []int{1, 2}}
 	for _, g := range r.Groups {
 		for _, f := range g.Files {
@@ -190,11 +191,28 @@ func etpuModelSections(i int, nm edgetpu.NamedModel) []report.Section {
 				}
 			}
 			if main := p.Main(); main != nil {
+				// Outputs of one layout share one chart that names them all.
+				type group struct {
+					names []string
+					outs  []relayout.Output
+				}
+				var groups []*group
+			layers:
 				for _, l := range main.OutputLayers {
 					if l.Output == nil || l.Output.Layout == nil || (l.Y <= 1 && l.X <= 1) || int64(l.Y)*int64(l.X) > etpuMaxTilingPositions {
 						continue
 					}
-					if b, err := report.OutputTiling(l.Name, l.RelayoutOutput()); err == nil {
+					o := l.RelayoutOutput()
+					for _, g := range groups {
+						if report.SameTiling(g.outs[0], o) {
+							g.names, g.outs = append(g.names, l.Name), append(g.outs, o)
+							continue layers
+						}
+					}
+					groups = append(groups, &group{[]string{l.Name}, []relayout.Output{o}})
+				}
+				for _, g := range groups {
+					if b, err := report.OutputTilingShared(g.names, g.outs); err == nil {
 						blocks = append(blocks, b)
 					}
 				}

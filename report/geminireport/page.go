@@ -89,6 +89,17 @@ func Page(files []File) (*report.Page, error) {
 	return page, nil
 }
 
+// coreName names a core as every part of the report does: by its ID (the
+// CORE column of npukit inspect, the simulation's tracks), with the file's
+// key when that differs (the raw IR numbers cores by mesh position; check
+// findings quote the key).
+func coreName(c *gemini.Core) string {
+	if c.Key != int64(c.ID) {
+		return fmt.Sprintf("Core %d (key %d in the file)", c.ID, c.Key)
+	}
+	return fmt.Sprintf("Core %d", c.ID)
+}
+
 func geminiKeyFacts(s *gemini.Schedule, sum *gemini.Summary) []report.KV {
 	kv := []report.KV{
 		{Key: "Variant", Value: string(s.Variant) + " IR"},
@@ -118,14 +129,14 @@ func geminiCoreSection(s *gemini.Schedule, sum *gemini.Summary, name, prefix str
 		Header:  []string{"core", "key", "x,y", "workloads", "time (cycles)", "L2 peak", "L2 mean", "WL peak"},
 		Numeric: []int{0, 1, 3, 4, 5, 6, 7}}
 	chart := &report.BarChart{Caption: "L2 occupancy per core (sum of the snapshot's tensors)",
-		Series: []report.Series{{Name: "mean"}, {Name: "peak above mean"}}, Unit: report.Bytes, XLabel: "bytes"}
+		Series: []report.Series{{Name: "mean"}, {Name: "peak above mean"}}, Unit: report.Bytes, XLabel: "L2 occupancy"}
 	if s.BufferSize > 0 {
 		chart.Limit, chart.LimitLabel = float64(s.BufferSize), "buffersize "+humanize.Bytes(s.BufferSize)
 	}
 	for _, c := range sum.Cores {
 		t.Rows = append(t.Rows, []string{strconv.Itoa(c.ID), strconv.FormatInt(c.Key, 10), fmt.Sprintf("%d,%d", c.X, c.Y),
 			strconv.Itoa(c.Workloads), humanize.Count(c.TimeSum), humanize.Bytes(c.L2Peak), humanize.Bytes(c.L2Mean), humanize.Bytes(c.WLPeak)})
-		chart.Bars = append(chart.Bars, report.HBar{Label: fmt.Sprintf("core %d", c.Key), Segments: []report.Segment{
+		chart.Bars = append(chart.Bars, report.HBar{Label: fmt.Sprintf("core %d", c.ID), Segments: []report.Segment{
 			{Series: 0, Value: float64(c.L2Mean), Tip: "mean " + humanize.Bytes(c.L2Mean)},
 			{Series: 1, Value: float64(c.L2Peak - c.L2Mean), Tip: "peak " + humanize.Bytes(c.L2Peak)},
 		}})
@@ -152,7 +163,7 @@ func geminiCoreSection(s *gemini.Schedule, sum *gemini.Summary, name, prefix str
 func geminiTrafficSection(sum *gemini.Summary, name, prefix string) report.Section {
 	chart := &report.ColumnChart{Caption: "DRAM and core-to-core traffic per layer (DRAM reads counted at their first consumer)",
 		Series: []report.Series{{Name: "weight reads"}, {Name: "feature map reads"}, {Name: "DRAM writes"}, {Name: "core to core"}},
-		Unit:   report.Bytes, XLabel: "layer (program order)", YLabel: "bytes"}
+		Unit:   report.Bytes, XLabel: "layer (program order)", YLabel: "traffic"}
 	t := &report.Table{Caption: "Per layer", Header: []string{"layer", "type", "workloads", "cores", "time (cycles)", "weight read", "fmap read", "DRAM write", "core to core"},
 		Numeric: []int{2, 3, 4, 5, 6, 7, 8}, MaxRows: 500}
 	for i, l := range sum.LayerTraffic {
@@ -211,7 +222,7 @@ func geminiL2Section(s *gemini.Schedule, name, prefix string) report.Section {
 		if len(ls) == 0 {
 			continue
 		}
-		m := &report.RectMap{Caption: fmt.Sprintf("Core %d: L2 address map over its workloads (one rectangle per tensor while it stays at one address)", c.Key),
+		m := &report.RectMap{Caption: fmt.Sprintf("%s: L2 address map over its workloads (one rectangle per tensor while it stays at one address)", coreName(c)),
 			Series: geminiTensorSeries, XUnit: report.Number, YUnit: report.Bytes, XLabel: "workload (program order)", YLabel: "L2 address",
 			YLimit: float64(s.BufferSize), LimitLabel: "buffersize", Height: 300}
 		shown := 0
@@ -240,7 +251,7 @@ func geminiL2Section(s *gemini.Schedule, name, prefix string) report.Section {
 		}
 		sec.Blocks = append(sec.Blocks, m)
 		if shown < len(ls) {
-			sec.Blocks = append(sec.Blocks, &report.Text{Text: fmt.Sprintf("Core %d: the map shows the first %d of %d tensor lifetimes.", c.Key, shown, len(ls)), Muted: true})
+			sec.Blocks = append(sec.Blocks, &report.Text{Text: fmt.Sprintf("%s: the map shows the first %d of %d tensor lifetimes.", coreName(c), shown, len(ls)), Muted: true})
 		}
 	}
 	if len(sec.Blocks) > 0 {
@@ -253,8 +264,8 @@ func geminiL2Section(s *gemini.Schedule, name, prefix string) report.Section {
 	// No addresses: occupancy per workload, stacked by tensor type.
 	sec.Intro = "This schedule has no buffer addresses (raw IR): occupancy per workload, from the snapshots' sizes."
 	for _, c := range cores {
-		chart := &report.ColumnChart{Caption: fmt.Sprintf("Core %d: L2 occupancy per workload", c.Key),
-			Series: []report.Series{{Name: "weight"}, {Name: "ifmap"}, {Name: "ofmap"}}, Unit: report.Bytes, XLabel: "workload", YLabel: "bytes"}
+		chart := &report.ColumnChart{Caption: fmt.Sprintf("%s: L2 occupancy per workload", coreName(c)),
+			Series: []report.Series{{Name: "weight"}, {Name: "ifmap"}, {Name: "ofmap"}}, Unit: report.Bytes, XLabel: "workload", YLabel: "L2 occupancy"}
 		for wi := range c.Workloads {
 			if wi >= geminiMaxOccupWorks {
 				break

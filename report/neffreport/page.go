@@ -185,7 +185,7 @@ func neffSections(i int, name string, m *neff.Model, s *neff.Summary) []report.S
 	secs = append(secs, report.Section{ID: id("engines"), Title: name + ": engines and queues", Intro: "Per engine: 64-byte instruction slots, DMA entries and descriptors, and the bytes the descriptors read.", Blocks: blocks})
 
 	mem := s.Memory
-	chart := &report.BarChart{Caption: "Device memory estimate", Unit: report.Bytes, XLabel: "bytes",
+	chart := &report.BarChart{Caption: "Device memory estimate", Unit: report.Bytes, XLabel: "device memory",
 		Series: []report.Series{{Name: "IO"}, {Name: "constants"}, {Name: "shared scratchpad"}, {Name: "private scratchpad"}, {Name: "DMA rings"}},
 		Bars: []report.HBar{{Label: name, Segments: []report.Segment{
 			{Series: 0, Value: float64(mem.IO), Tip: humanize.Bytes(mem.IO)},
