@@ -78,9 +78,20 @@ func CheckBytes(b []byte, lim Limits, rt Runtime) (diag.Report, *Model) {
 		} else {
 			rep.Add(RuleTarFraming, "payload", "%v", err)
 		}
-		// The header gates still say something useful.
+		// The header gates still say something useful, and so does the
+		// hash, computed over the stored bytes whatever their framing:
+		// a match means the file is as its writer produced it, a
+		// mismatch that it was damaged after.
 		if h, herr := ParseHeader(b); herr == nil {
 			checkHeader(&rep, h, rt, nil)
+			if h.HeaderSize == HeaderSize && h.DataSize <= uint64(len(b))-HeaderSize && (h.PkgVersion == 1 || h.PkgVersion == 2) {
+				hc := VerifyHash(h, b[HeaderSize:HeaderSize+h.DataSize])
+				if hc.OK {
+					rep[0].Message += fmt.Sprintf(" (the stored hash matches the payload in the %s form: the file is as its writer produced it)", hc.Form)
+				} else {
+					rep.Add(RuleHashMismatch, fmt.Sprintf("offset %d", offHash), "stored hash %s does not match the payload (expected %s in the %s form): the file was changed or damaged after it was written", hc.Stored, hc.Expected, hc.Form)
+				}
+			}
 		}
 		rep.Sort()
 		return rep, nil

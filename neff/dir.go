@@ -124,7 +124,7 @@ func OpenDir(dir string, lim Limits) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Header: hj.Header, Members: ms, Hash: HashCheck{OK: true, Form: hj.HashForm}, jsonValues: lim.JSONValues()}
+	f := &File{Header: hj.Header, Members: ms, Hash: HashCheck{OK: true, Form: hj.HashForm, Unchecked: true}, jsonValues: lim.JSONValues()}
 	return Decode(f), nil
 }
 

@@ -68,6 +68,9 @@ type HashCheck struct {
 	OK       bool     `json:"ok"`
 	Stored   Bytes    `json:"stored"`
 	Expected Bytes    `json:"expected,omitempty"` // set when !OK
+	// Unchecked is set when there was no payload to hash (an unpacked
+	// directory): OK is then true by convention and means nothing.
+	Unchecked bool `json:"unchecked,omitempty"`
 }
 
 // VerifyHash checks the stored hash against the payload, trying every form

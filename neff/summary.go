@@ -48,6 +48,9 @@ type HeaderSummary struct {
 	Name         string   `json:"name"`
 	HashForm     HashForm `json:"hash_form"`
 	HashOK       bool     `json:"hash_ok"`
+	// Hashed is false when there was nothing to hash (an unpacked
+	// directory); HashOK then says nothing.
+	Hashed bool `json:"hashed"`
 	DataSize     uint64   `json:"data_size"`
 }
 
@@ -149,7 +152,7 @@ func Summarize(m *Model) *Summary {
 		Header: HeaderSummary{
 			PkgVersion: h.PkgVersion, NeffVersion: fmt.Sprintf("%d.%d", h.NeffVersionMajor, h.NeffVersionMinor),
 			BuildVersion: h.BuildVersion, FeatureBits: fmt.Sprintf("%#x", h.FeatureBits), NumTPB: h.NumTPB,
-			LNCSize: h.LNCSize, UUID: h.UUID.String(), Name: h.Name, HashForm: f.Hash.Form, HashOK: f.Hash.OK,
+			LNCSize: h.LNCSize, UUID: h.UUID.String(), Name: h.Name, HashForm: f.Hash.Form, HashOK: f.Hash.OK, Hashed: !f.Hash.Unchecked,
 			DataSize: h.DataSize,
 		},
 		Payload:   f.Payload,
@@ -461,6 +464,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if !h.HashOK {
 		hash = "MISMATCH"
 	}
+	if !h.Hashed {
+		hash = "not checked: an unpacked directory has no payload to hash (neff pack computes one)"
+	}
 	if s.Payload.Stored == 0 && s.Payload.Uncompressed == 0 {
 		// An unpacked directory: no payload; the header (when any) is
 		// header.json's.
@@ -477,7 +483,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 	kv("uuid", h.UUID)
 	kv("feature bits", h.FeatureBits)
 	kv("num_tpb / lnc", fmt.Sprintf("%d / %d", h.NumTPB, h.LNCSize))
-	kv("hash", fmt.Sprintf("%s (%s form)", hash, h.HashForm))
+	if h.Hashed {
+		hash = fmt.Sprintf("%s (%s form)", hash, h.HashForm)
+	}
+	kv("hash", hash)
 	kv("payload", fmt.Sprintf("%s stored, %s content, %s padding, %s tar (%s), %d members",
 		humanize.Bytes(s.Payload.Stored), humanize.Bytes(s.Payload.Content), humanize.Bytes(s.Payload.Padding),
 		humanize.Bytes(s.Payload.Uncompressed), strings.Join(s.Tar.Formats, "+"), s.Members))

@@ -111,6 +111,9 @@ func neffSummaryKVs(s *neff.Summary, rep diag.Report) []report.KV {
 	if !s.Header.HashOK {
 		hash = "MISMATCH"
 	}
+	if !s.Header.Hashed {
+		hash = "not checked (unpacked directory: no payload)"
+	}
 	return []report.KV{
 		{Key: "NEFF version", Value: fmt.Sprintf("%s (pkg_version %d, feature bits %s)", s.Header.NeffVersion, s.Header.PkgVersion, s.Header.FeatureBits)},
 		{Key: "Target", Value: strings.Join(targets, ", ")},
