@@ -50,8 +50,8 @@ type HeaderSummary struct {
 	HashOK       bool     `json:"hash_ok"`
 	// Hashed is false when there was nothing to hash (an unpacked
 	// directory); HashOK then says nothing.
-	Hashed bool `json:"hashed"`
-	DataSize     uint64   `json:"data_size"`
+	Hashed   bool   `json:"hashed"`
+	DataSize uint64 `json:"data_size"`
 }
 
 // TargetSummary is one kelf and its architecture.
