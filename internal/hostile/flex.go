@@ -4,7 +4,11 @@
 // out of proportion to their size. Nothing here is read by npukit itself.
 package hostile
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"encoding/json"
+	"strings"
+)
 
 // FlexSharedKeys returns a FlexBuffer map of n entries (n >= 1) whose keys
 // all point at one key string of keyLen bytes, each value the integer
@@ -43,4 +47,35 @@ func FlexSharedKeys(n, keyLen int) []byte {
 	rootAt := len(b)
 	b = put(b, rootAt-valuesAt)
 	return append(b, 9<<2|2, w) // MAP, 32-bit; root width 4
+}
+
+// JSONLongNames rewrites a JSON document: every string value of a key
+// ending in "name" gets a terminal escape sequence, a newline and extra
+// bytes appended (the same suffix for the same value, so references by
+// name still match). Key order is lost; the document stays valid JSON.
+func JSONLongNames(doc []byte, extra int) ([]byte, error) {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return nil, err
+	}
+	suffix := "\x1b[2J\x1b]0;owned\x07\n" + strings.Repeat("N", extra)
+	var walk func(any) any
+	walk = func(x any) any {
+		switch t := x.(type) {
+		case map[string]any:
+			for k, e := range t {
+				if s, ok := e.(string); ok && strings.HasSuffix(k, "name") {
+					t[k] = s + suffix
+				} else {
+					t[k] = walk(e)
+				}
+			}
+		case []any:
+			for i := range t {
+				t[i] = walk(t[i])
+			}
+		}
+		return x
+	}
+	return json.Marshal(walk(v))
 }

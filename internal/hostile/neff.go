@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"strings"
 	"time"
 
+	"github.com/npukit/npukit/edgetpu"
 	"github.com/npukit/npukit/neff"
 )
 
@@ -82,4 +84,42 @@ func (r *repeater) Read(p []byte) (int, error) {
 		r.i = (r.i + 1) % len(r.s)
 	}
 	return len(p), nil
+}
+
+// EdgeTPUCustomOptions returns the demo Edge TPU model with its custom
+// operator's options replaced by opts (written as they are).
+func EdgeTPUCustomOptions(opts []byte) ([]byte, error) {
+	m := edgetpu.Synthetic(edgetpu.DemoSpec())
+	for si := range m.TFLite.Subgraphs {
+		for oi := range m.TFLite.Subgraphs[si].Operators {
+			m.TFLite.Subgraphs[si].Operators[oi].CustomOptions = opts
+		}
+	}
+	m.Ops = nil
+	return edgetpu.Write(m)
+}
+
+// NEFFNames returns a NEFF whose variable, queue and file names carry
+// terminal escapes, newlines and long bytes (extra bytes each).
+func NEFFNames(extra int) ([]byte, error) {
+	evil := "evil\x1b[2J\x1b]0;owned\x07\n" + strings.Repeat("v", extra)
+	b := neff.NewBuilder("names.neff")
+	sg := b.Subgraph("sg00")
+	sg.AddVar(evil, "input", 16)
+	sg.AddVar("y", "output", 16)
+	sg.AddQueue("q\x1b[31m", "in", 16, "sp")
+	sg.Engine("sp", "SP").AddDMA("q\x1b[31m", "load", neff.Copy(evil, 0, []int64{16}, []int64{1}, "y", 0, []int64{16}, []int64{1}))
+	return b.Bytes(neff.PackOptions{})
+}
+
+// NEFFVarSize returns a NEFF declaring an input variable of size bytes
+// that its DMA program reads.
+func NEFFVarSize(size int64) ([]byte, error) {
+	b := neff.NewBuilder("var.neff")
+	sg := b.Subgraph("sg00")
+	sg.AddVar("x", "input", size)
+	sg.AddVar("y", "output", 16)
+	sg.AddQueue("q", "in", 16, "sp")
+	sg.Engine("sp", "SP").AddDMA("q", "load", neff.Copy("x", 0, []int64{16}, []int64{1}, "y", 0, []int64{16}, []int64{1}))
+	return b.Bytes(neff.PackOptions{})
 }

@@ -1,0 +1,423 @@
+// Command harness runs every npukit reader and command on crafted and
+// mutated inputs under a memory limit and a time limit, and fails when a
+// run exits 3, is killed, hangs, dies of out-of-memory, or uses more
+// memory than its reader's stated bound (README, "Hostile input"). The
+// inputs are generated here (package hostile) or mutated from the
+// examples and, when ../shared exists, from the shared corpus; nothing
+// large is stored in the repository.
+//
+//	go run ./internal/hostile/harness [-scale small|full] [-v]
+//
+// scripts/hostile.sh runs it; .ci/run runs the small scale.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/npukit/npukit/internal/examples"
+	"github.com/npukit/npukit/internal/hostile"
+)
+
+// bound is a reader's stated peak memory: Mult x the effective input size
+// plus Const bytes.
+type bound struct {
+	Mult  float64
+	Const int64
+}
+
+// The stated bounds per reader (README "Hostile input" lists the same).
+var bounds = map[string]bound{
+	"neff":    {4, 160 << 20}, // effective size: file + decompressed members
+	"edgetpu": {8, 96 << 20},
+	"gemini":  {8, 96 << 20},
+	"alloc":   {60, 128 << 20},
+	"sbuf":    {120, 96 << 20},
+	"zebu":    {40, 96 << 20},
+	"other":   {40, 128 << 20},
+}
+
+type input struct {
+	name      string
+	path      string
+	reader    string // key of bounds
+	effective int64  // bytes the bound multiplies (0: the file size)
+}
+
+type run struct {
+	in      input
+	args    []string // "{}" is replaced by the input path, "{out}" by a fresh output path
+	timeout time.Duration
+	// wantExit, when set, is the exit codes allowed (default: 0, 1, 2).
+	wantExit []int
+	// maxOut bounds stdout+stderr bytes (0: 64 KiB per input MiB + 1 MiB).
+	maxOut int64
+}
+
+func main() {
+	scale := flag.String("scale", "small", "small (CI, about a minute) or full (the issue's sizes)")
+	verbose := flag.Bool("v", false, "print every run")
+	shared := flag.String("shared", "../shared", "shared corpus folder (skipped when absent)")
+	flag.Parse()
+	full := *scale == "full"
+	if *scale != "small" && !full {
+		fmt.Fprintln(os.Stderr, "harness: -scale is small or full")
+		os.Exit(2)
+	}
+	work, err := os.MkdirTemp("", "npukit-hostile-")
+	if err != nil {
+		fatal(err)
+	}
+	defer os.RemoveAll(work)
+	bin := filepath.Join(work, "npukit")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/npukit").CombinedOutput(); err != nil {
+		fatal(fmt.Errorf("building npukit: %v\n%s", err, out))
+	}
+	runs := plan(work, full, *shared)
+	failed := 0
+	fmt.Printf("%-34s %-28s %10s %10s %10s %7s %4s\n", "INPUT", "COMMAND", "IN", "PEAK", "BOUND", "SECONDS", "EXIT")
+	for _, r := range runs {
+		res := execute(bin, work, r)
+		b := bounds[r.in.reader]
+		eff := r.in.effective
+		if st, err := os.Stat(r.in.path); err == nil && st.Mode().IsRegular() {
+			eff += st.Size()
+		}
+		limit := int64(b.Mult*float64(eff)) + b.Const
+		var problems []string
+		if res.err != nil {
+			problems = append(problems, res.err.Error())
+		}
+		if res.peak > limit {
+			problems = append(problems, fmt.Sprintf("peak %d bytes over the bound %d", res.peak, limit))
+		}
+		allowed := r.wantExit
+		if allowed == nil {
+			allowed = []int{0, 1, 2}
+		}
+		if !contains(allowed, res.code) {
+			problems = append(problems, fmt.Sprintf("exit %d, want one of %v", res.code, allowed))
+		}
+		if bytes.Contains(res.stderr, []byte("fatal error")) || bytes.Contains(res.stderr, []byte("goroutine ")) || bytes.Contains(res.stderr, []byte("internal error")) {
+			problems = append(problems, "crash: "+firstLine(res.stderr))
+		}
+		maxOut := r.maxOut
+		if maxOut == 0 {
+			maxOut = eff/16 + 1<<20
+		}
+		if res.outBytes > maxOut {
+			problems = append(problems, fmt.Sprintf("printed %d bytes (bound %d)", res.outBytes, maxOut))
+		}
+		cmd := strings.Join(r.args, " ")
+		if len(problems) > 0 || *verbose {
+			fmt.Printf("%-34.34s %-28.28s %10s %10s %10s %7.2f %4d\n", r.in.name, cmd, mib(eff), mib(res.peak), mib(limit), res.seconds, res.code)
+		}
+		if len(problems) > 0 {
+			failed++
+			fmt.Printf("  FAIL: %s\n", strings.Join(problems, "; "))
+		}
+	}
+	fmt.Printf("%d runs, %d failed\n", len(runs), failed)
+	if failed > 0 {
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	code     int
+	peak     int64 // bytes
+	seconds  float64
+	stderr   []byte
+	outBytes int64
+	err      error
+}
+
+// limitWriter counts everything and keeps the first bytes.
+type limitWriter struct {
+	buf bytes.Buffer
+	n   int64
+}
+
+func (w *limitWriter) Write(p []byte) (int, error) {
+	w.n += int64(len(p))
+	if w.buf.Len() < 4096 {
+		w.buf.Write(p[:min(len(p), 4096)])
+	}
+	return len(p), nil
+}
+
+// execute runs one command under prlimit --as (address space) and a
+// deadline, measuring the peak resident memory from the kernel's rusage.
+func execute(bin, work string, r run) result {
+	out := filepath.Join(work, fmt.Sprintf("out-%d", rand.Int63()))
+	defer os.RemoveAll(out)
+	args := make([]string, len(r.args))
+	for i, a := range r.args {
+		a = strings.ReplaceAll(a, "{}", r.in.path)
+		args[i] = strings.ReplaceAll(a, "{out}", out)
+	}
+	b := bounds[r.in.reader]
+	eff := r.in.effective
+	if st, err := os.Stat(r.in.path); err == nil && st.Mode().IsRegular() {
+		eff += st.Size()
+	}
+	// Address space: Go reserves more than it touches; the resident
+	// bound is checked separately.
+	as := max(4<<30, 3*(int64(b.Mult*float64(eff))+b.Const))
+	timeout := r.timeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	// /usr/bin/time forks the command from its own small process: the
+	// rusage of a child forked from this (large) process would count this
+	// process's resident pages as the child's peak.
+	rss := out + ".rss"
+	cmdArgs := append([]string{fmt.Sprintf("--as=%d", as), "--", "/usr/bin/time", "-f", "%M", "-o", rss, bin}, args...)
+	cmd := exec.CommandContext(ctx, "prlimit", cmdArgs...)
+	var so, se limitWriter
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if r.in.path == "-" || strings.HasSuffix(r.in.name, "(stdin)") {
+		if f, err := os.Open(strings.TrimSuffix(r.in.path, ".stdin")); err == nil {
+			defer f.Close()
+			cmd.Stdin = f
+		}
+	}
+	start := time.Now()
+	err := cmd.Run()
+	res := result{seconds: time.Since(start).Seconds(), stderr: se.buf.Bytes(), outBytes: so.n + se.n}
+	if b, err := os.ReadFile(rss); err == nil {
+		// The last line is the KB figure (a signal note may precede it).
+		lines := strings.Fields(string(b))
+		if len(lines) > 0 {
+			fmt.Sscan(lines[len(lines)-1], &res.peak)
+			res.peak *= 1024
+		}
+		os.Remove(rss)
+	}
+	if ps := cmd.ProcessState; ps != nil {
+		res.code = ps.ExitCode()
+		if bytes.Contains(se.buf.Bytes(), []byte("Command terminated by signal")) {
+			res.err = fmt.Errorf("killed: %s", firstLine(se.buf.Bytes()))
+		}
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.err = fmt.Errorf("killed by %v", ws.Signal())
+		}
+	}
+	if ctx.Err() != nil {
+		res.err = fmt.Errorf("still running after %v", timeout)
+	} else if err != nil && !errors.As(err, new(*exec.ExitError)) {
+		res.err = err
+	}
+	return res
+}
+
+// plan generates the inputs and lists the runs.
+func plan(work string, full bool, shared string) []run {
+	write := func(name string, b []byte) string {
+		p := filepath.Join(work, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			fatal(err)
+		}
+		return p
+	}
+	must := func(b []byte, err error) []byte {
+		if err != nil {
+			fatal(err)
+		}
+		return b
+	}
+	scale := func(small, big int64) int64 {
+		if full {
+			return big
+		}
+		return small
+	}
+	var runs []run
+	add := func(in input, timeout time.Duration, argsets ...[]string) {
+		for _, a := range argsets {
+			runs = append(runs, run{in: in, args: a, timeout: timeout})
+		}
+	}
+	inspectCheck := [][]string{{"inspect", "{}"}, {"check", "{}"}}
+
+	// Examples and their mutants: every reader, every command.
+	ex := examples.FS()
+	rng := rand.New(rand.NewSource(23))
+	mutants := int(scale(6, 40))
+	var bases []input
+	for _, n := range examples.Names() {
+		b, err := fs.ReadFile(ex, n)
+		if err != nil {
+			fatal(err)
+		}
+		bases = append(bases, input{name: n, path: write(n, b), reader: readerOf(n)})
+	}
+	if st, err := os.Stat(shared); err == nil && st.IsDir() {
+		var corpus []string
+		filepath.WalkDir(filepath.Join(shared, "corpus"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() && !strings.HasSuffix(p, ".md") {
+				corpus = append(corpus, p)
+			}
+			return nil
+		})
+		sort.Strings(corpus)
+		rng.Shuffle(len(corpus), func(i, j int) { corpus[i], corpus[j] = corpus[j], corpus[i] })
+		for _, p := range corpus[:min(len(corpus), int(scale(6, 60)))] {
+			bases = append(bases, input{name: "corpus:" + filepath.Base(p), path: p, reader: readerOf(p)})
+		}
+	}
+	for _, in := range bases {
+		add(in, 0, []string{"inspect", "{}"}, []string{"check", "{}"}, []string{"report", "{}", "-o", "{out}.html"})
+		if in.reader == "neff" || in.reader == "gemini" {
+			add(in, 0, []string{"sim", "{}", "--trace", "{out}.json"})
+		}
+		orig, err := os.ReadFile(in.path)
+		if err != nil {
+			fatal(err)
+		}
+		for k := range mutants {
+			m := mutate(rng, orig)
+			name := fmt.Sprintf("%s~%d", strings.TrimPrefix(filepath.Base(in.name), "corpus:"), k)
+			mi := input{name: name, path: write(name+filepath.Ext(in.path), m), reader: in.reader}
+			add(mi, 0, inspectCheck...)
+		}
+	}
+
+	// NEFF: a huge zero member, a huge JSON member, huge variables,
+	// hostile names.
+	zero := scale(64<<20, 1<<30)
+	in := input{name: "neff: zero member", path: write("zero.neff", hostile.NEFFBigMember(zero, hostile.ZeroMember)), reader: "neff", effective: zero}
+	add(in, 0, append(inspectCheck, []string{"neff", "unpack", "{}", "-o", "{out}"})...)
+	js := scale(16<<20, 256<<20)
+	// A JSON member of one-digit numbers costs up to 40 bytes per byte
+	// (README): 10 x its size at the NEFF multiple of 4.
+	in = input{name: "neff: JSON member", path: write("json.neff", hostile.NEFFBigMember(js, hostile.JSONMember)), reader: "neff", effective: 10 * js}
+	add(in, 0, inspectCheck...)
+	in = input{name: "neff: 2^62-byte variable", path: write("var.neff", must(hostile.NEFFVarSize(1<<62))), reader: "neff"}
+	add(in, 0, []string{"check", "{}"}, []string{"neff", "dma", "{}", "--execute", "-o", "{out}"})
+	in = input{name: "neff: 1 GiB variable, 256M budget", path: write("var1g.neff", must(hostile.NEFFVarSize(1<<30))), reader: "neff"}
+	add(in, 0, []string{"neff", "dma", "{}", "--execute", "--max-memory", "256M", "-o", "{out}"})
+	names := int(scale(1<<20, 50<<20))
+	in = input{name: "neff: escapes + long names", path: write("names.neff", must(hostile.NEFFNames(names))), reader: "neff"}
+	add(in, 0, append(inspectCheck, []string{"neff", "dma", "{}"}, []string{"sim", "{}"})...)
+
+	// Edge TPU: custom options whose entries share one long key.
+	n, key := 4000, int(scale(32<<10, 200<<10))
+	in = input{name: "edgetpu: shared flex keys", path: write("keys_edgetpu.tflite", must(hostile.EdgeTPUCustomOptions(hostile.FlexSharedKeys(n, key)))), reader: "edgetpu"}
+	add(in, 0, inspectCheck...)
+
+	// Gemini: names with escapes and megabytes.
+	if b, err := fs.ReadFile(ex, "demo_gemini_schedule.json"); err == nil {
+		long := must(hostile.JSONLongNames(b, int(scale(256<<10, 5<<20))))
+		in = input{name: "gemini: long names", path: write("names_gemini.json", long), reader: "gemini"}
+		add(in, 0, append(inspectCheck, []string{"sim", "{}"})...)
+	}
+
+	// ZeBu: cycles near the int64 limit.
+	var zb strings.Builder
+	for i := range 64 {
+		fmt.Fprintf(&zb, "[pe_conv, {'slyr': 0, 'wkl': %d, 'tile': 0}, {'inst_idx': %d, 'time': [0, 4611686018427387904]}, {}]\n", i, i)
+	}
+	in = input{name: "zebu: 2^62-cycle instructions", path: write("cycles.zebu", []byte(zb.String())), reader: "zebu"}
+	add(in, 0, inspectCheck...)
+
+	// alloc: many buffers under --timeout; the run must end within the
+	// timeout plus a quarter plus reading and writing.
+	var ab strings.Builder
+	ab.WriteString("id,lower,upper,size\n")
+	nb := int(scale(100_000, 1_000_000))
+	for i := range nb {
+		lo := rng.Intn(nb)
+		fmt.Fprintf(&ab, "b%d,%d,%d,%d\n", i, lo, lo+1+rng.Intn(64), 1+rng.Intn(4096))
+	}
+	in = input{name: fmt.Sprintf("alloc: %d buffers", nb), path: write("many.csv", []byte(ab.String())), reader: "alloc"}
+	runs = append(runs, run{in: in, args: []string{"alloc", "{}", "--capacity", "1000000000", "--timeout", "2s"}, timeout: 2*time.Second*5/4 + 3*time.Second + time.Duration(nb/100_000)*time.Second})
+
+	// Non-regular inputs must not hang: a FIFO without a writer, /dev/zero.
+	fifo := filepath.Join(work, "fifo.neff")
+	if syscall.Mkfifo(fifo, 0o600) == nil {
+		in = input{name: "FIFO without a writer", path: fifo, reader: "other"}
+		runs = append(runs, run{in: in, args: []string{"inspect", "{}"}, timeout: 10 * time.Second, wantExit: []int{2}},
+			run{in: in, args: []string{"check", "{}"}, timeout: 10 * time.Second, wantExit: []int{2}})
+	}
+	in = input{name: "/dev/zero", path: "/dev/zero", reader: "other"}
+	runs = append(runs, run{in: in, args: []string{"inspect", "{}"}, timeout: 10 * time.Second, wantExit: []int{2}})
+	return runs
+}
+
+// mutate returns a copy of b with one of: bytes flipped, a cut, a
+// repeated slice, a run of 0xff inserted.
+func mutate(rng *rand.Rand, b []byte) []byte {
+	m := append([]byte(nil), b...)
+	if len(m) == 0 {
+		return m
+	}
+	switch rng.Intn(4) {
+	case 0:
+		for range 1 + rng.Intn(16) {
+			m[rng.Intn(len(m))] ^= byte(1 << rng.Intn(8))
+		}
+	case 1:
+		m = m[:rng.Intn(len(m))]
+	case 2:
+		i := rng.Intn(len(m))
+		j := i + rng.Intn(min(len(m)-i, 4096)+1)
+		rep := bytes.Repeat(m[i:j], 1+rng.Intn(8))
+		m = append(m[:j:j], append(rep, b[j:]...)...)
+	case 3:
+		i := rng.Intn(len(m))
+		m = append(m[:i:i], append(bytes.Repeat([]byte{0xff}, 1+rng.Intn(64)), b[i:]...)...)
+	}
+	return m
+}
+
+func readerOf(name string) string {
+	switch {
+	case strings.HasSuffix(name, ".neff"):
+		return "neff"
+	case strings.HasSuffix(name, ".tflite") || strings.Contains(name, "edgetpu"):
+		return "edgetpu"
+	case strings.HasSuffix(name, ".csv"):
+		return "alloc"
+	case strings.HasSuffix(name, ".yaml"):
+		return "sbuf"
+	case strings.Contains(name, "gemini") || strings.HasSuffix(name, ".json"):
+		return "gemini"
+	}
+	return "other"
+}
+
+func contains(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(string(b), "\n")
+	return s
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1fM", float64(n)/(1<<20)) }
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "harness:", err)
+	os.Exit(3)
+}
