@@ -68,7 +68,7 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 	}
 	h := heuristic(ctx, p)
 	if h == nil {
-		return nil, TimedOut, ctx.Err()
+		return nil, TimedOut, ctxErr(ctx)
 	}
 	if len(Validate(p, h)) == 0 {
 		return h, Solved, nil
@@ -133,7 +133,7 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 	case status == Infeasible:
 		return nil, Infeasible, nil
 	case status == TimedOut:
-		err := ctx.Err()
+		err := ctxErr(ctx)
 		if err == nil || errors.Is(err, context.Canceled) {
 			if e := context.Cause(ctx); e != nil {
 				err = e
@@ -785,7 +785,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 		s.halt = true
 	}
 	if s.nodes&s.checkMask == 0 {
-		if s.ctx.Err() != nil {
+		if ctxErr(s.ctx) != nil {
 			s.stop, s.halt = true, true
 		}
 		if s.nodes >= s.flushAt {

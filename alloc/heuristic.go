@@ -102,7 +102,7 @@ func greedy(ctx context.Context, p *Problem, scan bool) *Solution {
 		byOff := slices.Clone(placed)
 		slices.SortFunc(byOff, func(a, b int) int { return cmp.Compare(sol.Offsets[a], sol.Offsets[b]) })
 		for done, i := range order {
-			if done&255 == 255 && ctx.Err() != nil {
+			if done&255 == 255 && ctxErr(ctx) != nil {
 				return nil
 			}
 			size, align := p.Buffers[i].Size, p.Buffers[i].Alignment
@@ -128,7 +128,7 @@ func greedy(ctx context.Context, p *Problem, scan bool) *Solution {
 	}
 	var busy []span
 	for done, i := range order {
-		if done&255 == 255 && ctx.Err() != nil {
+		if done&255 == 255 && ctxErr(ctx) != nil {
 			return nil
 		}
 		busy = busy[:0]
@@ -167,7 +167,7 @@ func meetTime(a, b []Piece) bool {
 // HeuristicSolver wraps Heuristic in the Solver contract: Solved when the
 // greedy placement fits the capacity, TimedOut (undecided) otherwise.
 func HeuristicSolver(ctx context.Context, p *Problem, _ Options) (*Solution, Status, error) {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return nil, TimedOut, err
 	}
 	sol := Heuristic(p)
@@ -204,7 +204,7 @@ func bestFit(ctx context.Context, p *Problem) *Solution {
 		return cmp.Or(cmp.Compare(y.Size, x.Size), cmp.Compare(y.Upper-y.Lower, x.Upper-x.Lower))
 	})
 	for done, i := range order {
-		if done&255 == 255 && ctx.Err() != nil {
+		if done&255 == 255 && ctxErr(ctx) != nil {
 			return nil
 		}
 		bi := &p.Buffers[i]

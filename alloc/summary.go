@@ -166,7 +166,7 @@ func largeProblem(ctx context.Context, p *Problem, lo int64, best *Minimum) {
 		}
 	}
 	floor := lo
-	for probes := 0; floor < best.Capacity && probes < 8 && ctx.Err() == nil; probes++ {
+	for probes := 0; floor < best.Capacity && probes < 8 && ctxErr(ctx) == nil; probes++ {
 		probe := floor + (best.Capacity-floor)/2
 		if probes == 0 {
 			probe = lo + lo/1000 // 0.1% above the peak is often reachable
@@ -238,7 +238,7 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 	q.Capacity = 1<<62 - 1
 	h := heuristic(ctx, &q)
 	if h == nil {
-		return nil, fmt.Errorf("stopped before a first placement was found: %w", ctx.Err())
+		return nil, fmt.Errorf("stopped before a first placement was found: %w", ctxErr(ctx))
 	}
 	hi := Height(&q, h)
 	if hi < lo {
@@ -253,7 +253,7 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 	// Try the lower bound first: it is often reachable.
 	probe := lo
 	for floor < best.Capacity {
-		if ctx.Err() != nil {
+		if ctxErr(ctx) != nil {
 			proven = false
 			break
 		}

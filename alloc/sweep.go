@@ -48,7 +48,7 @@ func Sweep(ctx context.Context, p *Problem, opt SweepOptions) *Solution {
 	})
 	windows := (len(order) + opt.Window - 1) / opt.Window
 	for w := 0; w < windows; w++ {
-		if ctx.Err() != nil {
+		if ctxErr(ctx) != nil {
 			return nil
 		}
 		free := order[w*opt.Window : min(len(order), (w+1)*opt.Window)]
