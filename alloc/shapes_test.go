@@ -229,3 +229,26 @@ func FuzzExact(f *testing.F) {
 		}
 	})
 }
+
+// FuzzExactParallel is FuzzExact with several workers: the portfolio's
+// shared incumbent, node counts and cancellation run concurrently (the
+// multi-worker path was never fuzzed). A placement returned validates.
+func FuzzExactParallel(f *testing.F) {
+	f.Add("id,lower,upper,size\n0,0,10,4\n1,5,15,4\n2,2,8,2\n", int64(8))
+	f.Add("id,lower,upper,size\na,0,3,4\nb,1,4,4\nc,2,5,4\nd,3,6,4\ne,0,6,1\n", int64(9))
+	f.Fuzz(func(t *testing.T, in string, capacity int64) {
+		tb, err := ReadCSV(strings.NewReader(in), capacity, Limits{MaxBytes: 1 << 12, MaxBuffers: 24, MaxGaps: 4})
+		if err != nil || capacity <= 0 {
+			return
+		}
+		p := &tb.Problem
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		sol, st, _ := Exact(ctx, p, Options{Workers: 4})
+		if st == Solved {
+			if rep := Validate(p, sol); len(rep) > 0 {
+				t.Fatalf("invalid placement %v: %v", sol.Offsets, rep)
+			}
+		}
+	})
+}

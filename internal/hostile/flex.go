@@ -50,32 +50,46 @@ func FlexSharedKeys(n, keyLen int) []byte {
 }
 
 // JSONLongNames rewrites a JSON document: every string value of a key
-// ending in "name" gets a terminal escape sequence, a newline and extra
-// bytes appended (the same suffix for the same value, so references by
-// name still match). Key order is lost; the document stays valid JSON.
+// ending in "name" gets a terminal escape sequence and a newline appended,
+// and the smallest such value (all its occurrences, so references by name
+// still match) extra bytes besides: one huge name among ordinary ones.
+// Key order is lost; the document stays valid JSON.
 func JSONLongNames(doc []byte, extra int) ([]byte, error) {
 	var v any
 	if err := json.Unmarshal(doc, &v); err != nil {
 		return nil, err
 	}
-	suffix := "\x1b[2J\x1b]0;owned\x07\n" + strings.Repeat("N", extra)
-	var walk func(any) any
-	walk = func(x any) any {
+	evil := "\x1b[2J\x1b]0;owned\x07\n"
+	long := strings.Repeat("N", extra)
+	smallest, found := "", false
+	var walk func(x any, rewrite bool) any
+	walk = func(x any, rewrite bool) any {
 		switch t := x.(type) {
 		case map[string]any:
 			for k, e := range t {
 				if s, ok := e.(string); ok && strings.HasSuffix(k, "name") {
-					t[k] = s + suffix
+					if !rewrite {
+						if !found || s < smallest {
+							smallest, found = s, true
+						}
+						continue
+					}
+					if s == smallest {
+						t[k] = s + evil + long
+					} else {
+						t[k] = s + evil
+					}
 				} else {
-					t[k] = walk(e)
+					t[k] = walk(e, rewrite)
 				}
 			}
 		case []any:
 			for i := range t {
-				t[i] = walk(t[i])
+				t[i] = walk(t[i], rewrite)
 			}
 		}
 		return x
 	}
-	return json.Marshal(walk(v))
+	walk(v, false)
+	return json.Marshal(walk(v, true))
 }

@@ -312,7 +312,7 @@ func plan(work string, full bool, shared string) []run {
 	in = input{name: "neff: 1 GiB variable, 256M budget", path: write("var1g.neff", must(hostile.NEFFVarSize(1<<30))), reader: "neff"}
 	add(in, 0, []string{"neff", "dma", "{}", "--execute", "--max-memory", "256M", "-o", "{out}"})
 	names := int(scale(1<<20, 50<<20))
-	in = input{name: "neff: escapes + long names", path: write("names.neff", must(hostile.NEFFNames(names))), reader: "neff"}
+	in = input{name: "neff: escapes + long names", path: write("names.neff", must(hostile.NEFFNames(names))), reader: "neff", effective: 4 * int64(names)}
 	add(in, 0, append(inspectCheck, []string{"neff", "dma", "{}"}, []string{"sim", "{}"})...)
 
 	// Edge TPU: custom options whose entries share one long key.
@@ -322,7 +322,7 @@ func plan(work string, full bool, shared string) []run {
 
 	// Gemini: names with escapes and megabytes.
 	if b, err := fs.ReadFile(ex, "demo_gemini_schedule.json"); err == nil {
-		long := must(hostile.JSONLongNames(b, int(scale(256<<10, 5<<20))))
+		long := must(hostile.JSONLongNames(b, int(scale(1<<20, 5<<20))))
 		in = input{name: "gemini: long names", path: write("names_gemini.json", long), reader: "gemini"}
 		add(in, 0, append(inspectCheck, []string{"sim", "{}"})...)
 	}
