@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -497,7 +498,13 @@ type RectMap struct {
 	// YDown draws y growing downwards (row 0 at the top), as for the rows
 	// of an image or a tensor; otherwise y grows upwards (addresses).
 	YDown bool
+	// LabelRects writes each rectangle's Label on it where it fits and
+	// does not cover another label (at most maxRectLabels).
+	LabelRects bool
 }
+
+// maxRectLabels bounds the labels LabelRects draws.
+const maxRectLabels = 400
 
 func (c *RectMap) html() (template.HTML, error) {
 	if len(c.Rects) == 0 {
@@ -567,11 +574,28 @@ func (c *RectMap) html() (template.HTML, error) {
 			rx, ry, rw, rh, seriesColor(c.Series, r.Series), esc(tip))
 		overlay(&s, c.Series, r.Series, rx, ry, rw, rh)
 	}
-	for _, l := range c.Labels {
+	labels := c.Labels
+	if c.LabelRects {
+		for _, r := range c.Rects {
+			labels = append(labels, AreaLabel{X0: r.X0, X1: r.X1, Y0: r.Y0, Y1: r.Y1, Text: r.Label})
+		}
+	}
+	type placed struct{ x0, x1, y0, y1 float64 }
+	var taken []placed
+	for _, l := range labels {
+		if len(taken) == maxRectLabels {
+			break
+		}
 		bx, by, bw, bh := box(l.X0, l.X1, l.Y0, l.Y1)
+		tw := textWidth(l.Text, fontSize)
+		pl := placed{bx + bw/2 - tw/2 - 2, bx + bw/2 + tw/2 + 2, by + bh/2 - fontSize/2 - 2, by + bh/2 + fontSize/2 + 2}
+		if l.Text == "" || slices.ContainsFunc(taken, func(o placed) bool { return pl.x0 < o.x1 && o.x0 < pl.x1 && pl.y0 < o.y1 && o.y0 < pl.y1 }) {
+			continue
+		}
 		if textWidth(l.Text, fontSize)+4 > bw || fontSize+4 > bh {
 			continue // does not fit: the legend and the hover text tell
 		}
+		taken = append(taken, pl)
 		fmt.Fprintf(&s, `<text class="area-label" x="%s" y="%s" text-anchor="middle" pointer-events="none">%s</text>`, f1(bx+bw/2), f1(by+bh/2+4), esc(l.Text))
 	}
 	if c.YLimit > 0 {

@@ -185,8 +185,17 @@ func TestChartsLayout(t *testing.T) {
 		{Name: "a very long track name of a DMA engine queue that goes on and on and on", Spans: []Span{{0, 2.5e6, 0, "x", ""}}}}}
 	rects := &RectMap{Series: []Series{{Name: "buf"}}, XUnit: Number, YUnit: Bytes, XLabel: "time", YLabel: "offset", YLimit: 1 << 30, LimitLabel: "capacity",
 		Rects: []Rect{{0, 1e6, 0, 1 << 30, 0, "b", ""}}}
-	for _, b := range []Block{bar, column, timeline, rects} {
+	// Labelled rectangles, many overlapping: labels only where they fit
+	// and never over each other.
+	labelled := &RectMap{Series: []Series{{Name: "t"}}, XUnit: Number, YUnit: Bytes, XLabel: "partition", YLabel: "byte address", LabelRects: true}
+	for i := range 40 {
+		labelled.Rects = append(labelled.Rects, Rect{X0: float64(i % 7), X1: float64(i%7 + 3), Y0: float64(i * 100), Y1: float64(i*100 + 900), Label: fmt.Sprintf("tensor_%d", i)})
+	}
+	for _, b := range []Block{bar, column, timeline, rects, labelled} {
 		checkChartLayout(t, b)
+	}
+	if h, _ := labelled.html(); strings.Count(string(h), `class="area-label"`) < 5 {
+		t.Errorf("only %d rectangles labelled", strings.Count(string(h), `class="area-label"`))
 	}
 }
 

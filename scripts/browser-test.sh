@@ -45,7 +45,7 @@ if [ -d ../shared/corpus ]; then
     if ! msg=$("$out/npukit" report $(echo "$f" | sed 's/_segment_0_of_/_segment_*_of_/') -o "$out/reports/multi-$(basename "$f").html" 2>&1); then
       echo "report failed: set of $f: $msg" >&2; exit 1
     fi
-  done < <(find ../shared/corpus ../shared/corpus2 -type f -name '*_segment_0_of_*.tflite' -not -path '*/golden/*' 2>/dev/null | sort)
+  done < <(find ../shared/corpus ../shared/corpus2 -type f -name '*_segment_0_of_*.tflite' -not -path '*/golden/*' -not -path '*/goldens/*' 2>/dev/null | sort)
   for f in ../shared/benchmarks/minimalloc/*.csv; do
     if ! msg=$("$out/npukit" report "$f" -o "$out/reports/bench-$(basename "$f").html" 2>&1); then
       echo "report failed: $f: $msg" >&2; exit 1

@@ -115,7 +115,7 @@ func Page(p *neuroncore.Plan) (*report.Page, error) {
 		ser = append(ser, report.Series{Name: t.Name})
 	}
 	for _, buf := range []neuroncore.Buffer{neuroncore.SBUF, neuroncore.PSUM} {
-		m := &report.RectMap{Series: ser, XUnit: report.Number, YUnit: report.Bytes, XLabel: "partition", YLabel: "byte address in a partition"}
+		m := &report.RectMap{Series: ser, XUnit: report.Number, YUnit: report.Bytes, XLabel: "partition", YLabel: "byte address in a partition", LabelRects: true}
 		var top int64
 		for _, r := range rects {
 			if r.Buffer != buf {
@@ -152,7 +152,7 @@ func Page(p *neuroncore.Plan) (*report.Page, error) {
 	lts := x.LifetimeRects(sbufMaxLifetimeRects)
 	for _, buf := range []neuroncore.Buffer{neuroncore.SBUF, neuroncore.PSUM} {
 		lm := &report.RectMap{Caption: fmt.Sprintf("%s: logical tile lifetimes (body steps) against the bytes of their physical tile; overlapping rectangles are conflicts when their partitions overlap too", strings.ToUpper(buf.String())),
-			Series: ser, XUnit: report.Number, YUnit: report.Bytes, XLabel: "body step", YLabel: "byte address in a partition"}
+			Series: ser, XUnit: report.Number, YUnit: report.Bytes, XLabel: "body step", YLabel: "byte address in a partition", LabelRects: true}
 		for _, l := range lts {
 			if l.Buffer != buf {
 				continue
