@@ -44,7 +44,7 @@ var bounds = map[string]bound{
 	"edgetpu": {8, 96 << 20},
 	"gemini":  {8, 96 << 20},
 	"alloc":   {60, 128 << 20},
-	"sbuf":    {120, 96 << 20},
+	"sbuf":    {40, 96 << 20},
 	"zebu":    {40, 96 << 20},
 	"other":   {40, 128 << 20},
 }
@@ -346,6 +346,15 @@ func plan(work string, full bool, shared string) []run {
 	}
 	in = input{name: fmt.Sprintf("alloc: %d buffers", nb), path: write("many.csv", []byte(ab.String())), reader: "alloc"}
 	runs = append(runs, run{in: in, args: []string{"alloc", "{}", "--capacity", "1000000000", "--timeout", "2s"}, timeout: 2*time.Second*5/4 + 3*time.Second + time.Duration(nb/100_000)*time.Second})
+
+	// SBUF plan: steps past the limit, near the 16 MiB plan cap.
+	var pb strings.Builder
+	pb.WriteString("name: big\narch: v2\nhbm:\n  - {name: out, kind: shared_hbm, output: true}\ntensors:\n  - {name: x, block: [1], partitions: 128, free: [64], dtype: bfloat16, buffer: sbuf}\nbody:\n")
+	for pb.Len() < int(scale(4<<20, 16<<20)-(64<<10)) {
+		pb.WriteString("  - {op: activation, func: exp, read: x, write: x}\n")
+	}
+	in = input{name: "sbuf: plan of 10^5 steps", path: write("steps.yaml", []byte(pb.String())), reader: "sbuf"}
+	add(in, 0, []string{"sbuf", "check", "{}"}, []string{"inspect", "{}"})
 
 	// Non-regular inputs must not hang: a FIFO without a writer, /dev/zero.
 	fifo := filepath.Join(work, "fifo.neff")
