@@ -159,7 +159,7 @@ the file's own extent, and --rewrite writes the schedule with the new addresses
 				if len(args) != 0 || validate || minimize || out != "" || capacity != 0 {
 					return usageErr("--from takes a schedule and no problem, --capacity, -o, --minimize or --validate")
 				}
-				fromOpts.Timeout = 10 * time.Second
+				fromOpts.Timeout = allocFromDefaultTimeout
 				if cmd.Flags().Changed("timeout") {
 					fromOpts.Timeout = timeout
 				}
@@ -189,12 +189,14 @@ the file's own extent, and --rewrite writes the schedule with the new addresses
 	cmd.Flags().BoolVar(&minimize, "minimize", false, "find the smallest capacity that holds the problem")
 	cmd.Flags().BoolVar(&validate, "validate", false, "validate SOLUTION.csv against PROBLEM.csv")
 	timeout = allocDefaultTimeout
-	cmd.Flags().Var((*secondsOrDuration)(&timeout), "timeout", "stop the search after this long, e.g. 30s, 2m or 30 (seconds); 0 = no limit (with --from: each probe, default 10s)")
+	cmd.Flags().Var((*secondsOrDuration)(&timeout), "timeout", "stop the search after this long, e.g. 30s, 2m or 30 (seconds); 0 = no limit; with --from: each exact probe")
+	// The one default statement names both defaults (pflag prints it).
+	cmd.Flags().Lookup("timeout").DefValue = timeout.String() + ", with --from " + allocFromDefaultTimeout.String()
 	cmd.Flags().StringVar(&offsets, "offsets", "auto", "an offset column is: fixed (pinned), previous (a previous solution; every buffer placed anew) or auto (previous when every row has one and no fixed column, else fixed)")
 	cmd.Flags().StringVar(&from, "from", "", "re-allocate the L2 of this Gemini schedule instead of solving a CSV problem")
 	markRange(cmd.Flags(), "positive", "capacity")
 	allocFromFlags(cmd.Flags(), &fromOpts)
-	return cmd
+	return acceptsKinds(cmd, detect.MiniMallocCSV, detect.GeminiIR)
 }
 
 // secondsOrDuration is a duration flag that also takes a bare number of

@@ -158,6 +158,10 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
+// allocFromDefaultTimeout bounds each exact probe of a re-allocation
+// when --timeout is not given.
+const allocFromDefaultTimeout = 10 * time.Second
+
 // newGeminiReallocCmd registers the re-allocation as `npukit gemini
 // realloc`, the same job as `npukit alloc --from SCHEDULE.json`, for users
 // who look for it under the format's group.
@@ -185,9 +189,9 @@ no addresses: only its live peak is shown and there is nothing to rewrite.`,
 		},
 	}
 	f := cmd.Flags()
-	f.DurationVar(&opts.Timeout, "timeout", 10*time.Second, "time limit of each exact probe (0 = none)")
+	f.DurationVar(&opts.Timeout, "timeout", allocFromDefaultTimeout, "time limit of each exact probe; 0 = no limit")
 	allocFromFlags(f, &opts)
-	return cmd
+	return acceptsKinds(cmd, detect.GeminiIR)
 }
 
 // allocFromFlags adds the re-allocation flags other than --timeout (which
@@ -199,7 +203,7 @@ no addresses: only its live peak is shown and there is nothing to rewrite.`,
 //	// in RunE: if from != "" { fromOpts.Timeout = timeout; return allocFromCmdRun(env, from, fromOpts) }
 func allocFromFlags(f *pflag.FlagSet, opts *allocFromOptions) {
 	f.StringVar(&opts.Rewrite, "rewrite", "", "schedules: write the schedule with the new addresses to this file")
-	f.DurationVar(&opts.Budget, "budget", time.Minute, "schedules: time limit of each core's minimisation (0 = none)")
+	f.DurationVar(&opts.Budget, "budget", time.Minute, "schedules: time limit of each core's minimisation; 0 = no limit")
 	markRange(f, "non-negative", "budget")
 	f.Int64Var(&opts.Align, "align", 0, "schedules: align every address to this many bytes (default: none)")
 	f.StringVar(&opts.Prefetch, "prefetch", "none", "schedules: DRAM loads whose region stays free during the previous workload: none, all or file (those that do not wait in the file)")

@@ -76,7 +76,7 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 	cmd.Flags().BoolVar(&listRules, "list-rules", false, "list every rule (ID, severity, description) and exit")
 	cmd.Flags().BoolVar(&noInfo, "no-info", false, "leave out info diagnostics")
 	options = bindKindFlags("check", cmd.Flags())
-	return cmd
+	return acceptsOp(cmd, "check")
 }
 
 func printRules(env *Env) error {

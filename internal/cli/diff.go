@@ -8,7 +8,7 @@ import (
 func init() { registerCommand(30, newDiffCmd) }
 
 func newDiffCmd(env *Env) *cobra.Command {
-	return &cobra.Command{
+	return acceptsOp(&cobra.Command{
 		Use:   "diff A B",
 		Short: "Show the semantic differences between two artifacts of one kind",
 		Long: `diff compares two artifacts of the same kind by content, not bytes: it ignores
@@ -44,5 +44,5 @@ Exit code 0 when they are the same, 1 when they differ, 2 on unreadable input
 			}
 			return nil
 		},
-	}
+	}, "diff")
 }

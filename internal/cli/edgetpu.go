@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/npukit/npukit"
@@ -33,12 +34,15 @@ func readEdgeTPU(path string) (*edgetpu.Model, error) {
 	return m, nil
 }
 
+// edgetpuKinds are the kinds the edgetpu commands read.
+var edgetpuKinds = []detect.Kind{detect.EdgeTPU, detect.DarwiNN}
+
 func edgetpuArg(path string) (*edgetpu.Model, error) {
 	a, err := openArg(path)
 	if err != nil {
 		return nil, err
 	}
-	if a.Kind != detect.EdgeTPU && a.Kind != detect.DarwiNN {
+	if !slices.Contains(edgetpuKinds, a.Kind) {
 		return nil, wrongKind(path, a, "Edge TPU model or DarwiNN package")
 	}
 	m, err := npukit.EdgeTPUModel(a)
@@ -67,7 +71,7 @@ and the driver's run-time steps (link, relayout, dma).`,
 }
 
 func newEdgeTPUMemoryCmd(env *Env) *cobra.Command {
-	return &cobra.Command{
+	return acceptsKinds(&cobra.Command{
 		Use:   "memory FILE...",
 		Short: "On-chip cached vs off-chip streamed parameters, grouped by caching token",
 		Long: `memory shows, per file, the parameters cached in the Edge TPU's 8 MiB SRAM (the
@@ -86,7 +90,7 @@ token: models compiled together share the cache, any other switch evicts it.`,
 			}
 			return render(env, edgetpu.BuildMemoryReport(files))
 		},
-	}
+	}, edgetpuKinds...)
 }
 
 type etpuExtractOutput struct {
@@ -167,7 +171,7 @@ appears complete or not at all; an existing non-empty DIR is replaced only with 
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "directory to write into")
 	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty DIR")
-	return cmd
+	return acceptsKinds(cmd, edgetpuKinds...)
 }
 
 func init() {

@@ -48,5 +48,5 @@ npukit inspect shows where its operators run.`,
 		},
 	}
 	cmd.Flags().IntVar(&compiler, "compiler", 16, "Edge TPU compiler major version to predict (16: maps ops independent of an unmapped one; 15 and older stop at the first)")
-	return cmd
+	return acceptsKinds(cmd, detect.TFLite)
 }

@@ -270,7 +270,7 @@ package's main one unless --exe.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&exe, "exe", -1, "executable index (default: the package's main executable)")
+	f.IntVar(&exe, "exe", -1, "executable index; -1 = the package's main executable")
 	f.IntVar(&opIdx, "op", 0, "Edge TPU op index, for models with several")
 	f.StringArrayVar(&layers, "layer", nil, "address of an input or output layer: NAME=ADDR[@BATCH] (repeatable)")
 	f.StringVar(&params, "parameters", "", "parameter buffer address")
@@ -278,7 +278,7 @@ package's main one unless --exe.`,
 	f.StringVarP(&out, "output", "o", "", "directory for the linked chunks")
 	f.BoolVar(&verify, "verify", false, "re-read the output and prove the link")
 	f.BoolVar(&force, "force", false, "replace a non-empty DIR")
-	return cmd
+	return acceptsKinds(cmd, edgetpuKinds...)
 }
 
 type etpuRelayoutOutput struct {
@@ -429,13 +429,13 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&exe, "exe", -1, "executable index (default: the package's main executable)")
+	f.IntVar(&exe, "exe", -1, "executable index; -1 = the package's main executable")
 	f.IntVar(&opIdx, "op", 0, "Edge TPU op index, for models with several")
 	f.IntVar(&batch, "batch", 0, "number of batch elements in the input (default: from its size)")
 	f.StringVar(&layerName, "layer", "", "name of the output layer")
 	f.StringVar(&in, "in", "", "raw device bytes of the output")
 	f.StringVarP(&out, "output", "o", "", ".npy file to write")
-	return cmd
+	return acceptsKinds(cmd, edgetpuKinds...)
 }
 
 type etpuDMAOutput struct {
@@ -540,7 +540,7 @@ totals by direction and lower-bound transfer times over USB 2.0, USB 3.0 and PCI
 	}
 	cmd.Flags().Float64Var(&pcie, "pcie-gbps", 0, "PCIe bandwidth in Gb/s (default: Gen2 x1, 4 Gb/s effective)")
 	markRange(cmd.Flags(), "positive", "pcie-gbps")
-	return cmd
+	return acceptsKinds(cmd, edgetpuKinds...)
 }
 
 // writeOrLink writes data to p, or, when chunk first (not i) holds the

@@ -71,7 +71,7 @@ entry per file.`,
 		},
 	}
 	options = bindKindFlags("inspect", cmd.Flags())
-	return cmd
+	return acceptsOp(cmd, "inspect")
 }
 
 func exitCodeOf(err error) int {

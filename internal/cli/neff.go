@@ -166,7 +166,7 @@ replaced only with --force. A wrong payload hash is reported, not fatal.`,
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "directory to write into")
 	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty DIR")
-	return cmd
+	return acceptsKinds(cmd, detect.NEFF)
 }
 
 type neffPackOutput struct {
@@ -252,7 +252,7 @@ written atomically.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "NEFF file to write")
 	cmd.Flags().StringVar(&form, "hash-form", "", "MD5 storage form for pkg_version 2: neuronx-cc, natural-zero or natural (default: header.json's, else neuronx-cc)")
 	cmd.Flags().BoolVar(&noPad, "no-padding", false, "do not zero-pad the gzip payload to 10240 bytes")
-	return cmd
+	return acceptsKinds(cmd, detect.NEFFDir)
 }
 
 // neffDemoRoundTrip unpacks the demo NEFF, packs it again and shows that

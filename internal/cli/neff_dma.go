@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/npukit/npukit"
+	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/neff/dmaprog"
 )
@@ -123,5 +124,5 @@ Loads run first, then other transfers, then stores to outputs.`,
 	cmd.Flags().BoolVar(&all, "all", false, "list every efficiency finding (default: the first 20 and counts per rule)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty DIR (with --execute)")
 	cmd.Flags().StringVar(&maxMemory, "max-memory", "", "bytes the variables of one subgraph may use with --execute (K, M, G suffixes; default an eighth of memory, at most 4G)")
-	return cmd
+	return acceptsKinds(cmd, detect.NEFF, detect.NEFFDir)
 }

@@ -17,8 +17,9 @@ func neffSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	var engines int
 	var gibps float64
 	var overhead, minRun int64
-	fs.IntVar(&engines, "dma-engines", d.Engines, "NEFF: DMA engines per NeuronCore (default: the NEFF's NeuronCore generation's)")
-	fs.Float64Var(&gibps, "dma-gibps", d.BytesPerNs*1e9/float64(1<<30), "NEFF: bandwidth of one DMA engine in GiB/s (default: the NEFF's NeuronCore generation's)")
+	// No flag default: a flag not given leaves the generation's figure.
+	fs.IntVar(&engines, "dma-engines", 0, "NEFF: DMA engines per NeuronCore (default: the NEFF's NeuronCore generation's)")
+	fs.Float64Var(&gibps, "dma-gibps", 0, "NEFF: bandwidth of one DMA engine in GiB/s (default: the NEFF's NeuronCore generation's)")
 	fs.Int64Var(&overhead, "dma-overhead-ns", d.OverheadNs, "NEFF: fixed cost of one DMA descriptor in ns")
 	fs.Int64Var(&minRun, "dma-min-run", d.MinChargedRun, "NEFF: contiguous runs shorter than this many bytes cost as much as this")
 	markRange(fs, "non-negative", "dma-overhead-ns", "dma-min-run")

@@ -50,7 +50,7 @@ they concern. Without -o the page is written to FILE.html in the current directo
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "HTML file to write (default: FILE.html)")
-	return cmd
+	return acceptsOp(cmd, "report")
 }
 
 // writeReport renders the artifacts' report page to path atomically.

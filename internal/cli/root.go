@@ -96,6 +96,7 @@ Exit codes: 0 success, 1 check found errors, 2 usage error or unreadable/unrecog
 		root.AddCommand(f.make(env))
 	}
 	guardGroups(root)
+	addKindsHelp(root)
 	return root
 }
 

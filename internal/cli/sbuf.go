@@ -85,7 +85,7 @@ func sbufCheck(path string) (sbufCheckOutput, error) {
 }
 
 func newSbufCheckCmd(env *Env) *cobra.Command {
-	return &cobra.Command{
+	return acceptsKinds(&cobra.Command{
 		Use:   "check PLAN",
 		Short: "Verify an allocation plan: placement rules, lifetimes, PSUM accumulation groups",
 		Long: `check verifies every logical tile of every directly allocated tensor (start partition
@@ -109,7 +109,7 @@ Exit code 1 when an error is found, 2 when the plan cannot be read.`,
 			}
 			return nil
 		},
-	}
+	}, detect.SBUFPlan)
 }
 
 func newSbufSimCmd(env *Env) *cobra.Command {
@@ -137,7 +137,7 @@ per-engine utilisation; --trace writes a Perfetto/Chrome trace JSON.`,
 		},
 	}
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write a Perfetto-compatible trace JSON to this file")
-	return cmd
+	return acceptsKinds(cmd, detect.SBUFPlan)
 }
 
 // sbufPlaceOutput is what `sbuf place` prints.
@@ -260,11 +260,11 @@ placed plan, which passes sbuf check.`,
 	cmd.Flags().BoolVar(&opt.Fewest, "fewest", false, "keep the fewest physical tiles per tensor (no search for overlap)")
 	cmd.Flags().IntVar(&opt.MaxEvaluations, "max-simulations", neuroncore.DefaultPlaceEvaluations, "bound on the simulations of the tile-count search")
 	markRange(cmd.Flags(), "positive", "max-simulations")
-	return cmd
+	return acceptsKinds(cmd, detect.SBUFPlan)
 }
 
 func newSbufShowCmd(env *Env) *cobra.Command {
-	return &cobra.Command{
+	return acceptsKinds(&cobra.Command{
 		Use:   "show PLAN",
 		Short: "List a plan's tensors, their allocation and the location of every logical tile",
 		Args:  cobra.ExactArgs(1),
@@ -279,7 +279,7 @@ func newSbufShowCmd(env *Env) *cobra.Command {
 			}
 			return render(env, s)
 		},
-	}
+	}, detect.SBUFPlan)
 }
 
 // sbufDemoSim simulates a demo plan next to the same plan with one
@@ -355,5 +355,5 @@ func newSbufReportCmd(env *Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "HTML file to write")
-	return cmd
+	return acceptsKinds(cmd, detect.SBUFPlan)
 }

@@ -41,5 +41,5 @@ opens in ui.perfetto.dev or chrome://tracing.`,
 	}
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write a Perfetto-compatible trace JSON to this file")
 	options = bindKindFlags("sim", cmd.Flags())
-	return cmd
+	return acceptsOp(cmd, "simulate")
 }

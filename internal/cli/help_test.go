@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit"
+	"github.com/npukit/npukit/detect"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// walkTree calls fn on every command of npukit's tree.
+func walkTree(t *testing.T, fn func(c *cobra.Command)) {
+	t.Helper()
+	root := NewRoot(&Env{Stdout: io.Discard, Stderr: io.Discard})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		fn(c)
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+}
+
+// TestHelpOneDefaultPerFlag: a flag's help states its default once.
+// When pflag prints "(default X)" the usage must not state one too
+// ("(default: ...)", "default 10s"), nor end in a parenthesis naming a
+// value's meaning that reads as one ("(0 = none) (default 1m0s)").
+func TestHelpOneDefaultPerFlag(t *testing.T) {
+	n := 0
+	walkTree(t, func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			n++
+			fs := pflag.NewFlagSet("", pflag.ContinueOnError)
+			fs.AddFlag(f)
+			line := strings.TrimSpace(fs.FlagUsages())
+			_, usage := pflag.UnquoteUsage(f)
+			if !strings.Contains(line, usage+" (default ") {
+				return // pflag states no default: the usage may
+			}
+			if strings.Contains(strings.ToLower(usage), "default") || valueMeaning.MatchString(usage) {
+				t.Errorf("%s: two defaults: %s", c.CommandPath(), line)
+			}
+		})
+	})
+	if n < 50 {
+		t.Fatalf("only %d flags walked", n)
+	}
+}
+
+var valueMeaning = regexp.MustCompile(`\(\s*[-\w.]+\s*=[^()]*\)$`)
+
+// TestHelpListsKinds: every command that reads a recognised file lists
+// the kinds it accepts; for the shared commands the list is the
+// registry's (npukit.Supports), so it stays true as kinds are added.
+func TestHelpListsKinds(t *testing.T) {
+	ops := map[string]string{
+		"npukit inspect": "inspect", "npukit check": "check", "npukit report": "report",
+		"npukit sim": "simulate", "npukit diff": "diff",
+	}
+	// Commands that read no recognised file: they generate one, take a
+	// Python kernel, or take no argument.
+	noInput := map[string]bool{
+		"npukit": true, "npukit demo": true, "npukit version": true, "npukit gemini synth": true,
+		"npukit nki inspect": true, "npukit help": true, "npukit completion": true,
+	}
+	seen := 0
+	walkTree(t, func(c *cobra.Command) {
+		path := c.CommandPath()
+		if c.HasSubCommands() || noInput[path] || strings.HasPrefix(path, "npukit completion") {
+			return
+		}
+		ks := commandKinds(c)
+		if len(ks) == 0 {
+			t.Errorf("%s: help does not list the kinds it accepts", path)
+			return
+		}
+		if !strings.Contains(c.Long, kindsHelp(ks)) {
+			t.Errorf("%s: the kinds list is not in the help:\n%s", path, c.Long)
+		}
+		for _, k := range ks {
+			if k.Describe() == string(k) {
+				t.Errorf("%s: unknown kind %q", path, k)
+			}
+		}
+		if op, ok := ops[path]; ok {
+			seen++
+			var want []detect.Kind
+			for _, k := range npukit.Kinds() {
+				if npukit.Supports(k, op) {
+					want = append(want, k)
+				}
+			}
+			if !slices.Equal(ks, want) || len(want) == 0 {
+				t.Errorf("%s: lists %v, the registry supports %v", path, ks, want)
+			}
+			// Every kind line is in the help, none more.
+			_, list, _ := strings.Cut(c.Long, "Accepted input")
+			for _, k := range npukit.Kinds() {
+				if got := strings.Contains(list, "\n  "+string(k)+" "); got != npukit.Supports(k, op) {
+					t.Errorf("%s: kind %s listed %v, supported %v", path, k, got, !got)
+				}
+			}
+		}
+	})
+	if seen != len(ops) {
+		t.Errorf("saw %d of the %d shared commands", seen, len(ops))
+	}
+}
