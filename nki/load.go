@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/nki/python"
 )
 
@@ -63,7 +64,7 @@ func ReadManifest(path string) (*Manifest, error) {
 	if st.Size() > MaxManifest {
 		return nil, fmt.Errorf("%s: manifest of %d bytes is over the %d-byte limit", path, st.Size(), MaxManifest)
 	}
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFileMax(path, MaxManifest)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +299,7 @@ func (l *loader) parse(file string) (*python.Module, error) {
 	if st.Size() > python.MaxSource {
 		return nil, fmt.Errorf("%s: %d bytes is over the %d-byte source limit", file, st.Size(), python.MaxSource)
 	}
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFileMax(path, python.MaxSource)
 	if err != nil {
 		return nil, err
 	}

@@ -25,10 +25,12 @@ package nki
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+
+	"github.com/npukit/npukit/internal/inputfile"
+	"github.com/npukit/npukit/nki/python"
 )
 
 // Options say which kernel to trace and how.
@@ -85,7 +87,7 @@ func DetectAPI(src string) string {
 // Trace runs the kernel and returns what it recorded.
 func Trace(opt Options) (res *Result, err error) {
 	if opt.API == "" {
-		b, rerr := os.ReadFile(filepath.Join(opt.Dir, opt.File))
+		b, rerr := inputfile.ReadFileMax(filepath.Join(opt.Dir, opt.File), python.MaxSource)
 		if rerr != nil {
 			return nil, rerr
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/examples"
 	"github.com/spf13/cobra"
 )
@@ -78,7 +79,7 @@ func runDemo(env *Env, dir string) error {
 			return err
 		}
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "\n==== %s\n", path)
