@@ -23,7 +23,7 @@ var (
 	reportsDir = flag.String("reports", "", "directory of .html reports to open")
 	shotsDir   = flag.String("shots", "", "directory to save screenshots into")
 	chromePath = flag.String("chromium", "/usr/bin/chromium", "Chromium binary")
-	maxRender  = flag.Duration("max-render", 2*time.Second, "largest allowed time from navigation to a rendered page")
+	maxRender  = flag.Duration("max-render", 10*time.Second, "largest allowed time from navigation to a rendered page (a guard against pages that hang the browser; render times are logged, not benchmarked here)")
 	maxBytes   = flag.Int64("max-bytes", 5_000_000, "largest allowed report size in bytes")
 )
 
