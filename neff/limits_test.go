@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/npukit/npukit/internal/hostile"
+	"github.com/npukit/npukit/internal/hostile/craft"
 	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/neff"
 )
@@ -24,7 +24,7 @@ func TestDefaultLimitFitsMemory(t *testing.T) {
 // the member is a neff/too-large finding naming the limit, and memory
 // stays in proportion to the limit.
 func TestJSONValueLimit(t *testing.T) {
-	b := hostile.NEFFBigMember(32<<20, hostile.JSONMember)
+	b := craft.NEFFBigMember(32<<20, craft.JSONMember)
 	lim := neff.Limits{MaxDecompressed: 64 << 20, MaxMembers: 100}
 	var before, after runtime.MemStats
 	runtime.GC()

@@ -29,6 +29,7 @@ import (
 
 	"github.com/npukit/npukit/internal/examples"
 	"github.com/npukit/npukit/internal/hostile"
+	"github.com/npukit/npukit/internal/hostile/craft"
 )
 
 // bound is a reader's stated peak memory: Mult x the effective input size
@@ -300,24 +301,24 @@ func plan(work string, full bool, shared string) []run {
 	// NEFF: a huge zero member, a huge JSON member, huge variables,
 	// hostile names.
 	zero := scale(64<<20, 1<<30)
-	in := input{name: "neff: zero member", path: write("zero.neff", hostile.NEFFBigMember(zero, hostile.ZeroMember)), reader: "neff", effective: zero}
+	in := input{name: "neff: zero member", path: write("zero.neff", craft.NEFFBigMember(zero, craft.ZeroMember)), reader: "neff", effective: zero}
 	add(in, 0, append(inspectCheck, []string{"neff", "unpack", "{}", "-o", "{out}"})...)
 	js := scale(16<<20, 256<<20)
 	// A JSON member of one-digit numbers costs up to 40 bytes per byte
 	// (README): 10 x its size at the NEFF multiple of 4.
-	in = input{name: "neff: JSON member", path: write("json.neff", hostile.NEFFBigMember(js, hostile.JSONMember)), reader: "neff", effective: 10 * js}
+	in = input{name: "neff: JSON member", path: write("json.neff", craft.NEFFBigMember(js, craft.JSONMember)), reader: "neff", effective: 10 * js}
 	add(in, 0, inspectCheck...)
-	in = input{name: "neff: 2^62-byte variable", path: write("var.neff", must(hostile.NEFFVarSize(1<<62))), reader: "neff"}
+	in = input{name: "neff: 2^62-byte variable", path: write("var.neff", must(craft.NEFFVarSize(1<<62))), reader: "neff"}
 	add(in, 0, []string{"check", "{}"}, []string{"neff", "dma", "{}", "--execute", "-o", "{out}"})
-	in = input{name: "neff: 1 GiB variable, 256M budget", path: write("var1g.neff", must(hostile.NEFFVarSize(1<<30))), reader: "neff"}
+	in = input{name: "neff: 1 GiB variable, 256M budget", path: write("var1g.neff", must(craft.NEFFVarSize(1<<30))), reader: "neff"}
 	add(in, 0, []string{"neff", "dma", "{}", "--execute", "--max-memory", "256M", "-o", "{out}"})
 	names := int(scale(1<<20, 50<<20))
-	in = input{name: "neff: escapes + long names", path: write("names.neff", must(hostile.NEFFNames(names))), reader: "neff", effective: 4 * int64(names)}
+	in = input{name: "neff: escapes + long names", path: write("names.neff", must(craft.NEFFNames(names))), reader: "neff", effective: 4 * int64(names)}
 	add(in, 0, append(inspectCheck, []string{"neff", "dma", "{}"}, []string{"sim", "{}"})...)
 
 	// Edge TPU: custom options whose entries share one long key.
 	n, key := 4000, int(scale(32<<10, 200<<10))
-	in = input{name: "edgetpu: shared flex keys", path: write("keys_edgetpu.tflite", must(hostile.EdgeTPUCustomOptions(hostile.FlexSharedKeys(n, key)))), reader: "edgetpu"}
+	in = input{name: "edgetpu: shared flex keys", path: write("keys_edgetpu.tflite", must(craft.EdgeTPUCustomOptions(hostile.FlexSharedKeys(n, key)))), reader: "edgetpu"}
 	add(in, 0, inspectCheck...)
 
 	// Gemini: names with escapes and megabytes.

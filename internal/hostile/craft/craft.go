@@ -1,4 +1,7 @@
-package hostile
+// Package craft generates hostile inputs of the formats (NEFF, Edge TPU)
+// for tests and the harness; package hostile holds the format-free ones,
+// which the format packages' own tests can import without a cycle.
+package craft
 
 import (
 	"archive/tar"
