@@ -212,3 +212,16 @@ func TestRelayoutHugeBatch(t *testing.T) {
 		}
 	}
 }
+
+// alloc --capacity 0 was reported as "no capacity given"; it is a usage
+// error naming the flag.
+func TestAllocCapacityZero(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "p.csv")
+	os.WriteFile(p, []byte("id,lower,upper,size\n0,0,2,4\n1,1,3,4\n"), 0o644)
+	for _, c := range []string{"0", "-5"} {
+		r := runInput(t, nil, "alloc", p, "--capacity", c)
+		if r.code != 2 || !strings.Contains(r.stderr, "--capacity "+c) {
+			t.Errorf("--capacity %s: %s", c, r)
+		}
+	}
+}
