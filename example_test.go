@@ -8,6 +8,7 @@ import (
 	"log"
 	"strings"
 
+	"github.com/npukit/npukit/detect/detecttest"
 	"github.com/npukit/npukit/diag"
 
 	"github.com/npukit/npukit"
@@ -216,4 +217,25 @@ func ExampleOpenBytes_darwinnPackage() {
 	// Output:
 	// darwinn-package
 	// errors: 0
+}
+
+// A TFLite model that was never compiled for the Edge TPU (what a Coral
+// user holds before running the compiler) opens as plain TFLite, and its
+// check says so; `npukit edgetpu plan` predicts its mapping.
+func ExampleOpenBytes_tflite() {
+	a, err := npukit.OpenBytes("model.tflite", detecttest.PlainTFLite())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(a.Kind)
+	rep, err := a.Check(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, d := range rep {
+		fmt.Println(d.Severity, d.Rule)
+	}
+	// Output:
+	// tflite
+	// info edgetpu/no-edgetpu-op
 }
