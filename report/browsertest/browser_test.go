@@ -281,6 +281,13 @@ const checkScript = `(() => {
       const u = [...units][0] || '';
       if (tu !== '' && u !== '' && tu !== u) out.bad.push(where + ': ' + ax + ' axis titled "' + title.textContent + '" over ticks in ' + u);
     }
+    // A caption naming a unit in parentheses names one of the axes' units.
+    const cap = fig && fig.querySelector('figcaption');
+    const cm = cap && /\(([A-Za-zµ]+)\)/.exec(cap.textContent);
+    if (cm && unitWords[cm[1].toLowerCase()]) {
+      const axisUnits = [...svg.querySelectorAll('.axis-title')].map(t => titleUnit(t.textContent));
+      if (!axisUnits.includes(unitWords[cm[1].toLowerCase()])) out.bad.push(where + ': caption "' + short(cap.textContent) + '" names ' + cm[1] + ', the axes are in ' + axisUnits.filter(u => u).join(', '));
+    }
   });
   return out;
 })()`

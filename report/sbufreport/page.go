@@ -170,7 +170,7 @@ func Page(p *neuroncore.Plan) (*report.Page, error) {
 		page.Sections = append(page.Sections, report.Section{ID: "lifetimes-" + buf.String(), Title: strings.ToUpper(buf.String()) + " tile lifetimes", Intro: intro, Blocks: []report.Block{lm}})
 	}
 
-	tl := report.SimTimeline(res.Timeline, report.Nanoseconds, "Engines and DMA queues (ns)", func(t *sim.Task) string { return t.Cat })
+	tl := report.SimTimeline(res.Timeline, report.Nanoseconds, "Engines and DMA queues", func(t *sim.Task) string { return t.Cat })
 	for i := range tl.Tracks {
 		for j := range tl.Tracks[i].Spans {
 			s := &tl.Tracks[i].Spans[j]
