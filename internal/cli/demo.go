@@ -36,8 +36,9 @@ func newDemoCmd(env *Env) *cobra.Command {
 		Short: "Run the main job on built-in example artifacts",
 		Long: `demo writes the example artifacts built into npukit (made by npukit's own writers)
 into a directory and runs the main job on each: inspect and check, and for the kinds
-that support it simulation, allocation and a visual report. It prints where
-everything was written.`,
+that support it simulation, allocation and a visual report, named like npukit report
+names it (the example's name without its extension, .html) in the same directory.
+It prints where everything was written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dir == "" {
@@ -127,7 +128,12 @@ func runDemo(env *Env, dir string) error {
 		if err != nil || !npukit.Supports(a.Kind, "report") {
 			continue
 		}
-		html := path + ".html"
+		html, err := defaultReportPath(dir, []string{path})
+		if err != nil {
+			failed++
+			fmt.Fprintf(out, "report of %s failed: %v\n", name, err)
+			continue
+		}
 		if err := writeReport([]*npukit.Artifact{a}, html); err != nil {
 			failed++
 			fmt.Fprintf(out, "report of %s failed: %v\n", name, err)

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -22,7 +24,9 @@ func newReportCmd(env *Env) *cobra.Command {
 offline in any browser: no external scripts, fonts or requests. Charts are SVG with
 labelled axes, legends and units; hovering shows details, the mouse wheel zooms
 timelines. The check diagnostics are included and linked to the part of the page
-they concern. Without -o the page is written to FILE.html in the current directory.`,
+they concern.
+
+` + reportNameRule("FILE", "model_edgetpu.tflite") + " With several files, after the first.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var as []*npukit.Artifact
@@ -37,7 +41,10 @@ they concern. Without -o the page is written to FILE.html in the current directo
 				as = append(as, a)
 			}
 			if out == "" {
-				out = strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0])) + ".html"
+				var err error
+				if out, err = defaultReportPath(".", args); err != nil {
+					return err
+				}
 			}
 			if err := writeReport(as, out); err != nil {
 				return err
@@ -49,8 +56,51 @@ they concern. Without -o the page is written to FILE.html in the current directo
 			return err
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "HTML file to write (default: FILE.html)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", reportOutputUsage("FILE"))
 	return acceptsOp(cmd, "report")
+}
+
+// reportNameRule states the one rule naming a report written without -o,
+// in every command that writes one (report, sbuf report, demo), for the
+// argument arg of a command whose example input is example.
+func reportNameRule(arg, example string) string {
+	return fmt.Sprintf("Without -o the page is written to the current directory, named after %s's base\nname without its extension (%s gives %s; standard input, -,\ngives stdin.html).", arg, example, reportName(example))
+}
+
+// reportOutputUsage is the -o usage of a command writing a report.
+func reportOutputUsage(arg string) string {
+	return "HTML file to write (default: " + arg + "'s base name without extension, .html, in the current directory)"
+}
+
+// reportName is the file name of the report of input: its base name
+// without the extension, plus .html.
+func reportName(input string) string {
+	if input == "-" {
+		return "stdin.html"
+	}
+	base := filepath.Base(filepath.Clean(input))
+	if stem := strings.TrimSuffix(base, filepath.Ext(base)); stem != "" {
+		base = stem
+	}
+	return base + ".html"
+}
+
+// defaultReportPath is where a report of inputs goes without -o: dir
+// joined with reportName of the first input. It refuses to name one of
+// the inputs themselves (a schedule called x.html is recognised by
+// content, and its report must not replace it).
+func defaultReportPath(dir string, inputs []string) (string, error) {
+	p := filepath.Join(dir, reportName(inputs[0]))
+	st, err := os.Stat(p)
+	if err != nil {
+		return p, nil
+	}
+	for _, in := range inputs {
+		if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
+			return "", usageErr("%s: the report's default name %s is the input itself: give -o", in, p)
+		}
+	}
+	return p, nil
 }
 
 // writeReport renders the artifacts' report page to path atomically.

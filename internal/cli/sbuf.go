@@ -325,12 +325,17 @@ func sbufDemoSim(env *Env, path, outDir string) error {
 func newSbufReportCmd(env *Env) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
-		Use:   "report PLAN -o x.html",
+		Use:   "report PLAN [-o x.html]",
 		Short: "Write a visual HTML report of a plan (memory maps, lifetimes, engine timeline)",
-		Args:  cobra.ExactArgs(1),
+		Long: `report writes a plan's HTML page: the page npukit report writes for it.
+` + reportNameRule("PLAN", "plan.yaml"),
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return usageErr("report needs -o FILE.html")
+				var err error
+				if out, err = defaultReportPath(".", args); err != nil {
+					return err
+				}
 			}
 			a, err := openArg(args[0])
 			if err != nil || a.Kind != detect.SBUFPlan {
@@ -354,6 +359,6 @@ func newSbufReportCmd(env *Env) *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "HTML file to write")
+	cmd.Flags().StringVarP(&out, "output", "o", "", reportOutputUsage("PLAN"))
 	return acceptsKinds(cmd, detect.SBUFPlan)
 }
