@@ -83,3 +83,8 @@ func TestReportDefaultName(t *testing.T) {
 		t.Errorf("report -: %v %s", err, out)
 	}
 }
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
