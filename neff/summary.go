@@ -12,6 +12,7 @@ import (
 	"github.com/npukit/npukit/dtype"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/stickywriter"
+	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/npukit/npukit/neff/accesspattern"
 )
 
@@ -526,18 +527,18 @@ func (s *Summary) WriteText(w io.Writer) error {
 			} else {
 				from += " var_id"
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%v\t%s\t%s\n", t.ID, t.Name, orDash(t.DType), shapeText(t.Shape), bytesOrUnknown(t.Bytes), from)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%v\t%s\t%s\n", t.ID, termsafe.Name(t.Name), orDash(t.DType), shapeText(t.Shape), bytesOrUnknown(t.Bytes), from)
 		}
 		tw.Flush()
 	}
 
 	for _, sg := range s.Subgraphs {
-		ew.Printf("\nSubgraph %s (%s, %d variables)\n", sg.Name, sg.Def, sg.Variables)
+		ew.Printf("\nSubgraph %s (%s, %d variables)\n", termsafe.Name(sg.Name), termsafe.Name(sg.Def), sg.Variables)
 		if len(sg.Queues) > 0 {
 			tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "  QUEUE SET\tTYPE\tQUEUES\tOWNER")
 			for _, q := range sg.Queues {
-				fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", q.Name, q.Type, q.Queues, q.Owner)
+				fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", termsafe.Name(q.Name), termsafe.Name(q.Type), q.Queues, q.Owner)
 			}
 			tw.Flush()
 		}
@@ -549,7 +550,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 				if e.Instructions < 0 {
 					instr = "absent"
 				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%s\n", e.Key, path.Base(e.Member), instr, e.DMAEntries, e.Descriptors, humanize.Bytes(e.DMABytes))
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%s\n", termsafe.Name(e.Key), termsafe.Name(path.Base(e.Member)), instr, e.DMAEntries, e.Descriptors, humanize.Bytes(e.DMABytes))
 			}
 			tw.Flush()
 		}
@@ -569,7 +570,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  SUBGRAPH\tNAME\tFILE\tSIZE\tFORMAT")
 		for _, c := range s.Constants {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Subgraph, c.Name, c.File, humanize.Bytes(c.Size), c.Format)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", termsafe.Name(c.Subgraph), termsafe.Name(c.Name), termsafe.Name(c.File), humanize.Bytes(c.Size), c.Format)
 		}
 		tw.Flush()
 	}

@@ -5,6 +5,7 @@
 package termsafe
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -74,6 +75,16 @@ func writeRune(b *strings.Builder, r rune, rest string) {
 	b.WriteString(q[1 : len(q)-1])
 }
 
+// plainPrefix is the length of the leading run of printable ASCII in b,
+// at most limit bytes.
+func plainPrefix(b []byte, limit int) int {
+	n := 0
+	for n < len(b) && n < limit && b[n] >= 0x20 && b[n] < 0x7f {
+		n++
+	}
+	return n
+}
+
 // MaxLine is the number of bytes of one output line Writer passes.
 const MaxLine = 8192
 
@@ -99,6 +110,20 @@ func (w *Writer) Write(p []byte) (int, error) {
 	in := append(w.part, p...)
 	w.part = nil
 	for len(in) > 0 {
+		if w.cut {
+			// The rest of a cut line is skipped without decoding it.
+			i := bytes.IndexByte(in, '\n')
+			if i < 0 {
+				break
+			}
+			in = in[i:]
+		}
+		if n := plainPrefix(in, MaxLine-w.line); n > 0 {
+			out = append(out, in[:n]...)
+			w.line += n
+			in = in[n:]
+			continue
+		}
 		r, size := utf8.DecodeRune(in)
 		if r == utf8.RuneError && size <= 1 && !utf8.FullRune(in) && len(in) < utf8.UTFMax {
 			w.part = append([]byte(nil), in...) // a rune split across writes
