@@ -121,11 +121,17 @@ func checkChartLayout(t *testing.T, b Block) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, hgt, boxes := chartTexts(t, string(h))
+	checkChartHTML(t, fmt.Sprintf("%T", b), string(h))
+}
+
+// checkChartHTML checks one rendered chart (a figure's HTML); b names it.
+func checkChartHTML(t *testing.T, b, h string) {
+	t.Helper()
+	w, hgt, boxes := chartTexts(t, h)
 	for _, bx := range boxes {
 		for _, c := range bx.corners {
 			if c[0] < -0.5 || c[0] > w+0.5 || c[1] < -0.5 || c[1] > hgt+0.5 {
-				t.Errorf("%T: text %q reaches outside the %gx%g chart (corner %.1f,%.1f)", b, bx.text, w, hgt, c[0], c[1])
+				t.Errorf("%s: text %q reaches outside the %gx%g chart (corner %.1f,%.1f)", b, bx.text, w, hgt, c[0], c[1])
 				break
 			}
 		}
@@ -133,7 +139,7 @@ func checkChartLayout(t *testing.T, b Block) {
 	for i := range boxes {
 		for j := i + 1; j < len(boxes); j++ {
 			if quadsOverlap(boxes[i].corners, boxes[j].corners) {
-				t.Errorf("%T: texts %q and %q overlap", b, boxes[i].text, boxes[j].text)
+				t.Errorf("%s: texts %q and %q overlap", b, boxes[i].text, boxes[j].text)
 			}
 		}
 	}
@@ -145,29 +151,29 @@ func checkChartLayout(t *testing.T, b Block) {
 			ticks[bx.axis] = append(ticks[bx.axis], bx.text)
 		case "axis-title":
 			if bx.axis == "" {
-				t.Errorf("%T: axis title %q without data-axis", b, bx.text)
+				t.Errorf("%s: axis title %q without data-axis", b, bx.text)
 			}
 			titles[bx.axis] = bx.text
 		}
 	}
 	if len(ticks) == 0 {
-		t.Errorf("%T: no tick marked with its axis", b)
+		t.Errorf("%s: no tick marked with its axis", b)
 	}
 	for ax, ts := range ticks {
 		units := map[string]bool{}
 		for _, tk := range ts {
 			m := tickUnitRe.FindStringSubmatch(tk)
 			if m == nil {
-				t.Errorf("%T: %s tick %q is not NUMBER [UNIT]", b, ax, tk)
+				t.Errorf("%s: %s tick %q is not NUMBER [UNIT]", b, ax, tk)
 				continue
 			}
 			units[m[2]] = true
 		}
 		if len(units) > 1 || units[""] == false && len(units) == 1 {
-			t.Errorf("%T: %s ticks carry units %v: the axis title names the unit once", b, ax, units)
+			t.Errorf("%s: %s ticks carry units %v: the axis title names the unit once", b, ax, units)
 		}
 		if _, ok := titles[ax]; !ok {
-			t.Errorf("%T: %s axis has ticks but no title", b, ax)
+			t.Errorf("%s: %s axis has ticks but no title", b, ax)
 		}
 	}
 }
