@@ -13,6 +13,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/npukit/npukit/alloc"
 	"github.com/npukit/npukit/internal/inputfile"
@@ -84,15 +86,18 @@ const (
 type UnknownError struct {
 	Path   string
 	Size   int64
-	Head   []byte // up to 16 first bytes
+	Head   []byte // up to 48 first bytes
 	Reason string // a more specific hint, may be empty
 }
 
 func (e *UnknownError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: unrecognised input (%d bytes", e.Path, e.Size)
-	if len(e.Head) > 0 {
-		fmt.Fprintf(&b, ", first bytes % x", e.Head)
+	if line, ok := textStart(e.Head); ok {
+		// A log or a README read by mistake: its words say more than hex.
+		fmt.Fprintf(&b, " of text starting %q", line)
+	} else if len(e.Head) > 0 {
+		fmt.Fprintf(&b, ", first bytes % x", e.Head[:min(len(e.Head), 16)])
 	}
 	b.WriteString(")")
 	if e.Reason != "" {
@@ -100,6 +105,41 @@ func (e *UnknownError) Error() string {
 		b.WriteString(e.Reason)
 	}
 	return b.String()
+}
+
+// textStart returns the first line of head when head is printable UTF-8
+// text (a partial rune at its end allowed), cut at 40 bytes.
+func textStart(head []byte) (string, bool) {
+	if len(head) == 0 {
+		return "", false
+	}
+	s := string(head)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	} else {
+		for len(s) > 0 && !utf8.ValidString(s) {
+			s = s[:len(s)-1] // a rune cut by the window
+		}
+	}
+	if s == "" || !utf8.ValidString(s) {
+		return "", false
+	}
+	for i, r := range string(head) {
+		if i >= len(s) {
+			break
+		}
+		if r != '\t' && !unicode.IsPrint(r) {
+			return "", false
+		}
+	}
+	if len(s) > 40 {
+		s = s[:40]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		s += "..."
+	}
+	return s, true
 }
 
 // Path detects the kind of a file or directory.
@@ -147,7 +187,7 @@ func Reader(r io.ReaderAt, size int64) (Result, error) {
 		return res, err
 	}
 	unknown := func(reason string) (Result, error) {
-		return res, &UnknownError{Size: size, Head: head[:min(len(head), 16)], Reason: reason}
+		return res, &UnknownError{Size: size, Head: head[:min(len(head), 48)], Reason: reason}
 	}
 	if size == 0 {
 		return unknown("empty file")

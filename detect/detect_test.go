@@ -190,3 +190,23 @@ func TestGeminiKeysInMiddle(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownErrorText: text read by mistake (a compiler log, a README)
+// is named by its first line, not by hex; binary keeps the hex bytes.
+func TestUnknownErrorText(t *testing.T) {
+	for _, c := range []struct {
+		head []byte
+		want string
+	}{
+		{[]byte("Edge TPU Compiler version 16.0.384591198\nInput model: x.tflite"), `text starting "Edge TPU Compiler version 16.0.384591198"`},
+		{[]byte("Number of operations that will run on Edge TPU: 64"), `text starting "Number of operations that will run on Ed..."`},
+		{[]byte("caf\xc3"), `text starting "caf"`}, // a rune cut by the window
+		{[]byte("a\x00b"), "first bytes 61 00 62"},
+		{[]byte{0xff, 0xfe, 'x'}, "first bytes ff fe 78"},
+	} {
+		got := (&detect.UnknownError{Path: "f", Size: 100, Head: c.head}).Error()
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%q: %s, want %s", c.head, got, c.want)
+		}
+	}
+}

@@ -48,7 +48,7 @@ func WriteJunk(dir string) ([]Junk, error) {
 		{"badoffsets.tflite", "malformed model", badTFL},
 		{"object.json", "JSON without the keys", []byte(`{"name": "not a schedule"}`)},
 		{"wrongheader.csv", "unrecognised", []byte("a,b,c\n1,2,3\n")},
-		{"text.txt", "first bytes 68 65 6c 6c 6f", []byte("hello world\n")},
+		{"text.txt", `text starting "hello world"`, []byte("hello world\n")},
 	}
 	for _, s := range steps {
 		if err := add(s.name, s.want, s.data); err != nil {

@@ -27,6 +27,9 @@ func openArg(path string) (*npukit.Artifact, error) {
 	if err != nil {
 		var ue *detect.UnknownError
 		if errors.As(err, &ue) {
+			if ue.Reason == "" {
+				return nil, usageErr("%v: not a format npukit reads (npukit inspect --help lists them)", err)
+			}
 			return nil, usageErr("%v", err)
 		}
 		if os.IsNotExist(err) {
