@@ -14,6 +14,7 @@ type TileKey struct {
 	Tensor   int
 	Instance int64
 	Tile     int64
+	Decl     int64 // Ref.Decl
 }
 
 // Event is one executed step: a step of the body with the values of its
@@ -113,7 +114,7 @@ func (u *unroller) nodes(ns []Node) {
 
 func (u *unroller) key(r Ref, ev int) (TileKey, bool) {
 	t := u.x.Plan.Tensors[r.Tensor]
-	k := TileKey{Tensor: r.Tensor}
+	k := TileKey{Tensor: r.Tensor, Decl: r.Decl}
 	if t.Scope != "" {
 		for d := len(u.names) - 1; d >= 0; d-- {
 			if u.names[d] == t.Scope {

@@ -211,6 +211,10 @@ type Ref struct {
 	Tensor int // index into Plan.Tensors
 	Index  []Affine
 	Text   string // as written
+	// Decl, when not 0, names which execution of the tensor's declaration
+	// the step uses ("t#3[i]"): plans lowered from a kernel trace, where a
+	// tensor declared in an unrolled loop can outlive the iteration.
+	Decl int64
 }
 
 // Affine is Const + sum of Coef*loop variable.
@@ -245,6 +249,7 @@ const (
 	MaxTotalTiles   = 1 << 21 // logical tiles summed over all tensors
 	MaxLoopDepth    = 16
 	MaxSteps        = 1 << 16 // steps written in the body
+	MaxStepOperands = 256     // tile references of one step (a kernel's slice over block dims touches many)
 	MaxUnrolled     = 1 << 20 // step instances after unrolling the loops
 	maxDim          = 1 << 24
 )
@@ -548,6 +553,9 @@ var nkiDTypes = map[string]dtype.T{
 	"fp8_e4m3": dtype.Float8E4, "fp8_e5m2": dtype.Float8E5,
 }
 
+// ParseDType reads a dtype name as plans and NKI kernels write it.
+func ParseDType(s string) (dtype.T, error) { return parseDType(s) }
+
 // parseDType reads a dtype as a plan author writes it: the NEFF names and
 // their aliases, NKI's and numpy's module-qualified names (nl.bfloat16,
 // np.float32, nki.language.float16) and spellings of other case.
@@ -661,9 +669,10 @@ func isIdent(s string) bool {
 }
 
 type bodyParser struct {
-	plan  *Plan
-	names map[string]int
-	steps int
+	plan     *Plan
+	names    map[string]int
+	steps    int
+	operands int
 }
 
 func (bp *bodyParser) nodes(raw []rawNode, path string, vars []string) ([]Node, error) {
@@ -773,10 +782,14 @@ func (bp *bodyParser) step(r *rawNode, path string, vars []string) (*Step, error
 	if s.Writes, err = bp.refs(&r.Write, path+".write", vars); err != nil {
 		return nil, err
 	}
-	if n := len(s.Reads); n < info.reads[0] || n > info.reads[1] {
+	// A matmul and a store are exact; other steps may read more tiles and
+	// write fewer or more than the table says (plans lowered from NKI
+	// kernels: a value consumed without being stored, reduce_res= as a
+	// second output, an operand list).
+	if n := len(s.Reads); n < info.reads[0] || (op == OpMatmul || op == OpStore) && n > info.reads[1] {
 		return nil, fmt.Errorf("%s.read: %s reads %d to %d tiles, got %d", path, op, info.reads[0], info.reads[1], n)
 	}
-	if len(s.Writes) != info.writes {
+	if (op == OpMatmul || op == OpStore) && len(s.Writes) != info.writes {
 		return nil, fmt.Errorf("%s.write: %s writes %d tile(s), got %d", path, op, info.writes, len(s.Writes))
 	}
 	if op == OpMatmul && bp.plan.Tensors[s.Writes[0].Tensor].Buffer != PSUM {
@@ -816,8 +829,9 @@ func (bp *bodyParser) refs(n *yaml.Node, path string, vars []string) ([]Ref, err
 	default:
 		return nil, fmt.Errorf("%s: want a tile reference or a list of them (line %d)", path, n.Line)
 	}
-	if len(texts) > 4 {
-		return nil, fmt.Errorf("%s: %d operands, at most 4", path, len(texts))
+	bp.operands += len(texts)
+	if len(texts) > MaxStepOperands || bp.operands > MaxUnrolled {
+		return nil, fmt.Errorf("%s: %d operands, at most %d per step and %d in all", path, len(texts), MaxStepOperands, MaxUnrolled)
 	}
 	out := make([]Ref, 0, len(texts))
 	for i, t := range texts {
@@ -836,6 +850,14 @@ func (bp *bodyParser) ref(text string, vars []string) (Ref, error) {
 	s := strings.TrimSpace(text)
 	name, rest, hasIdx := strings.Cut(s, "[")
 	name = strings.TrimSpace(name)
+	var decl int64
+	if n, d, ok := strings.Cut(name, "#"); ok {
+		v, err := strconv.ParseInt(d, 10, 64)
+		if err != nil || v <= 0 {
+			return Ref{}, fmt.Errorf("declaration number %q is not a positive integer", d)
+		}
+		name, decl = strings.TrimSpace(n), v
+	}
 	ti, ok := bp.names[name]
 	if !ok {
 		return Ref{}, fmt.Errorf("unknown tensor %q", name)
@@ -850,7 +872,7 @@ func (bp *bodyParser) ref(text string, vars []string) (Ref, error) {
 			return Ref{}, fmt.Errorf("tensor %s is declared in loop %s, which does not enclose this step", name, t.Scope)
 		}
 	}
-	r := Ref{Tensor: ti, Text: s}
+	r := Ref{Tensor: ti, Text: s, Decl: decl}
 	var exprs []string
 	if hasIdx {
 		if !strings.HasSuffix(rest, "]") {

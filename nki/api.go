@@ -414,7 +414,14 @@ func (t *tracer) item(in *interp, obj, idx Value, node python.Node) (Value, bool
 				s = append(s, 1)
 			}
 		}
-		return &View{T: base, Shape: s, DType: dtypeOf(o)}, true
+		var block []Value
+		switch x := o.(type) {
+		case *Tensor:
+			block = blockIndex(x, idx)
+		case *View:
+			block = x.Block
+		}
+		return &View{T: base, Shape: s, DType: dtypeOf(o), Block: block}, true
 	}
 	return nil, false
 }
@@ -609,9 +616,25 @@ func (t *tracer) allocTiles(c *callCtx, ten *Tensor, b *BufferVal) *Alloc {
 // ---- instructions ----
 
 func (t *tracer) result(c *callCtx, fn string, shape []int64, dt DType, buffer, rule string, reads []Value) Value {
-	t.callRecord(c.in, c.pos, fn, reads, nil, false)
+	step := t.callRecord(c.in, c.pos, fn, reads, nil, false)
+	if step != nil {
+		if e, ok := c.arg(-1, "engine", nil).(string); ok {
+			step.Engine = e
+		}
+		// reduce_res= is an output operand (activation_reduce,
+		// tensor_scalar_reduce, activation with reduce_op)
+		if out := c.arg(-1, "reduce_res", nil); out != nil {
+			step.Reads = step.Reads[:0]
+			for _, r := range reads {
+				if r != out {
+					step.Reads = appendAccess(step.Reads, r)
+				}
+			}
+			step.Writes = appendAccess(step.Writes, out)
+		}
+	}
 	rec := t.cBySite[c.in.site(c.pos).String()+"|"+fn]
-	return &Tile{Shape: shape, DType: dt, Buffer: buffer, Fn: fn, Site: c.in.site(c.pos), Rule: rule, call: rec}
+	return &Tile{Shape: shape, DType: dt, Buffer: buffer, Fn: fn, Site: c.in.site(c.pos), Rule: rule, call: rec, step: step}
 }
 
 func (t *tracer) op(c *callCtx, fn, rule string) Value {
@@ -904,8 +927,8 @@ func (t *tracer) tensorOp(in *interp, op string, l, r Value, node python.Node) V
 		}
 	}
 	pos := node.At()
-	t.callRecord(in, pos, fn, tensors, nil, false)
-	return &Tile{Shape: shape, DType: dt, Buffer: "sbuf", Fn: fn, Site: in.site(pos), Rule: rule}
+	step := t.callRecord(in, pos, fn, tensors, nil, false)
+	return &Tile{Shape: shape, DType: dt, Buffer: "sbuf", Fn: fn, Site: in.site(pos), Rule: rule, step: step}
 }
 
 // store is t[idx] = value.
@@ -914,7 +937,11 @@ func (t *tracer) store(in *interp, obj, idx, v Value, node python.Node) {
 	switch x := v.(type) {
 	case *Tile:
 		if x.Rec == nil {
-			return // the instruction writes the destination directly
+			// the instruction writes the destination directly
+			if x.step != nil {
+				x.step.Writes = appendAccess(x.step.Writes, dst)
+			}
+			return
 		}
 		t.callRecord(in, node.At(), "assign(copy)", []Value{x}, []Value{dst}, false)
 	case *Tensor, *View:
@@ -933,6 +960,13 @@ func (t *tracer) accumulate(in *interp, dst, rhs Value, op string, node python.N
 	if tile, ok := rhs.(*Tile); ok && tile.Rec == nil && op == "+" {
 		if tile.call != nil {
 			tile.call.Accumulate = true
+		}
+		if s := tile.step; s != nil {
+			s.Accumulate = true
+			if !strings.HasSuffix(s.Fn, "matmul") {
+				s.Reads = appendAccess(s.Reads, dst) // dst + value
+			}
+			s.Writes = appendAccess(s.Writes, dst)
 		}
 		return
 	}
@@ -973,8 +1007,14 @@ func (t *tracer) bind(in *interp, v Value, name string, src python.Expr) Value {
 	rec.Declared++
 	rec.Instances += t.multiplicity(in, tile.Site.pos())
 	ten.Rec = rec
+	t.nInst++
+	ten.inst = t.nInst
 	tile.Rec = rec
 	tile.T = ten
+	if tile.step != nil {
+		tile.step.Writes = append(tile.step.Writes, Access{Rec: rec})
+	}
+	t.progDecl(in, rec)
 	return tile
 }
 

@@ -147,6 +147,9 @@ func Trace(opt Options) (res *Result, err error) {
 		}
 	}
 	res = tr.finish()
+	if f, ok := fv.(*Func); ok {
+		res.Decorators = f.Decos
+	}
 	res.File, res.Function, res.API, res.NCVersion, res.Grid, res.Steps = opt.File, opt.Function, opt.API, opt.NCVersion, opt.Grid, in.steps
 	return res, nil
 }

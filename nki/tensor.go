@@ -33,6 +33,7 @@ type Tensor struct {
 	BlockDims int    // leading block dimensions (Beta 1, before par_dim)
 	Rec       *TensorRec
 	Arg       string
+	inst      int64 // which execution of its declaration (program.go)
 }
 
 func (t *Tensor) onChip() bool { return t.Buffer == "sbuf" || t.Buffer == "psum" }
@@ -42,6 +43,8 @@ type View struct {
 	T     *Tensor
 	Shape []int64
 	DType DType
+	// Block is the logical tile the view selects (see blockIndex).
+	Block []Value
 }
 
 // Tile is the result of a Beta-1 instruction before it is bound to a name
@@ -55,6 +58,7 @@ type Tile struct {
 	Rule   string
 	Rec    *TensorRec
 	call   *CallRec
+	step   *PStep
 	// T is the tensor this tile becomes once bound (for later indexing).
 	T *Tensor
 }

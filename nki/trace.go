@@ -124,6 +124,12 @@ type tracer struct {
 	countMemo  map[string]int64
 	ncQueries  int
 	pidQueries map[int64]int
+
+	// Program is the body in program order (program.go).
+	Program   []*PNode
+	progStack []*PLoop
+	progOff   int
+	nInst     int64
 }
 
 func newTracer(api string) *tracer {
@@ -236,6 +242,10 @@ func (in *interp) execFor(sc *scope, st *python.For) (ctl, Value) {
 		in.tr.symLoops = append(in.tr.symLoops, symLoop{r.Start, r.Stop, r.Step, lp.rec})
 		lp.sym = v
 		in.tr.stack[len(in.tr.stack)-1].sym = v
+		if in.inCallback == 0 {
+			in.tr.progEnter(&PLoop{Rec: lp.rec, Var: targetName(st.Target), Sym: v, Start: r.Start, Stop: r.Stop, Step: r.Step})
+			defer in.tr.progExit()
+		}
 		var idx Value = symVar(v)
 		if r.Start != 0 || r.Step != 1 {
 			// i = start + step * k is still affine; keep the variable as
@@ -254,9 +264,9 @@ func (in *interp) execFor(sc *scope, st *python.For) (ctl, Value) {
 	items := in.iterate(iv, st.Iter)
 	lp := in.tr.loopEnter(in, st.Pos, st.Iter, iv, "for", int64(len(items)))
 	defer in.tr.loopExit(lp)
-	for _, it := range items {
+	for k, it := range items {
 		in.assign(sc, st.Target, it, nil)
-		c, v := in.execBlock(sc, st.Body)
+		c, v := in.iteration(sc, st, lp, int64(k))
 		if c == ctlBreak {
 			return ctlNone, nil
 		}
@@ -265,6 +275,33 @@ func (in *interp) execFor(sc *scope, st *python.For) (ctl, Value) {
 		}
 	}
 	return in.execBlock(sc, st.Else)
+}
+
+// iteration runs one iteration of an unrolled loop as a one-trip loop of
+// the program.
+func (in *interp) iteration(sc *scope, st *python.For, lp *loopHandle, k int64) (ctl, Value) {
+	if in.inCallback > 0 || lp == nil || !lp.ok {
+		return in.execBlock(sc, st.Body)
+	}
+	in.tr.progEnter(&PLoop{Rec: lp.rec, Var: targetName(st.Target), Sym: -1, Start: k, Stop: k + 1, Step: 1, Value: k})
+	defer in.tr.progExit()
+	return in.execBlock(sc, st.Body)
+}
+
+// targetName names a loop target: its variable, or the variables of a
+// tuple target joined by _.
+func targetName(e python.Expr) string {
+	switch x := e.(type) {
+	case *python.Name:
+		return x.ID
+	case *python.Tuple:
+		var parts []string
+		for _, el := range x.Elts {
+			parts = append(parts, targetName(el))
+		}
+		return strings.Join(parts, "_")
+	}
+	return "it"
 }
 
 type loopHandle struct {
@@ -374,6 +411,9 @@ func (t *tracer) declare(in *interp, pos python.Pos, api string, ten *Tensor, al
 	rec.Declared++
 	rec.Instances += t.multiplicity(in, pos)
 	ten.Rec = rec
+	t.nInst++
+	ten.inst = t.nInst
+	t.progDecl(in, rec)
 	return rec
 }
 
@@ -399,8 +439,9 @@ func prod(s []int64) int64 {
 	return n
 }
 
-// callRecord counts one traced execution of an engine call.
-func (t *tracer) callRecord(in *interp, pos python.Pos, fn string, reads, writes []Value, accumulate bool) {
+// callRecord counts one traced execution of an engine call and records it
+// in the program.
+func (t *tracer) callRecord(in *interp, pos python.Pos, fn string, reads, writes []Value, accumulate bool) *PStep {
 	t.event(in, pos)
 	s := in.site(pos)
 	key := s.String() + "|" + fn
@@ -424,6 +465,7 @@ func (t *tracer) callRecord(in *interp, pos python.Pos, fn string, reads, writes
 	}
 	addIDs(&rec.Reads, reads)
 	addIDs(&rec.Writes, writes)
+	return t.progStep(in, pos, fn, reads, writes, accumulate)
 }
 
 func contains(s []string, x string) bool {
@@ -459,11 +501,16 @@ type Result struct {
 	Loops     []*LoopRec   `json:"loops"`
 	Calls     []*CallRec   `json:"calls"`
 	Steps     int          `json:"steps"`
+	// Decorators of the kernel function, as written (dotted names).
+	Decorators []string `json:"decorators,omitempty"`
+	// Program is the body in program order (see PNode).
+	Program  []*PNode `json:"-"`
+	symLoops []symLoop
 }
 
 func (t *tracer) finish() *Result {
 	sort.SliceStable(t.Calls, func(i, j int) bool { return lessSite(t.Calls[i].Site, t.Calls[j].Site) })
-	return &Result{Tensors: t.Tensors, Loops: t.Loops, Calls: t.Calls}
+	return &Result{Tensors: t.Tensors, Loops: t.Loops, Calls: t.Calls, Program: t.Program, symLoops: t.symLoops}
 }
 
 func lessSite(a, b Site) bool {

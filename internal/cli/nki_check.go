@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/npukit/npukit"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/neuroncore"
+	"github.com/npukit/npukit/nki"
+	"github.com/npukit/npukit/report"
+	"github.com/npukit/npukit/report/sbufreport"
+	"github.com/spf13/cobra"
+)
+
+// nkiArch is the architecture a kernel is checked against: --arch, else
+// the manifest entry's target, else v2.
+func nkiArch(o nki.Options) (*neuroncore.Arch, error) {
+	a, err := neuroncore.ArchByName(o.NCVersion)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return a, nil
+}
+
+// checkKernel traces, lowers and checks; --emit-plan writes the lowered
+// plan (YAML) next to nothing else.
+func checkKernel(f *nkiFlags, args []string, emit string) (*nki.Checked, string, error) {
+	o, _, err := f.options(args)
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := traceKernel(o)
+	if err != nil {
+		return nil, "", err
+	}
+	arch, err := nkiArch(o)
+	if err != nil {
+		return nil, "", err
+	}
+	ck, err := nki.CheckKernel(res, arch)
+	if err != nil {
+		return nil, "", usageErr("%s: %v", o.File, err)
+	}
+	name := filepath.Base(o.File)
+	if emit != "" {
+		data := neuroncore.EncodePlan(ck.Plan)
+		if err := atomicfile.Write(emit, 0o644, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return nil, "", &ExitError{Code: ExitUsage, Err: err}
+		}
+	}
+	return ck, name, nil
+}
+
+// nkiCheckOutput is what `nki check` prints.
+type nkiCheckOutput struct {
+	Kernel       string              `json:"kernel"`
+	Diagnostics  diag.Report         `json:"diagnostics"`
+	Summary      npukit.CheckSummary `json:"summary"`
+	Instructions map[string]int64    `json:"instructions"`
+	Tensors      int                 `json:"tensors"`
+	Steps        int                 `json:"steps_executed"`
+	Plan         string              `json:"plan,omitempty"`
+}
+
+func (o nkiCheckOutput) WriteText(w io.Writer) error {
+	if err := o.Diagnostics.WriteText(w); err != nil {
+		return err
+	}
+	if o.Plan != "" {
+		fmt.Fprintf(w, "plan written to %s\n", o.Plan)
+	}
+	_, err := fmt.Fprintf(w, "%s checked (%d on-chip tensors, %d steps executed): %d errors, %d warnings, %d infos\n",
+		o.Kernel, o.Tensors, o.Steps, o.Summary.Errors, o.Summary.Warnings, o.Summary.Infos)
+	return err
+}
+
+func newNkiCheckCmd(env *Env) *cobra.Command {
+	var f nkiFlags
+	var emit string
+	cmd := &cobra.Command{
+		Use:   "check [KERNEL.py]",
+		Short: "Check a kernel's allocations: lower it to the sbuf plan model and run the placement, lifetime and accumulation checks",
+		Long: `check traces the kernel, lowers it to the plan model of 'npukit sbuf' (on-chip tensors
+with their allocation, the body as loops of engine steps reading and writing logical
+tiles) and runs the plan checks plus the kernel-author checks: direct-allocation rules
+(start partition, byte range, PSUM banks, lifetimes of physical tiles, mixed allocation,
+implicit tensors, non-IO HBM tensors), accumulation groups, '+=' outside PSUM
+accumulation, and an estimate of the unrolled instruction count per engine. Every
+finding names the kernel's file:line, the tensor and the loop iteration.
+--emit-plan FILE writes the lowered plan as YAML ('npukit sbuf check FILE' reads it).
+Exit code 1 when an error is found, 2 when the kernel cannot be traced.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ck, name, err := checkKernel(&f, args, emit)
+			if err != nil {
+				return err
+			}
+			rep := ck.Report.WithFile(name)
+			if rep == nil {
+				rep = diag.Report{}
+			}
+			out := nkiCheckOutput{Kernel: name, Diagnostics: rep, Instructions: ck.Instructions, Tensors: len(ck.Plan.Tensors), Steps: len(ck.Exec.Events), Plan: emit,
+				Summary: npukit.CheckSummary{Files: 1, Errors: rep.Count(diag.Error), Warnings: rep.Count(diag.Warning), Infos: rep.Count(diag.Info)}}
+			if err := render(env, out); err != nil {
+				return err
+			}
+			if rep.HasErrors() {
+				return &ExitError{Code: ExitFindings}
+			}
+			return nil
+		},
+	}
+	f.bind(cmd)
+	cmd.Flags().StringVar(&emit, "emit-plan", "", "write the lowered plan (YAML, docs/sbuf-plan.md) to this file")
+	return cmd
+}
+
+func newNkiSimCmd(env *Env) *cobra.Command {
+	var f nkiFlags
+	var emit, tracePath string
+	cmd := &cobra.Command{
+		Use:   "sim [KERNEL.py]",
+		Short: "Simulate a kernel's lowered body on the engine and DMA model of 'npukit sbuf sim'",
+		Long: `sim traces and lowers the kernel as 'nki check' does and runs the body on the
+NeuronCore engine and DMA model (docs/sbuf-plan.md): total time, per-engine
+utilisation; --trace writes a Perfetto trace whose steps are named after the kernel's
+calls and lines. Automatic tensors get a private location per logical tile.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ck, name, err := checkKernel(&f, args, emit)
+			if err != nil {
+				return err
+			}
+			r, err := npukit.SbufSimulate(ck.Plan, tracePath)
+			if err != nil {
+				return usageErr("%s: %v", name, err)
+			}
+			return render(env, r.Summary())
+		},
+	}
+	f.bind(cmd)
+	cmd.Flags().StringVar(&emit, "emit-plan", "", "write the lowered plan (YAML) to this file")
+	cmd.Flags().StringVar(&tracePath, "trace", "", "write a Perfetto-compatible trace JSON to this file")
+	return cmd
+}
+
+func newNkiReportCmd(env *Env) *cobra.Command {
+	var f nkiFlags
+	var emit, out string
+	cmd := &cobra.Command{
+		Use:   "report [KERNEL.py] -o x.html",
+		Short: "Write the HTML report of a kernel's lowered plan (memory maps, lifetimes, engine timeline, findings)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErr("report needs -o FILE.html")
+			}
+			ck, name, err := checkKernel(&f, args, emit)
+			if err != nil {
+				return err
+			}
+			page, err := sbufreport.Page(ck.Plan)
+			if err != nil {
+				return usageErr("%s: %v", name, err)
+			}
+			page.Subtitle = name + " (NKI kernel " + ck.Plan.Name + ")"
+			page.Diagnostics = ck.Report.WithFile(name)
+			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return report.Render(w, page) }); err != nil {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			if env.JSON {
+				return writeJSON(env.Stdout, map[string]string{"report": out})
+			}
+			_, err = fmt.Fprintf(env.Stdout, "report written to %s\n", out)
+			return err
+		},
+	}
+	f.bind(cmd)
+	cmd.Flags().StringVar(&emit, "emit-plan", "", "write the lowered plan (YAML) to this file")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "HTML file to write")
+	return cmd
+}

@@ -1,0 +1,78 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// a double-buffered, directly allocated kernel: x and y each have two
+// physical tiles of 1 KiB (bf16 x 512); y starts at BASE.
+const nkiDirectKernel = `import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.compiler as ncc
+
+@nki.jit
+def scale(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.ndarray((4, nl.par_dim(128), 512), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=0, num_free_tiles=(2,)))
+    y = nl.ndarray((4, nl.par_dim(128), 512), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=BASE, num_free_tiles=(2,)))
+    for i in nl.affine_range(4):
+        x[i] = nl.load(a[i * 128:(i + 1) * 128, :])
+        y[i] = nl.exp(x[i])
+        y[i] = nl.add(x[i], y[i])
+        nl.store(out[i * 128:(i + 1) * 128, :], value=y[i])
+    return out
+`
+
+func writeDirectKernel(t *testing.T, base string) string {
+	dir := t.TempDir()
+	src := strings.Replace(nkiDirectKernel, "BASE", base, 1)
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestNkiCheckDirect(t *testing.T) {
+	dir := writeDirectKernel(t, "2048")
+	r := run(t, dir, "nki", "check", "k.py", "--kernel", "scale", "--arg", "a=bfloat16[512,512]", "--emit-plan", "plan.yaml")
+	if r.code != 0 || !strings.Contains(r.stdout, "0 errors, 0 warnings") {
+		t.Fatalf("clean kernel: %s", r)
+	}
+	// the emitted plan is an sbuf plan that checks the same
+	r = run(t, dir, "sbuf", "check", "plan.yaml")
+	if r.code != 0 {
+		t.Fatalf("emitted plan: %s", r)
+	}
+
+	// y over x's bytes while x is still read: an overlap naming the
+	// kernel line, the tensors and the iteration
+	dir = writeDirectKernel(t, "0")
+	r = run(t, dir, "nki", "check", "k.py", "--kernel", "scale", "--arg", "a=bfloat16[512,512]")
+	if r.code != 1 {
+		t.Fatalf("overlapping kernel: want exit 1: %s", r)
+	}
+	for _, want := range []string{"sbuf/lifetime-overlap", "k.py:9", "x[0]", "y[0]", "i=0"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("missing %q in:\n%s", want, r.stdout)
+		}
+	}
+	r = run(t, dir, "nki", "check", "k.py", "--kernel", "scale", "--arg", "a=bfloat16[512,512]", "--json")
+	if r.code != 1 || !strings.Contains(r.stdout, `"rule": "sbuf/lifetime-overlap"`) {
+		t.Errorf("--json: %s", r)
+	}
+
+	r = run(t, dir, "nki", "sim", "k.py", "--kernel", "scale", "--arg", "a=bfloat16[512,512]")
+	if r.code != 0 || !strings.Contains(r.stdout, "UTILISATION") {
+		t.Errorf("sim: %s", r)
+	}
+	r = run(t, dir, "nki", "report", "k.py", "--kernel", "scale", "--arg", "a=bfloat16[512,512]", "-o", "r.html")
+	if r.code != 0 {
+		t.Errorf("report: %s", r)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "r.html")); err != nil || !strings.Contains(string(b), "lifetime-overlap") {
+		t.Errorf("report page: %v", err)
+	}
+}

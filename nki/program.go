@@ -1,0 +1,157 @@
+package nki
+
+import "github.com/npukit/npukit/nki/python"
+
+// The program is the kernel's body as the device runs it, recorded in
+// program order while tracing: declarations, engine steps with the tiles
+// they read and write, and loops. Beta-1 symbolic loops appear once with
+// their induction variable; every iteration of an unrolled loop is a
+// one-trip loop of its own (so that a tensor declared in its body is a new
+// allocation per iteration, as the current API's docs state for tensors
+// declared inside a loop). Lowering (lower.go) turns it into a
+// neuroncore.Plan.
+
+// PNode is one element of a program body.
+type PNode struct {
+	Loop *PLoop
+	Step *PStep
+	Decl *TensorRec // a declaration executes here
+}
+
+// PLoop is a symbolic loop (Sym >= 0, the body traced once) or one
+// iteration of an unrolled loop (Sym < 0, Value the iteration's index).
+type PLoop struct {
+	Rec   *LoopRec
+	Var   string // the loop target as written
+	Sym   int
+	Start int64
+	Stop  int64
+	Step  int64
+	Value int64 // unrolled: the iteration number (0-based)
+	Body  []*PNode
+}
+
+// Access is a tensor an instruction reads or writes: an on-chip tensor's
+// logical tile (Block: one int64 or *Sym per block dimension; nil or a nil
+// element: every tile along that dimension) or an HBM tensor.
+type Access struct {
+	Rec   *TensorRec
+	Block []Value
+	// Inst identifies the declaration's execution (the NKI tensor object):
+	// a tensor declared in an unrolled loop is a new one per iteration,
+	// even when a list carries it out of the loop.
+	Inst int64
+}
+
+// PStep is one executed instruction.
+type PStep struct {
+	Fn         string
+	Engine     string // engine= argument, if any
+	Site       Site
+	Loops      []string // the enclosing loop variables, outermost first
+	Reads      []Access
+	Writes     []Access
+	Accumulate bool
+	Guards     []*Sym // symbolic `if` predicates that must hold
+}
+
+// progEnter opens a loop body; progExit closes it.
+func (t *tracer) progEnter(l *PLoop) {
+	if t.progOff > 0 {
+		return
+	}
+	n := &PNode{Loop: l}
+	t.progAppend(n)
+	t.progStack = append(t.progStack, l)
+}
+
+func (t *tracer) progExit() {
+	if t.progOff > 0 {
+		return
+	}
+	t.progStack = t.progStack[:len(t.progStack)-1]
+}
+
+func (t *tracer) progAppend(n *PNode) {
+	if len(t.progStack) == 0 {
+		t.Program = append(t.Program, n)
+		return
+	}
+	l := t.progStack[len(t.progStack)-1]
+	l.Body = append(l.Body, n)
+}
+
+// progStep records an instruction in program order.
+func (t *tracer) progStep(in *interp, pos python.Pos, fn string, reads, writes []Value, accumulate bool) *PStep {
+	if t.progOff > 0 || in.inCallback > 0 {
+		return nil
+	}
+	s := &PStep{Fn: fn, Site: in.site(pos), Accumulate: accumulate, Guards: append([]*Sym(nil), t.guards...)}
+	for _, l := range t.progStack {
+		s.Loops = append(s.Loops, l.Var)
+	}
+	for _, v := range reads {
+		s.Reads = appendAccess(s.Reads, v)
+	}
+	for _, v := range writes {
+		s.Writes = appendAccess(s.Writes, v)
+	}
+	t.progAppend(&PNode{Step: s})
+	return s
+}
+
+func (t *tracer) progDecl(in *interp, rec *TensorRec) {
+	if t.progOff > 0 || in.inCallback > 0 {
+		return
+	}
+	t.progAppend(&PNode{Decl: rec})
+}
+
+func appendAccess(out []Access, v Value) []Access {
+	switch x := v.(type) {
+	case *Tensor:
+		if x.Rec != nil {
+			return append(out, Access{Rec: x.Rec, Inst: x.inst})
+		}
+	case *View:
+		if x.T.Rec != nil {
+			return append(out, Access{Rec: x.T.Rec, Block: x.Block, Inst: x.T.inst})
+		}
+	case *Tile:
+		if x.Rec != nil {
+			inst := int64(0)
+			if x.T != nil {
+				inst = x.T.inst
+			}
+			return append(out, Access{Rec: x.Rec, Inst: inst})
+		}
+	}
+	return out
+}
+
+// blockIndex is the block part of an index of a tensor with block
+// dimensions: one value per block dimension (int64, *Sym, or nil for a
+// slice or an ellipsis covering it).
+func blockIndex(t *Tensor, idx Value) []Value {
+	if t.BlockDims == 0 {
+		return nil
+	}
+	var items []Value
+	if tu, ok := idx.(Tuple); ok {
+		items = tu
+	} else {
+		items = []Value{idx}
+	}
+	out := make([]Value, t.BlockDims)
+	for d := 0; d < t.BlockDims && d < len(items); d++ {
+		switch x := items[d].(type) {
+		case int64, *Sym:
+			out[d] = x
+		case ellipsisT:
+			return out
+		default:
+			// a slice, a grid or a tensor index: every tile along it
+		}
+	}
+	return out
+}
