@@ -91,10 +91,10 @@ type lowering struct {
 	ids      []int    // plan loop id per depth
 	symbolic []bool   // per depth: the loop is a symbolic loop or one of its unrolled iterations
 	nextID   int
-	depth map[int]int     // symbolic variable -> depth of its plan loop
-	env   map[int]int64   // unrolled symbolic variables' values
-	names map[string]bool // tensor and HBM names taken
-	steps int
+	depth    map[int]int     // symbolic variable -> depth of its plan loop
+	env      map[int]int64   // unrolled symbolic variables' values
+	names    map[string]bool // tensor and HBM names taken
+	steps    int
 	// escaped marks tensors used outside the loop that declares them
 	// (their scope is dropped: instances then come from Ref.Decl only)
 	escaped map[int]bool
