@@ -1,0 +1,180 @@
+package nki
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/neuroncore"
+)
+
+const authorHeader = `import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+import neuronxcc.nki.compiler as ncc
+`
+
+// checkSource traces and checks a kernel written in the test.
+func checkSource(t *testing.T, body string, args ...Arg) diag.Report {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(authorHeader+body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: args, NCVersion: "gen2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := CheckKernel(res, &neuroncore.V2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ck.Report
+}
+
+func findRule(rep diag.Report, rule string) *diag.Diagnostic {
+	for i := range rep {
+		if rep[i].Rule == rule {
+			return &rep[i]
+		}
+	}
+	return nil
+}
+
+var a128 = Arg{Name: "a", Shape: []int64{128, 512}, DType: "bfloat16"}
+
+func TestAuthorChecks(t *testing.T) {
+	cases := []struct {
+		name, src, rule string
+		line            string // the finding's location names this line
+	}{
+		{"psum tile across a bank", `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=0))
+    p = nl.ndarray((nl.par_dim(128), 512), dtype=nl.float32, buffer=ncc.psum.alloc(lambda idx, pdim_size, fdim_size: (0, 0, 1024)))
+    y = nl.ndarray((nl.par_dim(128), 512), dtype=nl.float32, buffer=ncc.sbuf.mod_alloc(base_addr=4096))
+    x[...] = nl.load(a)
+    p[...] = nl.copy(x)
+    y[...] = nl.copy(p)
+    nl.store(out, value=y)
+    return out
+`, neuroncore.RulePSUMBank, "k.py:10"},
+		{"automatic psum tile too large", `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
+    p = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.psum)
+    p[...] = nl.zeros((128, 1024), dtype=nl.float32)
+    nl.store(out, value=p)
+    return out
+`, neuroncore.RuleTileTooLarge, "k.py:9"},
+		{"softmax under direct allocation", `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=0))
+    y = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=1024))
+    x[...] = nl.load(a)
+    y[...] = nl.softmax(x, axis=1)
+    nl.store(out, value=y)
+    return out
+`, neuroncore.RuleImplicitTensor, "k.py:12"},
+		{"transpose on TensorE under direct allocation", `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.ndarray((nl.par_dim(128), 128), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=0))
+    p = nl.ndarray((nl.par_dim(128), 128), dtype=a.dtype, buffer=ncc.psum.mod_alloc(base_bank=0))
+    y = nl.ndarray((nl.par_dim(128), 128), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=1024))
+    x[...] = nl.load(a[:, 0:128])
+    p[...] = nisa.nc_transpose(x, engine=nisa.tensor_engine)
+    y[...] = nl.copy(p)
+    nl.store(out, value=y)
+    return out
+`, neuroncore.RuleImplicitTensor, "k.py:13"},
+		{"non-IO HBM tensor in an allocated kernel", `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    scratch = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.hbm)
+    x = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=0))
+    x[...] = nl.load(a)
+    nl.store(scratch, value=x)
+    nl.store(out, value=x)
+    return out
+`, neuroncore.RuleNonIOHBM, ""},
+		{"matmul += into SBUF", `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer=nl.sbuf)
+    acc = nl.ndarray((nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
+    x[...] = nl.load(a)
+    for k in nl.affine_range(2):
+        acc[...] += nisa.nc_matmul(x[:, 0:128], x)
+    nl.store(out, value=acc)
+    return out
+`, RuleMatmulAccumulateSB, "k.py:13"},
+		{"+= on VectorE", `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    acc = nl.zeros((nl.par_dim(128), 512), dtype=a.dtype, buffer=nl.sbuf)
+    for k in nl.affine_range(2):
+        x = nl.load(a)
+        acc += nl.exp(x)
+    nl.store(out, value=acc)
+    return out
+`, RuleVectorAccumulate, "k.py:12"},
+		{"interleaved accumulation groups in one bank", `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=0))
+    p = nl.ndarray((2, nl.par_dim(128), 128), dtype=nl.float32, buffer=ncc.psum.alloc(lambda idx, pdim_size, fdim_size: (0, 0, idx[0] * 512)))
+    y = nl.ndarray((nl.par_dim(128), 256), dtype=nl.float32, buffer=ncc.sbuf.mod_alloc(base_addr=2048))
+    x[...] = nl.load(a)
+    for k in nl.affine_range(4):
+        p[0] += nisa.nc_matmul(x[:, 0:128], x[:, 0:128])
+        p[1] += nisa.nc_matmul(x[:, 0:128], x[:, 128:256])
+    y[:, 0:128] = nl.copy(p[0])
+    y[:, 128:256] = nl.copy(p[1])
+    nl.store(out[:, 0:256], value=y)
+    return out
+`, neuroncore.RuleAccInterleave, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep := checkSource(t, c.src, a128)
+			d := findRule(rep, c.rule)
+			if d == nil {
+				t.Fatalf("no %s in:\n%v", c.rule, rep)
+			}
+			if c.line != "" && !strings.Contains(d.Location, c.line) {
+				t.Errorf("location %q, want %s: %v", d.Location, c.line, d)
+			}
+		})
+	}
+}
+
+// The instruction estimate counts every unrolled step per engine.
+func TestInstructionCount(t *testing.T) {
+	rep := checkSource(t, `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((512, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(4):
+        x = nl.load(a[i * 128:(i + 1) * 128, :])
+        y = nl.exp(x)
+        nl.store(out[i * 128:(i + 1) * 128, :], value=y)
+    return out
+`, Arg{Name: "a", Shape: []int64{512, 512}, DType: "bfloat16"})
+	d := findRule(rep, RuleInstructionCount)
+	if d == nil || !strings.Contains(d.Message, "12 instructions") || !strings.Contains(d.Message, "scalar 4") || !strings.Contains(d.Message, "dma 8") {
+		t.Fatalf("instruction count: %v", rep)
+	}
+}
