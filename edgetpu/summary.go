@@ -9,6 +9,7 @@ import (
 
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/stickywriter"
+	"github.com/npukit/npukit/internal/termsafe"
 )
 
 // Summary is what `npukit inspect` shows of a model; it renders as text and
@@ -310,7 +311,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 					out += fmt.Sprintf(" +%d", len(o.Outputs)-1)
 				}
 			}
-			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\n", o.Subgraph, o.Index, o.Code, where, out)
+			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\n", o.Subgraph, o.Index, termsafe.Name(o.Code), where, termsafe.Name(out))
 		}
 		tw.Flush()
 		for _, io := range []struct {
@@ -325,7 +326,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 			tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "  NAME\tTYPE\tSHAPE\tSCALE\tZERO POINT")
 			for _, t := range io.ts {
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", t.Name, t.Type, joinInts(t.Shape, "x"), joinFloats(t.Scale), joinInts(t.ZeroPoint, ","))
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", termsafe.Name(t.Name), t.Type, joinInts(t.Shape, "x"), joinFloats(t.Scale), joinInts(t.ZeroPoint, ","))
 			}
 			tw.Flush()
 		}
@@ -360,7 +361,7 @@ func writePackage(ew *stickywriter.Writer, p PackageSummary, indent string) {
 		if e.NarrowMemCapacity > 0 {
 			capacity = humanize.Bytes(int64(e.NarrowMemCapacity))
 		}
-		fmt.Fprintf(tw, "%s  %d\t%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s / %s\t%s\n", indent, e.Index, e.Type, e.Name, e.BatchSize, e.Chip,
+		fmt.Fprintf(tw, "%s  %d\t%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s / %s\t%s\n", indent, e.Index, e.Type, termsafe.Name(e.Name), e.BatchSize, e.Chip,
 			e.Chunks, humanize.Bytes(e.InstructionBytes), humanize.Bytes(e.ParameterBytes), humanize.Bytes(int64(e.ScratchBytes)),
 			humanize.Bytes(int64(e.NarrowMemPerTile)), capacity, e.Token)
 	}
@@ -388,7 +389,7 @@ func writePackage(ew *stickywriter.Writer, p PackageSummary, indent string) {
 			ls  []LayerSummary
 		}{{"in", e.Inputs}, {"out", e.Outputs}} {
 			for _, l := range d.ls {
-				fmt.Fprintf(tw, "%s    %s\t%s\t%dx%dx%d\t%s\t%d\t%g\t%s\t%d\t%s\n", indent, d.dir, l.Name, l.Y, l.X, l.Z, l.DataType, l.ZeroPoint, l.Scale, humanize.Bytes(int64(l.SizeBytes)), l.ExecutionCount, l.Tiling)
+				fmt.Fprintf(tw, "%s    %s\t%s\t%dx%dx%d\t%s\t%d\t%g\t%s\t%d\t%s\n", indent, d.dir, termsafe.Name(l.Name), l.Y, l.X, l.Z, l.DataType, l.ZeroPoint, l.Scale, humanize.Bytes(int64(l.SizeBytes)), l.ExecutionCount, l.Tiling)
 			}
 		}
 		tw.Flush()
