@@ -108,7 +108,9 @@ type EngineSummary struct {
 	Instructions int64  `json:"instructions"` // -1: binary absent
 	DMAEntries   int    `json:"dma_entries"`
 	Descriptors  int    `json:"descriptors"`
-	// DMABytes is the bytes the descriptors read (the from side).
+	// DMABytes is the bytes the descriptors write (the to side): the
+	// figure `npukit sim` and the DMA checks count as moved. The from side
+	// can be larger (from_arr sums several sources into one destination).
 	DMABytes int64 `json:"dma_bytes"`
 }
 
@@ -309,13 +311,8 @@ func (m *Model) summarizeSubgraph(sg *Subgraph) SubgraphSummary {
 						continue
 					}
 					es.Descriptors++
-					for _, src := range d.Sources() {
-						if src == nil {
-							continue
-						}
-						if b := pattern(src.FromOff, src.FromSizes, src.FromSteps).Bytes(); b > 0 {
-							es.DMABytes = satAdd(es.DMABytes, b)
-						}
+					if b := pattern(d.ToOff, d.ToSizes, d.ToSteps).Bytes(); b > 0 {
+						es.DMABytes = satAdd(es.DMABytes, b)
 					}
 				}
 			}
