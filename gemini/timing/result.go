@@ -90,8 +90,13 @@ func (l *lowering) result(tl *sim.Timeline) *Result {
 					}
 				}
 				prevEnd = tl.End[t]
-				cs.Busy += tl.End[t] - tl.Start[t]
-				ws.Compute += tl.End[t] - tl.Start[t]
+				// A tile's fixed cost is overhead: compute is the file's
+				// own time, the figure inspect sums.
+				d := tl.End[t] - tl.Start[t]
+				o := min(p.TileOverhead, d)
+				ws.Overhead += o
+				cs.Busy += d - o
+				ws.Compute += d - o
 			}
 			cs.WaitDRAM += ws.WaitDRAM
 			cs.WaitCores += ws.WaitCores

@@ -63,8 +63,10 @@ func TestRules(t *testing.T) {
 	if w[0].Start != load0 || w[0].End != load0+1000+p.TileOverhead {
 		t.Errorf("workload 0 at %d..%d, want %d..%d", w[0].Start, w[0].End, load0, load0+1000+p.TileOverhead)
 	}
-	if w[0].WaitDRAM != w[0].Start-p.Startup || w[0].Overhead != p.Startup {
-		t.Errorf("workload 0 waits: DRAM %d overhead %d", w[0].WaitDRAM, w[0].Overhead)
+	// Its tile's fixed cost is overhead; compute is the file's time (the
+	// figure inspect sums).
+	if w[0].WaitDRAM != w[0].Start-p.Startup || w[0].Overhead != p.Startup+p.TileOverhead || w[0].Compute != 1000 {
+		t.Errorf("workload 0 waits: DRAM %d overhead %d compute %d", w[0].WaitDRAM, w[0].Overhead, w[0].Compute)
 	}
 	// The weight, first listed at workload 1, streams once workload 0
 	// ended (snapshot prefetch); workload 1 waits for it.

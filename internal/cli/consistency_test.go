@@ -80,3 +80,47 @@ func TestNeffInspectSimAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiInspectSimAgree: a core's compute is one number: inspect's
+// sum of the workloads' time equals sim's busy cycles (sim counted each
+// tile's fixed cost as compute, 2,800 cycles more on resnet34).
+func TestGeminiInspectSimAgree(t *testing.T) {
+	for _, f := range corpusGlob(t, "gemini/*.json") {
+		var ins []struct {
+			Result struct {
+				Cores []struct {
+					ID      int   `json:"id"`
+					TimeSum int64 `json:"time_sum_cycles"`
+				}
+			}
+		}
+		var sim struct {
+			Cores []struct {
+				Core int
+				Busy int64 `json:"busy_cycles"`
+			}
+		}
+		ri, rs := run(t, ".", "inspect", "--json", f), run(t, ".", "sim", "--json", f)
+		if err := json.Unmarshal([]byte(ri.stdout), &ins); err != nil || len(ins) != 1 {
+			t.Fatalf("%s inspect: %v %s", f, err, ri)
+		}
+		if err := json.Unmarshal([]byte(rs.stdout), &sim); err != nil {
+			t.Fatalf("%s sim: %v %s", f, err, rs)
+		}
+		a, b := map[int]int64{}, map[int]int64{}
+		for _, c := range ins[0].Result.Cores {
+			a[c.ID] = c.TimeSum
+		}
+		for _, c := range sim.Cores {
+			b[c.Core] = c.Busy
+		}
+		if len(a) == 0 || len(a) != len(b) {
+			t.Errorf("%s: inspect %d cores, sim %d", filepath.Base(f), len(a), len(b))
+		}
+		for k, v := range a {
+			if b[k] != v {
+				t.Errorf("%s core %d: inspect %d cycles of compute, sim busy %d", filepath.Base(f), k, v, b[k])
+			}
+		}
+	}
+}
