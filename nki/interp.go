@@ -83,6 +83,7 @@ type interp struct {
 	// inCallback counts nested calls made by NKI stand-ins (alloc funcs):
 	// loops run there are not the kernel's loops.
 	inCallback int
+	maxSteps   int
 }
 
 func (in *interp) cur() *frame { return in.frames[len(in.frames)-1] }
@@ -102,8 +103,8 @@ func (in *interp) raise(pos python.Pos, typ, format string, a ...any) {
 
 func (in *interp) step(pos python.Pos) {
 	in.steps++
-	if in.steps > MaxSteps {
-		in.fail(pos, "", "trace exceeded %d evaluation steps (a bound against kernels that never finish)", MaxSteps)
+	if in.steps > in.maxSteps {
+		in.fail(pos, "", "trace exceeded %d evaluation steps (a bound against kernels that never finish)", in.maxSteps)
 	}
 	in.cur().pos = pos
 }

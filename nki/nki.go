@@ -47,6 +47,8 @@ type Options struct {
 	NCVersion string // gen2, gen3, gen4
 	// PrefixLines runs only the first lines of the kernel file's top level.
 	PrefixLines int
+	// MaxSteps lowers the evaluation bound (0: the package's MaxSteps).
+	MaxSteps int
 }
 
 // OptionsFor builds the options of a manifest entry.
@@ -100,7 +102,10 @@ func Trace(opt Options) (res *Result, err error) {
 	tr.ncVersion = opt.NCVersion
 	tr.grid = opt.Grid
 	tr.programID = opt.ProgramID
-	in := &interp{tr: tr}
+	in := &interp{tr: tr, maxSteps: MaxSteps}
+	if opt.MaxSteps > 0 && opt.MaxSteps < MaxSteps {
+		in.maxSteps = opt.MaxSteps
+	}
 	in.initBuiltins()
 	mods := opt.Modules
 	if mods == nil {
