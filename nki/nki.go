@@ -49,6 +49,9 @@ type Options struct {
 	PrefixLines int
 	// MaxSteps lowers the evaluation bound (0: the package's MaxSteps).
 	MaxSteps int
+	// Overlay gives the source of files (names relative to Dir) instead of
+	// reading them: a rewritten kernel traced beside its helper modules.
+	Overlay map[string][]byte
 }
 
 // OptionsFor builds the options of a manifest entry.
@@ -89,9 +92,12 @@ func DetectAPI(src string) string {
 // Trace runs the kernel and returns what it recorded.
 func Trace(opt Options) (res *Result, err error) {
 	if opt.API == "" {
-		b, rerr := inputfile.ReadFileMax(filepath.Join(opt.Dir, opt.File), python.MaxSource)
-		if rerr != nil {
-			return nil, rerr
+		b, ok := opt.Overlay[opt.File]
+		if !ok {
+			var rerr error
+			if b, rerr = inputfile.ReadFileMax(filepath.Join(opt.Dir, opt.File), python.MaxSource); rerr != nil {
+				return nil, rerr
+			}
 		}
 		opt.API = DetectAPI(string(b))
 	}
@@ -112,7 +118,7 @@ func Trace(opt Options) (res *Result, err error) {
 		mods = map[string]string{}
 	}
 	in.loader = &loader{dir: opt.Dir, modules: mods, byFile: map[string]*Module{}, std: in.pyModules(), nki: map[string]*Module{},
-		loading: map[string]bool{}, prefixOf: map[string]int{opt.File: opt.PrefixLines}}
+		loading: map[string]bool{}, prefixOf: map[string]int{opt.File: opt.PrefixLines}, overlay: opt.Overlay}
 	// the bottom frame: errors before any module runs name the kernel file
 	in.frames = []*frame{{mod: &Module{Name: "<kernel>", File: opt.File}, fn: "<module>"}}
 	defer func() {

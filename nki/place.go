@@ -1,0 +1,364 @@
+package nki
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/npukit/npukit/neuroncore"
+)
+
+// Placed is an automatically allocated kernel rewritten with direct
+// allocations in its own API: mod_alloc / alloc(func) buffers for Beta 1,
+// address=(partition, byte) for the current API.
+type Placed struct {
+	Placement *neuroncore.Placement
+	// Source is the rewritten kernel file.
+	Source []byte
+	// Sites is, per rewritten declaration, "file:line: what was written".
+	Sites []string
+}
+
+// PlaceError is a kernel place cannot write back honestly (a tensor
+// declared in a helper module, a declaration site whose executions need
+// different allocations, a statement form it does not rewrite).
+type PlaceError struct {
+	Site Site
+	Msg  string
+}
+
+func (e *PlaceError) Error() string { return fmt.Sprintf("%s: %s", e.Site, e.Msg) }
+
+var (
+	langAlias = regexp.MustCompile(`(?m)^\s*(?:import\s+(?:neuronxcc\.)?nki\.language\s+as\s+(\w+)|from\s+(?:neuronxcc\.)?nki\s+import\s+language\s+as\s+(\w+))`)
+	nccAlias  = regexp.MustCompile(`(?m)^\s*(?:import\s+neuronxcc\.nki\.compiler\s+as\s+(\w+)|from\s+neuronxcc\.nki\s+import\s+compiler\s+as\s+(\w+))`)
+	assignRe  = regexp.MustCompile(`^(\s*)([A-Za-z_]\w*)\s*=\s*$`)
+)
+
+func alias(re *regexp.Regexp, src string) (string, int) {
+	m := re.FindStringSubmatchIndex(src)
+	if m == nil {
+		return "", -1
+	}
+	for g := 1; g*2 < len(m); g++ {
+		if m[2*g] >= 0 {
+			return src[m[2*g]:m[2*g+1]], m[1]
+		}
+	}
+	return "", -1
+}
+
+// PlaceKernel places the automatic tensors of a checked kernel (package
+// neuroncore's placement over the lowered plan) and writes the kernel file
+// back with them allocated. src is the kernel file's source (res.File).
+func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptions) (*Placed, error) {
+	pl, err := neuroncore.PlaceExecution(ck.Exec, opt)
+	if err != nil {
+		return nil, err
+	}
+	text := string(src)
+	ed := &editor{src: text}
+	lang, _ := alias(langAlias, text)
+	if lang == "" {
+		return nil, &PlaceError{Site: Site{File: res.File, Line: 1}, Msg: "the kernel does not import the NKI language module under an alias (import ...nki.language as nl)"}
+	}
+	ncc := ""
+	if res.API == "beta1" {
+		var end int
+		if ncc, end = alias(nccAlias, text); ncc == "" {
+			_, end = alias(langAlias, text)
+			ncc = "ncc"
+			if regexp.MustCompile(`\bncc\b`).MatchString(text) {
+				ncc = "npukit_ncc"
+			}
+			ed.insert(end, "\nimport neuronxcc.nki.compiler as "+ncc)
+		}
+	}
+	// one allocation per declaration site
+	type siteAlloc struct {
+		rec  *TensorRec
+		code string
+		fn   string
+	}
+	bySite := map[string]*siteAlloc{}
+	var order []string
+	placed := map[string]neuroncore.PlacedTensor{}
+	for _, p := range pl.Tensors {
+		placed[p.Tensor] = p
+	}
+	for i, t := range ck.Plan.Tensors {
+		if t.Direct() {
+			continue
+		}
+		rec := ck.Recs[i]
+		pt := pl.Plan.Tensors[i]
+		if rec.Site == nil || rec.Site.File != res.File {
+			return nil, &PlaceError{Site: siteOr(rec.Site, res.File), Msg: fmt.Sprintf("tensor %s is declared in a helper module; place rewrites the kernel file only", t.Name)}
+		}
+		var code, fn string
+		if res.API == "beta1" {
+			p := placed[t.Name]
+			code = strings.Replace(p.Code, "ncc.", ncc+".", 1)
+			fn = p.Func
+		} else {
+			loc, ok := pt.Location(0)
+			if !ok || pt.Tiles() != 1 {
+				return nil, &PlaceError{Site: *rec.Site, Msg: fmt.Sprintf("tensor %s: the current API's address= holds one location", t.Name)}
+			}
+			off := loc.Offset(pl.Plan.Arch.PSUMBankBytes())
+			code = fmt.Sprintf("address=(%d, %d)", loc.Partition, off)
+		}
+		key := rec.Site.String()
+		if sa, ok := bySite[key]; ok {
+			if sa.code != code {
+				return nil, &PlaceError{Site: *rec.Site, Msg: fmt.Sprintf("the declaration executes as tensors placed differently (%s and %s); one source line holds one allocation", sa.code, code)}
+			}
+			continue
+		}
+		bySite[key] = &siteAlloc{rec: rec, code: code, fn: fn}
+		order = append(order, key)
+	}
+	var funcs []string
+	out := &Placed{Placement: pl}
+	for _, key := range order {
+		sa := bySite[key]
+		if err := ed.rewriteDecl(res.API, lang, sa.rec, sa.code); err != nil {
+			return nil, err
+		}
+		if sa.fn != "" {
+			funcs = append(funcs, sa.fn)
+		}
+		out.Sites = append(out.Sites, fmt.Sprintf("%s: %s", sa.rec.Site, sa.code))
+	}
+	if len(funcs) > 0 {
+		// allocation functions go before the kernel's top-level definition
+		at := topLevelDefStart(text, res.Function)
+		ed.insert(at, strings.Join(funcs, "\n")+"\n\n")
+	}
+	out.Source = []byte(ed.apply())
+	return out, nil
+}
+
+func siteOr(s *Site, file string) Site {
+	if s != nil {
+		return *s
+	}
+	return Site{File: file, Line: 1}
+}
+
+// topLevelDefStart is the offset of the line starting the kernel's
+// top-level def (or its first decorator); 0 when not found.
+func topLevelDefStart(src, fn string) int {
+	lines := strings.SplitAfter(src, "\n")
+	off := 0
+	start := -1
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "@"):
+			if start < 0 {
+				start = off
+			}
+		case strings.HasPrefix(l, "def "+fn+"("):
+			if start < 0 {
+				start = off
+			}
+			return start
+		case strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "#"):
+			start = -1
+		}
+		off += len(l)
+	}
+	return 0
+}
+
+type edit struct {
+	at, del int
+	text    string
+}
+
+type editor struct {
+	src   string
+	edits []edit
+}
+
+func (e *editor) insert(at int, text string) { e.edits = append(e.edits, edit{at, 0, text}) }
+
+func (e *editor) apply() string {
+	// from the end; at one offset a replacement before an insertion, so
+	// that the insertion lands in front of the replaced text
+	sort.SliceStable(e.edits, func(i, j int) bool {
+		if e.edits[i].at != e.edits[j].at {
+			return e.edits[i].at > e.edits[j].at
+		}
+		return e.edits[i].del > e.edits[j].del
+	})
+	s := e.src
+	for _, ed := range e.edits {
+		s = s[:ed.at] + ed.text + s[ed.at+ed.del:]
+	}
+	return s
+}
+
+// offset converts a site (1-based line, 0-based column) to a byte offset.
+func (e *editor) offset(line, col int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(e.src[off:], '\n')
+		if i < 0 {
+			return -1
+		}
+		off += i + 1
+	}
+	return off + col
+}
+
+// scan walks Python source from off, skipping strings and comments, and
+// returns the offset of the first byte at bracket depth 0 for which stop
+// is true (the depth counts brackets opened after off).
+func scan(src string, off int, stop func(c byte, depth int) bool) int {
+	depth := 0
+	for i := off; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			i--
+			continue
+		case '\'', '"':
+			q := string(c)
+			if strings.HasPrefix(src[i:], q+q+q) {
+				q = q + q + q
+			}
+			j := i + len(q)
+			for j < len(src) && !strings.HasPrefix(src[j:], q) {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			i = j + len(q) - 1
+			continue
+		case '\\':
+			i++ // a line continuation or an escaped byte
+			continue
+		}
+		if depth == 0 && stop(c, depth) {
+			return i
+		}
+		switch c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth < 0 {
+				return i
+			}
+		}
+	}
+	return len(src)
+}
+
+// rewriteDecl writes the allocation into one declaration site.
+func (e *editor) rewriteDecl(api, lang string, rec *TensorRec, code string) error {
+	s := *rec.Site
+	at := e.offset(s.Line, s.Col)
+	if at < 0 || at >= len(e.src) {
+		return &PlaceError{Site: s, Msg: "declaration site outside the file"}
+	}
+	if strings.HasPrefix(rec.API, "result of ") {
+		return e.rewriteImplicit(api, lang, rec, code, at)
+	}
+	open := strings.IndexByte(e.src[at:], '(')
+	if open < 0 {
+		return &PlaceError{Site: s, Msg: "no call at the declaration site"}
+	}
+	open += at
+	end := scan(e.src, open+1, func(c byte, _ int) bool { return c == ')' })
+	// the arguments at depth 1, split at top-level commas
+	argStart := open + 1
+	var args [][2]int
+	for argStart < end {
+		j := scan(e.src, argStart, func(c byte, _ int) bool { return c == ',' || c == ')' })
+		if j > end {
+			j = end
+		}
+		args = append(args, [2]int{argStart, j})
+		argStart = j + 1
+	}
+	kw := regexp.MustCompile(`^\s*buffer\s*=\s*`)
+	for _, a := range args {
+		text := e.src[a[0]:a[1]]
+		m := kw.FindStringIndex(text)
+		if m == nil {
+			continue
+		}
+		v0 := a[0] + m[1]
+		v1 := a[1]
+		for v1 > v0 && strings.ContainsRune(" \t\n", rune(e.src[v1-1])) {
+			v1--
+		}
+		if api == "beta1" {
+			e.edits = append(e.edits, edit{v0, v1 - v0, code})
+		} else {
+			e.insert(v1, ", "+code)
+		}
+		return nil
+	}
+	if len(args) > 2 && api == "beta1" && !strings.Contains(e.src[args[2][0]:args[2][1]], "=") {
+		return &PlaceError{Site: s, Msg: "the buffer is passed by position; place rewrites buffer= keywords"}
+	}
+	// no buffer argument: SBUF by default
+	last := end
+	for last > open+1 && strings.ContainsRune(" \t\n,", rune(e.src[last-1])) {
+		last--
+	}
+	if api == "beta1" {
+		e.insert(last, ", buffer="+code)
+	} else {
+		e.insert(last, ", buffer="+lang+".sbuf, "+code)
+	}
+	return nil
+}
+
+// rewriteImplicit turns `x = op(...)` (a Beta-1 instruction result the
+// compiler allocates) into a declared tensor written by the instruction:
+//
+//	x_placed = nl.ndarray(shape, dtype=nl.dt, buffer=ALLOC)
+//	x_placed[...] = op(...)
+//	x = x_placed
+func (e *editor) rewriteImplicit(api, lang string, rec *TensorRec, code string, at int) error {
+	s := *rec.Site
+	lineStart := strings.LastIndexByte(e.src[:at], '\n') + 1
+	m := assignRe.FindStringSubmatch(e.src[lineStart:at])
+	if m == nil || m[2] != rec.Name {
+		return &PlaceError{Site: s, Msg: fmt.Sprintf("the result bound to %s is not a plain `name = call(...)` statement; declare the tensor with nl.ndarray", rec.Name)}
+	}
+	indent, name := m[1], m[2]
+	end := scan(e.src, at, func(c byte, _ int) bool { return c == '\n' || c == ';' })
+	if end < len(e.src) && e.src[end] == ';' {
+		return &PlaceError{Site: s, Msg: "a statement followed by ; on the same line"}
+	}
+	tmp := name + "_placed"
+	shape := make([]string, len(rec.Shape))
+	for i, d := range rec.Shape {
+		shape[i] = fmt.Sprint(d)
+	}
+	sh := "(" + strings.Join(shape, ", ")
+	if len(shape) == 1 {
+		sh += ","
+	}
+	sh += ")"
+	buf := "buffer=" + code
+	if api != "beta1" {
+		buf = fmt.Sprintf("buffer=%s.%s, %s", lang, rec.Buffer, code)
+	}
+	decl := fmt.Sprintf("%s%s = %s.ndarray(%s, dtype=%s.%s, %s)\n", indent, tmp, lang, sh, lang, rec.DType, buf)
+	e.insert(lineStart, decl)
+	// "name = " becomes "tmp[...] = "
+	e.edits = append(e.edits, edit{lineStart + len(indent), len(e.src[lineStart:at]) - len(indent), tmp + "[...] = "})
+	e.insert(end, "\n"+indent+name+" = "+tmp)
+	return nil
+}

@@ -1,0 +1,84 @@
+package nki
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/neuroncore"
+)
+
+// place on every automatic-allocation manifest entry writes a kernel that
+// reads back (traces) and checks clean: every on-chip tensor allocated
+// directly, no error.
+func TestPlaceAutomaticKernels(t *testing.T) {
+	m, err := ReadManifest(corpusManifest)
+	if err != nil {
+		t.Skipf("corpus not present: %v", err)
+	}
+	ok, total := 0, 0
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		if e.Allocation != "auto" {
+			continue
+		}
+		o := OptionsFor(m, e)
+		res, err := Trace(o)
+		if err != nil {
+			continue // refused by the tracer (conformance test)
+		}
+		total++
+		arch, _ := neuroncore.ArchByName(o.NCVersion)
+		ck, err := CheckKernel(res, arch)
+		if err != nil {
+			t.Errorf("%s: %v", e.ID, err)
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(m.Dir(), e.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := PlaceKernel(res, ck, src, neuroncore.PlaceOptions{Fewest: true})
+		if err != nil {
+			t.Logf("%s: not placed: %v", e.ID, err)
+			continue
+		}
+		o2 := o
+		o2.Overlay = map[string][]byte{o.File: pl.Source}
+		res2, err := Trace(o2)
+		if err != nil {
+			t.Errorf("%s: the placed kernel does not trace: %v", e.ID, err)
+			continue
+		}
+		ck2, err := CheckKernel(res2, arch)
+		if err != nil {
+			t.Errorf("%s: the placed kernel does not check: %v", e.ID, err)
+			continue
+		}
+		bad := false
+		for _, d := range ck2.Report {
+			if d.Severity == diag.Error || d.Rule == neuroncore.RuleUnplaced {
+				t.Errorf("%s: placed kernel: %v", e.ID, d)
+				bad = true
+			}
+		}
+		for _, pt := range ck2.Plan.Tensors {
+			if !pt.Direct() {
+				t.Errorf("%s: placed kernel: tensor %s still automatic", e.ID, pt.Name)
+				bad = true
+			}
+		}
+		if !bad {
+			ok++
+		}
+		if testing.Verbose() && strings.Contains(e.ID, os.Getenv("NKI_PLACE_SHOW")) && os.Getenv("NKI_PLACE_SHOW") != "" {
+			t.Logf("%s:\n%s", e.ID, pl.Source)
+		}
+	}
+	t.Logf("%d of %d automatic-allocation entries placed, read back and check clean", ok, total)
+	if ok == 0 {
+		t.Fatal("no kernel placed")
+	}
+}
