@@ -413,3 +413,32 @@ func (m *Model) Packages() []*Package {
 	}
 	return ps
 }
+
+// PickExecutable returns executable n of the first package of Edge TPU
+// operator op (with the operator and the executable's index), or that
+// package's main executable when n < 0.
+func (m *Model) PickExecutable(op, n int) (*CustomOp, *Executable, int, error) {
+	if op < 0 || op >= len(m.Ops) {
+		return nil, nil, 0, fmt.Errorf("Edge TPU operator %d: the file has %d", op, len(m.Ops))
+	}
+	o := m.Ops[op]
+	if len(o.Packages) == 0 {
+		return nil, nil, 0, fmt.Errorf("Edge TPU operator %d carries no package", op)
+	}
+	p := o.Packages[0]
+	if n < 0 {
+		main := p.Main()
+		if main == nil {
+			return nil, nil, 0, fmt.Errorf("the package of Edge TPU operator %d has no main executable; choose one by index", op)
+		}
+		for i, e := range p.Executables {
+			if e == main {
+				return o, e, i, nil
+			}
+		}
+	}
+	if n >= len(p.Executables) {
+		return nil, nil, 0, fmt.Errorf("executable %d: the package has %d", n, len(p.Executables))
+	}
+	return o, p.Executables[n], n, nil
+}

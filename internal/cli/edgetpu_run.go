@@ -26,34 +26,6 @@ func init() {
 	edgetpuCommands = append(edgetpuCommands, newEdgeTPULinkCmd, newEdgeTPURelayoutCmd, newEdgeTPUDMACmd)
 }
 
-// etpuPickExecutable returns executable n of the first package of Edge TPU
-// op opIdx, or that package's main executable when n < 0.
-func etpuPickExecutable(m *edgetpu.Model, opIdx, n int) (*edgetpu.CustomOp, *edgetpu.Executable, int, error) {
-	if opIdx < 0 || opIdx >= len(m.Ops) {
-		return nil, nil, 0, usageErr("--op %d: the file has %d Edge TPU ops", opIdx, len(m.Ops))
-	}
-	op := m.Ops[opIdx]
-	if len(op.Packages) == 0 {
-		return nil, nil, 0, usageErr("Edge TPU op %d carries no package", opIdx)
-	}
-	p := op.Packages[0]
-	if n < 0 {
-		main := p.Main()
-		if main == nil {
-			return nil, nil, 0, usageErr("the package has no main executable; choose one with --exe")
-		}
-		for i, e := range p.Executables {
-			if e == main {
-				return op, e, i, nil
-			}
-		}
-	}
-	if n >= len(p.Executables) {
-		return nil, nil, 0, usageErr("--exe %d: the package has %d executables", n, len(p.Executables))
-	}
-	return op, p.Executables[n], n, nil
-}
-
 // etpuParseAddr parses NAME=ADDR[@BATCH].
 func etpuParseAddr(s string) (name string, addr uint64, batch int, err error) {
 	name, rest, ok := strings.Cut(s, "=")
@@ -193,9 +165,9 @@ package's main one unless --exe.`,
 			if err != nil {
 				return err
 			}
-			_, e, idx, err := etpuPickExecutable(m, opIdx, exe)
+			_, e, idx, err := m.PickExecutable(opIdx, exe)
 			if err != nil {
-				return err
+				return usageErr("--op %d --exe %d: %v", opIdx, exe, err)
 			}
 			inputs, outputs, err := etpuSplitLayers(e, layers)
 			if err != nil {
@@ -347,9 +319,9 @@ The batch is the input size divided by the layer's padded size unless --batch.`,
 			if err != nil {
 				return err
 			}
-			op, e, _, err := etpuPickExecutable(m, opIdx, exe)
+			op, e, _, err := m.PickExecutable(opIdx, exe)
 			if err != nil {
-				return err
+				return usageErr("--op %d --exe %d: %v", opIdx, exe, err)
 			}
 			var layer *edgetpu.Layer
 			var names []string
