@@ -33,7 +33,7 @@ func (e *PlaceError) Error() string { return fmt.Sprintf("%s: %s", e.Site, e.Msg
 var (
 	langAlias = regexp.MustCompile(`(?m)^\s*(?:import\s+(?:neuronxcc\.)?nki\.language\s+as\s+(\w+)|from\s+(?:neuronxcc\.)?nki\s+import\s+language\s+as\s+(\w+))`)
 	nccAlias  = regexp.MustCompile(`(?m)^\s*(?:import\s+neuronxcc\.nki\.compiler\s+as\s+(\w+)|from\s+neuronxcc\.nki\s+import\s+compiler\s+as\s+(\w+))`)
-	assignRe  = regexp.MustCompile(`^(\s*)([A-Za-z_]\w*)\s*=\s*$`)
+	assignRe  = regexp.MustCompile(`^([ \t]*)([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\\\n[ \t]*)?`)
 )
 
 func alias(re *regexp.Regexp, src string) (string, int) {
@@ -331,13 +331,19 @@ func (e *editor) rewriteDecl(api, lang string, rec *TensorRec, code string) erro
 //	x = x_placed
 func (e *editor) rewriteImplicit(api, lang string, rec *TensorRec, code string, at int) error {
 	s := *rec.Site
+	// the statement starts on the site's line or on a line the site's
+	// line continues (a trailing backslash)
 	lineStart := strings.LastIndexByte(e.src[:at], '\n') + 1
-	m := assignRe.FindStringSubmatch(e.src[lineStart:at])
-	if m == nil || m[2] != rec.Name {
-		return &PlaceError{Site: s, Msg: fmt.Sprintf("the result bound to %s is not a plain `name = call(...)` statement; declare the tensor with nl.ndarray", rec.Name)}
+	for lineStart > 1 && strings.HasSuffix(strings.TrimRight(e.src[:lineStart-1], " \t"), "\\") {
+		lineStart = strings.LastIndexByte(e.src[:lineStart-1], '\n') + 1
 	}
-	indent, name := m[1], m[2]
-	end := scan(e.src, at, func(c byte, _ int) bool { return c == '\n' || c == ';' })
+	m := assignRe.FindStringSubmatchIndex(e.src[lineStart:])
+	if m == nil || e.src[lineStart+m[4]:lineStart+m[5]] != rec.Name || lineStart+m[1] > at {
+		return &PlaceError{Site: s, Msg: fmt.Sprintf("the result bound to %s is not a plain `name = expression` statement; declare the tensor with nl.ndarray", rec.Name)}
+	}
+	indent, name := e.src[lineStart:lineStart+m[3]], rec.Name
+	rhs := lineStart + m[1]
+	end := scan(e.src, rhs, func(c byte, _ int) bool { return c == '\n' || c == ';' })
 	if end < len(e.src) && e.src[end] == ';' {
 		return &PlaceError{Site: s, Msg: "a statement followed by ; on the same line"}
 	}
@@ -357,8 +363,20 @@ func (e *editor) rewriteImplicit(api, lang string, rec *TensorRec, code string, 
 	}
 	decl := fmt.Sprintf("%s%s = %s.ndarray(%s, dtype=%s.%s, %s)\n", indent, tmp, lang, sh, lang, rec.DType, buf)
 	e.insert(lineStart, decl)
-	// "name = " becomes "tmp[...] = "
-	e.edits = append(e.edits, edit{lineStart + len(indent), len(e.src[lineStart:at]) - len(indent), tmp + "[...] = "})
+	// "name = " (or "name: annotation = ") becomes "tmp[...] = "
+	e.edits = append(e.edits, edit{lineStart + len(indent), rhs - lineStart - len(indent), tmp + "[...] = "})
 	e.insert(end, "\n"+indent+name+" = "+tmp)
 	return nil
+}
+
+// CheckPlaced traces the rewritten kernel in place of the original (its
+// helper modules beside it) and checks it: what place promises is a
+// kernel that reads back with every tensor allocated and no error.
+func CheckPlaced(o Options, p *Placed, arch *neuroncore.Arch) (*Checked, error) {
+	o.Overlay = map[string][]byte{o.File: p.Source}
+	res, err := Trace(o)
+	if err != nil {
+		return nil, fmt.Errorf("the placed kernel does not trace: %w", err)
+	}
+	return CheckKernel(res, arch)
 }

@@ -45,16 +45,9 @@ func TestPlaceAutomaticKernels(t *testing.T) {
 			t.Logf("%s: not placed: %v", e.ID, err)
 			continue
 		}
-		o2 := o
-		o2.Overlay = map[string][]byte{o.File: pl.Source}
-		res2, err := Trace(o2)
+		ck2, err := CheckPlaced(o, pl, arch)
 		if err != nil {
-			t.Errorf("%s: the placed kernel does not trace: %v", e.ID, err)
-			continue
-		}
-		ck2, err := CheckKernel(res2, arch)
-		if err != nil {
-			t.Errorf("%s: the placed kernel does not check: %v", e.ID, err)
+			t.Errorf("%s: %v", e.ID, err)
 			continue
 		}
 		bad := false
@@ -78,7 +71,10 @@ func TestPlaceAutomaticKernels(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d automatic-allocation entries placed, read back and check clean", ok, total)
-	if ok == 0 {
-		t.Fatal("no kernel placed")
+	// 31 of 41 on corpus2 (2026-11-26); the others are refused honestly
+	// (PSUM oversubscribed by the tutorial itself, current-API tensors kept
+	// in lists that one address= cannot multi-buffer)
+	if ok < total*2/3 {
+		t.Fatalf("only %d of %d placed", ok, total)
 	}
 }

@@ -33,7 +33,7 @@ Constructs npukit cannot evaluate honestly are refused (exit 2) naming file:line
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newNkiInspectCmd(env), newNkiCheckCmd(env), newNkiSimCmd(env), newNkiReportCmd(env))
+	cmd.AddCommand(newNkiInspectCmd(env), newNkiCheckCmd(env), newNkiSimCmd(env), newNkiReportCmd(env), newNkiPlaceCmd(env))
 	return cmd
 }
 

@@ -76,3 +76,25 @@ func TestNkiCheckDirect(t *testing.T) {
 		t.Errorf("report page: %v", err)
 	}
 }
+
+func TestNkiPlace(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(nkiKernel), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"k.py", "--kernel", "add", "--arg", "a=bfloat16[512,256]", "--arg", "b=bfloat16[512,256]"}
+	r := run(t, dir, append([]string{"nki", "place"}, args...)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "+++ b/k.py") || !strings.Contains(r.stdout, "ncc.sbuf.mod_alloc(") ||
+		!strings.Contains(r.stdout, "import neuronxcc.nki.compiler as ncc") || !strings.Contains(r.stdout, "0 errors") {
+		t.Fatalf("place diff: %s", r)
+	}
+	r = run(t, dir, append([]string{"nki", "place", "-o", "placed.py"}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("place -o: %s", r)
+	}
+	args[0] = "placed.py"
+	r = run(t, dir, append([]string{"nki", "check"}, args...)...)
+	if r.code != 0 || strings.Contains(r.stdout, "sbuf/unplaced") || strings.Contains(r.stdout, "mixed-allocation") {
+		t.Fatalf("the placed kernel: %s", r)
+	}
+}

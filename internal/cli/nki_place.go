@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/inputfile"
+	"github.com/npukit/npukit/neuroncore"
+	"github.com/npukit/npukit/nki"
+	"github.com/npukit/npukit/nki/python"
+	"github.com/spf13/cobra"
+)
+
+// nkiPlaceOutput is what `nki place` prints.
+type nkiPlaceOutput struct {
+	*neuroncore.Placement
+	Sites   []string    `json:"rewritten"`
+	Diff    string      `json:"diff,omitempty"`
+	Written string      `json:"written,omitempty"`
+	Check   diag.Report `json:"placed_kernel_check"`
+	Errors  int         `json:"placed_kernel_errors"`
+}
+
+func (o nkiPlaceOutput) WriteText(w io.Writer) error {
+	if o.Written == "" {
+		if _, err := io.WriteString(w, o.Diff); err != nil {
+			return err
+		}
+	}
+	for _, s := range o.Sites {
+		fmt.Fprintf(w, "# %s\n", s)
+	}
+	if o.Written != "" {
+		fmt.Fprintf(w, "# placed kernel written to %s\n", o.Written)
+	}
+	_, err := fmt.Fprintf(w, "# the placed kernel reads back and checks with %s\n", o.Check.Summary())
+	return err
+}
+
+func newNkiPlaceCmd(env *Env) *cobra.Command {
+	var f nkiFlags
+	var out string
+	var fewest bool
+	cmd := &cobra.Command{
+		Use:   "place [KERNEL.py]",
+		Short: "Allocate a kernel's automatic tensors and write the kernel back with them (mod_alloc for Beta 1, address= for the current API)",
+		Long: `place traces and lowers the kernel as 'nki check' does, places every automatically
+allocated tensor with the planner of 'npukit sbuf place' (physical tile counts by
+simulated time, exact placement) and writes the kernel file back with the allocations in
+the API the kernel uses: Beta 1 buffer=ncc.sbuf/psum.mod_alloc(...) (or alloc(func) with
+the function defined before the kernel), current API address=(partition, byte). A Beta-1
+instruction result bound to a name becomes a declared tensor the instruction writes.
+It prints a unified diff, or writes the whole kernel with -o FILE; the rewritten kernel is
+traced and checked again and the outcome printed. Declarations in helper modules, a line
+whose executions need different allocations and statement forms place does not rewrite
+are refused (exit 2) naming file:line.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, _, err := f.options(args)
+			if err != nil {
+				return err
+			}
+			res, err := traceKernel(o)
+			if err != nil {
+				return err
+			}
+			arch, err := nkiArch(o)
+			if err != nil {
+				return err
+			}
+			ck, err := nki.CheckKernel(res, arch)
+			if err != nil {
+				return usageErr("%s: %v", o.File, err)
+			}
+			src, err := inputfile.ReadFileMax(filepath.Join(o.Dir, o.File), python.MaxSource)
+			if err != nil {
+				return usageErr("%v", ioCause(err))
+			}
+			p, err := nki.PlaceKernel(res, ck, src, neuroncore.PlaceOptions{Fewest: fewest})
+			if err != nil {
+				var pe *nki.PlaceError
+				if errors.As(err, &pe) || errors.Is(err, neuroncore.ErrUnplaceable) {
+					return usageErr("%v", err)
+				}
+				return usageErr("%s: %v", o.File, err)
+			}
+			ck2, err := nki.CheckPlaced(o, p, arch)
+			if err != nil {
+				return &ExitError{Code: ExitUnexpected, Err: err}
+			}
+			rep := ck2.Report.WithFile(filepath.Base(o.File))
+			if rep == nil {
+				rep = diag.Report{}
+			}
+			res0 := nkiPlaceOutput{Placement: p.Placement, Sites: p.Sites, Check: rep, Errors: rep.Count(diag.Error)}
+			if out != "" {
+				if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { _, err := w.Write(p.Source); return err }); err != nil {
+					return &ExitError{Code: ExitUsage, Err: err}
+				}
+				res0.Written = out
+			} else {
+				name := filepath.Base(o.File)
+				res0.Diff = nki.UnifiedDiff("a/"+name, "b/"+name, string(src), string(p.Source))
+			}
+			if err := render(env, res0); err != nil {
+				return err
+			}
+			if res0.Errors > 0 {
+				return &ExitError{Code: ExitFindings}
+			}
+			return nil
+		},
+	}
+	f.bind(cmd)
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write the rewritten kernel to this file instead of printing a diff")
+	cmd.Flags().BoolVar(&fewest, "fewest", false, "keep the fewest feasible physical tiles (no search by simulated time)")
+	return cmd
+}
