@@ -410,17 +410,23 @@ func checkLifetimes(x *Execution, rep *diag.Report) {
 	conflicts := map[pair]*conflict{}
 	var order []pair
 	// Live tiles grouped by physical rectangle: a new tile is compared with
-	// each distinct live rectangle, not with every live tile.
+	// each distinct live rectangle, not with every live tile. The groups
+	// are a slice (the map only finds a rectangle's group), so the sweep
+	// does no map lookups per live group.
 	type rectKey struct {
 		buf            Buffer
 		p0, p1, b0, b1 int64
 	}
-	live := map[rectKey][]placed{}
-	var keys []rectKey
+	type group struct {
+		key  rectKey
+		live []placed
+	}
+	index := map[rectKey]int{} // rectangle -> position in groups
+	var groups []group
 	for _, cur := range ps {
-		kept := keys[:0]
-		for _, rk := range keys {
-			l := live[rk]
+		kept := groups[:0]
+		for gi, g := range groups {
+			l := g.live
 			j := 0
 			for _, e := range l {
 				if e.lt.End > cur.lt.Start {
@@ -429,11 +435,14 @@ func checkLifetimes(x *Execution, rep *diag.Report) {
 				}
 			}
 			if j == 0 {
-				delete(live, rk)
+				delete(index, g.key)
 				continue
 			}
-			live[rk] = l[:j]
-			kept = append(kept, rk)
+			g.live = l[:j]
+			if len(kept) != gi {
+				index[g.key] = len(kept)
+			}
+			kept = append(kept, g)
 			if !l[0].overlaps(cur) {
 				continue
 			}
@@ -452,12 +461,14 @@ func checkLifetimes(x *Execution, rep *diag.Report) {
 				c.n++
 			}
 		}
-		keys = kept
+		groups = kept
 		rk := rectKey{cur.buf, cur.p0, cur.p1, cur.b0, cur.b1}
-		if _, ok := live[rk]; !ok {
-			keys = append(keys, rk)
+		if gi, ok := index[rk]; ok {
+			groups[gi].live = append(groups[gi].live, cur)
+		} else {
+			index[rk] = len(groups)
+			groups = append(groups, group{key: rk, live: []placed{cur}})
 		}
-		live[rk] = append(live[rk], cur)
 	}
 	for _, k := range order {
 		c := conflicts[k]
