@@ -400,6 +400,9 @@ func (t *tracer) item(in *interp, obj, idx Value, node python.Node) (Value, bool
 	case *Grid:
 		return &Grid{Shape: in.indexShape(o.Shape, idx, node)}, true
 	case *Tensor, *View, *Tile:
+		if tile, ok := o.(*Tile); ok && tile.Rec == nil && tile.bound {
+			t.materialize(in, tile, node.At())
+		}
 		base := baseTensor(o)
 		if base == nil {
 			if tile, ok := o.(*Tile); ok {
@@ -974,8 +977,11 @@ func (t *tracer) accumulate(in *interp, dst, rhs Value, op string, node python.N
 	t.callRecord(in, node.At(), name, []Value{dst, rhs}, []Value{dst}, false)
 }
 
-// bind records a Beta-1 instruction result bound to a name as an implicit
-// tile (the compiler allocates it).
+// bind notes a Beta-1 instruction result assigned to a name. The result
+// becomes an implicit (compiler-allocated) tile when it is used as an
+// operand (materialize), counted where it is used: the corpus tracer's
+// model, where a result written straight into t[...] = op(...) or
+// accumulated with t[...] += op(...) is no tile of its own.
 func (t *tracer) bind(in *interp, v Value, name string, src python.Expr) Value {
 	tile, ok := v.(*Tile)
 	if !ok {
@@ -984,17 +990,25 @@ func (t *tracer) bind(in *interp, v Value, name string, src python.Expr) Value {
 		}
 		return v
 	}
-	if tile.Rec != nil {
-		return v
+	if tile.Rec == nil && !tile.bound {
+		tile.bound, tile.name = true, name
+	}
+	return tile
+}
+
+// materialize makes a used instruction result an implicit tile.
+func (t *tracer) materialize(in *interp, tile *Tile, pos python.Pos) {
+	if tile.Rec != nil || in.inCallback > 0 {
+		return
 	}
 	ten := &Tensor{Shape: tile.Shape, DType: tile.DType, Buffer: tile.Buffer}
-	t.event(in, tile.Site.pos())
+	t.event(in, pos)
 	key := fmt.Sprintf("%s|result of %s|%v|%s|%s", tile.Site, tile.Fn, tile.Shape, tile.DType, tile.Buffer)
 	rec := t.tByKey[key]
 	if rec == nil {
 		t.nT++
 		s := tile.Site
-		rec = &TensorRec{ID: fmt.Sprintf("T%d", t.nT), API: "result of " + tile.Fn, Name: name, Shape: tile.Shape, DType: tile.DType,
+		rec = &TensorRec{ID: fmt.Sprintf("T%d", t.nT), API: "result of " + tile.Fn, Name: tile.name, Shape: tile.Shape, DType: tile.DType,
 			Buffer: tile.Buffer, Alloc: &Alloc{Kind: "implicit"}, Site: &s, Loop: t.innermost(), key: key, OnChip: true}
 		if len(tile.Shape) > 0 {
 			rec.Partition = tile.Shape[0]
@@ -1005,17 +1019,16 @@ func (t *tracer) bind(in *interp, v Value, name string, src python.Expr) Value {
 		t.tByKey[key] = rec
 	}
 	rec.Declared++
-	rec.Instances += t.multiplicity(in, tile.Site.pos())
+	rec.Instances += t.multiplicity(in, pos)
 	ten.Rec = rec
 	t.nInst++
 	ten.inst = t.nInst
 	tile.Rec = rec
 	tile.T = ten
 	if tile.step != nil {
-		tile.step.Writes = append(tile.step.Writes, Access{Rec: rec})
+		tile.step.Writes = append(tile.step.Writes, Access{Rec: rec, Inst: ten.inst})
 	}
 	t.progDecl(in, rec)
-	return tile
 }
 
 func (s Site) pos() python.Pos { return python.Pos{Line: s.Line, Col: s.Col} }

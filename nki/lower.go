@@ -276,7 +276,9 @@ func (lw *lowering) nodes(ns []*PNode) ([]neuroncore.Node, error) {
 	for _, n := range ns {
 		switch {
 		case n.Decl != nil:
-			if n.Decl.OnChip {
+			// an implicit tile is declared by the step producing it (it
+			// is recorded where it is first used, maybe in another loop)
+			if n.Decl.OnChip && !strings.HasPrefix(n.Decl.API, "result of ") {
 				if _, err := lw.declare(n.Decl); err != nil {
 					return nil, err
 				}

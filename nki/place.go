@@ -333,6 +333,9 @@ func (e *editor) rewriteImplicit(api, lang string, rec *TensorRec, code string, 
 	s := *rec.Site
 	// the statement starts on the site's line or on a line the site's
 	// line continues (a trailing backslash)
+	if rec.Name == "" {
+		return &PlaceError{Site: s, Msg: "an intermediate result used inside an expression is a compiler-allocated tile place cannot declare; bind it to a name (x = ...) first"}
+	}
 	lineStart := strings.LastIndexByte(e.src[:at], '\n') + 1
 	for lineStart > 1 && strings.HasSuffix(strings.TrimRight(e.src[:lineStart-1], " \t"), "\\") {
 		lineStart = strings.LastIndexByte(e.src[:lineStart-1], '\n') + 1

@@ -59,8 +59,11 @@ type Tile struct {
 	Rec    *TensorRec
 	call   *CallRec
 	step   *PStep
-	// T is the tensor this tile becomes once bound (for later indexing).
+	// T is the tensor this tile becomes once used (for later indexing).
 	T *Tensor
+	// bound: the result was assigned to a name (name is the first one).
+	bound bool
+	name  string
 }
 
 // Grid is an index expression (nl.arange / nl.mgrid and arithmetic on it,
