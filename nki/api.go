@@ -698,8 +698,8 @@ func (t *tracer) op(c *callCtx, fn, rule string) Value {
 		if len(reads) > 0 && reads[0] == dst {
 			reads = reads[1:]
 		}
-		if current && fn == "nl.load" {
-			// current-API nl.load still returns a tile
+		if current && (fn == "nl.load" || short == "broadcast_to") {
+			// current-API nl.load and broadcast_to still return a tile
 		} else if current || rule == "dma" {
 			t.callRecord(in, c.pos, fn, reads, []Value{dst}, c.arg(-1, "accumulate", false) == true)
 			return nil

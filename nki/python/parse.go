@@ -819,7 +819,11 @@ func (p *parser) comparison() Expr {
 	return c
 }
 
+// Binary operations, calls, attributes and subscripts are positioned at
+// the first token of their leftmost operand, a parenthesis included (as
+// CPython's ast: "(a - b) * c" starts at the parenthesis).
 func (p *parser) binLevel(ops []string, sub func() Expr) Expr {
+	start := p.tok().pos
 	e := sub()
 	for {
 		t := p.tok()
@@ -837,7 +841,7 @@ func (p *parser) binLevel(ops []string, sub func() Expr) Expr {
 			return e
 		}
 		p.next()
-		e = &BinOp{P{e.At()}, t.text, e, sub()}
+		e = &BinOp{P{start}, t.text, e, sub()}
 	}
 }
 
@@ -860,17 +864,19 @@ func (p *parser) factor() Expr {
 }
 
 func (p *parser) power() Expr {
+	start := p.tok().pos
 	e := p.primary()
 	if p.isOp("**") {
 		p.next()
 		p.enter(e.At())
 		defer p.leave()
-		return &BinOp{P{e.At()}, "**", e, p.factor()}
+		return &BinOp{P{start}, "**", e, p.factor()}
 	}
 	return e
 }
 
 func (p *parser) primary() Expr {
+	start := p.tok().pos
 	e := p.atom()
 	for {
 		t := p.tok()
@@ -881,16 +887,16 @@ func (p *parser) primary() Expr {
 		case ".":
 			p.next()
 			n, _ := p.name()
-			e = &Attribute{P{e.At()}, e, n}
+			e = &Attribute{P{start}, e, n}
 		case "(":
 			p.next()
 			args, kws := p.callArgs()
-			e = &Call{P{e.At()}, e, args, kws}
+			e = &Call{P{start}, e, args, kws}
 		case "[":
 			p.next()
 			idx := p.subscriptList()
 			p.expectOp("]")
-			e = &Subscript{P{e.At()}, e, idx}
+			e = &Subscript{P{start}, e, idx}
 		default:
 			return e
 		}
