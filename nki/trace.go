@@ -348,7 +348,12 @@ func (t *tracer) loopEnter(in *interp, pos python.Pos, iterExpr python.Expr, iv 
 	} else {
 		rec.Iterations += trips
 	}
+	// a loop's executed entries are not restricted by symbolic `if`
+	// guards (the corpus tracer's count; its calls and declarations are)
+	guards := t.guards
+	t.guards = nil
 	rec.Executed += t.multiplicity(in, pos)
+	t.guards = guards
 	t.stack = append(t.stack, activeLoop{rec: rec, sym: -1})
 	return &loopHandle{rec: rec, sym: -1, ok: true}
 }
