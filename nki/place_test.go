@@ -80,3 +80,46 @@ func TestPlaceAutomaticKernels(t *testing.T) {
 		t.Fatalf("only %d of %d placed", ok, total)
 	}
 }
+
+// An unnamed call result that is a whole argument is hoisted into a
+// declared tensor; the placed kernel checks clean.
+func TestPlaceHoistsIntermediate(t *testing.T) {
+	src := authorHeader + `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((512, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(4):
+        x = nl.load(a[i * 128:(i + 1) * 128, :])
+        nl.store(out[i * 128:(i + 1) * 128, :], value=nl.exp(x))
+    return out
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Dir: dir, File: "k.py", Function: "kernel", NCVersion: "gen2", Args: []Arg{{Name: "a", Shape: []int64{512, 512}, DType: "bfloat16"}}}
+	res, err := Trace(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := CheckKernel(res, &neuroncore.V2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := PlaceKernel(res, ck, []byte(src), neuroncore.PlaceOptions{Fewest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(pl.Source), "npukit_tile1[...] = nl.exp(x)") || !strings.Contains(string(pl.Source), "value=npukit_tile1)") {
+		t.Fatalf("placed:\n%s", pl.Source)
+	}
+	ck2, err := CheckPlaced(o, pl, &neuroncore.V2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ck2.Report {
+		if d.Severity == diag.Error || d.Rule == neuroncore.RuleUnplaced {
+			t.Errorf("placed kernel: %v", d)
+		}
+	}
+}
