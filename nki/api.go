@@ -304,8 +304,39 @@ func (t *tracer) attr(in *interp, obj Value, name string, pos python.Pos) (Value
 			}), true
 		case "itemsize":
 			return int64(dtypeOf(o).Size()), true
-		case "ap", "view", "T":
-			in.fail(pos, "tensor."+name, "access patterns and views of the current API are not modelled yet")
+		case "ap":
+			// t.ap(pattern=[[step, count], ...], offset=...): an access
+			// pattern over the tensor (current API); its shape is the
+			// counts, the first pair being the partitions. Which elements
+			// it touches is not modelled: it stands for the whole tensor.
+			return bi("tensor.ap", func(c *callCtx) Value {
+				var dims []int64
+				for _, pair := range c.in.iterate(c.need(0, "pattern"), c.node) {
+					items := c.in.iterate(pair, c.node)
+					if len(items) != 2 {
+						c.fail("an access pattern entry is [step, count]")
+					}
+					n, ok := asInt(items[1])
+					if !ok || n < 0 {
+						c.fail("access pattern count %s is not a non-negative integer known at trace time", repr(items[1]))
+					}
+					dims = append(dims, n)
+				}
+				if len(dims) == 0 || prod(dims) > 1<<40 {
+					c.fail("access pattern of shape %v", dims)
+				}
+				base := baseTensor(o)
+				if base == nil {
+					c.fail("access pattern of an unbound tile")
+				}
+				dt := dtypeOf(o)
+				if d, ok := c.arg(-1, "dtype", nil).(DType); ok {
+					dt = d
+				}
+				return &View{T: base, Shape: dims, DType: dt}
+			}), true
+		case "view", "T":
+			in.fail(pos, "tensor."+name, "views of the current API are not modelled yet")
 		case "name":
 			if ten, ok := o.(*Tensor); ok {
 				if ten.Arg != "" {
@@ -528,7 +559,8 @@ func (t *tracer) declareCall(c *callCtx, fn string) Value {
 			alloc = t.allocTiles(c, ten, buffer)
 		}
 	}
-	t.declare(in, c.pos, api, ten, alloc)
+	given, _ := c.arg(-1, "name", nil).(string)
+	t.declare(in, c.pos, api, ten, alloc, given)
 	if fn == "zeros" || fn == "ones" || fn == "full" || fn == "rand" {
 		t.callRecord(in, c.pos, api, nil, []Value{ten}, false)
 	}

@@ -14,6 +14,7 @@ const (
 	RuleMatmulAccumulateSB = "nki/matmul-accumulate-outside-psum"
 	RuleVectorAccumulate   = "nki/accumulate-on-vector-engine"
 	RuleInstructionCount   = "nki/instruction-count"
+	RuleUnusedAllocation   = "nki/allocated-unused"
 )
 
 func init() {
@@ -21,6 +22,7 @@ func init() {
 		diag.Rule{ID: RuleAutoOverCapacity, Severity: diag.Warning, Description: "the automatically allocated tiles alive at one time need more bytes per partition than the buffer holds: the compiler must spill or serialise them (slower code)"},
 		diag.Rule{ID: RuleMatmulAccumulateSB, Severity: diag.Error, Description: "a matmul result is accumulated (+=) into a tensor outside PSUM; TensorE accumulates only into PSUM"},
 		diag.Rule{ID: RuleVectorAccumulate, Severity: diag.Info, Description: "`+=` of a non-matmul value is a read-modify-write instruction of its own, not free PSUM accumulation"},
+		diag.Rule{ID: RuleUnusedAllocation, Severity: diag.Info, Description: "a directly allocated tensor no instruction reads or writes in the traced configuration (library kernels allocate buffers for every configuration)"},
 		diag.Rule{ID: RuleInstructionCount, Severity: diag.Info, Description: "estimate of the instructions per engine after unrolling every loop (authors hit the compiler's instruction limits)"},
 	)
 }
@@ -41,6 +43,10 @@ type Checked struct {
 //     frontend itself checks;
 //   - sbuf/accumulate-without-start: in NKI the first `+=` of a matmul into
 //     a PSUM tile starts its accumulation group (the tutorials' pattern).
+//
+// sbuf/unused-tensor becomes the info nki/allocated-unused: nki-library's
+// allocators declare a buffer per block index for every configuration, and
+// one traced configuration uses some of them.
 //
 // sbuf/live-over-capacity becomes nki/auto-live-over-capacity, a warning:
 // a plan's automatic tensors are placed without spilling, while the NKI
@@ -87,6 +93,8 @@ func CheckKernel(res *Result, arch *neuroncore.Arch) (*Checked, error) {
 		switch {
 		case notForKernels[d.Rule]:
 		case d.Rule == neuroncore.RuleMixedAllocation && stack:
+		case d.Rule == neuroncore.RuleUnusedPhysical:
+			out.Add(RuleUnusedAllocation, d.Location, "%s in the traced configuration", d.Message)
 		case d.Rule == neuroncore.RuleLiveOverCapacity:
 			out.Add(RuleAutoOverCapacity, d.Location, "%s; the compiler must spill or serialise these automatic tensors", d.Message)
 		default:

@@ -151,6 +151,7 @@ func Trace(opt Options) (res *Result, err error) {
 	}
 	sortKw(kws)
 	in.frames = append(in.frames, &frame{mod: mod, fn: "<trace>", kern: true})
+	tr.running = true
 	ret := in.call(fv, args, kws, pyPos(1), nil)
 	for _, r := range flatten(ret) {
 		if rec := recOf(r); rec != nil {

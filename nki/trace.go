@@ -39,6 +39,7 @@ type TensorRec struct {
 	ID          string   `json:"id"`
 	API         string   `json:"api"`
 	Name        string   `json:"assigned_to,omitempty"`
+	Given       string   `json:"name,omitempty"` // the name= argument
 	Shape       []int64  `json:"shape"`
 	DType       DType    `json:"dtype"`
 	Buffer      string   `json:"buffer"`
@@ -130,6 +131,9 @@ type tracer struct {
 	progStack []*PLoop
 	progOff   int
 	nInst     int64
+	// running: the kernel is being called (module imports run before and
+	// record no loops, as the corpus tracer records only the kernel's run)
+	running bool
 }
 
 func newTracer(api string) *tracer {
@@ -311,7 +315,7 @@ type loopHandle struct {
 }
 
 func (t *tracer) loopEnter(in *interp, pos python.Pos, iterExpr python.Expr, iv Value, syntax string, trips int64) *loopHandle {
-	if in.inCallback > 0 {
+	if in.inCallback > 0 || !t.running {
 		return &loopHandle{}
 	}
 	t.event(in, pos)
@@ -392,14 +396,14 @@ func (in *interp) symbolicIf(sc *scope, st *python.If, pred *Sym) (ctl, Value) {
 
 // ---- records ----
 
-func (t *tracer) declare(in *interp, pos python.Pos, api string, ten *Tensor, alloc *Alloc) *TensorRec {
+func (t *tracer) declare(in *interp, pos python.Pos, api string, ten *Tensor, alloc *Alloc, given string) *TensorRec {
 	t.event(in, pos)
 	s := in.site(pos)
-	key := fmt.Sprintf("%s|%s|%v|%s|%s|%s", s, api, ten.Shape, ten.DType, ten.Buffer, allocKey(alloc))
+	key := fmt.Sprintf("%s|%s|%v|%s|%s|%s|%q|%s", s, api, ten.Shape, ten.DType, ten.Buffer, allocKey(alloc), given, in.callChain())
 	rec := t.tByKey[key]
 	if rec == nil {
 		t.nT++
-		rec = &TensorRec{ID: fmt.Sprintf("T%d", t.nT), API: api, Shape: ten.Shape, DType: ten.DType, Buffer: ten.Buffer,
+		rec = &TensorRec{ID: fmt.Sprintf("T%d", t.nT), API: api, Given: given, Shape: ten.Shape, DType: ten.DType, Buffer: ten.Buffer,
 			Alloc: alloc, Site: &s, Loop: t.innermost(), key: key}
 		if ten.onChip() {
 			rec.OnChip = true
@@ -420,6 +424,19 @@ func (t *tracer) declare(in *interp, pos python.Pos, api string, ten *Tensor, al
 	ten.inst = t.nInst
 	t.progDecl(in, rec)
 	return rec
+}
+
+// callChain names the call sites of the enclosing kernel frames: a
+// declaration in a helper reached by two call chains is two records (the
+// corpus tracer's variants include the stack).
+func (in *interp) callChain() string {
+	var b strings.Builder
+	for _, f := range in.frames[:len(in.frames)-1] {
+		if f.kern {
+			fmt.Fprintf(&b, "%s:%d:%d>", f.mod.File, f.pos.Line, f.pos.Col)
+		}
+	}
+	return b.String()
 }
 
 func allocKey(a *Alloc) string {
