@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/npukit/npukit/nki/python"
@@ -399,7 +400,7 @@ func (in *interp) symbolicIf(sc *scope, st *python.If, pred *Sym) (ctl, Value) {
 func (t *tracer) declare(in *interp, pos python.Pos, api string, ten *Tensor, alloc *Alloc, given string) *TensorRec {
 	t.event(in, pos)
 	s := in.site(pos)
-	key := fmt.Sprintf("%s|%s|%v|%s|%s|%s|%q|%s", s, api, ten.Shape, ten.DType, ten.Buffer, allocKey(alloc), given, in.callChain())
+	key := declKey(s, api, ten, alloc, given, in)
 	rec := t.tByKey[key]
 	if rec == nil {
 		t.nT++
@@ -426,17 +427,53 @@ func (t *tracer) declare(in *interp, pos python.Pos, api string, ten *Tensor, al
 	return rec
 }
 
-// callChain names the call sites of the enclosing kernel frames: a
-// declaration in a helper reached by two call chains is two records (the
-// corpus tracer's variants include the stack).
-func (in *interp) callChain() string {
-	var b strings.Builder
+// declKey tells a declaration's variants apart: site, API, shape, dtype,
+// buffer, allocation, name= and the call sites of the enclosing kernel
+// frames (a declaration in a helper reached by two call chains is two
+// records: the corpus tracer's variants include the stack). Built without
+// fmt: kernels declare thousands of tensors.
+func declKey(s Site, api string, ten *Tensor, alloc *Alloc, given string, in *interp) string {
+	b := make([]byte, 0, 160)
+	site := func(file string, line, col int) {
+		b = append(b, file...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(line), 10)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(col), 10)
+		b = append(b, '|')
+	}
+	site(s.File, s.Line, s.Col)
+	b = append(b, api...)
+	b = append(b, '|')
+	for _, d := range ten.Shape {
+		b = strconv.AppendInt(b, d, 10)
+		b = append(b, ',')
+	}
+	b = append(b, '|')
+	b = append(b, ten.DType...)
+	b = append(b, '|')
+	b = append(b, ten.Buffer...)
+	b = append(b, '|')
+	if alloc != nil && (alloc.Kind == "auto" || alloc.Kind == "address" && alloc.Tiles == nil) {
+		b = append(b, alloc.Kind...)
+		if alloc.Partition != nil {
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, *alloc.Partition, 10)
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, *alloc.Offset, 10)
+		}
+	} else {
+		b = append(b, allocKey(alloc)...)
+	}
+	b = append(b, '|')
+	b = strconv.AppendQuote(b, given)
+	b = append(b, '|')
 	for _, f := range in.frames[:len(in.frames)-1] {
 		if f.kern {
-			fmt.Fprintf(&b, "%s:%d:%d>", f.mod.File, f.pos.Line, f.pos.Col)
+			site(f.mod.File, f.pos.Line, f.pos.Col)
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 func allocKey(a *Alloc) string {
