@@ -90,7 +90,9 @@ tiles) and runs the plan checks plus the kernel-author checks: direct-allocation
 implicit tensors, non-IO HBM tensors), accumulation groups, '+=' outside PSUM
 accumulation, and an estimate of the unrolled instruction count per engine. Every
 finding names the kernel's file:line, the tensor and the loop iteration.
---emit-plan FILE writes the lowered plan as YAML ('npukit sbuf check FILE' reads it).
+--emit-plan FILE writes the lowered plan as YAML ('npukit sbuf check FILE' reads it; there
+sbuf/matmul-shape compares whole tensors, while a kernel's matmul operands are views, so
+'nki check' leaves that rule out).
 Exit code 1 when an error is found, 2 when the kernel cannot be traced.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
