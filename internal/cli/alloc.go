@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/npukit/npukit"
@@ -35,67 +34,6 @@ func readAllocTable(path string, capacity int64) (*alloc.Table, error) {
 		return nil, ioCause(err)
 	}
 	return npukit.AllocTable(a, capacity)
-}
-
-// allocResult is what `npukit alloc` prints.
-type allocResult struct {
-	Problem   string `json:"problem"`
-	Buffers   int    `json:"buffers"`
-	Status    string `json:"status"` // solved, infeasible, timeout
-	Capacity  int64  `json:"capacity"`
-	Height    int64  `json:"height,omitempty"`
-	Peak      int64  `json:"peak"`
-	Minimized bool   `json:"minimized,omitempty"`
-	Proven    bool   `json:"proven,omitempty"`      // minimisation: no smaller capacity works
-	Lower     int64  `json:"lower_bound,omitempty"` // minimisation: smallest capacity not ruled out
-	// Gap is the answer's distance to Lower in bytes (minimisation).
-	Gap int64 `json:"gap_bytes,omitempty"`
-	// BestHeight is the greedy placement's height when the search stopped
-	// before deciding: a capacity known to hold the problem.
-	BestHeight int64   `json:"best_height,omitempty"`
-	Explored   int64   `json:"explored"`
-	Seconds    float64 `json:"seconds"`
-	Output     string  `json:"output,omitempty"`
-	Message    string  `json:"message,omitempty"`
-	// Offsets says how the offset column was used (absent without one).
-	Offsets *alloc.Offsets `json:"offsets,omitempty"`
-	// HalfOpenFits is set when the problem is infeasible with its `end`
-	// column read as inclusive but fits with the ends half-open.
-	HalfOpenFits bool `json:"half_open_fits,omitempty"`
-}
-
-func (r *allocResult) WriteText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "problem\t%s (%d buffers)\n", r.Problem, r.Buffers)
-	fmt.Fprintf(tw, "status\t%s\n", r.Status)
-	fmt.Fprintf(tw, "capacity\t%s (%d bytes)\n", humanize.Bytes(r.Capacity), r.Capacity)
-	if r.Height > 0 {
-		fmt.Fprintf(tw, "height\t%s (%d bytes)\n", humanize.Bytes(r.Height), r.Height)
-	}
-	fmt.Fprintf(tw, "peak alive\t%s (%d bytes)\n", humanize.Bytes(r.Peak), r.Peak)
-	if r.Minimized {
-		proof := "proven minimal"
-		if !r.Proven {
-			gap := r.Capacity - r.Lower
-			proof = fmt.Sprintf("not proven: the best lower bound is %d; the answer is at most %d bytes (%.2f%%) above the minimum", r.Lower, gap, 100*float64(gap)/float64(max(r.Lower, 1)))
-		}
-		fmt.Fprintf(tw, "minimal capacity\t%s\n", proof)
-	}
-	if r.BestHeight > 0 {
-		fmt.Fprintf(tw, "best found\t%s (%d bytes, greedy; over the capacity)\n", humanize.Bytes(r.BestHeight), r.BestHeight)
-	}
-	fmt.Fprintf(tw, "explored\t%s nodes\n", humanize.Count(r.Explored))
-	fmt.Fprintf(tw, "time\t%.3f s\n", r.Seconds)
-	if r.Output != "" {
-		fmt.Fprintf(tw, "solution\t%s\n", r.Output)
-	}
-	if r.Offsets != nil {
-		fmt.Fprintf(tw, "offsets\t%s\n", r.Offsets.Text)
-	}
-	if r.Message != "" {
-		fmt.Fprintf(tw, "note\t%s\n", r.Message)
-	}
-	return tw.Flush()
 }
 
 func newAllocCmd(env *Env) *cobra.Command {
