@@ -43,6 +43,11 @@ type DiffResult struct {
 	Differences []Difference `json:"differences"`
 	// Unlisted counts the differing fields past the cap, per member.
 	Unlisted map[string]int `json:"unlisted,omitempty"`
+	// Renumbered counts, per engine JSON member, the DMA entries matched
+	// by identity whose id differs only because entries before them were
+	// inserted or removed (the id follows the position); not counted as
+	// differing fields.
+	Renumbered map[string]int `json:"renumbered_dma_entries,omitempty"`
 	// SpillFields counts the differing def.json fields of spill variables,
 	// summarised in the verdict rather than listed.
 	SpillFields int `json:"spill_fields,omitempty"`
@@ -138,7 +143,8 @@ func Diff(a, b *Model, opt DiffOptions) *DiffResult {
 			// A recompiled engine JSON can differ in thousands of
 			// descriptors: list the first maxJSONDiffs, count the rest.
 			shown, more := 0, 0
-			diffJSON(n+": ", va, vb, false, func(noise bool, p string, x, y any) {
+			w := &jsonWalk{}
+			w.add = func(noise bool, p string, x, y any) {
 				if noise && !opt.Noise {
 					add(noise, p, x, y)
 					return
@@ -155,7 +161,14 @@ func Diff(a, b *Model, opt DiffOptions) *DiffResult {
 					return
 				}
 				more++
-			})
+			}
+			w.diff(n+": ", va, vb, false)
+			if w.renumbered > 0 {
+				if r.Renumbered == nil {
+					r.Renumbered = map[string]int{}
+				}
+				r.Renumbered[n] = w.renumbered
+			}
 			if more > 0 {
 				if r.Unlisted == nil {
 					r.Unlisted = map[string]int{}
@@ -228,9 +241,20 @@ func describeData(b []byte) string {
 	return fmt.Sprintf("%d bytes, sha256 %s", len(b), hex.EncodeToString(s[:6]))
 }
 
-// diffJSON walks two decoded JSON values; noise marks a subtree under a
-// timestamp key.
-func diffJSON(path string, a, b any, noise bool, add func(bool, string, any, any)) {
+// jsonWalk compares two decoded JSON members, reporting each differing
+// value to add.
+type jsonWalk struct {
+	add func(noise bool, path string, a, b any)
+	// renumbered counts DMA entries matched by identity whose id (their
+	// position in the list) differs.
+	renumbered int
+}
+
+// diff walks two decoded JSON values; noise marks a subtree under a
+// timestamp key. An engine's dma list is matched by identity (see
+// diffDMA), every other list by position.
+func (w *jsonWalk) diff(path string, a, b any, noise bool) {
+	add := w.add
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -259,7 +283,7 @@ func diffJSON(path string, a, b any, noise bool, add func(bool, string, any, any
 			case !okB:
 				add(n, p, short(va), "absent")
 			default:
-				diffJSON(p, va, vb, n, add)
+				w.diff(p, va, vb, n)
 			}
 		}
 		return
@@ -267,6 +291,10 @@ func diffJSON(path string, a, b any, noise bool, add func(bool, string, any, any
 		y, ok := b.([]any)
 		if !ok {
 			break
+		}
+		if strings.HasSuffix(path, ": dma") {
+			w.diffDMA(path, x, y, noise)
+			return
 		}
 		for i := 0; i < max(len(x), len(y)); i++ {
 			p := fmt.Sprintf("%s[%d]", path, i)
@@ -276,7 +304,7 @@ func diffJSON(path string, a, b any, noise bool, add func(bool, string, any, any
 			case i >= len(y):
 				add(noise, p, short(x[i]), "absent")
 			default:
-				diffJSON(p, x[i], y[i], noise, add)
+				w.diff(p, x[i], y[i], noise)
 			}
 		}
 		return
@@ -315,6 +343,9 @@ func (r *DiffResult) WriteText(w io.Writer) error {
 			}
 		}
 		ew.Printf("):\n")
+	}
+	for _, m := range sortedKeys(r.Renumbered) {
+		ew.Printf("  %s: %d DMA entries renumbered (their id follows their position)\n", m, r.Renumbered[m])
 	}
 	for _, d := range r.Differences {
 		ew.Printf("  %s: %v -> %v\n", d.Path, d.A, d.B)

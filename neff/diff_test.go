@@ -102,3 +102,78 @@ func TestDiffCapsJSON(t *testing.T) {
 		t.Errorf("verdict lacks the sp DMA descriptors change: %+v", r.Verdict)
 	}
 }
+
+// dmaBuilder is the base NEFF with n loads on sp's queue, each of 128
+// bytes at its own offset; insertAt >= 0 adds one more load there (at
+// offset 4000), the later entries renumbered as a compiler numbers them;
+// edit, when set, changes the list before it is written.
+func dmaBuilder(t *testing.T, n, insertAt int, comments bool, edit func([]*DMAEntry)) *Model {
+	t.Helper()
+	b := baseBuilder(t)
+	sp := sg0(b).Engines[0]
+	sp.JSON.DMA = nil
+	load := func(off int64) *DMAEntry {
+		c := ""
+		if comments {
+			c = fmt.Sprintf("load-%d", off)
+		}
+		return &DMAEntry{Comment: c, Queue: ptr("qIn"), HasDesc: true,
+			Desc: []*Desc{Copy("in", off, []int64{128}, []int64{1}, "SB", off, []int64{128}, []int64{1})}}
+	}
+	for i := 0; i < n; i++ {
+		if i == insertAt {
+			sp.JSON.DMA = append(sp.JSON.DMA, load(4000))
+		}
+		sp.JSON.DMA = append(sp.JSON.DMA, load(int64(i)*128))
+	}
+	for i, e := range sp.JSON.DMA {
+		e.ID = ptr(int64(i))
+	}
+	if edit != nil {
+		edit(sp.JSON.DMA)
+	}
+	return builtModel(t, b, PackOptions{})
+}
+
+// An inserted DMA entry is one difference naming that entry, not a shift
+// of every entry after it.
+func TestDiffDMAInsertedEntry(t *testing.T) {
+	for _, comments := range []bool{true, false} {
+		a := dmaBuilder(t, 6, -1, comments, nil)
+		b := dmaBuilder(t, 6, 2, comments, nil)
+		r := Diff(a, b, DiffOptions{})
+		want := "sg00/SP.json: dma[qIn load-4000]"
+		if !comments {
+			want = "sg00/SP.json: dma[qIn in+4000 -> SB+4000]"
+		}
+		if len(r.Differences) != 1 || r.Differences[0].Path != want || r.Differences[0].A != "absent" || r.Total() != 1 {
+			t.Fatalf("comments %v: want exactly %q added, got %+v", comments, want, r.Differences)
+		}
+		if r.Renumbered["sg00/SP.json"] != 4 {
+			t.Errorf("renumbered %v, want the 4 entries after the insertion", r.Renumbered)
+		}
+		var text strings.Builder
+		r.WriteText(&text)
+		if !strings.Contains(text.String(), "4 DMA entries renumbered") {
+			t.Errorf("text:\n%s", text.String())
+		}
+		// The other way round the same entry is removed.
+		r = Diff(b, a, DiffOptions{})
+		if len(r.Differences) != 1 || r.Differences[0].Path != want || r.Differences[0].B != "absent" {
+			t.Fatalf("comments %v: want exactly %q removed, got %+v", comments, want, r.Differences)
+		}
+	}
+
+	// A changed transfer keeps its name (queue and comment) and lists only
+	// the field that changed, even beside an insertion.
+	a := dmaBuilder(t, 4, -1, true, nil)
+	b := dmaBuilder(t, 4, 0, true, func(l []*DMAEntry) { l[2].Desc[0].ToOff = ptr(int64(9000)) })
+	r := Diff(a, b, DiffOptions{})
+	got := map[string]Difference{}
+	for _, d := range r.Differences {
+		got[d.Path] = d
+	}
+	if d := got["sg00/SP.json: dma[qIn load-128].desc[0].to_off"]; len(got) != 2 || d.A != int64(128) || d.B != int64(9000) {
+		t.Fatalf("want the inserted entry and load-128's to_off, got %+v", r.Differences)
+	}
+}
