@@ -125,8 +125,9 @@ type PlacedTensor struct {
 type placeTensor struct {
 	ti       int
 	t        *Tensor
-	lts      []int // indices into Execution.Lifetimes
-	s, e     int   // span of the lifetimes
+	lts      []int    // indices into Execution.Lifetimes
+	s, e     int      // span of the lifetimes
+	busy     [][2]int // the union of the lifetimes, merged (see busyIntervals)
 	maxAlive int
 	ladder   [][]int64 // feasible tile-count tuples found so far, ascending
 	level    int
@@ -332,6 +333,7 @@ func newPlaceTensors(x *Execution) ([]*placeTensor, error) {
 		if pt.s < 0 {
 			pt.s = 0
 		}
+		pt.busy = busyIntervals(x, pt.lts, maxBusyIntervals)
 		if err := checkPlaceable(p.Arch, pt.t); err != nil {
 			return nil, err
 		}
@@ -342,6 +344,57 @@ func newPlaceTensors(x *Execution) ([]*placeTensor, error) {
 		pt.ladder = [][]int64{first}
 	}
 	return pts, nil
+}
+
+// maxBusyIntervals bounds the intervals of one tensor's busy set (the gaps
+// of its alloc.Buffer).
+const maxBusyIntervals = 1024
+
+// busyIntervals is the union of the lifetimes lts: the steps in which some
+// tile of the tensor holds data, as sorted disjoint [start, end) intervals.
+// Between them no tile of the tensor is alive (a tensor declared in a loop
+// body is dead from its last use in one iteration to its first write in
+// the next), so another tensor may use its bytes there. Beyond max
+// intervals the closest neighbours are merged, which only adds occupancy.
+func busyIntervals(x *Execution, lts []int, maxN int) [][2]int {
+	ivs := make([][2]int, 0, len(lts))
+	for _, li := range lts {
+		l := &x.Lifetimes[li]
+		ivs = append(ivs, [2]int{l.Start, max(l.End, l.Start+1)})
+	}
+	if len(ivs) == 0 {
+		return [][2]int{{0, 1}}
+	}
+	sort.Slice(ivs, func(i, j int) bool { return ivs[i][0] < ivs[j][0] })
+	out := ivs[:1]
+	for _, iv := range ivs[1:] {
+		last := &out[len(out)-1]
+		if iv[0] <= last[1] {
+			last[1] = max(last[1], iv[1])
+			continue
+		}
+		out = append(out, iv)
+	}
+	for len(out) > maxN {
+		// close the gaps up to the smallest one that leaves at most max
+		gaps := make([]int, 0, len(out)-1)
+		for i := 1; i < len(out); i++ {
+			gaps = append(gaps, out[i][0]-out[i-1][1])
+		}
+		sort.Ints(gaps)
+		limit := gaps[len(out)-maxN-1]
+		merged := out[:1]
+		for _, iv := range out[1:] {
+			last := &merged[len(merged)-1]
+			if iv[0]-last[1] <= limit {
+				last[1] = iv[1]
+				continue
+			}
+			merged = append(merged, iv)
+		}
+		out = merged
+	}
+	return append([][2]int(nil), out...)
 }
 
 // checkPlaceable rejects tensors no placement can hold.

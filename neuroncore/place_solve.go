@@ -230,6 +230,30 @@ func spanBuffer(id string, qa, qb int64, s, e int, T int64) alloc.Buffer {
 	return b
 }
 
+// busyBuffer is a buffer busy over the intervals ivs (sorted, disjoint,
+// within [0, T)) in each of the quadrants [qa, qb) of the quadrant-major
+// time axis with T steps per quadrant: one offset, gaps wherever no tile
+// of the tensor is alive.
+func busyBuffer(id string, qa, qb int64, ivs [][2]int, T int64) alloc.Buffer {
+	var b alloc.Buffer
+	b.ID = id
+	first := true
+	var prevEnd int64
+	for k := qa; k < qb; k++ {
+		for _, iv := range ivs {
+			s, e := k*T+int64(iv[0]), k*T+int64(iv[1])
+			if first {
+				b.Lower, first = s, false
+			} else if s > prevEnd {
+				b.Gaps = append(b.Gaps, alloc.Gap{Lower: prevEnd, Upper: s})
+			}
+			prevEnd = e
+		}
+	}
+	b.Upper = prevEnd
+	return b
+}
+
 // solveOffsets sets the offsets (u0) of the tensors idx (all in memory buf)
 // of lay by one exact solve.
 func solveOffsets(a *Arch, buf Buffer, pts []*placeTensor, idx []int, lay []layout, fixed []rect, timeout time.Duration) error {
@@ -252,9 +276,8 @@ func solveOffsets(a *Arch, buf Buffer, pts []*placeTensor, idx []int, lay []layo
 	complete := true
 	for _, i := range idx {
 		pt, l := pts[i], lay[i]
-		s, e := life(pt)
 		qa, qb := quadrants(l.p0, l.p0+(l.q-1)*l.stride+pt.t.Partitions)
-		b := spanBuffer(pt.t.Name, qa, qb, s, e, T)
+		b := busyBuffer(pt.t.Name, qa, qb, pt.busy, T)
 		b.Size, b.Alignment = l.units, align
 		prob.Buffers = append(prob.Buffers, b)
 		if len(candidates(a, pt)) > 1 {

@@ -93,9 +93,8 @@ func TestPlaceChoosesOverlap(t *testing.T) {
 	if !(pl.TimeNs < 0.75*pl.FewestNs) || pl.FewestNs != fewest.TimeNs {
 		t.Errorf("time %.0f ns, fewest %.0f ns (%.0f)", pl.TimeNs, pl.FewestNs, fewest.TimeNs)
 	}
-	if x.Addr+x.Bytes > y.Addr && y.Addr+y.Bytes > x.Addr {
-		t.Errorf("x and y overlap: %+v %+v", x, y)
-	}
+	// x and y may share bytes: x[i] is dead once the exp has read it,
+	// and the exp writes y[i] in place (mustPlace checks the plan clean)
 	if !strings.HasPrefix(x.Code, "ncc.sbuf.mod_alloc(base_addr=") || !strings.Contains(x.Code, fmt.Sprintf("num_free_tiles=(%d,)", x.Physical)) {
 		t.Errorf("code %q", x.Code)
 	}
@@ -189,6 +188,33 @@ body:
 	pl = mustPlace(t, seq, PlaceOptions{Fewest: true})
 	if a, b := placedT(t, pl, "a"), placedT(t, pl, "b"); a.Addr != 0 || b.Addr != 0 || pl.SBUFBytes != 4096 {
 		t.Errorf("a %+v\nb %+v\n%d bytes", a, b, pl.SBUFBytes)
+	}
+	// Two tensors of one loop body, each 96 KiB per partition: together
+	// they exceed a partition, but a is dead (stored) before b is loaded
+	// in every iteration, so they share bytes though the spans of their
+	// lifetimes (over all iterations) overlap.
+	body := `tensors:
+  - {name: a, scope: i, partitions: 128, free: [24576], dtype: fp32}
+  - {name: b, scope: i, partitions: 128, free: [24576], dtype: fp32}
+body:
+  - loop: i
+    range: 4
+    body:
+      - {op: load, write: "a"}
+      - {op: store, read: "a"}
+      - {op: load, write: "b"}
+      - {op: store, read: "b"}
+`
+	pl = mustPlace(t, body, PlaceOptions{Fewest: true})
+	if a, b := placedT(t, pl, "a"), placedT(t, pl, "b"); a.Addr != 0 || b.Addr != 0 || pl.SBUFBytes != 98304 {
+		t.Errorf("a %+v\nb %+v\n%d bytes", a, b, pl.SBUFBytes)
+	}
+	// with b loaded before a is stored they are alive together: refused
+	alive := strings.Replace(body, `      - {op: store, read: "a"}
+      - {op: load, write: "b"}`, `      - {op: load, write: "b"}
+      - {op: store, read: "a"}`, 1)
+	if _, err := Place(mustParse(t, alive), PlaceOptions{Fewest: true}); !errors.Is(err, ErrUnplaceable) {
+		t.Errorf("alive together: %v", err)
 	}
 }
 

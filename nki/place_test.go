@@ -71,12 +71,14 @@ func TestPlaceAutomaticKernels(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d automatic-allocation entries placed, read back and check clean", ok, total)
-	// 24 of 41 on corpus2 (2026-11-26); the others are refused honestly:
-	// tiles alive together that no placement holds (PSUM oversubscribed by
-	// the tutorial itself; layernorm's 32 KiB intermediates), current-API
-	// tensors kept in lists that one address= cannot multi-buffer, unnamed
-	// intermediate results place does not hoist into declarations
-	if ok < total/2 {
+	// 29 of 41 on corpus2 (2026-11-26): a tensor's bytes are busy only
+	// while one of its tiles is alive, so tensors of one loop body whose
+	// lifetimes do not overlap within an iteration share bytes (attention
+	// v4-v8; layernorm's 32 KiB tiles now fit too). The others are refused: attn_fwd_v3 keeps 256 PSUM
+	// banks of qk alive at once (8 exist); current-API tensors kept in
+	// lists that one address= cannot multi-buffer; unnamed intermediates
+	// inside larger expressions
+	if ok < 29 {
 		t.Fatalf("only %d of %d placed", ok, total)
 	}
 }
