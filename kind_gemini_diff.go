@@ -3,11 +3,13 @@ package npukit
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/l2alloc"
 	"github.com/npukit/npukit/gemini/timing"
 	"github.com/npukit/npukit/internal/stickywriter"
+	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/npukit/npukit/semdiff"
 )
 
@@ -21,6 +23,10 @@ type GeminiDiff struct {
 	// AddressChanges counts buffer entries whose L2 address differs
 	// (-1: the schedules differ in shape, so entries do not pair up).
 	AddressChanges int `json:"address_changes"`
+	// Details per core (workloads added, removed, moved, changed; traffic
+	// per kind; buffer peaks; simulated cycles), per layer and per
+	// workload.
+	Details *gemini.DiffDetail `json:"details"`
 }
 
 // WriteText writes the statement, then the changes.
@@ -31,6 +37,67 @@ func (d *GeminiDiff) WriteText(w io.Writer) error {
 		ew.Printf("Changes:\n")
 		for _, c := range d.Verdict {
 			ew.Printf("  %s\n", c)
+		}
+	}
+	if d.Details == nil {
+		return ew.Err()
+	}
+	for _, c := range d.Details.Cores {
+		if c.Added+c.Removed+c.MovedIn+c.MovedOut+c.Changed == 0 && len(c.Changes) == 0 {
+			continue
+		}
+		var counts []string
+		for _, n := range []struct {
+			n    int
+			what string
+		}{{c.Added, "added"}, {c.Removed, "removed"}, {c.MovedIn, "moved in"}, {c.MovedOut, "moved out"}, {c.Changed, "changed"}} {
+			if n.n > 0 {
+				counts = append(counts, fmt.Sprintf("%d %s", n.n, n.what))
+			}
+		}
+		if len(counts) == 0 {
+			counts = []string{"the same workloads"}
+		}
+		ew.Printf("%s: %d -> %d workloads (%s)\n", termsafe.Name(c.Core), c.WorkloadsA, c.WorkloadsB, strings.Join(counts, ", "))
+		for _, ch := range c.Changes {
+			ew.Printf("  %s\n", ch)
+		}
+	}
+	if len(d.Details.Layers) > 0 {
+		ew.Printf("Layers (%d differ):\n", len(d.Details.Layers))
+		for _, l := range d.Details.Layers {
+			parts := make([]string, len(l.Changes))
+			for i, c := range l.Changes {
+				parts[i] = c.String()
+			}
+			ew.Printf("  %s: %s\n", termsafe.Name(l.Layer), strings.Join(parts, "; "))
+		}
+	}
+	if n := len(d.Details.Workloads) + d.Details.Unlisted; n > 0 {
+		ew.Printf("Workloads (%d differ", n)
+		if d.Details.Unlisted > 0 {
+			ew.Printf(": %d listed, %d more", len(d.Details.Workloads), d.Details.Unlisted)
+		}
+		ew.Printf("; matched by layer and ofmap range):\n")
+		for _, w := range d.Details.Workloads {
+			where := ""
+			switch {
+			case w.CoreA == nil:
+				where = fmt.Sprintf("%s workload %d", *w.CoreB, *w.IDB)
+			case w.CoreB == nil || (*w.CoreA == *w.CoreB && *w.IDA == *w.IDB):
+				where = fmt.Sprintf("%s workload %d", *w.CoreA, *w.IDA)
+			default:
+				where = fmt.Sprintf("%s workload %d -> %s workload %d", *w.CoreA, *w.IDA, *w.CoreB, *w.IDB)
+			}
+			ew.Printf("  %s %s %s (%s)", w.Change, termsafe.Name(w.Layer), w.Range, where)
+			parts := make([]string, len(w.Changes))
+			for i, c := range w.Changes {
+				parts[i] = c.String()
+			}
+			if len(parts) > 0 {
+				ew.Printf(": %s", strings.Join(parts, "; "))
+			}
+			ew.Printf("\n")
 		}
 	}
 	return ew.Err()
@@ -51,7 +118,7 @@ func diffGemini(a, b *Artifact, o *Options) (Output, bool, error) {
 		pa, errA := l2alloc.Build(sa, sa.Cores[i], l2alloc.Options{})
 		pb, errB := l2alloc.Build(sb, sb.Cores[i], l2alloc.Options{})
 		if errA == nil && errB == nil {
-			l.Int(fmt.Sprintf("core %d L2 address extent", i), semdiff.Bytes, pa.FileExtent, pb.FileExtent)
+			l.Int(sb.Cores[i].Name()+" L2 address extent", semdiff.Bytes, pa.FileExtent, pb.FileExtent)
 		}
 	}
 	// Simulated cycles, each schedule under its own timing parameters.
@@ -60,7 +127,23 @@ func diffGemini(a, b *Artifact, o *Options) (Output, bool, error) {
 	if errA == nil && errB == nil {
 		l.Int("simulated cycles", semdiff.Cycles, ra.TotalCycles, rb.TotalCycles)
 	}
-	d := &GeminiDiff{Verdict: l, AddressChanges: gemini.AddressChanges(sa, sb)}
+	det := gemini.DiffDetails(sa, sb)
+	if errA == nil && errB == nil {
+		for i := range det.Cores {
+			var x, y timing.CoreStats
+			if i < len(ra.Cores) {
+				x = ra.Cores[i]
+			}
+			if i < len(rb.Cores) {
+				y = rb.Cores[i]
+			}
+			c := &det.Cores[i]
+			c.Changes.Int("simulated finish cycle", semdiff.Cycles, ra.TotalCycles-x.Idle, rb.TotalCycles-y.Idle)
+			c.Changes.Int("simulated wait on DRAM", semdiff.Cycles, x.WaitDRAM, y.WaitDRAM)
+			c.Changes.Int("simulated wait on other cores", semdiff.Cycles, x.WaitCores, y.WaitCores)
+		}
+	}
+	d := &GeminiDiff{Verdict: l, AddressChanges: gemini.AddressChanges(sa, sb), Details: det}
 	if d.Verdict == nil {
 		d.Verdict = semdiff.List{}
 	}

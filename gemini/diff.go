@@ -37,7 +37,7 @@ func DiffSummaries(a, b *Summary) semdiff.List {
 	l.Int("cores", semdiff.Count, int64(len(a.Cores)), int64(len(b.Cores)))
 	for i := 0; i < min(len(a.Cores), len(b.Cores)); i++ {
 		x, y := a.Cores[i], b.Cores[i]
-		p := fmt.Sprintf("core %d ", x.ID)
+		p := CoreName(x.ID, x.Key) + " "
 		l.Int(p+"workloads", semdiff.Count, int64(x.Workloads), int64(y.Workloads))
 		l.Int(p+"L2 peak occupancy", semdiff.Bytes, x.L2Peak, y.L2Peak)
 		l.Int(p+"weight buffer peak", semdiff.Bytes, x.WLPeak, y.WLPeak)

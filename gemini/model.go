@@ -22,7 +22,10 @@
 // Workload.Absolute); in the raw IR they are absolute.
 package gemini
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Variant of the IR a schedule was read from.
 type Variant string
@@ -262,4 +265,17 @@ func (s *Schedule) CoreByKey(key int64) *Core {
 		}
 	}
 	return nil
+}
+
+// Name is how every command names the core: "core ID" by its compact ID,
+// with the file's key where it differs ("core 1 (key 2)" in a raw IR,
+// whose keys skip the mesh's DRAM columns).
+func (c *Core) Name() string { return CoreName(c.ID, c.Key) }
+
+// CoreName names a core by compact ID and file key as Core.Name does.
+func CoreName(id int, key int64) string {
+	if int64(id) != key {
+		return fmt.Sprintf("core %d (key %d)", id, key)
+	}
+	return fmt.Sprintf("core %d", id)
 }

@@ -193,6 +193,13 @@ func TestDiffVerdictFirst(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "L2 address extent") || !strings.Contains(r.stdout, "buffer entries at another L2 address: 0 -> ") {
 		t.Errorf("gemini diff: %s", r)
 	}
+	// Details per core: the same workloads, entries at another address.
+	if !strings.Contains(r.stdout, "core 0: 8 -> 8 workloads (the same workloads)\n  buffer entries at another address: 0 -> 30 (+30)") {
+		t.Errorf("gemini diff details: %s", r)
+	}
+	if r := run(t, dir, "--json", "diff", "demo_gemini_schedule.json", "demo_gemini_schedule.realloc.json"); !strings.Contains(r.stdout, `"addresses_moved": 30`) || !strings.Contains(r.stdout, `"core": "core 3"`) {
+		t.Errorf("gemini diff --json details: %s", r)
+	}
 	if r := run(t, dir, "diff", "demo_gemini_schedule.json", "demo_gemini_schedule.json"); r.code != 0 || !strings.HasPrefix(r.stdout, "identical") {
 		t.Errorf("gemini self diff: %s", r)
 	}

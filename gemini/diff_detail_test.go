@@ -1,0 +1,62 @@
+package gemini
+
+import (
+	"testing"
+)
+
+// A schedule against a copy with one workload slower and one removed:
+// the details name exactly those two, on their cores, with exact numbers.
+func TestDiffDetails(t *testing.T) {
+	cfg := SynthConfig{Cores: 2, Workloads: 6}
+	a, err := Synth(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Synth(cfg)
+	slow := &b.Cores[0].Workloads[2]
+	before := slow.Time
+	slow.Time += 1000
+	gone := b.Cores[1].Workloads[5]
+	b.Cores[1].Workloads = b.Cores[1].Workloads[:5]
+
+	d := DiffDetails(a, b)
+	if same := DiffDetails(a, a); len(same.Workloads) != 0 || len(same.Layers) != 0 || len(same.Cores[0].Changes) != 0 {
+		t.Fatalf("self diff has details: %+v", same)
+	}
+	c0, c1 := d.Cores[0], d.Cores[1]
+	if c0.Changed != 1 || c0.Added+c0.Removed+c0.MovedIn+c0.MovedOut != 0 || c1.Removed != 1 || c1.WorkloadsA != 6 || c1.WorkloadsB != 5 {
+		t.Fatalf("core counts: %+v / %+v", c0, c1)
+	}
+	if len(d.Workloads) != 2 {
+		t.Fatalf("want 2 workloads listed, got %+v", d.Workloads)
+	}
+	w := d.Workloads[0]
+	if w.Change != "changed" || *w.CoreA != "core 0" || *w.IDA != slow.ID || len(w.Changes) != 1 ||
+		w.Changes[0].What != "time" || w.Changes[0].A != before || w.Changes[0].B != before+1000 {
+		t.Errorf("changed workload: %+v", w)
+	}
+	w = d.Workloads[1]
+	if w.Change != "removed" || *w.CoreA != "core 1" || w.CoreB != nil || *w.IDA != gone.ID || w.Layer != gone.LayerName {
+		t.Errorf("removed workload: %+v", w)
+	}
+	// The layers name the compute change and the lost workload.
+	found := 0
+	for _, l := range d.Layers {
+		if l.Layer == slow.LayerName || l.Layer == gone.LayerName {
+			found++
+		}
+	}
+	if found == 0 {
+		t.Errorf("layers: %+v", d.Layers)
+	}
+}
+
+// Core names: by compact ID, with the file's key where it differs.
+func TestCoreName(t *testing.T) {
+	if n := (&Core{ID: 1, Key: 2}).Name(); n != "core 1 (key 2)" {
+		t.Error(n)
+	}
+	if n := (&Core{ID: 3, Key: 3}).Name(); n != "core 3" {
+		t.Error(n)
+	}
+}
