@@ -251,8 +251,17 @@ func inMergedIfmap(w *Workload, id int64) bool {
 	return false
 }
 
+// fileCore names the core a reference points at (compact ID and file
+// key) as Core.Name does, or by its key when it names no core.
+func fileCore(s *Schedule, id int, key int64) string {
+	if id >= 0 && id < len(s.Cores) {
+		return s.Cores[id].Name()
+	}
+	return fmt.Sprintf("core key %d (no such core)", key)
+}
+
 func wlLoc(c *Core, w *Workload) string {
-	return fmt.Sprintf("core %d / workload %d", c.Key, w.ID)
+	return fmt.Sprintf("%s / workload %d", c.Name(), w.ID)
 }
 
 func destListed(ds []Destination, core int, id int64) bool {
@@ -370,7 +379,7 @@ func checkUnallocated(s *Schedule, rep *diag.Report) {
 		if placeholder {
 			how = "have a placeholder instead of an address"
 		}
-		rep.Add(RuleUnallocated, fmt.Sprintf("core %d", c.Key), "%d of %d buffer entries %s: the schedule is not allocated (npukit alloc --from FILE --rewrite OUT.json allocates it)", missing, total, how)
+		rep.Add(RuleUnallocated, c.Name(), "%d of %d buffer entries %s: the schedule is not allocated (npukit alloc --from FILE --rewrite OUT.json allocates it)", missing, total, how)
 	}
 }
 
@@ -618,7 +627,7 @@ func checkLinks(s *Schedule, ix *Index, sl *slice, rep *diag.Report) {
 		loc := func() string { return fmt.Sprintf("dram in[%d] (transfer %d)", i, wr.TransferID) }
 		w := ix.Workload(wr.Core, wr.Workload)
 		if w == nil {
-			rep.Add(RuleDRAMWriteProducer, loc(), "names core %d workload %d, which does not exist", wr.CoreKey, wr.Workload)
+			rep.Add(RuleDRAMWriteProducer, loc(), "names %s workload %d, which does not exist", fileCore(s, wr.Core, wr.CoreKey), wr.Workload)
 			continue
 		}
 		ok := false
@@ -692,7 +701,7 @@ func reusedHere(ds []Destination, w *Workload, core int, id int64) bool {
 
 func checkCoreDest(ix *Index, sl *slice, rep *diag.Report, loc func() string, d Destination, id int64) {
 	if d.Core < 0 {
-		rep.Add(RuleBadDestination, loc(), "core %d does not exist", d.CoreKey)
+		rep.Add(RuleBadDestination, loc(), "core key %d names no core of this schedule", d.CoreKey)
 		return
 	}
 	if !d.HasWorkload {
@@ -705,15 +714,15 @@ func checkCoreDest(ix *Index, sl *slice, rep *diag.Report, loc func() string, d 
 		return
 	}
 	if w == nil {
-		rep.Add(RuleBadDestination, loc(), "core %d has no workload %d", d.CoreKey, d.Workload)
+		rep.Add(RuleBadDestination, loc(), "%s has no workload %d", fileCore(ix.s, d.Core, d.CoreKey), d.Workload)
 		return
 	}
 	if !uses(w, id) {
 		if inMergedIfmap(w, id) {
-			rep.Add(RuleMergedDestination, loc(), "core %d workload %d holds transfer %d only in a merged cur_wl_ifmap tensor", d.CoreKey, d.Workload, id)
+			rep.Add(RuleMergedDestination, loc(), "%s workload %d holds transfer %d only in a merged cur_wl_ifmap tensor", fileCore(ix.s, d.Core, d.CoreKey), d.Workload, id)
 			return
 		}
-		rep.Add(RuleBadDestination, loc(), "core %d workload %d does not use transfer %d", d.CoreKey, d.Workload, id)
+		rep.Add(RuleBadDestination, loc(), "%s workload %d does not use transfer %d", fileCore(ix.s, d.Core, d.CoreKey), d.Workload, id)
 	}
 }
 

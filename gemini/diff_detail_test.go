@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -58,5 +59,39 @@ func TestCoreName(t *testing.T) {
 	}
 	if n := (&Core{ID: 3, Key: 3}).Name(); n != "core 3" {
 		t.Error(n)
+	}
+}
+
+// Check names a core as inspect does: a raw-IR style key beside the ID.
+func TestCheckNamesCoresAsInspect(t *testing.T) {
+	s, err := Synth(SynthConfig{Cores: 2, Workloads: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Cores[1].Key = 5
+	var d *Destination
+	for wi := range s.Cores[0].Workloads {
+		for oi := range s.Cores[0].Workloads[wi].Ofmaps {
+			for di, dd := range s.Cores[0].Workloads[wi].Ofmaps[oi].Destinations {
+				if dd.Core == 1 && d == nil {
+					d = &s.Cores[0].Workloads[wi].Ofmaps[oi].Destinations[di]
+				}
+			}
+		}
+	}
+	if d == nil {
+		t.Fatal("synth has no destination on core 1")
+	}
+	d.CoreKey, d.Workload = 5, 999
+	var msgs []string
+	for _, f := range Check(s) {
+		msgs = append(msgs, f.Location+": "+f.Message)
+	}
+	all := strings.Join(msgs, "\n")
+	if !strings.Contains(all, "core 1 (key 5) has no workload 999") || !strings.Contains(all, "core 0 / workload") {
+		t.Errorf("findings do not name cores as inspect does:\n%s", all)
+	}
+	if strings.Contains(all, "core 5") {
+		t.Errorf("a finding names core 1 by its key alone:\n%s", all)
 	}
 }

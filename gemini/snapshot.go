@@ -423,7 +423,7 @@ func checkTensorOrderPerCore(s *Schedule, rep *diag.Report) {
 			}
 			if prev != id && !reported[order] {
 				reported[order] = true
-				rep.Add(RuleTensorOrder, ref.String(), "tensor_order %d is used by two DRAM transfers of core %d", order, c.Key)
+				rep.Add(RuleTensorOrder, ref.String(), "tensor_order %d is used by two DRAM transfers of %s", order, c.Name())
 			}
 		}
 		for wi := range c.Workloads {

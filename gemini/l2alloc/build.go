@@ -159,7 +159,7 @@ func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error
 			any = true
 			cp.Unallocated = cp.Unallocated || e.Unallocated
 			if e.Size < 0 {
-				return nil, fmt.Errorf("core %d workload %d buffer[%d]: negative size %d", c.Key, w.ID, ei, e.Size)
+				return nil, fmt.Errorf("%s workload %d buffer[%d]: negative size %d", c.Name(), w.ID, ei, e.Size)
 			}
 			ti := -1
 			if e.HasTensorID {
@@ -360,7 +360,7 @@ func coreRegion(s *gemini.Schedule, c *gemini.Core) ([2]int64, error) {
 			continue
 		}
 		if len(rs) > 1 {
-			return r, fmt.Errorf("core %d workload %d: %d ring-buffer regions; re-allocation supports one region per workload", c.Key, w.ID, len(rs))
+			return r, fmt.Errorf("%s workload %d: %d ring-buffer regions; re-allocation supports one region per workload", c.Name(), w.ID, len(rs))
 		}
 		if first {
 			r, first = rs[0], false
@@ -374,14 +374,14 @@ func coreRegion(s *gemini.Schedule, c *gemini.Core) ([2]int64, error) {
 		for wi := range c.Workloads {
 			for ei := range c.Workloads[wi].Buffer {
 				if c.Workloads[wi].Buffer[ei].HasAddress {
-					return r, fmt.Errorf("core %d: snapshots have addresses but the schedule gives no buffersize or ring-buffer region", c.Key)
+					return r, fmt.Errorf("%s: snapshots have addresses but the schedule gives no buffersize or ring-buffer region", c.Name())
 				}
 			}
 		}
 		return r, ErrNoAddresses
 	}
 	if r[1] <= r[0] {
-		return r, fmt.Errorf("core %d: the workloads' ring-buffer regions have no common part", c.Key)
+		return r, fmt.Errorf("%s: the workloads' ring-buffer regions have no common part", c.Name())
 	}
 	return r, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/npukit/npukit/alloc"
+	"github.com/npukit/npukit/gemini"
 )
 
 // Status says how far a minimal capacity is proven.
@@ -91,7 +92,7 @@ func Minimize(ctx context.Context, cp *CoreProblem, opt SolveOptions) (*Result, 
 		if err == nil {
 			err = errors.New("no placement")
 		}
-		return nil, fmt.Errorf("core %d: %w", cp.Key, err)
+		return nil, fmt.Errorf("%s: %w", gemini.CoreName(cp.Core, cp.Key), err)
 	}
 	res.Capacity, res.Solution, res.LowerBound = m.Capacity, m.Solution, max(m.LowerBound, alb)
 	if h := alloc.Height(&p, m.Solution); h < res.Capacity {

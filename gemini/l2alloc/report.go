@@ -154,7 +154,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for _, c := range r.Cores {
 		if c.Note != "" {
-			if _, err := fmt.Fprintf(w, "core %d: %s\n", c.Key, c.Note); err != nil {
+			if _, err := fmt.Fprintf(w, "%s: %s\n", gemini.CoreName(c.Core, c.Key), c.Note); err != nil {
 				return err
 			}
 		}

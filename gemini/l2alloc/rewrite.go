@@ -15,19 +15,19 @@ import (
 // left alone.
 func Apply(s *gemini.Schedule, cp *CoreProblem, sol *alloc.Solution) error {
 	if cp.Core < 0 || cp.Core >= len(s.Cores) || s.Cores[cp.Core].Key != cp.Key {
-		return fmt.Errorf("core %d: not a core of this schedule", cp.Key)
+		return fmt.Errorf("%s: not a core of this schedule", gemini.CoreName(cp.Core, cp.Key))
 	}
 	if sol == nil || len(sol.Offsets) != len(cp.Tensors) {
-		return fmt.Errorf("core %d: solution does not match the problem's %d buffers", cp.Key, len(cp.Tensors))
+		return fmt.Errorf("%s: solution does not match the problem's %d buffers", gemini.CoreName(cp.Core, cp.Key), len(cp.Tensors))
 	}
 	if rep := alloc.Validate(&cp.Problem, sol); len(rep) > 0 {
-		return fmt.Errorf("core %d: solution is not valid within the region [%d, %d): %s", cp.Key, cp.Region[0], cp.Region[1], rep[0].Message)
+		return fmt.Errorf("%s: solution is not valid within the region [%d, %d): %s", gemini.CoreName(cp.Core, cp.Key), cp.Region[0], cp.Region[1], rep[0].Message)
 	}
 	c := s.Cores[cp.Core]
 	for i := range cp.Tensors {
 		for _, r := range cp.Tensors[i].Refs {
 			if r.Workload >= len(c.Workloads) || r.Entry >= len(c.Workloads[r.Workload].Buffer) {
-				return fmt.Errorf("core %d: problem does not match the schedule", cp.Key)
+				return fmt.Errorf("%s: problem does not match the schedule", gemini.CoreName(cp.Core, cp.Key))
 			}
 		}
 	}

@@ -89,15 +89,11 @@ func Page(files []File) (*report.Page, error) {
 	return page, nil
 }
 
-// coreName names a core as every part of the report does: by its ID (the
-// CORE column of npukit inspect, the simulation's tracks), with the file's
-// key when that differs (the raw IR numbers cores by mesh position; check
-// findings quote the key).
+// coreName names a core as every command does (gemini.Core.Name: by ID,
+// the CORE column of npukit inspect, with the file's key when that differs),
+// capitalised as a caption.
 func coreName(c *gemini.Core) string {
-	if c.Key != int64(c.ID) {
-		return fmt.Sprintf("Core %d (key %d in the file)", c.ID, c.Key)
-	}
-	return fmt.Sprintf("Core %d", c.ID)
+	return "C" + strings.TrimPrefix(c.Name(), "c")
 }
 
 func geminiKeyFacts(s *gemini.Schedule, sum *gemini.Summary) []report.KV {

@@ -34,7 +34,7 @@ func TestCoreNamesAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		html := b.String()
-		for _, m := range regexp.MustCompile(`(?i)>core (\d+)(?: \(key (\d+) in the file\))?[:<]`).FindAllStringSubmatch(html, -1) {
+		for _, m := range regexp.MustCompile(`(?i)>core (\d+)(?: \(key (\d+)\))?[:<]`).FindAllStringSubmatch(html, -1) {
 			id := m[1]
 			found := false
 			for _, c := range s.Cores {
@@ -50,7 +50,7 @@ func TestCoreNamesAgree(t *testing.T) {
 			}
 		}
 		for _, c := range s.Cores {
-			if c.Key != int64(c.ID) && !strings.Contains(html, "Core "+strconv.Itoa(c.ID)+" (key "+strconv.FormatInt(c.Key, 10)+" in the file)") {
+			if c.Key != int64(c.ID) && !strings.Contains(html, "Core "+strconv.Itoa(c.ID)+" (key "+strconv.FormatInt(c.Key, 10)+")") {
 				t.Errorf("%s: core %d (key %d) is not named with its key", filepath.Base(f), c.ID, c.Key)
 			}
 		}
