@@ -410,43 +410,71 @@ func checkLifetimes(x *Execution, rep *diag.Report) {
 	conflicts := map[pair]*conflict{}
 	var order []pair
 	// Live tiles grouped by physical rectangle: a new tile is compared with
-	// each distinct live rectangle, not with every live tile. The groups
-	// are a slice (the map only finds a rectangle's group), so the sweep
-	// does no map lookups per live group.
+	// the live tiles of the rectangles it overlaps, not with every live
+	// tile. A rectangle's group stays (emptied) once created, so groups are
+	// numbered in order of first appearance; an index by buffer and byte
+	// bucket finds the groups a rectangle may overlap, so a tile costs the
+	// groups near it, not every group (pipelined_attention's lowered plan
+	// has 18k tile lifetimes over about a hundred rectangles). Rectangles
+	// wider than maxBuckets buckets are compared with everything instead.
 	type rectKey struct {
 		buf            Buffer
 		p0, p1, b0, b1 int64
 	}
 	type group struct {
 		key  rectKey
-		live []placed
+		live []int // indices into ps, in start order
+		seen int   // last tile (index into ps + 1) that looked at it
 	}
-	index := map[rectKey]int{} // rectangle -> position in groups
+	type bucket struct {
+		buf Buffer
+		b   int64
+	}
+	const bucketBytes, maxBuckets = 4096, 64
+	byRect := map[rectKey]int{} // rectangle -> group
+	byBucket := map[bucket][]int{}
+	var wide []int // groups spanning maxBuckets or more buckets
 	var groups []group
-	for _, cur := range ps {
-		kept := groups[:0]
-		for gi, g := range groups {
-			l := g.live
+	var near []int
+	for ci := range ps {
+		cur := ps[ci]
+		near = near[:0]
+		lo, hi := cur.b0/bucketBytes, (cur.b1-1)/bucketBytes
+		if hi-lo >= maxBuckets {
+			for gi := range groups { // a very wide tile looks at every group
+				near = append(near, gi)
+			}
+		} else {
+			for _, gi := range wide {
+				groups[gi].seen = ci + 1
+				near = append(near, gi)
+			}
+			for b := lo; b <= hi; b++ {
+				for _, gi := range byBucket[bucket{cur.buf, b}] {
+					if groups[gi].seen != ci+1 {
+						groups[gi].seen = ci + 1
+						near = append(near, gi)
+					}
+				}
+			}
+			sort.Ints(near)
+		}
+		for _, gi := range near {
+			g := &groups[gi]
+			k := g.key
+			if !(cur.p0 < k.p1 && k.p0 < cur.p1 && cur.b0 < k.b1 && k.b0 < cur.b1) {
+				continue
+			}
 			j := 0
-			for _, e := range l {
-				if e.lt.End > cur.lt.Start {
-					l[j] = e
+			for _, ei := range g.live {
+				if ps[ei].lt.End > cur.lt.Start {
+					g.live[j] = ei
 					j++
 				}
 			}
-			if j == 0 {
-				delete(index, g.key)
-				continue
-			}
-			g.live = l[:j]
-			if len(kept) != gi {
-				index[g.key] = len(kept)
-			}
-			kept = append(kept, g)
-			if !l[0].overlaps(cur) {
-				continue
-			}
-			for _, e := range l[:j] {
+			g.live = g.live[:j]
+			for _, ei := range g.live {
+				e := ps[ei]
 				ta, tb := e.lt.Key.Tensor, cur.lt.Key.Tensor
 				if ta == tb && tooFew[ta] && e.loc == cur.loc {
 					continue // reported as too few physical tiles
@@ -461,14 +489,21 @@ func checkLifetimes(x *Execution, rep *diag.Report) {
 				c.n++
 			}
 		}
-		groups = kept
 		rk := rectKey{cur.buf, cur.p0, cur.p1, cur.b0, cur.b1}
-		if gi, ok := index[rk]; ok {
-			groups[gi].live = append(groups[gi].live, cur)
-		} else {
-			index[rk] = len(groups)
-			groups = append(groups, group{key: rk, live: []placed{cur}})
+		gi, ok := byRect[rk]
+		if !ok {
+			gi = len(groups)
+			byRect[rk] = gi
+			groups = append(groups, group{key: rk})
+			if hi-lo >= maxBuckets {
+				wide = append(wide, gi)
+			} else {
+				for b := lo; b <= hi; b++ {
+					byBucket[bucket{cur.buf, b}] = append(byBucket[bucket{cur.buf, b}], gi)
+				}
+			}
 		}
+		groups[gi].live = append(groups[gi].live, ci)
 	}
 	for _, k := range order {
 		c := conflicts[k]

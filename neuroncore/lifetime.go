@@ -90,6 +90,12 @@ type unroller struct {
 	names  []string
 	serial []int64 // per depth: unique number of the current iteration
 	next   int64
+	// Events share their variables, names and tile keys: names is one
+	// copy per loop entry (the same for all its events), the others are
+	// cut from chunks, so a step costs no allocation of its own.
+	shared []string
+	ints   []int64
+	keys   []TileKey
 }
 
 func (u *unroller) nodes(ns []Node) {
@@ -99,17 +105,48 @@ func (u *unroller) nodes(ns []Node) {
 			continue
 		}
 		l := nd.Loop
+		outer := u.shared
+		u.names = append(u.names, l.Var)
+		u.shared = append([]string(nil), u.names...)
 		for v := l.Start; v < l.Stop; v += l.Step {
 			u.next++
 			u.vars = append(u.vars, v)
-			u.names = append(u.names, l.Var)
 			u.serial = append(u.serial, u.next)
 			u.nodes(l.Body)
 			u.vars = u.vars[:len(u.vars)-1]
-			u.names = u.names[:len(u.names)-1]
 			u.serial = u.serial[:len(u.serial)-1]
 		}
+		u.names = u.names[:len(u.names)-1]
+		u.shared = outer
 	}
+}
+
+// chunk is the size of the blocks events' variables and keys are cut from.
+const chunk = 4096
+
+func (u *unroller) cutInts(v []int64) []int64 {
+	if len(v) == 0 {
+		return nil
+	}
+	if cap(u.ints)-len(u.ints) < len(v) {
+		u.ints = make([]int64, 0, max(chunk, len(v)))
+	}
+	n := len(u.ints)
+	u.ints = append(u.ints, v...)
+	return u.ints[n:len(u.ints):len(u.ints)]
+}
+
+// cutKeys returns an empty slice with room for n keys.
+func (u *unroller) cutKeys(n int) []TileKey {
+	if n == 0 {
+		return nil
+	}
+	if cap(u.keys)-len(u.keys) < n {
+		u.keys = make([]TileKey, 0, max(chunk, n))
+	}
+	k := u.keys[len(u.keys) : len(u.keys) : len(u.keys)+n]
+	u.keys = u.keys[:len(u.keys)+n]
+	return k
 }
 
 func (u *unroller) key(r Ref, ev int) (TileKey, bool) {
@@ -138,13 +175,15 @@ func (u *unroller) key(r Ref, ev int) (TileKey, bool) {
 
 func (u *unroller) step(s *Step) {
 	ev := len(u.x.Events)
-	e := Event{Step: s, Vars: append([]int64(nil), u.vars...)}
+	e := Event{Step: s, Vars: u.cutInts(u.vars)}
+	e.Reads = u.cutKeys(len(s.Reads))
 	for _, r := range s.Reads {
 		if k, ok := u.key(r, ev); ok {
 			e.Reads = append(e.Reads, k)
 			u.x.touch(k, ev, false)
 		}
 	}
+	e.Writes = u.cutKeys(len(s.Writes))
 	for _, r := range s.Writes {
 		if k, ok := u.key(r, ev); ok {
 			e.Writes = append(e.Writes, k)
@@ -152,7 +191,7 @@ func (u *unroller) step(s *Step) {
 		}
 	}
 	u.x.Events = append(u.x.Events, e)
-	u.x.VarNames = append(u.x.VarNames, append([]string(nil), u.names...))
+	u.x.VarNames = append(u.x.VarNames, u.shared)
 }
 
 func (x *Execution) touch(k TileKey, ev int, write bool) {

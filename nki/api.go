@@ -668,7 +668,7 @@ func (t *tracer) result(c *callCtx, fn string, shape []int64, dt DType, buffer, 
 			step.Writes = appendAccess(step.Writes, out)
 		}
 	}
-	rec := t.cBySite[c.in.site(c.pos).String()+"|"+fn]
+	rec := t.cBySite[c.in.site(c.pos).key(fn)]
 	return &Tile{Shape: shape, DType: dt, Buffer: buffer, Fn: fn, Site: c.in.site(c.pos), Rule: rule, call: rec, step: step}
 }
 

@@ -76,7 +76,7 @@ func asInt(v Value) (int64, bool) {
 
 func (in *interp) evalCall(sc *scope, x *python.Call) Value {
 	fn := in.eval(sc, x.Func)
-	var args []Value
+	args := make([]Value, 0, len(x.Args))
 	for _, a := range x.Args {
 		if s, ok := a.(*python.Starred); ok {
 			args = append(args, in.iterate(in.eval(sc, s.Value), s)...)
@@ -85,6 +85,9 @@ func (in *interp) evalCall(sc *scope, x *python.Call) Value {
 		args = append(args, in.eval(sc, a))
 	}
 	var kws []kwarg
+	if len(x.Keywords) > 0 {
+		kws = make([]kwarg, 0, len(x.Keywords))
+	}
 	for _, k := range x.Keywords {
 		v := in.eval(sc, k.Value)
 		if k.Name == "" {
@@ -141,14 +144,18 @@ func (in *interp) callFunc(f *Func, args []Value, kws []kwarg, pos python.Pos) V
 	if len(in.frames) > MaxCallDepth {
 		in.fail(pos, "call of "+f.Name, "call depth over %d", MaxCallDepth)
 	}
-	sc := newScope(f.Closure, f.Mod)
 	ps := f.Params
-	positional := append(append([]python.Param{}, ps.PosOnly...), ps.Args...)
-	bound := map[string]bool{}
+	// The scope starts empty, so a parameter is bound once it has a
+	// variable (parameter names are distinct).
+	sc := &scope{vars: make(map[string]Value, len(ps.PosOnly)+len(ps.Args)+len(ps.KwOnly)+2), parent: f.Closure, mod: f.Mod}
+	bound := func(name string) bool { _, ok := sc.vars[name]; return ok }
+	positional := ps.Args
+	if len(ps.PosOnly) > 0 {
+		positional = append(append([]python.Param{}, ps.PosOnly...), ps.Args...)
+	}
 	for i, a := range args {
 		if i < len(positional) {
 			sc.vars[positional[i].Name] = a
-			bound[positional[i].Name] = true
 			continue
 		}
 		if ps.VarArg == nil {
@@ -181,11 +188,10 @@ func (in *interp) callFunc(f *Func, args []Value, kws []kwarg, pos python.Pos) V
 			}
 		}
 		if ok {
-			if bound[k.Name] {
+			if bound(k.Name) {
 				in.raise(pos, "TypeError", "%s() got multiple values for argument %q", f.Name, k.Name)
 			}
 			sc.vars[k.Name] = k.Value
-			bound[k.Name] = true
 			continue
 		}
 		if extra == nil {
@@ -195,7 +201,7 @@ func (in *interp) callFunc(f *Func, args []Value, kws []kwarg, pos python.Pos) V
 	}
 	nd := len(positional) - ps.NDefault
 	for i, p := range positional {
-		if bound[p.Name] {
+		if bound(p.Name) {
 			continue
 		}
 		if i >= nd {
@@ -205,7 +211,7 @@ func (in *interp) callFunc(f *Func, args []Value, kws []kwarg, pos python.Pos) V
 		in.raise(pos, "TypeError", "%s() missing required argument %q", f.Name, p.Name)
 	}
 	for _, p := range ps.KwOnly {
-		if bound[p.Name] {
+		if bound(p.Name) {
 			continue
 		}
 		d, ok := f.KwDefs[p.Name]

@@ -20,6 +20,16 @@ type Site struct {
 
 func (s Site) String() string { return fmt.Sprintf("%s:%d:%d", filepath.Base(s.File), s.Line, s.Col+1) }
 
+// recKey finds a site's loop or call record (with the callee for calls)
+// without formatting the site.
+type recKey struct {
+	file      string
+	line, col int
+	fn        string
+}
+
+func (s Site) key(fn string) recKey { return recKey{s.File, s.Line, s.Col, fn} }
+
 // Alloc is how an on-chip tensor is allocated.
 type Alloc struct {
 	Kind string `json:"kind"` // auto, implicit, address, sbuf.mod_alloc, sbuf.alloc, psum.mod_alloc, psum.alloc
@@ -119,11 +129,13 @@ type tracer struct {
 	Loops      []*LoopRec
 	Calls      []*CallRec
 	tByKey     map[string]*TensorRec
-	lBySite    map[string]*LoopRec
-	cBySite    map[string]*CallRec
+	lBySite    map[recKey]*LoopRec
+	cBySite    map[recKey]*CallRec
+	fileIDs    map[string]int // declKey's short names of files
 	events     int
 	nT         int
 	countMemo  map[string]int64
+	guardIDs   map[*Sym]int // countMemo's names of guards
 	ncQueries  int
 	pidQueries map[int64]int
 
@@ -138,8 +150,8 @@ type tracer struct {
 }
 
 func newTracer(api string) *tracer {
-	return &tracer{api: api, tByKey: map[string]*TensorRec{}, lBySite: map[string]*LoopRec{}, cBySite: map[string]*CallRec{},
-		countMemo: map[string]int64{}, pidQueries: map[int64]int{}}
+	return &tracer{api: api, tByKey: map[string]*TensorRec{}, lBySite: map[recKey]*LoopRec{}, cBySite: map[recKey]*CallRec{},
+		fileIDs: map[string]int{}, countMemo: map[string]int64{}, guardIDs: map[*Sym]int{}, pidQueries: map[int64]int{}}
 }
 
 func (in *interp) site(pos python.Pos) Site {
@@ -171,14 +183,21 @@ func (t *tracer) multiplicity(in *interp, pos python.Pos) int64 {
 		}
 		return n
 	}
-	var key strings.Builder
+	key := make([]byte, 0, 32)
 	for _, v := range vars {
-		fmt.Fprintf(&key, "%d,", v)
+		key = strconv.AppendInt(key, int64(v), 10)
+		key = append(key, ',')
 	}
 	for _, g := range t.guards {
-		fmt.Fprintf(&key, "%p;", g)
+		id, ok := t.guardIDs[g]
+		if !ok {
+			id = len(t.guardIDs)
+			t.guardIDs[g] = id
+		}
+		key = strconv.AppendInt(key, int64(id), 10)
+		key = append(key, ';')
 	}
-	if n, ok := t.countMemo[key.String()]; ok {
+	if n, ok := t.countMemo[string(key)]; ok {
 		return n
 	}
 	// enumerate the variables the guards use; the others multiply
@@ -225,7 +244,7 @@ func (t *tracer) multiplicity(in *interp, pos python.Pos) int64 {
 	}
 	rec(0)
 	n := count * mult
-	t.countMemo[key.String()] = n
+	t.countMemo[string(key)] = n
 	return n
 }
 
@@ -321,7 +340,7 @@ func (t *tracer) loopEnter(in *interp, pos python.Pos, iterExpr python.Expr, iv 
 	}
 	t.event(in, pos)
 	s := in.site(pos)
-	key := s.String()
+	key := s.key("")
 	rec := t.lBySite[key]
 	if rec == nil {
 		kind := "python:iterable"
@@ -431,11 +450,17 @@ func (t *tracer) declare(in *interp, pos python.Pos, api string, ten *Tensor, al
 // buffer, allocation, name= and the call sites of the enclosing kernel
 // frames (a declaration in a helper reached by two call chains is two
 // records: the corpus tracer's variants include the stack). Built without
-// fmt: kernels declare thousands of tensors.
+// fmt, files by number: kernels declare thousands of tensors.
 func declKey(s Site, api string, ten *Tensor, alloc *Alloc, given string, in *interp) string {
 	b := make([]byte, 0, 160)
+	ids := in.tr.fileIDs
 	site := func(file string, line, col int) {
-		b = append(b, file...)
+		id, ok := ids[file]
+		if !ok {
+			id = len(ids)
+			ids[file] = id
+		}
+		b = strconv.AppendInt(b, int64(id), 10)
 		b = append(b, ':')
 		b = strconv.AppendInt(b, int64(line), 10)
 		b = append(b, ':')
@@ -508,7 +533,7 @@ func (t *tracer) callRecord(in *interp, pos python.Pos, fn string, reads, writes
 	}
 	t.event(in, pos)
 	s := in.site(pos)
-	key := s.String() + "|" + fn
+	key := s.key(fn)
 	rec := t.cBySite[key]
 	if rec == nil {
 		rec = &CallRec{Fn: fn, Site: s, Loop: t.innermost()}

@@ -60,6 +60,11 @@ type token struct {
 	text string // names, operators, number text; string: the decoded value
 	pos  Pos
 	// strings
+	*strTok // strings only (kept out of line: most tokens are not strings)
+}
+
+// strTok is what a string token has beyond its decoded value.
+type strTok struct {
 	prefix string // lower-case prefix letters (r, b, f, u)
 	raw    string // the source text between the quotes (f-strings are parsed from it)
 	rawPos Pos    // position of the first character of raw
@@ -391,7 +396,7 @@ func (lx *lexer) str(prefix string, p Pos) error {
 	if !raw && !strings.Contains(prefix, "f") {
 		val = unescape(body)
 	}
-	lx.toks = append(lx.toks, token{kind: tString, text: val, pos: p, prefix: prefix, raw: body, rawPos: rawPos})
+	lx.toks = append(lx.toks, token{kind: tString, text: val, pos: p, strTok: &strTok{prefix: prefix, raw: body, rawPos: rawPos}})
 	return nil
 }
 

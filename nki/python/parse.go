@@ -1345,7 +1345,7 @@ done:
 		rest = rest[2:]
 	}
 	if strings.HasPrefix(rest, ":") {
-		spec := &token{kind: tString, prefix: "f", raw: rest[1:], pos: t.pos, rawPos: posAt(exprEnd + 1)}
+		spec := &token{kind: tString, pos: t.pos, strTok: &strTok{prefix: "f", raw: rest[1:], rawPos: posAt(exprEnd + 1)}}
 		if strings.Contains(t.prefix, "r") {
 			spec.prefix = "rf"
 		}
