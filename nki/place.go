@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/npukit/npukit/neuroncore"
+	"github.com/npukit/npukit/nki/python"
 )
 
 // Placed is an automatically allocated kernel rewritten with direct
@@ -58,7 +59,7 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 		return nil, err
 	}
 	text := string(src)
-	ed := &editor{src: text}
+	ed := &editor{src: text, file: res.File}
 	lang, _ := alias(langAlias, text)
 	if lang == "" {
 		return nil, &PlaceError{Site: Site{File: res.File, Line: 1}, Msg: "the kernel does not import the NKI language module under an alias (import ...nki.language as nl)"}
@@ -110,6 +111,10 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 			code = fmt.Sprintf("address=(%d, %d)", loc.Partition, off)
 		}
 		key := rec.Site.String()
+		if strings.HasPrefix(rec.API, "result of ") {
+			// results of nested expressions may start at one column
+			key += " " + rec.API
+		}
 		if sa, ok := bySite[key]; ok {
 			if sa.code != code {
 				return nil, &PlaceError{Site: *rec.Site, Msg: fmt.Sprintf("the declaration executes as tensors placed differently (%s and %s); one source line holds one allocation", sa.code, code)}
@@ -123,13 +128,22 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 	out := &Placed{Placement: pl}
 	for _, key := range order {
 		sa := bySite[key]
-		if err := ed.rewriteDecl(res.API, lang, sa.rec, sa.code); err != nil {
+		var err error
+		if strings.HasPrefix(sa.rec.API, "result of ") {
+			err = ed.implicit(res, sa.rec, sa.code)
+		} else {
+			err = ed.rewriteDecl(res.API, lang, sa.rec, sa.code)
+		}
+		if err != nil {
 			return nil, err
 		}
 		if sa.fn != "" {
 			funcs = append(funcs, sa.fn)
 		}
 		out.Sites = append(out.Sites, fmt.Sprintf("%s: %s", sa.rec.Site, sa.code))
+	}
+	if err := ed.flushStatements(res.API, lang); err != nil {
+		return nil, err
 	}
 	if len(funcs) > 0 {
 		// allocation functions go before the kernel's top-level definition
@@ -179,8 +193,12 @@ type edit struct {
 
 type editor struct {
 	src   string
+	file  string
 	edits []edit
 	n     int // hoisted temporaries
+	// compiler-allocated tiles written as declared tensors (place_stmt.go)
+	ix    *stmtIndex
+	stmts map[python.Stmt]*stmtRewrite
 }
 
 func (e *editor) insert(at int, text string) { e.edits = append(e.edits, edit{at, 0, text}) }
@@ -269,9 +287,6 @@ func (e *editor) rewriteDecl(api, lang string, rec *TensorRec, code string) erro
 	if at < 0 || at >= len(e.src) {
 		return &PlaceError{Site: s, Msg: "declaration site outside the file"}
 	}
-	if strings.HasPrefix(rec.API, "result of ") {
-		return e.rewriteImplicit(api, lang, rec, code, at)
-	}
 	open := strings.IndexByte(e.src[at:], '(')
 	if open < 0 {
 		return &PlaceError{Site: s, Msg: "no call at the declaration site"}
@@ -324,55 +339,6 @@ func (e *editor) rewriteDecl(api, lang string, rec *TensorRec, code string) erro
 	return nil
 }
 
-// rewriteImplicit turns `x = op(...)` (a Beta-1 instruction result the
-// compiler allocates) into a declared tensor written by the instruction:
-//
-//	x_placed = nl.ndarray(shape, dtype=nl.dt, buffer=ALLOC)
-//	x_placed[...] = op(...)
-//	x = x_placed
-func (e *editor) rewriteImplicit(api, lang string, rec *TensorRec, code string, at int) error {
-	s := *rec.Site
-	// the statement starts on the site's line or on a line the site's
-	// line continues (a trailing backslash)
-	if rec.Name == "" {
-		return e.hoist(api, lang, rec, code, at)
-	}
-	lineStart := strings.LastIndexByte(e.src[:at], '\n') + 1
-	for lineStart > 1 && strings.HasSuffix(strings.TrimRight(e.src[:lineStart-1], " \t"), "\\") {
-		lineStart = strings.LastIndexByte(e.src[:lineStart-1], '\n') + 1
-	}
-	m := assignRe.FindStringSubmatchIndex(e.src[lineStart:])
-	if m == nil || e.src[lineStart+m[4]:lineStart+m[5]] != rec.Name || lineStart+m[1] > at {
-		return &PlaceError{Site: s, Msg: fmt.Sprintf("the result bound to %s is not a plain `name = expression` statement; declare the tensor with nl.ndarray", rec.Name)}
-	}
-	indent, name := e.src[lineStart:lineStart+m[3]], rec.Name
-	rhs := lineStart + m[1]
-	end := scan(e.src, rhs, func(c byte, _ int) bool { return c == '\n' || c == ';' })
-	if end < len(e.src) && e.src[end] == ';' {
-		return &PlaceError{Site: s, Msg: "a statement followed by ; on the same line"}
-	}
-	tmp := name + "_placed"
-	shape := make([]string, len(rec.Shape))
-	for i, d := range rec.Shape {
-		shape[i] = fmt.Sprint(d)
-	}
-	sh := "(" + strings.Join(shape, ", ")
-	if len(shape) == 1 {
-		sh += ","
-	}
-	sh += ")"
-	buf := "buffer=" + code
-	if api != "beta1" {
-		buf = fmt.Sprintf("buffer=%s.%s, %s", lang, rec.Buffer, code)
-	}
-	decl := fmt.Sprintf("%s%s = %s.ndarray(%s, dtype=%s.%s, %s)\n", indent, tmp, lang, sh, lang, rec.DType, buf)
-	e.insert(lineStart, decl)
-	// "name = " (or "name: annotation = ") becomes "tmp[...] = "
-	e.edits = append(e.edits, edit{lineStart + len(indent), rhs - lineStart - len(indent), tmp + "[...] = "})
-	e.insert(end, "\n"+indent+name+" = "+tmp)
-	return nil
-}
-
 // CheckPlaced traces the rewritten kernel in place of the original (its
 // helper modules beside it) and checks it: what place promises is a
 // kernel that reads back with every tensor allocated and no error.
@@ -383,146 +349,4 @@ func CheckPlaced(o Options, p *Placed, arch *neuroncore.Arch) (*Checked, error) 
 		return nil, fmt.Errorf("the placed kernel does not trace: %w", err)
 	}
 	return CheckKernel(res, arch)
-}
-
-// hoist declares an unnamed intermediate result that is a whole call
-// argument (f(g(x), ...), value=g(x)): the call moves into a statement of
-// its own before the enclosing statement, writing a declared tensor that
-// takes its place:
-//
-//	tmp = nl.ndarray(shape, dtype=nl.dt, buffer=ALLOC)
-//	tmp[...] = g(x)
-//	... f(tmp, ...)
-//
-// Other forms (an operator inside a larger expression, a call holding
-// another intermediate, a continuation of elif/else) are refused.
-func (e *editor) hoist(api, lang string, rec *TensorRec, code string, at int) error {
-	s := *rec.Site
-	refuse := func(why string) error {
-		return &PlaceError{Site: s, Msg: "an intermediate result used inside an expression is a compiler-allocated tile; " + why + "; bind it to a name (x = ...) first"}
-	}
-	if !strings.HasPrefix(rec.API, "result of nl.") && !strings.HasPrefix(rec.API, "result of nisa.") {
-		return refuse("place moves only calls into statements of their own")
-	}
-	open := strings.IndexByte(e.src[at:], '(')
-	if open < 0 || strings.ContainsAny(e.src[at:at+open], " \t\n,)") {
-		return refuse("not a call")
-	}
-	open += at
-	close := scan(e.src, open+1, func(c byte, _ int) bool { return c == ')' })
-	if close >= len(e.src) {
-		return refuse("unbalanced call")
-	}
-	end := close + 1
-	// a whole argument: after ( , or keyword= ; before , or )
-	before := strings.TrimRight(e.src[:at], " \t\n")
-	after := strings.TrimLeft(e.src[end:], " \t\n")
-	okBefore := strings.HasSuffix(before, "(") || strings.HasSuffix(before, ",") ||
-		(strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "==") && kwBefore(before))
-	rest := strings.TrimLeft(e.src[end:], " \t")
-	wholeRHS := strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "==") && !kwBefore(before) &&
-		(rest == "" || rest[0] == '\n' || rest[0] == '#')
-	if !wholeRHS && (!okBefore || (!strings.HasPrefix(after, ",") && !strings.HasPrefix(after, ")"))) {
-		return refuse("it is not a whole call argument or right-hand side")
-	}
-	for _, ed := range e.edits {
-		if ed.at > at && ed.at < end {
-			return refuse("the call holds another intermediate")
-		}
-	}
-	stmt := statementStart(e.src, at)
-	line := e.src[stmt:]
-	indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
-	for _, kw := range []string{"elif ", "else", "except", "finally"} {
-		if strings.HasPrefix(strings.TrimLeft(line, " \t"), kw) {
-			return refuse("its statement continues an if/try")
-		}
-	}
-	e.n++
-	tmp := fmt.Sprintf("npukit_tile%d", e.n)
-	shape := make([]string, len(rec.Shape))
-	for i, d := range rec.Shape {
-		shape[i] = fmt.Sprint(d)
-	}
-	sh := "(" + strings.Join(shape, ", ")
-	if len(shape) == 1 {
-		sh += ","
-	}
-	sh += ")"
-	buf := "buffer=" + code
-	if api != "beta1" {
-		buf = fmt.Sprintf("buffer=%s.%s, %s", lang, rec.Buffer, code)
-	}
-	call := strings.ReplaceAll(e.src[at:end], "\n", " ")
-	e.insert(stmt, fmt.Sprintf("%s%s = %s.ndarray(%s, dtype=%s.%s, %s)\n%s%s[...] = %s\n", indent, tmp, lang, sh, lang, rec.DType, buf, indent, tmp, call))
-	e.edits = append(e.edits, edit{at, end - at, tmp})
-	return nil
-}
-
-// kwBefore reports whether text ends with "name=" (a keyword argument).
-func kwBefore(text string) bool {
-	t := strings.TrimRight(strings.TrimSuffix(text, "="), " \t")
-	i := len(t)
-	for i > 0 && (t[i-1] == '_' || t[i-1] >= 'a' && t[i-1] <= 'z' || t[i-1] >= 'A' && t[i-1] <= 'Z' || t[i-1] >= '0' && t[i-1] <= '9') {
-		i--
-	}
-	if i == len(t) {
-		return false
-	}
-	p := strings.TrimRight(t[:i], " \t\n")
-	return strings.HasSuffix(p, "(") || strings.HasSuffix(p, ",")
-}
-
-// statementStart is the offset of the line where the statement holding
-// offset at begins: the last line start at bracket depth 0 that does not
-// continue a backslash line.
-func statementStart(src string, at int) int {
-	start, depth := 0, 0
-	lineStart := 0
-	cont := false
-	for i := 0; i < at && i < len(src); i++ {
-		c := src[i]
-		switch c {
-		case '#':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-			i--
-			continue
-		case '\'', '"':
-			q := string(c)
-			if strings.HasPrefix(src[i:], q+q+q) {
-				q = q + q + q
-			}
-			j := i + len(q)
-			for j < len(src) && !strings.HasPrefix(src[j:], q) {
-				if src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			i = j + len(q) - 1
-			continue
-		case '\\':
-			if i+1 < len(src) && src[i+1] == '\n' {
-				cont = true
-				i++
-				lineStart = i + 1
-				continue
-			}
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case '\n':
-			lineStart = i + 1
-			if depth == 0 && !cont {
-				start = lineStart
-			}
-			cont = false
-			continue
-		}
-	}
-	_ = lineStart
-	return start
 }
