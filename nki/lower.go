@@ -98,6 +98,9 @@ type lowering struct {
 	// escaped marks tensors used outside the loop that declares them
 	// (their scope is dropped: instances then come from Ref.Decl only)
 	escaped map[int]bool
+	// per loop record: its site text and identifier (a loop unrolled by
+	// the trace is a PLoop per iteration, all of one record)
+	loopText map[*LoopRec][2]string
 }
 
 func (lw *lowering) uniqueName(base string, line int) string {
@@ -302,8 +305,21 @@ func (lw *lowering) nodes(ns []*PNode) ([]neuroncore.Node, error) {
 	return out, nil
 }
 
+// loopNames is a loop's identifier and site text, computed once per record.
+func (lw *lowering) loopNames(l *PLoop) (string, string) {
+	if lw.loopText == nil {
+		lw.loopText = map[*LoopRec][2]string{}
+	}
+	t, ok := lw.loopText[l.Rec]
+	if !ok {
+		t = [2]string{ident(l.Var), l.Rec.Site.String()}
+		lw.loopText[l.Rec] = t
+	}
+	return t[0], t[1]
+}
+
 func (lw *lowering) loopVar(l *PLoop) string {
-	base := ident(l.Var)
+	base, _ := lw.loopNames(l)
 	name := base
 	for k := 2; ; k++ {
 		taken := false
@@ -324,6 +340,7 @@ func (lw *lowering) loop(l *PLoop) ([]neuroncore.Node, error) {
 		return nil, fmt.Errorf("%s: loops nested more than %d deep", l.Rec.Site, neuroncore.MaxLoopDepth)
 	}
 	name := lw.loopVar(l)
+	_, path := lw.loopNames(l)
 	body := func(start, stop, step int64) (neuroncore.Node, error) {
 		lw.nextID++
 		lw.vars = append(lw.vars, name)
@@ -338,7 +355,7 @@ func (lw *lowering) loop(l *PLoop) ([]neuroncore.Node, error) {
 		if err != nil {
 			return neuroncore.Node{}, err
 		}
-		return neuroncore.Node{Loop: &neuroncore.Loop{Var: name, Start: start, Stop: stop, Step: step, Body: b, Path: l.Rec.Site.String()}}, nil
+		return neuroncore.Node{Loop: &neuroncore.Loop{Var: name, Start: start, Stop: stop, Step: step, Body: b, Path: path}}, nil
 	}
 	if l.Sym < 0 {
 		n, err := body(l.Start, l.Stop, 1)
