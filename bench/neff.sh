@@ -11,6 +11,7 @@
 #     with two floors (gzip -dc of the payload; npukit's start-up alone),
 #     and the same ratio on a large NEFF (LARGE_MB of incompressible weights).
 # Usage: bench/neff.sh [RUNS]   (default 15)
+#        BASE_REV=REV bench/neff.sh [RUNS]   (also new/old against npukit built at REV)
 set -eu
 cd "$(dirname "$0")/.."
 runs=${1:-15}
@@ -80,3 +81,60 @@ runs=$(( runs < 5 ? runs : 5 ))
 t_li=$(time_cmd inspect "$tmp/npukit" inspect --json "$tmp/large.neff")
 t_ls=$(time_cmd sha sha256sum "$tmp/large.neff")
 echo "large NEFF ($lsize B): inspect --json median $((t_li / 1000)) us; sha256sum median $((t_ls / 1000)) us; ratio $(ratio "$t_li" "$t_ls") (limit 2.0)"
+
+# Against an earlier npukit (BASE_REV=<git revision>, e.g. the last commit
+# before the NEFF generations work): the same commands with both binaries,
+# alternating run by run so load on a shared machine hits both alike. The
+# figure is new/old (1.0 = unchanged, below 1 = faster); CPU time (user+sys
+# of the child) is printed beside wall time because it is far less
+# sensitive to other work on the machine.
+base=${BASE_REV:-}
+[ -n "$base" ] || exit 0
+mkdir -p "$tmp/basesrc"
+git archive "$base" | tar -x -C "$tmp/basesrc"
+(cd "$tmp/basesrc" && go build -o "$tmp/npukit-base" ./cmd/npukit)
+runs=${1:-15}
+# pair NAME ARGS...: "@BIN@" is replaced by each binary, "@DIR@" by a fresh
+# directory (NAME only labels the call); prints "wall_new cpu_new wall_old cpu_old" in us
+# (wall: median; cpu: mean).
+pair() {
+  shift
+  i=0
+  while [ "$i" -lt "$runs" ]; do
+    for which in new base; do
+      bin="$tmp/npukit"; [ "$which" = base ] && bin="$tmp/npukit-base"
+      d="$tmp/pair.$i.$which"
+      args=""
+      for a in "$@"; do
+        [ "$a" = "@DIR@" ] && a=$d
+        [ "$a" = "@BIN@" ] && a=$bin
+        args="$args '$a'"
+      done
+      t0=$(now)
+      eval "/usr/bin/time -o '$tmp/cpu' -f '%U %S' $args >/dev/null 2>/dev/null" || true
+      t1=$(now)
+      cpu=$(awk 'END {printf "%d", ($1 + $2) * 1000000}' "$tmp/cpu")
+      echo "$which $(( (t1 - t0) / 1000 )) $cpu"
+      rm -rf "$d"
+    done
+    i=$((i + 1))
+  done >"$tmp/pair.out"
+  for which in new base; do
+    w=$(awk -v w="$which" '$1 == w {print $2}' "$tmp/pair.out" | median)
+    # /usr/bin/time counts CPU in 10 ms steps: the mean over the runs
+    # resolves finer than the median would.
+    c=$(awk -v w="$which" '$1 == w {s += $3; n++} END {printf "%d", s / n}' "$tmp/pair.out")
+    printf '%s %s ' "$w" "$c"
+  done
+}
+report_pair() {
+  name=$1
+  set -- $2
+  echo "$name: wall $(ratio "$1" "$3") x ($1 vs $3 us), cpu $(ratio "$2" "$4") x ($2 vs $4 us) against $base"
+}
+[ -x /usr/bin/time ] || { echo "BASE_REV needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+report_pair "neff unpack $(basename "$big")" "$(pair unpack @BIN@ neff unpack "$big" -o @DIR@ --quiet)"
+report_pair "inspect --json $(basename "$big")" "$(pair inspect @BIN@ inspect --json "$big")"
+report_pair "check $(basename "$big")" "$(pair check @BIN@ check "$big")"
+runs=$(( runs < 5 ? runs : 5 ))
+report_pair "inspect --json large NEFF" "$(pair inspect @BIN@ inspect --json "$tmp/large.neff")"

@@ -365,15 +365,15 @@ func (f *File) readTar(r io.Reader, lim Limits, stored int64, jsonMembers chan<-
 		if !f.Payload.Compressed && hdr.Size > stored {
 			return formatErr(RuleTarFraming, -1, hdr.Name, "declared size %d exceeds the %d-byte payload", hdr.Size, stored)
 		}
-		// First allocation: the whole declared size when the input can
-		// hold it (stored payloads were checked above; a gzip member of
-		// up to 4x the compressed payload covers incompressible weights),
-		// otherwise a chunk that grows with the data actually inflated.
-		first := hdr.Size
-		if f.Payload.Compressed {
-			first = min(hdr.Size, max(memberChunk, 4*stored))
-		}
-		data, err := readMember(t, hdr.Size, first)
+		// One allocation of the declared size, which the limit above
+		// bounds. A fresh allocation this large is mapped memory the
+		// kernel backs with pages only as the inflated bytes are written,
+		// so a 1 MB gzip payload that declares a 1 GiB member costs
+		// resident memory only for what it really inflates to, and a real
+		// member is never copied while it grows (growing by doubling held
+		// the old and the new slice together: 2.5 GB resident for a 1 GiB
+		// member).
+		data, err := readMember(t, hdr.Size)
 		if err != nil {
 			return tarErr(err, name)
 		}
@@ -435,32 +435,10 @@ func CleanName(name string) (string, error) {
 	return c, nil
 }
 
-// memberChunk is the least first allocation for a compressed member: a
-// compressed payload can declare any size, so beyond what the input can
-// plausibly hold memory grows with the bytes actually inflated (doubling,
-// capped at the declared size), never by the declaration alone.
-const memberChunk = 1 << 20
-
 // readMember reads a tar entry of the declared size into one exactly sized
-// slice when the data is all there (a short entry returns what was read).
-// Unlike bytes.Buffer.ReadFrom it never grows past the declared size to
-// probe for EOF, which doubled every member's allocation.
-func readMember(r io.Reader, size, first int64) ([]byte, error) {
-	buf := make([]byte, 0, min(size, max(first, 0)))
-	for int64(len(buf)) < size {
-		if len(buf) == cap(buf) {
-			grown := make([]byte, len(buf), min(size, max(2*int64(cap(buf)), memberChunk)))
-			copy(grown, buf)
-			buf = grown
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-	return buf, nil
+// slice; a short entry returns what was read with the tar reader's error.
+func readMember(r io.Reader, size int64) ([]byte, error) {
+	buf := make([]byte, size)
+	n, err := io.ReadFull(r, buf)
+	return buf[:n], err
 }

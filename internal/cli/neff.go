@@ -30,7 +30,8 @@ func init() {
 }
 
 // neffMaxBytesEnv raises (or lowers) the cap on a NEFF's decompressed
-// members, 4 GiB by default: bytes, or a number with a K, M, G or T
+// members, neff.DefaultLimits by default (an eighth of memory, at most
+// 4 GiB): bytes, or a number with a K, M, G or T
 // (binary) suffix.
 const neffMaxBytesEnv = "NPUKIT_NEFF_MAX_BYTES"
 
