@@ -25,9 +25,12 @@ type Summary struct {
 	Layers int         `json:"layers"`
 	// TimeSum is the sum of `time` over all workloads (core cycles); the
 	// busiest core's sum bounds the schedule's compute time from below.
-	TimeSum      int64          `json:"time_sum_cycles"`
-	DRAM         DRAMTraffic    `json:"dram"`
-	Transfers    TransferCount  `json:"transfers"`
+	TimeSum   int64         `json:"time_sum_cycles"`
+	DRAM      DRAMTraffic   `json:"dram"`
+	Transfers TransferCount `json:"transfers"`
+	// Routes splits the traffic through DRAM by who reads it back: in a
+	// raw multi-core IR every inter-core transfer goes through DRAM.
+	Routes       DRAMRoutes     `json:"dram_routes"`
 	Cores        []CoreSummary  `json:"cores"`
 	LayerTraffic []LayerSummary `json:"layer_traffic,omitempty"`
 }
@@ -209,6 +212,7 @@ func Summarize(s *Schedule, layers bool) *Summary {
 			sum.DRAM.WriteBytes += o.Size
 		}
 	}
+	sum.Routes = ComputeDRAMRoutes(s, ix)
 	for t, n := range types {
 		sum.ByType = append(sum.ByType, TypeCount{t, n})
 	}
@@ -278,7 +282,17 @@ func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "  core to core\t%d\t%s\t\n", t.CoreToCore, humanize.Bytes(t.CoreToCoreBytes))
 	fmt.Fprintf(tw, "  same core\t%d\t%s\t\n", t.SameCore, humanize.Bytes(t.SameCoreBytes))
 	fmt.Fprintf(tw, "  via DRAM\t%d\t%s\t\n", t.ViaDRAM, humanize.Bytes(t.ViaDRAMBytes))
+	r := s.Routes
+	if t.ViaDRAM > 0 {
+		fmt.Fprintf(tw, "    read back by another core\t%d\t%s\t\n", r.ToOtherCore, humanize.Bytes(r.ToOtherCoreBytes))
+		fmt.Fprintf(tw, "    read back by the same core only\t%d\t%s\t\n", r.ToSameCore, humanize.Bytes(r.ToSameCoreBytes))
+		fmt.Fprintf(tw, "    not read back (output)\t%d\t%s\t\n", r.NotReadBack, humanize.Bytes(r.NotReadBackBytes))
+	}
 	tw.Flush()
+	if r.ToOtherCore > 0 {
+		fmt.Fprintf(ew, "  (an ofmap read back by another core is inter-core traffic through DRAM: %d of the %d feature-map deliveries above, %s, load another core's ofmap; npukit sim counts waiting for them as WAIT CORES)\n",
+			r.FromOtherCore, s.DRAM.FmapDeliveries, humanize.Bytes(r.FromOtherCoreBytes))
+	}
 	fmt.Fprintf(ew, "\nCores:\n")
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  CORE\tKEY\tX,Y\tWORKLOADS\tTIME (cycles)\tL2 PEAK\tOF L2\tL2 MEAN\tOF L2\tWL PEAK\t")

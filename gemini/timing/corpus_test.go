@@ -116,3 +116,45 @@ func TestSummaryDeliveriesAreSimLoads(t *testing.T) {
 		t.Error("no corpus schedule multicasts a read: the test proves nothing")
 	}
 }
+
+// TestDRAMRoutesReconcile: the traffic through DRAM split by who reads it
+// back is the same in inspect (gemini.Summary.Routes, from the schedule's
+// links) and in sim (from its own load and store tasks), on every corpus
+// schedule; on the multi-core raw IR, where no ofmap goes core to core,
+// the inter-core traffic through DRAM is not zero.
+func TestDRAMRoutesReconcile(t *testing.T) {
+	files := conformance.Files(t, conformance.Corpus(t, "gemini"), "*.json")
+	interCore := false
+	for _, f := range files {
+		s, err := gemini.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Simulate(s, Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := gemini.Summarize(s, false)
+		r, d := sum.Routes, res.DRAM
+		name := filepath.Base(f)
+		if r.FromOtherCore+r.FromSameCore+r.Input != sum.DRAM.FmapDeliveries || r.ToOtherCore+r.ToSameCore+r.NotReadBack != sum.Transfers.ViaDRAM {
+			t.Errorf("%s: routes %+v do not add up to %d fmap deliveries and %d via DRAM", name, r, sum.DRAM.FmapDeliveries, sum.Transfers.ViaDRAM)
+		}
+		got := [6]int64{int64(d.FromOtherCoreLoads), d.FromOtherCoreBytes, int64(d.FromSameCoreLoads), d.FromSameCoreBytes, int64(d.InputLoads), d.InputBytes}
+		want := [6]int64{int64(r.FromOtherCore), r.FromOtherCoreBytes, int64(r.FromSameCore), r.FromSameCoreBytes, int64(r.Input), r.InputBytes}
+		if got != want {
+			t.Errorf("%s: sim loads by origin %v, inspect %v", name, got, want)
+		}
+		got = [6]int64{int64(d.ToOtherCoreStores), d.ToOtherCoreBytes, int64(d.ToSameCoreStores), d.ToSameCoreBytes, int64(d.NotReadBackStores), d.NotReadBackBytes}
+		want = [6]int64{int64(r.ToOtherCore), r.ToOtherCoreBytes, int64(r.ToSameCore), r.ToSameCoreBytes, int64(r.NotReadBack), r.NotReadBackBytes}
+		if got != want {
+			t.Errorf("%s: sim stores by reader %v, inspect %v", name, got, want)
+		}
+		if sum.Transfers.CoreToCore == 0 && r.ToOtherCore > 0 && len(s.Cores) > 1 {
+			interCore = true
+		}
+	}
+	if !interCore {
+		t.Error("no corpus schedule sends ofmaps to other cores through DRAM: the test proves nothing")
+	}
+}

@@ -124,6 +124,9 @@ func (l *lowering) result(tl *sim.Timeline) *Result {
 	d := &res.DRAM
 	d.GBps = p.DRAMGBps
 	d.BytesPerCycle = p.bytesPerCycle(p.DRAMGBps)
+	// Which cores load each DRAM write back (through the reads whose
+	// related_ifmap names it), from the simulation's own load tasks.
+	readBack := map[int64]map[int]bool{}
 	for i := range l.inf {
 		in := &l.inf[i]
 		switch in.Cat {
@@ -132,10 +135,68 @@ func (l *lowering) result(tl *sim.Timeline) *Result {
 			d.ReadBytes += in.Bytes
 			if in.Cat == CatWeight || l.weight(in) {
 				d.WeightBytes += in.Bytes
+				continue
 			}
-		case CatStore:
-			d.Stores++
-			d.WriteBytes += in.Bytes
+			other, own := false, false
+			for _, id := range l.transfers(in) {
+				r := l.ix.Read(id)
+				if r == nil {
+					continue
+				}
+				for _, wid := range r.RelatedIfmap {
+					if readBack[wid] == nil {
+						readBack[wid] = map[int]bool{}
+					}
+					readBack[wid][in.Core] = true
+					if c, _, _ := l.ix.Producer(wid); c != nil {
+						if c.ID != in.Core {
+							other = true
+						} else {
+							own = true
+						}
+					}
+				}
+			}
+			switch {
+			case other:
+				d.FromOtherCoreLoads++
+				d.FromOtherCoreBytes += in.Bytes
+			case own:
+				d.FromSameCoreLoads++
+				d.FromSameCoreBytes += in.Bytes
+			default:
+				d.InputLoads++
+				d.InputBytes += in.Bytes
+			}
+		}
+	}
+	for i := range l.inf {
+		in := &l.inf[i]
+		if in.Cat != CatStore {
+			continue
+		}
+		d.Stores++
+		d.WriteBytes += in.Bytes
+		other, own := false, false
+		for _, id := range l.transfers(in) {
+			for c := range readBack[id] {
+				if c != in.Core {
+					other = true
+				} else {
+					own = true
+				}
+			}
+		}
+		switch {
+		case other:
+			d.ToOtherCoreStores++
+			d.ToOtherCoreBytes += in.Bytes
+		case own:
+			d.ToSameCoreStores++
+			d.ToSameCoreBytes += in.Bytes
+		default:
+			d.NotReadBackStores++
+			d.NotReadBackBytes += in.Bytes
 		}
 	}
 	d.Busy = tl.Resources[l.dram].Busy

@@ -78,7 +78,27 @@ type DRAMStats struct {
 	ReadBytes     int64   `json:"read_bytes"`
 	WeightBytes   int64   `json:"weight_bytes"` // part of ReadBytes
 	WriteBytes    int64   `json:"write_bytes"`
-	Busy          int64   `json:"busy_cycles"`
+	// The feature-map loads (the loads that are not weights) by where
+	// their data came from, as inspect's DRAM routes count deliveries:
+	// another core's ofmap written to DRAM (inter-core traffic through
+	// DRAM; a load counts here when any write its read depends on came
+	// from another core), the loading core's own write, or data no write
+	// of the schedule produced (inputs).
+	FromOtherCoreLoads int   `json:"from_other_core_loads"`
+	FromOtherCoreBytes int64 `json:"from_other_core_load_bytes"`
+	FromSameCoreLoads  int   `json:"from_same_core_loads"`
+	FromSameCoreBytes  int64 `json:"from_same_core_load_bytes"`
+	InputLoads         int   `json:"input_loads"`
+	InputBytes         int64 `json:"input_load_bytes"`
+	// The stores by who loads them back: another core, only the storing
+	// core, or nobody (outputs, plain write-back).
+	ToOtherCoreStores int   `json:"to_other_core_stores"`
+	ToOtherCoreBytes  int64 `json:"to_other_core_store_bytes"`
+	ToSameCoreStores  int   `json:"to_same_core_stores"`
+	ToSameCoreBytes   int64 `json:"to_same_core_store_bytes"`
+	NotReadBackStores int   `json:"not_read_back_stores"`
+	NotReadBackBytes  int64 `json:"not_read_back_store_bytes"`
+	Busy              int64 `json:"busy_cycles"`
 	// Achieved is the bytes moved over the whole run, in GB/s (GiB/s at
 	// the nominal clock, like the bandwidth).
 	Achieved    float64 `json:"achieved_gbps"`
