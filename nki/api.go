@@ -1060,7 +1060,7 @@ func (t *tracer) materialize(in *interp, tile *Tile, pos python.Pos) {
 	if tile.step != nil {
 		tile.step.Writes = append(tile.step.Writes, Access{Rec: rec, Inst: ten.inst})
 	}
-	t.progDecl(in, rec)
+	t.progDecl(in, rec, ten.inst)
 }
 
 func (s Site) pos() python.Pos { return python.Pos{Line: s.Line, Col: s.Col} }

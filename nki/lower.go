@@ -37,9 +37,13 @@ const MaxLoweredRefs = neuroncore.MaxStepOperands
 // variable names, so findings name the source line, the tensor and the
 // iteration.
 func Lower(res *Result, arch *neuroncore.Arch) (*Lowered, error) {
+	return lower(res, arch, nil)
+}
+
+func lower(res *Result, arch *neuroncore.Arch, blocks map[*TensorRec]*loopBlock) (*Lowered, error) {
 	unroll := map[int]bool{}
 	for range 64 {
-		lw := &lowering{res: res, unroll: unroll, tensorOf: map[tensorKey]int{}, cur: map[*TensorRec]int{},
+		lw := &lowering{res: res, unroll: unroll, blocks: blocks, tensorOf: map[tensorKey]int{}, cur: map[*TensorRec]int{},
 			depth: map[int]int{}, env: map[int]int64{}, names: map[string]bool{}, escaped: map[int]bool{}}
 		lw.out = &Lowered{Plan: &neuroncore.Plan{Name: res.Function, Arch: arch}, Steps: map[*neuroncore.Step]*PStep{}}
 		lw.hbm()
@@ -101,6 +105,9 @@ type lowering struct {
 	// per loop record: its site text and identifier (a loop unrolled by
 	// the trace is a PLoop per iteration, all of one record)
 	loopText map[*LoopRec][2]string
+	// blocks gives declarations a block dimension per enclosing loop
+	// (loopblock.go; place only)
+	blocks map[*TensorRec]*loopBlock
 }
 
 func (lw *lowering) uniqueName(base string, line int) string {
@@ -198,6 +205,9 @@ func (lw *lowering) declare(rec *TensorRec) (int, error) {
 	}
 	t.Name = lw.uniqueName(name, siteLine(rec.Site))
 	t.Scope = scope
+	if lb := lw.blocks[rec]; lb != nil {
+		t.Block = append([]int64(nil), lb.dims...)
+	}
 	t.Path = sitePath(rec.Site)
 	p := lw.out.Plan
 	if len(p.Tensors) >= neuroncore.MaxTensors {
@@ -519,7 +529,16 @@ func (lw *lowering) refs(s *PStep, acc []Access) ([]neuroncore.Ref, []string, er
 		// one set of choices per block dimension
 		choices := make([][]neuroncore.Affine, len(t.Block))
 		total := 1
+		lb := lw.blocks[a.Rec]
 		for d := range t.Block {
+			if lb != nil {
+				idx, ok := lb.idx[a.Inst]
+				if !ok {
+					return nil, nil, fmt.Errorf("%s: %s uses a declaration of %s the program does not hold", s.Site, s.Fn, t.Name)
+				}
+				choices[d] = []neuroncore.Affine{{Const: idx[d]}}
+				continue
+			}
 			var v Value
 			if d < len(a.Block) {
 				v = a.Block[d]

@@ -54,7 +54,27 @@ func alias(re *regexp.Regexp, src string) (string, int) {
 // neuroncore's placement over the lowered plan) and writes the kernel file
 // back with them allocated. src is the kernel file's source (res.File).
 func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptions) (*Placed, error) {
-	pl, err := neuroncore.PlaceExecution(ck.Exec, opt)
+	lw, x := ck.Lowered, ck.Exec
+	blocks := loopBlocks(res)
+	if len(blocks) > 0 {
+		// current-API declarations in loops get a block dimension per
+		// loop, so that the tensors a list keeps alive get locations of
+		// their own (loopblock.go)
+		lw2, err := lower(res, ck.Plan.Arch, blocks)
+		if err != nil {
+			return nil, err
+		}
+		if res.hasDecorator("force_auto_alloc") {
+			for _, t := range lw2.Plan.Tensors {
+				t.Kind, t.Mod, t.Table = neuroncore.Auto, nil, nil
+			}
+		}
+		if x, err = lw2.Plan.Execute(); err != nil {
+			return nil, err
+		}
+		lw = lw2
+	}
+	pl, err := neuroncore.PlaceExecution(x, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -88,11 +108,11 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 	for _, p := range pl.Tensors {
 		placed[p.Tensor] = p
 	}
-	for i, t := range ck.Plan.Tensors {
+	for i, t := range lw.Plan.Tensors {
 		if t.Direct() {
 			continue
 		}
-		rec := ck.Recs[i]
+		rec := lw.Recs[i]
 		pt := pl.Plan.Tensors[i]
 		if rec.Site == nil || rec.Site.File != res.File {
 			return nil, &PlaceError{Site: siteOr(rec.Site, res.File), Msg: fmt.Sprintf("tensor %s is declared in a helper module; place rewrites the kernel file only", t.Name)}
@@ -102,6 +122,10 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 			p := placed[t.Name]
 			code = strings.Replace(p.Code, "ncc.", ncc+".", 1)
 			fn = p.Func
+		} else if lb := blocks[rec]; lb != nil {
+			if code, err = lb.address(pt, pl.Plan.Arch.PSUMBankBytes()); err != nil {
+				return nil, &PlaceError{Site: *rec.Site, Msg: fmt.Sprintf("tensor %s: %v", t.Name, err)}
+			}
 		} else {
 			loc, ok := pt.Location(0)
 			if !ok || pt.Tiles() != 1 {

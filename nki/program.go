@@ -16,6 +16,7 @@ type PNode struct {
 	Loop *PLoop
 	Step *PStep
 	Decl *TensorRec // a declaration executes here
+	Inst int64      // the declaration's execution (Access.Inst)
 }
 
 // PLoop is a symbolic loop (Sym >= 0, the body traced once) or one
@@ -28,7 +29,11 @@ type PLoop struct {
 	Stop  int64
 	Step  int64
 	Value int64 // unrolled: the iteration number (0-based)
-	Body  []*PNode
+	// Item is an unrolled iteration's loop variable when it is an integer
+	// (ItemInt).
+	Item    int64
+	ItemInt bool
+	Body    []*PNode
 }
 
 // Access is a tensor an instruction reads or writes: an on-chip tensor's
@@ -100,11 +105,11 @@ func (t *tracer) progStep(in *interp, pos python.Pos, fn string, reads, writes [
 	return s
 }
 
-func (t *tracer) progDecl(in *interp, rec *TensorRec) {
+func (t *tracer) progDecl(in *interp, rec *TensorRec, inst int64) {
 	if t.progOff > 0 || in.inCallback > 0 {
 		return
 	}
-	t.progAppend(&PNode{Decl: rec})
+	t.progAppend(&PNode{Decl: rec, Inst: inst})
 }
 
 func appendAccess(out []Access, v Value) []Access {

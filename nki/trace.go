@@ -290,7 +290,7 @@ func (in *interp) execFor(sc *scope, st *python.For) (ctl, Value) {
 	defer in.tr.loopExit(lp)
 	for k, it := range items {
 		in.assign(sc, st.Target, it, nil)
-		c, v := in.iteration(sc, st, lp, int64(k))
+		c, v := in.iteration(sc, st, lp, int64(k), it)
 		if c == ctlBreak {
 			return ctlNone, nil
 		}
@@ -303,11 +303,13 @@ func (in *interp) execFor(sc *scope, st *python.For) (ctl, Value) {
 
 // iteration runs one iteration of an unrolled loop as a one-trip loop of
 // the program.
-func (in *interp) iteration(sc *scope, st *python.For, lp *loopHandle, k int64) (ctl, Value) {
+func (in *interp) iteration(sc *scope, st *python.For, lp *loopHandle, k int64, item Value) (ctl, Value) {
 	if in.inCallback > 0 || lp == nil || !lp.ok {
 		return in.execBlock(sc, st.Body)
 	}
-	in.tr.progEnter(&PLoop{Rec: lp.rec, Var: targetName(st.Target), Sym: -1, Start: k, Stop: k + 1, Step: 1, Value: k})
+	pl := &PLoop{Rec: lp.rec, Var: targetName(st.Target), Sym: -1, Start: k, Stop: k + 1, Step: 1, Value: k}
+	pl.Item, pl.ItemInt = item.(int64)
+	in.tr.progEnter(pl)
 	defer in.tr.progExit()
 	return in.execBlock(sc, st.Body)
 }
@@ -442,7 +444,7 @@ func (t *tracer) declare(in *interp, pos python.Pos, api string, ten *Tensor, al
 	ten.Rec = rec
 	t.nInst++
 	ten.inst = t.nInst
-	t.progDecl(in, rec)
+	t.progDecl(in, rec, ten.inst)
 	return rec
 }
 

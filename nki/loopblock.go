@@ -1,0 +1,218 @@
+package nki
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/npukit/npukit/neuroncore"
+)
+
+// Loop blocks: the current API's multi-buffering written by place.
+//
+// In the current API a tensor declared inside a loop body is a new
+// allocation per iteration; with address= every iteration's tensor is at
+// the address the expression gives in that iteration, and loops are
+// unrolled while tracing, so the expression may use the loop variables:
+// nki-library's attention_cte declares PSUM tiles with
+// address=(0, (k_tile_idx % 4) * PSUM_BANK_SIZE) to rotate over four
+// banks. Kernels that keep such tensors alive across iterations (in a
+// Python list, as the matrix multiplication tutorials do) need one
+// location per tensor alive at once.
+//
+// For placement, such a declaration is lowered as a tensor with one block
+// dimension per enclosing loop of its own function (trip counts as sizes,
+// the iteration numbers as the block index of each declaration), so that
+// package neuroncore's mod_alloc ladder chooses how many locations it
+// needs; place writes the ladder back as an address= expression in those
+// loop variables.
+
+// loopBlock is one declaration's enclosing loops.
+type loopBlock struct {
+	vars  []string // the loop variables as written
+	rec   []*LoopRec
+	first [][2]int64        // per loop: the first (iteration number, variable) seen
+	step  []int64           // per loop: variable step per iteration (0: not seen yet)
+	dims  []int64           // trip counts (the largest seen)
+	idx   map[int64][]int64 // declaration instance -> iteration numbers
+}
+
+// add checks that loops are the declaration's loops and that each loop's
+// variable is start + iteration*step, one start and step per loop.
+func (lb *loopBlock) add(loops []*PLoop) bool {
+	if len(loops) != len(lb.vars) {
+		return false
+	}
+	for d, l := range loops {
+		if l.Rec != lb.rec[d] || l.Var != lb.vars[d] {
+			return false
+		}
+		a0, v0 := lb.first[d][0], lb.first[d][1]
+		if l.Value == a0 {
+			if l.Item != v0 {
+				return false
+			}
+			continue
+		}
+		dv, da := l.Item-v0, l.Value-a0
+		if dv%da != 0 || dv == 0 {
+			return false
+		}
+		if lb.step[d] == 0 {
+			lb.step[d] = dv / da
+		} else if lb.step[d] != dv/da {
+			return false
+		}
+	}
+	return true
+}
+
+// index renders the iteration number of loop d from its variable.
+func (lb *loopBlock) index(d int) string {
+	step := lb.step[d]
+	if step == 0 {
+		step = 1
+	}
+	start := lb.first[d][1] - lb.first[d][0]*step
+	v := lb.vars[d]
+	switch {
+	case start == 0 && step == 1:
+		return v
+	case step == 1:
+		return fmt.Sprintf("(%s - %d)", v, start)
+	case start == 0:
+		return fmt.Sprintf("(%s // %d)", v, step)
+	}
+	return fmt.Sprintf("((%s - %d) // %d)", v, start, step)
+}
+
+// rangeKinds are the loops whose variable is start + iteration*step.
+var rangeKinds = map[string]bool{"range": true, "affine_range": true, "sequential_range": true, "static_range": true}
+
+// loopBlocks finds the current-API automatic on-chip declarations of the
+// kernel file that execute inside unrolled range loops of their own
+// function, every execution inside the same loops.
+func loopBlocks(res *Result) map[*TensorRec]*loopBlock {
+	if res.API == "beta1" {
+		return nil
+	}
+	out := map[*TensorRec]*loopBlock{}
+	bad := map[*TensorRec]bool{}
+	var stack []*PLoop
+	var walk func(ns []*PNode)
+	walk = func(ns []*PNode) {
+		for _, n := range ns {
+			switch {
+			case n.Loop != nil:
+				stack = append(stack, n.Loop)
+				walk(n.Loop.Body)
+				stack = stack[:len(stack)-1]
+			case n.Decl != nil:
+				rec := n.Decl
+				if bad[rec] || !rec.OnChip || len(rec.BlockDims) > 0 || rec.Site == nil || rec.Site.File != res.File ||
+					rec.Alloc == nil || rec.Alloc.Kind != "auto" {
+					continue
+				}
+				var loops []*PLoop
+				for _, l := range stack {
+					if l.Sym < 0 && l.ItemInt && l.Rec != nil && rangeKinds[l.Rec.Kind] && l.Rec.Site.File == rec.Site.File &&
+						l.Rec.Site.Function == rec.Site.Function && isIdent(l.Var) {
+						loops = append(loops, l)
+					}
+				}
+				if len(loops) == 0 {
+					bad[rec] = true
+					continue
+				}
+				lb := out[rec]
+				if lb == nil {
+					lb = &loopBlock{idx: map[int64][]int64{}}
+					for _, l := range loops {
+						lb.vars = append(lb.vars, l.Var)
+						lb.rec = append(lb.rec, l.Rec)
+						lb.first = append(lb.first, [2]int64{l.Value, l.Item})
+						lb.step = append(lb.step, 0)
+						lb.dims = append(lb.dims, 1)
+					}
+					out[rec] = lb
+				}
+				if !lb.add(loops) {
+					bad[rec] = true
+					delete(out, rec)
+					continue
+				}
+				idx := make([]int64, len(loops))
+				for d, l := range loops {
+					idx[d] = l.Value
+					lb.dims[d] = max(lb.dims[d], l.Value+1)
+				}
+				lb.idx[n.Inst] = idx
+			}
+		}
+	}
+	walk(res.Program)
+	return out
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// lin renders mod_alloc's lin(shape, idx mod shape) * unit over the loop
+// variables; the terms of a sum, none when it is 0. A modulo is left out
+// where the shape covers every iteration.
+func (lb *loopBlock) lin(shape []int64, unit int64) []string {
+	n := min(len(shape), len(lb.vars))
+	var terms []string
+	for d := 0; d < n; d++ {
+		if shape[d] == 1 {
+			continue
+		}
+		mult := unit
+		for _, s := range shape[d+1:] {
+			mult *= s
+		}
+		x := lb.index(d)
+		if shape[d] < lb.dims[d] {
+			x = fmt.Sprintf("(%s %% %d)", x, shape[d])
+		}
+		if mult != 1 {
+			x = fmt.Sprintf("%s * %d", x, mult)
+		}
+		terms = append(terms, x)
+	}
+	return terms
+}
+
+func sumExpr(base int64, terms []string) string {
+	if base != 0 || len(terms) == 0 {
+		terms = append([]string{fmt.Sprint(base)}, terms...)
+	}
+	return strings.Join(terms, " + ")
+}
+
+// address renders a placed tensor's mod_alloc as the current API's
+// address=(start_partition, byte_offset) in the loop variables (PSUM: the
+// byte offset counts whole banks).
+func (lb *loopBlock) address(t *neuroncore.Tensor, bankBytes int64) (string, error) {
+	if t.Kind != neuroncore.Mod || t.Mod == nil {
+		return "", errors.New("its locations are not a modulo ladder over its loops (partition quadrants?); address= expressions are written for mod_alloc layouts only")
+	}
+	m := t.Mod
+	part := sumExpr(m.BasePartition, lb.lin(m.NumParTiles, t.Partitions))
+	off := lb.lin(m.NumFreeTiles, t.TileBytes())
+	base := m.BaseAddr
+	if t.Buffer == neuroncore.PSUM {
+		base += m.BaseBank * bankBytes
+		off = append(lb.lin(m.NumBankTiles, bankBytes), off...)
+	}
+	return fmt.Sprintf("address=(%s, %s)", part, sumExpr(base, off)), nil
+}
