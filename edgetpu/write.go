@@ -179,6 +179,15 @@ func WriteExecutable(e *Executable) ([]byte, error) {
 		params = alignedBytes(b, e.Parameters, 64)
 	}
 	var chunks []flatbuffers.UOffsetT
+	// Bitstreams whose Data is the same slice (same first byte and length,
+	// as reading a file whose chunks alias one vector gives) are written
+	// as one vector that every chunk references, so such files round-trip
+	// at their own size.
+	type dataKey struct {
+		first *byte
+		n     int
+	}
+	written := map[dataKey]flatbuffers.UOffsetT{}
 	for _, bs := range e.Bitstreams {
 		var fos []flatbuffers.UOffsetT
 		for _, f := range bs.FieldOffsets {
@@ -189,7 +198,16 @@ func WriteExecutable(e *Executable) ([]byte, error) {
 			fos = append(fos, b.EndObject())
 		}
 		fv := vectorOfOffsets(b, fos)
-		data := alignedBytes(b, bs.Data, 16)
+		var data flatbuffers.UOffsetT
+		if len(bs.Data) > 0 {
+			k := dataKey{&bs.Data[0], len(bs.Data)}
+			if data = written[k]; data == 0 {
+				data = alignedBytes(b, bs.Data, 16)
+				written[k] = data
+			}
+		} else {
+			data = alignedBytes(b, bs.Data, 16)
+		}
 		b.StartObject(2)
 		b.PrependUOffsetTSlot(0, data, 0)
 		b.PrependUOffsetTSlot(1, fv, 0)

@@ -1,6 +1,7 @@
 package edgetpu
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -214,6 +215,51 @@ func TestSyntheticLayoutsValid(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// Bitstreams that are one slice are written as one vector that every chunk
+// references (the file stays at its own size), and read back as equal
+// chunks; distinct slices with the same bytes are written apart.
+func TestWriteSharesAliasedBitstreams(t *testing.T) {
+	build := func(alias bool) []byte {
+		m := Synthetic(DemoSpec())
+		e := m.Ops[0].Packages[0].Executables[0]
+		bs := e.Bitstreams[0]
+		bs.Data = make([]byte, 64<<10)
+		for i := range bs.Data {
+			bs.Data[i] = byte(i * 13)
+		}
+		e.Bitstreams = nil
+		for range 8 {
+			c := bs
+			if !alias {
+				c.Data = append([]byte(nil), bs.Data...)
+			}
+			e.Bitstreams = append(e.Bitstreams, c)
+		}
+		b, err := Write(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	shared, apart := build(true), build(false)
+	if len(apart)-len(shared) < 7*(64<<10) {
+		t.Fatalf("aliased chunks not shared: %d bytes vs %d apart", len(shared), len(apart))
+	}
+	m, err := Read(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := m.Ops[0].Packages[0].Executables[0]
+	if len(e.Bitstreams) != 8 {
+		t.Fatalf("%d chunks", len(e.Bitstreams))
+	}
+	for i, bs := range e.Bitstreams {
+		if !bytes.Equal(bs.Data, e.Bitstreams[0].Data) || len(bs.Data) != 64<<10 || bs.Data[1] != 13 {
+			t.Fatalf("chunk %d differs", i)
 		}
 	}
 }

@@ -126,3 +126,31 @@ func NEFFVarSize(size int64) ([]byte, error) {
 	sg.Engine("sp", "SP").AddDMA("q", "load", neff.Copy("x", 0, []int64{16}, []int64{1}, "y", 0, []int64{16}, []int64{1}))
 	return b.Bytes(neff.PackOptions{})
 }
+
+// EdgeTPUSharedBitstreams returns the demo Edge TPU model whose every
+// executable lists n instruction chunks that all reference one stored
+// bitstream of size bytes, with the demo's relocations (flatbuffer vectors
+// may be shared): the file grows by a few bytes per reference while a
+// reader, linker or extractor that copies per reference grows by the whole
+// chunk.
+func EdgeTPUSharedBitstreams(n, size int) ([]byte, error) {
+	m := edgetpu.Synthetic(edgetpu.DemoSpec())
+	for _, op := range m.Ops {
+		for _, p := range op.Packages {
+			for _, e := range p.Executables {
+				if len(e.Bitstreams) == 0 {
+					continue
+				}
+				bs := e.Bitstreams[0]
+				if size > len(bs.Data) {
+					bs.Data = append(bs.Data, make([]byte, size-len(bs.Data))...)
+				}
+				e.Bitstreams = make([]edgetpu.Bitstream, n)
+				for i := range e.Bitstreams {
+					e.Bitstreams[i] = bs
+				}
+			}
+		}
+	}
+	return edgetpu.Write(m)
+}

@@ -330,6 +330,14 @@ func plan(work string, full bool, shared string) []run {
 	n, key := 4000, int(scale(32<<10, 200<<10))
 	in = input{name: "edgetpu: shared flex keys", path: write("keys_edgetpu.tflite", must(craft.EdgeTPUCustomOptions(hostile.FlexSharedKeys(n, key)))), reader: "edgetpu"}
 	add(in, 0, inspectCheck...)
+	// Edge TPU: instruction chunks that all reference one stored bitstream;
+	// extract and link must not copy or write it once per reference.
+	refs := int(scale(200, 2000))
+	in = input{name: "edgetpu: shared bitstreams", path: write("shared_edgetpu.tflite", must(craft.EdgeTPUSharedBitstreams(refs, 1<<20))), reader: "edgetpu"}
+	add(in, 0, inspectCheck...)
+	// These must succeed (a refusal would hide a per-reference copy).
+	runs = append(runs, run{in: in, args: []string{"edgetpu", "extract", "{}", "-o", "{out}"}, wantExit: []int{0}},
+		run{in: in, args: []string{"edgetpu", "link", "{}", "--parameters", "0x1000", "--scratch", "0x2000", "--layer", "input=0x3000", "--layer", "features=0x4000", "--layer", "logits=0x5000", "-o", "{out}"}, wantExit: []int{0}})
 
 	// Gemini: names with escapes and megabytes.
 	if b, err := fs.ReadFile(ex, "demo_gemini_schedule.json"); err == nil {
