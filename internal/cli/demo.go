@@ -121,6 +121,7 @@ func runDemo(env *Env, dir string) error {
 			}
 		}
 	}
+	failed += demoNKI(&sub, dir)
 	var reports []string
 	for _, name := range names {
 		path := filepath.Join(dir, name)

@@ -65,6 +65,15 @@ type nkiCheckOutput struct {
 	Plan         string              `json:"plan,omitempty"`
 }
 
+func newNkiCheckOutput(ck *nki.Checked, name, emit string) nkiCheckOutput {
+	rep := ck.Report.WithFile(name)
+	if rep == nil {
+		rep = diag.Report{}
+	}
+	return nkiCheckOutput{Kernel: name, Diagnostics: rep, Instructions: ck.Instructions, Tensors: len(ck.Plan.Tensors), Steps: len(ck.Exec.Events), Plan: emit,
+		Summary: npukit.CheckSummary{Files: 1, Errors: rep.Count(diag.Error), Warnings: rep.Count(diag.Warning), Infos: rep.Count(diag.Info)}}
+}
+
 func (o nkiCheckOutput) WriteText(w io.Writer) error {
 	if err := o.Diagnostics.WriteText(w); err != nil {
 		return err
@@ -100,16 +109,11 @@ Exit code 1 when an error is found, 2 when the kernel cannot be traced.`,
 			if err != nil {
 				return err
 			}
-			rep := ck.Report.WithFile(name)
-			if rep == nil {
-				rep = diag.Report{}
-			}
-			out := nkiCheckOutput{Kernel: name, Diagnostics: rep, Instructions: ck.Instructions, Tensors: len(ck.Plan.Tensors), Steps: len(ck.Exec.Events), Plan: emit,
-				Summary: npukit.CheckSummary{Files: 1, Errors: rep.Count(diag.Error), Warnings: rep.Count(diag.Warning), Infos: rep.Count(diag.Info)}}
+			out := newNkiCheckOutput(ck, name, emit)
 			if err := render(env, out); err != nil {
 				return err
 			}
-			if rep.HasErrors() {
+			if out.Diagnostics.HasErrors() {
 				return &ExitError{Code: ExitFindings}
 			}
 			return nil
