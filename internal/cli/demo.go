@@ -31,6 +31,7 @@ func registerDemoStep(s demoStep) { demoSteps = append(demoSteps, s) }
 
 func newDemoCmd(env *Env) *cobra.Command {
 	var dir string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the main job on built-in example artifacts",
@@ -47,13 +48,16 @@ It prints where everything was written.`,
 					return err
 				}
 				dir = d
+			} else if err := refuseNonEmptyDir("--dir", dir, force); err != nil {
+				return err
 			} else if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
 			return runDemo(env, dir)
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "directory to write the examples and results into (default: a new temporary directory)")
+	cmd.Flags().StringVar(&dir, "dir", "", "directory to write the examples and results into, empty or new (default: a new temporary directory)")
+	cmd.Flags().BoolVar(&force, "force", false, "write into a non-empty --dir, replacing files of the demo's names")
 	return cmd
 }
 
@@ -129,7 +133,7 @@ func runDemo(env *Env, dir string) error {
 		if err != nil || !npukit.Supports(a.Kind, "report") {
 			continue
 		}
-		html, err := defaultReportPath(dir, []string{path})
+		html, err := defaultReportPath(dir, []string{path}, true)
 		if err != nil {
 			failed++
 			fmt.Fprintf(out, "report of %s failed: %v\n", name, err)

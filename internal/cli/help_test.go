@@ -112,3 +112,49 @@ func TestHelpListsKinds(t *testing.T) {
 		t.Errorf("saw %d of the %d shared commands", seen, len(ops))
 	}
 }
+
+// writesFlag matches the help of a flag naming an output.
+var writesFlag = regexp.MustCompile(`(^|\s)write (the|a|to)\b|file to write|^directory (to|for)\b`)
+
+// TestOutputFlagsAudited: every flag that names something a command
+// writes is one checkOutputs guards and documentOutputs documents, and
+// the commands having one are the ones TestOutputsReplaceOnlyWhatWasNamed
+// runs (update both when a command starts writing).
+func TestOutputFlagsAudited(t *testing.T) {
+	audited := map[string]bool{
+		"npukit alloc": true, "npukit gemini realloc": true, "npukit gemini synth": true,
+		"npukit edgetpu relayout": true, "npukit edgetpu extract": true, "npukit edgetpu link": true,
+		"npukit neff unpack": true, "npukit neff pack": true, "npukit neff dma": true,
+		"npukit nki check": true, "npukit nki sim": true, "npukit nki report": true, "npukit nki place": true,
+		"npukit report": true, "npukit sim": true,
+		"npukit sbuf sim": true, "npukit sbuf place": true, "npukit sbuf report": true,
+	}
+	seen := map[string]bool{}
+	walkTree(t, func(c *cobra.Command) {
+		c.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
+			if !writesFlag.MatchString(strings.ToLower(f.Usage)) || f.Value.Type() != "string" || f.Name == "dir" {
+				return
+			}
+			if !slices.Contains(fileOutputFlags, f.Name) {
+				t.Errorf("%s --%s writes but is not an output flag checkOutputs guards", c.CommandPath(), f.Name)
+			}
+			if !strings.HasSuffix(f.Usage, replacedNote) && !strings.HasSuffix(f.Usage, forceNote) {
+				t.Errorf("%s --%s: help does not say what it replaces: %q", c.CommandPath(), f.Name, f.Usage)
+			}
+			if dirOutput(c, f.Name) && c.Flags().Lookup("force") == nil {
+				t.Errorf("%s -o DIR has no --force", c.CommandPath())
+			}
+			seen[c.CommandPath()] = true
+		})
+	})
+	for p := range seen {
+		if !audited[p] {
+			t.Errorf("%s writes a file but is not in the output audit", p)
+		}
+	}
+	for p := range audited {
+		if !seen[p] {
+			t.Errorf("%s is in the output audit but has no output flag", p)
+		}
+	}
+}

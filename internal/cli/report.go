@@ -17,6 +17,7 @@ func init() { registerCommand(70, newReportCmd) }
 
 func newReportCmd(env *Env) *cobra.Command {
 	var out string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "report FILE... [-o report.html]",
 		Short: "Render artifacts as one self-contained HTML page with SVG charts",
@@ -26,7 +27,7 @@ labelled axes, legends and units; hovering shows details, the mouse wheel zooms
 timelines. The check diagnostics are included and linked to the part of the page
 they concern.
 
-` + reportNameRule("FILE", "model_edgetpu.tflite") + " With several files, after the first.",
+` + reportNameRule("FILE", "model_edgetpu.tflite") + "\nWith several files, the first names the page.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var as []*npukit.Artifact
@@ -42,7 +43,7 @@ they concern.
 			}
 			if out == "" {
 				var err error
-				if out, err = defaultReportPath(".", args); err != nil {
+				if out, err = defaultReportPath(".", args, force); err != nil {
 					return err
 				}
 			}
@@ -57,6 +58,7 @@ they concern.
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", reportOutputUsage("FILE"))
+	cmd.Flags().BoolVar(&force, "force", false, "without -o: replace an existing file of the default name")
 	return acceptsOp(cmd, "report")
 }
 
@@ -64,7 +66,7 @@ they concern.
 // in every command that writes one (report, sbuf report, demo), for the
 // argument arg of a command whose example input is example.
 func reportNameRule(arg, example string) string {
-	return fmt.Sprintf("Without -o the page is written to the current directory, named after %s's base\nname without its extension (%s gives %s; standard input, -,\ngives stdin.html).", arg, example, reportName(example))
+	return fmt.Sprintf("Without -o the page is written to the current directory, named after %s's base\nname without its extension (%s gives %s; standard input, -,\ngives stdin.html). An existing file of that name is replaced only with --force; a file\nnamed with -o is replaced.", arg, example, reportName(example))
 }
 
 // reportOutputUsage is the -o usage of a command writing a report.
@@ -89,7 +91,7 @@ func reportName(input string) string {
 // joined with reportName of the first input. It refuses to name one of
 // the inputs themselves (a schedule called x.html is recognised by
 // content, and its report must not replace it).
-func defaultReportPath(dir string, inputs []string) (string, error) {
+func defaultReportPath(dir string, inputs []string, force bool) (string, error) {
 	p := filepath.Join(dir, reportName(inputs[0]))
 	st, err := os.Stat(p)
 	if err != nil {
@@ -99,6 +101,10 @@ func defaultReportPath(dir string, inputs []string) (string, error) {
 		if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
 			return "", usageErr("%s: the report's default name %s is the input itself: give -o", in, p)
 		}
+	}
+	// A name the user did not give replaces nothing unasked.
+	if !force {
+		return "", usageErr("%s exists: name the report with -o, or pass --force to replace it", p)
 	}
 	return p, nil
 }

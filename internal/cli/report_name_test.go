@@ -35,7 +35,12 @@ func TestReportDefaultName(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, c.want)); err != nil {
 			t.Errorf("%v: %v", c.args, err)
 		}
-		r = run(t, dir, append([]string{"--json"}, c.args...)...)
+		// Again, over the page just written: the default name replaces an
+		// existing file only with --force.
+		if r := run(t, dir, c.args...); r.code != 2 || !strings.Contains(r.stderr, "pass --force to replace it") {
+			t.Errorf("%v again: %s", c.args, r)
+		}
+		r = run(t, dir, append(append([]string{"--json"}, c.args...), "--force")...)
 		var j struct{ Report string }
 		if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || j.Report != c.want {
 			t.Errorf("%v --json: %s", c.args, r)

@@ -86,7 +86,12 @@ Exit codes: 0 success, 1 check found errors, 2 usage error or unreadable/unrecog
 	root.SetErr(env.Stderr)
 	root.PersistentFlags().BoolVar(&env.JSON, "json", false, "write machine-readable JSON instead of text")
 	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress output on stderr")
-	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return checkFlagRanges(cmd.Flags()) }
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := checkFlagRanges(cmd.Flags()); err != nil {
+			return err
+		}
+		return checkOutputs(cmd, args)
+	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &ExitError{Code: ExitUsage, Err: err}
 	})
@@ -97,6 +102,7 @@ Exit codes: 0 success, 1 check found errors, 2 usage error or unreadable/unrecog
 	}
 	guardGroups(root)
 	addKindsHelp(root)
+	documentOutputs(root)
 	return root
 }
 

@@ -324,6 +324,7 @@ func sbufDemoSim(env *Env, path, outDir string) error {
 
 func newSbufReportCmd(env *Env) *cobra.Command {
 	var out string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "report PLAN [-o x.html]",
 		Short: "Write a visual HTML report of a plan (memory maps, lifetimes, engine timeline)",
@@ -333,7 +334,7 @@ func newSbufReportCmd(env *Env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				var err error
-				if out, err = defaultReportPath(".", args); err != nil {
+				if out, err = defaultReportPath(".", args, force); err != nil {
 					return err
 				}
 			}
@@ -360,5 +361,6 @@ func newSbufReportCmd(env *Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", reportOutputUsage("PLAN"))
+	cmd.Flags().BoolVar(&force, "force", false, "without -o: replace an existing file of the default name")
 	return acceptsKinds(cmd, detect.SBUFPlan)
 }
