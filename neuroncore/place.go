@@ -123,6 +123,7 @@ type PlacedTensor struct {
 
 // placeTensor is the search state of one automatic tensor.
 type placeTensor struct {
+	x        *Execution
 	ti       int
 	t        *Tensor
 	lts      []int    // indices into Execution.Lifetimes
@@ -310,7 +311,7 @@ func newPlaceTensors(x *Execution) ([]*placeTensor, error) {
 		if t.Direct() {
 			continue
 		}
-		pt := &placeTensor{ti: ti, t: t, maxAlive: maxAlive[ti], s: -1}
+		pt := &placeTensor{x: x, ti: ti, t: t, maxAlive: maxAlive[ti], s: -1}
 		byTensor[ti] = pt
 		pts = append(pts, pt)
 	}

@@ -312,6 +312,9 @@ func solveOffsets(a *Arch, buf Buffer, pts []*placeTensor, idx []int, lay []layo
 		if !complete {
 			how += " for the partition choices tried"
 		}
+		if peak := peakNeed(buf, pts, idx, lay, fixed, capacity); peak != "" {
+			how += ": " + peak
+		}
 		return &placeError{msg: fmt.Sprintf("%s: %s", what(), how), proven: true, complete: complete}
 	default:
 		// Timed out: alloc's heuristic, else the offsets fit found.
@@ -390,4 +393,99 @@ func fixedObstacles(buf Buffer, fixed []rect, capacity int64) []obstacle {
 		return a.s < b.s
 	})
 	return out
+}
+
+// peakNeed explains an infeasible memory by its busiest step, when the
+// tensors busy there (with the directly allocated ranges) need more than
+// the capacity in one partition quadrant: "at step S (path), partitions
+// P..: N bytes per partition needed, C available: t (file:line) n, ...".
+// "" when no single step exceeds the capacity (the layout, not the
+// total, is what does not fit).
+func peakNeed(buf Buffer, pts []*placeTensor, idx []int, lay []layout, fixed []rect, capacity int64) string {
+	T := 1
+	for _, i := range idx {
+		T = max(T, pts[i].e, pts[i].s+1)
+	}
+	nq := int64(0)
+	for _, i := range idx {
+		l := lay[i]
+		_, qb := quadrants(l.p0, l.p0+(l.q-1)*l.stride+pts[i].t.Partitions)
+		nq = max(nq, qb)
+	}
+	if nq == 0 || int64(T)*nq > 1<<24 {
+		return ""
+	}
+	load := make([][]int64, nq)
+	for k := range load {
+		load[k] = make([]int64, T+1)
+	}
+	add := func(qa, qb int64, s, e int, units int64) {
+		for k := max(qa, 0); k < min(qb, nq); k++ {
+			load[k][min(max(s, 0), T)] += units
+			load[k][min(max(e, 0), T)] -= units
+		}
+	}
+	for _, i := range idx {
+		pt, l := pts[i], lay[i]
+		qa, qb := quadrants(l.p0, l.p0+(l.q-1)*l.stride+pt.t.Partitions)
+		for _, iv := range pt.busy {
+			add(qa, qb, iv[0], iv[1], l.units)
+		}
+	}
+	for _, o := range fixedObstacles(buf, fixed, capacity) {
+		add(o.k, o.k+1, o.s, o.e, o.u1-o.u0)
+	}
+	bestK, bestT, best := int64(0), 0, int64(0)
+	for k := range load {
+		cur := int64(0)
+		for t := 0; t < T; t++ {
+			cur += load[k][t]
+			if cur > best {
+				bestK, bestT, best = int64(k), t, cur
+			}
+		}
+	}
+	if best <= capacity {
+		return ""
+	}
+	type part struct {
+		name  string
+		units int64
+	}
+	var parts []part
+	for _, i := range idx {
+		pt, l := pts[i], lay[i]
+		qa, qb := quadrants(l.p0, l.p0+(l.q-1)*l.stride+pt.t.Partitions)
+		if bestK < qa || bestK >= qb {
+			continue
+		}
+		for _, iv := range pt.busy {
+			if iv[0] <= bestT && bestT < iv[1] {
+				name := fmt.Sprintf("%s (%s)", pt.t.Name, pt.t.Path)
+				if pt.maxAlive > 1 {
+					name += fmt.Sprintf(" with %d tiles alive at once", pt.maxAlive)
+				}
+				parts = append(parts, part{name, l.units})
+				break
+			}
+		}
+	}
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].units > parts[j].units })
+	unit := "bytes per partition"
+	if buf == PSUM {
+		unit = "banks"
+	}
+	var list []string
+	for i, p := range parts {
+		if i == 4 {
+			list = append(list, fmt.Sprintf("%d more", len(parts)-i))
+			break
+		}
+		list = append(list, fmt.Sprintf("%s: %d", p.name, p.units))
+	}
+	where := fmt.Sprintf("step %d", bestT)
+	if x := pts[idx[0]].x; x != nil && bestT < len(x.Events) {
+		where = x.EventName(bestT)
+	}
+	return fmt.Sprintf("at %s the tensors alive need %d %s, %d available (%s)", where, best, unit, capacity, strings.Join(list, "; "))
 }
