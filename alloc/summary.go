@@ -54,6 +54,11 @@ type Summary struct {
 	// Height is max(offset+size) when the file carries a full offset
 	// column (a solution).
 	Height *int64 `json:"height,omitempty"`
+	// Offsets says how alloc reads the offset column by default
+	// (OffsetsAuto): "fixed" pins the offsets given (counted in Fixed),
+	// "previous" takes them as a previous solution and places every
+	// buffer anew (Fixed is then 0); "" without a column.
+	Offsets OffsetUse `json:"offsets,omitempty"`
 }
 
 // Summarize describes a table.
@@ -80,6 +85,14 @@ func Summarize(t *Table) *Summary {
 	if sol, ok := t.fullSolution(); ok {
 		h := Height(p, sol)
 		s.Height = &h
+	}
+	// Count what alloc pins, as alloc reads the column by default: a
+	// previous solution pins nothing.
+	if _, o := t.ProblemFor(OffsetsAuto); o.Use != "" {
+		s.Offsets = o.Use
+		if o.Use == OffsetsPrevious {
+			s.Fixed = 0
+		}
 	}
 	return s
 }
@@ -111,7 +124,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "peak alive\t%s (%d bytes, lower bound on capacity)\n", humanize.Bytes(s.Peak), s.Peak)
 	fmt.Fprintf(tw, "fixed / aligned / with gaps\t%d / %d / %d\n", s.Fixed, s.Aligned, s.WithGaps)
 	if s.Height != nil {
-		fmt.Fprintf(tw, "solution height\t%s (%d bytes)\n", humanize.Bytes(*s.Height), *s.Height)
+		fmt.Fprintf(tw, "solution height\t%s (%d bytes)", humanize.Bytes(*s.Height), *s.Height)
+		if s.Offsets == OffsetsPrevious {
+			fmt.Fprintf(tw, ", the offset column read as a previous solution: alloc places every buffer anew (--offsets fixed pins them)")
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

@@ -124,3 +124,120 @@ func TestGeminiInspectSimAgree(t *testing.T) {
 		}
 	}
 }
+
+// runJSON runs a command with --json and decodes its output.
+func runJSON(t *testing.T, v any, args ...string) {
+	t.Helper()
+	r := run(t, "", append([]string{"--json"}, args...)...)
+	if r.code != 0 && r.code != 1 {
+		t.Fatalf("%v: %s", args, r)
+	}
+	if err := json.Unmarshal([]byte(r.stdout), v); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, r.stdout)
+	}
+}
+
+// TestAllocInspectSolveAgree: inspect and alloc agree on an allocation
+// problem's peak, capacity and how the offset column is read (inspect
+// counted 316 'fixed' buffers in a previous solution alloc places anew).
+func TestAllocInspectSolveAgree(t *testing.T) {
+	n := 0
+	for _, f := range corpusGlob(t, "alloc/*.csv") {
+		var ins []struct {
+			Result struct {
+				Buffers  int
+				Capacity int64
+				Peak     int64
+				Fixed    int
+				Height   *int64
+				Offsets  string
+			}
+		}
+		runJSON(t, &ins, "inspect", f)
+		s := ins[0].Result
+		if s.Buffers > 2000 {
+			continue // the solver's time on the large ones is not the point here
+		}
+		n++
+		var a struct {
+			Capacity int64
+			Peak     int64
+			Offsets  *struct {
+				Use            string
+				PreviousHeight int64 `json:"previous_height"`
+			}
+		}
+		runJSON(t, &a, "alloc", f, "--timeout", "5s")
+		name := filepath.Base(f)
+		if a.Peak != s.Peak {
+			t.Errorf("%s: peak alive %d in inspect, %d in alloc", name, s.Peak, a.Peak)
+		}
+		if s.Capacity > 0 && a.Capacity != s.Capacity {
+			t.Errorf("%s: capacity %d in inspect, %d in alloc", name, s.Capacity, a.Capacity)
+		}
+		use := ""
+		if a.Offsets != nil {
+			use = a.Offsets.Use
+		}
+		if use != s.Offsets || (use == "previous" && (s.Fixed != 0 || s.Height == nil || *s.Height != a.Offsets.PreviousHeight)) {
+			t.Errorf("%s: inspect reads the offsets as %q (%d fixed, height %v), alloc as %+v", name, s.Offsets, s.Fixed, s.Height, a.Offsets)
+		}
+	}
+	if n == 0 {
+		t.Skip("no small allocation problem in the corpus")
+	}
+}
+
+// TestEdgeTPUParameterBytesAgree: an Edge TPU model's parameter bytes are
+// one number in inspect (executables), edgetpu memory (cached +
+// streamed) and edgetpu dma (the first inference's PARAMETER transfers).
+func TestEdgeTPUParameterBytesAgree(t *testing.T) {
+	for _, f := range corpusGlob(t, "edgetpu/*_edgetpu.tflite") {
+		var ins []struct {
+			Result struct {
+				EdgeTPUOps []struct {
+					Packages []struct {
+						Executables []struct {
+							ParameterBytes   int64 `json:"parameter_bytes"`
+							InstructionBytes int64 `json:"instruction_bytes"`
+						}
+					}
+				} `json:"edgetpu_ops"`
+			}
+		}
+		runJSON(t, &ins, "inspect", f)
+		var params, instr int64
+		for _, op := range ins[0].Result.EdgeTPUOps {
+			for _, p := range op.Packages {
+				for _, e := range p.Executables {
+					params += e.ParameterBytes
+					instr += e.InstructionBytes
+				}
+			}
+		}
+		if len(ins[0].Result.EdgeTPUOps) == 0 {
+			continue // named like one, but a plain TFLite model
+		}
+		var mem struct {
+			Groups []struct {
+				Files []struct {
+					Cached       int64 `json:"on_chip_cached_parameter_bytes"`
+					Streamed     int64 `json:"off_chip_streamed_parameter_bytes"`
+					Instructions int64 `json:"instruction_bytes"`
+				}
+			}
+		}
+		runJSON(t, &mem, "edgetpu", "memory", f)
+		var mp, mi int64
+		for _, g := range mem.Groups {
+			for _, fl := range g.Files {
+				mp += fl.Cached + fl.Streamed
+				mi += fl.Instructions
+			}
+		}
+		name := filepath.Base(f)
+		if mp != params || mi != instr {
+			t.Errorf("%s: parameters %d / instructions %d in inspect, %d / %d in edgetpu memory", name, params, instr, mp, mi)
+		}
+	}
+}
