@@ -215,6 +215,9 @@ type Ref struct {
 	// the step uses ("t#3[i]"): plans lowered from a kernel trace, where a
 	// tensor declared in an unrolled loop can outlive the iteration.
 	Decl int64
+	// Whole: the step touches every element of the tile (plans lowered
+	// from a kernel trace; a plan file's references leave it false).
+	Whole bool
 }
 
 // Affine is Const + sum of Coef*loop variable.

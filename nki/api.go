@@ -254,7 +254,8 @@ func (t *tracer) makeRange(c *callCtx, kind string) Value {
 		c.in.raise(c.pos, "ValueError", "range() arg 3 must not be zero")
 	}
 	sym := t.api == "beta1" && (kind == "affine_range" || kind == "sequential_range")
-	return &RangeVal{Kind: kind, Start: start, Stop: stop, Step: step, Symbolic: sym}
+	precise, _ := c.arg(-1, "precise_schedule", false).(bool)
+	return &RangeVal{Kind: kind, Start: start, Stop: stop, Step: step, Symbolic: sym, Precise: precise}
 }
 
 // ---- attributes and items of NKI values ----
@@ -455,7 +456,7 @@ func (t *tracer) item(in *interp, obj, idx Value, node python.Node) (Value, bool
 		case *View:
 			block = x.Block
 		}
-		return &View{T: base, Shape: s, DType: dtypeOf(o), Block: block}, true
+		return &View{T: base, Shape: s, DType: dtypeOf(o), Block: block, Whole: wholeTile(base, block, s)}, true
 	}
 	return nil, false
 }
@@ -676,6 +677,8 @@ func (t *tracer) op(c *callCtx, fn, rule string) Value {
 	in := c.in
 	short := fn[strings.IndexByte(fn, '.')+1:]
 	current := t.api == "current"
+	t.masked = c.arg(-1, "mask", nil) != nil // the steps this call records touch part of their tiles
+	defer func() { t.masked = false }()
 	if current {
 		if allowed, ok := currentKwargs[short]; ok && strings.HasPrefix(fn, "nisa.") {
 			for _, k := range c.kw {

@@ -103,6 +103,7 @@ func CheckKernel(res *Result, arch *neuroncore.Arch) (*Checked, error) {
 	}
 	ck := &Checked{Lowered: lw, Exec: x, Instructions: map[string]int64{}}
 	ck.accumulations(&out)
+	ck.carriedDependencies(res, &out)
 	for _, e := range x.Events {
 		ck.Instructions[e.Step.Engine.String()]++
 	}

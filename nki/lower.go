@@ -17,6 +17,8 @@ type Lowered struct {
 	Recs []*TensorRec
 	// Steps is, per plan step, the traced instruction it comes from.
 	Steps map[*neuroncore.Step]*PStep
+	// Loops is, per plan loop, the traced loop it comes from.
+	Loops map[*neuroncore.Loop]*LoopRec
 }
 
 // MaxLoweredRefs bounds the tile references one instruction expands to
@@ -45,7 +47,7 @@ func lower(res *Result, arch *neuroncore.Arch, blocks map[*TensorRec]*loopBlock)
 	for range 64 {
 		lw := &lowering{res: res, unroll: unroll, blocks: blocks, tensorOf: map[tensorKey]int{}, cur: map[*TensorRec]int{},
 			depth: map[int]int{}, env: map[int]int64{}, names: map[string]bool{}, escaped: map[int]bool{}}
-		lw.out = &Lowered{Plan: &neuroncore.Plan{Name: res.Function, Arch: arch}, Steps: map[*neuroncore.Step]*PStep{}}
+		lw.out = &Lowered{Plan: &neuroncore.Plan{Name: res.Function, Arch: arch}, Steps: map[*neuroncore.Step]*PStep{}, Loops: map[*neuroncore.Loop]*LoopRec{}}
 		lw.hbm()
 		body, err := lw.nodes(res.Program)
 		var more *needUnroll
@@ -365,7 +367,9 @@ func (lw *lowering) loop(l *PLoop) ([]neuroncore.Node, error) {
 		if err != nil {
 			return neuroncore.Node{}, err
 		}
-		return neuroncore.Node{Loop: &neuroncore.Loop{Var: name, Start: start, Stop: stop, Step: step, Body: b, Path: path}}, nil
+		pl := &neuroncore.Loop{Var: name, Start: start, Stop: stop, Step: step, Body: b, Path: path}
+		lw.out.Loops[pl] = l.Rec
+		return neuroncore.Node{Loop: pl}, nil
 	}
 	if l.Sym < 0 {
 		n, err := body(l.Start, l.Stop, 1)
@@ -576,7 +580,7 @@ func (lw *lowering) refs(s *PStep, acc []Access) ([]neuroncore.Ref, []string, er
 		}
 		rec = func(d int) {
 			if d == len(t.Block) {
-				refs = append(refs, neuroncore.Ref{Tensor: ti, Index: append([]neuroncore.Affine{}, idx...), Text: refText(t, decl, idx, lw.vars), Decl: decl})
+				refs = append(refs, neuroncore.Ref{Tensor: ti, Index: append([]neuroncore.Affine{}, idx...), Text: refText(t, decl, idx, lw.vars), Decl: decl, Whole: a.Whole && !s.Masked})
 				return
 			}
 			for _, c := range choices[d] {

@@ -46,6 +46,9 @@ type Access struct {
 	// a tensor declared in an unrolled loop is a new one per iteration,
 	// even when a list carries it out of the loop.
 	Inst int64
+	// Whole: the access covers every element of its tile (a whole tensor,
+	// an instruction result, or a view selecting all of one tile).
+	Whole bool
 }
 
 // PStep is one executed instruction.
@@ -58,6 +61,7 @@ type PStep struct {
 	Writes     []Access
 	Accumulate bool
 	Guards     []*Sym // symbolic `if` predicates that must hold
+	Masked     bool   // a mask= predicate limits the elements it touches
 }
 
 // progEnter opens a loop body; progExit closes it.
@@ -91,7 +95,7 @@ func (t *tracer) progStep(in *interp, pos python.Pos, fn string, reads, writes [
 	if t.progOff > 0 || in.inCallback > 0 {
 		return nil
 	}
-	s := &PStep{Fn: fn, Site: in.site(pos), Accumulate: accumulate, Guards: append([]*Sym(nil), t.guards...)}
+	s := &PStep{Fn: fn, Site: in.site(pos), Accumulate: accumulate, Guards: append([]*Sym(nil), t.guards...), Masked: t.masked}
 	for _, l := range t.progStack {
 		s.Loops = append(s.Loops, l.Var)
 	}
@@ -116,11 +120,11 @@ func appendAccess(out []Access, v Value) []Access {
 	switch x := v.(type) {
 	case *Tensor:
 		if x.Rec != nil {
-			return append(out, Access{Rec: x.Rec, Inst: x.inst})
+			return append(out, Access{Rec: x.Rec, Inst: x.inst, Whole: true})
 		}
 	case *View:
 		if x.T.Rec != nil {
-			return append(out, Access{Rec: x.T.Rec, Block: x.Block, Inst: x.T.inst})
+			return append(out, Access{Rec: x.T.Rec, Block: x.Block, Inst: x.T.inst, Whole: x.Whole})
 		}
 	case *Tile:
 		if x.Rec != nil {
@@ -128,10 +132,25 @@ func appendAccess(out []Access, v Value) []Access {
 			if x.T != nil {
 				inst = x.T.inst
 			}
-			return append(out, Access{Rec: x.Rec, Inst: inst})
+			return append(out, Access{Rec: x.Rec, Inst: inst, Whole: true})
 		}
 	}
 	return out
+}
+
+// wholeTile reports whether an index of base with block part block and
+// result shape s selects every element of one logical tile: every block
+// dimension indexed by one value and as many elements as a tile holds.
+func wholeTile(base *Tensor, block []Value, s []int64) bool {
+	if len(block) != base.BlockDims {
+		return false
+	}
+	for _, b := range block {
+		if b == nil {
+			return false
+		}
+	}
+	return prod(s) == prod(base.Shape[base.BlockDims:])
 }
 
 // blockIndex is the block part of an index of a tensor with block

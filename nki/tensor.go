@@ -45,6 +45,9 @@ type View struct {
 	DType DType
 	// Block is the logical tile the view selects (see blockIndex).
 	Block []Value
+	// Whole: the view selects every element of one logical tile (or of a
+	// tensor without block dimensions).
+	Whole bool
 }
 
 // Tile is the result of a Beta-1 instruction before it is bound to a name
@@ -97,6 +100,7 @@ type RangeVal struct {
 	Kind              string
 	Start, Stop, Step int64
 	Symbolic          bool
+	Precise           bool // precise_schedule=True (see RuleAffineCarriedPrecise)
 }
 
 // Len is the number of iterations.

@@ -84,6 +84,7 @@ type LoopRec struct {
 	Executed    int64           `json:"entries_executed"`
 	Parent      string          `json:"parent,omitempty"`
 	ParamsOnly  bool            `json:"-"`
+	Precise     bool            `json:"-"` // the range passes precise_schedule=True
 	sawSymbolic bool
 }
 
@@ -136,6 +137,7 @@ type tracer struct {
 	nT         int
 	countMemo  map[string]int64
 	guardIDs   map[*Sym]int // countMemo's names of guards
+	masked     bool         // the current call has a mask= argument
 	ncQueries  int
 	pidQueries map[int64]int
 
@@ -346,11 +348,11 @@ func (t *tracer) loopEnter(in *interp, pos python.Pos, iterExpr python.Expr, iv 
 	rec := t.lBySite[key]
 	if rec == nil {
 		kind := "python:iterable"
-		symbolic := false
+		symbolic, precise := false, false
 		switch x := iv.(type) {
 		case *RangeVal:
 			kind = x.Kind
-			symbolic = x.Symbolic
+			symbolic, precise = x.Symbolic, x.Precise
 		default:
 			if c, ok := iterExpr.(*python.Call); ok {
 				name := describeCallee(c.Func)
@@ -363,7 +365,7 @@ func (t *tracer) loopEnter(in *interp, pos python.Pos, iterExpr python.Expr, iv 
 			}
 		}
 		rec = &LoopRec{ID: fmt.Sprintf("L%d", len(t.Loops)+1), Kind: kind, Syntax: syntax, Site: s, Iter: in.src(iterExpr),
-			Symbolic: symbolic, TripCounts: map[int64]int64{}, Parent: t.innermost()}
+			Symbolic: symbolic, Precise: precise, TripCounts: map[int64]int64{}, Parent: t.innermost()}
 		t.Loops = append(t.Loops, rec)
 		t.lBySite[key] = rec
 	}
