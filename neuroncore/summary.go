@@ -97,7 +97,7 @@ func (s *PlanSummary) WriteText(w io.Writer) error {
 	if name == "" {
 		name = "plan"
 	}
-	fmt.Fprintf(w, "%s on NeuronCore-%s: %s, %s in the body, %d executed\n", name, s.Arch, plural(int64(len(s.Tensors)), "tensor"), plural(int64(s.Steps), "step"), s.Unrolled)
+	fmt.Fprintf(w, "%s on NeuronCore-%s: %d %s, %d %s in the body, %d executed\n", name, s.Arch, len(s.Tensors), plural(int64(len(s.Tensors)), "tensor"), s.Steps, plural(int64(s.Steps), "step"), s.Unrolled)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TENSOR\tBUFFER\tSHAPE\tDTYPE\tTILE BYTES\tLOGICAL\tPHYSICAL\tMAX ALIVE\tALLOCATION")
 	for _, t := range s.Tensors {

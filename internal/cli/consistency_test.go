@@ -2,7 +2,9 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -239,5 +241,26 @@ func TestEdgeTPUParameterBytesAgree(t *testing.T) {
 		if mp != params || mi != instr {
 			t.Errorf("%s: parameters %d / instructions %d in inspect, %d / %d in edgetpu memory", name, params, instr, mp, mi)
 		}
+	}
+}
+
+// TestSbufInspectTextMatchesJSON: the plan summary's first line says the
+// counts its JSON gives (it printed "tensors, steps in the body" without
+// the numbers).
+func TestSbufInspectTextMatchesJSON(t *testing.T) {
+	dir := demoFiles(t)
+	f := filepath.Join(dir, "demo_sbuf_double_buffer.yaml")
+	var j []struct {
+		Result struct {
+			Steps    int
+			Unrolled int
+			Tensors  []json.RawMessage
+		}
+	}
+	runJSON(t, &j, "inspect", f)
+	s := j[0].Result
+	want := fmt.Sprintf(": %d tensors, %d steps in the body, %d executed\n", len(s.Tensors), s.Steps, s.Unrolled)
+	if r := run(t, "", "inspect", f); !strings.Contains(r.stdout, want) {
+		t.Errorf("inspect text lacks %q:\n%s", want, r.stdout)
 	}
 }
