@@ -147,6 +147,13 @@ func geminiCoreSection(s *gemini.Schedule, sum *gemini.Summary, name, prefix str
 		{Key: "Same core", Value: fmt.Sprintf("%d, %s", sum.Transfers.SameCore, humanize.Bytes(sum.Transfers.SameCoreBytes))},
 		{Key: "Via DRAM", Value: fmt.Sprintf("%d, %s", sum.Transfers.ViaDRAM, humanize.Bytes(sum.Transfers.ViaDRAMBytes))},
 	}}
+	if r := sum.Routes; sum.Transfers.ViaDRAM > 0 {
+		// The same split as inspect and sim: who reads the DRAM copy back.
+		kv.Items = append(kv.Items,
+			report.KV{Key: "Via DRAM, read back by another core", Value: fmt.Sprintf("%d, %s", r.ToOtherCore, humanize.Bytes(r.ToOtherCoreBytes))},
+			report.KV{Key: "Via DRAM, read back by the same core only", Value: fmt.Sprintf("%d, %s", r.ToSameCore, humanize.Bytes(r.ToSameCoreBytes))},
+			report.KV{Key: "Via DRAM, not read back (output)", Value: fmt.Sprintf("%d, %s", r.NotReadBack, humanize.Bytes(r.NotReadBackBytes))})
+	}
 	blocks := []report.Block{kv, t, chart}
 	if len(chart.Bars) == 0 { // a schedule without cores: nothing to chart
 		blocks = []report.Block{kv, &report.Text{Text: "The schedule has no cores.", Muted: true}}
