@@ -38,6 +38,7 @@ func init() {
 // carriedWrite is the last write of a tile in one execution of an affine
 // loop.
 type carriedWrite struct {
+	run   int   // the execution (affineRun.serial; 0: none)
 	iter  int64 // the loop's iteration (its variable's value)
 	ev    int   // event
 	whole bool
@@ -46,11 +47,19 @@ type carriedWrite struct {
 // affineRun is one execution of an affine_range loop: a kept plan loop, or
 // the consecutive one-trip plan loops of its unrolled iterations.
 type affineRun struct {
-	loop  *neuroncore.Loop
-	rec   *LoopRec
-	iter  int64
-	last  map[neuroncore.TileKey]carriedWrite
-	fresh map[neuroncore.TileKey]bool // written in the current iteration
+	loop   *neuroncore.Loop
+	rec    *LoopRec
+	iter   int64
+	serial int
+}
+
+// carriedState is, per depth of nested affine runs, the last write of
+// every tile lifetime (indexed like Execution.Lifetimes) in the run open
+// at that depth; a write in the current iteration has the run's iter, so
+// the tile is the iteration's own.
+type carriedState struct {
+	last [][]carriedWrite
+	seen map[[2]any]bool
 }
 
 // carriedDependencies finds reads in an iteration of a Beta-1
@@ -69,7 +78,8 @@ func (ck *Checked) carriedDependencies(res *Result, rep *diag.Report) {
 	x := ck.Exec
 	ev := 0
 	var runs []*affineRun
-	seen := map[[2]any]bool{}
+	st := &carriedState{seen: map[[2]any]bool{}}
+	serial := 0
 	ok := true
 	var walk func(ns []neuroncore.Node)
 	walk = func(ns []neuroncore.Node) {
@@ -84,7 +94,7 @@ func (ck *Checked) carriedDependencies(res *Result, rep *diag.Report) {
 					ok = false // the walk and the execution disagree: say nothing
 					return
 				}
-				ck.carriedEvent(ev, runs, seen, rep)
+				ck.carriedEvent(ev, runs, st, rep)
 				ev++
 				continue
 			}
@@ -99,13 +109,16 @@ func (ck *Checked) carriedDependencies(res *Result, rep *diag.Report) {
 			}
 			run := prev
 			if run == nil || run.rec != rec || run.loop.Path != l.Path {
-				run = &affineRun{loop: l, rec: rec, last: map[neuroncore.TileKey]carriedWrite{}}
+				serial++
+				run = &affineRun{loop: l, rec: rec, serial: serial}
 			}
 			prev = run
 			runs = append(runs, run)
+			if len(st.last) < len(runs) {
+				st.last = append(st.last, make([]carriedWrite, len(x.Lifetimes)))
+			}
 			for v := l.Start; v < l.Stop; v += l.Step {
 				run.iter = v
-				run.fresh = map[neuroncore.TileKey]bool{}
 				walk(l.Body)
 			}
 			runs = runs[:len(runs)-1]
@@ -114,7 +127,7 @@ func (ck *Checked) carriedDependencies(res *Result, rep *diag.Report) {
 	walk(ck.Plan.Body)
 }
 
-func (ck *Checked) carriedEvent(ev int, runs []*affineRun, seen map[[2]any]bool, rep *diag.Report) {
+func (ck *Checked) carriedEvent(ev int, runs []*affineRun, st *carriedState, rep *diag.Report) {
 	if len(runs) == 0 {
 		return
 	}
@@ -126,16 +139,17 @@ func (ck *Checked) carriedEvent(ev int, runs []*affineRun, seen map[[2]any]bool,
 	if len(e.Reads) == len(e.Step.Reads) {
 		for i, k := range e.Reads {
 			rw := e.Step.Reads[i].Whole
-			for _, r := range runs {
-				w, ok := r.last[k]
-				if !ok || r.fresh[k] || w.iter == r.iter || !(rw || w.whole) {
+			li := ck.Exec.ByKey[k]
+			for d, r := range runs {
+				w := st.last[d][li]
+				if w.run != r.serial || w.iter == r.iter || !(rw || w.whole) {
 					continue
 				}
 				key := [2]any{r.loop.Path, k.Tensor}
-				if seen[key] {
+				if st.seen[key] {
 					continue
 				}
-				seen[key] = true
+				st.seen[key] = true
 				t := ck.Plan.Tensors[k.Tensor]
 				if r.rec.Precise {
 					rep.Add(RuleAffineCarriedPrecise, e.Step.Path,
@@ -151,9 +165,9 @@ func (ck *Checked) carriedEvent(ev int, runs []*affineRun, seen map[[2]any]bool,
 	}
 	if len(e.Writes) == len(e.Step.Writes) {
 		for i, k := range e.Writes {
-			for _, r := range runs {
-				r.fresh[k] = true
-				r.last[k] = carriedWrite{iter: r.iter, ev: ev, whole: e.Step.Writes[i].Whole}
+			li := ck.Exec.ByKey[k]
+			for d, r := range runs {
+				st.last[d][li] = carriedWrite{run: r.serial, iter: r.iter, ev: ev, whole: e.Step.Writes[i].Whole}
 			}
 		}
 	}
