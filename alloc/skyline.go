@@ -155,26 +155,27 @@ func (h *skyHeap) down() {
 	}
 }
 
-// skyline places p bottom-up with one priority; nil when ctx ends. The
-// heap holds each buffer once: an entry whose floor went up since it was
-// pushed is pushed again when it surfaces (floors only rise, so a stale
-// entry never comes out later than it should).
-func skyline(ctx context.Context, p *Problem, ix *timeIndex, cont []int64, pri skyPriority) *Solution {
-	n := len(p.Buffers)
-	keys := make([][3]int64, len(ix.order))
+// skyRanks orders the buffers of ix by a priority (first = placed first
+// among equal floors).
+func skyRanks(p *Problem, ix *timeIndex, cont []int64, pri skyPriority) []int32 {
+	keys := make([][3]int64, len(p.Buffers))
+	for _, i := range ix.order {
+		keys[i] = pri(&p.Buffers[i], cont[i])
+	}
 	byRank := slices.Clone(ix.order)
-	for k, i := range ix.order {
-		keys[k] = pri(&p.Buffers[i], cont[i])
-	}
-	pos := make([]int32, n)
-	for k, i := range ix.order {
-		pos[i] = int32(k)
-	}
 	slices.SortStableFunc(byRank, func(a, b int32) int {
-		x, y := &keys[pos[a]], &keys[pos[b]]
+		x, y := &keys[a], &keys[b]
 		return cmp.Or(cmp.Compare(y[0], x[0]), cmp.Compare(y[1], x[1]), cmp.Compare(y[2], x[2]))
 	})
-	keys = nil
+	return byRank
+}
+
+// skyline places p bottom-up, ties broken by byRank; nil when ctx ends.
+// The heap holds each buffer once: an entry whose floor went up since it
+// was pushed sinks to its place when it surfaces (floors only rise, so a
+// stale entry never comes out later than it should).
+func skyline(ctx context.Context, p *Problem, ix *timeIndex, byRank []int32) *Solution {
+	n := len(p.Buffers)
 	var align []int64 // nil when no buffer asks for one
 	for i := range p.Buffers {
 		if a := p.Buffers[i].Alignment; a > 1 {
@@ -189,7 +190,6 @@ func skyline(ctx context.Context, p *Problem, ix *timeIndex, cont []int64, pri s
 	off := make([]int64, n)
 	h := make(skyHeap, 0, len(byRank))
 	for r, i := range byRank {
-		pos[i] = int32(r) // pos now holds the rank
 		f := int64(0)
 		if align != nil {
 			f = alignUp(0, align[i])
@@ -249,7 +249,7 @@ func skylinePortfolio(ctx context.Context, p *Problem, workers int) *Solution {
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				sols[k] = skyline(ctx, p, ix, cont, skyPriorities[k])
+				sols[k] = skyline(ctx, p, ix, skyRanks(p, ix, cont, skyPriorities[k]))
 			}
 		}()
 	}

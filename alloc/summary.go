@@ -172,11 +172,13 @@ func Check(t *Table) diag.Report {
 
 // largeProblem improves best, for a problem too large for the exact
 // search, with the incomplete placements: the best-fit greedy unless the
-// skyline placements were tried (triedSkyline), then Sweep bisected
-// between lo and the best capacity so far for at most sweepBudget (Sweep
-// helps on problems with slack spread evenly; on real traces whose peak
-// is one moment it seldom places a window below the skyline's answer).
-func largeProblem(ctx context.Context, p *Problem, lo int64, best *Minimum, triedSkyline bool) {
+// skyline placements were tried (triedSkyline), the peak-first placements
+// (which may also raise best.LowerBound), and, while the answer is more
+// than 0.5% above the lower bound, Sweep bisected between the bound and
+// the best capacity so far for at most sweepBudget (Sweep helps on
+// problems with slack spread evenly; on real traces whose peak is one
+// moment it has not beaten the others, so it is not paid for below that).
+func largeProblem(ctx context.Context, p *Problem, best *Minimum, workers int, triedSkyline bool) {
 	q := *p
 	q.Capacity = math.MaxInt64 / 4
 	if !triedSkyline || !skylineOK(p) {
@@ -185,6 +187,11 @@ func largeProblem(ctx context.Context, p *Problem, lo int64, best *Minimum, trie
 				best.Capacity, best.Solution = h, s
 			}
 		}
+	}
+	peakFirst(ctx, p, best, peakWindowTime, workers)
+	lo := best.LowerBound
+	if best.Capacity-lo <= lo/200 {
+		return
 	}
 	sctx, cancel := context.WithTimeout(ctx, sweepBudget)
 	defer cancel()
@@ -205,6 +212,9 @@ func largeProblem(ctx context.Context, p *Problem, lo int64, best *Minimum, trie
 		}
 	}
 }
+
+// peakWindowTime bounds the exact search of each peak window.
+const peakWindowTime = 1500 * time.Millisecond
 
 // tooLargeForExact reports whether Exact would refuse p as too large
 // (its decomposition is cheap next to a placement).
@@ -300,6 +310,14 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 		return nil, fmt.Errorf("the fixed offsets conflict: no capacity holds the problem")
 	}
 	best := &Minimum{Capacity: hi, Solution: h, LowerBound: lo}
+	if large {
+		// Every exact probe would be refused alike: the incomplete
+		// placements and the peak window instead.
+		best.Stopped = ErrTooLarge
+		largeProblem(ctx, p, best, opt.Workers, true)
+		best.Proven = best.LowerBound >= best.Capacity
+		return best, nil
+	}
 	floor := lo // smallest capacity not decided yet
 	proven := true
 	// Try the lower bound first: it is often reachable.
@@ -321,7 +339,7 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 			// the incomplete placements instead (nothing proven).
 			best.Stopped = err
 			proven = false
-			largeProblem(ctx, p, lo, best, large)
+			largeProblem(ctx, p, best, opt.Workers, false)
 			break
 		}
 		switch st {
@@ -338,6 +356,8 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 		}
 		probe = floor + (best.Capacity-floor)/2
 	}
-	best.Proven = proven && best.LowerBound >= best.Capacity
+	// LowerBound only ever holds proven bounds (the peak, probes proven
+	// infeasible with none undecided below them, a window's minimum).
+	best.Proven = best.LowerBound >= best.Capacity
 	return best, nil
 }
