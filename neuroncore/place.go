@@ -119,6 +119,13 @@ type PlacedTensor struct {
 	// Func is the Python definition an alloc code refers to ("" for
 	// mod_alloc).
 	Func string `json:"func,omitempty"`
+	// TileCounts is the mod_alloc ladder tuple over the block dims: the
+	// logical tile idx is on physical tile j = lin(TileCounts, idx mod
+	// TileCounts); spread over Quadrants, j lies at partition
+	// StartPartition + (j % Quadrants) * QuadrantStride and byte Addr +
+	// (j / Quadrants) * the tile's bytes.
+	TileCounts     []int64 `json:"tile_counts,omitempty"`
+	QuadrantStride int64   `json:"quadrant_stride,omitempty"`
 }
 
 // placeTensor is the search state of one automatic tensor.
@@ -349,7 +356,7 @@ func newPlaceTensors(x *Execution) ([]*placeTensor, error) {
 
 // maxBusyIntervals bounds the intervals of one tensor's busy set (the gaps
 // of its alloc.Buffer).
-const maxBusyIntervals = 1024
+const maxBusyIntervals = 256
 
 // busyIntervals is the union of the lifetimes lts: the steps in which some
 // tile of the tensor holds data, as sorted disjoint [start, end) intervals.
@@ -771,7 +778,11 @@ func describePlaced(a *Arch, pt *placeTensor, l layout, placedT *Tensor) PlacedT
 		Tensor: t.Name, Buffer: t.Buffer.String(), LogicalTiles: t.Tiles(), MaxAlive: pt.maxAlive,
 		Fewest: numElems(pt.ladder[0]), Physical: l.physical,
 		StartPartition: l.p0, Partitions: (l.q-1)*l.stride + t.Partitions, Quadrants: l.q,
-		Lifetime: [2]int{pt.s, pt.e},
+		Lifetime:   [2]int{pt.s, pt.e},
+		TileCounts: append([]int64(nil), pt.tuple()...),
+	}
+	if l.q > 1 {
+		d.QuadrantStride = l.stride
 	}
 	if t.Buffer == PSUM {
 		d.Bank, d.Banks, d.Bytes = l.u0, l.units, t.TileBytes()

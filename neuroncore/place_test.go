@@ -117,6 +117,20 @@ func TestPlaceQuadrants(t *testing.T) {
 			if !form || pt.Bytes*pt.Quadrants < pt.Physical*1024 {
 				t.Errorf("%+v", pt)
 			}
+			// TileCounts and QuadrantStride describe every location
+			var tt *Tensor
+			for _, x := range pl.Plan.Tensors {
+				if x.Name == pt.Tensor {
+					tt = x
+				}
+			}
+			for lin := int64(0); lin < tt.Tiles(); lin++ {
+				j := modLinear(pt.TileCounts, tt.BlockIndex(lin))
+				loc, _ := tt.Location(lin)
+				if loc.Partition != pt.StartPartition+(j%pt.Quadrants)*pt.QuadrantStride || loc.Addr != pt.Addr+(j/pt.Quadrants)*tt.TileBytes() {
+					t.Errorf("%s tile %d at %+v, counts %v stride %d", pt.Tensor, lin, loc, pt.TileCounts, pt.QuadrantStride)
+				}
+			}
 		}
 		if pt.StartPartition%32 != 0 {
 			t.Errorf("%+v", pt)

@@ -202,9 +202,24 @@ func sumExpr(base int64, terms []string) string {
 // address renders a placed tensor's mod_alloc as the current API's
 // address=(start_partition, byte_offset) in the loop variables (PSUM: the
 // byte offset counts whole banks).
-func (lb *loopBlock) address(t *neuroncore.Tensor, bankBytes int64) (string, error) {
+func (lb *loopBlock) address(t *neuroncore.Tensor, p neuroncore.PlacedTensor, bankBytes int64) (string, error) {
+	if t.Kind == neuroncore.Table && p.Quadrants > 1 && p.QuadrantStride > 0 && t.Buffer == neuroncore.SBUF {
+		// spread over partition quadrants: physical tile j at partition
+		// p0 + (j % q) * stride, byte addr + (j // q) * tile bytes
+		terms := lb.lin(p.TileCounts, 1)
+		j := "0"
+		switch {
+		case len(terms) == 1:
+			j = terms[0]
+		case len(terms) > 1:
+			j = "(" + strings.Join(terms, " + ") + ")"
+		}
+		part := sumExpr(p.StartPartition, []string{fmt.Sprintf("(%s %% %d) * %d", j, p.Quadrants, p.QuadrantStride)})
+		off := sumExpr(p.Addr, []string{fmt.Sprintf("(%s // %d) * %d", j, p.Quadrants, t.TileBytes())})
+		return fmt.Sprintf("address=(%s, %s)", part, off), nil
+	}
 	if t.Kind != neuroncore.Mod || t.Mod == nil {
-		return "", errors.New("its locations are not a modulo ladder over its loops (partition quadrants?); address= expressions are written for mod_alloc layouts only")
+		return "", errors.New("its locations are neither a modulo ladder nor a partition-quadrant spread over its loops; address= expressions are written for those only")
 	}
 	m := t.Mod
 	part := sumExpr(m.BasePartition, lb.lin(m.NumParTiles, t.Partitions))

@@ -123,7 +123,7 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 			code = strings.Replace(p.Code, "ncc.", ncc+".", 1)
 			fn = p.Func
 		} else if lb := blocks[rec]; lb != nil {
-			if code, err = lb.address(pt, pl.Plan.Arch.PSUMBankBytes()); err != nil {
+			if code, err = lb.address(pt, placed[t.Name], pl.Plan.Arch.PSUMBankBytes()); err != nil {
 				return nil, &PlaceError{Site: *rec.Site, Msg: fmt.Sprintf("tensor %s: %v", t.Name, err)}
 			}
 		} else {
