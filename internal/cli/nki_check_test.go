@@ -102,4 +102,24 @@ func TestNkiPlace(t *testing.T) {
 	if r.code != 0 || strings.Contains(r.stdout, "sbuf/unplaced") || strings.Contains(r.stdout, "mixed-allocation") {
 		t.Fatalf("the placed kernel: %s", r)
 	}
+	// two 96 KiB tiles alive at once do not fit a partition: a finding
+	// (exit 1) naming what is needed and what is available
+	big := `import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def big(a, b):
+    out = nl.ndarray((128, 24576), dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nl.load(b)
+    nl.store(out, value=x + y)
+    return out
+`
+	if err := os.WriteFile(filepath.Join(dir, "big.py"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, dir, "nki", "place", "big.py", "--kernel", "big", "--arg", "a=float32[128,24576]", "--arg", "b=float32[128,24576]")
+	if r.code != 1 || !strings.Contains(r.stderr, "bytes per partition, 180224 available") || !strings.Contains(r.stderr, "big.py:7") {
+		t.Errorf("unplaceable: %s", r)
+	}
 }

@@ -57,7 +57,9 @@ instruction result bound to a name becomes a declared tensor the instruction wri
 It prints a unified diff, or writes the whole kernel with -o FILE; the rewritten kernel is
 traced and checked again and the outcome printed. Declarations in helper modules, a line
 whose executions need different allocations and statement forms place does not rewrite
-are refused (exit 2) naming file:line.`,
+are refused (exit 2) naming file:line. A kernel whose tiles alive at once do not fit
+on chip is a finding (exit 1) naming the step, the tensors and the bytes or PSUM banks
+needed against those available.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, _, err := f.options(args)
@@ -82,8 +84,13 @@ are refused (exit 2) naming file:line.`,
 			}
 			p, err := nki.PlaceKernel(res, ck, src, neuroncore.PlaceOptions{Fewest: fewest})
 			if err != nil {
+				if errors.Is(err, neuroncore.ErrUnplaceable) {
+					// the kernel's tiles alive at once do not fit: a
+					// finding about the kernel, as in sbuf place
+					return &ExitError{Code: ExitFindings, Err: fmt.Errorf("%s: %v", o.File, err)}
+				}
 				var pe *nki.PlaceError
-				if errors.As(err, &pe) || errors.Is(err, neuroncore.ErrUnplaceable) {
+				if errors.As(err, &pe) {
 					return usageErr("%v", err)
 				}
 				return usageErr("%s: %v", o.File, err)
