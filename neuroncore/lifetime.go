@@ -24,6 +24,9 @@ type Event struct {
 	Vars   []int64
 	Reads  []TileKey
 	Writes []TileKey
+	// Lives is the index into Execution.Lifetimes of each key of Reads,
+	// then of Writes.
+	Lives []int32
 }
 
 // Where renders the event for messages: "step 'load t[i]' (body[0].body[0], i=3)".
@@ -96,6 +99,7 @@ type unroller struct {
 	shared []string
 	ints   []int64
 	keys   []TileKey
+	lives  []int32
 }
 
 func (u *unroller) nodes(ns []Node) {
@@ -176,25 +180,31 @@ func (u *unroller) key(r Ref, ev int) (TileKey, bool) {
 func (u *unroller) step(s *Step) {
 	ev := len(u.x.Events)
 	e := Event{Step: s, Vars: u.cutInts(u.vars)}
+	n := len(s.Reads) + len(s.Writes)
+	if cap(u.lives)-len(u.lives) < n {
+		u.lives = make([]int32, 0, max(chunk, n))
+	}
+	start := len(u.lives)
 	e.Reads = u.cutKeys(len(s.Reads))
 	for _, r := range s.Reads {
 		if k, ok := u.key(r, ev); ok {
 			e.Reads = append(e.Reads, k)
-			u.x.touch(k, ev, false)
+			u.lives = append(u.lives, int32(u.x.touch(k, ev, false)))
 		}
 	}
 	e.Writes = u.cutKeys(len(s.Writes))
 	for _, r := range s.Writes {
 		if k, ok := u.key(r, ev); ok {
 			e.Writes = append(e.Writes, k)
-			u.x.touch(k, ev, true)
+			u.lives = append(u.lives, int32(u.x.touch(k, ev, true)))
 		}
 	}
+	e.Lives = u.lives[start:len(u.lives):len(u.lives)]
 	u.x.Events = append(u.x.Events, e)
 	u.x.VarNames = append(u.x.VarNames, u.shared)
 }
 
-func (x *Execution) touch(k TileKey, ev int, write bool) {
+func (x *Execution) touch(k TileKey, ev int, write bool) int {
 	i, ok := x.ByKey[k]
 	if !ok {
 		i = len(x.Lifetimes)
@@ -214,6 +224,7 @@ func (x *Execution) touch(k TileKey, ev int, write bool) {
 		l.LastRead = ev
 		l.End = max(l.End, ev)
 	}
+	return i
 }
 
 // finishLifetimes makes tiles read before any write alive from the start

@@ -139,7 +139,7 @@ func (ck *Checked) carriedEvent(ev int, runs []*affineRun, st *carriedState, rep
 	if len(e.Reads) == len(e.Step.Reads) {
 		for i, k := range e.Reads {
 			rw := e.Step.Reads[i].Whole
-			li := ck.Exec.ByKey[k]
+			li := e.Lives[i]
 			for d, r := range runs {
 				w := st.last[d][li]
 				if w.run != r.serial || w.iter == r.iter || !(rw || w.whole) {
@@ -164,8 +164,8 @@ func (ck *Checked) carriedEvent(ev int, runs []*affineRun, st *carriedState, rep
 		}
 	}
 	if len(e.Writes) == len(e.Step.Writes) {
-		for i, k := range e.Writes {
-			li := ck.Exec.ByKey[k]
+		for i := range e.Writes {
+			li := e.Lives[len(e.Reads)+i]
 			for d, r := range runs {
 				st.last[d][li] = carriedWrite{run: r.serial, iter: r.iter, ev: ev, whole: e.Step.Writes[i].Whole}
 			}
