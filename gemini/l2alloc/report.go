@@ -135,17 +135,18 @@ func (r *Report) Rewrite(s *gemini.Schedule) (int, error) {
 // WriteText renders the report as an aligned table.
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "core\ttensors\tfile extent\tlive peak\tmin L2\tlower bound\tsaved\tstatus\tload waits\tsolve\t\n")
+	// Cores by ID with the file's key, as inspect's CORE and KEY columns.
+	fmt.Fprintf(tw, "core\tkey\ttensors\tfile extent\tlive peak\tmin L2\tlower bound\tsaved\tstatus\tload waits\tsolve\t\n")
 	for _, c := range r.Cores {
 		if c.Status == StatusNoAddresses {
-			fmt.Fprintf(tw, "%d\t-\t-\t%s\t-\t-\t-\t%s\t-\t-\t\n", c.Key, humanize.Bytes(c.LivePeak), c.Status)
+			fmt.Fprintf(tw, "%d\t%d\t-\t-\t%s\t-\t-\t-\t%s\t-\t-\t\n", c.Core, c.Key, humanize.Bytes(c.LivePeak), c.Status)
 			continue
 		}
 		saved := "-"
 		if c.FileExtent > 0 {
 			saved = fmt.Sprintf("%.1f%%", 100*float64(c.FileExtent-c.MinCapacity)/float64(c.FileExtent))
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d -> %d\t%s\t\n", c.Key, c.Tensors, humanize.Bytes(c.FileExtent),
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d -> %d\t%s\t\n", c.Core, c.Key, c.Tensors, humanize.Bytes(c.FileExtent),
 			humanize.Bytes(c.LivePeak), humanize.Bytes(c.MinCapacity), humanize.Bytes(c.LowerBound), saved, c.Status,
 			c.FileWaits, c.Waits, micros(c.SolveMicros))
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -262,5 +263,46 @@ func TestSbufInspectTextMatchesJSON(t *testing.T) {
 	want := fmt.Sprintf(": %d tensors, %d steps in the body, %d executed\n", len(s.Tensors), s.Steps, s.Unrolled)
 	if r := run(t, "", "inspect", f); !strings.Contains(r.stdout, want) {
 		t.Errorf("inspect text lacks %q:\n%s", want, r.stdout)
+	}
+}
+
+// TestGeminiCoresOneName: inspect, realloc and check name a core the same
+// way (ID, with the file's key where it differs) and inspect's L2 peak is
+// realloc's live peak, on every corpus schedule (realloc's table showed
+// the raw IR's keys 1, 2, 5, 6 in its core column where inspect said 0-3).
+func TestGeminiCoresOneName(t *testing.T) {
+	for _, f := range corpusGlob(t, "gemini/*.json") {
+		var ins []struct {
+			Result struct {
+				Cores []struct {
+					ID     int
+					Key    int64
+					L2Peak int64 `json:"l2_peak_bytes"`
+				}
+			}
+		}
+		runJSON(t, &ins, "inspect", f)
+		var re struct {
+			Cores []struct {
+				Core     int
+				Key      int64
+				LivePeak int64 `json:"live_peak_bytes"`
+			}
+		}
+		runJSON(t, &re, "gemini", "realloc", f, "--timeout", "5s")
+		name := filepath.Base(f)
+		a, b := ins[0].Result.Cores, re.Cores
+		if len(a) != len(b) {
+			t.Fatalf("%s: %d cores in inspect, %d in realloc", name, len(a), len(b))
+		}
+		text := run(t, "", "gemini", "realloc", f, "--timeout", "5s").stdout
+		for i := range a {
+			if a[i].ID != b[i].Core || a[i].Key != b[i].Key || a[i].L2Peak != b[i].LivePeak {
+				t.Errorf("%s: inspect core %+v, realloc core %+v", name, a[i], b[i])
+			}
+			if !regexp.MustCompile(fmt.Sprintf(`(?m)^\s+%d\s+%d\s`, a[i].ID, a[i].Key)).MatchString(text) {
+				t.Errorf("%s: realloc's table has no row for core %d (key %d):\n%s", name, a[i].ID, a[i].Key, text)
+			}
+		}
 	}
 }
