@@ -291,7 +291,7 @@ func skipBlank(src string, i int) int {
 			return i
 		}
 	}
-	return i
+	return min(i, len(src))
 }
 
 // closing is the offset of the bracket closing the one opened at open.
@@ -503,6 +503,9 @@ func (e *editor) implicit(res *Result, rec *TensorRec, code string) error {
 	st := e.stmts[x.stmt]
 	if st == nil {
 		start := e.ix.off(x.stmt.At())
+		if start < 0 || start > t0 {
+			return refuse("has a statement place cannot locate")
+		}
 		lineStart := strings.LastIndexByte(e.src[:start], '\n') + 1
 		indent := e.src[lineStart:start]
 		if strings.TrimLeft(indent, " \t") != "" {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/neuroncore"
@@ -233,4 +234,65 @@ def kernel(a):
 		t.Errorf("placed:\n%s", pl.Source)
 	}
 	checkPlacedClean(t, o, pl)
+}
+
+// FuzzPlace runs arbitrary source as an automatically allocated kernel
+// through place: no panic, and a placed kernel that traces again.
+func FuzzPlace(f *testing.F) {
+	f.Add(authorHeader + `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y: object = (x - nl.mean(x, axis=1)) * nl.rsqrt(nl.mean(x * x,
+                                                        axis=1) + 1e-5)
+    nl.store(out, value=nl.exp(y * 2.0) + nl.exp(-1 * x))
+    return out
+`)
+	f.Add(`import nki
+import nki.isa as nisa
+import nki.language as nl
+
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    ts = []
+    for k in nl.affine_range(1, 7, 2):
+        t = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=a)
+        ts.append(t)
+    acc = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.tensor_tensor(dst=acc, data1=ts[0], data2=ts[2], op=nl.add)
+    nisa.dma_copy(dst=out, src=acc)
+    return out
+`)
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, src string) {
+		if len(src) > 1<<16 {
+			return
+		}
+		if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := Options{Dir: dir, File: "k.py", Function: "kernel", NCVersion: "gen2", MaxSteps: 200_000,
+			Args: []Arg{{Name: "a", Shape: []int64{128, 512}, DType: "bfloat16"}}}
+		res, err := Trace(o)
+		if err != nil {
+			return
+		}
+		ck, err := CheckKernel(res, &neuroncore.V2)
+		if err != nil {
+			return
+		}
+		pl, err := PlaceKernel(res, ck, []byte(src), neuroncore.PlaceOptions{Fewest: true, SolveTimeout: 20 * time.Millisecond})
+		if err != nil {
+			return
+		}
+		if _, err := CheckPlaced(o, pl, &neuroncore.V2); err != nil {
+			var ie *InternalError
+			if errors.As(err, &ie) {
+				t.Fatalf("internal error: %v", err)
+			}
+		}
+	})
 }
