@@ -360,6 +360,9 @@ const maxBusyIntervals = 256
 
 // busyIntervals is the union of the lifetimes lts: the steps in which some
 // tile of the tensor holds data, as sorted disjoint [start, end) intervals.
+// The direct allocation guide (spec 002, "Lifetime Conflicts") requires
+// unique addresses only for physical tiles that must be alive
+// simultaneously, so ranges busy at disjoint steps may share bytes.
 // Between them no tile of the tensor is alive (a tensor declared in a loop
 // body is dead from its last use in one iteration to its first write in
 // the next), so another tensor may use its bytes there. Beyond max

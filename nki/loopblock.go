@@ -11,8 +11,10 @@ import (
 // Loop blocks: the current API's multi-buffering written by place.
 //
 // In the current API a tensor declared inside a loop body is a new
-// allocation per iteration; with address= every iteration's tensor is at
-// the address the expression gives in that iteration, and loops are
+// allocation per iteration; with address= (nki.language.ndarray: "optional
+// memory address (partition_offset, free_offset)", Neuron 2.33 API docs)
+// every iteration's tensor is at the address the expression gives in that
+// iteration, and loops are
 // unrolled while tracing, so the expression may use the loop variables:
 // nki-library's attention_cte declares PSUM tiles with
 // address=(0, (k_tile_idx % 4) * PSUM_BANK_SIZE) to rotate over four
