@@ -102,6 +102,13 @@ func TestNkiPlace(t *testing.T) {
 	if r.code != 0 || strings.Contains(r.stdout, "sbuf/unplaced") || strings.Contains(r.stdout, "mixed-allocation") {
 		t.Fatalf("the placed kernel: %s", r)
 	}
+	// the placed kernel has nothing left to place: exit 0, unchanged
+	r = run(t, dir, append([]string{"nki", "place", "-o", "again.py"}, args...)...)
+	if b, err := os.ReadFile(filepath.Join(dir, "again.py")); r.code != 0 || !strings.Contains(r.stdout, "kernel unchanged") || err != nil {
+		t.Errorf("place of a placed kernel: %s", r)
+	} else if p, _ := os.ReadFile(filepath.Join(dir, "placed.py")); string(b) != string(p) {
+		t.Errorf("place of a placed kernel changed it")
+	}
 	// two 96 KiB tiles alive at once do not fit a partition: a finding
 	// (exit 1) naming what is needed and what is available
 	big := `import neuronxcc.nki as nki

@@ -59,7 +59,8 @@ traced and checked again and the outcome printed. Declarations in helper modules
 whose executions need different allocations and statement forms place does not rewrite
 are refused (exit 2) naming file:line. A kernel whose tiles alive at once do not fit
 on chip is a finding (exit 1) naming the step, the tensors and the bytes or PSUM banks
-needed against those available.`,
+needed against those available. A kernel that allocates every tensor directly already
+is left unchanged (exit 0).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, _, err := f.options(args)
@@ -83,6 +84,21 @@ needed against those available.`,
 				return usageErr("%v", ioCause(err))
 			}
 			p, err := nki.PlaceKernel(res, ck, src, neuroncore.PlaceOptions{Fewest: fewest})
+			if errors.Is(err, neuroncore.ErrNothingToPlace) {
+				// not a failure: the kernel allocates every tensor
+				// directly already (as sbuf place on a placed plan); -o
+				// still gets it, unchanged
+				if out != "" {
+					if err := atomicfile.WriteFile(out, src, 0o644); err != nil {
+						return &ExitError{Code: ExitUsage, Err: err}
+					}
+				}
+				if env.JSON {
+					return writeJSON(env.Stdout, map[string]any{"kernel": o.File, "placed": 0, "message": err.Error(), "written": out})
+				}
+				fmt.Fprintf(env.Stdout, "%s: %v; kernel unchanged\n", o.File, err)
+				return nil
+			}
 			if err != nil {
 				if errors.Is(err, neuroncore.ErrUnplaceable) {
 					// the kernel's tiles alive at once do not fit: a
