@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/npukit/npukit/neuroncore"
+	"github.com/npukit/npukit/nki/python"
 )
 
 // Loop blocks: the current API's multi-buffering written by place.
@@ -232,4 +233,146 @@ func (lb *loopBlock) address(t *neuroncore.Tensor, p neuroncore.PlacedTensor, ba
 		off = append(lb.lin(m.NumBankTiles, bankBytes), off...)
 	}
 	return fmt.Sprintf("address=(%s, %s)", part, sumExpr(base, off)), nil
+}
+
+// dropReassigned removes the declarations whose loop variable the loop's
+// body assigns (the address expression would then read another value).
+func dropReassigned(blocks map[*TensorRec]*loopBlock, mod *python.Module) {
+	fors := map[python.Pos]*python.For{}
+	var walk func(body []python.Stmt)
+	walk = func(body []python.Stmt) {
+		for _, s := range body {
+			switch x := s.(type) {
+			case *python.For:
+				fors[x.Pos] = x
+				walk(x.Body)
+				walk(x.Else)
+			case *python.If:
+				walk(x.Body)
+				walk(x.Else)
+			case *python.While:
+				walk(x.Body)
+				walk(x.Else)
+			case *python.With:
+				walk(x.Body)
+			case *python.Try:
+				walk(x.Body)
+				for _, h := range x.Handlers {
+					walk(h.Body)
+				}
+				walk(x.Else)
+				walk(x.Finally)
+			case *python.FunctionDef:
+				walk(x.Body)
+			case *python.ClassDef:
+				walk(x.Body)
+			}
+		}
+	}
+	walk(mod.Body)
+	for rec, lb := range blocks {
+		for d, lr := range lb.rec {
+			f := fors[lr.Site.pos()]
+			if f != nil && assignsName(f.Body, lb.vars[d]) {
+				delete(blocks, rec)
+				break
+			}
+		}
+	}
+}
+
+// assignsName reports whether statements bind name (assignment, loop or
+// with target, def, import) outside nested function bodies.
+func assignsName(body []python.Stmt, name string) bool {
+	var target func(e python.Expr) bool
+	target = func(e python.Expr) bool {
+		switch x := e.(type) {
+		case *python.Name:
+			return x.ID == name
+		case *python.Tuple:
+			for _, v := range x.Elts {
+				if target(v) {
+					return true
+				}
+			}
+		case *python.List:
+			for _, v := range x.Elts {
+				if target(v) {
+					return true
+				}
+			}
+		case *python.Starred:
+			return target(x.Value)
+		}
+		return false
+	}
+	for _, s := range body {
+		switch x := s.(type) {
+		case *python.Assign:
+			for _, t := range x.Targets {
+				if target(t) {
+					return true
+				}
+			}
+		case *python.AugAssign:
+			if target(x.Target) {
+				return true
+			}
+		case *python.AnnAssign:
+			if target(x.Target) {
+				return true
+			}
+		case *python.For:
+			if target(x.Target) || assignsName(x.Body, name) || assignsName(x.Else, name) {
+				return true
+			}
+		case *python.If:
+			if assignsName(x.Body, name) || assignsName(x.Else, name) {
+				return true
+			}
+		case *python.While:
+			if assignsName(x.Body, name) || assignsName(x.Else, name) {
+				return true
+			}
+		case *python.With:
+			for _, it := range x.Items {
+				if it.Vars != nil && target(it.Vars) {
+					return true
+				}
+			}
+			if assignsName(x.Body, name) {
+				return true
+			}
+		case *python.Try:
+			if assignsName(x.Body, name) || assignsName(x.Else, name) || assignsName(x.Finally, name) {
+				return true
+			}
+			for _, h := range x.Handlers {
+				if h.Name == name || assignsName(h.Body, name) {
+					return true
+				}
+			}
+		case *python.FunctionDef:
+			if x.Name == name {
+				return true
+			}
+		case *python.ClassDef:
+			if x.Name == name {
+				return true
+			}
+		case *python.Import:
+			for _, a := range x.Names {
+				if a.AsName == name || a.AsName == "" && a.Name == name {
+					return true
+				}
+			}
+		case *python.ImportFrom:
+			for _, a := range x.Names {
+				if a.AsName == name || a.AsName == "" && a.Name == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -57,6 +57,13 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 	lw, x := ck.Lowered, ck.Exec
 	blocks := loopBlocks(res)
 	if len(blocks) > 0 {
+		if mod, err := python.Parse(res.File, string(src)); err == nil {
+			dropReassigned(blocks, mod)
+		} else {
+			blocks = nil
+		}
+	}
+	if len(blocks) > 0 {
 		// current-API declarations in loops get a block dimension per
 		// loop, so that the tensors a list keeps alive get locations of
 		// their own (loopblock.go)

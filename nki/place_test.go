@@ -234,6 +234,12 @@ def kernel(a):
 		t.Errorf("placed:\n%s", pl.Source)
 	}
 	checkPlacedClean(t, o, pl)
+	// a body that rebinds k: an expression in k would not name the
+	// iteration, so place does not write one (and refuses here)
+	re := strings.Replace(src, "            x = nl.ndarray(", "            k = k + 0\n            x = nl.ndarray(", 1)
+	if _, pl, err := placeSource(t, re, Arg{Name: "a", Shape: []int64{256, 8192}, DType: "float32"}); err == nil {
+		t.Errorf("placed with k rebound:\n%s", pl.Source)
+	}
 }
 
 // FuzzPlace runs arbitrary source as an automatically allocated kernel
