@@ -161,6 +161,7 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1f\n", l.Name, l.Transfers, humanize.Bytes(l.Bytes), humanize.Count(l.Busy), pctOf(l.Busy, r.TotalCycles))
 		}
 		tw.Flush()
+		fmt.Fprintln(w, "(positions are (x,y) on the mesh; x = -1 and the column right of the last core are the DRAM ports at each row's ends: links to and from them carry each core's DRAM loads and stores, one load per consuming core)")
 	}
 
 	fmt.Fprintln(w, "\nLayers (cycles):")

@@ -284,7 +284,7 @@ func DiffDetails(a, b *Schedule) *DiffDetail {
 			y, ty = sb.Cores[i], tb[i]
 		}
 		l := &cores[i].Changes
-		l.Int("compute cycles (sum of time)", semdiff.Cycles, x.TimeSum, y.TimeSum)
+		l.Int("compute cycles (sum of workload times)", semdiff.Cycles, x.TimeSum, y.TimeSum)
 		l.Int("DRAM weight reads delivered", semdiff.Bytes, tx.weightIn, ty.weightIn)
 		l.Int("DRAM fmap reads delivered", semdiff.Bytes, tx.fmapIn, ty.fmapIn)
 		l.Int("DRAM writes", semdiff.Bytes, tx.dramOut, ty.dramOut)
