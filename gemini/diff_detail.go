@@ -134,13 +134,18 @@ func trafficPerCore(s *Schedule) []coreTraffic {
 				for _, d := range o.Destinations {
 					switch {
 					case d.IsDRAM():
-						t[ci].dramOut += o.Size
+						// counted below, per "-1".in entry as the summary does
 					case d.Core >= 0 && d.Core != ci && d.Core < len(t):
 						t[ci].sent += o.Size
 						t[d.Core].received += o.Size
 					}
 				}
 			}
+		}
+	}
+	for i := range s.DRAMWrites {
+		if c, _, o := ix.Producer(s.DRAMWrites[i].TransferID); c != nil {
+			t[c.ID].dramOut += o.Size
 		}
 	}
 	return t

@@ -95,3 +95,28 @@ func TestCheckNamesCoresAsInspect(t *testing.T) {
 		t.Errorf("a finding names core 1 by its key alone:\n%s", all)
 	}
 }
+
+// The per-core traffic of a diff adds up to the summary's totals, the
+// numbers of the verdict.
+func TestTrafficPerCoreAddsUp(t *testing.T) {
+	s, err := Synth(SynthConfig{Cores: 4, Workloads: 9, XLen: 2, DRAMEvery: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := Summarize(s, false)
+	var w, f, out, sent, recv int64
+	for _, c := range trafficPerCore(s) {
+		w += c.weightIn
+		f += c.fmapIn
+		out += c.dramOut
+		sent += c.sent
+		recv += c.received
+	}
+	if w != sum.DRAM.WeightDeliveredBytes || f != sum.DRAM.FmapDeliveredBytes || out != sum.DRAM.WriteBytes ||
+		sent != sum.Transfers.CoreToCoreBytes || recv != sent {
+		t.Errorf("per core %d %d %d %d %d, summary %+v %+v", w, f, out, sent, recv, sum.DRAM, sum.Transfers)
+	}
+	if sent == 0 || out == 0 {
+		t.Error("synth moves nothing between cores or to DRAM: the test proves nothing")
+	}
+}
