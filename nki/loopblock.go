@@ -96,9 +96,6 @@ var rangeKinds = map[string]bool{"range": true, "affine_range": true, "sequentia
 // kernel file that execute inside unrolled range loops of their own
 // function, every execution inside the same loops.
 func loopBlocks(res *Result) map[*TensorRec]*loopBlock {
-	if res.API == "beta1" {
-		return nil
-	}
 	out := map[*TensorRec]*loopBlock{}
 	bad := map[*TensorRec]bool{}
 	var stack []*PLoop
@@ -202,11 +199,11 @@ func sumExpr(base int64, terms []string) string {
 	return strings.Join(terms, " + ")
 }
 
-// address renders a placed tensor's mod_alloc as the current API's
-// address=(start_partition, byte_offset) in the loop variables (PSUM: the
-// byte offset counts whole banks).
-func (lb *loopBlock) address(t *neuroncore.Tensor, p neuroncore.PlacedTensor, bankBytes int64) (string, error) {
-	if t.Kind == neuroncore.Table && p.Quadrants > 1 && p.QuadrantStride > 0 && t.Buffer == neuroncore.SBUF {
+// sbufLocation renders where a placed SBUF tensor's tile of each
+// iteration starts: the start partition and byte address expressions in
+// the loop variables.
+func (lb *loopBlock) sbufLocation(t *neuroncore.Tensor, p neuroncore.PlacedTensor) (string, string, error) {
+	if t.Kind == neuroncore.Table && p.Quadrants > 1 && p.QuadrantStride > 0 {
 		// spread over partition quadrants: physical tile j at partition
 		// p0 + (j % q) * stride, byte addr + (j // q) * tile bytes
 		terms := lb.lin(p.TileCounts, 1)
@@ -219,20 +216,55 @@ func (lb *loopBlock) address(t *neuroncore.Tensor, p neuroncore.PlacedTensor, ba
 		}
 		part := sumExpr(p.StartPartition, []string{fmt.Sprintf("(%s %% %d) * %d", j, p.Quadrants, p.QuadrantStride)})
 		off := sumExpr(p.Addr, []string{fmt.Sprintf("(%s // %d) * %d", j, p.Quadrants, t.TileBytes())})
-		return fmt.Sprintf("address=(%s, %s)", part, off), nil
+		return part, off, nil
 	}
 	if t.Kind != neuroncore.Mod || t.Mod == nil {
-		return "", errors.New("its locations are neither a modulo ladder nor a partition-quadrant spread over its loops; address= expressions are written for those only")
+		return "", "", errors.New("its locations are neither a modulo ladder nor a partition-quadrant spread over its loops; allocation expressions are written for those only")
 	}
 	m := t.Mod
-	part := sumExpr(m.BasePartition, lb.lin(m.NumParTiles, t.Partitions))
-	off := lb.lin(m.NumFreeTiles, t.TileBytes())
-	base := m.BaseAddr
+	return sumExpr(m.BasePartition, lb.lin(m.NumParTiles, t.Partitions)), sumExpr(m.BaseAddr, lb.lin(m.NumFreeTiles, t.TileBytes())), nil
+}
+
+// address renders a placed tensor's locations as the current API's
+// address=(start_partition, byte_offset) in the loop variables (PSUM: the
+// byte offset counts whole banks).
+func (lb *loopBlock) address(t *neuroncore.Tensor, p neuroncore.PlacedTensor, bankBytes int64) (string, error) {
 	if t.Buffer == neuroncore.PSUM {
-		base += m.BaseBank * bankBytes
-		off = append(lb.lin(m.NumBankTiles, bankBytes), off...)
+		if t.Kind != neuroncore.Mod || t.Mod == nil {
+			return "", errors.New("its PSUM locations are not a modulo ladder over its loops")
+		}
+		m := t.Mod
+		off := append(lb.lin(m.NumBankTiles, bankBytes), lb.lin(m.NumFreeTiles, t.TileBytes())...)
+		part := sumExpr(m.BasePartition, lb.lin(m.NumParTiles, t.Partitions))
+		return fmt.Sprintf("address=(%s, %s)", part, sumExpr(m.BaseAddr+m.BaseBank*bankBytes, off)), nil
 	}
-	return fmt.Sprintf("address=(%s, %s)", part, sumExpr(base, off)), nil
+	part, off, err := lb.sbufLocation(t, p)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("address=(%s, %s)", part, off), nil
+}
+
+// modAlloc renders a placed tensor's locations as a Beta-1 mod_alloc with
+// expressions in the loop variables (unrolled loops: Python integers at
+// trace time). A PSUM tile takes a whole bank from partition 0 (the guide:
+// psum.mod_alloc's base_addr and start partition must be 0).
+func (lb *loopBlock) modAlloc(ncc string, t *neuroncore.Tensor, p neuroncore.PlacedTensor) (string, error) {
+	if t.Buffer == neuroncore.PSUM {
+		if t.Kind != neuroncore.Mod || t.Mod == nil || t.Mod.BaseAddr != 0 || t.Mod.BasePartition != 0 ||
+			len(lb.lin(t.Mod.NumParTiles, 1)) > 0 || len(lb.lin(t.Mod.NumFreeTiles, 1)) > 0 {
+			return "", errors.New("its PSUM locations are not whole banks over its loops")
+		}
+		return fmt.Sprintf("%s.psum.mod_alloc(base_bank=%s)", ncc, sumExpr(t.Mod.BaseBank, lb.lin(t.Mod.NumBankTiles, 1))), nil
+	}
+	part, off, err := lb.sbufLocation(t, p)
+	if err != nil {
+		return "", err
+	}
+	if part == "0" {
+		return fmt.Sprintf("%s.sbuf.mod_alloc(base_addr=%s)", ncc, off), nil
+	}
+	return fmt.Sprintf("%s.sbuf.mod_alloc(base_addr=%s, base_partition=%s)", ncc, off, part), nil
 }
 
 // dropReassigned removes the declarations whose loop variable the loop's

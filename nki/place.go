@@ -125,11 +125,16 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 			return nil, &PlaceError{Site: siteOr(rec.Site, res.File), Msg: fmt.Sprintf("tensor %s is declared in a helper module; place rewrites the kernel file only", t.Name)}
 		}
 		var code, fn string
-		if res.API == "beta1" {
+		lb := blocks[rec]
+		if res.API == "beta1" && lb != nil {
+			if code, err = lb.modAlloc(ncc, pt, placed[t.Name]); err != nil {
+				return nil, &PlaceError{Site: *rec.Site, Msg: fmt.Sprintf("tensor %s: %v", t.Name, err)}
+			}
+		} else if res.API == "beta1" {
 			p := placed[t.Name]
 			code = strings.Replace(p.Code, "ncc.", ncc+".", 1)
 			fn = p.Func
-		} else if lb := blocks[rec]; lb != nil {
+		} else if lb != nil {
 			if code, err = lb.address(pt, placed[t.Name], pl.Plan.Arch.PSUMBankBytes()); err != nil {
 				return nil, &PlaceError{Site: *rec.Site, Msg: fmt.Sprintf("tensor %s: %v", t.Name, err)}
 			}

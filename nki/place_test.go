@@ -242,6 +242,35 @@ def kernel(a):
 	}
 }
 
+// Beta 1 too: tensors declared in an unrolled loop (static_range) and kept
+// in a list get mod_alloc(base_addr=...) in the loop variable.
+func TestPlaceLoopModAlloc(t *testing.T) {
+	src := authorHeader + `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    tiles = []
+    for k in nl.static_range(4):
+        x = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer=nl.sbuf)
+        x[...] = nl.load(a[:, k * 512:(k + 1) * 512])
+        tiles.append(x)
+    acc = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer=nl.sbuf)
+    acc[...] = nl.add(tiles[0], tiles[1])
+    acc[...] = nl.add(acc, tiles[2])
+    acc[...] = nl.add(acc, tiles[3])
+    nl.store(out, value=acc)
+    return out
+`
+	o, pl, err := placeSource(t, src, Arg{Name: "a", Shape: []int64{128, 2048}, DType: "float32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`buffer=ncc\.sbuf\.mod_alloc\(base_addr=(\d+ \+ )?k \* 2048\)\)`).Match(pl.Source) {
+		t.Errorf("placed:\n%s", pl.Source)
+	}
+	checkPlacedClean(t, o, pl)
+}
+
 // FuzzPlace runs arbitrary source as an automatically allocated kernel
 // through place: no panic, and a placed kernel that traces again.
 func FuzzPlace(f *testing.F) {
