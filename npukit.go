@@ -252,7 +252,7 @@ func Report(o *Options, as ...*Artifact) (*report.Page, error) {
 // when they differ in nothing but producer noise (tokens, uuids,
 // timestamps) unless o.Noise asks to count those.
 func Diff(a, b *Artifact, o *Options) (out Output, identical bool, err error) {
-	if a.Kind != b.Kind {
+	if !Comparable(a, b) {
 		return nil, false, fmt.Errorf("diff compares files of one kind: %s is %s, %s is %s", a.Name, a.Describe(), b.Name, b.Describe())
 	}
 	ad, err := a.adapter("diff", func(ad Adapter) bool { return ad.Diff != nil })
@@ -260,4 +260,10 @@ func Diff(a, b *Artifact, o *Options) (out Output, identical bool, err error) {
 		return nil, false, err
 	}
 	return ad.Diff(a, b, orDefault(o))
+}
+
+// Comparable reports whether Diff compares a and b: artifacts of one kind,
+// or a NEFF and an unpacked NEFF directory (one format, packed or not).
+func Comparable(a, b *Artifact) bool {
+	return a.Kind == b.Kind || IsNeff(a) && IsNeff(b)
 }

@@ -485,9 +485,14 @@ func (s *Summary) WriteText(w io.Writer) error {
 		hash = fmt.Sprintf("%s (%s form)", hash, h.HashForm)
 	}
 	kv("hash", hash)
-	kv("payload", fmt.Sprintf("%s stored, %s content, %s padding, %s tar (%s), %d members",
-		humanize.Bytes(s.Payload.Stored), humanize.Bytes(s.Payload.Content), humanize.Bytes(s.Payload.Padding),
-		humanize.Bytes(s.Payload.Uncompressed), strings.Join(s.Tar.Formats, "+"), s.Members))
+	if s.Payload.Stored == 0 && len(s.Tar.Formats) == 0 {
+		// An unpacked directory: members as files, no payload or tar.
+		kv("payload", fmt.Sprintf("none (members are files), %d members", s.Members))
+	} else {
+		kv("payload", fmt.Sprintf("%s stored, %s content, %s padding, %s tar (%s), %d members",
+			humanize.Bytes(s.Payload.Stored), humanize.Bytes(s.Payload.Content), humanize.Bytes(s.Payload.Padding),
+			humanize.Bytes(s.Payload.Uncompressed), strings.Join(s.Tar.Formats, "+"), s.Members))
+	}
 	for _, t := range s.Targets {
 		kv("target", fmt.Sprintf("%s: %q -> %s, %d graph(s)", t.Kelf, t.Target, t.Arch, t.Graphs))
 	}

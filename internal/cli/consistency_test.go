@@ -306,3 +306,26 @@ func TestGeminiCoresOneName(t *testing.T) {
 		}
 	}
 }
+
+// TestNeffAndItsDirectoryAgree: a NEFF and its unpacked directory are one
+// artifact: diff compares them (it refused: "cannot compare ... NEFF with
+// unpacked NEFF directory") and finds them identical, and inspect of the
+// directory says it has no payload instead of "0 B stored ... tar ()".
+func TestNeffAndItsDirectoryAgree(t *testing.T) {
+	dir := demoFiles(t)
+	out := filepath.Join(dir, "x.unpacked")
+	if r := run(t, dir, "neff", "unpack", "demo.neff", "-o", out); r.code != 0 {
+		t.Fatalf("unpack: %s", r)
+	}
+	for _, pair := range [][2]string{{"demo.neff", out}, {out, "demo.neff"}} {
+		if r := run(t, dir, "diff", pair[0], pair[1]); r.code != 0 || !strings.HasPrefix(r.stdout, "identical") {
+			t.Errorf("diff %v: %s", pair, r)
+		}
+	}
+	if r := run(t, dir, "diff", "demo_neff_dma.neff", out); r.code != 1 {
+		t.Errorf("diff of another NEFF with a directory: %s", r)
+	}
+	if r := run(t, dir, "inspect", out); !strings.Contains(r.stdout, "payload        none (members are files)") || strings.Contains(r.stdout, "tar ()") {
+		t.Errorf("inspect of a directory:\n%s", r.stdout)
+	}
+}

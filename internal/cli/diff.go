@@ -32,7 +32,7 @@ Exit code 0 when they are the same, 1 when they differ, 2 on unreadable input
 			if err != nil {
 				return err
 			}
-			if a.Kind != b.Kind {
+			if !npukit.Comparable(a, b) {
 				return usageErr("cannot compare %s (%s) with %s (%s)", args[0], a.Describe(), args[1], b.Describe())
 			}
 			o, err := libOptions()
