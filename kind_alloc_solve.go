@@ -14,15 +14,39 @@ import (
 )
 
 // allocFallbackTime bounds the greedy placement reported after a timeout
-// (and the half-open retry of an infeasible problem).
+// (and the half-open retry of an infeasible problem) when the solve has
+// no deadline.
 const allocFallbackTime = 10 * time.Second
+
+// With a deadline, the search stops at allocSearchShare of the time left
+// and the fallback placement at allocFallbackShare, so that the fallback,
+// the validation of the answer and its output fit before the deadline
+// (they took 20-35% past it on 10^6 buffers).
+const (
+	allocSearchShare   = 0.75
+	allocFallbackShare = 0.9
+)
+
+// share returns a context ending at the given fraction of the time ctx
+// has left (ctx itself without a deadline).
+func share(ctx context.Context, start time.Time, frac float64) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, start.Add(time.Duration(frac*float64(dl.Sub(start)))))
+}
 
 // AllocSolveOptions say how SolveAlloc answers.
 type AllocSolveOptions struct {
 	// Minimize finds the smallest capacity that holds the buffers (also
 	// what happens when the problem has no capacity).
 	Minimize bool
-	// Timeout bounds the search (0: none beyond ctx).
+	// Timeout bounds the solve (0: none beyond ctx). A deadline of ctx
+	// (or this timeout) bounds everything SolveAlloc does: the search,
+	// the fallback placement after it and the validation of the answer.
+	// A caller that counts its reading in the budget passes a ctx made
+	// before reading and no Timeout.
 	Timeout time.Duration
 	// Progress, if set, is called with the nodes explored so far.
 	Progress func(explored int64)
@@ -120,11 +144,13 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 			progress(n)
 		}
 	}}
+	start := time.Now()
 	res := &AllocResult{Problem: name, Buffers: len(p.Buffers), Peak: alloc.Peak(p), Capacity: p.Capacity}
 	if offs.Use != "" {
 		res.Offsets = &offs
 	}
-	start := time.Now()
+	sctx, scancel := share(ctx, start, allocSearchShare)
+	defer scancel()
 	var sol *alloc.Solution
 	if minimize {
 		var m *alloc.Minimum
@@ -140,7 +166,7 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 				progress(explored)
 			}
 		}
-		m, err = alloc.Minimize(ctx, p, alloc.Exact, opt)
+		m, err = alloc.Minimize(sctx, p, alloc.Exact, opt)
 		if err != nil && m == nil {
 			return nil, err
 		}
@@ -160,7 +186,7 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 		}
 	} else {
 		var st alloc.Status
-		sol, st, err = alloc.Exact(ctx, p, opt)
+		sol, st, err = alloc.Exact(sctx, p, opt)
 		switch st {
 		case alloc.Solved:
 			res.Status = "solved"
@@ -176,7 +202,11 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 			// The other `end` convention: MiniMalloc's own benchmark
 			// files were written with half-open ends for a while.
 			if q := t.HalfOpenEnds(p); q != nil {
-				hctx, cancel := context.WithTimeout(context.Background(), min(10*time.Second, max(timeout, time.Second)))
+				hctx, cancel := share(ctx, start, allocFallbackShare)
+				if _, ok := hctx.Deadline(); !ok {
+					cancel()
+					hctx, cancel = context.WithTimeout(ctx, allocFallbackTime)
+				}
 				if _, st, _ := alloc.Exact(hctx, q, alloc.Options{}); st == alloc.Solved {
 					res.HalfOpenFits = true
 					res.Message += "; it fits when the `end` column is read as half-open (the other convention, which MiniMalloc's own files used for a while): this file probably uses it; rename the column to `upper` to read it so"
@@ -192,11 +222,11 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 			// The best placement on offer is the greedy one; it exceeds
 			// the capacity (else Exact would have returned it), so it is
 			// reported, not written.
-			fallback := allocFallbackTime
-			if timeout > 0 {
-				fallback = min(fallback, max(timeout/4, time.Second))
+			hctx, cancel := share(ctx, start, allocFallbackShare)
+			if _, ok := hctx.Deadline(); !ok {
+				cancel()
+				hctx, cancel = context.WithTimeout(ctx, allocFallbackTime)
 			}
-			hctx, cancel := context.WithTimeout(context.Background(), fallback)
 			if h := alloc.BestEffort(hctx, p); h != nil {
 				res.BestHeight = alloc.Height(p, h)
 				if res.BestHeight <= p.Capacity {

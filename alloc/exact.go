@@ -56,6 +56,9 @@ var ErrWindowedGaps = errors.New("no placement found, but windowed gaps are sear
 // Exact is the exact solver (see the package comment above). It first
 // tries Heuristic and returns its placement when it fits.
 func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, TimedOut, err // no second spent past the deadline
+	}
 	if rep := CheckProblem(p); rep.HasErrors() {
 		return nil, Infeasible, nil
 	}

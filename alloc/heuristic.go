@@ -5,7 +5,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"sort"
 )
 
 // span is an occupied address range [lo, hi).
@@ -60,6 +59,11 @@ func heuristic(ctx context.Context, p *Problem) *Solution {
 // greedy is the heuristic; scan allows the offset-ordered scan when no
 // buffer has a window (tests compare both paths).
 func greedy(ctx context.Context, p *Problem, scan bool) *Solution {
+	// Its preparation alone (pieces, sort) takes a second on 10^6
+	// buffers: not started, nor continued, past the deadline.
+	if ctxErr(ctx) != nil {
+		return nil
+	}
 	n := len(p.Buffers)
 	sol := &Solution{Offsets: make([]int64, n)}
 	pieces := make([][]Piece, n)
@@ -80,13 +84,10 @@ func greedy(ctx context.Context, p *Problem, scan bool) *Solution {
 			order = append(order, i)
 		}
 	}
-	sort.SliceStable(order, func(a, c int) bool {
-		x, y := &p.Buffers[order[a]], &p.Buffers[order[c]]
-		if x.Size != y.Size {
-			return x.Size > y.Size
-		}
-		return x.Upper-x.Lower > y.Upper-y.Lower
-	})
+	sizeOrder(p, order)
+	if ctxErr(ctx) != nil {
+		return nil
+	}
 	// Without windowed gaps every piece covers the whole buffer, so the
 	// busy ranges of buffer i are the placed buffers' own ranges: kept
 	// sorted by offset, the lowest fit is a scan that stops at the first
@@ -182,6 +183,9 @@ func HeuristicSolver(ctx context.Context, p *Problem, _ Options) (*Solution, Sta
 // rather than the lowest: it fragments less on some real traces. Buffers
 // with windowed gaps or alignment are left to greedy (nil).
 func bestFit(ctx context.Context, p *Problem) *Solution {
+	if ctxErr(ctx) != nil {
+		return nil
+	}
 	n := len(p.Buffers)
 	sol := &Solution{Offsets: make([]int64, n)}
 	var byOff, order []int
@@ -199,10 +203,7 @@ func bestFit(ctx context.Context, p *Problem) *Solution {
 		}
 	}
 	slices.SortFunc(byOff, func(a, c int) int { return cmp.Compare(sol.Offsets[a], sol.Offsets[c]) })
-	slices.SortStableFunc(order, func(a, c int) int {
-		x, y := &p.Buffers[a], &p.Buffers[c]
-		return cmp.Or(cmp.Compare(y.Size, x.Size), cmp.Compare(y.Upper-y.Lower, x.Upper-x.Lower))
-	})
+	sizeOrder(p, order)
 	for done, i := range order {
 		if done&255 == 255 && ctxErr(ctx) != nil {
 			return nil
@@ -229,4 +230,27 @@ func bestFit(ctx context.Context, p *Problem) *Solution {
 		byOff = slices.Insert(byOff, pos, i)
 	}
 	return sol
+}
+
+// sizeOrder sorts buffer indices larger first, then longer-lived, then in
+// file order. The keys are gathered first and the order is total, so an
+// unstable sort over contiguous keys gives the stable result: on 10^6
+// buffers sort.SliceStable over the buffers took seconds that no timeout
+// could interrupt.
+func sizeOrder(p *Problem, order []int) {
+	type key struct {
+		size, life int64
+		i          int
+	}
+	keys := make([]key, len(order))
+	for k, i := range order {
+		b := &p.Buffers[i]
+		keys[k] = key{b.Size, b.Upper - b.Lower, i}
+	}
+	slices.SortFunc(keys, func(x, y key) int {
+		return cmp.Or(cmp.Compare(y.size, x.size), cmp.Compare(y.life, x.life), cmp.Compare(x.i, y.i))
+	})
+	for k := range keys {
+		order[k] = keys[k].i
+	}
 }

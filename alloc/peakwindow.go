@@ -27,7 +27,7 @@ import (
 
 // peakWindows are the half-widths of the windows tried, in distinct event
 // times on either side of the peak.
-var peakWindows = []int{4, 16}
+var peakWindows = []int{8, 32}
 
 // peakFirst improves best (and best.LowerBound) with peak-first
 // placements, each window's exact search bounded by perWindow.

@@ -229,7 +229,7 @@ func skyline(ctx context.Context, p *Problem, ix *timeIndex, byRank []int32) *So
 // to workers goroutines) and returns the lowest placement, nil when p does
 // not suit it or ctx ended first. The result does not depend on workers.
 func skylinePortfolio(ctx context.Context, p *Problem, workers int) *Solution {
-	if !skylineOK(p) || len(p.Buffers) == 0 {
+	if !skylineOK(p) || len(p.Buffers) == 0 || ctxErr(ctx) != nil {
 		return nil
 	}
 	ix := newTimeIndex(p)

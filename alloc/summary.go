@@ -214,7 +214,7 @@ func largeProblem(ctx context.Context, p *Problem, best *Minimum, workers int, t
 }
 
 // peakWindowTime bounds the exact search of each peak window.
-const peakWindowTime = 1500 * time.Millisecond
+const peakWindowTime = 3 * time.Second
 
 // tooLargeForExact reports whether Exact would refuse p as too large
 // (its decomposition is cheap next to a placement).
@@ -237,21 +237,27 @@ const sweepBudget = 2 * time.Second
 // capacity, Sweep at the capacity. It may exceed the capacity (see Height); nil when ctx ends
 // before any placement.
 func BestEffort(ctx context.Context, p *Problem) *Solution {
+	if ctxErr(ctx) != nil {
+		return nil
+	}
 	q := *p
 	q.Capacity = math.MaxInt64 / 4
 	best := heuristic(ctx, &q)
 	if best == nil {
 		return nil
 	}
+	if ctxErr(ctx) != nil {
+		return best // each stage's preparation costs seconds on 10^6 buffers
+	}
 	if s := bestFit(ctx, &q); s != nil && Height(&q, s) < Height(&q, best) {
 		best = s
 	}
-	if p.Capacity <= 0 || Height(&q, best) > p.Capacity {
+	if ctxErr(ctx) == nil && (p.Capacity <= 0 || Height(&q, best) > p.Capacity) {
 		if s := skylinePortfolio(ctx, &q, 0); s != nil && Height(&q, s) < Height(&q, best) {
 			best = s
 		}
 	}
-	if p.Capacity > 0 && Height(&q, best) > p.Capacity {
+	if ctxErr(ctx) == nil && p.Capacity > 0 && Height(&q, best) > p.Capacity {
 		if s := Sweep(ctx, p, SweepOptions{PerWindow: time.Second}); s != nil {
 			best = s
 		}

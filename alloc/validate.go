@@ -298,25 +298,39 @@ func Height(p *Problem, sol *Solution) int64 {
 // Peak is the largest number of bytes alive at one time: a lower bound on
 // the capacity of any solution (buffers' footprints, gaps honoured).
 func Peak(p *Problem) int64 {
+	// Starts and ends apart, each sorted by time only, then merged with
+	// the ends of a moment before its starts (half-open lifetimes): on
+	// 10^6 buffers this is a third of the time of one sort of all events
+	// by time and sign (Peak runs several times per solve).
 	type ev struct{ t, d int64 }
-	// Sized once and sorted without reflection: on 10^6 buffers the
-	// growing slice and sort.Slice took seconds that --timeout did not
-	// cover (Peak runs before the search starts).
-	evs := make([]ev, 0, 2*len(p.Buffers))
+	starts := make([]ev, 0, len(p.Buffers))
+	ends := make([]ev, 0, len(p.Buffers))
 	for i := range p.Buffers {
-		for _, pc := range Pieces(&p.Buffers[i]) {
-			evs = append(evs, ev{pc.T0, pc.Hi - pc.Lo}, ev{pc.T1, -(pc.Hi - pc.Lo)})
+		b := &p.Buffers[i]
+		if len(b.Gaps) == 0 {
+			// One piece, without building it (no allocation per buffer).
+			if b.Size > 0 && b.Upper > b.Lower {
+				starts = append(starts, ev{b.Lower, b.Size})
+				ends = append(ends, ev{b.Upper, b.Size})
+			}
+			continue
+		}
+		for _, pc := range Pieces(b) {
+			starts = append(starts, ev{pc.T0, pc.Hi - pc.Lo})
+			ends = append(ends, ev{pc.T1, pc.Hi - pc.Lo})
 		}
 	}
-	slices.SortFunc(evs, func(a, b ev) int {
-		if c := cmp.Compare(a.t, b.t); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.d, b.d)
-	})
+	byTime := func(a, b ev) int { return cmp.Compare(a.t, b.t) }
+	slices.SortFunc(starts, byTime)
+	slices.SortFunc(ends, byTime)
 	var cur, peak int64
-	for _, e := range evs {
-		cur += e.d
+	k := 0
+	for _, s := range starts {
+		for k < len(ends) && ends[k].t <= s.t {
+			cur -= ends[k].d
+			k++
+		}
+		cur += s.d
 		peak = max(peak, cur)
 	}
 	return peak

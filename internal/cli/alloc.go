@@ -63,6 +63,8 @@ end in an inclusive "end" column is infeasible but fits with half-open ends, all
 so: MiniMalloc's own files used that convention for a while.
 -o writes the input CSV with an offset column. --validate checks a solution.
 The modes may be written as words: alloc solve|minimize|validate FILES.
+--timeout bounds the whole command, reading the file included; the search
+stops early enough for the fallback placement and the output to fit.
 Without --timeout a solve stops after one minute (0 = no limit).
 
 --from re-allocates the L2 of a Gemini schedule: each core's buffer snapshots
@@ -201,6 +203,14 @@ func allocProgress(env *Env) (func(int64), func()) {
 }
 
 func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, timeout time.Duration, use alloc.OffsetUse) error {
+	// --timeout bounds the whole command, reading included: the clock
+	// starts before the file is read.
+	ctx := context.Background()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
 	if err := refuseOtherKind(path, "allocation problem CSV", detect.MiniMallocCSV); err != nil {
 		return err
 	}
@@ -209,7 +219,7 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 		return usageErr("%s: %v", path, err)
 	}
 	progress, done := allocProgress(env)
-	res, err := npukit.SolveAlloc(context.Background(), path, t, use, npukit.AllocSolveOptions{Minimize: minimize, Timeout: timeout, Progress: progress})
+	res, err := npukit.SolveAlloc(ctx, path, t, use, npukit.AllocSolveOptions{Minimize: minimize, Progress: progress})
 	done()
 	if errors.Is(err, npukit.ErrInternal) {
 		return &ExitError{Code: ExitUnexpected, Err: err}

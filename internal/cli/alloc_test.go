@@ -2,10 +2,12 @@ package cli_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAllocCommand(t *testing.T) {
@@ -133,5 +135,46 @@ func TestAllocReportBounded(t *testing.T) {
 	}
 	if n := strings.Count(string(h), `<rect class="mark"`); n > 12000 || n < 1000 {
 		t.Fatalf("%d rectangles drawn", n)
+	}
+}
+
+// --timeout bounds the whole command, reading included (issue 23: with a
+// 5 s timeout 10^6 buffers took 28 s: the read, two peaks and the greedy's
+// sort were outside it, and the fallback placement ran after it). The
+// margin is relative to one read of the same file (`inspect`), measured
+// in the same run, so a loaded machine does not make the test flaky.
+func TestAllocTimeoutBoundsTheCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a 300,000-buffer problem")
+	}
+	dir := t.TempDir()
+	prob := filepath.Join(dir, "many.csv")
+	var b strings.Builder
+	b.WriteString("id,lower,upper,size\n")
+	rng := rand.New(rand.NewPCG(23, 1))
+	const n = 300_000
+	for i := range n {
+		lo := rng.IntN(n)
+		fmt.Fprintf(&b, "b%d,%d,%d,%d\n", i, lo, lo+1+rng.IntN(64), 1+rng.IntN(4096))
+	}
+	if err := os.WriteFile(prob, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if r := run(t, dir, "inspect", prob); r.code != 0 {
+		t.Fatalf("inspect: %+v", r)
+	}
+	read := time.Since(start)
+	const timeout = 1500 * time.Millisecond
+	start = time.Now()
+	// At the peak's capacity the greedy does not fit: the search runs
+	// until the deadline.
+	r := run(t, dir, "alloc", prob, "--capacity", "140000", "--timeout", "1.5s", "--json")
+	took := time.Since(start)
+	if r.code != 0 && r.code != 1 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if limit := max(timeout, read) + read/2 + 500*time.Millisecond; took > limit {
+		t.Errorf("alloc --timeout %v took %v (reading the file takes %v; limit %v)", timeout, took, read, limit)
 	}
 }
