@@ -329,3 +329,93 @@ func TestNeffAndItsDirectoryAgree(t *testing.T) {
 		t.Errorf("inspect of a directory:\n%s", r.stdout)
 	}
 }
+
+// TestGeminiDiffNumbersAreInspectAndSim: the numbers of a diff of two
+// compiles of one network (resnet34 at batch 1 and 4) are inspect's and
+// sim's numbers of each file, exact.
+func TestGeminiDiffNumbersAreInspectAndSim(t *testing.T) {
+	var a, b string
+	for _, f := range corpusGlob(t, "gemini/*.json") {
+		switch {
+		case strings.Contains(f, "resnet34") && strings.Contains(f, "_b1_"):
+			a = f
+		case strings.Contains(f, "resnet34") && strings.Contains(f, "_b4_"):
+			b = f
+		}
+	}
+	if a == "" || b == "" {
+		t.Skip("the two resnet34 compiles are not in the corpus")
+	}
+	type change struct {
+		What string
+		A, B json.Number
+	}
+	var d struct {
+		Verdict []change
+		Details struct {
+			Cores []struct {
+				Core    string
+				Changes []change
+			}
+		}
+	}
+	r := run(t, "", "--json", "diff", a, b)
+	if r.code != 1 {
+		t.Fatalf("diff: %s", r)
+	}
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec.UseNumber()
+	if err := dec.Decode(&d); err != nil {
+		t.Fatal(err)
+	}
+	find := func(l []change, what string) change {
+		for _, c := range l {
+			if c.What == what {
+				return c
+			}
+		}
+		t.Fatalf("no %q in %+v", what, l)
+		return change{}
+	}
+	type facts struct{ timeSum, l2Peak, simTotal, dramWrites int64 }
+	get := func(f string) facts {
+		var ins []struct {
+			Result struct {
+				TimeSum int64 `json:"time_sum_cycles"`
+				DRAM    struct {
+					WriteBytes int64 `json:"write_bytes"`
+				}
+				Cores []struct {
+					L2Peak int64 `json:"l2_peak_bytes"`
+				}
+			}
+		}
+		runJSON(t, &ins, "inspect", f)
+		var sim struct {
+			TotalCycles int64 `json:"total_cycles"`
+		}
+		runJSON(t, &sim, "sim", f)
+		s := ins[0].Result
+		return facts{s.TimeSum, s.Cores[0].L2Peak, sim.TotalCycles, s.DRAM.WriteBytes}
+	}
+	fa, fb := get(a), get(b)
+	core := d.Details.Cores[0]
+	for _, c := range []struct {
+		got  change
+		a, b int64
+	}{
+		{find(d.Verdict, "compute cycles (sum of workload times)"), fa.timeSum, fb.timeSum},
+		{find(d.Verdict, "simulated cycles"), fa.simTotal, fb.simTotal},
+		{find(d.Verdict, "DRAM writes"), fa.dramWrites, fb.dramWrites},
+		{find(core.Changes, "L2 peak occupancy"), fa.l2Peak, fb.l2Peak},
+		{find(core.Changes, "DRAM writes"), fa.dramWrites, fb.dramWrites},
+		{find(core.Changes, "compute cycles (sum of workload times)"), fa.timeSum, fb.timeSum},
+	} {
+		if c.got.A.String() != fmt.Sprint(c.a) || c.got.B.String() != fmt.Sprint(c.b) {
+			t.Errorf("%s: diff says %s -> %s, inspect/sim %d -> %d", c.got.What, c.got.A, c.got.B, c.a, c.b)
+		}
+	}
+	if core.Core != "core 0" {
+		t.Errorf("core named %q", core.Core)
+	}
+}
