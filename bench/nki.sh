@@ -6,8 +6,10 @@
 # CPU time is the figure that does not depend on the load); the issue's target: the largest corpus kernel reads
 # and checks in under 100 ms. An entry the tracer refuses (exit 2) is timed
 # to its refusal and marked so. `nki inspect` (trace only) is the baseline
-# of the same run.
-# Usage: bench/nki.sh [MANIFEST]
+# of the same run. With NPUKIT_BASE=REV (a git revision) the same run also
+# times `nki check` of that revision's build, for before/after figures
+# measured under the same load.
+# Usage: [NPUKIT_BASE=REV] bench/nki.sh [MANIFEST]
 set -eu
 cd "$(dirname "$0")/.."
 shared=${NPUKIT_SHARED:-../shared}
@@ -15,6 +17,12 @@ manifest=${1:-$shared/corpus2/nki/manifest.json}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/npukit" ./cmd/npukit
+base=${NPUKIT_BASE:-}
+if [ -n "$base" ]; then
+	mkdir "$tmp/base"
+	git archive "$base" | tar -x -C "$tmp/base"
+	(cd "$tmp/base" && go build -o "$tmp/npukit-base" ./cmd/npukit)
+fi
 
 best() { # best wall ms and best CPU ms (user+sys) of 5 runs of "$@"
 	bw=""; bc=""
@@ -40,15 +48,31 @@ for size, ident in sorted(rows, reverse=True):
     print(size, ident)
 PY
 echo "times are wall/CPU ms, best of 5"
-printf '%-48s %9s %12s %12s %s\n' entry "file B" "inspect ms" "check ms" status
+if [ -n "$base" ]; then
+	printf '%-48s %9s %12s %12s %12s %s\n' entry "file B" "inspect ms" "check ms" "base check" status
+else
+	printf '%-48s %9s %12s %12s %s\n' entry "file B" "inspect ms" "check ms" status
+fi
 worst=0
+worstid=""
+largest=""
 while read -r size id; do
 	"$tmp/npukit" nki check --manifest "$manifest" --entry "$id" > /dev/null 2>&1 && rc=0 || rc=$?
 	case $rc in 0) st=clean ;; 1) st=findings ;; 2) st=refused ;; *) st="exit $rc" ;; esac
 	ti=$(best "$tmp/npukit" nki inspect --manifest "$manifest" --entry "$id")
 	tc=$(best "$tmp/npukit" nki check --manifest "$manifest" --entry "$id")
-	printf '%-48s %9d %12s %12s %s\n' "$id" "$size" "$ti" "$tc" "$st"
 	ms=${tc#*/}
-	if [ "$ms" -gt "$worst" ]; then worst=$ms; fi
+	if [ -n "$base" ]; then
+		tb=$(best "$tmp/npukit-base" nki check --manifest "$manifest" --entry "$id")
+		printf '%-48s %9d %12s %12s %12s %s\n' "$id" "$size" "$ti" "$tc" "$tb" "$st"
+	else
+		tb=""
+		printf '%-48s %9d %12s %12s %s\n' "$id" "$size" "$ti" "$tc" "$st"
+	fi
+	if [ -z "$largest" ]; then
+		largest="largest kernel: $id ($size B): check ${ms} ms CPU${tb:+, base ${tb#*/} ms} (target < 100 ms)"
+	fi
+	if [ "$ms" -gt "$worst" ]; then worst=$ms; worstid=$id; fi
 done < "$tmp/entries"
-echo "slowest check: ${worst} ms CPU (target < 100 ms)"
+echo "$largest"
+echo "slowest check: $worstid ${worst} ms CPU"
