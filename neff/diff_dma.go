@@ -40,34 +40,11 @@ var dmaKeyRounds = []func(e map[string]any) (string, bool){
 // diffDMA compares two engine dma lists entry by entry, matched by
 // identity; entries are named by queue and comment (or endpoints).
 func (w *jsonWalk) diffDMA(path string, a, b []any, noise bool) {
-	pairB := make([]int, len(a)) // index into b, -1 unmatched
-	for i := range pairB {
-		pairB[i] = -1
+	rounds := make([]func(any) (string, bool), len(dmaKeyRounds))
+	for i, key := range dmaKeyRounds {
+		rounds[i] = func(v any) (string, bool) { return dmaKey(v, key) }
 	}
-	usedB := make([]bool, len(b))
-	for _, key := range dmaKeyRounds {
-		free := map[string][]int{} // key -> unmatched B indices in order
-		for j, v := range b {
-			if usedB[j] {
-				continue
-			}
-			if k, ok := dmaKey(v, key); ok {
-				free[k] = append(free[k], j)
-			}
-		}
-		for i, v := range a {
-			if pairB[i] >= 0 {
-				continue
-			}
-			k, ok := dmaKey(v, key)
-			if !ok || len(free[k]) == 0 {
-				continue
-			}
-			j := free[k][0]
-			free[k] = free[k][1:]
-			pairB[i], usedB[j] = j, true
-		}
-	}
+	pairB, usedB := matchByKeys(a, b, rounds)
 	labels := dmaLabels(a)
 	labelsB := dmaLabels(b)
 	for i, v := range a {
@@ -91,6 +68,14 @@ func (w *jsonWalk) diffDMA(path string, a, b []any, noise bool) {
 				}
 			}
 		}
+		// Descriptors of one entry are matched by identity too: by their
+		// whole content, then by their endpoints.
+		if da, ok := x["desc"].([]any); ok {
+			if db, ok := y["desc"].([]any); ok {
+				w.diffDescs(p+".desc", da, db, noise)
+				x, y = withoutKey(x, "desc"), withoutKey(y, "desc")
+			}
+		}
 		w.diff(p, x, y, noise)
 	}
 	for j, v := range b {
@@ -98,6 +83,95 @@ func (w *jsonWalk) diffDMA(path string, a, b []any, noise bool) {
 			w.add(noise, path+"["+labelsB[j]+"]", "absent", describeDMA(v))
 		}
 	}
+}
+
+// diffDescs compares the descriptors of two matched DMA entries, paired
+// by identity; a descriptor is named by its index on its own side.
+func (w *jsonWalk) diffDescs(path string, a, b []any, noise bool) {
+	canon := func(endpoints bool) func(any) (string, bool) {
+		return func(v any) (string, bool) {
+			return canonicalDescs(map[string]any{"desc": []any{v}}, endpoints), true
+		}
+	}
+	// What is left pairs in order: a descriptor whose endpoint changed
+	// is that descriptor changed, not one removed and one added.
+	pairB, usedB := matchByKeys(a, b, []func(any) (string, bool){canon(false), canon(true)})
+	var ra, rb []int
+	for i := range a {
+		if pairB[i] < 0 {
+			ra = append(ra, i)
+		}
+	}
+	for j := range b {
+		if !usedB[j] {
+			rb = append(rb, j)
+		}
+	}
+	for k := 0; k < min(len(ra), len(rb)); k++ {
+		pairB[ra[k]], usedB[rb[k]] = rb[k], true
+	}
+	for i, v := range a {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		if j := pairB[i]; j >= 0 {
+			w.diff(p, v, b[j], noise)
+		} else {
+			w.add(noise, p, describeDesc(v), "absent")
+		}
+	}
+	for j, v := range b {
+		if !usedB[j] {
+			w.add(noise, fmt.Sprintf("%s[%d]", path, j), "absent", describeDesc(v))
+		}
+	}
+}
+
+// describeDesc says what a descriptor on one side only moves.
+func describeDesc(v any) any {
+	d, ok := v.(map[string]any)
+	if !ok {
+		return short(v)
+	}
+	op, _ := d["op"].(string)
+	if op == "" {
+		op = "copy"
+	}
+	return op + " " + firstEndpoints(map[string]any{"desc": d})
+}
+
+// matchByKeys pairs the elements of a and b in rounds of identity keys,
+// most specific first; within a key the k-th unmatched element of a pairs
+// with the k-th of b. pairB[i] is the index in b paired with a[i] (-1:
+// none); usedB marks the paired elements of b.
+func matchByKeys(a, b []any, rounds []func(any) (string, bool)) (pairB []int, usedB []bool) {
+	pairB = make([]int, len(a))
+	for i := range pairB {
+		pairB[i] = -1
+	}
+	usedB = make([]bool, len(b))
+	for _, key := range rounds {
+		free := map[string][]int{} // key -> unmatched B indices in order
+		for j, v := range b {
+			if usedB[j] {
+				continue
+			}
+			if k, ok := key(v); ok {
+				free[k] = append(free[k], j)
+			}
+		}
+		for i, v := range a {
+			if pairB[i] >= 0 {
+				continue
+			}
+			k, ok := key(v)
+			if !ok || len(free[k]) == 0 {
+				continue
+			}
+			j := free[k][0]
+			free[k] = free[k][1:]
+			pairB[i], usedB[j] = j, true
+		}
+	}
+	return pairB, usedB
 }
 
 // dmaKey applies key to an entry that is a JSON object.

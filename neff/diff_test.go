@@ -177,3 +177,30 @@ func TestDiffDMAInsertedEntry(t *testing.T) {
 		t.Fatalf("want the inserted entry and load-128's to_off, got %+v", r.Differences)
 	}
 }
+
+// A descriptor inserted into an entry is one difference too; a descriptor
+// whose offset changed is that descriptor changed.
+func TestDiffDMAInsertedDescriptor(t *testing.T) {
+	desc := func(off int64) *Desc {
+		return Copy("in", off, []int64{128}, []int64{1}, "SB", off, []int64{128}, []int64{1})
+	}
+	three := func(l []*DMAEntry) { l[0].Desc = []*Desc{desc(0), desc(1024), desc(2048)} }
+	a := dmaBuilder(t, 3, -1, true, three)
+	b := dmaBuilder(t, 3, -1, true, func(l []*DMAEntry) {
+		three(l)
+		l[0].Desc = []*Desc{desc(0), desc(5000), desc(1024), desc(2048)}
+	})
+	r := Diff(a, b, DiffOptions{})
+	if len(r.Differences) != 1 || r.Differences[0].Path != "sg00/SP.json: dma[qIn load-0].desc[1]" ||
+		r.Differences[0].A != "absent" || r.Differences[0].B != "copy in+5000 -> SB+5000" {
+		t.Fatalf("want exactly the inserted descriptor, got %+v", r.Differences)
+	}
+	c := dmaBuilder(t, 3, -1, true, func(l []*DMAEntry) {
+		three(l)
+		l[0].Desc[2].ToOff = ptr(int64(7000))
+	})
+	r = Diff(a, c, DiffOptions{})
+	if len(r.Differences) != 1 || r.Differences[0].Path != "sg00/SP.json: dma[qIn load-0].desc[2].to_off" {
+		t.Fatalf("want desc[2].to_off, got %+v", r.Differences)
+	}
+}
