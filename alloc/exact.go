@@ -69,6 +69,15 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 			return nil, Infeasible, nil
 		}
 	}
+	if n >= skylineFirst && skylineOK(p) {
+		// On many buffers the skyline is the quick first answer: the
+		// greedy below scans every placed buffer per buffer (quadratic),
+		// the skyline only those alive at the same time.
+		ix := newTimeIndex(p)
+		if s := skyline(ctx, p, ix, skyRanks(p, ix, nil, skyPriorities[0])); s != nil && len(Validate(p, s)) == 0 {
+			return s, Solved, nil
+		}
+	}
 	h := heuristic(ctx, p)
 	if h == nil {
 		return nil, TimedOut, ctxErr(ctx)

@@ -23,6 +23,10 @@ import (
 // skyPriority ranks buffers of equal floor: larger keys first.
 type skyPriority func(b *Buffer, contention int64) [3]int64
 
+// skylineFirst is the number of buffers from which Exact tries the
+// skyline (first priority) before the greedy.
+const skylineFirst = 2000
+
 var skyPriorities = []skyPriority{
 	// area (bytes x time), then size
 	func(b *Buffer, _ int64) [3]int64 { return [3]int64{b.Size * (b.Upper - b.Lower), b.Size} },
@@ -160,7 +164,11 @@ func (h *skyHeap) down() {
 func skyRanks(p *Problem, ix *timeIndex, cont []int64, pri skyPriority) []int32 {
 	keys := make([][3]int64, len(p.Buffers))
 	for _, i := range ix.order {
-		keys[i] = pri(&p.Buffers[i], cont[i])
+		var c int64 // cont is nil for priorities that do not use it
+		if cont != nil {
+			c = cont[i]
+		}
+		keys[i] = pri(&p.Buffers[i], c)
 	}
 	byRank := slices.Clone(ix.order)
 	slices.SortStableFunc(byRank, func(a, b int32) int {

@@ -213,8 +213,9 @@ func largeProblem(ctx context.Context, p *Problem, best *Minimum, workers int, t
 	}
 }
 
-// peakWindowTime bounds the exact search of each peak window.
-const peakWindowTime = 3 * time.Second
+// peakWindowTime bounds the exact search of each peak window (its setup
+// takes 0.3-2 s on the real traces, depending on the machine's load).
+const peakWindowTime = 5 * time.Second
 
 // tooLargeForExact reports whether Exact would refuse p as too large
 // (its decomposition is cheap next to a placement).
@@ -232,8 +233,8 @@ func tooLargeForExact(p *Problem) bool {
 const sweepBudget = 2 * time.Second
 
 // BestEffort is the best complete placement the incomplete methods find
-// when the exact search cannot decide: the greedy placements (lowest and
-// best-fit holes), the skyline placements and, when they all exceed the
+// when the exact search cannot decide: the skyline placements, the greedy
+// placements (lowest and best-fit holes) and, when they all exceed the
 // capacity, Sweep at the capacity. It may exceed the capacity (see Height); nil when ctx ends
 // before any placement.
 func BestEffort(ctx context.Context, p *Problem) *Solution {
@@ -242,25 +243,25 @@ func BestEffort(ctx context.Context, p *Problem) *Solution {
 	}
 	q := *p
 	q.Capacity = math.MaxInt64 / 4
-	best := heuristic(ctx, &q)
-	if best == nil {
-		return nil
-	}
-	if ctxErr(ctx) != nil {
-		return best // each stage's preparation costs seconds on 10^6 buffers
-	}
-	if s := bestFit(ctx, &q); s != nil && Height(&q, s) < Height(&q, best) {
-		best = s
-	}
-	if ctxErr(ctx) == nil && (p.Capacity <= 0 || Height(&q, best) > p.Capacity) {
-		if s := skylinePortfolio(ctx, &q, 0); s != nil && Height(&q, s) < Height(&q, best) {
+	var best *Solution
+	better := func(s *Solution) {
+		if s != nil && (best == nil || Height(&q, s) < Height(&q, best)) {
 			best = s
 		}
 	}
-	if ctxErr(ctx) == nil && p.Capacity > 0 && Height(&q, best) > p.Capacity {
-		if s := Sweep(ctx, p, SweepOptions{PerWindow: time.Second}); s != nil {
-			best = s
-		}
+	fits := func() bool { return best != nil && p.Capacity > 0 && Height(&q, best) <= p.Capacity }
+	// The skyline first: its cost follows the buffers alive together,
+	// while the greedies scan every placed buffer (quadratic: minutes
+	// on 10^6 buffers, however few live at once).
+	better(skylinePortfolio(ctx, &q, 0))
+	if !fits() {
+		better(heuristic(ctx, &q))
+	}
+	if !fits() {
+		better(bestFit(ctx, &q))
+	}
+	if best != nil && !fits() && ctxErr(ctx) == nil && p.Capacity > 0 {
+		better(Sweep(ctx, p, SweepOptions{PerWindow: time.Second}))
 	}
 	return best
 }
