@@ -10,7 +10,12 @@
 // the file said). Exact finds a placement or proves none exists within a
 // capacity (a portfolio of searches in the spirit of MiniMalloc's
 // canonical-solution branch and bound); Heuristic and BestEffort place
-// fast without proof; Minimize looks for the smallest capacity, with
-// Sweep for problems too large to search whole. Validate and Check report
-// what is wrong with a placement or a problem as diagnostics.
+// fast without proof; Minimize looks for the smallest capacity. Problems
+// too large to search whole (real compiler traces of 10^4-10^5 buffers)
+// get the skyline placements (canonical order without backtracking, over
+// a time index), the peak-first placement (the window around the
+// live-bytes peak solved exactly, the rest placed around it; a window
+// that does not fit at the peak raises the lower bound) and Sweep; the
+// answer states its gap to the best proven lower bound. Validate and
+// Check report what is wrong with a placement or a problem as diagnostics.
 package alloc
