@@ -28,8 +28,9 @@ import (
 var fileOutputFlags = []string{"output", "trace", "emit-plan", "rewrite"}
 
 // inputFlags name files a command reads besides its arguments (relayout
-// --in, neff dma --input NAME=x.npy).
-var inputFlags = []string{"in", "input", "from"}
+// --in, neff dma --input NAME=x.npy, alloc --from, sim --zebu, the nki
+// commands' --manifest).
+var inputFlags = []string{"in", "input", "from", "zebu", "manifest"}
 
 const replacedNote = " (replaced if it exists)"
 const forceNote = " (a non-empty one only with --force)"

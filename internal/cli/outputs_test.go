@@ -90,6 +90,15 @@ func TestOutputsReplaceOnlyWhatWasNamed(t *testing.T) {
 		}
 	}
 
+	// An input named by a flag is an input too.
+	sched, _ := os.ReadFile(filepath.Join(dir, "demo_gemini_schedule.json"))
+	if r := run(t, dir, "sim", "demo_gemini_schedule.json", "--zebu", "demo_alloc.65536.csv", "--trace", "demo_alloc.65536.csv"); r.code != 2 || !strings.Contains(r.stderr, "is the input demo_alloc.65536.csv") {
+		t.Errorf("sim --trace onto its --zebu input: %s", r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "demo_gemini_schedule.json")); !bytes.Equal(got, sched) {
+		t.Error("the schedule changed")
+	}
+
 	// A directory is never a file output.
 	if r := run(t, dir, "gemini", "synth", "--cores", "2", "--workloads", "2", "-o", "demo.unpacked"); r.code != 2 || !strings.Contains(r.stderr, "is a directory") {
 		t.Errorf("synth -o DIR: %s", r)
