@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/npukit/npukit/nki"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -80,6 +81,15 @@ func checkOutputs(cmd *cobra.Command, args []string) error {
 				v = path
 			}
 			inputs = append(inputs, v)
+			if name == "manifest" {
+				// The kernels a manifest names are read too (nki place -o
+				// onto the entry's own kernel would replace it).
+				if m, err := nki.ReadManifest(v); err == nil {
+					for _, e := range m.Entries {
+						inputs = append(inputs, filepath.Join(m.Dir(), e.File))
+					}
+				}
+			}
 		}
 	}
 	named := map[string]string{} // cleaned path -> flag

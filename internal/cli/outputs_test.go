@@ -30,6 +30,12 @@ func TestOutputsReplaceOnlyWhatWasNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	autoKernel := []string{"auto.py", "--kernel", "add", "--arg", "a=bfloat16[512,256]", "--arg", "b=bfloat16[512,256]"}
+	// The same kernel named by a manifest: the kernel file is an input too.
+	manifest := `{"version": 1, "defaults": {"nc_version": "gen2"}, "entries": [{"id": "auto", "file": "auto.py", "function": "add",
+		"args": [{"name": "a", "shape": [512, 256], "dtype": "bfloat16"}, {"name": "b", "shape": [512, 256], "dtype": "bfloat16"}]}]}`
+	if err := os.WriteFile(filepath.Join(dir, "m.json"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	const o = "OUT"
 	cases := []struct {
 		args  []string // OUT marks the output
@@ -48,6 +54,7 @@ func TestOutputsReplaceOnlyWhatWasNamed(t *testing.T) {
 		{append([]string{"nki", "report", "-o", o}, kernel...), "k.py", []int{0}},
 		{append([]string{"nki", "report", "-o", "r.html", "--emit-plan", o}, kernel...), "k.py", []int{0}},
 		{append([]string{"nki", "place", "-o", o}, autoKernel...), "auto.py", []int{0}},
+		{[]string{"nki", "place", "--manifest", "m.json", "--entry", "auto", "-o", o}, "auto.py", []int{0}},
 		{[]string{"report", "demo.neff", "-o", o}, "demo.neff", []int{0}},
 		{[]string{"sim", "demo_gemini_schedule.json", "--trace", o}, "demo_gemini_schedule.json", []int{0}},
 		{[]string{"sim", "demo.neff", "--trace", o}, "demo.neff", []int{0}},
