@@ -65,6 +65,15 @@ func documentOutputs(c *cobra.Command) {
 // the command's inputs or a directory, and one file named by two output
 // flags.
 func checkOutputs(cmd *cobra.Command, args []string) error {
+	any := false
+	for _, name := range fileOutputFlags {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() != "" && !dirOutput(cmd, name) {
+			any = true
+		}
+	}
+	if !any {
+		return nil // nothing to compare (and no manifest to read)
+	}
 	var inputs []string
 	for _, a := range args {
 		if a != "-" {
