@@ -65,13 +65,13 @@ func documentOutputs(c *cobra.Command) {
 // the command's inputs or a directory, and one file named by two output
 // flags.
 func checkOutputs(cmd *cobra.Command, args []string) error {
-	any := false
+	writes := false
 	for _, name := range fileOutputFlags {
 		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() != "" && !dirOutput(cmd, name) {
-			any = true
+			writes = true
 		}
 	}
-	if !any {
+	if !writes {
 		return nil // nothing to compare (and no manifest to read)
 	}
 	var inputs []string
