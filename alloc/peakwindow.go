@@ -87,7 +87,9 @@ func peakFirst(ctx context.Context, p *Problem, best *Minimum, perWindow time.Du
 			q.Buffers[i].Fixed, q.Buffers[i].Offset = true, sol.Offsets[n]
 		}
 		if s := heuristic(ctx, q); s != nil {
-			if h := Height(q, s); h < best.Capacity {
+			// Never below the bound: an empty fixed buffer past the
+			// height still needs its offset within the capacity.
+			if h := max(Height(q, s), best.LowerBound); h < best.Capacity {
 				best.Capacity, best.Solution = h, s
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -68,4 +69,46 @@ func TestMinimizeLargeTraceReachesPeak(t *testing.T) {
 	if rep := Validate(&q, m.Solution); len(rep) > 0 {
 		t.Fatal(rep[0])
 	}
+}
+
+// FuzzLargeMethods: the methods for problems past the exact search
+// return valid placements, and the peak window never claims a lower bound
+// above a proven minimum (the window is a subset, so its minimum cannot
+// exceed the whole problem's).
+func FuzzLargeMethods(f *testing.F) {
+	f.Add("id,lower,upper,size\n0,0,10,4\n1,5,15,4\n2,9,12,7\n")
+	f.Add("id,lower,upper,size\n0,4,6,5\n1,7,10,8\n2,1,4,7\n3,1,2,3\n4,6,9,9\n5,4,7,5\n6,5,7,6\n7,0,1,8\n8,2,5,9\n")
+	f.Add("id,lower,upper,size,alignment,offset\na,0,9,16,8,\nb,-3,3,8,,16\nc,2,5,3,4,\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		tb, err := ReadCSV(strings.NewReader(in), 0, Limits{MaxBytes: 1 << 12, MaxBuffers: 24, MaxGaps: 4})
+		if err != nil {
+			return
+		}
+		p := &tb.Problem
+		q := *p
+		q.Capacity = math.MaxInt64 / 4
+		if CheckProblem(&q).HasErrors() {
+			return // fixed offsets in conflict: nothing holds it
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Millisecond)
+		defer cancel()
+		if s := skylinePortfolio(ctx, &q, 2); s != nil {
+			if rep := Validate(&q, s); len(rep) > 0 {
+				t.Fatalf("skyline: %v", rep[0])
+			}
+		}
+		best := &Minimum{Capacity: math.MaxInt64 / 8, LowerBound: lowerBound(p)}
+		peakFirst(ctx, p, best, 20*time.Millisecond, 1)
+		if best.Solution != nil {
+			r := *p
+			r.Capacity = best.Capacity
+			if rep := Validate(&r, best.Solution); len(rep) > 0 {
+				t.Fatalf("peak-first: %v", rep[0])
+			}
+		}
+		m, err := Minimize(ctx, p, Exact, Options{Workers: 1})
+		if err == nil && m.Proven && best.LowerBound > m.Capacity {
+			t.Fatalf("lower bound %d above the proven minimum %d", best.LowerBound, m.Capacity)
+		}
+	})
 }

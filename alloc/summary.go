@@ -183,7 +183,9 @@ func largeProblem(ctx context.Context, p *Problem, best *Minimum, workers int, t
 	q.Capacity = math.MaxInt64 / 4
 	if !triedSkyline || !skylineOK(p) {
 		if s := bestFit(ctx, &q); s != nil {
-			if h := Height(&q, s); h < best.Capacity {
+			// Never below the bound: an empty fixed buffer past the
+			// height still needs its offset within the capacity.
+			if h := max(Height(&q, s), best.LowerBound); h < best.Capacity {
 				best.Capacity, best.Solution = h, s
 			}
 		}
@@ -216,6 +218,19 @@ func largeProblem(ctx context.Context, p *Problem, best *Minimum, workers int, t
 // peakWindowTime bounds the exact search of each peak window (its setup
 // takes 0.3-2 s on the real traces, depending on the machine's load).
 const peakWindowTime = 5 * time.Second
+
+// lowerBound is the simple lower bound on the capacity: the live-bytes
+// peak, and the end of every fixed buffer (an empty one included: the
+// validator holds its offset to the capacity too).
+func lowerBound(p *Problem) int64 {
+	lo := Peak(p)
+	for _, b := range p.Buffers {
+		if b.Fixed {
+			lo = max(lo, b.Offset+b.Size)
+		}
+	}
+	return lo
+}
 
 // tooLargeForExact reports whether Exact would refuse p as too large
 // (its decomposition is cheap next to a placement).
@@ -289,12 +304,7 @@ type Minimum struct {
 // a timeout still returns the best capacity found, with Proven false.
 func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Minimum, error) {
 	q := *p
-	lo := Peak(p)
-	for _, b := range p.Buffers {
-		if b.Fixed {
-			lo = max(lo, b.Offset+b.Size)
-		}
-	}
+	lo := lowerBound(p)
 	q.Capacity = 1<<62 - 1
 	// Past the exact search's reach the skyline placements are the
 	// better start (and the greedy's seconds on 10^4 buffers are saved).
