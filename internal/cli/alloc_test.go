@@ -154,9 +154,18 @@ func TestAllocTimeoutBoundsTheCommand(t *testing.T) {
 	b.WriteString("id,lower,upper,size\n")
 	rng := rand.New(rand.NewPCG(23, 1))
 	const n = 300_000
+	delta := make([]int, n+66) // live bytes change at each time step
 	for i := range n {
-		lo := rng.IntN(n)
-		fmt.Fprintf(&b, "b%d,%d,%d,%d\n", i, lo, lo+1+rng.IntN(64), 1+rng.IntN(4096))
+		lo, hi, size := rng.IntN(n), 0, 1+rng.IntN(4096)
+		hi = lo + 1 + rng.IntN(64)
+		fmt.Fprintf(&b, "b%d,%d,%d,%d\n", i, lo, hi, size)
+		delta[lo] += size
+		delta[hi] -= size
+	}
+	peak, live := 0, 0
+	for _, d := range delta {
+		live += d
+		peak = max(peak, live)
 	}
 	if err := os.WriteFile(prob, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -168,16 +177,19 @@ func TestAllocTimeoutBoundsTheCommand(t *testing.T) {
 	read := time.Since(start)
 	const timeout = 1500 * time.Millisecond
 	start = time.Now()
-	// At the peak's capacity the greedy does not fit: the search runs
-	// until the deadline.
-	r := run(t, dir, "alloc", prob, "--capacity", "140000", "--timeout", "1.5s", "--json")
+	// Just above the live-bytes peak no quick placement fits: the search
+	// runs until the deadline (without one it would run on).
+	r := run(t, dir, "alloc", prob, "--capacity", fmt.Sprint(peak+peak/256), "--timeout", "1.5s", "--json")
 	took := time.Since(start)
 	if r.code != 0 && r.code != 1 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
+	if !strings.Contains(r.stdout, `"status": "timeout"`) {
+		t.Fatalf("the search was meant to run into its deadline:\n%s", r.stdout)
+	}
 	// The margin is generous (go test runs packages in parallel, and CI
 	// machines are shared: 2.85 s against a 2.65 s limit failed once at
-	// load); a search that ignored the deadline would run for minutes.
+	// load); a search that ignored the deadline would not stop at all.
 	if limit := timeout + read*3/2 + time.Second; took > limit {
 		t.Errorf("alloc --timeout %v took %v (reading the file takes %v; limit %v)", timeout, took, read, limit)
 	}
