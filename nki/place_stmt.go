@@ -260,7 +260,15 @@ func lexSkip(src string, i int) int {
 // depth is the bracket depth at the end of src[s:e], strings and comments
 // skipped.
 func depth(src string, s, e int) int {
-	d := 0
+	_, d := scanBrackets(src, s, e, nil)
+	return d
+}
+
+// scanBrackets walks src[s:e], strings and comments skipped, keeping the
+// bracket depth. At each bracket it calls stop (when not nil) with the
+// depth after it; the first offset where stop says so is returned, else
+// -1, with the depth reached.
+func scanBrackets(src string, s, e int, stop func(d int) bool) (at, d int) {
 	for i := s; i < e; {
 		if j := lexSkip(src, i); j != i {
 			i = j
@@ -271,10 +279,16 @@ func depth(src string, s, e int) int {
 			d++
 		case ')', ']', '}':
 			d--
+		default:
+			i++
+			continue
+		}
+		if stop != nil && stop(d) {
+			return i, d
 		}
 		i++
 	}
-	return d
+	return -1, d
 }
 
 // skipBlank skips blanks, newlines, line continuations and comments.
@@ -296,23 +310,8 @@ func skipBlank(src string, i int) int {
 
 // closing is the offset of the bracket closing the one opened at open.
 func closing(src string, open int) int {
-	d := 0
-	for i := open; i < len(src); {
-		if j := lexSkip(src, i); j != i {
-			i = j
-			continue
-		}
-		switch src[i] {
-		case '(', '[', '{':
-			d++
-		case ')', ']', '}':
-			if d--; d == 0 {
-				return i
-			}
-		}
-		i++
-	}
-	return -1
+	at, _ := scanBrackets(src, open, len(src), func(d int) bool { return d == 0 })
+	return at
 }
 
 // span is the text [s, e) of an expression; ok false when it cannot tell.
