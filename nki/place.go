@@ -37,6 +37,46 @@ var (
 	assignRe  = regexp.MustCompile(`^([ \t]*)([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\\\n[ \t]*)?`)
 )
 
+// UnallocatableError is a kernel that no placement can turn into a directly
+// allocated one (a finding about the kernel, as neuroncore.ErrUnplaceable).
+type UnallocatableError struct{ Msg string }
+
+func (e *UnallocatableError) Error() string { return e.Msg }
+
+// Is makes an UnallocatableError match neuroncore.ErrUnplaceable.
+func (e *UnallocatableError) Is(target error) bool { return target == neuroncore.ErrUnplaceable }
+
+// nonIOHBM lists, as "name (file:line)", the HBM tensors a Beta-1 kernel
+// declares that are not returned (shared_hbm not returned, hbm,
+// private_hbm). The current API gives HBM tensors an address too, so it
+// has no such list.
+func nonIOHBM(res *Result) []string {
+	if res.API != "beta1" {
+		return nil
+	}
+	var out []string
+	for _, r := range res.Tensors {
+		if r.OnChip || strings.HasPrefix(r.ID, "arg:") || r.Returned {
+			continue
+		}
+		switch r.API {
+		case "nl.shared_constant", "nl.shared_identity_matrix":
+			continue
+		}
+		name := r.Name
+		if name == "" {
+			name = r.ID
+		}
+		if r.Site != nil && r.Site.File == res.File {
+			name += fmt.Sprintf(" at line %d", r.Site.Line)
+		} else if r.Site != nil {
+			name += " at " + r.Site.String()
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
 func alias(re *regexp.Regexp, src string) (string, int) {
 	m := re.FindStringSubmatchIndex(src)
 	if m == nil {
@@ -82,6 +122,17 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 		lw = lw2
 	}
 	pl, err := neuroncore.PlaceExecution(x, opt)
+	if hbm := nonIOHBM(res); len(hbm) > 0 {
+		// the Beta-1 compiler rejects an allocated kernel that declares
+		// HBM tensors other than its outputs (direct allocation guide,
+		// spec 002, "Known Limitations" 1), so no placement can make this
+		// kernel one; say so before (and beside) any on-chip shortfall
+		msg := fmt.Sprintf("the kernel cannot be allocated directly in the Beta-1 API: it declares HBM tensors that are not kernel outputs (%s), and the compiler rejects them in an allocated kernel (\"Non IO HBM tensor is not supported in allocated NKI kernel\"); keep the kernel automatic, or return those tensors or keep their data on chip", strings.Join(hbm, ", "))
+		if err != nil {
+			msg += "; besides, " + err.Error()
+		}
+		return nil, &UnallocatableError{Msg: msg}
+	}
 	if err != nil {
 		return nil, err
 	}

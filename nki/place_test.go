@@ -86,8 +86,11 @@ func TestPlaceAutomaticKernels(t *testing.T) {
 	// v4-v8, layernorm's 32 KiB tiles); results nested in expressions are
 	// written as declared tensors (place_stmt.go); current-API tensors
 	// kept in lists get address= expressions in their loop variables
-	// (loopblock.go). Refused: attn_fwd_v3 keeps 256 PSUM banks of qk
-	// alive at once (8 exist)
+	// (loopblock.go). Refused: attn_fwd_v3, which no placement can make a
+	// Beta-1 allocated kernel: it keeps intermediates in five HBM tensors
+	// it does not return (the compiler rejects those in an allocated
+	// kernel, spec 002 "Known Limitations") and 256 PSUM banks of qk alive
+	// at once (8 exist)
 	if ok < 40 {
 		t.Fatalf("only %d of %d placed", ok, total)
 	}
@@ -152,6 +155,32 @@ def kernel(a):
 		t.Fatalf("placed:\n%s", pl.Source)
 	}
 	checkPlacedClean(t, o, pl)
+}
+
+// A Beta-1 kernel that keeps an intermediate in a non-returned HBM tensor
+// cannot become a directly allocated kernel (the compiler rejects non-IO
+// HBM tensors there): place says so, naming the tensor and its line,
+// as a finding (ErrUnplaceable) rather than writing a kernel that fails.
+func TestPlaceRefusesNonIOHBM(t *testing.T) {
+	src := authorHeader + `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    tmp = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    nl.store(tmp, value=x)
+    y = nl.load(tmp)
+    nl.store(out, value=y)
+    return out
+`
+	_, _, err := placeSource(t, src, Arg{Name: "a", Shape: []int64{128, 512}, DType: "float32"})
+	var ue *UnallocatableError
+	if !errors.As(err, &ue) || !errors.Is(err, neuroncore.ErrUnplaceable) {
+		t.Fatalf("err = %v, want an UnallocatableError", err)
+	}
+	if !strings.Contains(err.Error(), "tmp at line 9") || strings.Contains(err.Error(), "out at") {
+		t.Errorf("err = %v, want tmp named with its line and out (returned) not named", err)
+	}
 }
 
 // Results nested in larger expressions (operators on tiles, parenthesized

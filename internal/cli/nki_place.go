@@ -59,7 +59,8 @@ traced and checked again and the outcome printed. Declarations in helper modules
 whose executions need different allocations and statement forms place does not rewrite
 are refused (exit 2) naming file:line. A kernel whose tiles alive at once do not fit
 on chip is a finding (exit 1) naming the step, the tensors and the bytes or PSUM banks
-needed against those available. A kernel that allocates every tensor directly already
+needed against those available; so is a Beta-1 kernel that declares HBM tensors it does
+not return, which the compiler rejects in any directly allocated kernel. A kernel that allocates every tensor directly already
 is left unchanged (exit 0).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
