@@ -157,8 +157,11 @@ func sitePath(s *Site) string {
 
 // hbm lists the device tensors the kernel declares (not its arguments, not
 // compiler constants).
-func (lw *lowering) hbm() {
-	for _, r := range lw.res.Tensors {
+// declaredHBM is the HBM tensors the kernel itself declares: not its
+// arguments, not the constants the compiler materialises.
+func declaredHBM(res *Result) []*TensorRec {
+	var out []*TensorRec
+	for _, r := range res.Tensors {
 		if r.OnChip || strings.HasPrefix(r.ID, "arg:") {
 			continue
 		}
@@ -166,10 +169,22 @@ func (lw *lowering) hbm() {
 		case "nl.shared_constant", "nl.shared_identity_matrix":
 			continue
 		}
-		name := r.Name
-		if name == "" {
-			name = r.ID
-		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// recName is a record's tensor name, or its id for an unnamed one.
+func recName(r *TensorRec) string {
+	if r.Name == "" {
+		return r.ID
+	}
+	return r.Name
+}
+
+func (lw *lowering) hbm() {
+	for _, r := range declaredHBM(lw.res) {
+		name := recName(r)
 		lw.out.Plan.HBM = append(lw.out.Plan.HBM, neuroncore.HBMTensor{Name: lw.uniqueName(name, siteLine(r.Site)), Kind: r.Buffer, Output: r.Returned})
 	}
 }

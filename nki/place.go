@@ -55,18 +55,11 @@ func nonIOHBM(res *Result) []string {
 		return nil
 	}
 	var out []string
-	for _, r := range res.Tensors {
-		if r.OnChip || strings.HasPrefix(r.ID, "arg:") || r.Returned {
+	for _, r := range declaredHBM(res) {
+		if r.Returned {
 			continue
 		}
-		switch r.API {
-		case "nl.shared_constant", "nl.shared_identity_matrix":
-			continue
-		}
-		name := r.Name
-		if name == "" {
-			name = r.ID
-		}
+		name := recName(r)
 		if r.Site != nil && r.Site.File == res.File {
 			name += fmt.Sprintf(" at line %d", r.Site.Line)
 		} else if r.Site != nil {
