@@ -80,6 +80,9 @@ type lexer struct {
 	paren  int
 	toks   []token
 	atBOL  bool
+	// pending: the last token emitted leaves a logical line open
+	pending bool
+	done    bool // EOF emitted
 }
 
 // three-, two- and one-character operators, longest first.
@@ -92,16 +95,21 @@ func tokenize(file, src string) ([]token, error) {
 	if len(src) > MaxSource {
 		return nil, &Error{file, Pos{1, 0}, fmt.Sprintf("source of %d bytes is over the %d-byte limit", len(src), MaxSource)}
 	}
-	lx := &lexer{file: file, src: src, line: 1, indent: []int{0}, atBOL: true}
+	lx := newLexer(file, src)
 	lx.toks = make([]token, 0, len(src)/5+16)
+	if err := lx.run(false); err != nil {
+		return nil, err
+	}
+	return lx.toks, nil
+}
+
+func newLexer(file, src string) *lexer {
+	lx := &lexer{file: file, src: src, line: 1, indent: []int{0}, atBOL: true}
 	if strings.HasPrefix(src, "\ufeff") {
 		lx.i = 3
 		lx.lstart = 3
 	}
-	if err := lx.run(); err != nil {
-		return nil, err
-	}
-	return lx.toks, nil
+	return lx
 }
 
 func (lx *lexer) pos() Pos { return Pos{lx.line, lx.i - lx.lstart} }
@@ -112,6 +120,9 @@ func (lx *lexer) errf(p Pos, format string, a ...any) error {
 
 func (lx *lexer) emit(k tokKind, text string, p Pos) {
 	lx.toks = append(lx.toks, token{kind: k, text: text, pos: p})
+	// a logical line is open after any token but NEWLINE and DEDENT (the
+	// end of file closes it with a NEWLINE)
+	lx.pending = k != tNewline && k != tDedent
 }
 
 func (lx *lexer) newline() {
@@ -119,7 +130,11 @@ func (lx *lexer) newline() {
 	lx.lstart = lx.i
 }
 
-func (lx *lexer) run() error {
+// run appends the tokens of the rest of the source to lx.toks, or, with
+// line set, only up to the end of the next logical line (its NEWLINE token)
+// so that a parser can take a file line by line without holding all its
+// tokens at once. After the last token (EOF) lx.done is set.
+func (lx *lexer) run(line bool) error {
 	src := lx.src
 	for {
 		if lx.atBOL && lx.paren == 0 {
@@ -201,6 +216,10 @@ func (lx *lexer) run() error {
 			if lx.paren == 0 {
 				lx.emit(tNewline, "", p)
 				lx.atBOL = true
+				if line {
+					lx.newline()
+					return nil
+				}
 			}
 			lx.newline()
 		case c == '\\':
@@ -285,7 +304,7 @@ func (lx *lexer) run() error {
 	if lx.paren > 0 {
 		return lx.errf(p, "unexpected end of file inside brackets")
 	}
-	if n := len(lx.toks); n > 0 && lx.toks[n-1].kind != tNewline && lx.toks[n-1].kind != tDedent {
+	if lx.pending {
 		lx.emit(tNewline, "", p)
 	}
 	for len(lx.indent) > 1 {
@@ -293,6 +312,7 @@ func (lx *lexer) run() error {
 		lx.emit(tDedent, "", p)
 	}
 	lx.emit(tEOF, "", p)
+	lx.done = true
 	return nil
 }
 
@@ -397,6 +417,7 @@ func (lx *lexer) str(prefix string, p Pos) error {
 		val = unescape(body)
 	}
 	lx.toks = append(lx.toks, token{kind: tString, text: val, pos: p, strTok: &strTok{prefix: prefix, raw: body, rawPos: rawPos}})
+	lx.pending = true
 	return nil
 }
 

@@ -9,11 +9,19 @@ import (
 
 // Parse parses one Python source file.
 func Parse(file, src string) (mod *Module, err error) {
-	toks, err := tokenize(file, src)
-	if err != nil {
-		return nil, err
+	if len(src) > MaxSource {
+		return nil, &Error{file, Pos{1, 0}, fmt.Sprintf("source of %d bytes is over the %d-byte limit", len(src), MaxSource)}
 	}
-	p := &parser{file: file, toks: toks}
+	// the file is tokenized a logical line at a time as the parser goes:
+	// its tokens (40 bytes each, about one per five bytes of source) are
+	// never all held at once
+	lx := newLexer(file, src)
+	lx.toks = make([]token, 0, 256)
+	return (&parser{file: file, lx: lx}).module(src)
+}
+
+// module parses the statements of a file.
+func (p *parser) module(src string) (mod *Module, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			pe, ok := r.(*Error)
@@ -31,7 +39,7 @@ func Parse(file, src string) (mod *Module, err error) {
 		}
 		body = append(body, p.statement()...)
 	}
-	return &Module{File: file, Body: body, Lines: strings.Split(src, "\n")}, nil
+	return &Module{File: p.file, Body: body, Lines: strings.Split(src, "\n")}, nil
 }
 
 // ParseExpr parses a single expression.
@@ -85,27 +93,58 @@ func shiftErr(err error, base Pos) error {
 }
 
 type parser struct {
-	file  string
+	file string
+	// toks are the tokens at hand: all of them (parseExprAt), or those
+	// the lexer lx has produced since the parser last took every token
+	// at hand (Parse); tokens are handed out by value, so the buffer is
+	// reused once it is used up
 	toks  []token
+	lx    *lexer
 	i     int
 	depth int
+	// pinned > 0 while the parser may go back to an earlier token
+	pinned int
 }
 
-func (p *parser) tok() *token { return &p.toks[p.i] }
-
-func (p *parser) peek(n int) *token {
-	if p.i+n < len(p.toks) {
-		return &p.toks[p.i+n]
+// more makes p.toks[p.i+n] exist, unless the lexer has reached the end.
+func (p *parser) more(n int) {
+	for p.i+n >= len(p.toks) && p.lx != nil && !p.lx.done {
+		if p.i >= len(p.toks) && p.pinned == 0 {
+			// every token at hand has been taken: reuse the buffer
+			p.lx.toks, p.i = p.lx.toks[:0], 0
+		}
+		if err := p.lx.run(true); err != nil {
+			panic(err)
+		}
+		p.toks = p.lx.toks
 	}
-	return &p.toks[len(p.toks)-1]
 }
 
-func (p *parser) next() *token {
-	t := &p.toks[p.i]
-	if p.i < len(p.toks)-1 {
+func (p *parser) tok() token { return *p.cur() }
+
+// cur is the current token in place, for a look that ends before the
+// parser moves on (a refill may reuse the buffer; tok copies it).
+func (p *parser) cur() *token {
+	if p.i >= len(p.toks) {
+		p.more(0)
+	}
+	return &p.toks[p.i]
+}
+
+func (p *parser) peek(n int) token {
+	p.more(n)
+	if p.i+n < len(p.toks) {
+		return p.toks[p.i+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+func (p *parser) next() token {
+	t := p.cur()
+	if t.kind != tEOF {
 		p.i++
 	}
-	return t
+	return *t
 }
 
 func (p *parser) failf(at Pos, format string, a ...any) {
@@ -113,18 +152,18 @@ func (p *parser) failf(at Pos, format string, a ...any) {
 }
 
 func (p *parser) isOp(s string) bool {
-	t := p.tok()
+	t := p.cur()
 	return t.kind == tOp && t.text == s
 }
 
 func (p *parser) isKw(s string) bool {
-	t := p.tok()
+	t := p.cur()
 	return t.kind == tName && t.text == s
 }
 
 func (p *parser) acceptOp(s string) bool {
 	if p.isOp(s) {
-		p.next()
+		p.i++
 		return true
 	}
 	return false
@@ -132,7 +171,7 @@ func (p *parser) acceptOp(s string) bool {
 
 func (p *parser) acceptKw(s string) bool {
 	if p.isKw(s) {
-		p.next()
+		p.i++
 		return true
 	}
 	return false
@@ -153,7 +192,7 @@ func (p *parser) expectKw(s string) {
 	}
 }
 
-func describe(t *token) string {
+func describe(t token) string {
 	switch t.kind {
 	case tEOF:
 		return "end of file"
@@ -727,8 +766,10 @@ func (p *parser) test() Expr {
 		// guard against `x for y in z if c` being misread: only take it when
 		// an `else` follows
 		save := p.i
+		p.pinned++
 		p.next()
 		cond := p.orTest()
+		p.pinned--
 		if p.acceptKw("else") {
 			return &IfExp{P{e.At()}, cond, e, p.test()}
 		}
@@ -779,7 +820,7 @@ func (p *parser) notTest() Expr {
 }
 
 func (p *parser) compOp() string {
-	t := p.tok()
+	t := p.cur()
 	switch {
 	case t.kind == tOp:
 		switch t.text {
@@ -823,25 +864,25 @@ func (p *parser) comparison() Expr {
 // the first token of their leftmost operand, a parenthesis included (as
 // CPython's ast: "(a - b) * c" starts at the parenthesis).
 func (p *parser) binLevel(ops []string, sub func() Expr) Expr {
-	start := p.tok().pos
+	start := p.cur().pos
 	e := sub()
 	for {
-		t := p.tok()
+		t := p.cur()
 		if t.kind != tOp {
 			return e
 		}
-		found := false
+		op := ""
 		for _, o := range ops {
 			if t.text == o {
-				found = true
+				op = o
 				break
 			}
 		}
-		if !found {
+		if op == "" {
 			return e
 		}
-		p.next()
-		e = &BinOp{P{start}, t.text, e, sub()}
+		p.i++
+		e = &BinOp{P{start}, op, e, sub()}
 	}
 }
 
@@ -853,18 +894,17 @@ func (p *parser) arith() Expr  { return p.binLevel([]string{"+", "-"}, p.term) }
 func (p *parser) term() Expr   { return p.binLevel([]string{"*", "/", "//", "%", "@"}, p.factor) }
 
 func (p *parser) factor() Expr {
-	t := p.tok()
-	if t.kind == tOp && (t.text == "-" || t.text == "+" || t.text == "~") {
-		p.next()
-		p.enter(t.pos)
-		defer p.leave()
-		return &UnaryOp{P{t.pos}, t.text, p.factor()}
+	if t := p.cur(); t.kind != tOp || (t.text != "-" && t.text != "+" && t.text != "~") {
+		return p.power()
 	}
-	return p.power()
+	t := p.next()
+	p.enter(t.pos)
+	defer p.leave()
+	return &UnaryOp{P{t.pos}, t.text, p.factor()}
 }
 
 func (p *parser) power() Expr {
-	start := p.tok().pos
+	start := p.cur().pos
 	e := p.primary()
 	if p.isOp("**") {
 		p.next()
@@ -1124,7 +1164,7 @@ func (p *parser) dictRest(d *Dict) Expr {
 	return d
 }
 
-func (p *parser) number(t *token) Expr {
+func (p *parser) number(t token) Expr {
 	text := strings.ReplaceAll(t.text, "_", "")
 	n := &Num{P: P{t.pos}, Text: t.text}
 	lower := strings.ToLower(text)
@@ -1208,7 +1248,7 @@ func (p *parser) strings() Expr {
 }
 
 // fstring splits an f-string body into literal parts and fields.
-func (p *parser) fstring(t *token) []Expr {
+func (p *parser) fstring(t token) []Expr {
 	raw := strings.Contains(t.prefix, "r")
 	s := t.raw
 	var parts []Expr
@@ -1268,7 +1308,7 @@ func (p *parser) fstring(t *token) []Expr {
 
 // fstringField parses a replacement field starting after '{' at start; it
 // returns the offset of the closing '}'.
-func (p *parser) fstringField(t *token, s string, start int, posAt func(int) Pos) (int, Expr) {
+func (p *parser) fstringField(t token, s string, start int, posAt func(int) Pos) (int, Expr) {
 	depth := 0
 	var quote byte
 	i := start
@@ -1345,7 +1385,7 @@ done:
 		rest = rest[2:]
 	}
 	if strings.HasPrefix(rest, ":") {
-		spec := &token{kind: tString, pos: t.pos, strTok: &strTok{prefix: "f", raw: rest[1:], rawPos: posAt(exprEnd + 1)}}
+		spec := token{kind: tString, pos: t.pos, strTok: &strTok{prefix: "f", raw: rest[1:], rawPos: posAt(exprEnd + 1)}}
 		if strings.Contains(t.prefix, "r") {
 			spec.prefix = "rf"
 		}

@@ -3,6 +3,7 @@ package python
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -199,6 +200,50 @@ func TestDeepNestingBounded(t *testing.T) {
 	}
 }
 
+// parseWhole parses a file from all its tokens at once, as the parser
+// did before it took them a logical line at a time.
+func parseWhole(file, src string) (*Module, error) {
+	toks, err := tokenize(file, src)
+	if err != nil {
+		return nil, err
+	}
+	return (&parser{file: file, toks: toks}).module(src)
+}
+
+// Taking tokens a logical line at a time gives the module (or the error)
+// that all tokens at once give.
+func TestParseByLine(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(corpusKernels, "*.py"))
+	srcs := []string{
+		"x = (1,\n 2)\ny = a if b else c\nz = [i for i in r if i]\n",
+		"def f():\n    return 1\n\n\n# c\nclass C:\n    pass",
+		"if a:\n  b\n else:\n  c\n", // bad dedent
+		"x = 1\ny = (2\n",           // end of file in brackets
+		"x = 1\ny = 2 $\n",          // bad character after a good line
+		"s = '''a\nb''' + f'{x!r}'\n",
+		"x = \\\n  1\n",
+		"",
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, string(b))
+	}
+	for i, src := range srcs {
+		m1, err1 := Parse("a.py", src)
+		m2, err2 := parseWhole("a.py", src)
+		if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
+			t.Errorf("source %d: by line: %v; whole: %v", i, err1, err2)
+			continue
+		}
+		if !reflect.DeepEqual(m1, m2) {
+			t.Errorf("source %d: the modules differ", i)
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add("def f(a, *b, c=1, **d):\n  return [x for x in a if x] + f'{c!r:>4}'\n")
 	f.Add("x = t[1:2, ..., None]\nif a:\n\tpass\nelse:\n  b\n")
@@ -210,6 +255,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		mod, err := Parse("fuzz.py", src)
+		if _, err2 := parseWhole("fuzz.py", src); (err == nil) != (err2 == nil) {
+			t.Fatalf("by line: %v; whole: %v", err, err2)
+		}
 		if err == nil && mod == nil {
 			t.Fatal("nil module without error")
 		}
@@ -219,4 +267,25 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkParseLargest parses the largest corpus kernel file (MB/s).
+func BenchmarkParseLargest(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join(corpusKernels, "*.py"))
+	var src []byte
+	for _, f := range files {
+		if s, err := os.ReadFile(f); err == nil && len(s) > len(src) {
+			src = s
+		}
+	}
+	if src == nil {
+		b.Skip("corpus2/nki not present")
+	}
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("a.py", string(src)); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
