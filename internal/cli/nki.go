@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -174,6 +176,7 @@ func parseKernelArg(s string) (nki.Arg, error) {
 // traceKernel runs the trace, mapping failures to exit codes: a construct
 // npukit cannot evaluate or a kernel that raises is exit 2, a bug exit 3.
 func traceKernel(o nki.Options) (*nki.Result, error) {
+	shortRunGC()
 	res, err := nki.Trace(o)
 	if err == nil {
 		return res, nil
@@ -275,4 +278,16 @@ func allocText(a *nki.Alloc) string {
 		return s
 	}
 	return a.Kind
+}
+
+// shortRunGC lets the heap grow to three times the live data (GOGC=200)
+// instead of twice, unless the user set GOGC. A kernel's trace is a short
+// run whose live data (records, plan) only grows, so the collector's
+// default pace re-marks it over and over: on the largest corpus kernel the
+// setting saves about a tenth of the command's CPU time for a few MB of
+// heap (bench/nki.sh).
+func shortRunGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(200)
+	}
 }

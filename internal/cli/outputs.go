@@ -49,7 +49,10 @@ func documentOutputs(c *cobra.Command) {
 		documentOutputs(sub)
 	}
 	for _, name := range fileOutputFlags {
-		f := c.LocalNonPersistentFlags().Lookup(name)
+		// before the command runs, Flags holds only the flags the command
+		// declares itself (LocalNonPersistentFlags builds a new set per
+		// call, which for every command at start-up cost milliseconds)
+		f := c.Flags().Lookup(name)
 		if f == nil || strings.HasSuffix(f.Usage, replacedNote) || strings.HasSuffix(f.Usage, forceNote) {
 			continue
 		}
