@@ -76,7 +76,7 @@ func asInt(v Value) (int64, bool) {
 
 func (in *interp) evalCall(sc *scope, x *python.Call) Value {
 	fn := in.eval(sc, x.Func)
-	args := make([]Value, 0, len(x.Args))
+	args := in.slab.values(len(x.Args))
 	for _, a := range x.Args {
 		if s, ok := a.(*python.Starred); ok {
 			args = append(args, in.iterate(in.eval(sc, s.Value), s)...)
@@ -116,10 +116,12 @@ func (in *interp) call(fn Value, args []Value, kws []kwarg, pos python.Pos, node
 	case *Func:
 		return in.callFunc(f, args, kws, pos)
 	case *Builtin:
-		c := &callCtx{in: in, args: args, kw: kws, pos: pos, node: cn, name: f.Name}
+		c := in.slab.callCtx()
+		*c = callCtx{in: in, args: args, kw: kws, pos: pos, node: cn, name: f.Name}
 		return f.Fn(c)
 	case *typeVal:
-		c := &callCtx{in: in, args: args, kw: kws, pos: pos, node: cn, name: f.Name}
+		c := in.slab.callCtx()
+		*c = callCtx{in: in, args: args, kw: kws, pos: pos, node: cn, name: f.Name}
 		return f.Fn(c)
 	case *BoundMethod:
 		return in.call(f.Fn, append([]Value{f.Self}, args...), kws, pos, node)
@@ -220,7 +222,8 @@ func (in *interp) callFunc(f *Func, args []Value, kws []kwarg, pos python.Pos) V
 		}
 		sc.vars[p.Name] = d
 	}
-	fr := &frame{mod: f.Mod, fn: f.Name, pos: pos, kern: in.inCallback == 0}
+	fr := in.slab.frame()
+	*fr = frame{mod: f.Mod, fn: f.Name, pos: pos, kern: in.inCallback == 0}
 	in.frames = append(in.frames, fr)
 	defer func() { in.frames = in.frames[:len(in.frames)-1] }()
 	if f.Expr != nil {

@@ -19,10 +19,8 @@ func (in *interp) eval(sc *scope, e python.Expr) Value {
 			in.fail(x.Pos, "complex literal "+x.Text, "complex numbers are not supported")
 		case x.Big:
 			in.fail(x.Pos, "integer literal "+x.Text, "integer beyond 64 bits")
-		case x.IsInt:
-			return x.Int
 		}
-		return x.Float
+		return x.Value
 	case *python.Str:
 		return x.Value
 	case *python.FString:

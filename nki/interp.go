@@ -84,6 +84,48 @@ type interp struct {
 	// loops run there are not the kernel's loops.
 	inCallback int
 	maxSteps   int
+	slab       slab
+}
+
+// slab hands out the small objects every call makes (call contexts,
+// frames, argument lists) from arrays: one allocation per slabChunk of
+// them instead of one each. An array lives as long as anything handed out
+// from it does.
+type slab struct {
+	ctxs   []callCtx
+	frames []frame
+	vals   []Value
+}
+
+const slabChunk = 256
+
+// take hands out the next element of an array, starting a new array of
+// slabChunk when the last is used up.
+func take[T any](free *[]T) *T {
+	if len(*free) == 0 {
+		*free = make([]T, slabChunk)
+	}
+	p := &(*free)[0]
+	*free = (*free)[1:]
+	return p
+}
+
+func (s *slab) callCtx() *callCtx { return take(&s.ctxs) }
+
+func (s *slab) frame() *frame { return take(&s.frames) }
+
+// values is an empty slice with room for n values; appending past n
+// reallocates, so it never writes into another caller's values.
+func (s *slab) values(n int) []Value {
+	if n > slabChunk/8 {
+		return make([]Value, 0, n)
+	}
+	if cap(s.vals)-len(s.vals) < n {
+		s.vals = make([]Value, 0, slabChunk*4)
+	}
+	k := len(s.vals)
+	s.vals = s.vals[:k+n]
+	return s.vals[k : k : k+n]
 }
 
 func (in *interp) cur() *frame { return in.frames[len(in.frames)-1] }

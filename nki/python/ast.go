@@ -44,6 +44,10 @@ type (
 		Big   bool // integer literal beyond int64
 		Float float64
 		Imag  bool
+		// Value is Int (an int64) or Float (a float64) as an interface,
+		// made once so that an interpreter evaluating the literal again and
+		// again does not box it each time
+		Value any
 	}
 	Str struct {
 		P

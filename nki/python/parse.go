@@ -1183,7 +1183,7 @@ func (p *parser) number(t token) Expr {
 		if err != nil && !math.IsInf(f, 0) {
 			p.failf(t.pos, "invalid number %q", t.text)
 		}
-		n.Float = f
+		n.Float, n.Value = f, f
 		return n
 	}
 	n.IsInt = true
@@ -1211,7 +1211,7 @@ func (p *parser) number(t token) Expr {
 		}
 		p.failf(t.pos, "invalid number %q", t.text)
 	}
-	n.Int = v
+	n.Int, n.Value = v, v
 	return n
 }
 
