@@ -43,7 +43,7 @@ func init() {
 		diag.Rule{ID: RuleMixedAllocation, Severity: diag.Error, Description: "a kernel mixes direct allocation with automatic allocation"},
 		diag.Rule{ID: RuleAccInterleave, Severity: diag.Error, Description: "two matmul accumulation groups interleave in one PSUM bank (compiler error SCH713)"},
 		diag.Rule{ID: RuleImplicitTensor, Severity: diag.Error, Description: "a step creates implicit tensors (TensorE transpose identity, high-level API intermediates) in a directly allocated kernel"},
-		diag.Rule{ID: RuleNonIOHBM, Severity: diag.Error, Description: "a directly allocated kernel declares an HBM tensor that is not a kernel output"},
+		diag.Rule{ID: RuleNonIOHBM, Severity: diag.Error, Description: "a directly allocated Beta-1 kernel declares an HBM tensor that is not a kernel output"},
 		diag.Rule{ID: RuleIndexRange, Severity: diag.Error, Description: "a tile index evaluates outside the tensor's block dimensions"},
 		diag.Rule{ID: RuleReadBeforeWrite, Severity: diag.Warning, Description: "a logical tile is read before any step writes it"},
 		diag.Rule{ID: RuleMatmulShape, Severity: diag.Error, Description: "a matmul's operands break TensorE limits (moving free <= 512, stationary free <= 128, equal partitions)"},
@@ -107,6 +107,9 @@ func checkMixed(p *Plan, rep *diag.Report) {
 		return
 	}
 	for _, h := range p.HBM {
+		if p.API == "current" {
+			break // the current API allows them (Plan.API)
+		}
 		if h.Kind != "shared_hbm" || !h.Output {
 			why := "is not returned by the kernel"
 			if h.Kind != "shared_hbm" {

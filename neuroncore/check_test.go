@@ -333,3 +333,31 @@ func FuzzParsePlan(f *testing.F) {
 		Check(p)
 	})
 }
+
+// Only a Beta-1 plan rejects HBM tensors that are not outputs; `api:
+// current` (the nki.* API) accepts them, and the key survives encoding.
+func TestNonIOHBMByAPI(t *testing.T) {
+	plan := `
+hbm: [{name: out, output: true}, {name: scratch}]
+tensors:
+  - {name: a, partitions: 128, free: [16], dtype: fp32, alloc: {mod_alloc: {base_addr: 0}}}
+body: [{op: load, write: a}, {op: store, read: a, hbm: scratch}, {op: store, read: a, hbm: out}]`
+	for _, c := range []struct {
+		head string
+		want bool
+	}{{"arch: v2\n", true}, {"arch: v2\napi: beta1\n", true}, {"arch: v3\napi: current\n", false}} {
+		p := mustParse(t, c.head+plan)
+		if got := slices.Contains(rulesOf(mustCheck(t, p), diag.Info), RuleNonIOHBM); got != c.want {
+			t.Errorf("%q: %s reported %v, want %v", c.head, RuleNonIOHBM, got, c.want)
+		}
+		q, err := ParsePlan(EncodePlan(p))
+		if err != nil {
+			t.Errorf("%q: encoded plan does not read back: %v", c.head, err)
+		} else if q.API != p.API {
+			t.Errorf("%q: encoded plan reads back with API %q, want %q", c.head, q.API, p.API)
+		}
+	}
+	if _, err := ParsePlan([]byte("api: beta3\n" + plan)); err == nil || !strings.Contains(err.Error(), "api") {
+		t.Errorf("api: beta3 accepted (%v)", err)
+	}
+}

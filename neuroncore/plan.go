@@ -20,8 +20,15 @@ import (
 // format (YAML, or JSON which is YAML) is documented in
 // docs/sbuf-plan.md with examples under examples/sbuf/.
 type Plan struct {
-	Name    string
-	Arch    *Arch
+	Name string
+	Arch *Arch
+	// API is the NKI API generation the kernel is written against: ""
+	// (Beta 1, neuronxcc.nki) or "current" (nki.*, Neuron 2.27 and later).
+	// Beta 1 rejects HBM tensors other than the kernel's outputs in a
+	// directly allocated kernel; the current API gives every HBM tensor a
+	// name (and optionally an address), and nki-library's direct-allocation
+	// buffer manager declares such scratch tensors (alloc_hbm).
+	API     string
 	Tensors []*Tensor
 	HBM     []HBMTensor
 	Body    []Node
@@ -261,6 +268,7 @@ const (
 type rawPlan struct {
 	Name    string      `yaml:"name"`
 	Arch    string      `yaml:"arch"`
+	API     string      `yaml:"api"`
 	Tensors []rawTensor `yaml:"tensors"`
 	HBM     []rawHBM    `yaml:"hbm"`
 	Body    []rawNode   `yaml:"body"`
@@ -375,6 +383,13 @@ func ParsePlan(b []byte) (*Plan, error) {
 		return nil, fmt.Errorf("arch: %w", err)
 	}
 	p := &Plan{Name: raw.Name, Arch: arch}
+	switch raw.API {
+	case "", "beta1":
+	case "current":
+		p.API = "current"
+	default:
+		return nil, fmt.Errorf("api: %q is not beta1 or current", raw.API)
+	}
 	if len(raw.Tensors) > MaxTensors {
 		return nil, fmt.Errorf("tensors: %d tensors, at most %d", len(raw.Tensors), MaxTensors)
 	}

@@ -14,6 +14,9 @@ import (
 func EncodePlan(p *Plan) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "name: %s\narch: %s\n", quote(p.Name), p.Arch.Name)
+	if p.API != "" {
+		fmt.Fprintf(&b, "api: %s\n", p.API)
+	}
 	if len(p.HBM) > 0 {
 		b.WriteString("hbm:\n")
 		for _, h := range p.HBM {

@@ -178,3 +178,45 @@ def kernel(a):
 		t.Fatalf("instruction count: %v", rep)
 	}
 }
+
+// The current NKI API gives HBM tensors names (and addresses), and
+// nki-library's direct-allocation buffer manager declares scratch HBM
+// tensors that are not outputs (alloc_hbm): only Beta 1 rejects them, so
+// a current-API kernel with address= tensors and such a scratch tensor
+// checks clean (the Beta-1 error: TestAuthorChecks, "non-IO HBM tensor in
+// an allocated kernel").
+func TestNonIOHBMIsBeta1Only(t *testing.T) {
+	dir := t.TempDir()
+	src := `import nki
+import nki.language as nl
+import nki.isa as nisa
+
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    scratch = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm, name="scratch")
+    x = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf, address=(0, 0))
+    nisa.dma_copy(dst=x, src=a)
+    nisa.dma_copy(dst=scratch, src=x)
+    nisa.dma_copy(dst=out, src=x)
+    return out
+`
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	arch, _ := neuroncore.ArchByName("gen3")
+	res, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: []Arg{a128}, NCVersion: "gen3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := CheckKernel(res, arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := findRule(ck.Report, neuroncore.RuleNonIOHBM); d != nil {
+		t.Errorf("current API: %v", d)
+	}
+	if len(ck.Plan.HBM) != 2 || ck.Plan.API != "current" {
+		t.Errorf("plan HBM %v, API %q", ck.Plan.HBM, ck.Plan.API)
+	}
+}

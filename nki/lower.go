@@ -47,7 +47,11 @@ func lower(res *Result, arch *neuroncore.Arch, blocks map[*TensorRec]*loopBlock)
 	for range 64 {
 		lw := &lowering{res: res, unroll: unroll, blocks: blocks, tensorOf: map[tensorKey]int{}, cur: map[*TensorRec]int{},
 			depth: map[int]int{}, env: map[int]int64{}, names: map[string]bool{}, escaped: map[int]bool{}}
-		lw.out = &Lowered{Plan: &neuroncore.Plan{Name: res.Function, Arch: arch}, Steps: map[*neuroncore.Step]*PStep{}, Loops: map[*neuroncore.Loop]*LoopRec{}}
+		api := ""
+		if res.API != "beta1" {
+			api = "current"
+		}
+		lw.out = &Lowered{Plan: &neuroncore.Plan{Name: res.Function, Arch: arch, API: api}, Steps: map[*neuroncore.Step]*PStep{}, Loops: map[*neuroncore.Loop]*LoopRec{}}
 		lw.hbm()
 		body, err := lw.nodes(res.Program)
 		var more *needUnroll
