@@ -334,21 +334,26 @@ func FuzzParsePlan(f *testing.F) {
 	})
 }
 
-// Only a Beta-1 plan rejects HBM tensors that are not outputs; `api:
-// current` (the nki.* API) accepts them, and the key survives encoding.
-func TestNonIOHBMByAPI(t *testing.T) {
+// Only a Beta-1 plan rejects HBM tensors that are not outputs and a
+// TensorE transpose (its identity is an implicit tensor); `api: current`
+// (the nki.* API) accepts both, and the key survives encoding.
+func TestBeta1RulesByAPI(t *testing.T) {
 	plan := `
 hbm: [{name: out, output: true}, {name: scratch}]
 tensors:
-  - {name: a, partitions: 128, free: [16], dtype: fp32, alloc: {mod_alloc: {base_addr: 0}}}
-body: [{op: load, write: a}, {op: store, read: a, hbm: scratch}, {op: store, read: a, hbm: out}]`
+  - {name: a, partitions: 128, free: [128], dtype: bf16, alloc: {mod_alloc: {base_addr: 0}}}
+  - {name: p, partitions: 128, free: [128], dtype: bf16, buffer: psum, alloc: {mod_alloc: {base_bank: 0}}}
+body: [{op: load, write: a}, {op: transpose, read: a, write: p}, {op: tensor_copy, read: p, write: a}, {op: store, read: a, hbm: scratch}, {op: store, read: a, hbm: out}]`
 	for _, c := range []struct {
 		head string
 		want bool
 	}{{"arch: v2\n", true}, {"arch: v2\napi: beta1\n", true}, {"arch: v3\napi: current\n", false}} {
 		p := mustParse(t, c.head+plan)
-		if got := slices.Contains(rulesOf(mustCheck(t, p), diag.Info), RuleNonIOHBM); got != c.want {
-			t.Errorf("%q: %s reported %v, want %v", c.head, RuleNonIOHBM, got, c.want)
+		rules := rulesOf(mustCheck(t, p), diag.Info)
+		for _, r := range []string{RuleNonIOHBM, RuleImplicitTensor} {
+			if got := slices.Contains(rules, r); got != c.want {
+				t.Errorf("%q: %s reported %v, want %v", c.head, r, got, c.want)
+			}
 		}
 		q, err := ParsePlan(EncodePlan(p))
 		if err != nil {

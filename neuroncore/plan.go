@@ -24,10 +24,10 @@ type Plan struct {
 	Arch *Arch
 	// API is the NKI API generation the kernel is written against: ""
 	// (Beta 1, neuronxcc.nki) or "current" (nki.*, Neuron 2.27 and later).
-	// Beta 1 rejects HBM tensors other than the kernel's outputs in a
-	// directly allocated kernel; the current API gives every HBM tensor a
-	// name (and optionally an address), and nki-library's direct-allocation
-	// buffer manager declares such scratch tensors (alloc_hbm).
+	// Beta 1 rejects HBM tensors other than the kernel's outputs and
+	// instructions with implicit tensors (a TensorE transpose's identity)
+	// in a directly allocated kernel; the current API does not (see
+	// checkMixed).
 	API     string
 	Tensors []*Tensor
 	HBM     []HBMTensor

@@ -179,13 +179,14 @@ def kernel(a):
 	}
 }
 
-// The current NKI API gives HBM tensors names (and addresses), and
-// nki-library's direct-allocation buffer manager declares scratch HBM
-// tensors that are not outputs (alloc_hbm): only Beta 1 rejects them, so
-// a current-API kernel with address= tensors and such a scratch tensor
-// checks clean (the Beta-1 error: TestAuthorChecks, "non-IO HBM tensor in
-// an allocated kernel").
-func TestNonIOHBMIsBeta1Only(t *testing.T) {
+// The current NKI API gives HBM tensors names (and addresses), and its
+// compiler allocates a TensorE transpose's identity: nki-library's
+// address= kernels declare scratch HBM tensors that are not outputs
+// (alloc_hbm) and transpose on TensorE. Only Beta 1 rejects either, so a
+// current-API kernel with both checks clean (the Beta-1 errors:
+// TestAuthorChecks, "non-IO HBM tensor in an allocated kernel" and
+// "transpose on TensorE under direct allocation").
+func TestBeta1OnlyRules(t *testing.T) {
 	dir := t.TempDir()
 	src := `import nki
 import nki.language as nl
@@ -196,7 +197,10 @@ def kernel(a):
     out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
     scratch = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm, name="scratch")
     x = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf, address=(0, 0))
+    p = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.psum, address=(0, 0))
     nisa.dma_copy(dst=x, src=a)
+    nisa.nc_transpose(dst=p, data=x[:, 0:128], engine=nisa.tensor_engine)
+    nisa.tensor_copy(dst=x[:, 0:128], src=p)
     nisa.dma_copy(dst=scratch, src=x)
     nisa.dma_copy(dst=out, src=x)
     return out
@@ -213,8 +217,13 @@ def kernel(a):
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := findRule(ck.Report, neuroncore.RuleNonIOHBM); d != nil {
-		t.Errorf("current API: %v", d)
+	for _, r := range []string{neuroncore.RuleNonIOHBM, neuroncore.RuleImplicitTensor} {
+		if d := findRule(ck.Report, r); d != nil {
+			t.Errorf("current API: %v", d)
+		}
+	}
+	if n := ck.Report.Count(diag.Error); n != 0 {
+		t.Errorf("current API: %d errors: %v", n, ck.Report)
 	}
 	if len(ck.Plan.HBM) != 2 || ck.Plan.API != "current" {
 		t.Errorf("plan HBM %v, API %q", ck.Plan.HBM, ck.Plan.API)
