@@ -229,3 +229,43 @@ def kernel(a):
 		t.Errorf("plan HBM %v, API %q", ck.Plan.HBM, ck.Plan.API)
 	}
 }
+
+// A call's scope is reused once the call returns, unless a function made
+// during the call keeps it as its closure: factories, lambdas in
+// comprehensions and nested functions still see their variables after the
+// calls that made them have returned and other calls have run.
+func TestClosuresOutliveCalls(t *testing.T) {
+	checkSource(t, `
+def make_adder(n):
+    return lambda x: x + n
+
+def make_scalers(k):
+    return [lambda x, i=i: x * i + k for i in range(3)]
+
+def make_counter(start):
+    def step(d):
+        return start + d
+    return step
+
+def plain(a, b):
+    c = a + b
+    return c
+
+@nki.jit
+def kernel(a):
+    add2 = make_adder(2)
+    scalers = make_scalers(10)
+    count = make_counter(100)
+    t = plain(1, 2)
+    u = plain(5, 6)
+    assert add2(3) == 5, "adder"
+    assert scalers[2](4) == 18 and scalers[0](4) == 10, "scalers"
+    assert count(5) == 105, "counter"
+    assert t == 3 and u == 11, "plain"
+    assert make_adder(7)(1) + plain(2, 2) == 12, "nested calls"
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    nl.store(out, value=x)
+    return out
+`, a128)
+}

@@ -116,13 +116,9 @@ func (in *interp) call(fn Value, args []Value, kws []kwarg, pos python.Pos, node
 	case *Func:
 		return in.callFunc(f, args, kws, pos)
 	case *Builtin:
-		c := in.slab.callCtx()
-		*c = callCtx{in: in, args: args, kw: kws, pos: pos, node: cn, name: f.Name}
-		return f.Fn(c)
+		return in.callBuiltin(f.Fn, callCtx{in: in, args: args, kw: kws, pos: pos, node: cn, name: f.Name})
 	case *typeVal:
-		c := in.slab.callCtx()
-		*c = callCtx{in: in, args: args, kw: kws, pos: pos, node: cn, name: f.Name}
-		return f.Fn(c)
+		return in.callBuiltin(f.Fn, callCtx{in: in, args: args, kw: kws, pos: pos, node: cn, name: f.Name})
 	case *BoundMethod:
 		return in.call(f.Fn, append([]Value{f.Self}, args...), kws, pos, node)
 	case *Partial:
@@ -149,7 +145,7 @@ func (in *interp) callFunc(f *Func, args []Value, kws []kwarg, pos python.Pos) V
 	ps := f.Params
 	// The scope starts empty, so a parameter is bound once it has a
 	// variable (parameter names are distinct).
-	sc := &scope{vars: make(map[string]Value, len(ps.PosOnly)+len(ps.Args)+len(ps.KwOnly)+2), parent: f.Closure, mod: f.Mod}
+	sc := in.slab.scope(f.Closure, f.Mod)
 	bound := func(name string) bool { _, ok := sc.vars[name]; return ok }
 	positional := ps.Args
 	if len(ps.PosOnly) > 0 {
@@ -226,10 +222,25 @@ func (in *interp) callFunc(f *Func, args []Value, kws []kwarg, pos python.Pos) V
 	*fr = frame{mod: f.Mod, fn: f.Name, pos: pos, kern: in.inCallback == 0}
 	in.frames = append(in.frames, fr)
 	defer func() { in.frames = in.frames[:len(in.frames)-1] }()
+	var v Value
 	if f.Expr != nil {
-		return in.eval(sc, f.Expr)
+		v = in.eval(sc, f.Expr)
+	} else {
+		_, v = in.execBlock(sc, f.Body)
 	}
-	_, v := in.execBlock(sc, f.Body)
+	in.slab.release(sc)
+	return v
+}
+
+// callBuiltin runs a Go-implemented callable with a call context that is
+// reused once the call returns: a builtin reads its arguments and returns,
+// nothing keeps the context (values it keeps, such as a partial's
+// arguments, are copied out of it).
+func (in *interp) callBuiltin(fn func(*callCtx) Value, ctx callCtx) Value {
+	c := in.slab.callCtx()
+	*c = ctx
+	v := fn(c)
+	in.slab.doneCtx(c)
 	return v
 }
 

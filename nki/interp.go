@@ -51,6 +51,9 @@ type scope struct {
 	mod     *Module
 	globals map[string]bool
 	class   bool
+	// captured: a function made in this scope (or one nested in it)
+	// keeps it as its closure, so it outlives the call
+	captured bool
 }
 
 func newScope(parent *scope, mod *Module) *scope {
@@ -95,6 +98,37 @@ type slab struct {
 	ctxs   []callCtx
 	frames []frame
 	vals   []Value
+	// call contexts and function scopes whose call has returned, to be
+	// used again (a scope only if no closure captured it)
+	freeCtxs   []*callCtx
+	freeScopes []*scope
+}
+
+func (s *slab) doneCtx(c *callCtx) {
+	*c = callCtx{}
+	s.freeCtxs = append(s.freeCtxs, c)
+}
+
+// scope is a function call's empty scope.
+func (s *slab) scope(parent *scope, mod *Module) *scope {
+	if n := len(s.freeScopes); n > 0 {
+		sc := s.freeScopes[n-1]
+		s.freeScopes = s.freeScopes[:n-1]
+		sc.parent, sc.mod = parent, mod
+		return sc
+	}
+	return &scope{vars: make(map[string]Value, 8), parent: parent, mod: mod}
+}
+
+// release takes back the scope of a call that has returned, unless a
+// function or lambda made during the call captured it (makeFunc).
+func (s *slab) release(sc *scope) {
+	if sc.captured {
+		return
+	}
+	clear(sc.vars)
+	*sc = scope{vars: sc.vars}
+	s.freeScopes = append(s.freeScopes, sc)
 }
 
 const slabChunk = 256
@@ -110,7 +144,14 @@ func take[T any](free *[]T) *T {
 	return p
 }
 
-func (s *slab) callCtx() *callCtx { return take(&s.ctxs) }
+func (s *slab) callCtx() *callCtx {
+	if n := len(s.freeCtxs); n > 0 {
+		c := s.freeCtxs[n-1]
+		s.freeCtxs = s.freeCtxs[:n-1]
+		return c
+	}
+	return take(&s.ctxs)
+}
 
 func (s *slab) frame() *frame { return take(&s.frames) }
 
@@ -448,6 +489,9 @@ func (in *interp) makeFunc(sc *scope, name string, params *python.Params, body [
 	fn := &Func{Name: name, QualName: name, Params: params, Body: body, Expr: expr, Closure: sc, Mod: sc.mod, Def: def, KwDefs: map[string]Value{}}
 	if sc.class {
 		fn.Closure = sc.parent
+	}
+	for s := fn.Closure; s != nil && !s.captured; s = s.parent {
+		s.captured = true
 	}
 	all := append(append([]python.Param{}, params.PosOnly...), params.Args...)
 	for _, p := range all[len(all)-params.NDefault:] {
