@@ -334,23 +334,26 @@ func FuzzParsePlan(f *testing.F) {
 	})
 }
 
-// Only a Beta-1 plan rejects HBM tensors that are not outputs and a
-// TensorE transpose (its identity is an implicit tensor); `api: current`
-// (the nki.* API) accepts both, and the key survives encoding.
+// Only a Beta-1 plan rejects HBM tensors that are not outputs, a TensorE
+// transpose (its identity is an implicit tensor) and automatic tensors
+// beside direct ones; `api: current` (the nki.* API) accepts all three,
+// and the key survives encoding.
 func TestBeta1RulesByAPI(t *testing.T) {
 	plan := `
 hbm: [{name: out, output: true}, {name: scratch}]
 tensors:
   - {name: a, partitions: 128, free: [128], dtype: bf16, alloc: {mod_alloc: {base_addr: 0}}}
   - {name: p, partitions: 128, free: [128], dtype: bf16, buffer: psum, alloc: {mod_alloc: {base_bank: 0}}}
-body: [{op: load, write: a}, {op: transpose, read: a, write: p}, {op: tensor_copy, read: p, write: a}, {op: store, read: a, hbm: scratch}, {op: store, read: a, hbm: out}]`
+  - {name: auto, partitions: 128, free: [128], dtype: fp32, buffer: psum}
+body: [{op: load, write: a}, {op: transpose, read: a, write: p}, {op: tensor_copy, read: p, write: a}, {op: store, read: a, hbm: scratch}, {op: store, read: a, hbm: out},
+  {op: memset, write: auto}, {op: tensor_copy, read: auto, write: a}]`
 	for _, c := range []struct {
 		head string
 		want bool
 	}{{"arch: v2\n", true}, {"arch: v2\napi: beta1\n", true}, {"arch: v3\napi: current\n", false}} {
 		p := mustParse(t, c.head+plan)
 		rules := rulesOf(mustCheck(t, p), diag.Info)
-		for _, r := range []string{RuleNonIOHBM, RuleImplicitTensor} {
+		for _, r := range []string{RuleNonIOHBM, RuleImplicitTensor, RuleMixedAllocation} {
 			if got := slices.Contains(rules, r); got != c.want {
 				t.Errorf("%q: %s reported %v, want %v", c.head, r, got, c.want)
 			}

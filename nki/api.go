@@ -17,9 +17,13 @@ var dtypes = []string{"float32", "bfloat16", "float16", "int8", "uint8", "int16"
 	"tfloat32", "float8_e4m3", "float8_e5m2", "float8_e3m4", "float32r", "bool_", "float64", "int64"}
 
 // tileSizes are nl.tile_size (NKI API reference; total_available_sbuf_size
-// is 192 KiB - 16 KiB, the documented NeuronCore-v2 figure).
+// is 192 KiB - 16 KiB, the documented NeuronCore-v2 figure, whatever the
+// target, as the corpus tracer has it unless a manifest's "constants"
+// say otherwise; psum_bank_fmax and psum_num_banks: the Neuron 2.30+
+// reference, a bank is 2 KiB of FP32 and there are 8).
 var tileSizes = map[string]int64{"pmax": 128, "psum_fmax": 512, "gemm_stationary_fmax": 128, "gemm_moving_fmax": 512,
-	"bn_stats_fmax": 512, "total_available_sbuf_size": 180224, "psum_partition_size": 128}
+	"bn_stats_fmax": 512, "total_available_sbuf_size": 180224, "psum_partition_size": 128,
+	"psum_bank_fmax": 512, "psum_bank_fmax_bytes": 2048, "psum_num_banks": 8}
 
 func (in *interp) nlModule(name string) *Module {
 	m := &Module{Name: name, Attrs: map[string]Value{}}
@@ -37,6 +41,11 @@ func (in *interp) nlModule(name string) *Module {
 	ts := &Module{Name: "nl.tile_size", Attrs: map[string]Value{}}
 	for k, v := range tileSizes {
 		ts.Attrs[k] = v
+	}
+	for k, v := range in.tr.constants {
+		if name, ok := strings.CutPrefix(k, "nl.tile_size."); ok {
+			ts.Attrs[name] = v
+		}
 	}
 	m.Attrs["tile_size"] = ts
 	m.Attrs["NKIObject"] = &Class{Name: "NKIObject", Attrs: map[string]Value{}}

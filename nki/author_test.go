@@ -269,3 +269,38 @@ def kernel(a):
     return out
 `, a128)
 }
+
+// A manifest's "constants" override nl.tile_size values, the defaults'
+// map for every entry and an entry's own map instead (as the corpus
+// tracer merges them); psum_bank_fmax and psum_num_banks have values.
+func TestManifestConstants(t *testing.T) {
+	dir := t.TempDir()
+	kernel := authorHeader + `
+@nki.jit
+def kernel(a, want):
+    assert nl.tile_size.total_available_sbuf_size == want, nl.tile_size.total_available_sbuf_size
+    assert nl.tile_size.psum_bank_fmax * 4 == nl.tile_size.psum_bank_fmax_bytes and nl.tile_size.psum_num_banks == 8
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.load(a))
+    return out
+`
+	manifest := `{"defaults": {"constants": {"nl.tile_size.total_available_sbuf_size": 212992}},
+ "entries": [
+  {"id": "defaults", "file": "k.py", "function": "kernel", "args": [{"name": "a", "shape": [128, 512], "dtype": "float32"}, {"name": "want", "value": 212992}]},
+  {"id": "own", "file": "k.py", "function": "kernel", "constants": {"nl.tile_size.total_available_sbuf_size": 1000},
+   "args": [{"name": "a", "shape": [128, 512], "dtype": "float32"}, {"name": "want", "value": 1000}]}]}`
+	for name, body := range map[string]string{"k.py": kernel, "manifest.json": manifest} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := ReadManifest(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.Entries {
+		if _, err := Trace(OptionsFor(m, &m.Entries[i])); err != nil {
+			t.Errorf("%s: %v", m.Entries[i].ID, err)
+		}
+	}
+}

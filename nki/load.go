@@ -23,9 +23,10 @@ type Manifest struct {
 
 // ManifestDefaults apply to entries that do not say otherwise.
 type ManifestDefaults struct {
-	NCVersion string  `json:"nc_version"`
-	Grid      []int64 `json:"grid"`
-	ProgramID []int64 `json:"program_id"`
+	Constants map[string]int64 `json:"constants"`
+	NCVersion string           `json:"nc_version"`
+	Grid      []int64          `json:"grid"`
+	ProgramID []int64          `json:"program_id"`
 }
 
 // Entry is one kernel to trace.
@@ -41,6 +42,10 @@ type Entry struct {
 	ProgramID         []int64        `json:"program_id"`
 	NCVersion         string         `json:"nc_version"`
 	ModulePrefixLines int            `json:"module_prefix_lines"`
+	// Constants overrides documented constants ("nl.tile_size.NAME"), as
+	// the corpus tracer's manifest key does; an entry's map replaces the
+	// defaults' whole.
+	Constants map[string]int64 `json:"constants"`
 }
 
 // Arg is a kernel argument: a tensor (shape, dtype) or a scalar value.

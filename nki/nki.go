@@ -52,12 +52,17 @@ type Options struct {
 	// Overlay gives the source of files (names relative to Dir) instead of
 	// reading them: a rewritten kernel traced beside its helper modules.
 	Overlay map[string][]byte
+	// Constants overrides nl.tile_size values ("nl.tile_size.NAME").
+	Constants map[string]int64
 }
 
 // OptionsFor builds the options of a manifest entry.
 func OptionsFor(m *Manifest, e *Entry) Options {
 	o := Options{Dir: m.dir, Modules: m.Modules, File: e.File, Function: e.Function, API: e.API, Args: e.Args, Kwargs: e.Kwargs,
-		Grid: e.Grid, ProgramID: e.ProgramID, NCVersion: e.NCVersion, PrefixLines: e.ModulePrefixLines}
+		Grid: e.Grid, ProgramID: e.ProgramID, NCVersion: e.NCVersion, PrefixLines: e.ModulePrefixLines, Constants: e.Constants}
+	if o.Constants == nil {
+		o.Constants = m.Defaults.Constants
+	}
 	if o.Grid == nil {
 		o.Grid = m.Defaults.Grid
 	}
@@ -106,6 +111,7 @@ func Trace(opt Options) (res *Result, err error) {
 	}
 	tr := newTracer(opt.API)
 	tr.ncVersion = opt.NCVersion
+	tr.constants = opt.Constants
 	tr.grid = opt.Grid
 	tr.programID = opt.ProgramID
 	in := &interp{tr: tr, maxSteps: MaxSteps}

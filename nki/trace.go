@@ -120,7 +120,7 @@ type tracer struct {
 	ncVersion string
 	grid      []int64
 	programID []int64
-	constants map[string]int64
+	constants map[string]int64 // Options.Constants: nl.tile_size overrides
 
 	symLoops []symLoop
 	stack    []activeLoop

@@ -95,10 +95,10 @@ func newNkiCheckCmd(env *Env) *cobra.Command {
 		Long: `check traces the kernel, lowers it to the plan model of 'npukit sbuf' (on-chip tensors
 with their allocation, the body as loops of engine steps reading and writing logical
 tiles) and runs the plan checks plus the kernel-author checks: direct-allocation rules
-(start partition, byte range, PSUM banks, lifetimes of physical tiles, mixed allocation,
-implicit tensors, non-IO HBM tensors in a Beta-1 kernel), accumulation groups, '+=' outside PSUM
-accumulation, and an estimate of the unrolled instruction count per engine. Every
-finding names the kernel's file:line, the tensor and the loop iteration.
+(start partition, byte range, PSUM banks, lifetimes of physical tiles and, in Beta-1
+kernels only, mixed allocation, implicit tensors and non-IO HBM tensors), accumulation
+groups, '+=' outside PSUM accumulation, and an estimate of the unrolled instruction count
+per engine. Every finding names the kernel's file:line, the tensor and the loop iteration.
 --emit-plan FILE writes the lowered plan as YAML ('npukit sbuf check FILE' reads it; there
 sbuf/matmul-shape compares whole tensors, while a kernel's matmul operands are views, so
 'nki check' leaves that rule out).
