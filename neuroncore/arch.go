@@ -69,6 +69,12 @@ type Arch struct {
 
 	PSUMPartitionBytes int64 // 16 KiB
 	PSUMBanks          int   // 8 banks of PSUMPartitionBytes/PSUMBanks bytes
+	// PSUMTileBanks is how many banks one PSUM tile may span: 1 ("a PSUM
+	// tile cannot cross bank boundaries", direct allocation guide) up to
+	// NeuronCore-v3; 8 on NeuronCore-v4, whose nc_matmul writes up to
+	// 4096 FP32 values per partition, the size of all 8 banks (NKI ISA
+	// reference, nki.isa.nc_matmul and nc_matmul_mx).
+	PSUMTileBanks int
 
 	// ClockGHz per compute engine (DMA has none).
 	ClockGHz [numEngines]float64
@@ -96,6 +102,9 @@ type Arch struct {
 
 // PSUMBankBytes is the size of one PSUM bank per partition (2 KiB).
 func (a *Arch) PSUMBankBytes() int64 { return a.PSUMPartitionBytes / int64(a.PSUMBanks) }
+
+// PSUMTileMaxBytes is the largest PSUM tile per partition.
+func (a *Arch) PSUMTileMaxBytes() int64 { return a.PSUMBankBytes() * int64(max(a.PSUMTileBanks, 1)) }
 
 // Capacity is the usable bytes per partition of a buffer.
 func (a *Arch) Capacity(b Buffer) int64 {
@@ -128,6 +137,7 @@ var V2 = Arch{
 	PSUMAlign:               4,
 	PSUMPartitionBytes:      16 << 10,
 	PSUMBanks:               8,
+	PSUMTileBanks:           1,
 	ClockGHz:                [numEngines]float64{TensorE: 2.8, VectorE: 1.12, ScalarE: 1.4, GpSimdE: 1.4},
 	DMAEngines:              16,
 	DMABytesPerNs:           27.0 * gib / 1e9,
@@ -145,13 +155,15 @@ var V2 = Arch{
 // in NeuronCore-v3") of which 212,984 bytes are usable (one public
 // toolchain's figure); PSUM as v2; 16 DMA engines per core at the same
 // per-engine bandwidth as v2 (the NKI DMA guide gives 27.2 GB/s for both).
-// Engine clocks are not published per engine; v2's are used.
+// Engine clocks: TensorE 2.4 GHz, VectorE 0.96 GHz, ScalarE and GpSimdE
+// 1.2 GHz (NKI Trainium2 architecture guide).
 var V3 = func() Arch {
 	a := V2
 	a.Name = "v3"
-	a.Assumed = "engine clocks, instruction costs and the DMA per-transfer overhead"
+	a.Assumed = "instruction costs and the DMA per-transfer overhead"
 	a.SBUFPartitionBytes = 224 << 10
 	a.SBUFUsableBytes = 212984
+	a.ClockGHz = [numEngines]float64{TensorE: 2.4, VectorE: 0.96, ScalarE: 1.2, GpSimdE: 1.2}
 	return a
 }()
 
@@ -159,14 +171,17 @@ var V3 = func() Arch {
 // 256 KiB, of which 245,752 bytes are usable (one public toolchain's
 // figure); PSUM the same as v3 (Trainium3 guide for NKI); 16 DMA engines of
 // 38.4 GB/s (NKI DMA guide; v2's figure scaled by 38.4/27.2, keeping the
-// unit v2's figure is given in). Engine clocks are not published per
-// engine; v2's are used.
+// unit v2's figure is given in). Engine clocks: TensorE 2.4 GHz, VectorE,
+// ScalarE and GpSimdE 1.2 GHz (NKI Trainium3 architecture guide). A PSUM
+// tile may span all 8 banks (PSUMTileBanks).
 var V4 = func() Arch {
 	a := V2
 	a.Name = "v4"
-	a.Assumed = "engine clocks, instruction costs and the DMA per-transfer overhead"
+	a.Assumed = "instruction costs and the DMA per-transfer overhead"
+	a.ClockGHz = [numEngines]float64{TensorE: 2.4, VectorE: 1.2, ScalarE: 1.2, GpSimdE: 1.2}
 	a.SBUFPartitionBytes = 256 << 10
 	a.SBUFUsableBytes = 245752
+	a.PSUMTileBanks = 8
 	a.DMABytesPerNs = V2.DMABytesPerNs * 38.4 / 27.2
 	return a
 }()

@@ -158,7 +158,10 @@ func walkSteps(ns []Node, f func(*Step)) {
 func checkTileSize(a *Arch, t *Tensor, rep *diag.Report) {
 	limit, what := a.Capacity(t.Buffer), "usable bytes of an SBUF partition"
 	if t.Buffer == PSUM {
-		limit, what = a.PSUMBankBytes(), "bytes of a PSUM bank (a PSUM tile cannot cross banks)"
+		limit, what = a.PSUMTileMaxBytes(), "bytes of a PSUM bank (a PSUM tile cannot cross banks)"
+		if a.PSUMTileBanks > 1 {
+			what = fmt.Sprintf("bytes of the %d PSUM banks a tile may span", a.PSUMTileBanks)
+		}
 	}
 	if b := t.TileBytes(); b > limit {
 		rep.Add(RuleTileTooLarge, t.Path, "tensor %s: a tile takes %d bytes per partition (%d x %s), more than the %d %s",
@@ -186,7 +189,7 @@ func checkLiveBytes(x *Execution, rep *diag.Report) {
 			continue
 		}
 		b := t.TileBytes()
-		if b > a.Capacity(t.Buffer) || (t.Buffer == PSUM && b > a.PSUMBankBytes()) {
+		if b > a.Capacity(t.Buffer) || (t.Buffer == PSUM && b > a.PSUMTileMaxBytes()) {
 			continue // sbuf/tile-too-large
 		}
 		edges[t.Buffer] = append(edges[t.Buffer], edge{l.Start, b}, edge{l.End, -b})
@@ -250,7 +253,7 @@ func checkPlacement(a *Arch, t *Tensor, rep *diag.Report) {
 		if t.Buffer == PSUM {
 			if l.Bank >= int64(a.PSUMBanks) {
 				note(RulePSUMBank, fmt.Sprintf("%s is in bank %d; PSUM has banks 0..%d", name, l.Bank, a.PSUMBanks-1))
-			} else if off%bank+fbytes > bank {
+			} else if a.PSUMTileBanks <= 1 && off%bank+fbytes > bank {
 				note(RulePSUMBank, fmt.Sprintf("%s spans bytes %d..%d of bank %d: %d bytes per partition from offset %d cross the %d-byte bank boundary", name, off%bank, off%bank+fbytes-1, off/bank, fbytes, off%bank, bank))
 			}
 		}

@@ -1,6 +1,7 @@
 package neuroncore
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -367,5 +368,37 @@ body: [{op: load, write: a}, {op: transpose, read: a, write: p}, {op: tensor_cop
 	}
 	if _, err := ParsePlan([]byte("api: beta3\n" + plan)); err == nil || !strings.Contains(err.Error(), "api") {
 		t.Errorf("api: beta3 accepted (%v)", err)
+	}
+}
+
+// NeuronCore-v4's matmul writes a PSUM tile across all 8 banks (up to 4096
+// FP32 values per partition); before v4 a tile must stay in one 2 KiB bank.
+func TestPSUMTileAcrossBanks(t *testing.T) {
+	body := `
+tensors:
+  - {name: s, partitions: 128, free: [128], dtype: bf16, alloc: {mod_alloc: {base_addr: 0}}}
+  - {name: m, partitions: 128, free: [2048], dtype: bf16, alloc: {mod_alloc: {base_addr: 256}}}
+  - {name: p, partitions: 128, free: [2048], dtype: fp32, buffer: psum, %s}
+  - {name: o, partitions: 128, free: [2048], dtype: fp32, alloc: {mod_alloc: {base_addr: 8192}}}
+body: [{op: load, write: s}, {op: load, write: m}, {op: memset, write: p}, {op: tensor_copy, read: p, write: o}, {op: store, read: o}]`
+	for _, c := range []struct {
+		arch, alloc string
+		want        string // the rule expected, "" for none
+	}{
+		{"v4", "alloc: {mod_alloc: {base_bank: 0}}", ""},
+		{"v3", "alloc: {mod_alloc: {base_bank: 0}}", RulePSUMBank},
+		{"v4", "alloc: auto", ""},
+		{"v3", "alloc: auto", RuleTileTooLarge},
+	} {
+		rep := mustCheck(t, mustParse(t, "arch: "+c.arch+"\n"+fmt.Sprintf(body, c.alloc)))
+		got := map[string]bool{}
+		for _, d := range rep {
+			got[d.Rule] = true
+		}
+		for _, r := range []string{RulePSUMBank, RuleTileTooLarge} {
+			if got[r] != (r == c.want) {
+				t.Errorf("%s %s: %s reported %v\n%v", c.arch, c.alloc, r, got[r], rep)
+			}
+		}
 	}
 }

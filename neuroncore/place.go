@@ -411,8 +411,14 @@ func busyIntervals(x *Execution, lts []int, maxN int) [][2]int {
 // checkPlaceable rejects tensors no placement can hold.
 func checkPlaceable(a *Arch, t *Tensor) error {
 	tb := t.TileBytes()
+	if t.Buffer == PSUM && tb > a.PSUMTileMaxBytes() {
+		return &placeError{msg: fmt.Sprintf("%s: tensor %s: a tile of %d bytes per partition does not fit the %d bytes a PSUM tile may span", t.Path, t.Name, tb, a.PSUMTileMaxBytes())}
+	}
 	if t.Buffer == PSUM && tb > a.PSUMBankBytes() {
-		return &placeError{msg: fmt.Sprintf("%s: tensor %s: a tile of %d bytes per partition does not fit one %d-byte PSUM bank", t.Path, t.Name, tb, a.PSUMBankBytes())}
+		// valid on NeuronCore-v4, but the placement gives each PSUM tile
+		// one bank: a refusal, not a finding about the kernel
+		return fmt.Errorf("%s: tensor %s: a tile of %d bytes per partition spans %d PSUM banks; place gives each PSUM tile one %d-byte bank and does not place tiles across banks",
+			t.Path, t.Name, tb, (tb+a.PSUMBankBytes()-1)/a.PSUMBankBytes(), a.PSUMBankBytes())
 	}
 	if t.Buffer == SBUF && tb > a.SBUFUsableBytes {
 		return &placeError{msg: fmt.Sprintf("%s: tensor %s: a tile of %d bytes per partition exceeds the %d usable bytes of a partition", t.Path, t.Name, tb, a.SBUFUsableBytes)}

@@ -580,3 +580,22 @@ body:
 		t.Errorf("t3 %+v", t3)
 	}
 }
+
+// A PSUM tile across banks is valid on NeuronCore-v4 but placed one bank
+// per tile: place refuses it (not a finding), and still finds a tile past
+// all 8 banks unplaceable.
+func TestPlacePSUMAcrossBanks(t *testing.T) {
+	plan := `arch: v4
+tensors:
+  - {name: p, partitions: 128, free: [%d], dtype: fp32, buffer: psum}
+  - {name: o, partitions: 128, free: [%d], dtype: fp32}
+body: [{op: memset, write: p}, {op: tensor_copy, read: p, write: o}, {op: store, read: o}]`
+	_, err := Place(mustParse(t, fmt.Sprintf(plan, 1024, 1024)), PlaceOptions{Fewest: true})
+	if err == nil || errors.Is(err, ErrUnplaceable) || !strings.Contains(err.Error(), "across banks") {
+		t.Errorf("4 KiB PSUM tile on v4: %v, want a refusal that is not ErrUnplaceable", err)
+	}
+	_, err = Place(mustParse(t, fmt.Sprintf(plan, 8192, 8192)), PlaceOptions{Fewest: true})
+	if !errors.Is(err, ErrUnplaceable) {
+		t.Errorf("32 KiB PSUM tile on v4: %v, want ErrUnplaceable", err)
+	}
+}
