@@ -209,8 +209,16 @@ func diffAspects(want, got map[string]string) []string {
 // declaration and runtime counts, grouped by declaring site), loops (entries,
 // trip counts, runtime entries, by site) and calls (traced and executed
 // counts, by site and function).
+//
+// NKI_CONFORMANCE_MANIFEST names another manifest (with goldens/ beside it,
+// e.g. written by the corpus tracer for kernels outside the corpus); its
+// table is reported without the corpus's agreement floor.
 func TestConformance(t *testing.T) {
-	m, err := ReadManifest(corpusManifest)
+	path, floor := corpusManifest, minAgree
+	if p := os.Getenv("NKI_CONFORMANCE_MANIFEST"); p != "" {
+		path, floor = p, 0
+	}
+	m, err := ReadManifest(path)
 	if err != nil {
 		t.Skip("corpus2/nki not present")
 	}
@@ -267,8 +275,8 @@ func TestConformance(t *testing.T) {
 	}
 	t.Logf("agreement table:\n%s", table.String())
 	t.Logf("%d of %d entries agree; %d refused (%d where the golden is untraceable too)", agree, len(m.Entries), refused, refusedOK)
-	if agree < minAgree {
-		t.Errorf("agreement regressed: %d < %d", agree, minAgree)
+	if agree < floor {
+		t.Errorf("agreement regressed: %d < %d", agree, floor)
 	}
 }
 

@@ -203,6 +203,14 @@ func hashKey(v Value) (string, bool) {
 		return fmt.Sprintf("p%p", x), true
 	case *enumMember:
 		return fmt.Sprintf("p%p", x), true
+	case *BufferVal:
+		// a plain buffer (nl.sbuf, or t.buffer of an SBUF tensor) is a
+		// value: t.buffer == nl.sbuf holds (nki-library asserts it); an
+		// allocator is its own object
+		if x.Alloc == "" && x.Func == nil && x.Args == nil {
+			return "b" + x.Kind, true
+		}
+		return fmt.Sprintf("p%p", x), true
 	}
 	return "", false
 }
