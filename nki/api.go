@@ -122,6 +122,38 @@ var nisaOps = map[string]string{
 	"dma_copy": "dma", "dma_transpose": "dma", "tensor_partition_reduce": "data", "range_select": "data",
 	"nc_stream_shuffle": "dma", "select_reduce": "data", "exponential": "data", "tensor_copy_predicated": "dma",
 	"sendrecv": "dma",
+	// current-API instructions that write dst= (and possibly other output
+	// operands) and return nothing (NKI ISA reference, nki.isa)
+	"max8": "current", "nc_find_index8": "current", "nc_match_replace8": "current", "activate2": "current",
+	"dropout": "current", "local_gather": "current", "nc_n_gather": "current", "nonzero_with_count": "current",
+	"quantize_mx": "current", "nc_matmul_mx": "current", "tensor_scalar_cumulative": "current",
+	"sequence_bounds": "current", "topk": "current", "rng": "current", "rand2": "current",
+	"dma_compute": "current", "rand_get_state": "current", "set_rng_seed": "current", "rand_set_state": "current",
+}
+
+// outputOperands are the parameter names under which current-API
+// instructions take the tensors they write (nki.isa signatures: dst, and
+// reduce_res, dst_idx, val_dst/idx_dst, dsts, dst_scale).
+var outputOperands = map[string]bool{"dst": true, "reduce_res": true, "dst_idx": true, "val_dst": true,
+	"idx_dst": true, "dsts": true, "dst_scale": true}
+
+// currentParams are the leading positional parameters of current-API
+// instructions whose outputs are not just the first parameter dst (nki.isa
+// signatures), so that positional operands are told apart.
+var currentParams = map[string][]string{
+	"activate2":            {"dst", "op", "data", "imm0", "imm1", "op0", "op1", "relu_param", "reverse0", "reverse1", "reduce_op", "reduce_res"},
+	"activation":           {"dst", "op", "data", "bias", "scale", "reduce_op", "reduce_res"},
+	"activation_reduce":    {"dst", "op", "data", "reduce_op", "reduce_res"},
+	"exponential":          {"dst", "src", "max_value", "reduce_res"},
+	"nc_match_replace8":    {"dst", "data", "vals", "imm", "dst_idx"},
+	"quantize_mx":          {"dst", "src", "dst_scale"},
+	"range_select":         {"dst", "on_true_tile", "comp_op0", "comp_op1", "bound0", "bound1", "reduce_cmd", "reduce_res"},
+	"select_reduce":        {"dst", "predicate", "on_true", "on_false", "reduce_res"},
+	"tensor_scalar_reduce": {"dst", "data", "op0", "operand0", "reduce_op", "reduce_res"},
+	"topk":                 {"val_dst", "idx_dst", "src"},
+	"set_rng_seed":         {"src_seeds"},
+	"rand_set_state":       {"src_seeds"},
+	"sendrecv":             {"src", "dst"},
 }
 
 // currentKwargs are the documented keyword parameters of current-API
@@ -166,6 +198,19 @@ func (in *interp) nisaModule(name string) *Module {
 		rc.Attrs[k] = "reduce_cmd:" + k
 	}
 	m.Attrs["reduce_cmd"] = rc
+	// the remaining enumerations of nki.isa (current API): their members
+	// are options of DMA and matmul instructions, compared by name
+	for cls, members := range map[string][]string{
+		"dge_mode": {"hwdge", "none", "swdge", "unknown"}, "oob_mode": {"error", "skip"},
+		"matmul_perf_mode": {"double_row", "none"}, "dma_engine": {"dma", "gpsimd_dma"},
+	} {
+		e := &Module{Name: name + "." + cls, Attrs: map[string]Value{}}
+		for _, k := range members {
+			e.Attrs[k] = cls + ":" + k
+		}
+		m.Attrs[cls] = e
+	}
+	m.Attrs["engine"].(*Module).Attrs["dma"] = "engine:dma"
 	return m
 }
 
@@ -682,6 +727,47 @@ func (t *tracer) result(c *callCtx, fn string, shape []int64, dt DType, buffer, 
 	return &Tile{Shape: shape, DType: dt, Buffer: buffer, Fn: fn, Site: c.in.site(c.pos), Rule: rule, call: rec, step: step}
 }
 
+// currentOperands splits a current-API instruction's tensor operands into
+// the ones it reads and the ones it writes, by parameter name: positional
+// operands are named by params (dst first when params is nil), keywords by
+// their own names; mask= is neither.
+func currentOperands(c *callCtx, params []string) (reads, writes []Value) {
+	if params == nil {
+		params = []string{"dst"}
+	}
+	add := func(name string, v Value) {
+		var vs []Value
+		switch x := v.(type) {
+		case Tuple:
+			vs = x
+		case *List:
+			vs = x.Items
+		default:
+			vs = []Value{v}
+		}
+		for _, v := range vs {
+			switch {
+			case !isTensorish(v) || name == "mask":
+			case outputOperands[name]:
+				writes = append(writes, v)
+			default:
+				reads = append(reads, v)
+			}
+		}
+	}
+	for i, a := range c.args {
+		name := ""
+		if i < len(params) {
+			name = params[i]
+		}
+		add(name, a)
+	}
+	for _, k := range c.kw {
+		add(k.Name, k.Value)
+	}
+	return reads, writes
+}
+
 func (t *tracer) op(c *callCtx, fn, rule string) Value {
 	in := c.in
 	short := fn[strings.IndexByte(fn, '.')+1:]
@@ -736,16 +822,22 @@ func (t *tracer) op(c *callCtx, fn, rule string) Value {
 		t.callRecord(in, c.pos, fn, []Value{val}, []Value{dst}, false)
 		return nil
 	}
+	if rule == "current" && !current {
+		c.in.fail(c.pos, fn, "not modelled by npukit in the Beta-1 API (a current-API instruction)")
+	}
 	if rule == "dma" || current {
 		dst := c.arg(0, "dst", nil)
-		reads := tensors
+		reads, writes := tensors, []Value{dst}
 		if len(reads) > 0 && reads[0] == dst {
 			reads = reads[1:]
+		}
+		if current && strings.HasPrefix(fn, "nisa.") {
+			reads, writes = currentOperands(c, currentParams[short])
 		}
 		if current && (fn == "nl.load" || short == "broadcast_to") {
 			// current-API nl.load and broadcast_to still return a tile
 		} else if current || rule == "dma" {
-			t.callRecord(in, c.pos, fn, reads, []Value{dst}, c.arg(-1, "accumulate", false) == true)
+			t.callRecord(in, c.pos, fn, reads, writes, c.arg(-1, "accumulate", false) == true)
 			return nil
 		}
 	}

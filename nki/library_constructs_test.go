@@ -3,6 +3,7 @@ package nki
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,61 @@ def kernel(a):
 `, Arg{Name: "a", Shape: []int64{128, 64}, DType: "bfloat16"})
 	if n := len(callsOf(res, "nisa.dma_copy")); n != 2 {
 		t.Fatalf("dma_copy sites = %d, want 2 (the guarded copy runs)", n)
+	}
+}
+
+// Current-API instructions write every output operand (dst, dst_idx,
+// val_dst/idx_dst, dst_scale, reduce_res), positional or keyword, and read
+// the rest; nisa's option enumerations are attributes.
+func TestCurrentOutputOperands(t *testing.T) {
+	res := traceCurrent(t, `
+@nki.jit
+def kernel(a):
+    x = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=a, dge_mode=nisa.dge_mode.hwdge, oob_mode=nisa.oob_mode.error)
+    mx = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.max8(dst=mx, src=x)
+    idx = nl.ndarray((128, 8), dtype=nl.uint32, buffer=nl.sbuf)
+    nisa.nc_find_index8(idx, x, mx)
+    rep = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+    ridx = nl.ndarray((128, 8), dtype=nl.uint32, buffer=nl.sbuf)
+    nisa.nc_match_replace8(rep, x, mx, 0.0, ridx)
+    vals = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.sbuf)
+    inds = nl.ndarray((128, 8), dtype=nl.uint32, buffer=nl.sbuf)
+    nisa.topk(vals, inds, x, 8)
+    red = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    y = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=y, op=nl.exp, data=x, reduce_op=nl.add, reduce_res=red)
+    assert nisa.matmul_perf_mode.double_row != nisa.matmul_perf_mode.none
+    out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=y, engine=nisa.dma_engine.dma)
+    return out
+`, Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"})
+	name := map[string]string{}
+	for _, r := range res.Tensors {
+		name[r.ID] = r.Name
+	}
+	names := func(ids []string) string {
+		var out []string
+		for _, id := range ids {
+			out = append(out, name[id])
+		}
+		return strings.Join(out, ",")
+	}
+	want := map[string][2]string{ // fn -> reads, writes
+		"nisa.max8":              {"x", "mx"},
+		"nisa.nc_find_index8":    {"x,mx", "idx"},
+		"nisa.nc_match_replace8": {"x,mx", "rep,ridx"},
+		"nisa.topk":              {"x", "vals,inds"},
+		"nisa.activation":        {"x", "y,red"},
+	}
+	for fn, rw := range want {
+		cs := callsOf(res, fn)
+		if len(cs) != 1 {
+			t.Fatalf("%s: %d call sites", fn, len(cs))
+		}
+		if r, w := names(cs[0].Reads), names(cs[0].Writes); r != rw[0] || w != rw[1] {
+			t.Errorf("%s reads %q writes %q, want %q and %q", fn, r, w, rw[0], rw[1])
+		}
 	}
 }
