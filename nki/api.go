@@ -14,7 +14,10 @@ import (
 // guide (spec 002).
 
 var dtypes = []string{"float32", "bfloat16", "float16", "int8", "uint8", "int16", "uint16", "int32", "uint32",
-	"tfloat32", "float8_e4m3", "float8_e5m2", "float8_e3m4", "float32r", "bool_", "float64", "int64"}
+	"tfloat32", "float8_e4m3", "float8_e5m2", "float8_e3m4", "float32r", "bool_", "float64", "int64", "uint64",
+	// current API (nki.language dtypes): OCP float8, and the MX types
+	// (scale exponent, and four values packed in one element)
+	"float8_e4m3fn", "float8_e8m0fnu", "float4_e2m1fn_x4", "float8_e4m3fn_x4", "float8_e5m2_x4"}
 
 // tileSizes are nl.tile_size (NKI API reference; total_available_sbuf_size
 // is 192 KiB - 16 KiB, the documented NeuronCore-v2 figure, whatever the
@@ -34,7 +37,6 @@ func (in *interp) nlModule(name string) *Module {
 	// nl.fp32 is the float32 limits namespace (nl.fp32.min is its most
 	// negative finite value)
 	m.Attrs["fp32"] = &Module{Name: "nl.fp32", Attrs: map[string]Value{"min": -3.4028234663852886e38, "max": 3.4028234663852886e38}}
-	m.Attrs["float8_e4m3fn"] = DType("float8_e4m3")
 	for _, b := range []string{"sbuf", "psum", "hbm", "shared_hbm", "private_hbm"} {
 		m.Attrs[b] = &BufferVal{Kind: b}
 	}

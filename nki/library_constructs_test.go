@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/npukit/npukit/neuroncore"
 )
 
 // Constructs of current-API (nki.*) library kernels that the tracer must
@@ -118,5 +120,80 @@ def kernel(a):
 		if r, w := names(cs[0].Reads), names(cs[0].Writes); r != rw[0] || w != rw[1] {
 			t.Errorf("%s reads %q writes %q, want %q and %q", fn, r, w, rw[0], rw[1])
 		}
+	}
+}
+
+// A loop left by break (or return) records the iterations that ran as its
+// trip count, not the length of its range.
+func TestLoopBreakTripCount(t *testing.T) {
+	res := traceCurrent(t, `
+def first_negative(xs):
+    for i in range(len(xs)):
+        if xs[i] < 0:
+            return i
+    return -1
+
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+    sizes = [32, 32, 0, 0]
+    for s in range(4):
+        if sizes[s] <= 0:
+            break
+        x = nl.ndarray((128, sizes[s]), dtype=a.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=x, src=a[:, 0:sizes[s]])
+    assert first_negative([3, -1, 2, 5, 7]) == 1
+    nisa.dma_copy(dst=out, src=a)
+    return out
+`, Arg{Name: "a", Shape: []int64{128, 64}, DType: "bfloat16"})
+	want := map[int]int64{15: 3, 6: 2} // line -> trip count (after the 3-line header)
+	for _, l := range res.Loops {
+		w, ok := want[l.Site.Line]
+		if !ok {
+			continue
+		}
+		if len(l.TripCounts) != 1 || l.TripCounts[w] != 1 || l.Iterations != w {
+			t.Errorf("loop at line %d: trips %v, iterations %d; want one entry of %d", l.Site.Line, l.TripCounts, l.Iterations, w)
+		}
+		delete(want, l.Site.Line)
+	}
+	if len(want) != 0 {
+		t.Errorf("loops not recorded: %v (have %d loops)", want, len(res.Loops))
+	}
+}
+
+// The current API's OCP float8 and packed MX dtypes are nl attributes with
+// their storage sizes (the _x4 types pack four values per element), and a
+// kernel declaring them is checked without an internal error.
+func TestCurrentMXDTypes(t *testing.T) {
+	src := `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+    q = nl.ndarray((128, 16), dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)
+    p = nl.ndarray((128, 16), dtype=nl.float4_e2m1fn_x4, buffer=nl.sbuf)
+    s = nl.ndarray((128, 4), dtype=nl.float8_e8m0fnu, buffer=nl.sbuf)
+    f = nl.ndarray((128, 64), dtype=nl.float8_e4m3fn, buffer=nl.sbuf)
+    nisa.quantize_mx(dst=q, src=a, dst_scale=s)
+    nisa.tensor_copy(dst=f, src=a)
+    nisa.tensor_copy(dst=p, src=q)
+    nisa.dma_copy(dst=out, src=f)
+    return out
+`
+	res := traceCurrent(t, src, Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"})
+	want := map[string]int64{"q": 64, "p": 32, "s": 4, "f": 64}
+	for _, r := range res.Tensors {
+		if w, ok := want[r.Name]; ok {
+			if r.FreeBytes != w {
+				t.Errorf("%s (%s): %d bytes per partition, want %d", r.Name, r.DType, r.FreeBytes, w)
+			}
+			delete(want, r.Name)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("tensors not recorded: %v", want)
+	}
+	if _, err := CheckKernel(res, &neuroncore.V3); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -254,7 +254,7 @@ func (lw *lowering) inScope(v string) bool {
 }
 
 func planTensor(rec *TensorRec) (*neuroncore.Tensor, error) {
-	dt, err := neuroncore.ParseDType(string(rec.DType))
+	dt, err := neuroncore.ParseDType(rec.DType.storage())
 	if err != nil {
 		return nil, fmt.Errorf("%s: tensor %s: %v", sitePath(rec.Site), rec.ID, err)
 	}

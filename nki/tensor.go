@@ -9,6 +9,20 @@ import (
 // DType is an NKI / numpy element type name (float32, bfloat16, ...).
 type DType string
 
+// storage is a dtype of the same element size that plans name, for the
+// MX types plans do not know.
+func (d DType) storage() string {
+	switch d {
+	case "float8_e8m0fnu":
+		return "uint8"
+	case "float4_e2m1fn_x4":
+		return "uint16"
+	case "float8_e4m3fn_x4", "float8_e5m2_x4":
+		return "uint32"
+	}
+	return string(d)
+}
+
 // Size is the element size in bytes (0 when unknown).
 func (d DType) Size() int {
 	switch d {
@@ -16,8 +30,13 @@ func (d DType) Size() int {
 		return 4
 	case "bfloat16", "float16", "int16", "uint16":
 		return 2
-	case "int8", "uint8", "bool", "bool_", "float8_e4m3", "float8_e5m2", "float8_e3m4", "float8_e4m3fn", "fp8_e4m3", "fp8_e5m2":
+	case "int8", "uint8", "bool", "bool_", "float8_e4m3", "float8_e5m2", "float8_e3m4", "float8_e4m3fn", "fp8_e4m3", "fp8_e5m2",
+		"float8_e8m0fnu":
 		return 1
+	case "float4_e2m1fn_x4": // four 4-bit values (nki-library's sizeinbytes)
+		return 2
+	case "float8_e4m3fn_x4", "float8_e5m2_x4": // four 8-bit values
+		return 4
 	case "float64", "int64", "uint64":
 		return 8
 	}

@@ -293,6 +293,9 @@ func (in *interp) execFor(sc *scope, st *python.For) (ctl, Value) {
 	for k, it := range items {
 		in.assign(sc, st.Target, it, nil)
 		c, v := in.iteration(sc, st, lp, int64(k), it)
+		if c == ctlBreak || c == ctlReturn {
+			in.tr.loopCut(lp, int64(len(items)), int64(k)+1)
+		}
 		if c == ctlBreak {
 			return ctlNone, nil
 		}
@@ -384,6 +387,21 @@ func (t *tracer) loopEnter(in *interp, pos python.Pos, iterExpr python.Expr, iv 
 	t.guards = guards
 	t.stack = append(t.stack, activeLoop{rec: rec, sym: -1})
 	return &loopHandle{rec: rec, sym: -1, ok: true}
+}
+
+// loopCut records that a loop entered with planned iterations left after
+// entered of them (break, or return from inside the body): its trip count
+// is the iterations that ran, as the corpus tracer counts them.
+func (t *tracer) loopCut(h *loopHandle, planned, entered int64) {
+	if h == nil || !h.ok || planned == entered {
+		return
+	}
+	r := h.rec
+	if r.TripCounts[planned]--; r.TripCounts[planned] <= 0 {
+		delete(r.TripCounts, planned)
+	}
+	r.TripCounts[entered]++
+	r.Iterations -= planned - entered
 }
 
 func (t *tracer) loopExit(h *loopHandle) {
