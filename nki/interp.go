@@ -270,6 +270,9 @@ func (in *interp) exec(sc *scope, s python.Stmt) (ctl, Value) {
 			in.assign(sc, t, v, st.Value)
 		}
 	case *python.AnnAssign:
+		if sc.class {
+			in.annotation(sc, st.Annotation)
+		}
 		if st.Value != nil {
 			v := in.eval(sc, st.Value)
 			in.assign(sc, st.Target, v, st.Value)
@@ -338,6 +341,12 @@ func (in *interp) exec(sc *scope, s python.Stmt) (ctl, Value) {
 				}
 				continue
 			}
+			if st.Module == "__future__" && st.Level == 0 {
+				if a.Name == "annotations" && sc.mod != nil {
+					sc.mod.Attrs[futureAnnotations] = true
+				}
+				continue
+			}
 			v := in.loader.importFrom(in, st.Module, st.Level, a.Name, st.Pos)
 			name := a.Name
 			if a.AsName != "" {
@@ -383,6 +392,7 @@ func (in *interp) exec(sc *scope, s python.Stmt) (ctl, Value) {
 	case *python.Try:
 		return in.execTry(sc, st)
 	case *python.FunctionDef:
+		in.defAnnotations(sc, st)
 		fn := in.makeFunc(sc, st.Name, st.Args, st.Body, nil, st)
 		var v Value = fn
 		for i := len(st.Decorators) - 1; i >= 0; i-- {
@@ -395,6 +405,56 @@ func (in *interp) exec(sc *scope, s python.Stmt) (ctl, Value) {
 		in.fail(s.At(), fmt.Sprintf("%T", s), "statement not supported")
 	}
 	return ctlNone, nil
+}
+
+// defAnnotations evaluates a def's parameter and return annotations, as
+// Python does when it runs the def (unless the module imported annotations
+// from __future__).
+func (in *interp) defAnnotations(sc *scope, st *python.FunctionDef) {
+	if sc.mod != nil && sc.mod.Attrs[futureAnnotations] == true {
+		return
+	}
+	a := st.Args
+	for _, ps := range [][]python.Param{a.PosOnly, a.Args, a.KwOnly} {
+		for _, p := range ps {
+			in.annotation(sc, p.Annotation)
+		}
+	}
+	for _, p := range []*python.Param{a.VarArg, a.KwArg} {
+		if p != nil {
+			in.annotation(sc, p.Annotation)
+		}
+	}
+	in.annotation(sc, st.Returns)
+}
+
+// futureAnnotations marks a module that imported annotations from
+// __future__ (its annotations stay unevaluated strings).
+const futureAnnotations = "__future_annotations__"
+
+// annotation evaluates an annotation for what can fail in Python: an
+// attribute the module does not have (nki.dtype on an API without it is an
+// AttributeError when the def runs). Typing constructs npukit does not
+// model (X | None, subscripted builtins) change nothing in the trace, so
+// their evaluation failing is ignored.
+func (in *interp) annotation(sc *scope, e python.Expr) {
+	if e == nil {
+		return
+	}
+	if _, ok := e.(*python.Str); ok { // a forward reference
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if err, ok := r.(*Error); ok && !err.Raised && strings.Contains(err.Msg, "(unknown attribute of ") {
+				panic(r)
+			}
+			if _, ok := r.(*Error); !ok {
+				panic(r)
+			}
+		}
+	}()
+	in.eval(sc, e)
 }
 
 func ifMsg(m string) string {

@@ -1,6 +1,7 @@
 package nki
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,5 +196,53 @@ def kernel(a):
 	}
 	if _, err := CheckKernel(res, &neuroncore.V3); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Python evaluates a def's annotations when the def runs: one naming an
+// attribute the NKI module does not have (nki.dtype, nt.mutable_tensor: not
+// in the documented API) is refused there, unless the module imported
+// annotations from __future__; typing constructs, forward references and
+// unions are accepted.
+func TestDefAnnotationsEvaluated(t *testing.T) {
+	body := `
+from typing import Optional, List
+import nki.typing as nt
+
+class Cfg:
+    size: int = 64
+    name: "Later" = None
+
+def helper(x: nl.ndarray, n: Optional[int] = None, ys: List[nl.ndarray] = None, z: "Later" = None, w: nl.ndarray | None = None, t: tuple[int, ...] = (), s: nt.tensor = None) -> list[nl.ndarray]:
+    return [x]
+
+@nki.jit
+def kernel(a: nl.ndarray, dt: DTYPE = nl.bfloat16) -> nl.ndarray:
+    out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=helper(a)[0])
+    return out
+`
+	arg := Arg{Name: "a", Shape: []int64{128, 64}, DType: "bfloat16"}
+	trace := func(src string) error {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: []Arg{arg}, NCVersion: "gen3"})
+		return err
+	}
+	if err := trace(currentHeader + "DTYPE = type(nl.bfloat16)\n" + body); err != nil {
+		t.Fatalf("ordinary annotations: %v", err)
+	}
+	for _, ann := range []string{"nki.dtype", "nt.mutable_tensor"} {
+		src := currentHeader + "import nki.typing as nt\n" + strings.Replace(body, "dt: DTYPE", "dt: "+ann, 1)
+		err := trace(src)
+		var e *Error
+		if !errors.As(err, &e) || !strings.Contains(e.Construct, ann) || e.Pos.Line != 17 {
+			t.Errorf("annotation %s: got %v, want a refusal naming it at line 17", ann, err)
+		}
+		if err := trace("from __future__ import annotations\n" + src); err != nil {
+			t.Errorf("annotation %s under from __future__ import annotations: %v", ann, err)
+		}
 	}
 }

@@ -121,7 +121,7 @@ func (l *loader) nkiModule(in *interp, name string) (*Module, bool) {
 	case "neuronxcc.nki.compiler", "nki.compiler":
 		m = in.nccModule("ncc")
 	case "neuronxcc.nki.typing", "nki.typing":
-		m = &Module{Name: "nt", Attrs: map[string]Value{"tensor": &Opaque{What: "nt.tensor"}}, Opaque: true}
+		m = &Module{Name: "nt", Attrs: map[string]Value{"tensor": &Opaque{What: "nt.tensor"}, "scalar": &Opaque{What: "nt.scalar"}}}
 	case "neuronxcc.nki", "nki":
 		m = &Module{Name: "nki", Attrs: map[string]Value{}}
 		lang, _ := l.nkiModule(in, "nki.language")
