@@ -875,10 +875,24 @@ func (in *interp) pyModules() map[string]*Module {
 	m["enum"] = &Module{Name: "enum", Attrs: map[string]Value{
 		"Enum":    &Opaque{What: "enum.Enum"},
 		"IntEnum": &Opaque{What: "enum.IntEnum"},
-		"auto":    bi("enum.auto", func(c *callCtx) Value { c.fail("enum.auto() is not modelled"); return nil }),
+		"auto":    bi("enum.auto", func(c *callCtx) Value { return enumAuto{} }),
 	}}
+	// typing: annotations stay opaque; the callables a module runs at
+	// import or trace time do what Python does
+	typ := &Module{Name: "typing", Attrs: map[string]Value{
+		"cast": bi("typing.cast", func(c *callCtx) Value { return c.need(1, "val") }),
+		"TypeVar": bi("typing.TypeVar", func(c *callCtx) Value {
+			name, _ := c.need(0, "name").(string)
+			return &Opaque{What: "typing.TypeVar(" + name + ")"}
+		}),
+		"NewType": bi("typing.NewType", func(c *callCtx) Value { return c.need(1, "tp") }),
+	}, Opaque: true}
+	for _, k := range []string{"final", "overload", "no_type_check", "runtime_checkable"} {
+		typ.Attrs[k] = bi("typing."+k, func(c *callCtx) Value { return c.need(0, "f") })
+	}
+	m["typing"] = typ
 	m["os"] = &Module{Name: "os", Attrs: map[string]Value{"environ": newDict()}, Opaque: true}
-	for _, name := range []string{"typing", "sys", "argparse", "unittest", "logging", "scipy", "torch_xla", "torch", "time", "pytest", "abc", "collections", "copy", "inspect"} {
+	for _, name := range []string{"sys", "argparse", "unittest", "logging", "scipy", "torch_xla", "torch", "time", "pytest", "abc", "collections", "copy", "inspect", "ast", "textwrap", "warnings"} {
 		m[name] = &Module{Name: name, Attrs: map[string]Value{}, Opaque: true}
 	}
 	return m

@@ -644,8 +644,17 @@ func (in *interp) classDef(sc *scope, st *python.ClassDef) Value {
 		}
 	}
 	if c.Enum {
-		for _, k := range order {
-			_ = k
+		// auto() is the previous member's integer value plus one (1 for
+		// the first), in definition order (Python enum module)
+		last := int64(0)
+		for _, name := range classAssigned(st.Body) {
+			switch v := c.Attrs[name].(type) {
+			case enumAuto:
+				last++
+				c.Attrs[name] = last
+			case int64:
+				last = v
+			}
 		}
 		for k, v := range c.Attrs {
 			if strings.HasPrefix(k, "_") {
@@ -658,6 +667,33 @@ func (in *interp) classDef(sc *scope, st *python.ClassDef) Value {
 		}
 	}
 	return c
+}
+
+// enumAuto is what enum.auto() returns until its Enum class numbers it.
+type enumAuto struct{}
+
+// classAssigned lists the names a class body assigns at its top level, in
+// order (first assignment).
+func classAssigned(body []python.Stmt) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(e python.Expr) {
+		if n, ok := e.(*python.Name); ok && !seen[n.ID] {
+			seen[n.ID] = true
+			out = append(out, n.ID)
+		}
+	}
+	for _, s := range body {
+		switch st := s.(type) {
+		case *python.Assign:
+			for _, t := range st.Targets {
+				add(t)
+			}
+		case *python.AnnAssign:
+			add(st.Target)
+		}
+	}
+	return out
 }
 
 // enumMember is a member of an Enum class.

@@ -246,3 +246,51 @@ def kernel(a: nl.ndarray, dt: DTYPE = nl.bfloat16) -> nl.ndarray:
 		}
 	}
 }
+
+// enum.auto() numbers members from 1, or from the previous explicit value.
+func TestEnumAuto(t *testing.T) {
+	traceCurrent(t, `
+from enum import Enum, auto
+
+class Dim(Enum):
+    NONE = auto()
+    SEQ = auto()
+    FIXED = 10
+    AFTER = auto()
+
+@nki.jit
+def kernel(a):
+    assert Dim.NONE.value == 1 and Dim.SEQ.value == 2 and Dim.AFTER.value == 11
+    assert Dim.SEQ != Dim.NONE and Dim(2) == Dim.SEQ
+    out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=a)
+    return out
+`, Arg{Name: "a", Shape: []int64{128, 64}, DType: "bfloat16"})
+}
+
+// typing's runtime callables behave as in Python (cast returns its value,
+// TypeVar and NewType make values, final and overload return what they
+// decorate); host-only modules (ast, textwrap) import.
+func TestTypingRuntime(t *testing.T) {
+	traceCurrent(t, `
+import ast
+import textwrap
+from typing import TypeVar, NewType, cast, final, Generic
+
+T = TypeVar("T")
+Size = NewType("Size", int)
+
+@final
+class Box:
+    def __init__(self, n):
+        self.n = n
+
+@nki.jit
+def kernel(a):
+    n = cast(int, Size(64))
+    assert Box(n).n == 64
+    out = nl.ndarray((128, n), dtype=a.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=a)
+    return out
+`, Arg{Name: "a", Shape: []int64{128, 64}, DType: "bfloat16"})
+}
