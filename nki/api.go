@@ -69,7 +69,13 @@ func (in *interp) nlModule(name string) *Module {
 		if ax >= 0 && int(ax) < len(c.in.tr.programID) {
 			return c.in.tr.programID[ax]
 		}
-		return int64(0)
+		if ax >= 0 && int(ax) < len(c.in.tr.grid) {
+			return int64(0) // a grid without program_id: the first program
+		}
+		// which program this is along an axis the launch grid does not
+		// have is not given (the corpus tracer refuses it too)
+		c.in.fail(c.pos, "nl.program_id", "axis %d of a launch grid with %d dimension(s) (give the entry a grid and program_id)", ax, len(c.in.tr.grid))
+		return nil
 	})
 	m.Attrs["num_programs"] = bi("nl.num_programs", func(c *callCtx) Value {
 		g := c.in.tr.grid

@@ -294,3 +294,38 @@ def kernel(a):
     return out
 `, Arg{Name: "a", Shape: []int64{128, 64}, DType: "bfloat16"})
 }
+
+// nl.program_id(axis) is the entry's program along an axis of its launch
+// grid (the first program when the entry gives a grid but no program_id);
+// without such an axis it is refused, not guessed.
+func TestProgramIDNeedsGrid(t *testing.T) {
+	src := currentHeader + `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+    pid = nl.program_id(0)
+    n = nl.num_programs(0)
+    x = nl.ndarray((128, 64 // n), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=a[:, pid * (64 // n):(pid + 1) * (64 // n)])
+    nisa.dma_copy(dst=out[:, pid * (64 // n):(pid + 1) * (64 // n)], src=x)
+    return out
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	arg := Arg{Name: "a", Shape: []int64{128, 64}, DType: "bfloat16"}
+	for _, tc := range []struct {
+		grid, pid []int64
+		ok        bool
+	}{{[]int64{2}, []int64{1}, true}, {[]int64{2}, nil, true}, {nil, nil, false}} {
+		_, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: []Arg{arg}, NCVersion: "gen3", Grid: tc.grid, ProgramID: tc.pid})
+		var e *Error
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("grid %v program %v: %v", tc.grid, tc.pid, err)
+		case !tc.ok && (!errors.As(err, &e) || e.Construct != "nl.program_id"):
+			t.Errorf("grid %v: got %v, want a refusal of nl.program_id", tc.grid, err)
+		}
+	}
+}
