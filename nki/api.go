@@ -833,7 +833,9 @@ func (t *tracer) op(c *callCtx, fn, rule string) Value {
 	if rule == "current" && !current {
 		c.in.fail(c.pos, fn, "not modelled by npukit in the Beta-1 API (a current-API instruction)")
 	}
-	if rule == "dma" || current {
+	// current-API instructions (nisa.*) write dst=; nl.* functions return
+	// their result in both APIs (nki.language signatures have no dst)
+	if rule == "dma" || (current && strings.HasPrefix(fn, "nisa.")) {
 		dst := c.arg(0, "dst", nil)
 		reads, writes := tensors, []Value{dst}
 		if len(reads) > 0 && reads[0] == dst {
@@ -842,12 +844,8 @@ func (t *tracer) op(c *callCtx, fn, rule string) Value {
 		if current && strings.HasPrefix(fn, "nisa.") {
 			reads, writes = currentOperands(c, currentParams[short])
 		}
-		if current && (fn == "nl.load" || short == "broadcast_to") {
-			// current-API nl.load and broadcast_to still return a tile
-		} else if current || rule == "dma" {
-			t.callRecord(in, c.pos, fn, reads, writes, c.arg(-1, "accumulate", false) == true)
-			return nil
-		}
+		t.callRecord(in, c.pos, fn, reads, writes, c.arg(-1, "accumulate", false) == true)
+		return nil
 	}
 	switch rule {
 	case "src":

@@ -329,3 +329,28 @@ def kernel(a):
 		}
 	}
 }
+
+// In the current API nl.* compute functions return their result (their
+// signatures have no dst); only nisa.* instructions write a dst operand.
+func TestCurrentLanguageOpsReturn(t *testing.T) {
+	res := traceCurrent(t, `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=a)
+    y = nl.exp(x)
+    z = nl.add(y, x)
+    assert z.shape == (128, 64)
+    nisa.dma_copy(dst=out, src=z)
+    return out
+`, Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"})
+	exp := callsOf(res, "nl.exp")
+	if len(exp) != 1 || len(exp[0].Writes) != 0 || len(exp[0].Reads) != 1 {
+		t.Fatalf("nl.exp reads %v writes %v; want it to read x and write nothing declared", exp[0].Reads, exp[0].Writes)
+	}
+	add := callsOf(res, "nl.add")
+	if len(add) != 1 || len(add[0].Reads) != 2 {
+		t.Fatalf("nl.add reads %v, want the exp result and x", add[0].Reads)
+	}
+}
