@@ -92,6 +92,30 @@ func (in *interp) nlModule(name string) *Module {
 		}
 		return int64(1)
 	})
+	for _, k := range []string{"is_hbm", "is_on_chip", "is_psum", "is_sbuf"} {
+		k := k
+		m.Attrs[k] = bi("nl."+k, func(c *callCtx) Value {
+			b, ok := c.need(0, "buffer").(*BufferVal)
+			if !ok {
+				c.fail("argument is not a buffer")
+			}
+			switch k {
+			case "is_hbm":
+				return strings.HasSuffix(b.Kind, "hbm")
+			case "is_on_chip":
+				return !strings.HasSuffix(b.Kind, "hbm")
+			}
+			return b.Kind == strings.TrimPrefix(k, "is_")
+		})
+	}
+	m.Attrs["no_reorder"] = bi("nl.no_reorder", func(c *callCtx) Value { return nil })
+	for _, k := range []string{"dynamic_range", "fori_loop", "while_loop"} {
+		k := k
+		m.Attrs[k] = bi("nl."+k, func(c *callCtx) Value {
+			c.fail("loops with runtime trip counts are not modelled by npukit")
+			return nil
+		})
+	}
 	m.Attrs["program_ndim"] = bi("nl.program_ndim", func(c *callCtx) Value { return int64(len(c.in.tr.grid)) })
 	m.Attrs["device_print"] = bi("nl.device_print", func(c *callCtx) Value { return nil })
 	m.Attrs["random_seed"] = bi("nl.random_seed", func(c *callCtx) Value { return nil })
@@ -118,6 +142,13 @@ var nlOps = map[string]string{
 	"less_equal": "binary", "logical_and": "binary", "logical_or": "binary", "bitwise_and": "binary", "bitwise_or": "binary",
 	"sum": "reduce", "max": "reduce", "min": "reduce", "mean": "reduce", "prod": "reduce", "all": "reduce",
 	"broadcast_to": "broadcast_to", "loop_reduce": "loop_reduce", "where": "where",
+	// the rest of nki.language's elementwise functions (NKI API reference)
+	"arctan": "unary", "ceil": "unary", "cos": "unary", "sin": "unary", "tan": "unary", "floor": "unary", "trunc": "unary",
+	"softplus": "unary", "mish": "unary", "silu_dx": "unary", "gelu_dx": "unary", "gelu_apprx_sigmoid_dx": "unary",
+	"erf_dx": "unary", "logical_not": "unary",
+	"abs_max": "binary", "abs_min": "binary", "bitwise_xor": "binary", "fmod": "binary", "mod": "binary",
+	"left_shift": "binary", "right_shift": "binary", "logical_xor": "binary",
+	"var": "reduce", "rms_norm": "loop_reduce", // rms_norm's result has the shape of x
 }
 
 // nisaOps maps nisa instructions to their output-shape rule (Beta 1
@@ -219,6 +250,16 @@ func (in *interp) nisaModule(name string) *Module {
 		m.Attrs[cls] = e
 	}
 	m.Attrs["engine"].(*Module).Attrs["dma"] = "engine:dma"
+	m.Attrs["get_nc_sub_version"] = bi("nisa.get_nc_sub_version", func(c *callCtx) Value { return int64(0) })
+	// documented instructions whose effect depends on other cores or on
+	// runtime register values: importable, refused when called
+	for _, k := range []string{"core_barrier", "register_alloc", "register_load", "register_move", "register_store"} {
+		k := k
+		m.Attrs[k] = bi("nisa."+k, func(c *callCtx) Value {
+			c.fail("not modelled by npukit (cross-core synchronisation or runtime register values)")
+			return nil
+		})
+	}
 	return m
 }
 

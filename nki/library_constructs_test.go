@@ -354,3 +354,44 @@ def kernel(a):
 		t.Fatalf("nl.add reads %v, want the exp result and x", add[0].Reads)
 	}
 }
+
+// The rest of the documented nki.language functions (trigonometric and
+// bitwise elementwise ops, var, rms_norm, is_* buffer predicates,
+// no_reorder) trace; documented instructions that depend on other cores
+// (core_barrier) import and are refused only when called.
+func TestDocumentedNamesComplete(t *testing.T) {
+	body := `
+from nki.isa import core_barrier
+
+@nki.jit
+def kernel(a, w):
+    out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=a)
+    assert nl.is_sbuf(x.buffer) and nl.is_on_chip(x.buffer) and nl.is_hbm(out.buffer) and not nl.is_psum(x.buffer)
+    with nl.no_reorder():
+        m = nl.abs_max(nl.sin(x), nl.cos(x))
+        v = nl.var(m, axis=1, keepdims=True)
+        r = nl.rms_norm(m, nl.load(w), axis=1, n=64)
+    f = nl.floor(nl.fmod(r, v))
+    assert f.shape == (128, 64) and v.shape == (128, 1)
+    BARRIER
+    nisa.dma_copy(dst=out, src=f)
+    return out
+`
+	args := []Arg{{Name: "a", Shape: []int64{128, 64}, DType: "float32"}, {Name: "w", Shape: []int64{1, 64}, DType: "float32"}}
+	res := traceCurrent(t, strings.Replace(body, "BARRIER", "pass", 1), args...)
+	if len(callsOf(res, "nl.rms_norm")) != 1 || len(callsOf(res, "nl.fmod")) != 1 {
+		t.Fatalf("calls: %d", len(res.Calls))
+	}
+	dir := t.TempDir()
+	src := currentHeader + strings.Replace(body, "BARRIER", "core_barrier(x, [0, 1])", 1)
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: args, NCVersion: "gen3"})
+	var e *Error
+	if !errors.As(err, &e) || !strings.Contains(e.Error(), "core_barrier") {
+		t.Fatalf("core_barrier call: got %v, want a refusal naming it", err)
+	}
+}
