@@ -1,7 +1,6 @@
 package alloc
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -99,14 +98,7 @@ func peakFirst(ctx context.Context, p *Problem, best *Minimum, perWindow time.Du
 // peakMoment returns the distinct times at which buffers start or end,
 // sorted, and the first moment at which the most bytes are alive.
 func peakMoment(p *Problem) ([]int64, int64) {
-	type ev struct{ t, d int64 }
-	evs := make([]ev, 0, 2*len(p.Buffers))
-	for i := range p.Buffers {
-		if b := &p.Buffers[i]; b.Size > 0 && b.Upper > b.Lower {
-			evs = append(evs, ev{b.Lower, b.Size}, ev{b.Upper, -b.Size})
-		}
-	}
-	slices.SortFunc(evs, func(a, b ev) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.d, b.d)) })
+	evs := loadEvents(p)
 	var times []int64
 	var cur, peak, tp int64
 	for k, e := range evs {

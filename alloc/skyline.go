@@ -50,17 +50,27 @@ func skylineOK(p *Problem) bool {
 	return true
 }
 
+// loadEvent is a change of the bytes alive at time t: +size where a
+// buffer starts, -size where it ends.
+type loadEvent struct{ t, d int64 }
+
+// loadEvents are the starts and ends of the buffers with bytes and a
+// lifetime, by time, ends before starts at one time ([Lower, Upper)).
+func loadEvents(p *Problem) []loadEvent {
+	evs := make([]loadEvent, 0, 2*len(p.Buffers))
+	for i := range p.Buffers {
+		if b := &p.Buffers[i]; b.Size > 0 && b.Upper > b.Lower {
+			evs = append(evs, loadEvent{b.Lower, b.Size}, loadEvent{b.Upper, -b.Size})
+		}
+	}
+	slices.SortFunc(evs, func(a, b loadEvent) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.d, b.d)) })
+	return evs
+}
+
 // contention returns, per buffer, the most bytes alive at one moment of
 // its life (a range maximum over the load profile, by a segment tree).
 func contention(p *Problem) []int64 {
-	type ev struct{ t, d int64 }
-	evs := make([]ev, 0, 2*len(p.Buffers))
-	for i := range p.Buffers {
-		if b := &p.Buffers[i]; b.Size > 0 && b.Upper > b.Lower {
-			evs = append(evs, ev{b.Lower, b.Size}, ev{b.Upper, -b.Size})
-		}
-	}
-	slices.SortFunc(evs, func(a, b ev) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.d, b.d)) })
+	evs := loadEvents(p)
 	var times, load []int64
 	var cur int64
 	for k, e := range evs {

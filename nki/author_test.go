@@ -16,18 +16,25 @@ import neuronxcc.nki.isa as nisa
 import neuronxcc.nki.compiler as ncc
 `
 
-// checkSource traces and checks a kernel written in the test.
-func checkSource(t *testing.T, body string, args ...Arg) diag.Report {
+// traceSource writes src as k.py in a temporary directory and traces its
+// function kernel for NeuronCore nc ("gen2", "gen3", ...).
+func traceSource(t *testing.T, src, nc string, args ...Arg) *Result {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(authorHeader+body), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: args, NCVersion: "gen2"})
+	res, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: args, NCVersion: nc})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ck, err := CheckKernel(res, &neuroncore.V2)
+	return res
+}
+
+// checkSource traces and checks a kernel written in the test.
+func checkSource(t *testing.T, body string, args ...Arg) diag.Report {
+	t.Helper()
+	ck, err := CheckKernel(traceSource(t, authorHeader+body, "gen2", args...), &neuroncore.V2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,11 +194,7 @@ def kernel(a):
 // TestAuthorChecks, "non-IO HBM tensor in an allocated kernel" and
 // "transpose on TensorE under direct allocation").
 func TestBeta1OnlyRules(t *testing.T) {
-	dir := t.TempDir()
-	src := `import nki
-import nki.language as nl
-import nki.isa as nisa
-
+	src := `
 @nki.jit
 def kernel(a):
     out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
@@ -205,15 +208,8 @@ def kernel(a):
     nisa.dma_copy(dst=out, src=x)
     return out
 `
-	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	arch, _ := neuroncore.ArchByName("gen3")
-	res, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: []Arg{a128}, NCVersion: "gen3"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ck, err := CheckKernel(res, arch)
+	ck, err := CheckKernel(traceCurrent(t, src, a128), arch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package nki
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,15 +11,7 @@ import (
 // checkSourceRaw traces and checks a whole kernel file written in the test.
 func checkSourceRaw(t *testing.T, src string, args ...Arg) diag.Report {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: args, NCVersion: "gen3"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ck, err := CheckKernel(res, &neuroncore.V2)
+	ck, err := CheckKernel(traceSource(t, src, "gen3", args...), &neuroncore.V2)
 	if err != nil {
 		t.Fatal(err)
 	}

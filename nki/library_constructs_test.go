@@ -22,15 +22,7 @@ import nki.language as nl
 // traceCurrent traces a current-API kernel written in the test.
 func traceCurrent(t *testing.T, body string, args ...Arg) *Result {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(currentHeader+body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: args, NCVersion: "gen3"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return traceSource(t, currentHeader+body, "gen3", args...)
 }
 
 func callsOf(res *Result, fn string) []*CallRec {
