@@ -85,9 +85,26 @@ type lexer struct {
 	done    bool // EOF emitted
 }
 
-// three-, two- and one-character operators, longest first.
-var ops3 = []string{"**=", "//=", ">>=", "<<=", "...", "!="}
-var ops2 = []string{"**", "//", ">>", "<<", "<=", ">=", "==", "!=", "->", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@=", ":="}
+// opLen is the length of the operator at the start of s (0 if none): the
+// longest of Python's three-, two- and one-character operators.
+func opLen(s string) int {
+	if len(s) >= 3 {
+		switch s[:3] {
+		case "**=", "//=", ">>=", "<<=", "...":
+			return 3
+		}
+	}
+	if len(s) >= 2 {
+		switch s[:2] {
+		case "**", "//", ">>", "<<", "<=", ">=", "==", "!=", "->", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@=", ":=":
+			return 2
+		}
+	}
+	if len(s) >= 1 && strings.IndexByte(ops1, s[0]) >= 0 {
+		return 1
+	}
+	return 0
+}
 
 const ops1 = "+-*/%@&|^~<>()[]{},:;.=!"
 
@@ -260,24 +277,7 @@ func (lx *lexer) run(line bool) error {
 			lx.i = j
 		default:
 			p := lx.pos()
-			op := ""
-			for _, o := range ops3 {
-				if strings.HasPrefix(src[lx.i:], o) {
-					op = o
-					break
-				}
-			}
-			if op == "" {
-				for _, o := range ops2 {
-					if strings.HasPrefix(src[lx.i:], o) {
-						op = o
-						break
-					}
-				}
-			}
-			if op == "" && strings.IndexByte(ops1, c) >= 0 {
-				op = string(c)
-			}
+			op := src[lx.i : lx.i+opLen(src[lx.i:])]
 			if op == "" {
 				if c >= 0x80 {
 					return lx.errf(p, "non-ASCII character outside a string or comment is not supported")

@@ -863,35 +863,48 @@ func (p *parser) comparison() Expr {
 // Binary operations, calls, attributes and subscripts are positioned at
 // the first token of their leftmost operand, a parenthesis included (as
 // CPython's ast: "(a - b) * c" starts at the parenthesis).
-func (p *parser) binLevel(ops []string, sub func() Expr) Expr {
+func (p *parser) bitOr() Expr { return p.binary(1) }
+
+// binary parses the binary operators from | up by precedence climbing:
+// operands bind by binPrec, every level associates to the left, and an
+// operand is a factor (unary operators and **).
+func (p *parser) binary(minPrec int) Expr {
 	start := p.cur().pos
-	e := sub()
+	e := p.factor()
 	for {
 		t := p.cur()
 		if t.kind != tOp {
 			return e
 		}
-		op := ""
-		for _, o := range ops {
-			if t.text == o {
-				op = o
-				break
-			}
-		}
-		if op == "" {
+		prec := binPrec(t.text)
+		if prec < minPrec {
 			return e
 		}
 		p.i++
-		e = &BinOp{P{start}, op, e, sub()}
+		e = &BinOp{P{start}, t.text, e, p.binary(prec + 1)}
 	}
 }
 
-func (p *parser) bitOr() Expr  { return p.binLevel([]string{"|"}, p.bitXor) }
-func (p *parser) bitXor() Expr { return p.binLevel([]string{"^"}, p.bitAnd) }
-func (p *parser) bitAnd() Expr { return p.binLevel([]string{"&"}, p.shift) }
-func (p *parser) shift() Expr  { return p.binLevel([]string{"<<", ">>"}, p.arith) }
-func (p *parser) arith() Expr  { return p.binLevel([]string{"+", "-"}, p.term) }
-func (p *parser) term() Expr   { return p.binLevel([]string{"*", "/", "//", "%", "@"}, p.factor) }
+// binPrec is the precedence of a binary operator of the arithmetic and
+// bitwise levels (Python reference, operator precedence), 0 for any other
+// token text.
+func binPrec(op string) int {
+	switch op {
+	case "|":
+		return 1
+	case "^":
+		return 2
+	case "&":
+		return 3
+	case "<<", ">>":
+		return 4
+	case "+", "-":
+		return 5
+	case "*", "/", "//", "%", "@":
+		return 6
+	}
+	return 0
+}
 
 func (p *parser) factor() Expr {
 	if t := p.cur(); t.kind != tOp || (t.text != "-" && t.text != "+" && t.text != "~") {
