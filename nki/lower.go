@@ -39,13 +39,13 @@ const MaxLoweredRefs = neuroncore.MaxStepOperands
 // variable names, so findings name the source line, the tensor and the
 // iteration.
 func Lower(res *Result, arch *neuroncore.Arch) (*Lowered, error) {
-	return lower(res, arch, nil)
+	return lower(res, arch, nil, nil)
 }
 
-func lower(res *Result, arch *neuroncore.Arch, blocks map[*TensorRec]*loopBlock) (*Lowered, error) {
+func lower(res *Result, arch *neuroncore.Arch, blocks map[*TensorRec]*loopBlock, canon map[*TensorRec]*TensorRec) (*Lowered, error) {
 	unroll := map[int]bool{}
 	for range 64 {
-		lw := &lowering{res: res, unroll: unroll, blocks: blocks, tensorOf: map[tensorKey]int{}, cur: map[*TensorRec]int{},
+		lw := &lowering{res: res, unroll: unroll, blocks: blocks, canon: canon, tensorOf: map[tensorKey]int{}, cur: map[*TensorRec]int{},
 			depth: map[int]int{}, env: map[int]int64{}, names: map[string]bool{}, escaped: map[int]bool{}}
 		api := ""
 		if res.API != "beta1" {
@@ -114,6 +114,9 @@ type lowering struct {
 	// blocks gives declarations a block dimension per enclosing loop
 	// (loopblock.go; place only)
 	blocks map[*TensorRec]*loopBlock
+	// canon lowers several records of one declaration site as the plan
+	// tensor of one of them (siteMerge; place only)
+	canon map[*TensorRec]*TensorRec
 }
 
 func (lw *lowering) uniqueName(base string, line int) string {
@@ -211,31 +214,35 @@ func (lw *lowering) declare(rec *TensorRec) (int, error) {
 			break
 		}
 	}
-	k := tensorKey{rec, scope}
+	src := rec
+	if c := lw.canon[rec]; c != nil {
+		src = c
+	}
+	k := tensorKey{src, scope}
 	if i, ok := lw.tensorOf[k]; ok {
 		lw.cur[rec] = i
 		return i, nil
 	}
-	t, err := planTensor(rec)
+	t, err := planTensor(src)
 	if err != nil {
 		return 0, err
 	}
-	name := rec.Name
+	name := src.Name
 	if name == "" {
-		name = "tile_" + strings.ReplaceAll(rec.API, "result of ", "")
+		name = "tile_" + strings.ReplaceAll(src.API, "result of ", "")
 	}
-	t.Name = lw.uniqueName(name, siteLine(rec.Site))
+	t.Name = lw.uniqueName(name, siteLine(src.Site))
 	t.Scope = scope
 	if lb := lw.blocks[rec]; lb != nil {
 		t.Block = append([]int64(nil), lb.dims...)
 	}
-	t.Path = sitePath(rec.Site)
+	t.Path = sitePath(src.Site)
 	p := lw.out.Plan
 	if len(p.Tensors) >= neuroncore.MaxTensors {
 		return 0, fmt.Errorf("%s: more than %d on-chip tensor declarations to check", t.Path, neuroncore.MaxTensors)
 	}
 	p.Tensors = append(p.Tensors, t)
-	lw.out.Recs = append(lw.out.Recs, rec)
+	lw.out.Recs = append(lw.out.Recs, src)
 	i := len(p.Tensors) - 1
 	lw.tensorOf[k] = i
 	lw.cur[rec] = i

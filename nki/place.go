@@ -1,6 +1,7 @@
 package nki
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -27,6 +28,8 @@ type Placed struct {
 type PlaceError struct {
 	Site Site
 	Msg  string
+	// conflict: executions of one declaration line were placed apart
+	conflict bool
 }
 
 func (e *PlaceError) Error() string { return fmt.Sprintf("%s: %s", e.Site, e.Msg) }
@@ -87,6 +90,22 @@ func alias(re *regexp.Regexp, src string) (string, int) {
 // neuroncore's placement over the lowered plan) and writes the kernel file
 // back with them allocated. src is the kernel file's source (res.File).
 func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptions) (*Placed, error) {
+	p, err := placeKernel(res, ck, src, opt, false)
+	var pe *PlaceError
+	if errors.As(err, &pe) && pe.conflict {
+		// a line that executed as several tensors placed apart: place
+		// them as one tensor (siteMerge), which holds when their
+		// executions fit one allocation expression
+		p2, err2 := placeKernel(res, ck, src, opt, true)
+		if err2 == nil {
+			return p2, nil
+		}
+		pe.Msg += fmt.Sprintf("; placed as one tensor they do not fit one expression either (%v)", err2)
+	}
+	return p, err
+}
+
+func placeKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptions, merge bool) (*Placed, error) {
 	lw, x := ck.Lowered, ck.Exec
 	blocks := loopBlocks(res)
 	if len(blocks) > 0 {
@@ -96,11 +115,15 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 			blocks = nil
 		}
 	}
-	if len(blocks) > 0 {
+	var canon map[*TensorRec]*TensorRec
+	if merge {
+		canon = siteMerge(res, blocks)
+	}
+	if len(blocks) > 0 || len(canon) > 0 {
 		// current-API declarations in loops get a block dimension per
 		// loop, so that the tensors a list keeps alive get locations of
 		// their own (loopblock.go)
-		lw2, err := lower(res, ck.Plan.Arch, blocks)
+		lw2, err := lower(res, ck.Plan.Arch, blocks, canon)
 		if err != nil {
 			return nil, err
 		}
@@ -125,6 +148,15 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 			msg += "; besides, " + err.Error()
 		}
 		return nil, &UnallocatableError{Msg: msg}
+	}
+	for i, t := range lw.Plan.Tensors {
+		// before a placement failure: tensors of helper modules are not
+		// lowered per loop iteration (loopBlocks), so a list of them
+		// alive at once looks unplaceable when it is not (nki-library's
+		// output_projection_cte loads its weights into such a list)
+		if rec := lw.Recs[i]; !t.Direct() && (rec.Site == nil || rec.Site.File != res.File) {
+			return nil, &PlaceError{Site: siteOr(rec.Site, res.File), Msg: fmt.Sprintf("tensor %s is declared in a helper module; place rewrites the kernel file only", t.Name)}
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -197,7 +229,7 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 		}
 		if sa, ok := bySite[key]; ok {
 			if sa.code != code {
-				return nil, &PlaceError{Site: *rec.Site, Msg: fmt.Sprintf("the declaration executes as tensors placed differently (%s and %s); one source line holds one allocation", sa.code, code)}
+				return nil, &PlaceError{Site: *rec.Site, conflict: true, Msg: fmt.Sprintf("the declaration executes as tensors placed differently (%s and %s); one source line holds one allocation", sa.code, code)}
 			}
 			continue
 		}

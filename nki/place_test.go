@@ -360,3 +360,116 @@ def kernel(a):
 		}
 	})
 }
+
+// A helper of the kernel file called for two inputs declares its loop's
+// tensors as two records of one line (nki-library's rope_hf runs one
+// per-head loop for q and one for k); placed apart they would need two
+// allocations on one line, so place lowers them as one tensor and writes
+// one address= expression that serves both calls.
+func TestPlaceMergesCallsOfOneLine(t *testing.T) {
+	src := `import nki
+import nki.isa as nisa
+import nki.language as nl
+
+def _heads(src, dst, n):
+    for h in range(n):
+        x = nl.ndarray((128, 512), dtype=src.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=x, src=src[h * 128:(h + 1) * 128, :])
+        y = nl.ndarray((128, 512), dtype=src.dtype, buffer=nl.sbuf)
+        nisa.activation(dst=y, op=nl.exp, data=x)
+        nisa.dma_copy(dst=dst[h * 128:(h + 1) * 128, :], src=y)
+
+@nki.jit
+def kernel(q, k):
+    q_out = nl.ndarray(q.shape, dtype=q.dtype, buffer=nl.shared_hbm)
+    k_out = nl.ndarray(k.shape, dtype=k.dtype, buffer=nl.shared_hbm)
+    _heads(q, q_out, 8)
+    _heads(k, k_out, 2)
+    return q_out, k_out
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Dir: dir, File: "k.py", Function: "kernel", NCVersion: "gen3", Args: []Arg{
+		{Name: "q", Shape: []int64{1024, 512}, DType: "float32"}, {Name: "k", Shape: []int64{256, 512}, DType: "float32"}}}
+	res, err := Trace(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := CheckKernel(res, &neuroncore.V3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := PlaceKernel(res, ck, []byte(src), neuroncore.PlaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(pl.Source), "address="); n != 2 {
+		t.Errorf("%d address= written, want one per declaration line:\n%s", n, pl.Source)
+	}
+	ck2, err := CheckPlaced(o, pl, &neuroncore.V3)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, pl.Source)
+	}
+	for _, d := range ck2.Report {
+		if d.Severity == diag.Error || d.Rule == neuroncore.RuleUnplaced {
+			t.Errorf("placed kernel: %v\n%s", d, pl.Source)
+		}
+	}
+}
+
+// Tensors a helper module declares in a loop and keeps in a list (as
+// nki-library's output_projection_cte loads its weights) are refused as
+// declared in a helper module (exit 2), not reported as a kernel that
+// cannot fit: they are lowered without a location per iteration, so the
+// placement's failure says nothing about the kernel.
+func TestPlaceHelperModuleListIsRefused(t *testing.T) {
+	helper := `import nki.isa as nisa
+import nki.language as nl
+
+def load_all(w, n):
+    tiles = []
+    for i in range(n):
+        t = nl.ndarray((128, 512), dtype=w.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=w[i * 128:(i + 1) * 128, :])
+        tiles.append(t)
+    return tiles
+`
+	src := `import nki
+import nki.isa as nisa
+import nki.language as nl
+from .helper import load_all
+
+@nki.jit
+def kernel(w):
+    out = nl.ndarray((128, 512), dtype=w.dtype, buffer=nl.shared_hbm)
+    tiles = load_all(w, 4)
+    acc = nl.ndarray((128, 512), dtype=w.dtype, buffer=nl.sbuf)
+    nisa.tensor_tensor(dst=acc, data1=tiles[0], data2=tiles[1], op=nl.add)
+    nisa.tensor_tensor(dst=acc, data1=acc, data2=tiles[2], op=nl.add)
+    nisa.tensor_tensor(dst=acc, data1=acc, data2=tiles[3], op=nl.add)
+    nisa.dma_copy(dst=out, src=acc)
+    return out
+`
+	dir := t.TempDir()
+	for name, text := range map[string]string{"k.py": src, "helper.py": helper} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := Options{Dir: dir, File: "k.py", Function: "kernel", NCVersion: "gen3", Args: []Arg{{Name: "w", Shape: []int64{512, 512}, DType: "float32"}}}
+	res, err := Trace(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := CheckKernel(res, &neuroncore.V3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = PlaceKernel(res, ck, []byte(src), neuroncore.PlaceOptions{})
+	var pe *PlaceError
+	if !errors.As(err, &pe) || errors.Is(err, neuroncore.ErrUnplaceable) || !strings.Contains(pe.Msg, "helper module") || pe.Site.File != "helper.py" || pe.Site.Line != 7 {
+		t.Fatalf("err = %v, want a refusal naming helper.py:7", err)
+	}
+}
