@@ -527,9 +527,21 @@ func (t *tracer) item(in *interp, obj, idx Value, node python.Node) (Value, bool
 			}
 			dims = append(dims, (&RangeVal{Start: lo, Stop: hi, Step: step}).Len())
 		}
+		// Each output is the index expression of its own iterator: extent
+		// along its axis, 1 elsewhere (an open grid that broadcasts). The API
+		// page likens mgrid to NumPy's dense grid, which gives the same shape
+		// when all outputs index together; kernels also index with a subset
+		// (the LayerNorm tutorial loads gamma[i_p_param, i_f_io] of a
+		// three-way mgrid, 1 x F), which has that shape only as open grids.
+		// The corpus tracer models mgrid the same way.
 		g := &MGrid{}
-		for range dims {
-			g.Grids = append(g.Grids, &Grid{Shape: dims})
+		for i := range dims {
+			shape := make([]int64, len(dims))
+			for j := range shape {
+				shape[j] = 1
+			}
+			shape[i] = dims[i]
+			g.Grids = append(g.Grids, &Grid{Shape: shape})
 		}
 		return g, true
 	case *Grid:
@@ -1049,20 +1061,38 @@ func (t *tracer) op(c *callCtx, fn, rule string) Value {
 	return nil
 }
 
-// partitionBroadcast allows (P, 1)-style operands against (P, F...) where
-// numpy's trailing alignment would not (NKI broadcasts along the free
-// dimensions of a partition-aligned tile).
+// partitionBroadcast aligns two tile shapes at the partition (first)
+// dimension where numpy's trailing alignment fails: the shorter shape is
+// padded with 1s on the right, then each dimension must match or be 1. So a
+// (P, 1) operand broadcasts along the free dimensions of (P, F...), and a
+// (P, F, 1) tile (a three-way mgrid index) combines with (P, F) (the LayerNorm
+// tutorial at nki-samples 5553435 multiplies such tiles). Tiles are laid out
+// from the partition dimension ("Tile" in the NKI programming model), which is
+// why NKI aligns operands there; the corpus tracer pads the same way.
 func partitionBroadcast(a, b []int64) ([]int64, bool) {
-	if len(a) == 0 || len(b) == 0 || a[0] != b[0] {
+	if len(a) == 0 || len(b) == 0 {
 		return nil, false
 	}
-	if prod(a[1:]) == 1 {
-		return b, true
+	n := max(len(a), len(b))
+	out := make([]int64, n)
+	for i := range out {
+		x, y := int64(1), int64(1)
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		switch {
+		case x == y || y == 1:
+			out[i] = x
+		case x == 1:
+			out[i] = y
+		default:
+			return nil, false
+		}
 	}
-	if prod(b[1:]) == 1 {
-		return a, true
-	}
-	return nil, false
+	return out, true
 }
 
 var opNames = map[string]string{"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "//": "floor_divide",
