@@ -51,7 +51,7 @@ func init() {
 		diag.Rule{ID: RuleUnusedPhysical, Severity: diag.Warning, Description: "a directly allocated tensor is never used by the kernel body"},
 		diag.Rule{ID: RuleAccumulateNoGroup, Severity: diag.Warning, Description: "a matmul accumulates into a PSUM tile no matmul started (its previous content is undefined)"},
 		diag.Rule{ID: RuleLiveOverCapacity, Severity: diag.Error, Description: "the automatically allocated tiles of more than 64 partitions alive at one time (all start at partition 0) need more bytes than a partition holds, so no allocation exists"},
-		diag.Rule{ID: RuleTileTooLarge, Severity: diag.Error, Description: "an automatically allocated tensor's tile is larger than a partition's usable SBUF bytes or a 2 KiB PSUM bank, so no allocation can hold it"},
+		diag.Rule{ID: RuleTileTooLarge, Severity: diag.Error, Description: "an automatically allocated tensor's tile spans more partitions than the memory has, or is larger than a partition's usable SBUF bytes or a 2 KiB PSUM bank, so no allocation can hold it"},
 	)
 }
 
@@ -156,6 +156,14 @@ func walkSteps(ns []Node, f func(*Step)) {
 // boundaries", 2 KiB per partition (same guide; the architecture guide:
 // 8 banks of 512 FP32 values). Direct tensors get byte-range/psum-bank.
 func checkTileSize(a *Arch, t *Tensor, rep *diag.Report) {
+	if t.Partitions > int64(a.Partitions) {
+		// "the hardware supports up to 128 partitions": an on-chip
+		// tensor's partition dimension is at most nl.tile_size.pmax
+		// (NKI docs, "What is Tiling?" and nki.language.tile_size)
+		rep.Add(RuleTileTooLarge, t.Path, "tensor %s: a tile spans %d partitions, more than the %d partitions of %s (the partition dimension of an on-chip tensor is at most nl.tile_size.pmax)",
+			t.Name, t.Partitions, a.Partitions, t.Buffer)
+		return
+	}
 	limit, what := a.Capacity(t.Buffer), "usable bytes of an SBUF partition"
 	if t.Buffer == PSUM {
 		limit, what = a.PSUMTileMaxBytes(), "bytes of a PSUM bank (a PSUM tile cannot cross banks)"

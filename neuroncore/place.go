@@ -410,6 +410,9 @@ func busyIntervals(x *Execution, lts []int, maxN int) [][2]int {
 
 // checkPlaceable rejects tensors no placement can hold.
 func checkPlaceable(a *Arch, t *Tensor) error {
+	if t.Partitions > int64(a.Partitions) {
+		return &placeError{msg: fmt.Sprintf("%s: tensor %s: a tile of %d partitions exceeds the %d partitions of %s", t.Path, t.Name, t.Partitions, a.Partitions, t.Buffer)}
+	}
 	tb := t.TileBytes()
 	if t.Buffer == PSUM && tb > a.PSUMTileMaxBytes() {
 		return &placeError{msg: fmt.Sprintf("%s: tensor %s: a tile of %d bytes per partition does not fit the %d bytes a PSUM tile may span", t.Path, t.Name, tb, a.PSUMTileMaxBytes())}

@@ -79,6 +79,15 @@ def kernel(a):
     nl.store(out, value=p)
     return out
 `, neuroncore.RuleTileTooLarge, "k.py:9"},
+		{"automatic sbuf tile over 128 partitions", `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((256, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.ndarray((256, 512), dtype=a.dtype, buffer=nl.sbuf)
+    x[...] = nl.load(a)
+    nl.store(out, value=x)
+    return out
+`, neuroncore.RuleTileTooLarge, "k.py:9"},
 		{"softmax under direct allocation", `
 @nki.jit
 def kernel(a):

@@ -473,3 +473,25 @@ def kernel(w):
 		t.Fatalf("err = %v, want a refusal naming helper.py:7", err)
 	}
 }
+
+// An automatic tile of more partitions than the memory has (the batch
+// invariance sample's K_TILE = 512 for K > 512) is a finding of place,
+// not a crash of the layout search, which had no start partition for it.
+func TestPlaceTileOverPartitions(t *testing.T) {
+	src := `import nki
+import nki.isa as nisa
+import nki.language as nl
+
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((512, 128), dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.ndarray((512, 128), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=a)
+    nisa.dma_copy(dst=out, src=x)
+    return out
+`
+	_, _, err := placeSource(t, src, Arg{Name: "a", Shape: []int64{512, 128}, DType: "bfloat16"})
+	if !errors.Is(err, neuroncore.ErrUnplaceable) || !strings.Contains(err.Error(), "512 partitions") {
+		t.Fatalf("err = %v, want a finding naming the 512 partitions", err)
+	}
+}
