@@ -50,6 +50,7 @@ func (in *interp) nlModule(name string) *Module {
 		}
 	}
 	m.Attrs["tile_size"] = ts
+	m.Attrs["finfo"] = bi("nl.finfo", nlFinfo)
 	m.Attrs["NKIObject"] = &Class{Name: "NKIObject", Attrs: map[string]Value{}}
 	m.Attrs["par_dim"] = bi("nl.par_dim", func(c *callCtx) Value { return &ParDim{N: c.int(0, "size")} })
 	m.Attrs["affine_range"] = bi("nl.affine_range", func(c *callCtx) Value { return c.in.tr.makeRange(c, "affine_range") })
@@ -467,6 +468,10 @@ func (t *tracer) attr(in *interp, obj Value, name string, pos python.Pos) (Value
 		case "y":
 			if len(o.Grids) > 2 {
 				return o.Grids[2], true
+			}
+		case "z": // a four-way grid's last axis (reference/vision.py's select_and_scatter)
+			if len(o.Grids) > 3 {
+				return o.Grids[3], true
 			}
 		}
 	case *BufferVal:
@@ -1247,3 +1252,31 @@ func (t *tracer) materialize(in *interp, tile *Tile, pos python.Pos) {
 func (s Site) pos() python.Pos { return python.Pos{Line: s.Line, Col: s.Col} }
 
 func (t *tracer) discard(v Value) {}
+
+// floatMax is the largest finite value of each NKI float type: IEEE binary32
+// and binary16, bfloat16 (binary32's exponent, 7 mantissa bits), the OCP
+// float8 formats, and Neuron's FP8_E4M3 whose largest value is 240 (the
+// Trainium data-type table).
+var floatMax = map[DType]float64{"float32": 3.4028234663852886e38, "bfloat16": 3.3895313892515355e38,
+	"float16": 65504, "float8_e4m3": 240, "float8_e5m2": 57344, "float8_e4m3fn": 448}
+
+// nlFinfo is Beta 1's nl.finfo(dtype) (listed in the nki.language stubs of
+// Neuron 2.26, undocumented): the machine limits of a float type, used for
+// fill values (reference/vision.py pads with nl.finfo(dtype).min). Only min,
+// max and bits are modelled.
+func nlFinfo(c *callCtx) Value {
+	if c.in.tr.api != "beta1" {
+		c.fail("nl.finfo is not part of the current nki.language API")
+	}
+	v := c.need(0, "dtype")
+	d, ok := v.(DType)
+	if !ok {
+		c.fail("dtype is %s, not a dtype", typeName(v))
+	}
+	mx, ok := floatMax[d]
+	if !ok {
+		c.fail("no documented range for %s", d)
+	}
+	return &Module{Name: "nl.finfo(" + string(d) + ")", Attrs: map[string]Value{
+		"min": -mx, "max": mx, "bits": int64(d.Size() * 8)}}
+}

@@ -23,6 +23,8 @@ func (in *interp) initBuiltins() {
 				return int64(len(x))
 			case *List:
 				return int64(len(x.Items))
+			case *IntArray:
+				return int64(len(x.Vals))
 			case *Dict:
 				return int64(len(x.Keys))
 			case *RangeVal:
@@ -471,6 +473,8 @@ func (in *interp) hasAttr(obj Value, name string, pos python.Pos) (ok bool) {
 func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, bool) {
 	m := func(f func(c *callCtx) Value) (Value, bool) { return bi(typeName(obj)+"."+name, f), true }
 	switch o := obj.(type) {
+	case *IntArray:
+		return intArrayMethod(o, name, m)
 	case string:
 		switch name {
 		case "format":

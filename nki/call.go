@@ -531,6 +531,16 @@ func (in *interp) getItem(obj, idx Value, node python.Node) Value {
 			return &List{Items: sliceItems(o.Items, a, b, st)}
 		}
 		return o.Items[in.index(idx, len(o.Items), node)]
+	case *IntArray:
+		if s, ok := idx.(*SliceVal); ok {
+			a, b, st := in.sliceBounds(s, len(o.Vals), node)
+			out := &IntArray{}
+			for _, v := range sliceItems(o.items(), a, b, st) {
+				out.Vals = append(out.Vals, v.(int64))
+			}
+			return out
+		}
+		return o.Vals[in.index(idx, len(o.Vals), node)]
 	case string:
 		if s, ok := idx.(*SliceVal); ok {
 			a, b, st := in.sliceBounds(s, len(o), node)
@@ -613,6 +623,8 @@ func (in *interp) iterate(v Value, node python.Node) []Value {
 		return x
 	case *List:
 		return append([]Value{}, x.Items...)
+	case *IntArray:
+		return x.items()
 	case string:
 		return stringItems(x)
 	case *Dict:

@@ -373,6 +373,9 @@ func (in *interp) binop(op string, l, r Value, pos python.Pos, node python.Node)
 	if _, ok := r.(*Sym); ok {
 		return in.symOp(op, l, r, node)
 	}
+	if v, ok := in.intArrayOp(op, l, r, pos); ok {
+		return v
+	}
 	switch a := l.(type) {
 	case bool:
 		l = b2i(a)

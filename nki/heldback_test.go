@@ -2,6 +2,7 @@ package nki
 
 import (
 	"fmt"
+	"sort"
 	"testing"
 )
 
@@ -39,5 +40,46 @@ def kernel(a, g):
 		if got[line] != s {
 			t.Errorf("line %d: shape %s, want %s (all: %v)", line, got[line], s, got)
 		}
+	}
+}
+
+// numpy.arange makes an integer host table that kernels do arithmetic on and
+// index with static loop counters (reference/vision.py's adaptive average
+// pooling); nl.finfo gives fill values; a four-way mgrid has .z.
+func TestHostIndexTablesFinfoAndMgridZ(t *testing.T) {
+	res := traceSource(t, authorHeader+`import numpy as np
+
+@nki.jit
+def kernel(a, b):
+    out = nl.ndarray((128, 4), dtype=a.dtype, buffer=nl.shared_hbm)
+    starts = (np.arange(4, dtype=np.int32) * 3) // 2
+    ends = (np.arange(1, 5) * 5) // 2
+    spans = ends - starts
+    assert spans.tolist() == [2, 4, 4, 6] and len(spans) == 4 and spans.max() == 6 and spans.min() == 2
+    g = nl.mgrid[0:128, 0:1, 0:1, 0:2]
+    pad = nl.full((128, int(spans.max()), 2), dtype=nl.float32, buffer=nl.sbuf, fill_value=nl.finfo(nl.float32).min)
+    for i in nl.static_range(4):
+        w = nl.load(a[0:128, starts[i]:ends[i]])
+        nl.store(out[0:128, i:i + 1], value=w[0:128, 0:1])
+    z = nl.load(b[g.p, g.x, g.y, g.z])
+    nl.store(b[g.p, g.x, g.y, g.z], value=z)
+    return out
+`, "gen2", Arg{Name: "a", Shape: []int64{128, 10}, DType: "float32"}, Arg{Name: "b", Shape: []int64{128, 1, 1, 2}, DType: "float32"})
+	got := tensorShapes(res)
+	if got[19] != "[128 1 1 2]" {
+		t.Errorf("load through g.z at line 19: %s, want [128 1 1 2]", got[19])
+	}
+	if got[15] != "[128 6 2]" {
+		t.Errorf("nl.full at line 15: %s, want [128 6 2] (all %v)", got[15], got)
+	}
+	var widths []string
+	for _, r := range res.Tensors {
+		if r.Site != nil && r.Site.Line == 17 {
+			widths = append(widths, fmt.Sprint(r.Shape))
+		}
+	}
+	sort.Strings(widths)
+	if fmt.Sprint(widths) != "[[128 2] [128 4] [128 6]]" {
+		t.Errorf("loads at line 17: %v, want widths 2, 4 and 6 from the table", widths)
 	}
 }

@@ -374,6 +374,7 @@ func (l *loader) numpy() *Module {
 		c.fail("dtype of %s", typeName(c.args[0]))
 		return nil
 	})
+	m.Attrs["arange"] = bi("numpy.arange", numpyArange)
 	m.Attrs["identity"] = bi("numpy.identity", func(c *callCtx) Value {
 		n := c.int(0, "n")
 		return &Grid{Shape: []int64{n, n}}

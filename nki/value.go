@@ -136,6 +136,8 @@ func typeName(v Value) string {
 		return "tuple"
 	case *List:
 		return "list"
+	case *IntArray:
+		return "numpy.ndarray"
 	case *Dict:
 		return "dict"
 	case *Func:
