@@ -426,10 +426,14 @@ func siteMerge(res *Result, blocks map[*TensorRec]*loopBlock) map[*TensorRec]*Te
 	var keys []string
 	for _, r := range res.Tensors {
 		if !r.OnChip || len(r.BlockDims) > 0 || r.Site == nil || r.Site.File != res.File ||
-			r.Alloc == nil || r.Alloc.Kind != "auto" || strings.HasPrefix(r.API, "result of ") {
+			r.Alloc == nil || (r.Alloc.Kind != "auto" && r.Alloc.Kind != "implicit") {
 			continue
 		}
 		k := r.Site.String()
+		if strings.HasPrefix(r.API, "result of ") {
+			// as place keys them: nested results may share a column
+			k += " " + r.API
+		}
 		if groups[k] == nil {
 			keys = append(keys, k)
 		}
@@ -471,18 +475,20 @@ func siteMerge(res *Result, blocks map[*TensorRec]*loopBlock) map[*TensorRec]*Te
 }
 
 // mergeBlocks is one loop block for the records' loop blocks, or false
-// when their loops differ.
+// when their loops differ: the same loops and variables, and one start and
+// step per loop (a record of a loop's last iteration only, as a tile of a
+// different shape there, has seen no step of its own).
 func mergeBlocks(g []*TensorRec, blocks map[*TensorRec]*loopBlock) (*loopBlock, bool) {
 	b0 := blocks[g[0]]
 	m := &loopBlock{vars: b0.vars, rec: b0.rec, first: b0.first, idx: map[int64][]int64{},
-		step: append([]int64(nil), b0.step...), dims: make([]int64, len(b0.dims))}
+		step: make([]int64, len(b0.step)), dims: make([]int64, len(b0.dims))}
 	for _, r := range g {
 		b := blocks[r]
 		if len(b.vars) != len(m.vars) {
 			return nil, false
 		}
 		for d := range b.vars {
-			if b.vars[d] != m.vars[d] || b.rec[d] != m.rec[d] || b.first[d] != m.first[d] {
+			if b.vars[d] != m.vars[d] || b.rec[d] != m.rec[d] {
 				return nil, false
 			}
 			switch {
@@ -495,6 +501,29 @@ func mergeBlocks(g []*TensorRec, blocks map[*TensorRec]*loopBlock) (*loopBlock, 
 		}
 		for inst, idx := range b.idx {
 			m.idx[inst] = idx
+		}
+	}
+	for d := range m.vars {
+		// variable = start + iteration*step through every block's first
+		// point
+		a0, v0 := m.first[d][0], m.first[d][1]
+		for _, r := range g {
+			a, v := blocks[r].first[d][0], blocks[r].first[d][1]
+			if a == a0 {
+				if v != v0 {
+					return nil, false
+				}
+				continue
+			}
+			if m.step[d] == 0 {
+				if (v-v0)%(a-a0) != 0 || v == v0 {
+					return nil, false
+				}
+				m.step[d] = (v - v0) / (a - a0)
+			}
+			if v-v0 != (a-a0)*m.step[d] {
+				return nil, false
+			}
 		}
 	}
 	return m, true

@@ -495,3 +495,35 @@ def kernel(a):
 		t.Fatalf("err = %v, want a finding naming the 512 partitions", err)
 	}
 }
+
+// A declaration in an unrolled loop whose last iteration has another shape
+// (a remainder tile, as nki-samples' interpolate kernels cut their last
+// row window) executes as two records; the record of the last iteration
+// alone has seen no step of its loop, and both are placed as one tensor
+// with one mod_alloc expression in the loop variable.
+func TestPlaceMergesRemainderIteration(t *testing.T) {
+	src := authorHeader + `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    tiles = []
+    for h in nl.static_range(3):
+        n = 512 if h < 2 else 256
+        x = nl.ndarray((nl.par_dim(128), n), dtype=a.dtype, buffer=nl.sbuf)
+        x[...] = nl.load(a[:, h * 512:h * 512 + n])
+        tiles.append(x)
+    acc = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer=nl.sbuf)
+    acc[...] = nl.add(tiles[0], tiles[1])
+    acc[:, 0:256] = nl.add(acc[:, 0:256], tiles[2])
+    nl.store(out, value=acc)
+    return out
+`
+	o, pl, err := placeSource(t, src, Arg{Name: "a", Shape: []int64{128, 1280}, DType: "float32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(pl.Source), "mod_alloc("); n != 2 {
+		t.Errorf("%d mod_alloc written, want one per declaration line:\n%s", n, pl.Source)
+	}
+	checkPlacedClean(t, o, pl)
+}
