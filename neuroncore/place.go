@@ -347,7 +347,7 @@ func newPlaceTensors(x *Execution) ([]*placeTensor, error) {
 		}
 		first, ok := pt.nextFeasible(x, 0)
 		if !ok {
-			return nil, &placeError{msg: fmt.Sprintf("%s: tensor %s: no physical tile count avoids a lifetime conflict (instances of a scoped tensor alive at the same time?)", pt.t.Path, pt.t.Name)}
+			return nil, &InstancesAliveError{Tensor: pt.ti, msg: fmt.Sprintf("%s: tensor %s: no physical tile count avoids a lifetime conflict (instances of a scoped tensor alive at the same time?)", pt.t.Path, pt.t.Name)}
 		}
 		pt.ladder = [][]int64{first}
 	}
@@ -407,6 +407,22 @@ func busyIntervals(x *Execution, lts []int, maxN int) [][2]int {
 	}
 	return append([][2]int(nil), out...)
 }
+
+// InstancesAliveError is an automatic tensor whose declaration instances
+// (each execution of a scoped declaration) are alive at the same time in
+// the same logical tile, so that no ladder of physical tiles over its
+// block index separates them. In a plan that is a finding (ErrUnplaceable);
+// a kernel's declarations are separate tensor objects, so there it says
+// only that one location per declaration cannot hold them.
+type InstancesAliveError struct {
+	Tensor int // index into the plan's tensors
+	msg    string
+}
+
+func (e *InstancesAliveError) Error() string { return e.msg }
+
+// Is makes an InstancesAliveError an ErrUnplaceable.
+func (e *InstancesAliveError) Is(target error) bool { return target == ErrUnplaceable }
 
 // checkPlaceable rejects tensors no placement can hold.
 func checkPlaceable(a *Arch, t *Tensor) error {

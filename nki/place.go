@@ -158,6 +158,16 @@ func placeKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 			return nil, &PlaceError{Site: siteOr(rec.Site, res.File), Msg: fmt.Sprintf("tensor %s is declared in a helper module; place rewrites the kernel file only", t.Name)}
 		}
 	}
+	var alive *neuroncore.InstancesAliveError
+	if errors.As(err, &alive) && alive.Tensor < len(lw.Recs) {
+		// each execution of a kernel's declaration is a tensor of its
+		// own, so this is place's limit, not the kernel's: the one
+		// location a line gets cannot hold executions alive together
+		// unless the line is in range loops whose variables name the
+		// execution (loopblock.go)
+		rec := lw.Recs[alive.Tensor]
+		return nil, &PlaceError{Site: siteOr(rec.Site, res.File), Msg: fmt.Sprintf("tensor %s: executions of this declaration are alive at the same time (kept in a list?), and place writes one location per execution only for declarations in range loops of their own function whose loop variables name the execution (not in comprehensions over _ or in helpers called per element); allocate them directly", lw.Plan.Tensors[alive.Tensor].Name)}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -527,3 +527,31 @@ def kernel(a):
 	}
 	checkPlacedClean(t, o, pl)
 }
+
+// Tensors a comprehension declares and keeps alive together (nki-autotune's
+// allocate_buffers) are separate tensors in the kernel, so place's
+// inability to give one line several locations outside range loops is a
+// refusal naming the line (exit 2), not a finding that the kernel cannot
+// be allocated.
+func TestPlaceComprehensionListIsRefused(t *testing.T) {
+	src := `import nki
+import nki.isa as nisa
+import nki.language as nl
+
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    tiles = [nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf) for _ in range(2)]
+    nisa.dma_copy(dst=tiles[0], src=a[0:128, :])
+    nisa.dma_copy(dst=tiles[1], src=a[128:256, :])
+    acc = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.tensor_tensor(dst=acc, data1=tiles[0], data2=tiles[1], op=nl.add)
+    nisa.dma_copy(dst=out, src=acc)
+    return out
+`
+	_, _, err := placeSource(t, src, Arg{Name: "a", Shape: []int64{256, 512}, DType: "float32"})
+	var pe *PlaceError
+	if !errors.As(err, &pe) || errors.Is(err, neuroncore.ErrUnplaceable) || pe.Site.Line != 8 || !strings.Contains(pe.Msg, "alive at the same time") {
+		t.Fatalf("err = %v, want a refusal naming k.py:8", err)
+	}
+}
