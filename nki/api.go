@@ -576,7 +576,7 @@ func (t *tracer) item(in *interp, obj, idx Value, node python.Node) (Value, bool
 		case *View:
 			block = x.Block
 		}
-		return &View{T: base, Shape: s, DType: dtypeOf(o), Block: block, Whole: wholeTile(base, block, s)}, true
+		return &View{T: base, Shape: s, DType: dtypeOf(o), Block: block, Whole: wholeTile(base, block, s), Index: t.indexTiles(in, idx, node)}, true
 	}
 	return nil, false
 }
@@ -1279,4 +1279,56 @@ func nlFinfo(c *callCtx) Value {
 	}
 	return &Module{Name: "nl.finfo(" + string(d) + ")", Attrs: map[string]Value{
 		"min": -mx, "max": mx, "bits": int64(d.Size() * 8)}}
+}
+
+// indexTiles returns the tiles among the items of an index (a computed
+// index tile, e.g. reference/vision.py's resize_nearest loads
+// data[b, load_indices, i_f_channel] with load_indices = src_h * in_w +
+// src_w): each is materialized as the implicit tile it is, since the access
+// uses its value, as the corpus tracer records it. Nil when there are none.
+func (t *tracer) indexTiles(in *interp, idx Value, node python.Node) []Value {
+	items, ok := idx.(Tuple)
+	if !ok {
+		items = Tuple{idx}
+	}
+	var out []Value
+	for _, it := range items {
+		switch x := it.(type) {
+		case *Tile:
+			if x.Rec == nil {
+				t.materialize(in, x, node.At())
+			}
+			out = append(out, x)
+		case *View, *Tensor:
+			if b := baseTensor(x); b != nil && b.onChip() {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
+// withIndexReads adds the index tiles of the views an instruction reads or
+// writes to what it reads (an indirect load or store reads its index).
+func withIndexReads(reads, writes []Value) []Value {
+	n := 0
+	for _, vs := range [2][]Value{reads, writes} {
+		for _, v := range vs {
+			if x, ok := v.(*View); ok {
+				n += len(x.Index)
+			}
+		}
+	}
+	if n == 0 {
+		return reads
+	}
+	out := append(make([]Value, 0, len(reads)+n), reads...)
+	for _, vs := range [2][]Value{reads, writes} {
+		for _, v := range vs {
+			if x, ok := v.(*View); ok {
+				out = append(out, x.Index...)
+			}
+		}
+	}
+	return out
 }

@@ -83,3 +83,47 @@ def kernel(a, b):
 		t.Errorf("loads at line 17: %v, want widths 2, 4 and 6 from the table", widths)
 	}
 }
+
+// A tile used as an index (indirect DMA) is an implicit tile that the
+// load reads, as in reference/vision.py's resize_nearest: both results of
+// `h * 20 + w` are tiles, the sum is read by the gather.
+func TestIndexTileIsReadByTheAccess(t *testing.T) {
+	res := traceSource(t, authorHeader+`
+@nki.jit
+def kernel(data):
+    out = nl.ndarray((128, 64), dtype=data.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(64)[None, :]
+    x = nisa.iota(i_p, dtype=nl.int32)
+    h = nl.floor(x / 3, dtype=nl.int32)
+    w = nl.mod(x, 3, dtype=nl.int32)
+    idx = h * 20 + w
+    rows = nl.load(data[idx, i_f])
+    nl.store(out[i_p, i_f], value=rows)
+    return out
+`, "gen2", Arg{Name: "data", Shape: []int64{1024, 64}, DType: "float32"})
+	byID := map[string]*TensorRec{}
+	n := 0
+	for _, r := range res.Tensors {
+		byID[r.ID] = r
+		if r.Site != nil && r.Site.Line == 14 {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("line 14 records %d implicit tiles, want 2 (the product and the sum)", n)
+	}
+	loads := callsOf(res, "nl.load")
+	if len(loads) != 1 {
+		t.Fatalf("%d nl.load sites", len(loads))
+	}
+	found := false
+	for _, id := range loads[0].Reads {
+		if r := byID[id]; r != nil && r.Site != nil && r.Site.Line == 14 && r.API == "result of operator.add" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("nl.load reads %v, want the index tile (the sum at line 14) among them", loads[0].Reads)
+	}
+}

@@ -67,6 +67,10 @@ type View struct {
 	// Whole: the view selects every element of one logical tile (or of a
 	// tensor without block dimensions).
 	Whole bool
+	// Index holds the on-chip tiles the view is indexed with (indirect
+	// access: data[b, load_indices, i_f]); the instruction that reads or
+	// writes the view reads them.
+	Index []Value
 }
 
 // Tile is the result of a Beta-1 instruction before it is bound to a name

@@ -548,6 +548,7 @@ func prod(s []int64) int64 {
 // callRecord counts one traced execution of an engine call and records it
 // in the program.
 func (t *tracer) callRecord(in *interp, pos python.Pos, fn string, reads, writes []Value, accumulate bool) *PStep {
+	reads = withIndexReads(reads, writes)
 	for _, v := range reads {
 		if tile, ok := v.(*Tile); ok && tile.Rec == nil {
 			t.materialize(in, tile, pos)
