@@ -127,3 +127,22 @@ def kernel(data):
 		t.Errorf("nl.load reads %v, want the index tile (the sum at line 14) among them", loads[0].Reads)
 	}
 }
+
+// An access pattern over a named load result (the SDK's index-case-3 max
+// pool) views the implicit tile the load produced.
+func TestAccessPatternOfNamedResult(t *testing.T) {
+	res := traceCurrent(t, `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((2, 3, 3), dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    v = t.ap([[36, 2], [12, 3], [2, 3], [6, 2], [1, 2]])
+    m = nl.max(v, axis=[3, 4])
+    nl.store(out, value=m)
+    return out
+`, Arg{Name: "a", Shape: []int64{2, 6, 6}, DType: "bfloat16"})
+	got := tensorShapes(res)
+	if got[8] != "[2 6 6]" || got[10] != "[2 3 3]" {
+		t.Errorf("load tile %q and max result %q, want [2 6 6] and [2 3 3] (all %v)", got[8], got[10], got)
+	}
+}
