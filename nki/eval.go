@@ -278,7 +278,11 @@ func (in *interp) comprehension(sc *scope, c *python.Comp) Value {
 		gen := c.Gens[g]
 		iv := in.eval(csc, gen.Iter)
 		items := in.iterate(iv, gen.Iter)
-		lp := in.tr.loopEnter(in, gen.Pos, gen.Iter, iv, "comprehension", int64(len(items)))
+		var mod *python.Module
+		if sc.mod != nil {
+			mod = sc.mod.AST
+		}
+		lp := in.tr.loopEnter(in, in.tr.compSite(mod, c), gen.Iter, iv, "comprehension", int64(len(items)))
 		for _, it := range items {
 			in.assign(csc, gen.Target, it, nil)
 			ok := true

@@ -146,3 +146,25 @@ def kernel(a):
 		t.Errorf("load tile %q and max result %q, want [2 6 6] and [2 3 3] (all %v)", got[8], got[10], got)
 	}
 }
+
+// The clauses of a one-line nested comprehension are one loop site, at the
+// outer clause's iterable (where the corpus tracer puts a comprehension's
+// loop), as nki-autotune's generated kernels allocate buffer grids.
+func TestNestedComprehensionLoopSite(t *testing.T) {
+	res := traceCurrent(t, `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+    bufs = [[nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.sbuf) for _ in range(4)] for _ in range(3)]
+    nisa.dma_copy(dst=bufs[2][3], src=a)
+    nisa.dma_copy(dst=out, src=bufs[2][3])
+    return out
+`, Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"})
+	if len(res.Loops) != 1 {
+		t.Fatalf("%d loop sites, want 1: %+v", len(res.Loops), res.Loops)
+	}
+	l := res.Loops[0]
+	if l.Site.Line != 8 || l.Site.Col != 94 || l.Entries != 4 || l.TripCounts[4] != 3 || l.TripCounts[3] != 1 {
+		t.Errorf("loop at %d:%d entries %d trips %v, want 8:94 (the outer range(3)), 4 entries, {4:3, 3:1}", l.Site.Line, l.Site.Col, l.Entries, l.TripCounts)
+	}
+}

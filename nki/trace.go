@@ -116,11 +116,13 @@ type activeLoop struct {
 }
 
 type tracer struct {
-	api       string // beta1 or current
-	ncVersion string
-	grid      []int64
-	programID []int64
-	constants map[string]int64 // Options.Constants: nl.tile_size overrides
+	// compSiteCache: the loop sites of each module's comprehensions (compsite.go)
+	compSiteCache map[*python.Module]compSites
+	api           string // beta1 or current
+	ncVersion     string
+	grid          []int64
+	programID     []int64
+	constants     map[string]int64 // Options.Constants: nl.tile_size overrides
 
 	symLoops []symLoop
 	stack    []activeLoop
