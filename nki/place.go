@@ -108,12 +108,11 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 func placeKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptions, merge bool) (*Placed, error) {
 	lw, x := ck.Lowered, ck.Exec
 	blocks := loopBlocks(res)
-	if len(blocks) > 0 {
-		if mod, err := python.Parse(res.File, string(src)); err == nil {
-			dropReassigned(blocks, mod)
-		} else {
-			blocks = nil
-		}
+	if mod, err := python.Parse(res.File, string(src)); err == nil {
+		dropReassigned(blocks, mod)
+		blocks = compBlocks(res, mod, string(src), blocks)
+	} else {
+		blocks = nil
 	}
 	var canon map[*TensorRec]*TensorRec
 	if merge {
@@ -194,6 +193,7 @@ func placeKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 		rec  *TensorRec
 		code string
 		fn   string
+		lb   *loopBlock
 	}
 	bySite := map[string]*siteAlloc{}
 	var order []string
@@ -243,7 +243,7 @@ func placeKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 			}
 			continue
 		}
-		bySite[key] = &siteAlloc{rec: rec, code: code, fn: fn}
+		bySite[key] = &siteAlloc{rec: rec, code: code, fn: fn, lb: lb}
 		order = append(order, key)
 	}
 	var funcs []string
@@ -255,6 +255,9 @@ func placeKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 			err = ed.implicit(res, sa.rec, sa.code)
 		} else {
 			err = ed.rewriteDecl(res.API, lang, sa.rec, sa.code)
+		}
+		if err == nil && sa.lb != nil {
+			err = ed.renameTargets(sa.lb)
 		}
 		if err != nil {
 			return nil, err
@@ -318,6 +321,8 @@ type editor struct {
 	file  string
 	edits []edit
 	n     int // hoisted temporaries
+	// comprehension targets renamed (place_comp.go), by offset
+	renamed map[int]bool
 	// compiler-allocated tiles written as declared tensors (place_stmt.go)
 	ix    *stmtIndex
 	stmts map[python.Stmt]*stmtRewrite

@@ -528,11 +528,11 @@ def kernel(a):
 	checkPlacedClean(t, o, pl)
 }
 
-// Tensors a comprehension declares and keeps alive together (nki-autotune's
-// allocate_buffers) are separate tensors in the kernel, so place's
-// inability to give one line several locations outside range loops is a
-// refusal naming the line (exit 2), not a finding that the kernel cannot
-// be allocated.
+// Tensors a comprehension declares and keeps alive together are separate
+// tensors in the kernel, so where place cannot give the line a location
+// per element (here a comprehension with a condition, whose variable is
+// not the element's position) it refuses naming the line (exit 2) rather
+// than reporting a kernel that cannot be allocated.
 func TestPlaceComprehensionListIsRefused(t *testing.T) {
 	src := `import nki
 import nki.isa as nisa
@@ -541,7 +541,7 @@ import nki.language as nl
 @nki.jit
 def kernel(a):
     out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
-    tiles = [nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf) for _ in range(2)]
+    tiles = [nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf) for i in range(3) if i != 1]
     nisa.dma_copy(dst=tiles[0], src=a[0:128, :])
     nisa.dma_copy(dst=tiles[1], src=a[128:256, :])
     acc = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
@@ -553,5 +553,44 @@ def kernel(a):
 	var pe *PlaceError
 	if !errors.As(err, &pe) || errors.Is(err, neuroncore.ErrUnplaceable) || pe.Site.Line != 8 || !strings.Contains(pe.Msg, "alive at the same time") {
 		t.Fatalf("err = %v, want a refusal naming k.py:8", err)
+	}
+}
+
+// Nested list comprehensions over range(N) that build a kernel's tile
+// buffers (nki-autotune's generated matmul kernels) get an address=
+// expression in the generators' variables; targets named _ are renamed so
+// that the expression tells the generators apart.
+func TestPlaceComprehensionBuffers(t *testing.T) {
+	src := `import nki
+import nki.isa as nisa
+import nki.language as nl
+
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    tiles = [[nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf) for _ in range(2)] for _ in range(2)]
+    for i in range(2):
+        for j in range(2):
+            nisa.dma_copy(dst=tiles[i][j], src=a[(2 * i + j) * 128:(2 * i + j + 1) * 128, :])
+    acc = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.tensor_tensor(dst=acc, data1=tiles[0][0], data2=tiles[0][1], op=nl.add)
+    nisa.tensor_tensor(dst=acc, data1=acc, data2=tiles[1][0], op=nl.add)
+    nisa.tensor_tensor(dst=acc, data1=acc, data2=tiles[1][1], op=nl.add)
+    nisa.dma_copy(dst=out, src=acc)
+    return out
+`
+	o, pl, err := placeSource(t, src, Arg{Name: "a", Shape: []int64{512, 512}, DType: "float32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`buffer=nl\.sbuf, address=\(0, (\d+ \+ )?npukit_c0 \* 4096 \+ npukit_c1 \* 2048\)\) for npukit_c1 in range\(2\)\] for npukit_c0 in range\(2\)\]`)
+	if !want.Match(pl.Source) {
+		t.Errorf("placed:\n%s", pl.Source)
+	}
+	checkPlacedClean(t, o, pl)
+	// an element reading _ keeps its meaning only unrenamed: refused
+	uses := strings.Replace(src, "dtype=a.dtype, buffer=nl.sbuf) for _ in range(2)]", "dtype=a.dtype, buffer=nl.sbuf, name=str(_)) for _ in range(2)]", 1)
+	if _, pl, err := placeSource(t, uses, Arg{Name: "a", Shape: []int64{512, 512}, DType: "float32"}); err == nil {
+		t.Errorf("placed with _ read by the element:\n%s", pl.Source)
 	}
 }
