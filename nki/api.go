@@ -894,6 +894,11 @@ func (t *tracer) op(c *callCtx, fn, rule string) Value {
 		t.callRecord(in, c.pos, fn, []Value{val}, []Value{dst}, false)
 		return nil
 	}
+	if !current && strings.HasPrefix(fn, "nisa.") {
+		if v, ok := t.beta1Instruction(c, fn, short, tensors, dtArg, shp); ok {
+			return v
+		}
+	}
 	if rule == "current" && !current {
 		c.in.fail(c.pos, fn, "not modelled by npukit in the Beta-1 API (a current-API instruction)")
 	}
@@ -1160,6 +1165,13 @@ func (t *tracer) tensorOp(in *interp, op string, l, r Value, node python.Node) V
 
 // store is t[idx] = value.
 func (t *tracer) store(in *interp, obj, idx, v Value, node python.Node) {
+	if tile, ok := obj.(*Tile); ok && tile.Rec == nil {
+		// out_tile = nisa.memset(...); out_tile[...] = nisa.op(...): an
+		// instruction result first written by another instruction. Whether
+		// the compiler keeps one location for both is not documented; the
+		// corpus tracer refuses it too.
+		in.fail(node.At(), "assignment into the result of "+tile.Fn, "writing into a compiler-allocated result tile before its value is used is not modelled (declare the tile with nl.ndarray)")
+	}
 	dst := in.getItem(obj, idx, node)
 	switch x := v.(type) {
 	case *Tile:
@@ -1337,4 +1349,128 @@ func withIndexReads(reads, writes []Value) []Value {
 		}
 	}
 	return out
+}
+
+// beta1Instruction models the Beta-1 signatures of instructions whose
+// current-API form writes a dst operand (nki.isa stubs of Neuron 2.26,
+// general/nki/api/nki/isa): there max8(src), nc_find_index8(data, vals),
+// nc_match_replace8(data, vals, imm, dst_idx=None), dropout(data, prob),
+// dma_transpose(src, axes=None), sequence_bounds(segment_ids) and
+// local_gather(src_buffer, index, ...) return their result;
+// select_reduce(dst=, predicate=, on_true=, on_false=, reduce_res=) writes
+// dst; tensor_copy_predicated(src, dst, predicate) and
+// nc_stream_shuffle(src, dst, shuffle_mask) take dst second. The result
+// has the dtype= given, else the first operand's (the API's dtype rule).
+// ok is false for the other instructions.
+func (t *tracer) beta1Instruction(c *callCtx, fn, short string, tensors []Value, dtArg func(DType) DType, shp func(Value) []int64) (Value, bool) {
+	operand := func(i int, name string) Value {
+		v := c.arg(i, name, nil)
+		if v == nil {
+			c.fail("missing operand %s", name)
+		}
+		return v
+	}
+	var first DType
+	if len(tensors) > 0 {
+		first = dtypeOf(tensors[0])
+	}
+	writesDst := func(dstPos int, outs ...string) (Value, bool) {
+		dst := operand(dstPos, "dst")
+		writes := []Value{dst}
+		var reads []Value
+		for _, v := range tensors {
+			if v != dst {
+				reads = append(reads, v)
+			}
+		}
+		for _, o := range outs {
+			if v := c.arg(-1, o, nil); v != nil {
+				writes = append(writes, v)
+				for i, r := range reads {
+					if r == v {
+						reads = append(reads[:i], reads[i+1:]...)
+						break
+					}
+				}
+			}
+		}
+		t.callRecord(c.in, c.pos, fn, reads, writes, false)
+		return nil, true
+	}
+	switch short {
+	case "max8", "nc_find_index8":
+		src := operand(0, map[string]string{"max8": "src", "nc_find_index8": "data"}[short])
+		return t.result(c, fn, []int64{shp(src)[0], 8}, dtArg(first), "sbuf", "(partitions, 8)", tensors), true
+	case "nc_match_replace8":
+		data := operand(0, "data")
+		out := c.arg(3, "dst_idx", nil)
+		var reads []Value
+		for _, v := range tensors {
+			if v != out {
+				reads = append(reads, v)
+			}
+		}
+		r := t.result(c, fn, shp(data), dtArg(first), "sbuf", "shape of data", reads)
+		if out != nil {
+			if tile, ok := r.(*Tile); ok && tile.step != nil {
+				tile.step.Writes = appendAccess(tile.step.Writes, out)
+			}
+			if rec := recOf(out); rec != nil {
+				if cr := t.cBySite[c.in.site(c.pos).key(fn)]; cr != nil && !contains(cr.Writes, rec.ID) {
+					cr.Writes = append(cr.Writes, rec.ID)
+				}
+			}
+		}
+		return r, true
+	case "dropout":
+		var shape []int64
+		for _, v := range tensors {
+			s := shp(v)
+			if shape == nil {
+				shape = s
+				continue
+			}
+			b, ok := broadcast(shape, s)
+			if !ok {
+				if b, ok = partitionBroadcast(shape, s); !ok {
+					c.fail("operands of shapes %v and %v do not broadcast", shape, s)
+				}
+			}
+			shape = b
+		}
+		if shape == nil {
+			c.fail("no tensor operand")
+		}
+		return t.result(c, fn, shape, dtArg(first), "sbuf", "broadcast", tensors), true
+	case "dma_transpose":
+		s := shp(operand(0, "src"))
+		out := make([]int64, len(s))
+		if axes := c.arg(-1, "axes", nil); axes != nil {
+			ax := c.in.iterate(axes, c.node)
+			if len(ax) != len(s) {
+				c.fail("axes %s for a %d-D tensor", repr(axes), len(s))
+			}
+			for i, a := range ax {
+				k, ok := asInt(a)
+				if !ok || k < 0 || int(k) >= len(s) {
+					c.fail("axes %s for a %d-D tensor", repr(axes), len(s))
+				}
+				out[i] = s[k]
+			}
+		} else {
+			for i := range s {
+				out[i] = s[len(s)-1-i]
+			}
+		}
+		return t.result(c, fn, out, dtArg(first), "sbuf", "transpose", tensors), true
+	case "sequence_bounds":
+		return t.result(c, fn, shp(operand(0, "segment_ids")), dtArg(first), "sbuf", "shape of segment_ids", tensors), true
+	case "local_gather":
+		return t.result(c, fn, shp(operand(1, "index")), dtArg(first), "sbuf", "shape of index", tensors), true
+	case "select_reduce":
+		return writesDst(-1, "reduce_res")
+	case "tensor_copy_predicated", "nc_stream_shuffle":
+		return writesDst(1)
+	}
+	return nil, false
 }

@@ -2,7 +2,10 @@ package nki
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -166,5 +169,56 @@ def kernel(a):
 	l := res.Loops[0]
 	if l.Site.Line != 8 || l.Site.Col != 94 || l.Entries != 4 || l.TripCounts[4] != 3 || l.TripCounts[3] != 1 {
 		t.Errorf("loop at %d:%d entries %d trips %v, want 8:94 (the outer range(3)), 4 entries, {4:3, 3:1}", l.Site.Line, l.Site.Col, l.Entries, l.TripCounts)
+	}
+}
+
+// Beta 1's signatures of instructions the current API gives a dst operand
+// return their result (max8, nc_find_index8, dropout, dma_transpose) or
+// write a keyword dst (select_reduce), as the SDK's nki/test kernels call
+// them; writing into a result tile before its value is used is refused.
+func TestBeta1ResultInstructions(t *testing.T) {
+	res := traceSource(t, authorHeader+`
+@nki.jit
+def kernel(a, b):
+    out = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    m = nisa.max8(src=x)
+    i = nisa.nc_find_index8(data=x, vals=m)
+    d = nisa.dropout(x, prob=0.5)
+    tr = nisa.dma_transpose(b)
+    r = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.select_reduce(dst=r, predicate=d, on_true=x, on_false=0.0)
+    nl.store(out, value=nl.add(m, i))
+    nl.store(a, value=nl.add(r, tr))
+    return out
+`, "gen2", Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"}, Arg{Name: "b", Shape: []int64{64, 128}, DType: "float32"})
+	got := tensorShapes(res)
+	for line, want := range map[int]string{10: "[128 8]", 11: "[128 8]", 12: "[128 64]", 13: "[128 64]"} {
+		if got[line] != want {
+			t.Errorf("line %d: %q, want %s (all %v)", line, got[line], want, got)
+		}
+	}
+	sr := callsOf(res, "nisa.select_reduce")
+	if len(sr) != 1 || len(sr[0].Writes) != 1 || len(sr[0].Reads) != 2 {
+		t.Fatalf("select_reduce records %+v, want one site writing r and reading d and x", sr)
+	}
+
+	dir := t.TempDir()
+	src := authorHeader + `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    o = nisa.memset(shape=(128, 64), value=0, dtype=nl.float32)
+    x = nl.load(a)
+    o[...] = nl.exp(x)
+    nl.store(out, value=o)
+    return out
+`
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: []Arg{{Name: "a", Shape: []int64{128, 64}, DType: "float32"}}, NCVersion: "gen2"})
+	if err == nil || !strings.Contains(err.Error(), "k.py:11:") || !strings.Contains(err.Error(), "result of nisa.memset") {
+		t.Errorf("writing into a fresh memset result: err %v, want a refusal at k.py:11 naming the memset result", err)
 	}
 }
