@@ -166,7 +166,7 @@ func asGolden(r *Result) *golden {
 			} `json:"trip_counts"`
 			Executed int64 `json:"entries_executed"`
 		}
-		x.Site, x.Entries, x.Executed = l.Site, l.Entries, l.Executed
+		x.Site, x.Entries, x.Executed = l.At, l.Entries, l.Executed
 		for tc, n := range l.TripCounts {
 			x.TripCounts = append(x.TripCounts, struct {
 				Trip    int64 `json:"trip_count"`

@@ -278,11 +278,14 @@ func (in *interp) comprehension(sc *scope, c *python.Comp) Value {
 		gen := c.Gens[g]
 		iv := in.eval(csc, gen.Iter)
 		items := in.iterate(iv, gen.Iter)
-		var mod *python.Module
-		if sc.mod != nil {
-			mod = sc.mod.AST
+		lp := in.tr.loopEnter(in, gen.Pos, gen.Iter, iv, "comprehension", int64(len(items)))
+		if lp.rec != nil && lp.rec.Entries == 1 {
+			var mod *python.Module
+			if sc.mod != nil {
+				mod = sc.mod.AST
+			}
+			lp.rec.At = in.site(in.tr.compSite(mod, c))
 		}
-		lp := in.tr.loopEnter(in, in.tr.compSite(mod, c), gen.Iter, iv, "comprehension", int64(len(items)))
 		for _, it := range items {
 			in.assign(csc, gen.Target, it, nil)
 			ok := true

@@ -72,10 +72,14 @@ type TensorRec struct {
 
 // LoopRec is one traced loop (one per site).
 type LoopRec struct {
-	ID          string          `json:"id"`
-	Kind        string          `json:"kind"`
-	Syntax      string          `json:"syntax"`
-	Site        Site            `json:"site"`
+	ID     string `json:"id"`
+	Kind   string `json:"kind"`
+	Syntax string `json:"syntax"`
+	// Site is the for statement or comprehension clause; At is where the
+	// corpus tracer reports the loop (the same but for comprehensions, see
+	// compsite.go), the site of the JSON record.
+	Site        Site            `json:"-"`
+	At          Site            `json:"site"`
 	Iter        string          `json:"iter"`
 	Symbolic    bool            `json:"symbolic"`
 	Entries     int64           `json:"entries_traced"`
@@ -369,7 +373,7 @@ func (t *tracer) loopEnter(in *interp, pos python.Pos, iterExpr python.Expr, iv 
 				}
 			}
 		}
-		rec = &LoopRec{ID: fmt.Sprintf("L%d", len(t.Loops)+1), Kind: kind, Syntax: syntax, Site: s, Iter: in.src(iterExpr),
+		rec = &LoopRec{ID: fmt.Sprintf("L%d", len(t.Loops)+1), Kind: kind, Syntax: syntax, Site: s, At: s, Iter: in.src(iterExpr),
 			Symbolic: symbolic, Precise: precise, TripCounts: map[int64]int64{}, Parent: t.innermost()}
 		t.Loops = append(t.Loops, rec)
 		t.lBySite[key] = rec
