@@ -796,7 +796,11 @@ func (t *tracer) result(c *callCtx, fn string, shape []int64, dt DType, buffer, 
 		}
 	}
 	rec := t.cBySite[c.in.site(c.pos).key(fn)]
-	return &Tile{Shape: shape, DType: dt, Buffer: buffer, Fn: fn, Site: c.in.site(c.pos), Rule: rule, call: rec, step: step}
+	tile := &Tile{Shape: shape, DType: dt, Buffer: buffer, Fn: fn, Site: c.in.site(c.pos), Rule: rule, call: rec, step: step}
+	if t.running && c.in.inCallback == 0 {
+		t.results = append(t.results, tile)
+	}
+	return tile
 }
 
 // currentOperands splits a current-API instruction's tensor operands into
@@ -1177,6 +1181,7 @@ func (t *tracer) store(in *interp, obj, idx, v Value, node python.Node) {
 	case *Tile:
 		if x.Rec == nil {
 			// the instruction writes the destination directly
+			x.absorbed = true
 			if x.step != nil {
 				x.step.Writes = appendAccess(x.step.Writes, dst)
 			}
@@ -1197,6 +1202,7 @@ func (t *tracer) store(in *interp, obj, idx, v Value, node python.Node) {
 // accumulate is t += value.
 func (t *tracer) accumulate(in *interp, dst, rhs Value, op string, node python.Node, _ string) {
 	if tile, ok := rhs.(*Tile); ok && tile.Rec == nil && op == "+" {
+		tile.absorbed = true
 		if tile.call != nil {
 			tile.call.Accumulate = true
 		}
@@ -1473,4 +1479,20 @@ func (t *tracer) beta1Instruction(c *callCtx, fn, short string, tensors []Value,
 		return writesDst(1)
 	}
 	return nil, false
+}
+
+// materializeDead makes every instruction result that was neither used
+// nor written straight into a destination an implicit tile, once the
+// kernel has returned: the instruction still writes a result the compiler
+// must place (the SDK's nl.ds example loads a tile, rebinds the name to a
+// second load and never reads the first). As in the corpus tracer, which
+// materializes such results when the trace ends, each counts one runtime
+// instance (no loop encloses the end of the trace).
+func (t *tracer) materializeDead(in *interp) {
+	for _, tile := range t.results {
+		if tile.Rec == nil && !tile.absorbed {
+			t.materialize(in, tile, tile.Site.pos())
+		}
+	}
+	t.results = nil
 }

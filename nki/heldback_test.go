@@ -235,3 +235,30 @@ def kernel(a):
 		t.Errorf("writing into a fresh memset result: err %v, want a refusal at k.py:11 naming the memset result", err)
 	}
 }
+
+// A result nobody reads is still a tile (the instruction writes it): the
+// SDK's nl.ds example loads into `tile`, rebinds it to a second load and
+// stores only that; an expression statement's result is one too.
+func TestDeadResultsAreTiles(t *testing.T) {
+	res := traceSource(t, authorHeader+`
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    nl.exp(x)
+    x = nl.load(a)
+    nl.store(out, value=x)
+    o = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+    o[...] = nl.exp(x)
+    return out
+`, "gen2", Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"})
+	lines := map[int]int{}
+	for _, r := range res.Tensors {
+		if r.Site != nil && r.Alloc != nil && r.Alloc.Kind == "implicit" {
+			lines[r.Site.Line]++
+		}
+	}
+	if fmt.Sprint(lines) != "map[9:1 10:1 11:1]" {
+		t.Errorf("implicit tiles by line %v, want the two loads and the unused exp (9, 10, 11), not the exp written into o", lines)
+	}
+}

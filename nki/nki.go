@@ -164,6 +164,7 @@ func Trace(opt Options) (res *Result, err error) {
 			rec.Returned = true
 		}
 	}
+	tr.materializeDead(in)
 	res = tr.finish()
 	if f, ok := fv.(*Func); ok {
 		res.Decorators = f.Decos

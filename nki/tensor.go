@@ -90,6 +90,9 @@ type Tile struct {
 	// bound: the result was assigned to a name (name is the first one).
 	bound bool
 	name  string
+	// absorbed: written straight into a destination (t[...] = op(...),
+	// t[...] += op(...)), so no tile of its own
+	absorbed bool
 }
 
 // Grid is an index expression (nl.arange / nl.mgrid and arithmetic on it,

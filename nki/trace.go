@@ -120,6 +120,9 @@ type activeLoop struct {
 }
 
 type tracer struct {
+	// results are the instruction results made while tracing, in order;
+	// those never used nor absorbed become tiles when the trace ends
+	results []*Tile
 	// compSiteCache: the loop sites of each module's comprehensions (compsite.go)
 	compSiteCache map[*python.Module]compSites
 	api           string // beta1 or current
