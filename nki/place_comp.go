@@ -31,20 +31,12 @@ type compRename struct {
 
 // compBlocks adds a loop block for every automatic declaration of the
 // kernel file that is the element of a chain of comprehensions over
-// range(N) without conditions, executed a whole number of times (each
-// execution of the comprehension declares its elements in row-major
-// order). Declarations already in blocks are left alone.
+// range(N), N an integer literal, without conditions, executed a whole
+// number of times (each execution of the comprehension declares its
+// elements in row-major order). Declarations already in blocks are left
+// alone.
 func compBlocks(res *Result, mod *python.Module, src string, blocks map[*TensorRec]*loopBlock) map[*TensorRec]*loopBlock {
 	ix := newStmtIndex(src, mod)
-	loopAt := map[python.Pos]*LoopRec{}
-	for _, l := range res.Loops {
-		if l.Syntax == "comprehension" && l.Site.File == res.File {
-			loopAt[l.Site.pos()] = l
-		}
-	}
-	if len(loopAt) == 0 {
-		return blocks
-	}
 	insts := map[*TensorRec][]int64{}
 	var walk func(ns []*PNode)
 	walk = func(ns []*PNode) {
@@ -85,23 +77,15 @@ func compBlocks(res *Result, mod *python.Module, src string, blocks map[*TensorR
 		ok := true
 		seen := map[string]int{}
 		for _, g := range gens {
-			l := loopAt[g.Pos]
 			name, isName := g.Target.(*python.Name)
-			if l == nil || len(l.TripCounts) != 1 || len(g.Ifs) > 0 || !isName || !isRangeOf(g.Iter) {
-				ok = false
-				break
-			}
-			var n int64
-			for k := range l.TripCounts {
-				n = k
-			}
-			if n < 1 {
+			n, isRange := rangeLiteral(g.Iter)
+			if len(g.Ifs) > 0 || !isName || !isRange || n < 1 {
 				ok = false
 				break
 			}
 			seen[name.ID]++
 			lb.vars = append(lb.vars, name.ID)
-			lb.rec = append(lb.rec, l)
+			lb.rec = append(lb.rec, nil)
 			lb.first = append(lb.first, [2]int64{0, 0})
 			lb.step = append(lb.step, 1)
 			lb.dims = append(lb.dims, n)
@@ -197,15 +181,22 @@ func parentOf(ix *stmtIndex, e python.Expr) python.Expr {
 	return nil
 }
 
-// isRangeOf reports whether e is range(N): the generator's variable is then
-// the element's position.
-func isRangeOf(e python.Expr) bool {
+// rangeLiteral returns N of range(N) with an integer literal N (generated
+// kernels write their buffer grids so): the generator's variable is then
+// the element's position and N its trip count in every execution.
+func rangeLiteral(e python.Expr) (int64, bool) {
 	c, ok := e.(*python.Call)
 	if !ok || len(c.Args) != 1 || len(c.Keywords) > 0 {
-		return false
+		return 0, false
 	}
-	n, ok := c.Func.(*python.Name)
-	return ok && n.ID == "range"
+	if f, ok := c.Func.(*python.Name); !ok || f.ID != "range" {
+		return 0, false
+	}
+	n, ok := c.Args[0].(*python.Num)
+	if !ok || !n.IsInt || n.Big {
+		return 0, false
+	}
+	return n.Int, true
 }
 
 // usesName reports whether the comprehension chain reads name anywhere but
