@@ -2,6 +2,7 @@ package nki
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -479,6 +480,9 @@ func (e *editor) implicit(res *Result, rec *TensorRec, code string) error {
 			found = append(found, x)
 		}
 	}
+	if len(found) > 1 {
+		found = e.readingCandidates(res, rec, found)
+	}
 	switch {
 	case len(found) == 0:
 		return refuse("is not an expression place can find at its site")
@@ -648,4 +652,56 @@ func (e *editor) render(s, end int, ts []*stmtTile, self *stmtTile) string {
 func siteAt(file, src string, off int) Site {
 	line := strings.Count(src[:off], "\n") + 1
 	return Site{File: file, Line: line, Col: off - (strings.LastIndexByte(src[:off], '\n') + 1)}
+}
+
+// readingCandidates narrows the expressions of one operation that start at
+// a result's site (9 * w * tile parses as (9 * w) * tile, both products at
+// one column) to those whose text names a tensor the producing
+// instruction reads: an operation on Python numbers is no instruction and
+// reads no tensor. It returns found unchanged when the names do not tell
+// the candidates apart.
+func (e *editor) readingCandidates(res *Result, rec *TensorRec, found []exprAt) []exprAt {
+	var names []string
+	var walk func(ns []*PNode)
+	walk = func(ns []*PNode) {
+		for _, n := range ns {
+			switch {
+			case n.Loop != nil:
+				walk(n.Loop.Body)
+			case n.Step != nil:
+				for _, w := range n.Step.Writes {
+					if w.Rec != rec {
+						continue
+					}
+					for _, r := range n.Step.Reads {
+						if r.Rec != nil && r.Rec.Name != "" && isIdent(r.Rec.Name) {
+							names = append(names, r.Rec.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	walk(res.Program)
+	if len(names) == 0 {
+		return found
+	}
+	var out []exprAt
+	for _, x := range found {
+		s, t := e.ix.off(x.e.At()), e.ix.end(x.e)
+		if s < 0 || t <= s {
+			return found
+		}
+		text := e.src[s:t]
+		for _, n := range names {
+			if regexp.MustCompile(`(^|[^\w.])` + regexp.QuoteMeta(n) + `($|\W)`).MatchString(text) {
+				out = append(out, x)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return found
+	}
+	return out
 }

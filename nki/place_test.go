@@ -594,3 +594,26 @@ def kernel(a):
 		t.Errorf("placed with _ read by the element:\n%s", pl.Source)
 	}
 }
+
+// (2.0 * s) * x parses as two products starting at one column; only the
+// outer one is an instruction (it reads the tile x), so place writes that
+// one as the declared tensor instead of refusing the line as ambiguous.
+func TestPlaceScalarProductPrefix(t *testing.T) {
+	src := authorHeader + `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    s = 0.5
+    x = nl.load(a)
+    nl.store(out, value=2.0 * s * x)
+    return out
+`
+	o, pl, err := placeSource(t, src, Arg{Name: "a", Shape: []int64{128, 512}, DType: "float32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(pl.Source), "] = 2.0 * s * x\n") {
+		t.Errorf("placed:\n%s", pl.Source)
+	}
+	checkPlacedClean(t, o, pl)
+}
