@@ -59,10 +59,16 @@ func nonIOHBM(res *Result) []string {
 	}
 	var out []string
 	for _, r := range declaredHBM(res) {
-		if r.Returned {
+		// as the check rule sbuf/non-io-hbm: a returned tensor is IO only
+		// in shared_hbm (nl.hbm is private_hbm, "only visible to each
+		// individual kernel instance", NKI API docs)
+		if r.Returned && r.Buffer == "shared_hbm" {
 			continue
 		}
 		name := recName(r)
+		if r.Returned {
+			name += " (returned, but declared in " + r.Buffer + ")"
+		}
 		if r.Site != nil && r.Site.File == res.File {
 			name += fmt.Sprintf(" at line %d", r.Site.Line)
 		} else if r.Site != nil {

@@ -181,6 +181,23 @@ def kernel(a):
 	if !strings.Contains(err.Error(), "tmp at line 9") || strings.Contains(err.Error(), "out at") {
 		t.Errorf("err = %v, want tmp named with its line and out (returned) not named", err)
 	}
+	// a returned tensor declared in nl.hbm (private HBM) is no IO tensor
+	// for the check rule either (the SDK's select_reduce tests return one):
+	// place said nothing and wrote a kernel its own check rejects
+	priv := `import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.hbm)
+    x = nl.load(a)
+    nl.store(out, value=x)
+    return out
+`
+	_, _, err = placeSource(t, priv, Arg{Name: "a", Shape: []int64{128, 512}, DType: "float32"})
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "out (returned, but declared in hbm) at line 6") {
+		t.Errorf("private hbm output: err = %v, want an UnallocatableError naming out", err)
+	}
 }
 
 // Results nested in larger expressions (operators on tiles, parenthesized
