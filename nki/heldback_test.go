@@ -262,3 +262,34 @@ def kernel(a):
 		t.Errorf("implicit tiles by line %v, want the two loads and the unused exp (9, 10, 11), not the exp written into o", lines)
 	}
 }
+
+// t.view(dtype) reads the same bytes as another dtype (the last dimension
+// scales by the itemsize ratio); nc_matmul's result is stationary's free
+// size by moving's free dimensions, and in double_row mode the packed pair
+// dimension is contracted (the SDK's nc_matmul double_row_gen3 test).
+func TestViewDtypeAndMatmulShapes(t *testing.T) {
+	res := traceSource(t, authorHeader+`
+@nki.jit
+def kernel(a, b, w):
+    out = nl.ndarray((1, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a.view(nl.float8_e5m2))
+    y = nl.load(b.view(nl.float8_e5m2))
+    r = nisa.nc_matmul(x, y, perf_mode="double_row_gen3")
+    nl.store(out, value=r)
+    m = nl.load(w)
+    z = nisa.nc_matmul(m, y)
+    nl.store(out, value=z)
+    return out
+`, "gen3", Arg{Name: "a", Shape: []int64{128, 2, 1}, DType: "int8"}, Arg{Name: "b", Shape: []int64{128, 2, 512}, DType: "int8"}, Arg{Name: "w", Shape: []int64{128, 64}, DType: "bfloat16"})
+	got := tensorShapes(res)
+	for line, want := range map[int]string{9: "[128 2 1]", 11: "[1 512]", 14: "[64 2 512]"} {
+		if got[line] != want {
+			t.Errorf("line %d: %q, want %s (all %v)", line, got[line], want, got)
+		}
+	}
+	for _, r := range res.Tensors {
+		if r.Site != nil && r.Site.Line == 9 && r.DType != "float8_e5m2" {
+			t.Errorf("view dtype %s, want float8_e5m2", r.DType)
+		}
+	}
+}
