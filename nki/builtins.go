@@ -863,6 +863,47 @@ func (in *interp) pyModules() map[string]*Module {
 			}
 			return res
 		}),
+		// chain(*iterables) and combinations(iterable, r) as in Python
+		// (nki-samples' neuron-team-kernels common.py imports both)
+		"chain": bi("itertools.chain", func(c *callCtx) Value {
+			var out Tuple
+			for _, a := range c.args {
+				out = append(out, c.in.iterate(a, c.node)...)
+				if len(out) > MaxElements {
+					c.fail("chain over %d items", MaxElements)
+				}
+			}
+			return out
+		}),
+		"combinations": bi("itertools.combinations", func(c *callCtx) Value {
+			items := c.in.iterate(c.need(0, "iterable"), c.node)
+			r := int(c.int(1, "r"))
+			if r < 0 {
+				c.in.raise(c.pos, "ValueError", "r must be non-negative")
+			}
+			var out Tuple
+			idx := make([]int, r)
+			var rec func(k, from int)
+			rec = func(k, from int) {
+				if k == r {
+					t := make(Tuple, r)
+					for i, j := range idx {
+						t[i] = items[j]
+					}
+					out = append(out, t)
+					if len(out) > MaxElements {
+						c.fail("combinations over %d items", MaxElements)
+					}
+					return
+				}
+				for j := from; j < len(items); j++ {
+					idx[k] = j
+					rec(k+1, j+1)
+				}
+			}
+			rec(0, 0)
+			return out
+		}),
 	}}
 	m["dataclasses"] = &Module{Name: "dataclasses", Attrs: map[string]Value{
 		"dataclass": identityDeco,

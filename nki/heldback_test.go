@@ -293,3 +293,21 @@ def kernel(a, b, w):
 		}
 	}
 }
+
+// itertools.chain and combinations run as in Python (nki-samples'
+// neuron-team-kernels common.py imports both).
+func TestItertoolsChainCombinations(t *testing.T) {
+	res := traceSource(t, authorHeader+`from itertools import chain, combinations
+
+@nki.jit
+def kernel(a):
+    assert list(chain([1, 2], (3,), range(4, 6))) == [1, 2, 3, 4, 5]
+    assert list(combinations(range(4), 2)) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    n = len(list(chain([1], [2])))
+    out = nl.ndarray((128, n), dtype=a.dtype, buffer=nl.shared_hbm)
+    return out
+`, "gen2", Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"})
+	if got := tensorShapes(res)[12]; got != "[128 2]" {
+		t.Errorf("out shape %q, want [128 2]", got)
+	}
+}
