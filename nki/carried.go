@@ -29,7 +29,7 @@ const RuleAffineCarriedPrecise = "nki/affine-range-carried-precise-schedule"
 func init() {
 	diag.Register(
 		diag.Rule{ID: RuleAffineCarried, Severity: diag.Warning,
-			Description: "a tensor declared outside an nl.affine_range loop is written in one iteration and read in a later one (a loop-carried dependency: the NKI docs call affine_range unsafe there and ask for nl.sequential_range; `+=` reductions such as matmul accumulation are allowed)"},
+			Description: "a tensor declared outside an nl.affine_range loop is written in one iteration and read in a later one (a loop-carried dependency: the NKI docs call affine_range unsafe there and ask for nl.sequential_range; associative reductions, `+=` such as matmul accumulation or t = t + v written out, are allowed)"},
 		diag.Rule{ID: RuleAffineCarriedPrecise, Severity: diag.Info,
 			Description: "a loop-carried dependency in an nl.affine_range loop with precise_schedule=True (a hand-pipelined loop that keeps its written schedule)"},
 	)
@@ -69,8 +69,8 @@ type carriedState struct {
 // tensor per iteration (its tile keys differ), so only outer-scope tensors
 // can carry. The read and the write are known to share elements when
 // either covers its whole tile (no slice of a part, no mask=); `+=`
-// accumulation is an associative reduction and neither reads nor writes
-// here. One finding per loop and tensor.
+// accumulation, and t = t + v written out, are associative reductions and
+// neither read nor write here. One finding per loop and tensor.
 func (ck *Checked) carriedDependencies(res *Result, rep *diag.Report) {
 	if res.API != "beta1" {
 		return
@@ -136,6 +136,12 @@ func (ck *Checked) carriedEvent(ev int, runs []*affineRun, st *carriedState, rep
 	if e.Step.Accumulate || (ps != nil && (ps.Accumulate || ps.Fn == "operator.iadd")) {
 		return // an associative reduction (`+=`), which the docs allow
 	}
+	if ps != nil && reductionOps[ps.Fn] && rewritesRead(e) {
+		// t[i] = t[i] + v spelled out: the same associative reduction
+		// (the SDK's fused_mamba example at 2ae3525 writes it so, its
+		// comment avoiding `+=`; later versions write `+=`)
+		return
+	}
 	if len(e.Reads) == len(e.Step.Reads) {
 		for i, k := range e.Reads {
 			rw := e.Step.Reads[i].Whole
@@ -171,4 +177,31 @@ func (ck *Checked) carriedEvent(ev int, runs []*affineRun, st *carriedState, rep
 			}
 		}
 	}
+}
+
+// reductionOps are the associative, commutative element-wise operations:
+// a tile updated as t = t op v in every iteration ends the same in any
+// iteration order.
+var reductionOps = map[string]bool{
+	"operator.add": true, "operator.mul": true, "nl.add": true, "nl.multiply": true,
+	"nl.maximum": true, "nl.minimum": true,
+}
+
+// rewritesRead reports whether an event writes exactly the one tile it
+// reads among its operands' tiles of that tensor: t = t op v.
+func rewritesRead(e *neuroncore.Event) bool {
+	if len(e.Writes) != 1 {
+		return false
+	}
+	w := e.Writes[0]
+	n := 0
+	for _, r := range e.Reads {
+		if r.Tensor == w.Tensor {
+			if r != w {
+				return false
+			}
+			n++
+		}
+	}
+	return n == 1
 }

@@ -81,6 +81,24 @@ def kernel(a):
     nl.store(out, value=s)
     return out
 `, false, ""},
+		{"accumulation written out (t = t + v) is a reduction", `
+    s = nl.ndarray((nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
+    s[...] = nl.load(a)
+    for i in nl.affine_range(4):
+        x = nl.load(a)
+        s[...] = s[...] + nl.exp(x)
+    nl.store(out, value=s)
+    return out
+`, false, ""},
+		{"t = t - v is no reduction", `
+    s = nl.ndarray((nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
+    s[...] = nl.load(a)
+    for i in nl.affine_range(4):
+        x = nl.load(a)
+        s[...] = s[...] - nl.exp(x)
+    nl.store(out, value=s)
+    return out
+`, true, "reads s in iteration i=1"},
 		{"matmul accumulation into PSUM", `
     x = nl.ndarray((nl.par_dim(128), 128), dtype=a.dtype, buffer=nl.sbuf)
     y = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer=nl.sbuf)
