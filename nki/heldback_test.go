@@ -311,3 +311,43 @@ def kernel(a):
 		t.Errorf("out shape %q, want [128 2]", got)
 	}
 }
+
+// Manifest arguments may pass a dtype ({"dtype_value": ...}) or an Enum
+// member of a kernel module ({"enum": [module, class, member]}), as the
+// corpus tracer's manifests do.
+func TestManifestDtypeAndEnumArgs(t *testing.T) {
+	dir := t.TempDir()
+	src := currentHeader + `from enum import Enum
+
+class Mode(Enum):
+    FAST = 1
+    SLOW = 2
+
+@nki.jit
+def kernel(a, dt, mode):
+    cols = 64 if mode == Mode.SLOW else 32
+    out = nl.ndarray((128, cols), dtype=dt, buffer=nl.shared_hbm)
+    return out
+`
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", API: "current", NCVersion: "gen3",
+		Modules: map[string]string{"k": "k.py"},
+		Args: []Arg{{Name: "a", Shape: []int64{128, 64}, DType: "float32"}, {Name: "dt", DTypeValue: "bfloat16"}, {Name: "mode", Enum: []string{"k", "Mode", "SLOW"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range res.Tensors {
+		if r.Site != nil && r.Site.Line == 13 {
+			found = true
+			if fmt.Sprint(r.Shape) != "[128 64]" || r.DType != "bfloat16" {
+				t.Errorf("out %v %s, want [128 64] bfloat16", r.Shape, r.DType)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no tensor declared at line 13: %+v", res.Tensors)
+	}
+}

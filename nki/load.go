@@ -55,6 +55,11 @@ type Arg struct {
 	DType string  `json:"dtype"`
 	Value any     `json:"value"`
 	Tuple []any   `json:"tuple"`
+	// DTypeValue is a dtype passed as a value (mx_dtype=nl.float8_e5m2_x4);
+	// Enum is [module, class, member], a member of a kernel module's Enum
+	// (the corpus manifest's argument forms)
+	DTypeValue string   `json:"dtype_value"`
+	Enum       []string `json:"enum"`
 }
 
 // MaxManifest bounds the manifest file size.

@@ -197,6 +197,16 @@ func sortKw(k []kwarg) {
 
 func (in *interp) argValue(a Arg) Value {
 	if a.Shape == nil && a.DType == "" {
+		if a.DTypeValue != "" {
+			return in.jsonValue(map[string]any{"dtype_value": a.DTypeValue})
+		}
+		if a.Enum != nil {
+			e := make([]any, len(a.Enum))
+			for i, s := range a.Enum {
+				e[i] = s
+			}
+			return in.jsonValue(map[string]any{"enum": e})
+		}
 		if a.Tuple != nil {
 			return in.jsonValue(a.Tuple)
 		}
@@ -235,6 +245,33 @@ func (in *interp) jsonValue(v any) Value {
 		}
 		return out
 	case map[string]any:
+		if dv, ok := x["dtype_value"].(string); ok && len(x) == 1 {
+			if DType(dv).Size() == 0 {
+				in.fail(pyPos(1), "argument dtype_value", "unknown dtype %q", dv)
+			}
+			return DType(dv)
+		}
+		if ev, ok := x["enum"].([]any); ok && len(x) == 1 {
+			var mod, cls, member string
+			if len(ev) == 3 {
+				mod, _ = ev[0].(string)
+				cls, _ = ev[1].(string)
+				member, _ = ev[2].(string)
+			}
+			m, ok := in.loader.importModule(in, mod, 0, pyPos(1)).(*Module)
+			if !ok || cls == "" || member == "" {
+				in.fail(pyPos(1), "argument enum", "want [module, class, member], got %v", ev)
+			}
+			c, ok := m.Attrs[cls].(*Class)
+			if !ok {
+				in.fail(pyPos(1), "argument "+mod+"."+cls, "no such class")
+			}
+			v, ok := c.Attrs[member]
+			if !ok {
+				in.fail(pyPos(1), "argument "+mod+"."+cls+"."+member, "no such member")
+			}
+			return v
+		}
 		if dc, ok := x["dataclass"].(map[string]any); ok && len(x) == 1 {
 			mod, _ := dc["module"].(string)
 			cls, _ := dc["class"].(string)
