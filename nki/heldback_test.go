@@ -334,7 +334,7 @@ def kernel(a, dt, mode):
 	}
 	res, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", API: "current", NCVersion: "gen3",
 		Modules: map[string]string{"k": "k.py"},
-		Args: []Arg{{Name: "a", Shape: []int64{128, 64}, DType: "float32"}, {Name: "dt", DTypeValue: "bfloat16"}, {Name: "mode", Enum: []string{"k", "Mode", "SLOW"}}}})
+		Args:    []Arg{{Name: "a", Shape: []int64{128, 64}, DType: "float32"}, {Name: "dt", DTypeValue: "bfloat16"}, {Name: "mode", Enum: []string{"k", "Mode", "SLOW"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
