@@ -487,9 +487,63 @@ func (e *editor) implicit(res *Result, rec *TensorRec, code string) error {
 	case len(found) == 0:
 		return refuse("is not an expression place can find at its site")
 	case len(found) > 1:
-		return refuse("shares its site with another expression of the same operation")
+		// x * y * z: both products start at one column and the trace
+		// keeps their results as one record (declared once per product
+		// and execution); a chain of nested results is written as one
+		// declared tensor each, all at the record's one allocation
+		// (each product reads the previous one where it writes, in place)
+		chain, ok := e.nestedChain(found)
+		if ok && len(chain) > 1 {
+			// the outermost written straight into t[...] = ... is no
+			// tile of its own (the trace records no result for it)
+			last := chain[len(chain)-1]
+			if a, isAssign := last.stmt.(*python.Assign); isAssign && a.Value == last.e && len(a.Targets) == 1 {
+				if _, sub := a.Targets[0].(*python.Subscript); sub {
+					chain = chain[:len(chain)-1]
+				}
+			}
+		}
+		if !ok || rec.Declared < int64(len(chain)) || rec.Declared%int64(len(chain)) != 0 {
+			return refuse("shares its site with another expression of the same operation")
+		}
+		for _, x := range chain {
+			if err := e.implicitAt(rec, code, x, refuse); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	x := found[0]
+	return e.implicitAt(rec, code, found[0], refuse)
+}
+
+// nestedChain orders expressions innermost first when each lies within
+// the next one's source text; false when they do not nest so.
+func (e *editor) nestedChain(found []exprAt) ([]exprAt, bool) {
+	type span struct {
+		x    exprAt
+		s, t int
+	}
+	var sp []span
+	for _, x := range found {
+		s, t, ok := e.ix.span(x.e)
+		if !ok {
+			return nil, false
+		}
+		sp = append(sp, span{x, s, t})
+	}
+	sort.Slice(sp, func(i, j int) bool { return sp[i].t-sp[i].s < sp[j].t-sp[j].s })
+	out := make([]exprAt, len(sp))
+	for i := range sp {
+		if i > 0 && (sp[i-1].s < sp[i].s || sp[i-1].t > sp[i].t || sp[i-1].t-sp[i-1].s == sp[i].t-sp[i].s) {
+			return nil, false
+		}
+		out[i] = sp[i].x
+	}
+	return out, true
+}
+
+// implicitAt registers the compiler-allocated tile of one expression.
+func (e *editor) implicitAt(rec *TensorRec, code string, x exprAt, refuse func(string) error) error {
 	switch {
 	case x.stmt == nil:
 		return refuse("is in the header of a compound statement")

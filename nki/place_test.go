@@ -634,3 +634,35 @@ def kernel(a):
 	}
 	checkPlacedClean(t, o, pl)
 }
+
+// x * y * z makes two products that start at one column, which the trace
+// keeps as one record: place writes each as a declared tensor, innermost
+// first, at the record's allocation; the outermost of a chain written
+// straight into t[...] = ... is no tile and stays in the statement.
+func TestPlaceProductChain(t *testing.T) {
+	src := authorHeader + `
+@nki.jit
+def kernel(a, b, c):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nl.load(b)
+    z = nl.load(c)
+    nl.store(out, value=x * y * z)
+    r = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer=nl.sbuf)
+    r[...] = x + y + z + x
+    nl.store(out, value=r)
+    return out
+`
+	f32 := []int64{128, 512}
+	o, pl, err := placeSource(t, src, Arg{Name: "a", Shape: f32, DType: "float32"}, Arg{Name: "b", Shape: f32, DType: "float32"}, Arg{Name: "c", Shape: f32, DType: "float32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(pl.Source)
+	for _, want := range []string{"] = x * y\n", "] = npukit_tile1 * z\n", "] = x + y\n", " + z\n", "r[...] = npukit_tile4 + x\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("placed kernel lacks %q:\n%s", want, got)
+		}
+	}
+	checkPlacedClean(t, o, pl)
+}
