@@ -1129,26 +1129,7 @@ func partitionBroadcast(a, b []int64) ([]int64, bool) {
 	if len(a) == 0 || len(b) == 0 {
 		return nil, false
 	}
-	n := max(len(a), len(b))
-	out := make([]int64, n)
-	for i := range out {
-		x, y := int64(1), int64(1)
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		switch {
-		case x == y || y == 1:
-			out[i] = x
-		case x == 1:
-			out[i] = y
-		default:
-			return nil, false
-		}
-	}
-	return out, true
+	return broadcastAligned(a, b, true)
 }
 
 var opNames = map[string]string{"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "//": "floor_divide",

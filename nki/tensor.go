@@ -177,18 +177,27 @@ func (t *tracer) length(v Value) (int64, bool) {
 	return 0, false
 }
 
-// broadcast is numpy's shape broadcasting.
-func broadcast(a, b []int64) ([]int64, bool) {
+// broadcast is numpy's shape broadcasting: shapes aligned at their last
+// dimension.
+func broadcast(a, b []int64) ([]int64, bool) { return broadcastAligned(a, b, false) }
+
+// broadcastAligned pads the shorter shape with 1s (on the left, numpy's
+// alignment; on the right when atFirst, aligning the first dimensions),
+// then each dimension must match or be 1.
+func broadcastAligned(a, b []int64, atFirst bool) ([]int64, bool) {
 	n := max(len(a), len(b))
+	dim := func(s []int64, i int) int64 {
+		if !atFirst {
+			i -= n - len(s)
+		}
+		if i < 0 || i >= len(s) {
+			return 1
+		}
+		return s[i]
+	}
 	out := make([]int64, n)
-	for i := 0; i < n; i++ {
-		x, y := int64(1), int64(1)
-		if k := len(a) - n + i; k >= 0 {
-			x = a[k]
-		}
-		if k := len(b) - n + i; k >= 0 {
-			y = b[k]
-		}
+	for i := range out {
+		x, y := dim(a, i), dim(b, i)
 		switch {
 		case x == y || y == 1:
 			out[i] = x
