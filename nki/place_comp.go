@@ -38,18 +38,11 @@ type compRename struct {
 func compBlocks(res *Result, mod *python.Module, src string, blocks map[*TensorRec]*loopBlock) map[*TensorRec]*loopBlock {
 	ix := newStmtIndex(src, mod)
 	insts := map[*TensorRec][]int64{}
-	var walk func(ns []*PNode)
-	walk = func(ns []*PNode) {
-		for _, n := range ns {
-			switch {
-			case n.Loop != nil:
-				walk(n.Loop.Body)
-			case n.Decl != nil:
-				insts[n.Decl] = append(insts[n.Decl], n.Inst)
-			}
+	eachNode(res.Program, func(n *PNode) {
+		if n.Decl != nil {
+			insts[n.Decl] = append(insts[n.Decl], n.Inst)
 		}
-	}
-	walk(res.Program)
+	})
 	taken := map[string]bool{}
 	for _, m := range regexp.MustCompile(`\bnpukit_c\d+\b`).FindAllString(src, -1) {
 		taken[m] = true

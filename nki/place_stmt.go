@@ -716,27 +716,21 @@ func siteAt(file, src string, off int) Site {
 // the candidates apart.
 func (e *editor) readingCandidates(res *Result, rec *TensorRec, found []exprAt) []exprAt {
 	var names []string
-	var walk func(ns []*PNode)
-	walk = func(ns []*PNode) {
-		for _, n := range ns {
-			switch {
-			case n.Loop != nil:
-				walk(n.Loop.Body)
-			case n.Step != nil:
-				for _, w := range n.Step.Writes {
-					if w.Rec != rec {
-						continue
-					}
-					for _, r := range n.Step.Reads {
-						if r.Rec != nil && r.Rec.Name != "" && isIdent(r.Rec.Name) {
-							names = append(names, r.Rec.Name)
-						}
-					}
+	eachNode(res.Program, func(n *PNode) {
+		if n.Step == nil {
+			return
+		}
+		for _, w := range n.Step.Writes {
+			if w.Rec != rec {
+				continue
+			}
+			for _, r := range n.Step.Reads {
+				if r.Rec != nil && r.Rec.Name != "" && isIdent(r.Rec.Name) {
+					names = append(names, r.Rec.Name)
 				}
 			}
 		}
-	}
-	walk(res.Program)
+	})
 	if len(names) == 0 {
 		return found
 	}

@@ -19,6 +19,16 @@ type PNode struct {
 	Inst int64      // the declaration's execution (Access.Inst)
 }
 
+// eachNode calls f on every node of a program, loops before their bodies.
+func eachNode(ns []*PNode, f func(*PNode)) {
+	for _, n := range ns {
+		f(n)
+		if n.Loop != nil {
+			eachNode(n.Loop.Body, f)
+		}
+	}
+}
+
 // PLoop is a symbolic loop (Sym >= 0, the body traced once) or one
 // iteration of an unrolled loop (Sym < 0, Value the iteration's index).
 type PLoop struct {
