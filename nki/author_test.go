@@ -20,15 +20,21 @@ import neuronxcc.nki.compiler as ncc
 // function kernel for NeuronCore nc ("gen2", "gen3", ...).
 func traceSource(t *testing.T, src, nc string, args ...Arg) *Result {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: args, NCVersion: nc})
+	res, err := traceSourceErr(t, src, nc, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// traceSourceErr is traceSource for kernels the tracer may refuse.
+func traceSourceErr(t *testing.T, src, nc string, args ...Arg) (*Result, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: args, NCVersion: nc})
 }
 
 // checkSource traces and checks a kernel written in the test.

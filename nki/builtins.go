@@ -457,7 +457,7 @@ func (in *interp) hasAttr(obj Value, name string, pos python.Pos) (ok bool) {
 	switch o := obj.(type) {
 	case *Module:
 		_, ok := o.Attrs[name]
-		return ok || o.Opaque
+		return ok || o.Opaque && (o.Names == nil || o.Names[name])
 	case *Instance:
 		if _, ok := o.Attrs[name]; ok {
 			return true

@@ -340,7 +340,7 @@ func (in *interp) getAttr(obj Value, name string, pos python.Pos) Value {
 		if v, ok := o.Attrs[name]; ok {
 			return v
 		}
-		if o.Opaque {
+		if o.Opaque && (o.Names == nil || o.Names[name]) {
 			return &Opaque{What: o.Name + "." + name}
 		}
 		if o.AST != nil {

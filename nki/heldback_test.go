@@ -216,7 +216,6 @@ def kernel(a, b):
 		t.Fatalf("select_reduce records %+v, want one site writing r and reading d and x", sr)
 	}
 
-	dir := t.TempDir()
 	src := authorHeader + `
 @nki.jit
 def kernel(a):
@@ -227,10 +226,7 @@ def kernel(a):
     nl.store(out, value=o)
     return out
 `
-	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: []Arg{{Name: "a", Shape: []int64{128, 64}, DType: "float32"}}, NCVersion: "gen2"})
+	_, err := traceSourceErr(t, src, "gen2", Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"})
 	if err == nil || !strings.Contains(err.Error(), "k.py:11:") || !strings.Contains(err.Error(), "result of nisa.memset") {
 		t.Errorf("writing into a fresh memset result: err %v, want a refusal at k.py:11 naming the memset result", err)
 	}
@@ -349,5 +345,39 @@ def kernel(a, dt, mode):
 	}
 	if !found {
 		t.Errorf("no tensor declared at line 13: %+v", res.Tensors)
+	}
+}
+
+// numpy names kernels use at trace time stay usable (dtypes, operator
+// identifiers, constants); a name numpy does not have is refused at its
+// line, as Python's AttributeError stops the kernel (an autotune kernel at
+// 66f0f4f passes op0=np.mul).
+func TestNumpyNames(t *testing.T) {
+	res := traceSource(t, authorHeader+`import numpy as np
+
+@nki.jit
+def kernel(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nisa.tensor_scalar(x, op0=np.multiply, operand0=np.pi / 2)
+    nl.store(out, value=y)
+    return out
+`, "gen2", Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"})
+	if len(res.Tensors) == 0 {
+		t.Fatal("no tensors traced")
+	}
+	src := authorHeader + `import numpy as np
+
+@nki.jit
+def kernel(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nisa.tensor_scalar(x, op0=np.mul, operand0=2.0)
+    nl.store(out, value=y)
+    return out
+`
+	_, err := traceSourceErr(t, src, "gen2", Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"})
+	if err == nil || !strings.Contains(err.Error(), "k.py:11:") || !strings.Contains(err.Error(), "numpy.mul") {
+		t.Fatalf("np.mul not refused at its line: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package nki
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,7 +199,7 @@ func (l *loader) importFrom(in *interp, module string, level int, name string, p
 	if v, ok := m.Attrs[name]; ok {
 		return v
 	}
-	if m.Opaque {
+	if m.Opaque && (m.Names == nil || m.Names[name]) {
 		return &Opaque{What: m.Name + "." + name}
 	}
 	// a submodule: from . import helper
@@ -359,12 +360,14 @@ func (l *loader) numpy() *Module {
 	if m, ok := l.std["numpy"]; ok {
 		return m
 	}
-	m := &Module{Name: "numpy", Attrs: map[string]Value{}, Opaque: true}
+	m := &Module{Name: "numpy", Attrs: map[string]Value{}, Opaque: true, Names: numpyNames}
 	for _, d := range dtypes {
 		m.Attrs[d] = DType(d)
 	}
 	m.Attrs["bool_"] = DType("bool_")
 	m.Attrs["newaxis"] = nil
+	m.Attrs["pi"], m.Attrs["e"] = math.Pi, math.E
+	m.Attrs["inf"], m.Attrs["nan"] = math.Inf(1), math.NaN()
 	// host arrays are modelled by their shape only (enough for
 	// nl.shared_constant of np.identity)
 	m.Attrs["dtype"] = bi("numpy.dtype", func(c *callCtx) Value {
@@ -387,5 +390,25 @@ func (l *loader) numpy() *Module {
 	l.std["numpy"] = m
 	return m
 }
+
+// numpyNames are the numpy names kernels use at trace time that stay
+// opaque values: the ufuncs NKI instructions take as operator identifiers
+// (op0=np.add, np.max), and host-array functions, which are refused when
+// called. A name numpy does not have (np.mul) is an AttributeError, as it
+// is when the kernel runs; so is a numpy name outside this set, which
+// npukit cannot evaluate honestly.
+var numpyNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(`add subtract multiply divide true_divide power maximum minimum
+		max amax min amin sum mean prod exp log sqrt tanh square negative abs absolute reciprocal copy
+		equal not_equal greater greater_equal less less_equal bitwise_and bitwise_or logical_and
+		logical_or ceil floor ndarray
+		allclose array asarray transpose matmul concatenate stack where all any nanmean
+		triu_indices_from broadcast_to expand_dims einsum isclose linspace cumsum argmax sort clip tile
+		repeat save load frombuffer eye zeros ones empty full random testing`) {
+		m[n] = true
+	}
+	return m
+}()
 
 func pyPos(line int) python.Pos { return python.Pos{Line: line} }

@@ -64,6 +64,9 @@ type Module struct {
 	AST   *python.Module
 	// Opaque modules (numpy, typing, ...) give opaque attributes.
 	Opaque bool
+	// Names, when set, are the only names an opaque module has beyond
+	// Attrs; any other attribute is an AttributeError, as in Python.
+	Names map[string]bool
 }
 
 // Class is a Python class.
