@@ -361,10 +361,11 @@ func (l *loader) numpy() *Module {
 		return m
 	}
 	m := &Module{Name: "numpy", Attrs: map[string]Value{}, Opaque: true, Names: numpyNames}
-	for _, d := range dtypes {
+	// numpy's own dtypes only: bfloat16, tfloat32 and the float8 types are
+	// NKI's (nl.bfloat16), not numpy's
+	for _, d := range strings.Fields("float16 float32 float64 int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool_") {
 		m.Attrs[d] = DType(d)
 	}
-	m.Attrs["bool_"] = DType("bool_")
 	m.Attrs["newaxis"] = nil
 	m.Attrs["pi"], m.Attrs["e"] = math.Pi, math.E
 	m.Attrs["inf"], m.Attrs["nan"] = math.Inf(1), math.NaN()
