@@ -114,9 +114,14 @@ func PlaceKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 func placeKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptions, merge bool) (*Placed, error) {
 	lw, x := ck.Lowered, ck.Exec
 	blocks := loopBlocks(res)
-	if mod, err := python.Parse(res.File, string(src)); err == nil {
+	// the kernel file's statements, parsed once for the loop blocks and
+	// the editor (nil when the file does not parse)
+	var ix *stmtIndex
+	mod, parseErr := python.Parse(res.File, string(src))
+	if parseErr == nil {
+		ix = newStmtIndex(string(src), mod)
 		dropReassigned(blocks, mod)
-		blocks = compBlocks(res, mod, string(src), blocks)
+		blocks = compBlocks(res, ix, blocks)
 	} else {
 		blocks = nil
 	}
@@ -177,7 +182,7 @@ func placeKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 		return nil, err
 	}
 	text := string(src)
-	ed := &editor{src: text, file: res.File}
+	ed := &editor{src: text, file: res.File, ix: ix, parseErr: parseErr}
 	lang, _ := alias(langAlias, text)
 	if lang == "" {
 		return nil, &PlaceError{Site: Site{File: res.File, Line: 1}, Msg: "the kernel does not import the NKI language module under an alias (import ...nki.language as nl)"}
@@ -330,8 +335,9 @@ type editor struct {
 	// comprehension targets renamed (place_comp.go), by offset
 	renamed map[int]bool
 	// compiler-allocated tiles written as declared tensors (place_stmt.go)
-	ix    *stmtIndex
-	stmts map[python.Stmt]*stmtRewrite
+	ix       *stmtIndex
+	parseErr error // why ix is nil
+	stmts    map[python.Stmt]*stmtRewrite
 }
 
 func (e *editor) insert(at int, text string) { e.edits = append(e.edits, edit{at, 0, text}) }

@@ -35,8 +35,8 @@ type compRename struct {
 // number of times (each execution of the comprehension declares its
 // elements in row-major order). Declarations already in blocks are left
 // alone.
-func compBlocks(res *Result, mod *python.Module, src string, blocks map[*TensorRec]*loopBlock) map[*TensorRec]*loopBlock {
-	ix := newStmtIndex(src, mod)
+func compBlocks(res *Result, ix *stmtIndex, blocks map[*TensorRec]*loopBlock) map[*TensorRec]*loopBlock {
+	src := ix.src
 	insts := map[*TensorRec][]int64{}
 	eachNode(res.Program, func(n *PNode) {
 		if n.Decl != nil {

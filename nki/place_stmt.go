@@ -466,11 +466,9 @@ func (e *editor) implicit(res *Result, rec *TensorRec, code string) error {
 		return &PlaceError{Site: s, Msg: "a compiler-allocated tile (the result of " + strings.TrimPrefix(rec.API, "result of ") + ") " + why + "; bind it to a name (x = ...) in a statement of its own first"}
 	}
 	if e.ix == nil {
-		mod, err := python.Parse(res.File, e.src)
-		if err != nil {
-			return &PlaceError{Site: s, Msg: fmt.Sprintf("the kernel file does not parse: %v", err)}
-		}
-		e.ix = newStmtIndex(e.src, mod)
+		return &PlaceError{Site: s, Msg: fmt.Sprintf("the kernel file does not parse: %v", e.parseErr)}
+	}
+	if e.stmts == nil {
 		e.stmts = map[python.Stmt]*stmtRewrite{}
 	}
 	fn := strings.TrimPrefix(rec.API, "result of ")
