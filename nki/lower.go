@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/npukit/npukit/neuroncore"
@@ -46,7 +47,7 @@ func lower(res *Result, arch *neuroncore.Arch, blocks map[*TensorRec]*loopBlock,
 	unroll := map[int]bool{}
 	for range 64 {
 		lw := &lowering{res: res, unroll: unroll, blocks: blocks, canon: canon, tensorOf: map[tensorKey]int{}, cur: map[*TensorRec]int{},
-			depth: map[int]int{}, env: map[int]int64{}, names: map[string]bool{}, escaped: map[int]bool{}}
+			depth: map[int]int{}, env: map[int]int64{}, names: map[string]bool{}, nextDup: map[string]int{}, escaped: map[int]bool{}}
 		api := ""
 		if res.API != "beta1" {
 			api = "current"
@@ -104,7 +105,10 @@ type lowering struct {
 	depth    map[int]int     // symbolic variable -> depth of its plan loop
 	env      map[int]int64   // unrolled symbolic variables' values
 	names    map[string]bool // tensor and HBM names taken
-	steps    int
+	// nextDup: per name_L<line> prefix, the next suffix to try (a
+	// declaration in an unrolled loop takes the same name many times)
+	nextDup map[string]int
+	steps   int
 	// escaped marks tensors used outside the loop that declares them
 	// (their scope is dropped: instances then come from Ref.Decl only)
 	escaped map[int]bool
@@ -125,13 +129,15 @@ func (lw *lowering) uniqueName(base string, line int) string {
 		lw.names[base] = true
 		return base
 	}
-	for k := 0; ; k++ {
-		n := fmt.Sprintf("%s_L%d", base, line)
+	prefix := base + "_L" + strconv.Itoa(line)
+	for k := lw.nextDup[prefix]; ; k++ {
+		n := prefix
 		if k > 0 {
-			n = fmt.Sprintf("%s_L%d_%d", base, line, k)
+			n += "_" + strconv.Itoa(k)
 		}
 		if !lw.names[n] {
 			lw.names[n] = true
+			lw.nextDup[prefix] = k + 1
 			return n
 		}
 	}
@@ -621,47 +627,48 @@ func (lw *lowering) refs(s *PStep, acc []Access) ([]neuroncore.Ref, []string, er
 
 // refText renders a reference as the plan format writes it: t[2*i+1, j].
 func refText(t *neuroncore.Tensor, decl int64, idx []neuroncore.Affine, vars []string) string {
-	name := t.Name
+	if decl == 0 && len(idx) == 0 {
+		return t.Name
+	}
+	b := make([]byte, 0, 64)
+	b = append(b, t.Name...)
 	if decl != 0 {
-		name = fmt.Sprintf("%s#%d", name, decl)
+		b = append(b, '#')
+		b = strconv.AppendInt(b, decl, 10)
 	}
 	if len(idx) == 0 {
-		return name
+		return string(b)
 	}
-	parts := make([]string, len(idx))
+	b = append(b, '[')
 	for i, a := range idx {
-		var b strings.Builder
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		start := len(b)
 		for _, term := range a.Terms {
 			if term.Coef == 0 {
 				continue
 			}
-			if b.Len() > 0 {
-				if term.Coef < 0 {
-					b.WriteString("-")
-				} else {
-					b.WriteString("+")
-				}
-			} else if term.Coef < 0 {
-				b.WriteString("-")
+			switch {
+			case term.Coef < 0:
+				b = append(b, '-')
+			case len(b) > start:
+				b = append(b, '+')
 			}
-			c := term.Coef
-			if c < 0 {
-				c = -c
+			if c := term.Coef; c != 1 && c != -1 {
+				b = strconv.AppendInt(b, max(c, -c), 10)
+				b = append(b, '*')
 			}
-			if c != 1 {
-				fmt.Fprintf(&b, "%d*", c)
-			}
-			b.WriteString(vars[term.Depth])
+			b = append(b, vars[term.Depth]...)
 		}
-		if a.Const != 0 || b.Len() == 0 {
-			if b.Len() > 0 && a.Const > 0 {
-				b.WriteString("+")
+		if a.Const != 0 || len(b) == start {
+			if len(b) > start && a.Const > 0 {
+				b = append(b, '+')
 			}
-			fmt.Fprintf(&b, "%d", a.Const)
+			b = strconv.AppendInt(b, a.Const, 10)
 		}
-		parts[i] = b.String()
 	}
-	return name + "[" + strings.Join(parts, ", ") + "]"
+	return string(append(b, ']'))
 }
 
 func (lw *lowering) step(s *PStep) (*neuroncore.Step, error) {

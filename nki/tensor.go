@@ -2,6 +2,7 @@ package nki
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/npukit/npukit/nki/python"
 )
@@ -241,31 +242,54 @@ func (in *interp) indexShape(shape []int64, idx Value, node python.Node) []int64
 		items = []Value{idx}
 	}
 	// expand the ellipsis
-	n := 0
+	n, ell := 0, false
 	for _, it := range items {
-		if it != nil && it != Value(ellipsis) {
+		switch {
+		case it == Value(ellipsis):
+			ell = true
+		case it != nil:
 			n++
 		}
 	}
-	var full []Value
-	for _, it := range items {
-		if it == Value(ellipsis) {
-			for k := 0; k < len(shape)-n; k++ {
-				full = append(full, &SliceVal{})
+	full := items
+	if ell {
+		full = make([]Value, 0, len(shape)+len(items))
+		for _, it := range items {
+			if it == Value(ellipsis) {
+				for k := 0; k < len(shape)-n; k++ {
+					full = append(full, &SliceVal{})
+				}
+				continue
 			}
-			continue
+			full = append(full, it)
 		}
-		full = append(full, it)
 	}
+	// Each index becomes a part: the dimensions it leaves (one for a
+	// slice, none for an integer, an index array's own shape), and
+	// whether it is an advanced (integer or array) index. Single
+	// dimensions are kept in ones (by position, so that it stays on the
+	// stack): an ordinary index allocates nothing but its result.
 	type part struct {
-		dims []int64
-		adv  bool
+		arr []int64 // an index array's shape
+		one int     // else: ones[one] if one > 0 is the part's only dimension
+		adv bool
 	}
-	var parts []part
+	ones := make([]int64, 1, 16)
+	single := func(d int64) int {
+		ones = append(ones, d)
+		return len(ones) - 1
+	}
+	dimsOf := func(p part) []int64 {
+		if p.one > 0 {
+			return ones[p.one : p.one+1]
+		}
+		return p.arr
+	}
+	parts := make([]part, 0, 16)
 	dim := 0
 	for _, it := range full {
 		if it == nil { // None: new axis
-			parts = append(parts, part{dims: []int64{1}})
+			parts = append(parts, part{one: single(1)})
 			continue
 		}
 		if dim >= len(shape) {
@@ -275,34 +299,38 @@ func (in *interp) indexShape(shape []int64, idx Value, node python.Node) []int64
 		dim++
 		switch x := it.(type) {
 		case int64, *Sym, bool:
-			parts = append(parts, part{dims: []int64{}, adv: true})
+			parts = append(parts, part{adv: true})
 		case *SliceVal:
-			parts = append(parts, part{dims: []int64{in.sliceLen(x, size, node)}})
+			parts = append(parts, part{one: single(in.sliceLen(x, size, node))})
 		case *DSlice:
-			parts = append(parts, part{dims: []int64{x.Size}})
+			parts = append(parts, part{one: single(x.Size)})
 		case *Grid:
-			parts = append(parts, part{dims: x.Shape, adv: true})
+			parts = append(parts, part{arr: x.Shape, adv: true})
 		case *Tensor, *View, *Tile:
 			s, _ := shapeOf(x)
-			parts = append(parts, part{dims: s, adv: true})
+			parts = append(parts, part{arr: s, adv: true})
 		default:
 			in.fail(node.At(), "index "+in.src(node), "index of type %s", typeName(it))
 		}
 	}
 	for ; dim < len(shape); dim++ {
-		parts = append(parts, part{dims: []int64{shape[dim]}})
+		parts = append(parts, part{one: single(shape[dim])})
 	}
 	// advanced indices: do any arrays take part?
 	hasArray := false
+	rank := 0
 	for _, p := range parts {
-		if p.adv && len(p.dims) > 0 {
+		if p.adv && len(dimsOf(p)) > 0 {
 			hasArray = true
 		}
+		if !p.adv {
+			rank += len(dimsOf(p))
+		}
 	}
-	var out []int64
 	if !hasArray {
+		out := make([]int64, 0, rank)
 		for _, p := range parts {
-			out = append(out, p.dims...)
+			out = append(out, dimsOf(p)...)
 		}
 		return out
 	}
@@ -318,17 +346,18 @@ func (in *interp) indexShape(shape []int64, idx Value, node python.Node) []int64
 			contiguous = false
 		}
 		last = i
-		b, ok := broadcast(adv, p.dims)
+		b, ok := broadcast(adv, dimsOf(p))
 		if !ok {
-			in.fail(node.At(), "index "+in.src(node), "index arrays of shapes %v and %v do not broadcast", adv, p.dims)
+			in.fail(node.At(), "index "+in.src(node), "index arrays of shapes %s and %s do not broadcast", fmtShape(adv), fmtShape(slices.Clone(dimsOf(p))))
 		}
 		adv = b
 	}
+	out := make([]int64, 0, rank+len(adv))
 	if !contiguous {
 		out = append(out, adv...)
 		for _, p := range parts {
 			if !p.adv {
-				out = append(out, p.dims...)
+				out = append(out, dimsOf(p)...)
 			}
 		}
 		return out
@@ -338,7 +367,7 @@ func (in *interp) indexShape(shape []int64, idx Value, node python.Node) []int64
 			out = append(out, adv...)
 		}
 		if !p.adv {
-			out = append(out, p.dims...)
+			out = append(out, dimsOf(p)...)
 		}
 	}
 	return out
