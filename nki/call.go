@@ -106,7 +106,11 @@ func (in *interp) evalCall(sc *scope, x *python.Call) Value {
 		}
 		kws = append(kws, kwarg{k.Name, v})
 	}
-	return in.call(fn, args, kws, x.Pos, x)
+	v := in.call(fn, args, kws, x.Pos, x)
+	if _, ok := fn.(*Func); ok {
+		in.slab.drop(args)
+	}
+	return v
 }
 
 // call invokes any callable value.
@@ -221,7 +225,10 @@ func (in *interp) callFunc(f *Func, args []Value, kws []kwarg, pos python.Pos) V
 	fr := in.slab.frame()
 	*fr = frame{mod: f.Mod, fn: f.Name, pos: pos, kern: in.inCallback == 0}
 	in.frames = append(in.frames, fr)
-	defer func() { in.frames = in.frames[:len(in.frames)-1] }()
+	defer func() {
+		in.frames = in.frames[:len(in.frames)-1]
+		in.slab.doneFrame(fr)
+	}()
 	var v Value
 	if f.Expr != nil {
 		v = in.eval(sc, f.Expr)

@@ -102,6 +102,7 @@ type slab struct {
 	// used again (a scope only if no closure captured it)
 	freeCtxs   []*callCtx
 	freeScopes []*scope
+	freeFrames []*frame
 }
 
 func (s *slab) doneCtx(c *callCtx) {
@@ -153,7 +154,18 @@ func (s *slab) callCtx() *callCtx {
 	return take(&s.ctxs)
 }
 
-func (s *slab) frame() *frame { return take(&s.frames) }
+func (s *slab) frame() *frame {
+	if n := len(s.freeFrames); n > 0 {
+		f := s.freeFrames[n-1]
+		s.freeFrames = s.freeFrames[:n-1]
+		return f
+	}
+	return take(&s.frames)
+}
+
+// doneFrame takes back the frame of a call that has returned (nothing
+// keeps a frame: sites copy what they need from it).
+func (s *slab) doneFrame(f *frame) { s.freeFrames = append(s.freeFrames, f) }
 
 // values is an empty slice with room for n values; appending past n
 // reallocates, so it never writes into another caller's values.
@@ -167,6 +179,20 @@ func (s *slab) values(n int) []Value {
 	k := len(s.vals)
 	s.vals = s.vals[:k+n]
 	return s.vals[k : k : k+n]
+}
+
+// drop gives back v, the values taken last, once nothing refers to them
+// (the arguments of a call that has returned, its function having
+// copied them into its scope). Values that are not the last taken, or
+// that append moved elsewhere, stay where they are.
+func (s *slab) drop(v []Value) {
+	n := cap(v)
+	k := len(s.vals) - n
+	if n == 0 || k < 0 || &s.vals[k] != &v[:1][0] {
+		return
+	}
+	clear(s.vals[k:])
+	s.vals = s.vals[:k]
 }
 
 func (in *interp) cur() *frame { return in.frames[len(in.frames)-1] }

@@ -66,7 +66,6 @@ type PStep struct {
 	Fn         string
 	Engine     string // engine= argument, if any
 	Site       Site
-	Loops      []string // the enclosing loop variables, outermost first
 	Reads      []Access
 	Writes     []Access
 	Accumulate bool
@@ -106,8 +105,11 @@ func (t *tracer) progStep(in *interp, pos python.Pos, fn string, reads, writes [
 		return nil
 	}
 	s := &PStep{Fn: fn, Site: in.site(pos), Accumulate: accumulate, Guards: append([]*Sym(nil), t.guards...), Masked: t.masked}
-	for _, l := range t.progStack {
-		s.Loops = append(s.Loops, l.Var)
+	if len(reads) > 0 {
+		s.Reads = make([]Access, 0, len(reads))
+	}
+	if len(writes) > 0 {
+		s.Writes = make([]Access, 0, len(writes))
 	}
 	for _, v := range reads {
 		s.Reads = appendAccess(s.Reads, v)
