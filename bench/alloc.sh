@@ -15,8 +15,8 @@ cd "$(dirname "$0")/.."
 shared=${NPUKIT_SHARED:-../shared}
 dir=$shared/benchmarks/minimalloc
 bin=/tmp/npukit-allocbench.$$
-go build -o "$bin" ./bench/alloc
-go build -o "$bin.cli" ./cmd/npukit
+CGO_ENABLED=0 go build -o "$bin" ./bench/alloc
+CGO_ENABLED=0 go build -o "$bin.cli" ./cmd/npukit
 trap 'rm -f "$bin" "$bin.cli"' EXIT
 base="A=6.75,B=5.57,C=0.96,D=4.23,E=6.31,F=9.04,G=1.90,H=2.68,I=5.36,J=1.47,K=0.75"
 

@@ -13,7 +13,7 @@ corpus=${NPUKIT_SHARED:-../shared}/corpus/edgetpu
 [ -d "$corpus" ] || { echo "no corpus at $corpus" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/npukit" ./cmd/npukit
+CGO_ENABLED=0 go build -o "$tmp/npukit" ./cmd/npukit
 big=$(ls -S "$corpus"/*.tflite | head -n 1)
 size=$(stat -c %s "$big")
 

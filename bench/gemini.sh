@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 mb=${1:-500}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/npukit" ./cmd/npukit
+CGO_ENABLED=0 go build -o "$tmp/npukit" ./cmd/npukit
 # About 5.8 KB per workload of a 16-core synthetic schedule.
 cores=16
 wl=$(( mb * 1000000 / 5800 / cores + 1 ))

@@ -13,7 +13,7 @@ corpus=${NPUKIT_SHARED:-../shared}/corpus/gemini
 [ -d "$corpus" ] || { echo "no corpus at $corpus" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/npukit" ./cmd/npukit
+CGO_ENABLED=0 go build -o "$tmp/npukit" ./cmd/npukit
 
 now() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

@@ -19,7 +19,7 @@ corpus=${NPUKIT_SHARED:-../shared}/corpus/neff
 [ -d "$corpus" ] || { echo "no corpus at $corpus" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/npukit" ./cmd/npukit
+CGO_ENABLED=0 go build -o "$tmp/npukit" ./cmd/npukit
 big=$(ls -S "$corpus"/*.neff | head -n 1)
 size=$(stat -c %s "$big")
 tail -c +1025 "$big" >"$tmp/payload.tgz"
@@ -92,7 +92,7 @@ base=${BASE_REV:-}
 [ -n "$base" ] || exit 0
 mkdir -p "$tmp/basesrc"
 git archive "$base" | tar -x -C "$tmp/basesrc"
-(cd "$tmp/basesrc" && go build -o "$tmp/npukit-base" ./cmd/npukit)
+(cd "$tmp/basesrc" && CGO_ENABLED=0 go build -o "$tmp/npukit-base" ./cmd/npukit)
 runs=${1:-15}
 # pair NAME ARGS...: "@BIN@" is replaced by each binary, "@DIR@" by a fresh
 # directory (NAME only labels the call); prints "wall_new cpu_new wall_old cpu_old" in us

@@ -16,12 +16,15 @@ shared=${NPUKIT_SHARED:-../shared}
 manifest=${1:-$shared/corpus2/nki/manifest.json}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/npukit" ./cmd/npukit
+# Built as releases are (scripts/release.sh): static, CGO_ENABLED=0. With a C
+# compiler present, a plain build links libc dynamically (for package net's
+# resolver and os/user), and the dynamic loader adds several ms to each run.
+CGO_ENABLED=0 go build -o "$tmp/npukit" ./cmd/npukit
 base=${NPUKIT_BASE:-}
 if [ -n "$base" ]; then
 	mkdir "$tmp/base"
 	git archive "$base" | tar -x -C "$tmp/base"
-	(cd "$tmp/base" && go build -o "$tmp/npukit-base" ./cmd/npukit)
+	(cd "$tmp/base" && CGO_ENABLED=0 go build -o "$tmp/npukit-base" ./cmd/npukit)
 fi
 
 best() { # best wall ms and best CPU ms (user+sys) of 5 runs of "$@"

@@ -13,7 +13,7 @@ set -eu
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/npukit" ./cmd/npukit
+CGO_ENABLED=0 go build -o "$tmp/npukit" ./cmd/npukit
 go run ./bench/sbuf/genplan -groups 8 > "$tmp/p32.yaml"
 go run ./bench/sbuf/genplan -groups 8 -separate > "$tmp/p32-loops.yaml"
 go run ./bench/sbuf/genplan -groups 32 -trips 16 > "$tmp/p128.yaml"
