@@ -52,7 +52,7 @@ type Checked struct {
 // a plan's automatic tensors are placed without spilling, while the NKI
 // compiler spills automatically allocated tensors (a published tutorial,
 // attention_fwd_performance v3, keeps 256 PSUM tiles of 2 KiB alive).
-var notForKernels = map[string]bool{neuroncore.RuleMatmulShape: true, neuroncore.RuleAccumulateNoGroup: true}
+var notForKernels = []string{neuroncore.RuleMatmulShape, neuroncore.RuleAccumulateNoGroup}
 
 // hasDecorator reports whether the kernel carries a decorator whose dotted
 // name ends in name.
@@ -83,7 +83,7 @@ func CheckKernel(res *Result, arch *neuroncore.Arch) (*Checked, error) {
 			t.Kind, t.Mod, t.Table = neuroncore.Auto, nil, nil
 		}
 	}
-	rep, x, err := neuroncore.Check(lw.Plan)
+	rep, x, err := neuroncore.CheckWithout(lw.Plan, notForKernels...)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,6 @@ func CheckKernel(res *Result, arch *neuroncore.Arch) (*Checked, error) {
 	var out diag.Report
 	for _, d := range rep {
 		switch {
-		case notForKernels[d.Rule]:
 		case d.Rule == neuroncore.RuleMixedAllocation && stack:
 		case d.Rule == neuroncore.RuleUnusedPhysical:
 			out.Add(RuleUnusedAllocation, d.Location, "%s in the traced configuration", d.Message)

@@ -47,7 +47,7 @@ func lower(res *Result, arch *neuroncore.Arch, blocks map[*TensorRec]*loopBlock,
 	unroll := map[int]bool{}
 	for range 64 {
 		lw := &lowering{res: res, unroll: unroll, blocks: blocks, canon: canon, tensorOf: map[tensorKey]int{}, cur: map[*TensorRec]int{},
-			depth: map[int]int{}, env: map[int]int64{}, names: map[string]bool{}, nextDup: map[string]int{}, escaped: map[int]bool{}}
+			depth: map[int]int{}, env: map[int]int64{}, names: map[string]bool{}, nextDup: map[string]int{}, paths: map[fileLine]string{}, escaped: map[int]bool{}}
 		api := ""
 		if res.API != "beta1" {
 			api = "current"
@@ -108,6 +108,7 @@ type lowering struct {
 	// nextDup: per name_L<line> prefix, the next suffix to try (a
 	// declaration in an unrolled loop takes the same name many times)
 	nextDup map[string]int
+	paths   map[fileLine]string // stepPath
 	steps   int
 	// escaped marks tensors used outside the loop that declares them
 	// (their scope is dropped: instances then come from Ref.Decl only)
@@ -625,6 +626,23 @@ func (lw *lowering) refs(s *PStep, acc []Access) ([]neuroncore.Ref, []string, er
 	return refs, hbm, nil
 }
 
+// stepPath is a step's location, file:line (one string per line of
+// source, however many steps unrolling makes of it).
+func (lw *lowering) stepPath(s Site) string {
+	k := fileLine{s.File, s.Line}
+	p, ok := lw.paths[k]
+	if !ok {
+		p = filepath.Base(s.File) + ":" + strconv.Itoa(s.Line)
+		lw.paths[k] = p
+	}
+	return p
+}
+
+type fileLine struct {
+	file string
+	line int
+}
+
 // refText renders a reference as the plan format writes it: t[2*i+1, j].
 func refText(t *neuroncore.Tensor, decl int64, idx []neuroncore.Affine, vars []string) string {
 	if decl == 0 && len(idx) == 0 {
@@ -691,8 +709,7 @@ func (lw *lowering) step(s *PStep) (*neuroncore.Step, error) {
 	if lw.steps > neuroncore.MaxSteps {
 		return nil, fmt.Errorf("%s: more than %d instructions after unrolling to check", s.Site, neuroncore.MaxSteps)
 	}
-	st := &neuroncore.Step{Name: s.Fn, Reads: reads, Writes: writes,
-		Path: fmt.Sprintf("%s:%d", filepath.Base(s.Site.File), s.Site.Line)}
+	st := &neuroncore.Step{Name: s.Fn, Reads: reads, Writes: writes, Path: lw.stepPath(s.Site)}
 	st.Op, st.Engine = lowerOp(s, lw.out.Plan, reads, writes)
 	// operands that are compiler intermediates are not tiles of the plan:
 	// keep the op within the plan format's operand counts
