@@ -585,7 +585,14 @@ type AccGroup struct {
 // program order of their first matmul.
 func (x *Execution) AccumulationGroups() (groups []AccGroup, orphans []int) {
 	p := x.Plan
-	open := map[TileKey]int{} // tile -> index in groups
+	matmuls := 0
+	for ev := range x.Events {
+		if x.Events[ev].Step.Op == OpMatmul {
+			matmuls += len(x.Events[ev].Writes)
+		}
+	}
+	groups = make([]AccGroup, 0, matmuls) // at most one per matmul write
+	open := map[TileKey]int{}             // tile -> index in groups
 	for ev := range x.Events {
 		e := &x.Events[ev]
 		for _, w := range e.Writes {
@@ -627,38 +634,40 @@ func checkAccumulation(x *Execution, rep *diag.Report, withOrphans bool) {
 		e := &x.Events[ev]
 		rep.Add(RuleAccumulateNoGroup, e.Step.Path, "%s accumulates into %s, which no matmul started", x.EventName(ev), x.TileName(e.Writes[0]))
 	}
-	byBank := map[int64][]AccGroup{}
+	// One pass over the groups, which are in order of First, with a scan
+	// per bank: a group interleaves with the bank's group still open (the
+	// largest Last so far) when it starts before that one's last matmul.
+	type bankScan struct {
+		open  int    // index in groups of the bank's open group, -1 if none
+		n     int    // interleavings
+		first [2]int // the first interleaving: open group, new group
+	}
+	scans := map[int64]*bankScan{}
 	var banks []int64
-	for _, g := range groups {
-		if _, ok := byBank[g.Bank]; !ok {
+	for i, g := range groups {
+		sc := scans[g.Bank]
+		if sc == nil {
+			sc = &bankScan{open: -1}
+			scans[g.Bank] = sc
 			banks = append(banks, g.Bank)
 		}
-		byBank[g.Bank] = append(byBank[g.Bank], g)
-	}
-	sort.Slice(banks, func(i, j int) bool { return banks[i] < banks[j] })
-	for _, b := range banks {
-		gs := byBank[b]
-		// gs is in order of First. A group interleaves with the one
-		// still open (largest Last so far) when it starts before that
-		// one's last matmul.
-		n := 0
-		var first [2]AccGroup
-		openIdx := -1
-		for i, g := range gs {
-			if openIdx >= 0 && g.First < gs[openIdx].Last {
-				if n == 0 {
-					first = [2]AccGroup{gs[openIdx], g}
-				}
-				n++
+		if sc.open >= 0 && g.First < groups[sc.open].Last {
+			if sc.n == 0 {
+				sc.first = [2]int{sc.open, i}
 			}
-			if openIdx < 0 || g.Last > gs[openIdx].Last {
-				openIdx = i
-			}
+			sc.n++
 		}
+		if sc.open < 0 || g.Last > groups[sc.open].Last {
+			sc.open = i
+		}
+	}
+	slices.Sort(banks)
+	for _, b := range banks {
+		n := scans[b].n
 		if n == 0 {
 			continue
 		}
-		a, c := first[0], first[1]
+		a, c := groups[scans[b].first[0]], groups[scans[b].first[1]]
 		more := ""
 		if n > 1 {
 			more = fmt.Sprintf(" (%d interleavings in bank %d)", n, b)
