@@ -2,6 +2,7 @@ package neuroncore
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -209,6 +210,11 @@ func (x *Execution) touch(k TileKey, ev int, write bool) int {
 	if !ok {
 		i = len(x.Lifetimes)
 		x.ByKey[k] = i
+		if i == cap(x.Lifetimes) {
+			// double: append grows a long slice by a quarter, which
+			// for tens of thousands of tiles copies it many times
+			x.Lifetimes = slices.Grow(x.Lifetimes, max(i, 64))
+		}
 		x.Lifetimes = append(x.Lifetimes, Lifetime{Key: k, Start: ev, End: ev, FirstWrite: -1, LastRead: -1})
 	}
 	l := &x.Lifetimes[i]
@@ -262,7 +268,17 @@ func (x *Execution) MaxAlive() (count []int, at []int) {
 	type edge struct {
 		t, d int
 	}
+	// two edges per lifetime, grouped by tensor in one array
+	n := make([]int, nt)
+	for _, l := range x.Lifetimes {
+		n[l.Key.Tensor] += 2
+	}
+	all := make([]edge, 0, 2*len(x.Lifetimes))
 	per := make([][]edge, nt)
+	for ti := range per {
+		per[ti] = all[len(all) : len(all) : len(all)+n[ti]]
+		all = all[:len(all)+n[ti]]
+	}
 	for _, l := range x.Lifetimes {
 		per[l.Key.Tensor] = append(per[l.Key.Tensor], edge{l.Start, +1}, edge{l.End, -1})
 	}

@@ -733,8 +733,10 @@ func (t *tracer) allocTiles(c *callCtx, ten *Tensor, b *BufferVal) *Alloc {
 		a.Func = f.QualName
 	}
 	seen := map[string]bool{}
+	var key []byte
 	for lin := int64(0); lin < n; lin++ {
-		idx := make([]int64, len(blocks))
+		// room for the location too: the row of a.Tiles is idx, loc
+		idx := make([]int64, len(blocks), len(blocks)+3)
 		r := lin
 		for d := len(blocks) - 1; d >= 0; d-- {
 			idx[d] = r % blocks[d]
@@ -790,8 +792,11 @@ func (t *tracer) allocTiles(c *callCtx, ten *Tensor, b *BufferVal) *Alloc {
 			}
 			loc = append(loc, mod(b.Args["base_partition"], b.Args["num_par_tiles"], pdim), mod(b.Args["base_addr"], b.Args["num_free_tiles"], fdim))
 		}
-		seen[fmt.Sprint(loc)] = true
-		a.Tiles = append(a.Tiles, append(append([]int64{}, idx...), loc...))
+		key = appendInts(key[:0], loc)
+		if !seen[string(key)] {
+			seen[string(key)] = true
+		}
+		a.Tiles = append(a.Tiles, append(idx, loc...))
 	}
 	a.PhysicalTiles = len(seen)
 	return a

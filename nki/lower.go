@@ -303,8 +303,11 @@ func planTensor(rec *TensorRec) (*neuroncore.Tensor, error) {
 	case len(a.Tiles) > 0:
 		t.Kind = neuroncore.Table
 		nb := len(rec.BlockDims)
+		t.Table = make([]neuroncore.TableEntry, 0, len(a.Tiles))
+		index := make([]int64, 0, nb*len(a.Tiles)) // every entry's Index, one array
 		for _, row := range a.Tiles {
-			e := neuroncore.TableEntry{Index: append([]int64{}, row[:nb]...)}
+			index = append(index, row[:nb]...)
+			e := neuroncore.TableEntry{Index: index[len(index)-nb : len(index) : len(index)]}
 			loc := row[nb:]
 			if t.Buffer == neuroncore.PSUM && len(loc) == 3 {
 				e.Loc = neuroncore.Location{Bank: loc[0], Partition: loc[1], Addr: loc[2]}

@@ -519,7 +519,7 @@ func declKey(s Site, api string, ten *Tensor, alloc *Alloc, given string, in *in
 			b = strconv.AppendInt(b, *alloc.Offset, 10)
 		}
 	} else {
-		b = append(b, allocKey(alloc)...)
+		b = appendAllocKey(b, alloc)
 	}
 	b = append(b, '|')
 	b = strconv.AppendQuote(b, given)
@@ -532,18 +532,36 @@ func declKey(s Site, api string, ten *Tensor, alloc *Alloc, given string, in *in
 	return string(b)
 }
 
-func allocKey(a *Alloc) string {
+// appendAllocKey appends what identifies an allocation: its kind,
+// address and every tile's location.
+func appendAllocKey(b []byte, a *Alloc) []byte {
 	if a == nil {
-		return ""
+		return b
 	}
-	return fmt.Sprintf("%s %v %v %v", a.Kind, deref(a.Partition), deref(a.Offset), a.Tiles)
+	b = append(b, a.Kind...)
+	for _, p := range []*int64{a.Partition, a.Offset} {
+		b = append(b, ' ')
+		if p == nil {
+			b = append(b, '-')
+		} else {
+			b = strconv.AppendInt(b, *p, 10)
+		}
+	}
+	for _, t := range a.Tiles {
+		b = appendInts(append(b, ' '), t)
+	}
+	return b
 }
 
-func deref(p *int64) any {
-	if p == nil {
-		return nil
+// appendInts appends v as comma-separated decimals.
+func appendInts(b []byte, v []int64) []byte {
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, x, 10)
 	}
-	return *p
+	return b
 }
 
 func prod(s []int64) int64 {
