@@ -734,9 +734,13 @@ func (t *tracer) allocTiles(c *callCtx, ten *Tensor, b *BufferVal) *Alloc {
 	}
 	seen := map[string]bool{}
 	var key []byte
+	// one array for every row of a.Tiles: the block index, then room for
+	// the location (bank, partition, address)
+	stride := int64(len(blocks) + 3)
+	rows := make([]int64, n*stride)
+	a.Tiles = make([][]int64, 0, n)
 	for lin := int64(0); lin < n; lin++ {
-		// room for the location too: the row of a.Tiles is idx, loc
-		idx := make([]int64, len(blocks), len(blocks)+3)
+		idx := rows[lin*stride : lin*stride+int64(len(blocks)) : (lin+1)*stride]
 		r := lin
 		for d := len(blocks) - 1; d >= 0; d-- {
 			idx[d] = r % blocks[d]
