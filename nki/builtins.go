@@ -605,6 +605,26 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 			})
 		case "copy":
 			return m(func(c *callCtx) Value { return &List{Items: append([]Value{}, o.Items...)} })
+		case "clear":
+			// list.clear() empties the list in place (Python docs, "Mutable
+			// Sequence Types"); nki-library's tree_logger clears its log list
+			return m(func(c *callCtx) Value {
+				o.Items = nil
+				return nil
+			})
+		case "remove":
+			// list.remove(x) drops the first item equal to x, ValueError if none
+			return m(func(c *callCtx) Value {
+				x := c.need(0, "value")
+				for i, v := range o.Items {
+					if equal(v, x) {
+						o.Items = append(o.Items[:i], o.Items[i+1:]...)
+						return nil
+					}
+				}
+				c.in.raise(c.pos, "ValueError", "list.remove(x): x not in list")
+				return nil
+			})
 		case "reverse":
 			return m(func(c *callCtx) Value {
 				for i, j := 0, len(o.Items)-1; i < j; i, j = i+1, j-1 {
@@ -700,6 +720,11 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 					return c.args[1]
 				}
 				c.in.raise(c.pos, "KeyError", "%s", repr(k))
+				return nil
+			})
+		case "clear":
+			return m(func(c *callCtx) Value {
+				o.Keys, o.Vals, o.index = nil, nil, map[string]int{}
 				return nil
 			})
 		case "copy":

@@ -61,6 +61,9 @@ type Arg struct {
 	// (the corpus manifest's argument forms)
 	DTypeValue string   `json:"dtype_value"`
 	Enum       []string `json:"enum"`
+	// Dataclass is {module, class, fields}: an instance of a kernel module's
+	// class built from keyword fields (nki-library's RmsNormQuantKernelArgs)
+	Dataclass map[string]any `json:"dataclass"`
 }
 
 // MaxManifest bounds the manifest file size.

@@ -210,6 +210,9 @@ func (in *interp) argValue(a Arg) Value {
 		if a.Tuple != nil {
 			return in.jsonValue(a.Tuple)
 		}
+		if a.Dataclass != nil {
+			return in.jsonValue(map[string]any{"dataclass": a.Dataclass})
+		}
 		return in.jsonValue(a.Value)
 	}
 	d := DType(a.DType)
