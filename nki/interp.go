@@ -112,9 +112,7 @@ func (s *slab) doneCtx(c *callCtx) {
 
 // scope is a function call's empty scope.
 func (s *slab) scope(parent *scope, mod *Module) *scope {
-	if n := len(s.freeScopes); n > 0 {
-		sc := s.freeScopes[n-1]
-		s.freeScopes = s.freeScopes[:n-1]
+	if sc := reuse(&s.freeScopes); sc != nil {
 		sc.parent, sc.mod = parent, mod
 		return sc
 	}
@@ -145,19 +143,26 @@ func take[T any](free *[]T) *T {
 	return p
 }
 
+// reuse pops the last element of a free list, nil when it is empty.
+func reuse[T any](free *[]*T) *T {
+	n := len(*free)
+	if n == 0 {
+		return nil
+	}
+	p := (*free)[n-1]
+	*free = (*free)[:n-1]
+	return p
+}
+
 func (s *slab) callCtx() *callCtx {
-	if n := len(s.freeCtxs); n > 0 {
-		c := s.freeCtxs[n-1]
-		s.freeCtxs = s.freeCtxs[:n-1]
+	if c := reuse(&s.freeCtxs); c != nil {
 		return c
 	}
 	return take(&s.ctxs)
 }
 
 func (s *slab) frame() *frame {
-	if n := len(s.freeFrames); n > 0 {
-		f := s.freeFrames[n-1]
-		s.freeFrames = s.freeFrames[:n-1]
+	if f := reuse(&s.freeFrames); f != nil {
 		return f
 	}
 	return take(&s.frames)
