@@ -53,6 +53,12 @@ func Summarize(p *Plan) (*PlanSummary, error) {
 	if err != nil {
 		return nil, err
 	}
+	return SummarizeExecution(x), nil
+}
+
+// SummarizeExecution is Summarize on an unrolled body.
+func SummarizeExecution(x *Execution) *PlanSummary {
+	p := x.Plan
 	s := &PlanSummary{Name: p.Name, Arch: p.Arch.Name, Unrolled: len(x.Events)}
 	walkSteps(p.Body, func(*Step) { s.Steps++ })
 	alive, _ := x.MaxAlive()
@@ -74,7 +80,7 @@ func Summarize(p *Plan) (*PlanSummary, error) {
 		}
 		s.Tensors = append(s.Tensors, ts)
 	}
-	return s, nil
+	return s
 }
 
 // Shape renders the tensor's NKI shape, e.g. (4, par_dim(128), 512).

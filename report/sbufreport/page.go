@@ -50,7 +50,7 @@ func capTimeline(tl *report.Timeline, limit int) (cut float64, total int, ok boo
 // timeline. Tensors left automatic are shown as `sbuf place` would place
 // them.
 func Page(p *neuroncore.Plan) (*report.Page, error) {
-	rep, _, err := neuroncore.Check(p)
+	rep, x, err := neuroncore.Check(p)
 	if err != nil {
 		return nil, err
 	}
@@ -79,11 +79,15 @@ func Page(p *neuroncore.Plan) (*report.Page, error) {
 			placedNote = fmt.Sprintf(" %d automatic tensors could not be placed (%v) and are not drawn.", auto, err)
 		}
 	}
-	sum, err := neuroncore.Summarize(shown)
-	if err != nil {
-		return nil, err
+	// The body is unrolled once for what is drawn: the check's unrolling
+	// when no tensor was placed for the page.
+	if shown != p {
+		if x, err = shown.Execute(); err != nil {
+			return nil, err
+		}
 	}
-	res, err := neuroncore.Simulate(shown)
+	sum := neuroncore.SummarizeExecution(x)
+	res, err := neuroncore.SimulateExecution(x)
 	if err != nil {
 		return nil, err
 	}
@@ -145,10 +149,6 @@ func Page(p *neuroncore.Plan) (*report.Page, error) {
 		}
 	}
 
-	x, err := shown.Execute()
-	if err != nil {
-		return nil, err
-	}
 	lts := x.LifetimeRects(sbufMaxLifetimeRects)
 	for _, buf := range []neuroncore.Buffer{neuroncore.SBUF, neuroncore.PSUM} {
 		lm := &report.RectMap{Caption: fmt.Sprintf("%s: logical tile lifetimes (body steps) against the bytes of their physical tile; overlapping rectangles are conflicts when their partitions overlap too", strings.ToUpper(buf.String())),
