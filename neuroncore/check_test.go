@@ -250,6 +250,7 @@ func TestPlanErrors(t *testing.T) {
 		"tensors: [{name: a, scope: k, partitions: 1, free: [4], dtype: fp32}]\nbody: [{op: load, write: a}]":                                                             "does not enclose",
 		"body: [{loop: i, range: 1048576, body: [{loop: j, range: 1048576, body: [{op: iota, write: a}]}]}]":                                                              "unknown tensor",
 		"tensors: [{name: a, partitions: 1, free: [4], dtype: fp32}]\nbody: [{loop: i, range: 1048576, body: [{loop: j, range: 1048576, body: [{op: iota, write: a}]}]}]": "",
+		"tensors: [{name: a, partitions: 1, free: [4], dtype: fp32}]\nbody: [{op: load}]":                                                                                 "moves no on-chip tile",
 		"unknown_field: 1": "unknown_field",
 	}
 	for src, want := range cases {

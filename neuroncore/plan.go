@@ -810,6 +810,11 @@ func (bp *bodyParser) step(r *rawNode, path string, vars []string) (*Step, error
 	if (op == OpMatmul || op == OpStore) && len(s.Writes) != info.writes {
 		return nil, fmt.Errorf("%s.write: %s writes %d tile(s), got %d", path, op, info.writes, len(s.Writes))
 	}
+	if s.Engine == DMA && len(s.Reads)+len(s.Writes) == 0 {
+		// (a DMA's cost is its on-chip tile's; a lowered kernel drops
+		// HBM-to-HBM copies before they reach a plan)
+		return nil, fmt.Errorf("%s: %s moves no on-chip tile: name the tile it reads or writes", path, op)
+	}
 	if op == OpMatmul && bp.plan.Tensors[s.Writes[0].Tensor].Buffer != PSUM {
 		return nil, fmt.Errorf("%s.write: matmul writes PSUM, %s is in SBUF", path, bp.plan.Tensors[s.Writes[0].Tensor].Name)
 	}
