@@ -165,7 +165,7 @@ func placeKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 		// alive at once looks unplaceable when it is not (nki-library's
 		// output_projection_cte loads its weights into such a list)
 		if rec := lw.Recs[i]; !t.Direct() && (rec.Site == nil || rec.Site.File != res.File) {
-			return nil, &PlaceError{Site: siteOr(rec.Site, res.File), Msg: fmt.Sprintf("tensor %s is declared in a helper module; place rewrites the kernel file only", t.Name)}
+			return nil, helperTensorError(rec, res, t.Name)
 		}
 	}
 	var alive *neuroncore.InstancesAliveError
@@ -219,7 +219,7 @@ func placeKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 		rec := lw.Recs[i]
 		pt := pl.Plan.Tensors[i]
 		if rec.Site == nil || rec.Site.File != res.File {
-			return nil, &PlaceError{Site: siteOr(rec.Site, res.File), Msg: fmt.Sprintf("tensor %s is declared in a helper module; place rewrites the kernel file only", t.Name)}
+			return nil, helperTensorError(rec, res, t.Name)
 		}
 		var code, fn string
 		lb := blocks[rec]
@@ -288,6 +288,13 @@ func placeKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 	}
 	out.Source = []byte(ed.apply())
 	return out, nil
+}
+
+// helperTensorError refuses an automatic tensor declared in a module the
+// kernel imports: addresses written there would apply to every kernel
+// that shares the helper.
+func helperTensorError(rec *TensorRec, res *Result, name string) error {
+	return &PlaceError{Site: siteOr(rec.Site, res.File), Msg: fmt.Sprintf("tensor %s is declared in a helper module, which other kernels share, and place writes addresses into the kernel file only; allocate it where the helper declares it (or through the helper's own direct-allocation mode, if it has one), or keep the kernel automatic", name)}
 }
 
 func siteOr(s *Site, file string) Site {
