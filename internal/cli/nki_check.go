@@ -168,12 +168,11 @@ func newNkiReportCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			page, err := sbufreport.Page(ck.Plan)
+			page, err := sbufreport.CheckedPage(ck.Exec, ck.Report.WithFile(name))
 			if err != nil {
 				return usageErr("%s: %v", name, err)
 			}
 			page.Subtitle = name + " (NKI kernel " + ck.Plan.Name + ")"
-			page.Diagnostics = ck.Report.WithFile(name)
 			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return report.Render(w, page) }); err != nil {
 				return &ExitError{Code: ExitUsage, Err: err}
 			}

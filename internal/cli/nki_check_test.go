@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -128,5 +129,47 @@ def big(a, b):
 	r = run(t, dir, "nki", "place", "big.py", "--kernel", "big", "--arg", "a=float32[128,24576]", "--arg", "b=float32[128,24576]")
 	if r.code != 1 || !strings.Contains(r.stderr, "bytes per partition, 180224 available") || !strings.Contains(r.stderr, "big.py:7") {
 		t.Errorf("unplaceable: %s", r)
+	}
+}
+
+// The report of a kernel counts the findings of `nki check`, not those of
+// the plan rules that do not apply to kernels: a matmul of views of
+// larger tiles breaks sbuf/matmul-shape on whole tensors, and the page's
+// summary said "1 errors" for a kernel that checks clean.
+func TestNkiReportSummaryCountsKernelFindings(t *testing.T) {
+	const src = `import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+@nki.jit
+def mm(a, b):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nl.load(b)
+    p = nl.ndarray((nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.psum)
+    p[...] = nisa.nc_matmul(x[:, 0:128], y[:, 0:512])
+    r = nl.copy(p)
+    nl.store(out, value=r)
+    return out
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mm.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"mm.py", "--kernel", "mm", "--arg", "a=bfloat16[128,1024]", "--arg", "b=bfloat16[128,1024]"}
+	r := run(t, dir, append([]string{"nki", "check"}, args...)...)
+	if r.code != 0 || !strings.Contains(r.stdout, " 0 errors, 0 warnings") {
+		t.Fatalf("check: %s", r)
+	}
+	r = run(t, dir, append([]string{"nki", "report", "-o", "r.html"}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("report: %s", r)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "r.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "<dt>Check</dt><dd>0 errors, 0 warnings") {
+		t.Errorf("the report's summary does not count the kernel's findings: %s", regexp.MustCompile(`<dt>Check</dt><dd>[^<]*`).FindString(string(b)))
 	}
 }

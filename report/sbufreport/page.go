@@ -54,6 +54,16 @@ func Page(p *neuroncore.Plan) (*report.Page, error) {
 	if err != nil {
 		return nil, err
 	}
+	return CheckedPage(x, rep)
+}
+
+// CheckedPage is Page for a plan already checked: x is its unrolled body
+// and rep the findings to show, which may be a front end's own (an NKI
+// kernel's, where some plan rules do not apply and others are renamed);
+// the page's summary counts the findings it shows.
+func CheckedPage(x *neuroncore.Execution, rep diag.Report) (*report.Page, error) {
+	p := x.Plan
+	rep = slices.Clone(rep)
 	rep.Sort()
 	if rep == nil {
 		rep = diag.Report{}
@@ -82,6 +92,7 @@ func Page(p *neuroncore.Plan) (*report.Page, error) {
 	// The body is unrolled once for what is drawn: the check's unrolling
 	// when no tensor was placed for the page.
 	if shown != p {
+		var err error
 		if x, err = shown.Execute(); err != nil {
 			return nil, err
 		}
