@@ -72,11 +72,12 @@ func CheckWithout(p *Plan, skip ...string) (diag.Report, *Execution, error) {
 		return nil, nil, err
 	}
 	checkMixed(p, &rep)
+	a := tileArch(p)
 	for _, t := range p.Tensors {
 		if t.Direct() {
-			checkPlacement(p.Arch, t, &rep)
+			checkPlacement(a, t, &rep)
 		} else {
-			checkTileSize(p.Arch, t, &rep)
+			checkTileSize(a, t, &rep)
 		}
 	}
 	for _, ie := range x.IndexErrs {
@@ -94,6 +95,24 @@ func CheckWithout(p *Plan, skip ...string) (diag.Report, *Execution, error) {
 	checkAccumulation(x, &rep, !slices.Contains(skip, RuleAccumulateNoGroup))
 	rep.Sort()
 	return rep, x, nil
+}
+
+// tileArch is the architecture the per-tensor geometry rules hold a plan
+// to. In the current API a PSUM tensor is not limited to one bank:
+// nl.tile_size.psum_fmax "does not represent the free-dim size per
+// partition" (deprecated since NKI 0.4.0 in favour of psum_bank_fmax, the
+// per-bank figure; nki.language.tile_size, Neuron 2.33 docs), and
+// nki-library's rmsnorm_quant (62cb67d) declares a (128, 4096) float32 PSUM
+// tensor whose matmuls each write one 512-value bank of it. Such a tensor
+// may span every bank of a partition. Beta 1 keeps the direct allocation
+// guide's "a PSUM tile cannot cross bank boundaries".
+func tileArch(p *Plan) *Arch {
+	if p.API != "current" || p.Arch.PSUMTileBanks >= p.Arch.PSUMBanks {
+		return p.Arch
+	}
+	a := *p.Arch
+	a.PSUMTileBanks = a.PSUMBanks
+	return &a
 }
 
 func checkMixed(p *Plan, rep *diag.Report) {
@@ -193,7 +212,7 @@ func checkTileSize(a *Arch, t *Tensor, rep *diag.Report) {
 // of 64 partitions or fewer may use another quadrant). Tiles too large on
 // their own are sbuf/tile-too-large's.
 func checkLiveBytes(x *Execution, rep *diag.Report) {
-	a := x.Plan.Arch
+	a := tileArch(x.Plan)
 	type edge struct {
 		t     int
 		bytes int64

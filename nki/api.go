@@ -161,7 +161,6 @@ var nisaOps = map[string]string{
 	"iota": "iota", "affine_select": "affine_select", "scalar_tensor_tensor": "data", "tensor_scalar_reduce": "data",
 	"dma_copy": "dma", "dma_transpose": "dma", "tensor_partition_reduce": "data", "range_select": "data",
 	"nc_stream_shuffle": "dma", "select_reduce": "data", "exponential": "data", "tensor_copy_predicated": "dma",
-	"sendrecv": "dma",
 	// current-API instructions that write dst= (and possibly other output
 	// operands) and return nothing (NKI ISA reference, nki.isa)
 	"max8": "current", "nc_find_index8": "current", "nc_match_replace8": "current", "activate2": "current",
@@ -193,7 +192,6 @@ var currentParams = map[string][]string{
 	"topk":                 {"val_dst", "idx_dst", "src"},
 	"set_rng_seed":         {"src_seeds"},
 	"rand_set_state":       {"src_seeds"},
-	"sendrecv":             {"src", "dst"},
 }
 
 // currentKwargs are the documented keyword parameters of current-API
@@ -253,8 +251,12 @@ func (in *interp) nisaModule(name string) *Module {
 	m.Attrs["engine"].(*Module).Attrs["dma"] = "engine:dma"
 	m.Attrs["get_nc_sub_version"] = bi("nisa.get_nc_sub_version", func(c *callCtx) Value { return int64(0) })
 	// documented instructions whose effect depends on other cores or on
-	// runtime register values: importable, refused when called
-	for _, k := range []string{"core_barrier", "register_alloc", "register_load", "register_move", "register_store"} {
+	// runtime register values: importable, refused when called. sendrecv
+	// fills dst with data another core sends (nki.isa.sendrecv, a
+	// cross-core transfer); the corpus tracer refuses it as it refuses
+	// core_barrier (nki-library's rmsnorm_tkg/layernorm_tkg with
+	// shard_on_h=True exchange partial sums this way)
+	for _, k := range []string{"core_barrier", "sendrecv", "register_alloc", "register_load", "register_move", "register_store"} {
 		k := k
 		m.Attrs[k] = bi("nisa."+k, func(c *callCtx) Value {
 			c.fail("not modelled by npukit (cross-core synchronisation or runtime register values)")

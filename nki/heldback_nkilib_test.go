@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/npukit/npukit/neuroncore"
 	"testing"
 )
 
@@ -85,5 +87,58 @@ def kernel(a):
 `, "gen3", Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"})
 	if err == nil || !strings.Contains(err.Error(), "ValueError") {
 		t.Errorf("remove of a missing item: err %v, want ValueError", err)
+	}
+}
+
+// In the current API a PSUM tensor may span several banks (NKI 0.4.0:
+// psum_fmax "does not represent the free-dim size per partition"):
+// nki-library's rmsnorm_quant at 62cb67d declares (128, 4096) float32 in
+// PSUM and has each matmul write one bank of it. Checking it reported
+// sbuf/tile-too-large, a false error on a published kernel; Beta 1 keeps
+// the guide's one-bank tile (TestAuthorChecks).
+func TestCurrentAPIMultiBankPSUMTensor(t *testing.T) {
+	res := traceSource(t, currentHeader+`
+@nki.jit
+def kernel(a, g):
+    out = nl.ndarray((128, 4096), dtype=nl.float32, buffer=nl.shared_hbm)
+    ones = nl.ndarray((1, 128), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.memset(dst=ones, value=1.0)
+    g_sb = nl.ndarray((1, 4096), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=g_sb, src=g)
+    psum_batch = nl.ndarray((128, 4096), dtype=nl.float32, buffer=nl.psum)
+    res = nl.ndarray((128, 4096), dtype=nl.float32, buffer=nl.sbuf)
+    for i in range(8):
+        nisa.nc_matmul(dst=psum_batch[0:128, i * 512:(i + 1) * 512], stationary=ones[0:1, 0:128], moving=g_sb[0:1, i * 512:(i + 1) * 512])
+        nisa.tensor_copy(dst=res[0:128, i * 512:(i + 1) * 512], src=psum_batch[0:128, i * 512:(i + 1) * 512])
+    nisa.dma_copy(dst=out, src=res)
+    return out
+`, "gen3", Arg{Name: "a", Shape: []int64{128, 512}, DType: "bfloat16"}, Arg{Name: "g", Shape: []int64{1, 4096}, DType: "bfloat16"})
+	ck, err := CheckKernel(res, &neuroncore.V3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := findRule(ck.Report, neuroncore.RuleTileTooLarge); d != nil {
+		t.Errorf("multi-bank PSUM tensor of the current API reported: %s", d.Message)
+	}
+	if ck.Report.HasErrors() {
+		t.Errorf("errors on a valid kernel: %v", ck.Report)
+	}
+}
+
+// nisa.sendrecv fills dst with another core's data: a cross-core transfer
+// the corpus tracer refuses, like core_barrier. Tracing it as a DMA made
+// rmsnorm_tkg/layernorm_tkg with shard_on_h=True traced where the golden
+// is untraceable; now it is refused at its line.
+func TestSendrecvRefused(t *testing.T) {
+	_, err := traceSourceErr(t, currentHeader+`
+@nki.jit
+def kernel(a):
+    x = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.sbuf)
+    y = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.sendrecv(src=x, dst=y, send_to_rank=1, recv_from_rank=1, pipe_id=0)
+    return a
+`, "gen3", Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"})
+	if err == nil || !strings.Contains(err.Error(), "k.py:9:") || !strings.Contains(err.Error(), "sendrecv") {
+		t.Errorf("sendrecv: err %v, want a refusal at k.py:9 naming it", err)
 	}
 }
