@@ -646,7 +646,7 @@ func (in *interp) iterate(v Value, node python.Node) []Value {
 		}
 		out := make([]Value, 0, n)
 		for i := x.Start; (x.Step > 0 && i < x.Stop) || (x.Step < 0 && i > x.Stop); i += x.Step {
-			out = append(out, i)
+			out = append(out, in.slab.boxInt(i))
 		}
 		return out
 	case *Instance:

@@ -411,7 +411,7 @@ func (in *interp) binop(op string, l, r Value, pos python.Pos, node python.Node)
 			if op == "*" && a != 0 && v/a != b {
 				in.fail(pos, "integer arithmetic", "overflow beyond 64 bits")
 			}
-			return v
+			return in.slab.boxInt(v)
 		case float64:
 			return in.floatOp(op, float64(a), b, pos)
 		case Tuple, *List, string:

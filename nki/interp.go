@@ -103,6 +103,24 @@ type slab struct {
 	freeCtxs   []*callCtx
 	freeScopes []*scope
 	freeFrames []*frame
+	// ints: recently boxed integers, by value modulo its length (boxInt)
+	ints [512]Value
+}
+
+// boxInt is v as a Value, sharing the box of the same value made
+// recently: kernels compute the same offsets and bounds in their Python
+// loops thousands of times, and every fresh box of an integer past 255
+// (below that Go shares static ones) is an allocation.
+func (s *slab) boxInt(v int64) Value {
+	if v >= 0 && v < 256 {
+		return v
+	}
+	slot := &s.ints[uint64(v)%uint64(len(s.ints))]
+	if b, ok := (*slot).(int64); ok && b == v {
+		return *slot
+	}
+	*slot = v
+	return *slot
 }
 
 func (s *slab) doneCtx(c *callCtx) {

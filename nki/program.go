@@ -78,16 +78,54 @@ func (t *tracer) progEnter(l *PLoop) {
 	if t.progOff > 0 {
 		return
 	}
-	n := &PNode{Loop: l}
+	n := t.spareNode
+	if n != nil {
+		t.spareNode = nil
+	} else {
+		n = &PNode{}
+	}
+	n.Loop = l
 	t.progAppend(n)
 	t.progStack = append(t.progStack, l)
+}
+
+// newIteration is an unrolled iteration's loop node: the one the last
+// empty iteration left (progExit) or a new one.
+func (t *tracer) newIteration() *PLoop {
+	if l := t.spareLoop; l != nil {
+		t.spareLoop = nil
+		return l
+	}
+	return &PLoop{}
 }
 
 func (t *tracer) progExit() {
 	if t.progOff > 0 {
 		return
 	}
+	l := t.progStack[len(t.progStack)-1]
 	t.progStack = t.progStack[:len(t.progStack)-1]
+	if len(l.Body) > 0 {
+		return
+	}
+	// An iteration that recorded nothing (Python bookkeeping, such as a
+	// loop over a kernel's configuration) leaves no node: it is the last
+	// node of its parent, since everything since went into its body.
+	// Lowering would drop it anyway; kernels run such loops by the
+	// thousand.
+	body := &t.Program
+	if n := len(t.progStack); n > 0 {
+		body = &t.progStack[n-1].Body
+	}
+	if k := len(*body) - 1; k >= 0 && (*body)[k].Loop == l {
+		n := (*body)[k]
+		(*body)[k] = nil
+		*body = (*body)[:k]
+		// nothing else refers to them: the next iteration reuses both
+		*n = PNode{}
+		*l = PLoop{}
+		t.spareNode, t.spareLoop = n, l
+	}
 }
 
 func (t *tracer) progAppend(n *PNode) {

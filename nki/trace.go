@@ -153,6 +153,9 @@ type tracer struct {
 	// Program is the body in program order (program.go).
 	Program   []*PNode
 	progStack []*PLoop
+	// an empty iteration's loop and node, for the next (progExit)
+	spareLoop *PLoop
+	spareNode *PNode
 	progOff   int
 	nInst     int64
 	// running: the kernel is being called (module imports run before and
@@ -321,7 +324,8 @@ func (in *interp) iteration(sc *scope, st *python.For, lp *loopHandle, k int64, 
 	if in.inCallback > 0 || lp == nil || !lp.ok {
 		return in.execBlock(sc, st.Body)
 	}
-	pl := &PLoop{Rec: lp.rec, Var: targetName(st.Target), Sym: -1, Start: k, Stop: k + 1, Step: 1, Value: k}
+	pl := in.tr.newIteration()
+	*pl = PLoop{Rec: lp.rec, Var: targetName(st.Target), Sym: -1, Start: k, Stop: k + 1, Step: 1, Value: k}
 	pl.Item, pl.ItemInt = item.(int64)
 	in.tr.progEnter(pl)
 	defer in.tr.progExit()
