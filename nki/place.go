@@ -178,6 +178,11 @@ func placeKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 		rec := lw.Recs[alive.Tensor]
 		return nil, &PlaceError{Site: siteOr(rec.Site, res.File), Msg: fmt.Sprintf("tensor %s: executions of this declaration are alive at the same time (kept in a list?), and place writes one location per execution only for declarations in range loops of their own function whose loop variables name the execution (not in comprehensions over _ or in helpers called per element); allocate them directly", lw.Plan.Tensors[alive.Tensor].Name)}
 	}
+	if errors.Is(err, neuroncore.ErrUnplaceable) {
+		// the kernel is fine as it is: the compiler may spill or
+		// serialise automatic tensors, which addresses cannot express
+		return nil, &UnallocatableError{Msg: err.Error() + "; automatically allocated, the compiler may spill or serialise these tensors, which a direct allocation cannot express: keep the kernel automatic, or shorten the lifetimes that overlap"}
+	}
 	if err != nil {
 		return nil, err
 	}
