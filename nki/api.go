@@ -799,7 +799,7 @@ func (t *tracer) allocTiles(c *callCtx, ten *Tensor, b *BufferVal) *Alloc {
 			loc = append(loc, mod(b.Args["base_partition"], b.Args["num_par_tiles"], pdim), mod(b.Args["base_addr"], b.Args["num_free_tiles"], fdim))
 		}
 		key = appendInts(key[:0], loc)
-		if !seen[string(key)] {
+		if !seen[string(key)] { // (the lookup does not copy key; only an insert does)
 			seen[string(key)] = true
 		}
 		a.Tiles = append(a.Tiles, append(idx, loc...))
