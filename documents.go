@@ -37,13 +37,22 @@ type CheckSummary struct {
 	// Unreadable counts the files that could not be read or recognised
 	// (listed in errors); they are among Files but were not checked.
 	Unreadable int `json:"unreadable"`
+	// Suppressed counts the findings hidden by rule control.
+	Suppressed int `json:"suppressed,omitempty"`
+	// Skipped counts the files a directory walk met that are not
+	// artifacts npukit checks; they are not among Files.
+	Skipped int `json:"skipped,omitempty"`
 }
 
 // CheckDocument is the result of checking one or more files.
 type CheckDocument struct {
-	Diagnostics diag.Report  `json:"diagnostics"`
-	Errors      []FileError  `json:"errors,omitempty"`
-	Summary     CheckSummary `json:"summary"`
+	Diagnostics diag.Report `json:"diagnostics"`
+	// Suppressed holds the findings a rule policy or an inline comment
+	// hid, each saying why (diag.Diagnostic.Suppressed); not counted in
+	// Summary's errors, warnings and infos.
+	Suppressed diag.Report  `json:"suppressed,omitempty"`
+	Errors     []FileError  `json:"errors,omitempty"`
+	Summary    CheckSummary `json:"summary"`
 }
 
 // NewCheckDocument sorts the findings of files checked (each already
@@ -77,6 +86,17 @@ func NewCheckDocument(files int, findings diag.Report, unreadable []FileError, n
 	}
 }
 
+// Suppress moves the findings a rule policy or inline comments hid into
+// Suppressed (sorted, counted in Summary.Suppressed).
+func (d *CheckDocument) Suppress(hidden diag.Report) {
+	if len(hidden) == 0 {
+		return
+	}
+	hidden.Sort()
+	d.Suppressed = append(d.Suppressed, hidden...)
+	d.Summary.Suppressed = len(d.Suppressed)
+}
+
 // WriteText writes the findings one per line and the summary line.
 func (d CheckDocument) WriteText(w io.Writer) error {
 	if err := d.Diagnostics.WriteText(w); err != nil {
@@ -85,6 +105,12 @@ func (d CheckDocument) WriteText(w io.Writer) error {
 	unread := ""
 	if d.Summary.Unreadable > 0 {
 		unread = fmt.Sprintf("; %d could not be read", d.Summary.Unreadable)
+	}
+	if d.Summary.Suppressed > 0 {
+		unread += fmt.Sprintf("; %d suppressed", d.Summary.Suppressed)
+	}
+	if d.Summary.Skipped > 0 {
+		unread += fmt.Sprintf("; %s skipped (not artifacts)", humanize.Plural(d.Summary.Skipped, "file"))
 	}
 	_, err := fmt.Fprintf(w, "%s checked: %d errors, %d warnings, %d infos%s\n", humanize.Plural(d.Summary.Files, "file"), d.Summary.Errors, d.Summary.Warnings, d.Summary.Infos, unread)
 	return err

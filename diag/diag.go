@@ -88,6 +88,9 @@ type Diagnostic struct {
 	// Count is how many findings of the rule this line stands for when a
 	// checker grouped repeated ones (Report.Group); 0 means one.
 	Count int `json:"count,omitempty"`
+	// Suppressed says why a finding was hidden (a disabled rule, an inline
+	// "# npukit: ignore[...]" comment); empty for a finding that is shown.
+	Suppressed string `json:"suppressed,omitempty"`
 }
 
 // String renders "FILE: LOCATION: SEVERITY [RULE] MESSAGE", leaving out an

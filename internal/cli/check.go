@@ -12,10 +12,11 @@ import (
 func init() { registerCommand(20, newCheckCmd) }
 
 func newCheckCmd(env *Env) *cobra.Command {
-	var listRules, noInfo bool
+	var listRules, verbose bool
+	var lf lintFlags
 	var options func() (*npukit.Options, error)
 	cmd := &cobra.Command{
-		Use:   "check FILE...",
+		Use:   "check FILE|DIR|GLOB...",
 		Short: "Verify NPU artifacts with rule-based diagnostics",
 		Long: `check reads each FILE and verifies it against the rules of its format: the checks
 its runtime performs at load time and the consistency rules of the format. Every
@@ -24,24 +25,54 @@ finding is printed as
     FILE: LOCATION: SEVERITY [RULE] MESSAGE
 
 sorted by file, severity, location and rule. --list-rules lists every rule.
+
+A directory is checked as a tree: every file under it whose content is an artifact
+npukit checks (recognised by content, never by name); other files are counted and
+skipped (-v lists them). A quoted glob ('models/*.tflite') is expanded.
+
+Rule control: --disable RULE, --enable RULE and --severity RULE=LEVEL (RULE is an ID
+or a pattern such as 'gemini/*'), or the same keys in a .npukit.yaml file found from
+the working directory upward (--config FILE names one, --no-config reads none):
+
+    disable: [gemini/ring-wrap]
+    enable: []
+    severity: {neff/var-required: warning}
+
+The file's directives apply first, then the flags'; for each rule the last one wins.
+Hidden findings are listed under "suppressed" in --json, and in SARIF with a
+suppression. --format sarif writes SARIF 2.1.0 (for code scanning); --format github
+writes GitHub Actions annotations.
 Exit code 1 when any error is found, 2 when a file cannot be read or recognised.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listRules {
 				return printRules(env)
 			}
 			if len(args) == 0 {
-				return usageErr("check needs at least one FILE (or --list-rules)")
+				return usageErr("check needs at least one FILE or directory (or --list-rules)")
+			}
+			format, err := lf.outputFormat(env)
+			if err != nil {
+				return err
+			}
+			policy, err := lf.policy()
+			if err != nil {
+				return err
 			}
 			o, err := options()
 			if err != nil {
 				return err
 			}
+			files, skipped, err := inputs(args)
+			if err != nil {
+				return err
+			}
+			reportSkipped(env, skipped, verbose)
 			code := ExitOK
 			var opened []*npukit.Artifact
 			defer func() { noteKindFlagsUnused(env, cmd, opened) }()
 			var all diag.Report
 			var ferrs []npukit.FileError
-			for _, path := range args {
+			for _, path := range files {
 				a, err := openArg(path)
 				var rep diag.Report
 				if err == nil {
@@ -53,18 +84,21 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 				if err != nil {
 					code = worstCode(code, exitCodeOf(err))
 					ferrs = append(ferrs, npukit.FileError{Path: path, Message: err.Error()})
-					if !env.JSON {
+					if format == "text" {
 						fmt.Fprintf(env.Stderr, "npukit: %v\n", err)
 					}
 					continue
 				}
 				all = append(all, rep.WithFile(path)...)
 			}
-			doc := npukit.NewCheckDocument(len(args), all, ferrs, noInfo)
+			kept, hidden := policy.Apply(all)
+			doc := npukit.NewCheckDocument(len(files), kept, ferrs, lf.noInfo)
+			doc.Suppress(hidden)
+			doc.Summary.Skipped = len(skipped)
 			if doc.Diagnostics.HasErrors() {
 				code = worstCode(code, ExitFindings)
 			}
-			if err := render(env, doc); err != nil {
+			if err := writeFindings(env, format, doc, doc); err != nil {
 				return err
 			}
 			if code != ExitOK {
@@ -74,7 +108,8 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 		},
 	}
 	cmd.Flags().BoolVar(&listRules, "list-rules", false, "list every rule (ID, severity, description) and exit")
-	cmd.Flags().BoolVar(&noInfo, "no-info", false, "leave out info diagnostics")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "list the files a directory walk skipped")
+	lf.bind(cmd)
 	options = bindKindFlags("check", cmd.Flags())
 	return acceptsOp(cmd, "check")
 }

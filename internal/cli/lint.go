@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/npukit/npukit"
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/diag/ruleset"
+	"github.com/npukit/npukit/diag/sarif"
+	"github.com/npukit/npukit/internal/humanize"
+	"github.com/spf13/cobra"
+)
+
+// lintFlags are the flags every checking command shares (check, nki check,
+// sbuf check): which rules, at what severity, in which output format.
+type lintFlags struct {
+	disable, enable, severity []string
+	config                    string
+	noConfig                  bool
+	format                    string
+	noInfo                    bool
+}
+
+func (f *lintFlags) bind(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.disable, "disable", nil, "leave out the findings of these rules (IDs or patterns such as gemini/*); repeatable")
+	fl.StringSliceVar(&f.enable, "enable", nil, "keep the findings of these rules even where the configuration file disables them")
+	fl.StringArrayVar(&f.severity, "severity", nil, "re-grade a rule: RULE=error|warning|info (a pattern such as neff/* too); repeatable")
+	fl.StringVar(&f.config, "config", "", "rule configuration file (default: the first "+ruleset.ConfigName+" from the working directory up)")
+	fl.BoolVar(&f.noConfig, "no-config", false, "do not read a "+ruleset.ConfigName+" file")
+	fl.StringVar(&f.format, "format", "", "output format: text, json, sarif (SARIF 2.1.0) or github (workflow annotations); --json is --format json")
+	fl.BoolVar(&f.noInfo, "no-info", false, "leave out info diagnostics")
+}
+
+// policy builds the rule policy: the configuration file's directives,
+// then the flags' (a later directive about a rule wins).
+func (f *lintFlags) policy() (*ruleset.Policy, error) {
+	p := &ruleset.Policy{}
+	cfg := f.config
+	if cfg == "" && !f.noConfig {
+		if wd, err := os.Getwd(); err == nil {
+			cfg = ruleset.FindConfig(wd)
+		}
+	}
+	if cfg != "" {
+		c, err := ruleset.ReadConfig(cfg)
+		if err != nil {
+			return nil, usageErr("%v", ioCause(err))
+		}
+		if err := p.Add(c, cfg); err != nil {
+			return nil, usageErr("%v", err)
+		}
+	}
+	sev := map[string]string{}
+	for _, s := range f.severity {
+		rule, level, ok := strings.Cut(s, "=")
+		if !ok {
+			return nil, usageErr("--severity %q: want RULE=error|warning|info", s)
+		}
+		sev[strings.TrimSpace(rule)] = level
+	}
+	for _, c := range []struct {
+		cfg  ruleset.Config
+		name string
+	}{
+		{ruleset.Config{Disable: f.disable}, "--disable"},
+		{ruleset.Config{Enable: f.enable}, "--enable"},
+		{ruleset.Config{Severity: sev}, "--severity"},
+	} {
+		if err := p.Add(c.cfg, c.name); err != nil {
+			return nil, usageErr("%v", err)
+		}
+	}
+	return p, nil
+}
+
+// outputFormat resolves --format against the global --json.
+func (f *lintFlags) outputFormat(env *Env) (string, error) {
+	switch f.format {
+	case "":
+		if env.JSON {
+			return "json", nil
+		}
+		return "text", nil
+	case "text", "json", "sarif", "github":
+		if env.JSON && f.format != "json" {
+			return "", usageErr("--json and --format %s: choose one", f.format)
+		}
+		return f.format, nil
+	}
+	return "", usageErr("--format %q: want text, json, sarif or github", f.format)
+}
+
+// writeFindings renders a check document in the chosen format.
+func writeFindings(env *Env, format string, doc npukit.CheckDocument, text Output) error {
+	switch format {
+	case "json":
+		return writeJSON(env.Stdout, doc)
+	case "sarif":
+		all := append(append(diag.Report{}, doc.Diagnostics...), doc.Suppressed...)
+		return sarif.Write(env.Stdout, sarif.Tool{Name: "npukit", Version: buildVersion().Version, InformationURI: "https://github.com/npukit/npukit"}, all)
+	case "github":
+		return sarif.WriteGitHub(env.Stdout, doc.Diagnostics)
+	}
+	return text.WriteText(env.Stdout)
+}
+
+// inputs expands check's arguments: a file is itself; a glob pattern that
+// names no file is expanded; a directory that is an artifact (an unpacked
+// NEFF) is itself, any other directory is walked recursively. Files met
+// in a walk are kept when their content is an artifact npukit checks and
+// counted as skipped otherwise (listed with -v); a named file is always
+// kept, so that a file that is not an artifact is reported, not skipped.
+func inputs(args []string) (files, skipped []string, err error) {
+	for _, a := range args {
+		if _, statErr := os.Lstat(a); statErr != nil && strings.ContainsAny(a, "*?[") {
+			m, gerr := filepath.Glob(a)
+			if gerr != nil {
+				return nil, nil, usageErr("%q: %v", a, gerr)
+			}
+			if len(m) == 0 {
+				return nil, nil, usageErr("%s: no file matches", a)
+			}
+			for _, p := range m {
+				f, s, err := inputs([]string{p})
+				if err != nil {
+					return nil, nil, err
+				}
+				files, skipped = append(files, f...), append(skipped, s...)
+			}
+			continue
+		}
+		st, statErr := os.Stat(a)
+		if statErr != nil || !st.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		if r, err := detect.Path(a); err == nil && r.Kind != "" {
+			files = append(files, a) // an unpacked NEFF directory
+			continue
+		}
+		f, s, err := artifactsUnder(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(f) == 0 {
+			// Checking nothing is a mistake worth saying (a wrong path, a
+			// tree of sources), not a clean result.
+			return nil, nil, usageErr("%s: no artifact npukit checks under this directory (%s skipped)", a, humanize.Plural(len(s), "file"))
+		}
+		files, skipped = append(files, f...), append(skipped, s...)
+	}
+	return files, skipped, nil
+}
+
+// artifactsUnder lists the artifacts under dir in lexical order; hidden
+// directories (.git) are not entered and symbolic links not followed.
+func artifactsUnder(dir string) (files, skipped []string, err error) {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			skipped = append(skipped, p)
+			return nil
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			if p != dir {
+				if r, err := detect.Path(p); err == nil && r.Kind != "" {
+					files = append(files, p)
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			skipped = append(skipped, p)
+			return nil
+		}
+		r, derr := detect.Path(p)
+		var ue *detect.UnknownError
+		switch {
+		case errors.As(derr, &ue), derr == nil && !npukit.Supports(r.Kind, "check"):
+			skipped = append(skipped, p)
+		default:
+			files = append(files, p) // an artifact, or one that cannot be read: check says which
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, usageErr("%s: %v", dir, ioCause(err))
+	}
+	sort.Strings(files)
+	return files, skipped, nil
+}
+
+// reportSkipped says how many files a tree walk left out, and with -v which.
+func reportSkipped(env *Env, skipped []string, verbose bool) {
+	if len(skipped) == 0 || env.Quiet {
+		return
+	}
+	if verbose {
+		for _, s := range skipped {
+			fmt.Fprintf(env.Stderr, "npukit: skipped %s: not an artifact npukit checks\n", s)
+		}
+		return
+	}
+	fmt.Fprintf(env.Stderr, "npukit: skipped %s that npukit does not check (-v lists them)\n", humanize.Plural(len(skipped), "file"))
+}
