@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -110,9 +111,10 @@ func TestEveryReturnedSolutionValidates(t *testing.T) {
 	t.Log(counts)
 }
 
-// TestExactLargeProblemsEndInTime: problems of 10,000+ buffers end within
-// their time limit (plus the greedy start), solved or timed out, and never
-// use quadratic memory on a dense component.
+// TestExactLargeProblemsEndInTime: problems of 10,000+ buffers end when
+// their deadline passes, solved or timed out with the deadline as the
+// reason, and a returned placement validates. How long that took is
+// logged, not asserted (issue 32: no test asserts wall-clock time).
 func TestExactLargeProblemsEndInTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large problems")
@@ -139,12 +141,17 @@ func TestExactLargeProblemsEndInTime(t *testing.T) {
 		cancel()
 		el := time.Since(start)
 		t.Logf("%s: %v %v in %v", shape, st, err, el)
-		if st == Solved && len(Validate(p, sol)) > 0 {
-			t.Fatalf("%s: invalid solution", shape)
-		}
-		// Generous: the machine is shared; unbounded runs took minutes.
-		if el > 30*time.Second {
-			t.Errorf("%s: %v for a 2 s limit", shape, el)
+		switch st {
+		case Solved:
+			if len(Validate(p, sol)) > 0 {
+				t.Fatalf("%s: invalid solution", shape)
+			}
+		case TimedOut:
+			// The deadline, or (when the greedy start ended first) a
+			// component too large for the exact search.
+			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTooLarge) {
+				t.Errorf("%s: timed out, reason %v, want the deadline or ErrTooLarge", shape, err)
+			}
 		}
 	}
 }

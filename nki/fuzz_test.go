@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/npukit/npukit/neuroncore"
 )
@@ -54,7 +53,7 @@ def kernel(a):
 		if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		start := time.Now()
+		// MaxSteps bounds the work (issue 32: a test does not assert time).
 		res, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", NCVersion: "gen2", MaxSteps: 200_000,
 			Args: []Arg{{Name: "a", Shape: []int64{128, 512}, DType: "bfloat16"}}})
 		var ie *InternalError
@@ -65,9 +64,6 @@ def kernel(a):
 			if _, err := CheckKernel(res, &neuroncore.V2); err != nil && errors.As(err, &ie) {
 				t.Fatal(err)
 			}
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Fatalf("took %v", d)
 		}
 	})
 }

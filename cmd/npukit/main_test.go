@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"os"
@@ -8,7 +9,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/npukit/npukit/internal/atomicfile"
 )
@@ -23,8 +23,10 @@ func TestHelperBlockedWrite(t *testing.T) {
 	}
 	removeTempsOnSignal()
 	atomicfile.Write(filepath.Join(dir, "out.json"), 0o644, func(w io.Writer) error {
-		os.WriteFile(filepath.Join(dir, "..", "started"), nil, 0o644)
-		time.Sleep(time.Minute)
+		// Tell the parent, then block until it signals (stdin never
+		// delivers anything: the parent holds it open).
+		os.Stdout.WriteString("\nstarted\n")
+		io.Copy(io.Discard, os.Stdin)
 		return errors.New("not interrupted")
 	})
 }
@@ -36,25 +38,40 @@ func TestInterruptRemovesTemps(t *testing.T) {
 	os.Mkdir(dir, 0o755)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperBlockedWrite$")
 	cmd.Env = append(os.Environ(), "NPUKIT_HELPER_DIR="+dir)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(base, "started")); err == nil {
+	// Wait for the helper to say its write started: no polling, no
+	// wall-clock limit (issue 32); go test's own -timeout ends a hang.
+	started := false
+	for sc := bufio.NewScanner(stdout); sc.Scan(); {
+		if sc.Text() == "started" {
+			started = true
 			break
 		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("helper did not start its write")
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
+	if !started {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("helper did not start its write")
+	}
+	drained := make(chan struct{})
+	go func() { io.Copy(io.Discard, stdout); close(drained) }()
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Fatalf("want one temporary file during the write, got %v", entries)
 	}
 	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
+	<-drained // the helper exited (Wait must not run before the reads end)
+	err = cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("exit: %v, want 130", err)

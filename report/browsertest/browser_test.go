@@ -23,7 +23,6 @@ var (
 	reportsDir = flag.String("reports", "", "directory of .html reports to open")
 	shotsDir   = flag.String("shots", "", "directory to save screenshots into")
 	chromePath = flag.String("chromium", "/usr/bin/chromium", "Chromium binary")
-	maxRender  = flag.Duration("max-render", 10*time.Second, "largest allowed time from navigation to a rendered page (a guard against pages that hang the browser; render times are logged, not benchmarked here)")
 	maxBytes   = flag.Int64("max-bytes", 5_000_000, "largest allowed report size in bytes")
 )
 
@@ -140,9 +139,8 @@ func checkReport(t *testing.T, bctx context.Context, path string) {
 	if len(check.Sections) == 0 {
 		t.Error("page has no sections")
 	}
-	if elapsed > *maxRender {
-		t.Errorf("rendering took %v (limit %v)", elapsed, *maxRender)
-	}
+	// Render times are logged, not asserted (issue 32); a page that hangs
+	// the browser fails the 60 s context above.
 	t.Logf("%s: %d sections, %d charts, rendered in %v", filepath.Base(path), len(check.Sections), check.Charts, elapsed.Round(time.Millisecond))
 }
 
