@@ -2,8 +2,10 @@ package alloc
 
 import (
 	"context"
+	"github.com/npukit/npukit/internal/conformance"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +47,7 @@ func TestMinimizeLargeTraceReachesPeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seconds")
 	}
-	f, err := os.Open("../../shared/corpus2/alloc/idealloc__somas_tensors_pangu_2.6B.csv")
+	f, err := os.Open(filepath.Join(conformance.SharedDir(), "corpus2", "alloc", "idealloc__somas_tensors_pangu_2.6B.csv"))
 	if err != nil {
 		t.Skip("corpus absent:", err)
 	}

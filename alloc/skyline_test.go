@@ -2,9 +2,11 @@ package alloc
 
 import (
 	"context"
+	"github.com/npukit/npukit/internal/conformance"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -118,7 +120,7 @@ func TestSkylineRealTraces(t *testing.T) {
 		"idealloc__bench_iopddl_S_1.csv":         0.5,
 		"idealloc__somas_tensors_pangu_2.6B.csv": 1.0,
 	} {
-		f, err := os.Open("../../shared/corpus2/alloc/" + name)
+		f, err := os.Open(filepath.Join(conformance.SharedDir(), "corpus2", "alloc", name))
 		if err != nil {
 			t.Skip("corpus absent:", err)
 		}

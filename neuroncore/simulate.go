@@ -297,6 +297,30 @@ type SimSummary struct {
 	DMABytes   int64         `json:"dma_bytes"`
 	Engines    []EngineStats `json:"engines"`
 	Bottleneck string        `json:"bottleneck"`
+	// Memory says what the time assumed of the plan's automatic tensors
+	// (issue 32: sim and report gave different times without saying
+	// why). Every face prints it beside the time.
+	Memory string `json:"memory"`
+}
+
+// MemoryAssumption says how Simulate treats the plan's tensors: the
+// direct ones at their addresses, the automatic ones (if any) at a private
+// location per logical tile, the one default of every face (`sim`,
+// `report`, `nki sim`, `nki report`).
+func MemoryAssumption(p *Plan) string {
+	auto := 0
+	for _, t := range p.Tensors {
+		if !t.Direct() {
+			auto++
+		}
+	}
+	switch {
+	case auto == 0:
+		return "every tensor at its direct allocation"
+	case auto == len(p.Tensors):
+		return fmt.Sprintf("automatic tensors (all %d) given unlimited memory: a private location per logical tile", auto)
+	}
+	return fmt.Sprintf("direct tensors at their allocation; the %d automatic ones given unlimited memory: a private location per logical tile", auto)
 }
 
 // EngineStats is one engine's share of a simulation.
@@ -309,7 +333,7 @@ type EngineStats struct {
 
 // Summary condenses a simulation.
 func (r *SimResult) Summary() *SimSummary {
-	s := &SimSummary{Plan: r.Plan.Name, Arch: r.Plan.Arch.Name, Steps: len(r.Exec.Events), TimeNs: float64(r.Timeline.Makespan) / 1000}
+	s := &SimSummary{Plan: r.Plan.Name, Arch: r.Plan.Arch.Name, Steps: len(r.Exec.Events), TimeNs: float64(r.Timeline.Makespan) / 1000, Memory: MemoryAssumption(r.Plan)}
 	best := -1.0
 	for _, e := range Engines() {
 		id := r.Resources[e]
@@ -344,6 +368,9 @@ func (s *SimSummary) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, ", busiest engine %s", s.Bottleneck)
 	}
 	fmt.Fprintln(w)
+	if s.Memory != "" {
+		fmt.Fprintf(w, "assumes %s\n", s.Memory)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "ENGINE\tSTEPS\tBUSY (us)\tUTILISATION\t")
 	for _, e := range s.Engines {

@@ -2,6 +2,7 @@ package nki
 
 import (
 	"errors"
+	"github.com/npukit/npukit/internal/conformance"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,7 +40,7 @@ def kernel(a):
         nisa.nc_matmul(dst=acc, stationary=t[:, 0:128], moving=t, accumulate=True)
     return out
 `)
-	files, _ := filepath.Glob("../../shared/corpus2/nki/kernels/*tensor_addition*.py")
+	files, _ := filepath.Glob(filepath.Join(conformance.SharedDir(), "corpus2", "nki", "kernels", "*tensor_addition*.py"))
 	for _, p := range files {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(string(b))

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/npukit/npukit/internal/conformance"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,7 +16,11 @@ func corpusGlob(t *testing.T, pattern string) []string {
 	t.Helper()
 	var out []string
 	for _, c := range []string{"corpus", "corpus2"} {
-		m, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", c, pattern))
+		dir := conformance.SharedDir()
+		if dir == "" {
+			break
+		}
+		m, _ := filepath.Glob(filepath.Join(dir, c, pattern))
 		out = append(out, m...)
 	}
 	if len(out) == 0 {

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"github.com/npukit/npukit/internal/conformance"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,7 +101,7 @@ func TestNkiInspectRefusals(t *testing.T) {
 
 // Every manifest entry either traces or is refused with file:line.
 func TestNkiInspectManifest(t *testing.T) {
-	man := "../../../shared/corpus2/nki/manifest.json"
+	man := filepath.Join(conformance.SharedDir(), "corpus2", "nki", "manifest.json")
 	if _, err := os.Stat(man); err != nil {
 		t.Skip("corpus2/nki not present")
 	}

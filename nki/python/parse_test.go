@@ -1,6 +1,7 @@
 package python
 
 import (
+	"github.com/npukit/npukit/internal/conformance"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,7 +9,8 @@ import (
 	"testing"
 )
 
-const corpusKernels = "../../../shared/corpus2/nki/kernels"
+// corpusKernels is in ../shared or $NPUKIT_SHARED.
+var corpusKernels = filepath.Join(conformance.SharedDir(), "corpus2", "nki", "kernels")
 
 // Every kernel and helper module of the corpus parses.
 func TestParseCorpus(t *testing.T) {

@@ -4,6 +4,7 @@ package sbufreport
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,27 +90,38 @@ func CheckedPage(x *neuroncore.Execution, rep diag.Report) (*report.Page, error)
 			placedNote = fmt.Sprintf(" %d automatic tensors could not be placed (%v) and are not drawn.", auto, err)
 		}
 	}
-	// The body is unrolled once for what is drawn: the check's unrolling
-	// when no tensor was placed for the page.
-	if shown != p {
-		var err error
-		if x, err = shown.Execute(); err != nil {
-			return nil, err
-		}
-	}
-	sum := neuroncore.SummarizeExecution(x)
+	// The time is the one `sim` and `nki sim` print, under the same
+	// assumption (automatic tensors given unlimited memory), simulated on
+	// the check's unrolling (issue 32: the page simulated the placement it
+	// draws, 155 us where sim said 55 us for the same plan, neither saying
+	// why). The placement drawn gets its own, labelled time.
 	res, err := neuroncore.SimulateExecution(x)
 	if err != nil {
 		return nil, err
 	}
 	ss := res.Summary()
+	placedTime := ""
+	// The body is unrolled once more for what is drawn: the check's
+	// unrolling when no tensor was placed for the page.
+	if shown != p {
+		if x, err = shown.Execute(); err != nil {
+			return nil, err
+		}
+		if pr, err := neuroncore.SimulateExecution(x); err == nil {
+			placedTime = fmt.Sprintf("%s with the automatic tensors where `npukit sbuf place` puts them (drawn below)", usText(pr.Summary().TimeNs))
+		}
+	}
+	sum := neuroncore.SummarizeExecution(x)
 	page.Summary = []report.KV{
 		{Key: "Architecture", Value: "NeuronCore-" + p.Arch.Name},
 		{Key: "Tensors", Value: fmt.Sprintf("%d (%d automatic)", len(p.Tensors), auto)},
 		{Key: "Steps executed", Value: humanize.Count(int64(ss.Steps))},
-		{Key: "Simulated time", Value: fmt.Sprintf("%.3f us", ss.TimeNs/1000)},
+		{Key: "Simulated time", Value: usText(ss.TimeNs) + ", assuming " + ss.Memory},
 		{Key: "Busiest engine", Value: ss.Bottleneck},
 		{Key: "Check", Value: rep.Summary()},
+	}
+	if placedTime != "" {
+		page.Summary = slices.Insert(page.Summary, 4, report.KV{Key: "Simulated time, placed", Value: placedTime})
 	}
 
 	tt := &report.Table{Caption: "Tensors", Header: []string{"tensor", "buffer", "shape", "dtype", "tile bytes", "logical", "physical", "max alive", "allocation"}, Numeric: []int{4, 5, 6, 7}}
@@ -214,3 +226,7 @@ func CheckedPage(x *neuroncore.Execution, rep diag.Report) (*report.Page, error)
 	}
 	return page, nil
 }
+
+// usText is a simulated time in the largest unit that keeps it at least 1
+// (issue 32: "51984.3 us" is read more easily as 51.98 ms).
+func usText(ns float64) string { return humanize.Nanos(int64(math.Round(ns))) }
