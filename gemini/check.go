@@ -50,6 +50,7 @@ const (
 	RuleUnallocated       = "gemini/unallocated"
 	RulePartial           = "gemini/partial-schedule"
 	RuleTensorOrderGaps   = "gemini/tensor-order-gaps"
+	RuleTensorIdentity    = "gemini/tensor-identity"
 )
 
 func init() {
@@ -88,6 +89,7 @@ func init() {
 		diag.Rule{ID: RuleUnallocated, Severity: diag.Warning, Description: "buffer entries of a core have no address (a placeholder such as \"address\": true, or none at all): the schedule is not allocated; `npukit alloc --from FILE --rewrite OUT` allocates it (reported once per core)"},
 		diag.Rule{ID: RulePartial, Severity: diag.Info, Description: `DRAM reads serve layers that have no workload in the file: read as a slice of a larger schedule, whose links to the missing part (unconsumed reads, transfers produced outside the slice, sparse transfer IDs) are not errors`},
 		diag.Rule{ID: RuleUnknownType, Severity: diag.Warning, Description: "a DRAM tensor or buffer entry has a type the spec does not list (weight/fmap; ifmap/ofmap/weight): read as data, its links still checked"},
+		diag.Rule{ID: RuleTensorIdentity, Severity: diag.Info, Description: "the schedule's tensor_id is not an identity (one writer numbers each snapshot's entries: the same tensor_id holds other transfers from one snapshot to the next): every command identifies its tensors by their transfer IDs instead (tensor-moved, newly-added, re-allocation, lifetimes), said once per schedule"},
 		diag.Rule{ID: RuleRingWrap, Severity: diag.Info, Description: "a tensor wraps around the end of its ring-buffer region (legal, never seen in real files)"},
 		diag.Rule{ID: RuleMultipleRegions, Severity: diag.Info, Description: "a workload configures several ring-buffer regions (legal, never seen in real files)"},
 	)
@@ -286,9 +288,13 @@ func Check(s *Schedule) diag.Report {
 	checkRelated(s, ix, &rep)
 	checkDAG(s, ix, &rep)
 	checkSizes(s, ix, &rep)
-	checkSnapshots(s, ix, &rep)
+	tn := IdentifyTensors(s)
+	if a := tn.Assumption(); a != "" {
+		rep.Add(RuleTensorIdentity, "buffer", "%s", a)
+	}
+	checkSnapshots(s, ix, tn, &rep)
 	checkUnallocated(s, &rep)
-	checkTensorOrder(s, &rep)
+	checkTensorOrder(s, tn, &rep)
 	sl.report(&rep)
 	rep.Sort()
 	// Conventions every real schedule follows are said once.

@@ -277,6 +277,21 @@ var mutations = []mutation{
 	}},
 }
 
+// positionalMutation renumbers every snapshot's entries 0..n-1 in
+// tensor_id, as one third-party converter writes them: tensors are then
+// identified by their transfers and the schedule stays valid.
+var positionalMutation = mutation{RuleTensorIdentity, nil, func(t *testing.T, s *Schedule) {
+	for _, c := range s.Cores {
+		for wi := range c.Workloads {
+			for ei := range c.Workloads[wi].Buffer {
+				c.Workloads[wi].Buffer[ei].TensorID = int64(ei)
+			}
+		}
+	}
+}}
+
+func init() { mutations = append(mutations, positionalMutation) }
+
 // singleCoreMutations apply to a single-core schedule (rules that only
 // single-core files are held to).
 var singleCoreMutations = []mutation{

@@ -5,7 +5,7 @@ package gemini
 // Core.Workloads, inclusive). A tensor that moves (a tensor-moved error)
 // or leaves and comes back has several lifetimes.
 type Lifetime struct {
-	TensorID    int64 // -1 when the entries have no tensor_id
+	TensorID    int64 // -1 when the entries have no tensor_id or it is no identity (Tensors)
 	Type        string
 	FromDRAM    bool
 	LayerName   string
@@ -20,23 +20,32 @@ type Lifetime struct {
 }
 
 // Lifetimes returns the L2 tensor lifetimes of a core in order of first
-// appearance. Entries without an address (raw IR) yield none.
+// appearance. Entries without an address (raw IR) yield none. Tensors are
+// identified as IdentifyTensors says (by tensor_id, or by transfers where
+// the writer's tensor_id is not an identity).
 func (s *Schedule) Lifetimes(c *Core) []Lifetime {
+	return s.LifetimesOf(c, IdentifyTensors(s))
+}
+
+// LifetimesOf is Lifetimes with the schedule's tensor identity computed
+// once by the caller (for all cores).
+func (s *Schedule) LifetimesOf(c *Core, tn *Tensors) []Lifetime {
 	var out []Lifetime
-	open := map[int64]int{} // tensor ID -> index in out, alive at the previous workload
+	open := map[int32]int{} // tensor key -> index in out, alive at the previous workload
 	for wi := range c.Workloads {
 		w := &c.Workloads[wi]
 		regions := s.Regions(w)
-		next := make(map[int64]int, len(w.Buffer))
+		next := make(map[int32]int, len(w.Buffer))
 		for ei := range w.Buffer {
 			e := &w.Buffer[ei]
 			if !e.HasAddress {
 				continue
 			}
-			if e.HasTensorID {
-				if i, ok := open[e.TensorID]; ok && out[i].Address == e.Address && out[i].Size == e.Size && out[i].Last == wi-1 {
+			k := tn.Key(c.ID, wi, ei)
+			if k >= 0 {
+				if i, ok := open[k]; ok && out[i].Address == e.Address && out[i].Size == e.Size && out[i].Last == wi-1 {
 					out[i].Last = wi
-					next[e.TensorID] = i
+					next[k] = i
 					continue
 				}
 			}
@@ -45,9 +54,11 @@ func (s *Schedule) Lifetimes(c *Core) []Lifetime {
 			if p, ok := Place(regions, e); ok {
 				l.Spans = p.Spans
 			}
-			if e.HasTensorID {
+			if e.HasTensorID && !tn.ByTransfers {
 				l.TensorID = e.TensorID
-				next[e.TensorID] = len(out)
+			}
+			if k >= 0 {
+				next[k] = len(out)
 			}
 			out = append(out, l)
 		}

@@ -82,12 +82,12 @@ type owned struct {
 	entry int
 }
 
-func checkSnapshots(s *Schedule, ix *Index, rep *diag.Report) {
+func checkSnapshots(s *Schedule, ix *Index, tn *Tensors, rep *diag.Report) {
 	multi := 0
 	var multiLoc string
-	for _, c := range s.Cores {
-		addr := map[int64]int64{}
-		var prevIDs map[int64]bool
+	for ci, c := range s.Cores {
+		addr := map[int32]int64{}
+		var prevIDs map[int32]bool
 		var prevSpans []owned
 		var prevW *Workload
 		for wi := range c.Workloads {
@@ -100,7 +100,7 @@ func checkSnapshots(s *Schedule, ix *Index, rep *diag.Report) {
 				}
 				multi++
 			}
-			cur := map[int64]bool{}
+			cur := map[int32]bool{}
 			var spans []owned
 			inSnap := map[int64]bool{}
 			for ei := range w.Buffer {
@@ -134,24 +134,24 @@ func checkSnapshots(s *Schedule, ix *Index, rep *diag.Report) {
 						}
 					}
 				}
-				if e.HasTensorID {
-					if cur[e.TensorID] {
-						rep.Add(RuleBufferOverlap, eloc(), "tensor_id %d appears twice in one snapshot", e.TensorID)
+				if k := tn.Key(ci, wi, ei); k >= 0 {
+					if cur[k] {
+						rep.Add(RuleBufferOverlap, eloc(), "%s appears twice in one snapshot", tn.Name(e))
 					}
-					cur[e.TensorID] = true
+					cur[k] = true
 					if e.HasAddress {
-						if a, ok := addr[e.TensorID]; ok && a != e.Address {
-							rep.Add(RuleTensorMoved, eloc(), "tensor_id %d is at %d here but was at %d before", e.TensorID, e.Address, a)
+						if a, ok := addr[k]; ok && a != e.Address {
+							rep.Add(RuleTensorMoved, eloc(), "%s is at %d here but was at %d before", tn.Name(e), e.Address, a)
 						} else if !ok {
-							addr[e.TensorID] = e.Address
+							addr[k] = e.Address
 						}
 					}
-					want := !prevIDs[e.TensorID]
+					want := !prevIDs[k]
 					if e.HasNewlyAdded && e.NewlyAdded != want {
 						if want {
-							rep.Add(RuleNewlyAdded, eloc(), "tensor_id %d was not in the previous snapshot but newly_added is false", e.TensorID)
+							rep.Add(RuleNewlyAdded, eloc(), "%s was not in the previous snapshot but newly_added is false", tn.Name(e))
 						} else {
-							rep.Add(RuleNewlyAdded, eloc(), "tensor_id %d was already in the previous snapshot but newly_added is true", e.TensorID)
+							rep.Add(RuleNewlyAdded, eloc(), "%s was already in the previous snapshot but newly_added is true", tn.Name(e))
 						}
 					}
 				}
@@ -166,11 +166,11 @@ func checkSnapshots(s *Schedule, ix *Index, rep *diag.Report) {
 					}
 					for _, p := range prevSpans {
 						pe := &prevW.Buffer[p.entry]
-						if pe.HasTensorID && e.HasTensorID && pe.TensorID == e.TensorID {
+						if k := tn.Key(ci, wi, sp.entry); k >= 0 && k == tn.Key(ci, wi-1, p.entry) {
 							continue
 						}
 						if p.Start < sp.End && sp.Start < p.End {
-							rep.Add(RuleAddressReuse, fmt.Sprintf("%s / buffer[%d]", loc(), sp.entry), "tensor %d loaded from DRAM overlaps tensor %d of workload %d at [%d, %d): the load waits for workload %d", e.TensorID, pe.TensorID, prevW.ID, max(p.Start, sp.Start), min(p.End, sp.End), prevW.ID)
+							rep.Add(RuleAddressReuse, fmt.Sprintf("%s / buffer[%d]", loc(), sp.entry), "%s loaded from DRAM overlaps %s of workload %d at [%d, %d): the load waits for workload %d", tensorWord(tn.Name(e)), tn.Name(pe), prevW.ID, max(p.Start, sp.Start), min(p.End, sp.End), prevW.ID)
 							break
 						}
 					}
@@ -305,9 +305,12 @@ func (r entryRef) String() string {
 // for the chip or one per core, and whether a weight read by several cores
 // takes one place or several, is unknown. There only what holds either way
 // is checked: no two DRAM transfers of one core share a tensor_order.
-func checkTensorOrder(s *Schedule, rep *diag.Report) {
+func checkTensorOrder(s *Schedule, tn *Tensors, rep *diag.Report) {
+	if tn.OrderCopiesID {
+		return // a copy of a tensor_id that is no identity (Tensors.Assumption says so)
+	}
 	if len(s.Cores) > 1 {
-		checkTensorOrderPerCore(s, rep)
+		checkTensorOrderPerCore(s, tn, rep)
 		return
 	}
 	n := int64(len(s.DRAMReads) + len(s.DRAMWrites))
@@ -331,7 +334,7 @@ func checkTensorOrder(s *Schedule, rep *diag.Report) {
 					continue
 				}
 				any = true
-				k := [2]int64{int64(c.ID), e.TensorID}
+				k := [2]int64{int64(c.ID), int64(tn.Key(c.ID, wi, ei))}
 				if seenL2[k] {
 					continue
 				}
@@ -410,7 +413,7 @@ func checkTensorOrder(s *Schedule, rep *diag.Report) {
 // checkTensorOrderPerCore reports tensor_order values used by two DRAM
 // transfers (distinct tensors, or WL0 streams of distinct transfers) of one
 // core.
-func checkTensorOrderPerCore(s *Schedule, rep *diag.Report) {
+func checkTensorOrderPerCore(s *Schedule, tn *Tensors, rep *diag.Report) {
 	for _, c := range s.Cores {
 		owner := map[int64]string{} // tensor_order -> identity of its transfer
 		reported := map[int64]bool{}
@@ -433,7 +436,11 @@ func checkTensorOrderPerCore(s *Schedule, rep *diag.Report) {
 				if !e.HasTensorOrder || !e.HasTensorID || !(e.FromDRAM() || e.Type == "ofmap") {
 					continue
 				}
-				use(e.TensorOrder, "t"+strconv.FormatInt(e.TensorID, 10), entryRef{c, w, ei, false})
+				id := "id" + strconv.FormatInt(e.TensorID, 10)
+				if k := tn.Key(c.ID, wi, ei); k >= 0 {
+					id = "t" + strconv.Itoa(int(k))
+				}
+				use(e.TensorOrder, id, entryRef{c, w, ei, false})
 			}
 			for ei := range w.WeightBuffer {
 				e := &w.WeightBuffer[ei]
@@ -448,4 +455,13 @@ func checkTensorOrderPerCore(s *Schedule, rep *diag.Report) {
 			}
 		}
 	}
+}
+
+// tensorWord starts a finding with a tensor's name: "tensor_id 3" reads
+// "tensor 3" as the subject of a sentence.
+func tensorWord(name string) string {
+	if rest, ok := strings.CutPrefix(name, "tensor_id "); ok {
+		return "tensor " + rest
+	}
+	return name
 }

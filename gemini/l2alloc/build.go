@@ -5,8 +5,9 @@
 // addresses.
 //
 // The problem of a core: time is the workload index in program order (the
-// snapshot of workload k is the L2 before k starts). Every tensor_id is one
-// buffer: it is alive over the snapshots that list it, and a tensor that
+// snapshot of workload k is the L2 before k starts). Every tensor is one
+// buffer (a tensor_id, or a set of transfers where the writer's tensor_id
+// is not an identity: gemini.Tensors): it is alive over the snapshots that list it, and a tensor that
 // leaves and comes back keeps one buffer with a gap in between, because a
 // tensor_id must keep its address on its core (../shared/notes/gemini.md).
 // Its size is the largest size any of its entries gives. Entries without a
@@ -38,9 +39,13 @@ type Ref struct{ Workload, Entry int }
 // Tensor is one buffer of a core's problem and the snapshot entries it
 // stands for.
 type Tensor struct {
-	TensorID int64 // -1 when the entry has no tensor_id
-	Type     string
-	Size     int64
+	TensorID int64 // the first entry's tensor_id; -1 when it has none
+	// Key is the tensor's identity on its core (gemini.Tensors.Key): its
+	// tensor_id, or its transfers when the schedule's tensor_id is not an
+	// identity; -1 when the entry has neither.
+	Key  int32
+	Type string
+	Size int64
 	// Stays are the inclusive workload-index ranges the tensor is alive in.
 	Stays [][2]int
 	Refs  []Ref
@@ -89,6 +94,10 @@ type Options struct {
 	// Prefetch says which DRAM loads get their region free during the
 	// workload before them (see the Prefetch constants).
 	Prefetch Prefetch
+	// Tensors is the schedule's tensor identity (gemini.IdentifyTensors);
+	// nil lets Build work it out. Reallocate computes it once for all
+	// cores.
+	Tensors *gemini.Tensors
 }
 
 // Prefetch is a policy for DRAM loads. A load whose region is free during
@@ -147,7 +156,11 @@ func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error
 	}
 	cp.Region = region
 	cp.Problem.Capacity = region[1] - region[0]
-	byID := map[int64]int{}
+	tn := opt.Tensors
+	if tn == nil {
+		tn = gemini.IdentifyTensors(s)
+	}
+	byKey := map[int32]int{}
 	any := false
 	for wi := range c.Workloads {
 		w := &c.Workloads[wi]
@@ -162,17 +175,20 @@ func Build(s *gemini.Schedule, c *gemini.Core, opt Options) (*CoreProblem, error
 				return nil, fmt.Errorf("%s workload %d buffer[%d]: negative size %d", c.Name(), w.ID, ei, e.Size)
 			}
 			ti := -1
-			if e.HasTensorID {
-				if i, ok := byID[e.TensorID]; ok {
+			key := tn.Key(c.ID, wi, ei)
+			if key >= 0 {
+				if i, ok := byKey[key]; ok {
 					ti = i
 				}
 			}
 			if ti < 0 {
 				ti = len(cp.Tensors)
-				t := Tensor{TensorID: -1, Type: e.Type, FileAddress: e.Address}
+				t := Tensor{TensorID: -1, Key: key, Type: e.Type, FileAddress: e.Address}
 				if e.HasTensorID {
 					t.TensorID = e.TensorID
-					byID[e.TensorID] = ti
+				}
+				if key >= 0 {
+					byKey[key] = ti
 				}
 				cp.Tensors = append(cp.Tensors, t)
 			}
@@ -387,8 +403,8 @@ func coreRegion(s *gemini.Schedule, c *gemini.Core) ([2]int64, error) {
 }
 
 func bufferID(t *Tensor, i int) string {
-	if t.TensorID >= 0 {
-		return "t" + strconv.FormatInt(t.TensorID, 10)
+	if t.Key >= 0 {
+		return "t" + strconv.Itoa(int(t.Key))
 	}
 	return "e" + strconv.Itoa(i)
 }

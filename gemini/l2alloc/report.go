@@ -50,7 +50,10 @@ type Report struct {
 	Variant  gemini.Variant `json:"variant"`
 	Align    int64          `json:"align_bytes"`
 	Prefetch string         `json:"prefetch"`
-	Cores    []CoreReport   `json:"cores"`
+	// Identity says how the tensors were identified when it is not by
+	// tensor_id (gemini.Tensors.Assumption); "" otherwise.
+	Identity string       `json:"identity,omitempty"`
+	Cores    []CoreReport `json:"cores"`
 }
 
 // StatusNoAddresses is the status of a core whose snapshots carry no
@@ -65,6 +68,10 @@ func Reallocate(ctx context.Context, s *gemini.Schedule, opt Options, sopt Solve
 	if rep.Prefetch == "" {
 		rep.Prefetch = "none"
 	}
+	if opt.Tensors == nil {
+		opt.Tensors = gemini.IdentifyTensors(s)
+	}
+	rep.Identity = opt.Tensors.Assumption()
 	for _, c := range s.Cores {
 		cr := CoreReport{Core: c.ID, Key: c.Key}
 		cp, err := Build(s, c, opt)
@@ -158,6 +165,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			if _, err := fmt.Fprintf(w, "%s: %s\n", gemini.CoreName(c.Core, c.Key), c.Note); err != nil {
 				return err
 			}
+		}
+	}
+	if r.Identity != "" {
+		if _, err := fmt.Fprintf(w, "tensors: %s\n", r.Identity); err != nil {
+			return err
 		}
 	}
 	mode := "loads may wait for the previous workload to release their region"

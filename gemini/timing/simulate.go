@@ -193,6 +193,7 @@ type lowering struct {
 	unchained bool
 	s         *gemini.Schedule
 	ix        *gemini.Index
+	tn        *gemini.Tensors // which snapshot entries are one tensor
 	p         Params
 	g         *sim.Graph
 	inf       []TaskInfo
@@ -248,6 +249,7 @@ func newLowering(s *gemini.Schedule, p Params) *lowering {
 	return &lowering{
 		s:      s,
 		ix:     gemini.NewIndex(s),
+		tn:     gemini.IdentifyTensors(s),
 		p:      p,
 		g:      &sim.Graph{Unit: "cycles"},
 		stores: make(map[int64]sim.TaskID, len(s.DRAMWrites)),
@@ -428,9 +430,14 @@ func (l *lowering) build() error {
 		Name: "DRAM", Group: "DRAM",
 		Bandwidth: p.bytesPerCycle(p.DRAMGBps), Overhead: p.DRAMOverhead,
 	})
-	var q queueScratch
-	for _, c := range s.Cores {
-		l.queue(c, &q)
+	// A tensor_order copied from a tensor_id that is no identity (one
+	// writer numbers each snapshot's entries) orders no DRAM queue: the
+	// loads are then made in program order, as for the raw IR.
+	if !l.tn.OrderCopiesID {
+		var q queueScratch
+		for _, c := range s.Cores {
+			l.queue(c, &q)
+		}
 	}
 	l.unqueued()
 	l.weightPort()
@@ -454,6 +461,7 @@ type item struct {
 	store bool
 	wl    bool
 	e     *gemini.BufferEntry
+	ei    int // index of e in its snapshot
 }
 
 // queue adds the DRAM transfers of a core's access queue (tensor_order of
@@ -474,9 +482,9 @@ func (l *lowering) queue(c *gemini.Core, q *queueScratch) {
 			}
 			switch {
 			case e.Type == "ofmap":
-				items = append(items, item{order: e.TensorOrder, k: k, store: true, e: e})
+				items = append(items, item{order: e.TensorOrder, k: k, store: true, e: e, ei: i})
 			case e.FromDRAM():
-				items = append(items, item{order: e.TensorOrder, k: k, e: e})
+				items = append(items, item{order: e.TensorOrder, k: k, e: e, ei: i})
 			default:
 				continue
 			}
@@ -487,7 +495,7 @@ func (l *lowering) queue(c *gemini.Core, q *queueScratch) {
 			if !e.HasTensorOrder || e.SourceKind != "DRAM" || seen[e.TensorOrder] {
 				continue
 			}
-			items = append(items, item{order: e.TensorOrder, k: k, wl: true, e: e})
+			items = append(items, item{order: e.TensorOrder, k: k, wl: true, e: e, ei: i})
 			seen[e.TensorOrder] = true
 		}
 	}
@@ -629,11 +637,12 @@ func (l *lowering) gate(c *gemini.Core, it item) int {
 	if !ok {
 		return it.k - 1
 	}
+	key := l.tn.Key(c.ID, it.k, it.ei)
 	for j := it.k - 1; j >= 0 && j >= it.k-hazardScan; j-- {
 		wj := &c.Workloads[j]
 		for i := range wj.Buffer {
 			o := &wj.Buffer[i]
-			if o.HasTensorID && it.e.HasTensorID && o.TensorID == it.e.TensorID {
+			if key >= 0 && key == l.tn.Key(c.ID, j, i) {
 				continue
 			}
 			po, ok := gemini.Place(l.s.Regions(wj), o)

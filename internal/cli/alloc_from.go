@@ -15,6 +15,7 @@ import (
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/l2alloc"
 	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -35,6 +36,10 @@ type allocFromResult struct {
 	File string `json:"file"`
 	*l2alloc.Report
 	Rewritten string `json:"rewritten,omitempty"`
+	// InputErrors is the number of check errors of the input schedule;
+	// the rewrite is written only if it has no error of any rule beyond
+	// the input's.
+	InputErrors int `json:"input_check_errors"`
 }
 
 func (r *allocFromResult) WriteText(w io.Writer) error {
@@ -45,7 +50,11 @@ func (r *allocFromResult) WriteText(w io.Writer) error {
 		return err
 	}
 	if r.Rewritten != "" {
-		_, err := fmt.Fprintf(w, "wrote %s: new addresses, checked clean\n", r.Rewritten)
+		verdict := "checked clean"
+		if r.InputErrors > 0 {
+			verdict = fmt.Sprintf("no new check errors (the input has %s)", humanize.Plural(r.InputErrors, "error"))
+		}
+		_, err := fmt.Fprintf(w, "wrote %s: new addresses, %s\n", r.Rewritten, verdict)
 		return err
 	}
 	return nil
@@ -90,10 +99,11 @@ func allocFromCmdRun(env *Env, path string, opts allocFromOptions) error {
 			}
 		}
 		if rewriteErr == nil {
-			if err := rewriteSchedule(s, rep, opts.Rewrite); err != nil {
+			n, err := rewriteSchedule(s, rep, opts.Rewrite)
+			if err != nil {
 				return err
 			}
-			res.Rewritten = opts.Rewrite
+			res.Rewritten, res.InputErrors = opts.Rewrite, n
 		}
 	}
 	if env.JSON {
@@ -108,35 +118,40 @@ func allocFromCmdRun(env *Env, path string, opts allocFromOptions) error {
 
 // rewriteSchedule applies the report's placements to s and writes it,
 // refusing when the result has more errors of any check rule than the
-// input had.
-func rewriteSchedule(s *gemini.Schedule, rep *l2alloc.Report, out string) error {
-	before := errorsByRule(gemini.Check(s))
+// input had. It returns the number of check errors of the input.
+func rewriteSchedule(s *gemini.Schedule, rep *l2alloc.Report, out string) (int, error) {
+	before, total := errorsByRule(gemini.Check(s))
 	n, err := rep.Rewrite(s)
 	if err != nil {
-		return &ExitError{Code: ExitUnexpected, Err: err}
+		return 0, &ExitError{Code: ExitUnexpected, Err: err}
 	}
 	if n == 0 {
-		return usageErr("%s: nothing to rewrite (the schedule's snapshots have no addresses)", out)
+		return 0, usageErr("%s: nothing to rewrite (the schedule's snapshots have no addresses)", out)
 	}
-	for rule, k := range errorsByRule(gemini.Check(s)) {
+	after, _ := errorsByRule(gemini.Check(s))
+	for rule, k := range after {
 		if k > before[rule] {
-			return &ExitError{Code: ExitUnexpected, Err: fmt.Errorf("rewritten schedule fails %s (%d errors, input had %d): not written", rule, k, before[rule])}
+			return 0, &ExitError{Code: ExitUnexpected, Err: fmt.Errorf("rewritten schedule fails %s (%d errors, input had %d): not written", rule, k, before[rule])}
 		}
 	}
 	if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return gemini.Write(w, s) }); err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return 0, &ExitError{Code: ExitUsage, Err: err}
 	}
-	return nil
+	return total, nil
 }
 
-func errorsByRule(rep diag.Report) map[string]int {
+// errorsByRule counts a report's errors per rule, a grouped line counting
+// for the findings it stands for, and in all.
+func errorsByRule(rep diag.Report) (map[string]int, int) {
 	m := map[string]int{}
+	total := 0
 	for _, d := range rep {
 		if d.Severity == diag.Error {
-			m[d.Rule]++
+			m[d.Rule] += max(d.Count, 1)
+			total += max(d.Count, 1)
 		}
 	}
-	return m
+	return m, total
 }
 
 func probeStatus(st alloc.Status) string {

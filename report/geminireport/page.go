@@ -220,8 +220,9 @@ func geminiL2Section(s *gemini.Schedule, name, prefix string) report.Section {
 		cores = cores[:geminiMaxMapCores]
 	}
 	perCore := geminiMaxRects / max(1, len(cores))
+	tn := gemini.IdentifyTensors(s)
 	for _, c := range cores {
-		ls := s.Lifetimes(c)
+		ls := s.LifetimesOf(c, tn)
 		if len(ls) == 0 {
 			continue
 		}
