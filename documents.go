@@ -61,13 +61,7 @@ type CheckDocument struct {
 // checked.
 func NewCheckDocument(files int, findings diag.Report, unreadable []FileError, noInfo bool) CheckDocument {
 	if noInfo {
-		kept := diag.Report{}
-		for _, d := range findings {
-			if d.Severity != diag.Info {
-				kept = append(kept, d)
-			}
-		}
-		findings = kept
+		findings = findings.WithoutInfos()
 	}
 	if findings == nil {
 		findings = diag.Report{}

@@ -169,6 +169,17 @@ func (r Report) Count(s Severity) int {
 	return n
 }
 
+// WithoutInfos returns the report without its info diagnostics.
+func (r Report) WithoutInfos() Report {
+	out := r[:0:0]
+	for _, d := range r {
+		if d.Severity != Info {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // HasErrors reports whether any diagnostic is an error.
 func (r Report) HasErrors() bool { return r.Count(Error) > 0 }
 

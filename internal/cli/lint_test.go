@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	nkiexamples "github.com/npukit/npukit/examples/nki"
 	"github.com/npukit/npukit/examples/sbuf"
 )
 
@@ -143,5 +144,63 @@ func TestCheckFormats(t *testing.T) {
 	}
 	if r = run(t, dir, "--json", "check", "--format", "sarif", "plans"); r.code != 2 {
 		t.Errorf("--json with --format sarif: %s", r)
+	}
+}
+
+// overlapKernel is the guide's overlap kernel (one sbuf/lifetime-overlap
+// error, reported at the declaration of t0) with a check directive on top; ignore adds
+// an inline suppression to the line of t0, where the finding is reported.
+func overlapKernel(t *testing.T, dir string, ignore bool) string {
+	t.Helper()
+	src, err := nkiexamples.Kernels.ReadFile("lifetime_conflicts.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "# npukit: check overlap_kernel(x=bfloat16[256,512])\n" + string(src)
+	if ignore {
+		text = strings.Replace(text, "  t0 = nl.ndarray((2, nl.par_dim(128), 512), dtype=x.dtype,\n", "  t0 = nl.ndarray((2, nl.par_dim(128), 512), dtype=x.dtype,  # npukit: ignore[sbuf/lifetime-overlap]\n", 1)
+	}
+	p := filepath.Join(dir, "kernels", "overlap.py")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kernels", "host.py"), []byte("print('no kernel here')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestNkiCheckDirectivesAndInlineSuppression(t *testing.T) {
+	dir := t.TempDir()
+	overlapKernel(t, dir, false)
+	r := run(t, dir, "--json", "nki", "check", "kernels")
+	doc := checkDoc(t, r)
+	if r.code != 1 || doc.Summary.Errors != 1 || doc.Summary.Skipped != 1 {
+		t.Fatalf("directive: exit %d %+v\n%s", r.code, doc.Summary, r)
+	}
+	r = run(t, dir, "nki", "check", "--format", "sarif", "kernels")
+	if !strings.Contains(r.stdout, `"uri": "kernels/overlap.py"`) || !strings.Contains(r.stdout, `"startLine": 20`) {
+		t.Errorf("SARIF region of the kernel finding:\n%s", r.stdout)
+	}
+
+	overlapKernel(t, dir, true)
+	r = run(t, dir, "--json", "nki", "check", "kernels/overlap.py")
+	doc = checkDoc(t, r)
+	if r.code != 0 || doc.Summary.Errors != 0 || len(doc.Suppressed) != 1 || !strings.Contains(doc.Suppressed[0].Suppressed, "comment") {
+		t.Fatalf("inline suppression: exit %d %+v\n%s", r.code, doc, r)
+	}
+	// The same kernel named by flags (one-kernel mode) honours the comment too.
+	r = run(t, dir, "--json", "nki", "check", "kernels/overlap.py", "--kernel", "overlap_kernel", "--arg", "x=bfloat16[256,512]")
+	if doc = checkDoc(t, r); r.code != 0 || doc.Summary.Suppressed != 1 {
+		t.Errorf("one-kernel mode: exit %d %+v", r.code, doc.Summary)
+	}
+	// And rule control by flag there.
+	overlapKernel(t, dir, false)
+	r = run(t, dir, "--json", "nki", "check", "kernels/overlap.py", "--kernel", "overlap_kernel", "--arg", "x=bfloat16[256,512]", "--severity", "sbuf/lifetime-overlap=warning")
+	if doc = checkDoc(t, r); r.code != 0 || doc.Summary.Warnings != 1 {
+		t.Errorf("--severity: exit %d %+v", r.code, doc.Summary)
 	}
 }

@@ -104,7 +104,7 @@ func (f *nkiFlags) options(args []string) (nki.Options, string, error) {
 		o.NCVersion = "gen2"
 	}
 	for _, a := range f.args {
-		arg, err := parseKernelArg(a)
+		arg, err := nki.ParseArg(a)
 		if err != nil {
 			return o, "", usageErr("--arg %q: %v", a, err)
 		}
@@ -132,45 +132,6 @@ func parseInts(s []string) ([]int64, error) {
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-// parseKernelArg reads NAME=DTYPE[D0,D1] or NAME=VALUE.
-func parseKernelArg(s string) (nki.Arg, error) {
-	name, val, ok := strings.Cut(s, "=")
-	if !ok || name == "" {
-		return nki.Arg{}, errors.New("want NAME=DTYPE[SHAPE] or NAME=VALUE")
-	}
-	if i := strings.IndexByte(val, '['); i > 0 && strings.HasSuffix(val, "]") {
-		dt := nki.DType(val[:i])
-		if dt.Size() == 0 {
-			return nki.Arg{}, fmt.Errorf("unknown dtype %q", val[:i])
-		}
-		var shape []int64
-		for _, d := range strings.Split(val[i+1:len(val)-1], ",") {
-			n, err := strconv.ParseInt(strings.TrimSpace(d), 10, 64)
-			if err != nil || n < 0 {
-				return nki.Arg{}, fmt.Errorf("dimension %q is not a non-negative integer", d)
-			}
-			shape = append(shape, n)
-		}
-		return nki.Arg{Name: name, Shape: shape, DType: string(dt)}, nil
-	}
-	var v any
-	switch {
-	case val == "None":
-		v = nil
-	case val == "True" || val == "False":
-		v = val == "True"
-	default:
-		if n, err := strconv.ParseInt(val, 10, 64); err == nil {
-			v = float64(n)
-		} else if f, err := strconv.ParseFloat(val, 64); err == nil {
-			v = f
-		} else {
-			v = val
-		}
-	}
-	return nki.Arg{Name: name, Value: v}, nil
 }
 
 // traceKernel runs the trace, mapping failures to exit codes: a construct

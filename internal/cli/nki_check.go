@@ -63,6 +63,19 @@ type nkiCheckOutput struct {
 	Tensors      int                 `json:"tensors"`
 	Steps        int                 `json:"steps_executed"`
 	Plan         string              `json:"plan,omitempty"`
+	// Suppressed: findings hidden by an inline comment or rule control.
+	Suppressed diag.Report `json:"suppressed,omitempty"`
+}
+
+// setFindings replaces the findings shown (recounting the summary) and
+// records the hidden ones.
+func (o *nkiCheckOutput) setFindings(shown, hidden diag.Report) {
+	if shown == nil {
+		shown = diag.Report{}
+	}
+	o.Diagnostics, o.Suppressed = shown, hidden
+	o.Summary.Errors, o.Summary.Warnings, o.Summary.Infos = shown.Count(diag.Error), shown.Count(diag.Warning), shown.Count(diag.Info)
+	o.Summary.Suppressed = len(hidden)
 }
 
 func newNkiCheckOutput(ck *nki.Checked, name, emit string) nkiCheckOutput {
@@ -88,6 +101,7 @@ func (o nkiCheckOutput) WriteText(w io.Writer) error {
 
 func newNkiCheckCmd(env *Env) *cobra.Command {
 	var f nkiFlags
+	var lf lintFlags
 	var emit string
 	cmd := &cobra.Command{
 		Use:   "check [KERNEL.py]",
@@ -105,13 +119,52 @@ sbuf/matmul-shape compares whole tensors, while a kernel's matmul operands are v
 Exit code 1 when an error is found, 2 when the kernel cannot be traced.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := lf.outputFormat(env)
+			if err != nil {
+				return err
+			}
+			policy, err := lf.policy()
+			if err != nil {
+				return err
+			}
+			if f.manyKernels(args) {
+				if emit != "" {
+					return usageErr("--emit-plan writes the plan of one kernel; name one (--manifest with --entry, or KERNEL.py with --kernel)")
+				}
+				return checkKernels(env, &f, &lf, args, format, policy)
+			}
 			ck, name, err := checkKernel(&f, args, emit)
 			if err != nil {
 				return err
 			}
-			out := newNkiCheckOutput(ck, name, emit)
-			if err := render(env, out); err != nil {
+			o, _, err := f.options(args)
+			if err != nil {
 				return err
+			}
+			out := newNkiCheckOutput(ck, name, emit)
+			kept, hidden := filterKernelFindings(out.Diagnostics, o.Dir, policy)
+			if lf.noInfo {
+				kept = kept.WithoutInfos()
+			}
+			out.setFindings(kept, hidden)
+			if format == "sarif" || format == "github" {
+				// Code scanning wants the kernel's path, not its base name.
+				kernel := relPath(filepath.Join(o.Dir, o.File))
+				for _, r := range []diag.Report{kept, hidden} {
+					for i := range r {
+						r[i].File = kernel
+					}
+				}
+			}
+			var werr error
+			switch format {
+			case "json":
+				werr = writeJSON(env.Stdout, out) // nki check's document: the findings and what was traced
+			default:
+				werr = writeFindings(env, format, npukit.CheckDocument{Diagnostics: kept, Suppressed: hidden, Summary: out.Summary}, out)
+			}
+			if werr != nil {
+				return werr
 			}
 			if out.Diagnostics.HasErrors() {
 				return &ExitError{Code: ExitFindings}
@@ -120,6 +173,7 @@ Exit code 1 when an error is found, 2 when the kernel cannot be traced.`,
 		},
 	}
 	f.bind(cmd)
+	lf.bind(cmd)
 	cmd.Flags().StringVar(&emit, "emit-plan", "", "write the lowered plan (YAML, docs/sbuf-plan.md) to this file")
 	return cmd
 }

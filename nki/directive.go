@@ -1,0 +1,192 @@
+package nki
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// A Directive is a comment in a kernel file that says how to check it
+// without a manifest, the way a test states its inputs:
+//
+//	# npukit: check tensor_add(a=float32[128,512], b=float32[128,512], n=4) grid=2,2 arch=v3
+//
+// It names the kernel function and its arguments (NAME=DTYPE[D0,D1,...]
+// for a tensor, NAME=VALUE for an int, float, bool, None or string), and
+// optionally the SPMD grid and NeuronCore generation. `npukit nki check`
+// of a file or a directory, and `npukit lsp`, check every kernel a
+// directive names.
+type Directive struct {
+	Line      int // 1-based line of the comment
+	Function  string
+	Args      []Arg
+	Grid      []int64
+	NCVersion string // gen2, gen3, gen4 ("" for the default)
+}
+
+const directivePrefix = "npukit: check "
+
+// Directives returns the directives of a kernel source, in line order. A
+// malformed directive is an error naming its line: it was written to be
+// used, so it must not be skipped silently.
+func Directives(src []byte) ([]Directive, error) {
+	var out []Directive
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		t := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(t, "#") {
+			continue
+		}
+		t = strings.TrimSpace(strings.TrimPrefix(t, "#"))
+		if !strings.HasPrefix(t, directivePrefix) {
+			continue
+		}
+		d, err := parseDirective(strings.TrimSpace(t[len(directivePrefix):]))
+		if err != nil {
+			return nil, fmt.Errorf("line %d: npukit: check: %v", line, err)
+		}
+		d.Line = line
+		out = append(out, d)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+var archGen = map[string]string{"v2": "gen2", "v3": "gen3", "v4": "gen4"}
+
+func parseDirective(s string) (Directive, error) {
+	var d Directive
+	open := strings.IndexByte(s, '(')
+	if open <= 0 {
+		return d, errors.New("want KERNEL(ARG=SPEC, ...)")
+	}
+	d.Function = strings.TrimSpace(s[:open])
+	if !isIdent(d.Function) {
+		return d, fmt.Errorf("%q is not a function name", d.Function)
+	}
+	depth, close := 0, -1
+	for i := open; i < len(s) && close < 0; i++ {
+		switch s[i] {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+			if depth == 0 && s[i] == ')' {
+				close = i
+			}
+		}
+	}
+	if close < 0 {
+		return d, errors.New("unbalanced parentheses")
+	}
+	for _, a := range splitTop(s[open+1 : close]) {
+		arg, err := ParseArg(a)
+		if err != nil {
+			return d, fmt.Errorf("%q: %v", a, err)
+		}
+		d.Args = append(d.Args, arg)
+	}
+	for _, opt := range strings.Fields(s[close+1:]) {
+		k, v, _ := strings.Cut(opt, "=")
+		switch k {
+		case "grid":
+			for _, x := range strings.Split(v, ",") {
+				n, err := strconv.ParseInt(x, 10, 64)
+				if err != nil || n < 1 {
+					return d, fmt.Errorf("grid=%s: want positive integers separated by commas", v)
+				}
+				d.Grid = append(d.Grid, n)
+			}
+		case "arch":
+			g, ok := archGen[v]
+			if !ok {
+				return d, fmt.Errorf("arch=%s: want v2, v3 or v4", v)
+			}
+			d.NCVersion = g
+		default:
+			return d, fmt.Errorf("unknown option %q (want grid=... or arch=...)", opt)
+		}
+	}
+	return d, nil
+}
+
+// splitTop splits on commas outside brackets: "a=f32[1,2], n=3".
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	if last := strings.TrimSpace(s[start:]); last != "" || len(out) > 0 {
+		out = append(out, last)
+	}
+	return out
+}
+
+// ParseArg reads one kernel argument: NAME=DTYPE[D0,D1,...] (a tensor in
+// HBM) or NAME=VALUE (an int, float, True/False, None or a string).
+func ParseArg(s string) (Arg, error) {
+	name, val, ok := strings.Cut(s, "=")
+	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
+	if !ok || name == "" {
+		return Arg{}, errors.New("want NAME=DTYPE[SHAPE] or NAME=VALUE")
+	}
+	if i := strings.IndexByte(val, '['); i > 0 && strings.HasSuffix(val, "]") {
+		dt := DType(val[:i])
+		if dt.Size() == 0 {
+			return Arg{}, fmt.Errorf("unknown dtype %q", val[:i])
+		}
+		var shape []int64
+		for _, d := range strings.Split(val[i+1:len(val)-1], ",") {
+			n, err := strconv.ParseInt(strings.TrimSpace(d), 10, 64)
+			if err != nil || n < 0 {
+				return Arg{}, fmt.Errorf("dimension %q is not a non-negative integer", d)
+			}
+			shape = append(shape, n)
+		}
+		return Arg{Name: name, Shape: shape, DType: string(dt)}, nil
+	}
+	var v any
+	switch {
+	case val == "None":
+		v = nil
+	case val == "True" || val == "False":
+		v = val == "True"
+	default:
+		if n, err := strconv.ParseInt(val, 10, 64); err == nil {
+			v = float64(n)
+		} else if f, err := strconv.ParseFloat(val, 64); err == nil {
+			v = f
+		} else {
+			v = val
+		}
+	}
+	return Arg{Name: name, Value: v}, nil
+}
+
+// Options returns the trace options of a directive for the kernel file
+// (dir, file as in Options).
+func (d Directive) Options(dir, file string) Options {
+	o := Options{Dir: dir, File: file, Function: d.Function, Args: d.Args, Grid: d.Grid, NCVersion: d.NCVersion}
+	if o.NCVersion == "" {
+		o.NCVersion = "gen2"
+	}
+	o.ProgramID = make([]int64, len(o.Grid))
+	return o
+}
