@@ -34,7 +34,7 @@ func ReadFrom(r io.ReaderAt, size int64) (*Model, error) {
 // Read parses a TFLite model (identifier TFL3) or, for anything else, a raw
 // DarwiNN package. The model keeps sub-slices of data.
 func Read(data []byte) (*Model, error) {
-	d := &decoder{budget: fbs.NewBudget(int64(len(data)) + budgetSlack)}
+	d := &decoder{budget: fbs.InputBudget(int64(len(data)), budgetSlack)}
 	m := &Model{Data: data}
 	if fbs.Identifier(data) == "TFL3" {
 		t, err := d.tflite(m, data)

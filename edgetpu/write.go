@@ -448,7 +448,8 @@ func (o WriteOptions) Model(m *Model) ([]byte, error) {
 		size += len(o)
 	}
 	b := flatbuffers.NewBuilder(size)
-	// Buffers: all empty except the metadata ones, which are written with
+	// Buffers: empty except those with BufferData (constants: weights,
+	// shapes, permutations) and the metadata ones, which are written with
 	// their size as zero bytes.
 	mdSize := map[uint32]int{}
 	for _, md := range t.Metadata {
@@ -457,7 +458,9 @@ func (o WriteOptions) Model(m *Model) ([]byte, error) {
 	var bufs []flatbuffers.UOffsetT
 	for i := 0; i < t.NumBuffers; i++ {
 		var data flatbuffers.UOffsetT
-		if n := mdSize[uint32(i)]; n > 0 {
+		if i < len(t.BufferData) && t.BufferData[i] != nil {
+			data = b.CreateByteVector(t.BufferData[i])
+		} else if n := mdSize[uint32(i)]; n > 0 {
 			data = b.CreateByteVector(make([]byte, n))
 		}
 		b.StartObject(1)
@@ -498,6 +501,7 @@ func (o WriteOptions) Model(m *Model) ([]byte, error) {
 			b.PrependUint32Slot(0, op.OpcodeIndex, 0)
 			b.PrependUOffsetTSlot(1, in, 0)
 			b.PrependUOffsetTSlot(2, out, 0)
+
 			if cov != 0 {
 				b.PrependUOffsetTSlot(5, cov, 0)
 			}
@@ -525,9 +529,17 @@ func (o WriteOptions) Model(m *Model) ([]byte, error) {
 				q = b.EndObject()
 			}
 			shape := int32Vector(b, ten.Shape)
+			var sig flatbuffers.UOffsetT
+			if ten.ShapeSignature != nil {
+				sig = int32Vector(b, ten.ShapeSignature)
+			}
 			name := b.CreateString(ten.Name)
-			b.StartObject(5)
+			b.StartObject(8)
 			b.PrependUOffsetTSlot(0, shape, 0)
+			b.PrependBoolSlot(5, ten.IsVariable, false)
+			if sig != 0 {
+				b.PrependUOffsetTSlot(7, sig, 0)
+			}
 			b.PrependInt8Slot(1, int8(ten.Type), 0)
 			b.PrependUint32Slot(2, ten.Buffer, 0)
 			b.PrependUOffsetTSlot(3, name, 0)

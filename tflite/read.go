@@ -38,7 +38,7 @@ const budgetSlack = 64 << 10
 
 // Read parses a TFLite model. The model keeps sub-slices of data.
 func Read(data []byte) (*Model, error) {
-	return Decode(data, fbs.NewBudget(int64(len(data))+budgetSlack))
+	return Decode(data, fbs.InputBudget(int64(len(data)), budgetSlack))
 }
 
 // ReadFile reads a TFLite model from a file.
