@@ -2,19 +2,24 @@ package npukit
 
 import (
 	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/edgetpu"
 	"github.com/npukit/npukit/report"
 	"github.com/npukit/npukit/report/edgetpureport"
+	"github.com/npukit/npukit/sim"
+	"github.com/npukit/npukit/trace"
 )
 
 func init() {
 	// A plain TFLite model (no Edge TPU op) reads through the same model:
 	// its operators all run on the CPU.
 	for _, k := range []Kind{detect.EdgeTPU, detect.DarwiNN, detect.TFLite} {
-		Register(Adapter{Kind: k, Inspect: inspectEdgeTPU, Check: checkEdgeTPU, Report: reportEdgeTPU, Diff: diffEdgeTPU})
+		Register(Adapter{Kind: k, Inspect: inspectEdgeTPU, Check: checkEdgeTPU, Report: reportEdgeTPU, Diff: diffEdgeTPU, Simulate: simulateEdgeTPU})
 	}
 }
 
@@ -70,4 +75,93 @@ func diffEdgeTPU(a, b *Artifact, o *Options) (Output, bool, error) {
 		return nil, false, err
 	}
 	return r, r.Identical(), nil
+}
+
+// EdgeTPUHost resolves the host class of o.
+func EdgeTPUHost(o *Options) (edgetpu.HostClass, error) {
+	name := edgetpu.DefaultHost
+	if o != nil && o.EdgeTPUHost != "" {
+		name = o.EdgeTPUHost
+	}
+	h, ok := edgetpu.HostByName(name)
+	if !ok {
+		var names []string
+		for _, h := range edgetpu.Hosts() {
+			names = append(names, h.Name)
+		}
+		return h, fmt.Errorf("unknown host class %q (want one of %s)", name, strings.Join(names, ", "))
+	}
+	return h, nil
+}
+
+// EdgeTPUSimulation is the estimated latency of an Edge TPU or TFLite
+// model on a host class (Simulate's Output for those kinds).
+type EdgeTPUSimulation struct {
+	File string `json:"file"`
+	*edgetpu.Latency
+	Trace string `json:"trace,omitempty"`
+}
+
+func simulateEdgeTPU(a *Artifact, o *Options) (Output, error) {
+	h, err := EdgeTPUHost(o)
+	if err != nil {
+		return nil, err
+	}
+	m, err := EdgeTPUModel(a)
+	if err != nil {
+		return nil, err
+	}
+	l, err := edgetpu.EstimateModel(m, h, o.EdgeTPULatency)
+	if err != nil {
+		return nil, err
+	}
+	out := &EdgeTPUSimulation{File: a.Name, Latency: l}
+	if o.TracePath != "" {
+		if err := WriteEdgeTPUTrace(o.TracePath, a.Name, l); err != nil {
+			return nil, fmt.Errorf("the trace: %w", err)
+		}
+		out.Trace = o.TracePath
+	}
+	return out, nil
+}
+
+// WriteEdgeTPUTrace writes one first inference of l as a Perfetto trace.
+func WriteEdgeTPUTrace(path, name string, l *edgetpu.Latency) error {
+	tl, err := sim.Run(l.Timeline(true))
+	if err != nil {
+		return err
+	}
+	return trace.WriteFile(path, tl, trace.Options{NanosPerUnit: 1,
+		Metadata: [][2]string{{"model", filepath.Base(name)}, {"host", l.Host.Name}, {"timing", "npukit edgetpu latency model"},
+			{"first_inference_us", fmt.Sprintf("%.1f", l.FirstInferenceUs)}, {"steady_state_us", fmt.Sprintf("%.1f", l.SteadyStateUs)}},
+		Args: func(t sim.TaskID, args *trace.Args) {
+			p := l.Parts[tl.Graph.Tasks[t].Tag]
+			if p.Bytes > 0 {
+				args.Int("bytes", p.Bytes)
+			}
+			if p.MACs > 0 {
+				args.Int("macs", p.MACs)
+			}
+			if p.Op >= 0 {
+				args.Int("op", int64(p.Op))
+			}
+			if p.Detail != "" {
+				args.Str("detail", p.Detail)
+			}
+		}})
+}
+
+// WriteText renders the simulation.
+func (s *EdgeTPUSimulation) WriteText(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "%s\n", s.File); err != nil {
+		return err
+	}
+	if err := s.Latency.WriteText(w); err != nil {
+		return err
+	}
+	if s.Trace != "" {
+		_, err := fmt.Fprintf(w, "Trace written to %s (open in ui.perfetto.dev)\n", s.Trace)
+		return err
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package npukit
 
 import (
+	"github.com/npukit/npukit/edgetpu"
 	"github.com/npukit/npukit/gemini/timing"
 	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/neff/dma"
@@ -33,6 +34,13 @@ type Options struct {
 	// Gemini DRAM bandwidth to bytes per cycle). 0 means 1 GHz, where one
 	// cycle is one nanosecond.
 	ClockGHz float64
+	// EdgeTPUHost is the host class an Edge TPU or TFLite model is
+	// simulated on (edgetpu.Hosts; "" is edgetpu.DefaultHost).
+	EdgeTPUHost string
+	// EdgeTPULatency selects what an Edge TPU inference includes (cache
+	// evicted by another model between inferences, a per-call image
+	// resize).
+	EdgeTPULatency edgetpu.LatencyOptions
 	// TracePath, when set, makes Simulate write a Perfetto/Chrome trace
 	// JSON there (a NEFF with several subgraphs writes one per subgraph,
 	// SUBGRAPH inserted before the extension).

@@ -77,6 +77,9 @@ type Plan struct {
 	// mapped ops against the 8 MiB on-chip memory.
 	Parameters ParamEstimate `json:"parameters"`
 	Notes      []string      `json:"notes,omitempty"`
+	// Latency is the estimated inference time of the predicted mapping
+	// on a host class (set by the caller: EstimatePlan).
+	Latency *Latency `json:"latency,omitempty"`
 }
 
 // ParamEstimate is the parameter memory of the mapped ops.
@@ -536,5 +539,12 @@ func (p *Plan) WriteText(w io.Writer) error {
 		ew.Printf("Note: %s\n", n)
 	}
 	ew.Printf("Rules: coral.ai/docs/edgetpu/models-intro (model requirements, supported operations, compiling); limits marked uncertain are inferred from compiled models.\n")
+	if p.Latency != nil {
+		ew.Printf("\n")
+		if err := ew.Err(); err != nil {
+			return err
+		}
+		return p.Latency.WriteText(w)
+	}
 	return ew.Err()
 }

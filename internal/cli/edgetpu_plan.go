@@ -11,6 +11,7 @@ func init() { edgetpuCommands = append(edgetpuCommands, newEdgeTPUPlanCmd) }
 
 func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
 	var compiler int
+	var host string
 	cmd := &cobra.Command{
 		Use:   "plan MODEL.tflite",
 		Short: "Predict which operators the Edge TPU compiler maps and which stay on the CPU, and why",
@@ -22,7 +23,8 @@ also maps operations that do not depend on an unmapped one; --compiler 15 predic
 the older behaviour). Limits inferred from compiled models rather than documented are
 marked uncertain. It also names the tensors where the Edge TPU segment hands over to
 the CPU (for the compiler's -i option) and estimates the mapped parameters against
-the 8 MiB on-chip memory. A compiled model (with an edgetpu-custom-op) needs no plan:
+the 8 MiB on-chip memory, and estimates the inference latency of the predicted mapping
+on a host class (--host), as npukit sim does for the compiled model. A compiled model (with an edgetpu-custom-op) needs no plan:
 npukit inspect shows where its operators run.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -44,9 +46,19 @@ npukit inspect shows where its operators run.`,
 			if err != nil {
 				return libErr(args[0], err)
 			}
-			return render(env, edgetpu.PlanModel(m.TFLite, edgetpu.PlanOptions{Compiler: compiler}))
+			if host == "help" {
+				return edgetpu.HostsText(env.Stdout)
+			}
+			h, ok := edgetpu.HostByName(host)
+			if !ok {
+				return usageErr("--host %q: unknown host class (--host help lists them)", host)
+			}
+			p := edgetpu.PlanModel(m.TFLite, edgetpu.PlanOptions{Compiler: compiler})
+			p.Latency = edgetpu.EstimatePlan(m.TFLite, p, h, edgetpu.LatencyOptions{})
+			return render(env, p)
 		},
 	}
+	cmd.Flags().StringVar(&host, "host", edgetpu.DefaultHost, "host class of the latency estimate (--host help lists them)")
 	cmd.Flags().IntVar(&compiler, "compiler", 16, "Edge TPU compiler major version to predict (16: maps ops independent of an unmapped one; 15 and older stop at the first)")
 	return acceptsKinds(cmd, detect.TFLite)
 }

@@ -247,3 +247,61 @@ func TestEdgeTPUPlanCommand(t *testing.T) {
 		t.Fatal("no uncompiled model")
 	}
 }
+
+// sim estimates an Edge TPU model's latency on a host class: first
+// inference above steady state (parameter caching), a slower host and link
+// slower than the default, a Perfetto trace, --host help, an unknown host
+// refused.
+func TestEdgeTPUSimHosts(t *testing.T) {
+	f := edgetpuFile(t, "mobilenet_v1_0.5_160_quant_edgetpu.tflite")
+	type lat struct {
+		First  float64 `json:"first_inference_us"`
+		Steady float64 `json:"steady_state_us"`
+		Parts  []struct {
+			Kind string `json:"kind"`
+		} `json:"parts"`
+	}
+	get := func(args ...string) lat {
+		r := run(t, "", append([]string{"sim", "--json", f}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("sim %v: %d %s", args, r.code, r.stderr)
+		}
+		var l lat
+		if err := json.Unmarshal([]byte(r.stdout), &l); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	d, pi := get(), get("--host", "rpi3-usb2")
+	if !(d.First > d.Steady && d.Steady > 0) {
+		t.Errorf("desktop: first %v, steady %v", d.First, d.Steady)
+	}
+	if pi.Steady < 2*d.Steady {
+		t.Errorf("rpi3-usb2 steady %v not well above desktop %v", pi.Steady, d.Steady)
+	}
+	kinds := map[string]bool{}
+	for _, p := range d.Parts {
+		kinds[p.Kind] = true
+	}
+	for _, k := range []string{"invoke", "transfer", "parameters", "edgetpu"} {
+		if !kinds[k] {
+			t.Errorf("no %s part: %v", k, kinds)
+		}
+	}
+	if ev := get("--evicted"); ev.Steady <= d.Steady {
+		t.Errorf("--evicted steady %v not above %v", ev.Steady, d.Steady)
+	}
+	tr := filepath.Join(t.TempDir(), "t.json")
+	if r := run(t, "", "sim", f, "--trace", tr); r.code != 0 {
+		t.Fatalf("trace: %s", r.stderr)
+	}
+	if b, err := os.ReadFile(tr); err != nil || !strings.Contains(string(b), "Edge TPU") {
+		t.Errorf("trace: %v", err)
+	}
+	if r := run(t, "", "sim", "--host", "help"); r.code != 0 || !strings.Contains(r.stdout, "devboard-pcie") {
+		t.Errorf("--host help: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, "", "sim", f, "--host", "nope"); r.code == 0 {
+		t.Errorf("unknown host accepted")
+	}
+}

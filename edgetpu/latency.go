@@ -1,0 +1,575 @@
+package edgetpu
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/npukit/npukit/edgetpu/dmaplan"
+	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/stickywriter"
+	"github.com/npukit/npukit/sim"
+	"github.com/npukit/npukit/tflite"
+)
+
+// The latency model: what one inference of a model costs on a host class,
+// split the way the time is spent. Every inference pays
+//
+//   - the invocation overhead: the runtime call on the host (a fixed part
+//     and a part that scales with the host CPU's speed);
+//   - the transfers over the host link: the input and output activations,
+//     the instruction chunks the runtime sends every run, the parameters
+//     that are streamed because they are not cached, and scratch that
+//     spills to host memory (the USB runtime's plan, package dmaplan);
+//   - the Edge TPU's compute: multiply-accumulates at an effective, not the
+//     peak, throughput;
+//   - every operator left on the host CPU, at a cost per operator type and
+//     size on the host class's CPU.
+//
+// The first inference also loads the cached parameters (the
+// PARAMETER_CACHING executable); later ones find them on chip unless a
+// model with another caching token ran in between (models compiled
+// separately evict each other; co-compiled ones share the cache).
+//
+// Constants are cited (a public source) or fitted, and say which: the
+// fitted ones were fitted on ../shared/hw/edgetpu/measurements.csv, the
+// rows named beside each, one constant per physics class (a link type, a
+// host CPU, the Edge TPU), never per row.
+
+// HostClass is a host with its link to the Edge TPU.
+type HostClass struct {
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+	Link    string `json:"link"`
+	// LinkMBps is the effective host-link throughput in MB/s (10^6 bytes).
+	LinkMBps float64 `json:"link_mb_per_s"`
+	// CPUGMACs is the host CPU's effective int8 multiply-accumulate rate
+	// in the TFLite CPU kernels, in 10^9 MAC/s (single interpreter
+	// thread, as the Coral benchmark scripts run it).
+	CPUGMACs float64 `json:"cpu_gmac_per_s"`
+	Source   string  `json:"source"`
+}
+
+// slowness is how much slower than the desktop reference the host CPU is.
+func (h HostClass) slowness() float64 { return desktopCPUGMACs / h.CPUGMACs }
+
+// Edge TPU and runtime constants.
+const (
+	// tpuMACsPerUs is the Edge TPU's effective int8 MAC rate (MAC/µs):
+	// 4 TOPS peak is 2e12 MAC/s [coral.ai/docs/edgetpu/benchmarks]; a
+	// whole network reaches a fraction of it (depthwise and narrow
+	// layers leave the 64x64 array idle). Fitted: 0.265e12 MAC/s on
+	// etpu-01 and etpu-08 (MobileNet v2 and v1 0.25 on desktop USB 3),
+	// checked on etpu-09/16 (PoseNet, BodyPix).
+	tpuMACsPerUs = 265e3
+	// invokeFixedUs + invokeCPUUs*slowness is the per-inference runtime
+	// overhead (Python call, driver, interrupt handling). Fitted on
+	// etpu-01 and etpu-02 (the same model on desktop USB 3 and on the Dev
+	// Board): a fixed part of the device and driver, and a host part that
+	// scales with the host CPU.
+	invokeFixedUs = 280
+	invokeCPUUs   = 80
+	// desktopCPUGMACs is the reference host CPU (Xeon E5-1650 v3 class):
+	// MobileNet v2's 300.8 M MACs in 46.6 ms on its CPU (etpu-18).
+	desktopCPUGMACs = 6.46
+	// cpuOpOverheadUs is the desktop cost of dispatching one CPU operator
+	// (scaled by the host's slowness).
+	cpuOpOverheadUs = 4
+	// classifierMACsPerParamPixel and denseMACsPerParamPixel estimate a
+	// compiled model's MACs from its parameter bytes times its input
+	// pixels when the layers are gone (compiled into the package): a
+	// network whose outputs are vectors (a classifier, downsampled 32x)
+	// does about 1/650 MAC per parameter byte and input pixel, a dense
+	// predictor (outputs kept at 1/8..1/16 resolution) about 1/250.
+	// Fitted on the uncompiled/compiled twins of
+	// ../shared/corpus2/edgetpu-pairs (MobileNets, face-mask classifier;
+	// DeepLab v3, BodyPix, YOLOv8).
+	classifierMACsPerParamPixel = 1.0 / 650
+	denseMACsPerParamPixel      = 1.0 / 250
+	// instrBytesPerOp estimates the instruction bytes the runtime sends
+	// every inference for a planned (uncompiled) model: about 2 KiB per
+	// mapped operator (MobileNet v2: 132 KiB for 66 operators in
+	// ../shared/hw/edgetpu/models).
+	instrBytesPerOp = 2048
+)
+
+// Host classes. Links: USB 3.0 signals at 5 Gb/s and PCIe Gen2 x1 at
+// 4 Gb/s after coding [dmaplan.DefaultLinks]; the effective rates are what
+// streamed parameters achieve in Coral's benchmark table
+// [coral.ai/docs/edgetpu/benchmarks: VGG16, about 138 MB of parameters
+// streamed per inference, 296 ms on desktop USB 3 and 343 ms on the Dev
+// Board: about 470 and 400 MB/s]. CPU rates: MobileNet v2 (300.8 M MACs)
+// on each host's CPU alone (etpu-18..22), one constant per host CPU.
+var hostClasses = []HostClass{
+	{Name: "desktop-usb3", Summary: "x86-64 desktop (Xeon E5-1650 v3 class, 3.5 GHz) with the USB Accelerator on USB 3.0",
+		Link: "USB 3.0", LinkMBps: 470, CPUGMACs: desktopCPUGMACs,
+		Source: "link: cited (Coral benchmark table, streamed VGG16); CPU: fitted on etpu-18"},
+	{Name: "desktop-usb2", Summary: "the same desktop with the USB Accelerator on a USB 2.0 port",
+		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: desktopCPUGMACs,
+		Source: "link: fitted on etpu-03/04 (USB 2.0 class); CPU: fitted on etpu-18"},
+	{Name: "rpi4-usb3", Summary: "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS) with the USB Accelerator on USB 3.0 (VL805 controller behind one PCIe lane)",
+		Link: "USB 3.0", LinkMBps: 100, CPUGMACs: 2.61,
+		Source: "link: fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: fitted on etpu-22"},
+	{Name: "rpi3-usb2", Summary: "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS) with the USB Accelerator on USB 2.0",
+		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: 1.10,
+		Source: "link: fitted on etpu-03/04; CPU: fitted on etpu-20/21 (3 B and 3 B+, one class)"},
+	{Name: "devboard-pcie", Summary: "Coral Dev Board (NXP i.MX 8M, Cortex-A53 1.5 GHz, aarch64), Edge TPU on PCIe Gen2 x1",
+		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: 1.87,
+		Source: "link: cited (Coral benchmark table, streamed VGG16 on the Dev Board); CPU: fitted on etpu-19"},
+	{Name: "m2-pcie", Summary: "x86-64 desktop with the M.2 or Mini PCIe Accelerator (PCIe Gen2 x1)",
+		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: desktopCPUGMACs,
+		Source: "link: as devboard-pcie (cited); CPU: as desktop-usb3"},
+}
+
+// usb2MBps is USB 2.0's effective rate for the runtime's transfers: the
+// Raspberry Pi 3 rows (etpu-03/04) leave 8.7 ms for MobileNet v2's 286 KB
+// after overhead and compute (480 Mb/s raw; bulk transfers reach 30-40 MB/s
+// in practice).
+const usb2MBps = 33
+
+// Hosts lists the host classes.
+func Hosts() []HostClass { return hostClasses }
+
+// HostByName finds a host class.
+func HostByName(name string) (HostClass, bool) {
+	for _, h := range hostClasses {
+		if h.Name == name {
+			return h, true
+		}
+	}
+	return HostClass{}, false
+}
+
+// DefaultHost is the host class used when none is named.
+const DefaultHost = "desktop-usb3"
+
+// LatencyOptions select what an inference includes.
+type LatencyOptions struct {
+	// Evicted: another model with a different caching token runs between
+	// two inferences (separately compiled models sharing one Edge TPU),
+	// so the cached parameters are loaded again every inference.
+	Evicted bool
+	// ResizeFrom is the source image (width x height pixels) the host
+	// resizes to the model's input on every call, as Coral's
+	// classification benchmarks do; 0 leaves it out.
+	ResizeFromPixels int64
+}
+
+// Part kinds.
+const (
+	PartInvoke     = "invoke"
+	PartTransfer   = "transfer"
+	PartParameters = "parameters"
+	PartTPU        = "edgetpu"
+	PartCPU        = "cpu"
+	PartPreprocess = "preprocess"
+)
+
+// LatencyPart is one slice of an inference's time.
+type LatencyPart struct {
+	Name  string  `json:"name"`
+	Kind  string  `json:"kind"`
+	Us    float64 `json:"us"`
+	Bytes int64   `json:"bytes,omitempty"`
+	MACs  int64   `json:"macs,omitempty"`
+	// Op is the TFLite operator index (-1 for a part of no operator).
+	Op int `json:"op"`
+	// FirstOnly parts are paid by the first inference only.
+	FirstOnly bool   `json:"first_only,omitempty"`
+	Detail    string `json:"detail,omitempty"`
+	// Resource is where the time is spent: "host", "link", "edgetpu".
+	Resource string `json:"resource"`
+}
+
+// Latency is the estimated time of one inference on a host class.
+type Latency struct {
+	Host             HostClass     `json:"host"`
+	Source           string        `json:"source"` // "compiled" or "plan"
+	FirstInferenceUs float64       `json:"first_inference_us"`
+	SteadyStateUs    float64       `json:"steady_state_us"`
+	Parts            []LatencyPart `json:"parts"`
+	// ByKind sums the steady-state parts by kind.
+	ByKind map[string]float64 `json:"steady_by_kind_us"`
+	Notes  []string           `json:"notes,omitempty"`
+}
+
+func (l *Latency) add(p LatencyPart) { l.Parts = append(l.Parts, p) }
+
+func (l *Latency) finish() {
+	l.ByKind = map[string]float64{}
+	for _, p := range l.Parts {
+		l.FirstInferenceUs += p.Us
+		if !p.FirstOnly {
+			l.SteadyStateUs += p.Us
+			l.ByKind[p.Kind] += p.Us
+		}
+	}
+}
+
+func linkUs(h HostClass, bytes int64) float64 { return float64(bytes) / h.LinkMBps }
+
+// invokeUs is the per-inference runtime overhead on a host.
+func invokeUs(h HostClass) float64 { return invokeFixedUs + invokeCPUUs*h.slowness() }
+
+// preprocessUs is the host's cost of resizing a source image to the
+// model's input (PIL nearest-neighbour resize plus flattening, as Coral's
+// classification benchmarks do every call): a fixed part and a part per
+// source pixel, scaled by the host's slowness. Fitted on etpu-24..26 and
+// etpu-30..32, 36..38, 42..44 against the model-only rows of the same hosts.
+func preprocessUs(h HostClass, pixels int64) float64 {
+	return (320 + 0.14*float64(pixels)/1e3) * h.slowness()
+}
+
+// cpuOpUs is the host CPU's cost of one operator: MACs at the host's rate,
+// element work at a per-type cost in MAC equivalents, and a dispatch cost.
+// The per-type costs (MAC equivalents per element) are fitted on etpu-13
+// (DeepLab v3's CPU head: two resizes to 513x513x21 and an arg-max) and
+// etpu-09/16 (the PoseNet decoder), one constant per operator class.
+func cpuOpUs(h HostClass, name string, w OpWork) float64 {
+	eq := float64(w.MACs)
+	elems := float64(max(w.InElems, w.OutElems))
+	switch name {
+	case "RESHAPE", "SQUEEZE", "EXPAND_DIMS":
+		// Views: no data moves.
+	case "CONCATENATION", "PACK", "UNPACK", "SPLIT", "SPLIT_V", "SLICE", "STRIDED_SLICE", "GATHER", "GATHER_ND", "TRANSPOSE", "PAD", "TILE", "CAST":
+		eq += 1 * elems
+	case "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "ARG_MAX", "ARG_MIN", "SOFTMAX", "LOGISTIC", "TANH", "EXP", "LOG_SOFTMAX", "HARD_SWISH", "AVERAGE_POOL_2D", "MAX_POOL_2D", "MEAN", "SUM", "REDUCE_MAX":
+		eq += 5 * elems
+	case "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "BATCH_MATMUL", "UNIDIRECTIONAL_SEQUENCE_LSTM":
+		eq += 1 * float64(w.OutElems)
+	default:
+		if strings.HasPrefix(name, "custom:") || name == "" {
+			// Post-processing custom operators (pose decoders,
+			// detection post-processing) walk their inputs several
+			// times.
+			eq += customEqPerElem * elems
+		} else {
+			eq += 2 * elems // element-wise arithmetic, (de)quantization
+		}
+	}
+	return eq/(h.CPUGMACs*1e3) + cpuOpOverheadUs*h.slowness()
+}
+
+// customEqPerElem is the cost of a custom post-processing operator per
+// element of its inputs, in MAC equivalents; fitted on etpu-09 and etpu-16
+// together (the PoseNet decoder of PoseNet and BodyPix on desktop USB 3:
+// 0.5 ms and 0.8 ms on the desktop).
+const customEqPerElem = 40
+
+// EstimateModel estimates a model's latency on a host: a compiled model
+// (the Edge TPU operators' packages give the transfers, their parameters
+// and inputs the compute) or a plain TFLite model (every operator on the
+// CPU).
+func EstimateModel(m *Model, h HostClass, o LatencyOptions) (*Latency, error) {
+	l := &Latency{Host: h, Source: "compiled"}
+	l.add(LatencyPart{Name: "invocation overhead", Kind: PartInvoke, Us: invokeUs(h), Op: -1, Resource: "host",
+		Detail: "runtime call, driver and interrupt handling"})
+	if o.ResizeFromPixels > 0 {
+		l.add(LatencyPart{Name: "input image resize", Kind: PartPreprocess, Us: preprocessUs(h, o.ResizeFromPixels), Op: -1, Resource: "host",
+			Detail: fmt.Sprintf("%d source pixels", o.ResizeFromPixels)})
+	}
+	if m.TFLite == nil {
+		for _, op := range m.Ops {
+			if err := l.addPackage(op, h, o, -1, nil); err != nil {
+				return nil, err
+			}
+		}
+		l.finish()
+		return l, nil
+	}
+	t := m.TFLite
+	tpu := map[[2]int]*CustomOp{}
+	for _, op := range m.Ops {
+		tpu[[2]int{op.Subgraph, op.Operator}] = op
+	}
+	if len(t.Subgraphs) > 0 {
+		sg := &t.Subgraphs[0]
+		for oi := range sg.Operators {
+			op := &sg.Operators[oi]
+			if c := tpu[[2]int{0, oi}]; c != nil {
+				if err := l.addPackage(c, h, o, oi, tensorSummaries(t, sg, op.Outputs)); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			l.addCPU(t, sg, oi, h)
+		}
+	}
+	if len(t.Subgraphs) > 1 {
+		l.Notes = append(l.Notes, fmt.Sprintf("%d more subgraph(s) (control flow bodies) are not timed: how often they run is data-dependent", len(t.Subgraphs)-1))
+	}
+	l.finish()
+	return l, nil
+}
+
+func (l *Latency) addCPU(t *tflite.Model, sg *tflite.Subgraph, oi int, h HostClass) {
+	op := &sg.Operators[oi]
+	if int(op.OpcodeIndex) >= len(t.OperatorCodes) {
+		return
+	}
+	code := t.OperatorCodes[op.OpcodeIndex]
+	w := Work(t, sg, op)
+	name := code.Label()
+	l.add(LatencyPart{Name: fmt.Sprintf("op %d %s", oi, name), Kind: PartCPU, Us: cpuOpUs(h, name, w), MACs: w.MACs, Op: oi, Resource: "host",
+		Detail: fmt.Sprintf("%d MACs, %d elements in, %d out", w.MACs, w.InElems, w.OutElems)})
+}
+
+// addPackage adds one Edge TPU operator: transfers from the runtime's
+// plan, compute from the parameters and input pixels.
+func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int, outs []TensorSummary) error {
+	if len(c.Packages) == 0 {
+		return nil
+	}
+	p := c.Packages[0]
+	plan, err := dmaplan.Build(PlanInput(p), dmaplan.DefaultLinks())
+	if err != nil {
+		return err
+	}
+	label := "Edge TPU"
+	if oi >= 0 {
+		label = fmt.Sprintf("op %d Edge TPU", oi)
+	}
+	mem := MemoryOf(p)
+	cachedBytes := plan.First.ByTarget["PARAMETER"] - plan.Steady.ByTarget["PARAMETER"]
+	cachedInstr := plan.First.ByTarget["INSTRUCTIONS"] - plan.Steady.ByTarget["INSTRUCTIONS"]
+	if cachedBytes > 0 || cachedInstr > 0 {
+		l.add(LatencyPart{Name: label + " parameter caching", Kind: PartParameters, Us: linkUs(h, cachedBytes+cachedInstr), Bytes: cachedBytes + cachedInstr,
+			Op: oi, FirstOnly: !o.Evicted, Resource: "link",
+			Detail: fmt.Sprintf("%s of parameters loaded into the 8 MiB on-chip memory (caching token %s)", humanize.Bytes(cachedBytes), mem.TokenHex)})
+		if o.Evicted {
+			l.Notes = append(l.Notes, "the cached parameters are loaded again every inference: another model with a different caching token runs in between (compile the models together to share the cache)")
+		}
+	}
+	st := plan.Steady.ByTarget
+	parts := []struct {
+		name, target, detail string
+	}{
+		{"input transfer", "INPUT", "input activations to the device"},
+		{"instructions", "INSTRUCTIONS", "instruction chunks sent every run"},
+		{"streamed parameters", "PARAMETER", "parameters not cached on chip, streamed every inference"},
+		{"scratch spill", "SCRATCH", "activations spilled to host memory"},
+	}
+	for _, x := range parts {
+		if b := st[x.target]; b > 0 {
+			kind := PartTransfer
+			if x.target == "PARAMETER" {
+				kind = PartParameters
+			}
+			l.add(LatencyPart{Name: label + " " + x.name, Kind: kind, Us: linkUs(h, b), Bytes: b, Op: oi, Resource: "link", Detail: x.detail})
+		}
+	}
+	macs := estimatedMACs(p)
+	l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: float64(macs) / tpuMACsPerUs, MACs: macs, Op: oi, Resource: "edgetpu",
+		Detail: "MACs estimated from the parameters and input pixels (the layers are compiled away), at the effective rate"})
+	if b := st["OUTPUT"]; b > 0 {
+		l.add(LatencyPart{Name: label + " output transfer", Kind: PartTransfer, Us: linkUs(h, b), Bytes: b, Op: oi, Resource: "link", Detail: "output activations to the host"})
+	}
+	return nil
+}
+
+// estimatedMACs estimates a package's MACs from its parameters and input
+// pixels (see classifierMACsPerParamPixel).
+func estimatedMACs(p *Package) int64 {
+	e := p.Main()
+	if e == nil {
+		return 0
+	}
+	mem := MemoryOf(p)
+	params := float64(mem.Cached + mem.Streamed)
+	var pixels float64
+	for _, in := range e.InputLayers {
+		pixels = max(pixels, float64(in.Y)*float64(in.X))
+	}
+	dense := false
+	for _, out := range e.OutputLayers {
+		if out.Y > 1 || out.X > 1 {
+			dense = true
+		}
+	}
+	k := classifierMACsPerParamPixel
+	if dense {
+		k = denseMACsPerParamPixel
+	}
+	return int64(k * params * pixels)
+}
+
+// EstimatePlan estimates the latency of an uncompiled model from its
+// predicted mapping: the mapped operators' MACs layer by layer, the
+// segment's inputs and outputs over the link, the parameters against the
+// 8 MiB cache, and the CPU operators as EstimateModel prices them.
+func EstimatePlan(t *tflite.Model, p *Plan, h HostClass, o LatencyOptions) *Latency {
+	l := &Latency{Host: h, Source: "plan"}
+	l.add(LatencyPart{Name: "invocation overhead", Kind: PartInvoke, Us: invokeUs(h), Op: -1, Resource: "host",
+		Detail: "runtime call, driver and interrupt handling"})
+	if o.ResizeFromPixels > 0 {
+		l.add(LatencyPart{Name: "input image resize", Kind: PartPreprocess, Us: preprocessUs(h, o.ResizeFromPixels), Op: -1, Resource: "host"})
+	}
+	if len(t.Subgraphs) == 0 {
+		l.finish()
+		return l
+	}
+	sg := &t.Subgraphs[0]
+	n := len(sg.Tensors)
+	onTPU := make([]bool, len(sg.Operators))
+	for _, op := range p.Ops {
+		if op.Subgraph == 0 && op.Placement == "TPU" && op.Index < len(onTPU) {
+			onTPU[op.Index] = true
+		}
+	}
+	producedTPU := make([]bool, n)
+	readTPU := make([]bool, n)
+	readCPU := make([]bool, n)
+	for oi, op := range sg.Operators {
+		for _, i := range op.Outputs {
+			if i >= 0 && int(i) < n && onTPU[oi] {
+				producedTPU[i] = true
+			}
+		}
+		for _, i := range op.Inputs {
+			if i >= 0 && int(i) < n {
+				if onTPU[oi] {
+					readTPU[i] = true
+				} else {
+					readCPU[i] = true
+				}
+			}
+		}
+	}
+	isOut := map[int32]bool{}
+	for _, i := range sg.Outputs {
+		isOut[i] = true
+	}
+	var inBytes, outBytes int64
+	mapped := 0
+	for i := range sg.Tensors {
+		ten := &sg.Tensors[i]
+		if t.IsConstant(ten) {
+			continue
+		}
+		size := max(ten.Elements(), 0) * int64(max(ten.Type.ElemSize(), 1))
+		if readTPU[i] && !producedTPU[i] {
+			inBytes += size
+		}
+		if producedTPU[i] && (readCPU[i] || isOut[int32(i)]) {
+			outBytes += size
+		}
+	}
+	first := true
+	for oi := range sg.Operators {
+		if !onTPU[oi] {
+			l.addCPU(t, sg, oi, h)
+			continue
+		}
+		mapped++
+		if first {
+			first = false
+			if p.Parameters.OnChip > 0 {
+				l.add(LatencyPart{Name: "Edge TPU parameter caching", Kind: PartParameters, Us: linkUs(h, p.Parameters.OnChip), Bytes: p.Parameters.OnChip,
+					Op: -1, FirstOnly: !o.Evicted, Resource: "link", Detail: "parameters loaded into the 8 MiB on-chip memory"})
+			}
+			l.add(LatencyPart{Name: "Edge TPU input transfer", Kind: PartTransfer, Us: linkUs(h, inBytes), Bytes: inBytes, Op: -1, Resource: "link"})
+			instr := int64(instrBytesPerOp * countTPU(onTPU))
+			l.add(LatencyPart{Name: "Edge TPU instructions", Kind: PartTransfer, Us: linkUs(h, instr), Bytes: instr, Op: -1, Resource: "link",
+				Detail: "estimated at 2 KiB per mapped operator"})
+			if p.Parameters.Streamed > 0 {
+				l.add(LatencyPart{Name: "Edge TPU streamed parameters", Kind: PartParameters, Us: linkUs(h, p.Parameters.Streamed), Bytes: p.Parameters.Streamed, Op: -1, Resource: "link"})
+			}
+		}
+		w := Work(t, sg, &sg.Operators[oi])
+		name := t.OperatorCodes[sg.Operators[oi].OpcodeIndex].Label()
+		l.add(LatencyPart{Name: fmt.Sprintf("op %d %s", oi, name), Kind: PartTPU, Us: float64(w.MACs) / tpuMACsPerUs, MACs: w.MACs, Op: oi, Resource: "edgetpu"})
+	}
+	if mapped > 0 {
+		l.add(LatencyPart{Name: "Edge TPU output transfer", Kind: PartTransfer, Us: linkUs(h, outBytes), Bytes: outBytes, Op: -1, Resource: "link"})
+	}
+	l.finish()
+	return l
+}
+
+func countTPU(on []bool) int {
+	n := 0
+	for _, b := range on {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// Timeline lowers one inference onto a sim graph (microsecond units):
+// the parts in order on their resource (host, link, Edge TPU); first says
+// whether the first inference's parts are included.
+func (l *Latency) Timeline(first bool) *sim.Graph {
+	g := &sim.Graph{Unit: "ns"}
+	res := map[string]sim.ResourceID{}
+	for _, r := range []string{"host", "link", "edgetpu"} {
+		name := map[string]string{"host": "host CPU", "link": l.Host.Link, "edgetpu": "Edge TPU"}[r]
+		res[r] = g.AddResource(sim.Resource{Name: name, Group: l.Host.Name})
+	}
+	prev := sim.TaskID(sim.None)
+	for i, p := range l.Parts {
+		if p.FirstOnly && !first {
+			continue
+		}
+		id := g.AddTask(sim.Task{Name: p.Name, Cat: p.Kind, Resource: res[p.Resource], Duration: int64(p.Us*1000 + 0.5), Tag: int32(i)})
+		if prev != sim.None {
+			g.AddDep(prev, id)
+		}
+		prev = id
+	}
+	return g
+}
+
+// WriteText renders the latency breakdown.
+func (l *Latency) WriteText(w io.Writer) error {
+	ew := stickywriter.New(w)
+	ew.Printf("Latency on %s (%s): first inference %s, steady state %s per inference\n", l.Host.Name, l.Host.Summary, ms(l.FirstInferenceUs), ms(l.SteadyStateUs))
+	kinds := make([]string, 0, len(l.ByKind))
+	for k := range l.ByKind {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool { return l.ByKind[kinds[i]] > l.ByKind[kinds[j]] })
+	var sums []string
+	for _, k := range kinds {
+		sums = append(sums, fmt.Sprintf("%s %s (%.0f%%)", kindNames[k], ms(l.ByKind[k]), 100*l.ByKind[k]/max(l.SteadyStateUs, 1e-9)))
+	}
+	ew.Printf("  steady state: %s\n", strings.Join(sums, ", "))
+	ew.Printf("  %-44s %10s %12s %s\n", "PART", "TIME", "BYTES/MACS", "")
+	for _, p := range l.Parts {
+		amount := ""
+		switch {
+		case p.Bytes > 0:
+			amount = humanize.Bytes(p.Bytes)
+		case p.MACs > 0:
+			amount = fmt.Sprintf("%.1fM MACs", float64(p.MACs)/1e6)
+		}
+		flag := ""
+		if p.FirstOnly {
+			flag = "first inference only"
+		}
+		ew.Printf("  %-44s %10s %12s %s\n", shortName(p.Name), ms(p.Us), amount, flag)
+	}
+	ew.Printf("  host link %s at %.0f MB/s effective; host CPU %.2f GMAC/s; Edge TPU %.0f GMAC/s effective\n", l.Host.Link, l.Host.LinkMBps, l.Host.CPUGMACs, tpuMACsPerUs/1e3)
+	for _, n := range l.Notes {
+		ew.Printf("  note: %s\n", n)
+	}
+	return ew.Err()
+}
+
+var kindNames = map[string]string{PartInvoke: "invocation", PartTransfer: "transfers", PartParameters: "parameters", PartTPU: "Edge TPU compute", PartCPU: "CPU operators", PartPreprocess: "image resize"}
+
+// HostsText lists the host classes and what each assumes.
+func HostsText(w io.Writer) error {
+	ew := stickywriter.New(w)
+	ew.Printf("Host classes (--host):\n")
+	for _, h := range hostClasses {
+		def := ""
+		if h.Name == DefaultHost {
+			def = " (default)"
+		}
+		ew.Printf("  %-14s %s%s\n", h.Name, h.Summary, def)
+		ew.Printf("  %-14s link %s at %.0f MB/s effective, CPU %.2f GMAC/s int8; %s\n", "", h.Link, h.LinkMBps, h.CPUGMACs, h.Source)
+	}
+	return ew.Err()
+}

@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/npukit/npukit"
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/edgetpu"
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	registerKindFlags("sim", edgetpuSimFlags, detect.EdgeTPU, detect.DarwiNN, detect.TFLite)
+}
+
+// edgetpuSimFlags binds the host class and inference options of
+// `npukit sim MODEL.tflite`.
+func edgetpuSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
+	var host string
+	var evicted bool
+	var resize string
+	fs.StringVar(&host, "host", edgetpu.DefaultHost, "Edge TPU/TFLite: host class the model runs on (--host help lists them with what each assumes)")
+	fs.BoolVar(&evicted, "evicted", false, "Edge TPU: another model with a different caching token runs between inferences, so cached parameters reload every inference")
+	fs.StringVar(&resize, "resize-from", "", "Edge TPU/TFLite: add the host's per-call resize of a WxH source image to the model input (Coral's classification benchmarks)")
+	return func(o *npukit.Options) error {
+		o.EdgeTPUHost = host
+		o.EdgeTPULatency.Evicted = evicted
+		if resize != "" {
+			var w, h int64
+			if n, err := sscanDims(resize, &w, &h); err != nil || n != 2 || w <= 0 || h <= 0 || w > 1<<16 || h > 1<<16 {
+				return usageErr("--resize-from %q: want WIDTHxHEIGHT, e.g. 1280x720", resize)
+			}
+			o.EdgeTPULatency.ResizeFromPixels = w * h
+		}
+		return nil
+	}
+}
+
+func sscanDims(s string, w, h *int64) (int, error) { return fmt.Sscanf(s, "%dx%d", w, h) }
