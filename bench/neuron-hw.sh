@@ -1,0 +1,10 @@
+#!/bin/sh
+# NeuronCore cost model against hardware: every published measurement of
+# $NPUKIT_SHARED/hw/neuron (nki sim) and every captured NEFF of
+# $NPUKIT_SHARED/corpus3/ntff (sim --json, total_ns), with measured,
+# predicted and ratio. See bench/neuronhw/main.go.
+set -eu
+cd "$(dirname "$0")/.."
+: "${NPUKIT_SHARED:=$(cd .. && pwd)/shared}"
+export NPUKIT_SHARED
+exec go run ./bench/neuronhw "$@"
