@@ -80,10 +80,32 @@ type Arch struct {
 	ClockGHz [numEngines]float64
 
 	DMAEngines int // DMA engines (queues) per core
-	// DMABytesPerNs is the bandwidth of one DMA engine.
+	// DMABytesPerNs is the bandwidth of one DMA engine. NKI's DMA
+	// bandwidth guide ("Guideline to Avoid Under-Utilizing DMA
+	// Bandwidth", awsdocs-neuron.readthedocs-hosted.com, nki/deep-dives/
+	// nki-dma-bandwidth-guide) tabulates it per generation: 17 B/ns on
+	// Trn1 (NeuronCore-v2), 23 on Trn2 (v3), 33 on Trn3 (v4), 16 engines
+	// per NeuronCore.
 	DMABytesPerNs float64
-	// DMAFixedNs is the fixed cost of one DMA transfer.
+	// DMAFixedNs is the fixed cost of one DMA transfer from its trigger to
+	// the completion semaphore: descriptor setup, synchronisation and
+	// semaphore-to-start latency, "~1300 ns cross-engine" (same guide). It
+	// is latency: the engines move other transfers meanwhile.
 	DMAFixedNs float64
+	// DMAMinChargedBytes: a contiguous run (a partition's row) shorter
+	// than this costs an engine as much time as one of this size (runs
+	// under 512 B are overhead-bound, NeuronCore notes; the guide asks
+	// for >= 4 KiB per partition to reach full bandwidth).
+	DMAMinChargedBytes int64
+	// LaunchNs is the fixed cost of running a kernel on a NeuronCore
+	// around its own instructions: the runtime's pre- and post-amble
+	// (engine barriers, semaphore resets, the trace notifications).
+	// Fitted, not published: a core given no work at all (subgraph sg01
+	// of the two-core captures in corpus3/ntff, truth.csv) takes 7.9 us
+	// under Neuron runtime 2.27 (8 captures) and 11.9-14.4 us under 2.30
+	// (6 captures); 10 us is their mean, so a prediction's launch share
+	// is uncertain by about +-4 us with the runtime version.
+	LaunchNs float64
 
 	// MMInitLatency is TensorE's minimum matmul initiation interval in
 	// cycles (MM_INIT_LATENCY, 64 on v2).
@@ -122,12 +144,13 @@ func (a *Arch) Align(b Buffer) int64 {
 	return a.SBUFAlign
 }
 
-const gib = 1 << 30
 
 // V2 is NeuronCore-v2 (Trainium1, Inferentia2): SBUF 128 x 192 KiB with the
 // top 16 KiB of each partition reserved, PSUM 128 x 16 KiB in 8 banks,
-// TensorE 2.8 GHz, VectorE 1.12 GHz, ScalarE and GpSimdE 1.4 GHz, 16 DMA
-// engines of 27 GiB/s per core (architecture guide).
+// TensorE 2.8 GHz, VectorE 1.12 GHz, ScalarE and GpSimdE 1.4 GHz
+// (architecture guide); 16 DMA engines of 17 B/ns per core, ~1300 ns per
+// transfer (NKI DMA bandwidth guide; the architecture guide's older
+// 27 GiB/s is the theoretical peak, not what an engine sustains).
 var V2 = Arch{
 	Name:                    "v2",
 	Partitions:              128,
@@ -140,8 +163,10 @@ var V2 = Arch{
 	PSUMTileBanks:           1,
 	ClockGHz:                [numEngines]float64{TensorE: 2.8, VectorE: 1.12, ScalarE: 1.4, GpSimdE: 1.4},
 	DMAEngines:              16,
-	DMABytesPerNs:           27.0 * gib / 1e9,
+	DMABytesPerNs:           17,
 	DMAFixedNs:              1300,
+	DMAMinChargedBytes:      512,
+	LaunchNs:                10000,
 	MMInitLatency:           64,
 	MMMaxMoving:             512,
 	MMMaxStationary:         128,
@@ -153,14 +178,15 @@ var V2 = Arch{
 // V3 is NeuronCore-v3 (Trainium2): as v2 but SBUF partitions of 224 KiB
 // (28 MiB in all: the Trainium3 guide says v4's 32 MiB is "up from 28 MiB
 // in NeuronCore-v3") of which 212,984 bytes are usable (one public
-// toolchain's figure); PSUM as v2; 16 DMA engines per core at the same
-// per-engine bandwidth as v2 (the NKI DMA guide gives 27.2 GB/s for both).
+// toolchain's figure); PSUM as v2; 16 DMA engines per core of 23 B/ns
+// (NKI DMA bandwidth guide).
 // Engine clocks: TensorE 2.4 GHz, VectorE 0.96 GHz, ScalarE and GpSimdE
 // 1.2 GHz (NKI Trainium2 architecture guide).
 var V3 = func() Arch {
 	a := V2
 	a.Name = "v3"
-	a.Assumed = "instruction costs and the DMA per-transfer overhead"
+	a.Assumed = "instruction costs"
+	a.DMABytesPerNs = 23
 	a.SBUFPartitionBytes = 224 << 10
 	a.SBUFUsableBytes = 212984
 	a.ClockGHz = [numEngines]float64{TensorE: 2.4, VectorE: 0.96, ScalarE: 1.2, GpSimdE: 1.2}
@@ -170,19 +196,18 @@ var V3 = func() Arch {
 // V4 is NeuronCore-v4 (Trainium3): SBUF 32 MiB, i.e. 128 partitions of
 // 256 KiB, of which 245,752 bytes are usable (one public toolchain's
 // figure); PSUM the same as v3 (Trainium3 guide for NKI); 16 DMA engines of
-// 38.4 GB/s (NKI DMA guide; v2's figure scaled by 38.4/27.2, keeping the
-// unit v2's figure is given in). Engine clocks: TensorE 2.4 GHz, VectorE,
+// 33 B/ns (NKI DMA bandwidth guide). Engine clocks: TensorE 2.4 GHz, VectorE,
 // ScalarE and GpSimdE 1.2 GHz (NKI Trainium3 architecture guide). A PSUM
 // tile may span all 8 banks (PSUMTileBanks).
 var V4 = func() Arch {
 	a := V2
 	a.Name = "v4"
-	a.Assumed = "instruction costs and the DMA per-transfer overhead"
+	a.Assumed = "instruction costs"
 	a.ClockGHz = [numEngines]float64{TensorE: 2.4, VectorE: 1.2, ScalarE: 1.2, GpSimdE: 1.2}
 	a.SBUFPartitionBytes = 256 << 10
 	a.SBUFUsableBytes = 245752
 	a.PSUMTileBanks = 8
-	a.DMABytesPerNs = V2.DMABytesPerNs * 38.4 / 27.2
+	a.DMABytesPerNs = 33
 	return a
 }()
 
@@ -264,11 +289,18 @@ func (a *Arch) CyclesToPs(e Engine, cycles int64) int64 {
 	return r
 }
 
-// DMATransfers is how many DMA engines one load or store of bytes over
-// partitions partitions is spread across: one transfer per engine, at most
-// one per partition (each partition's slice is its own DMA buffer).
-func (a *Arch) DMATransfers(partitions int64) int64 {
-	return max(1, min(int64(a.DMAEngines), partitions))
+// DMATransfers is how many DMA engines one load or store over rows
+// partition rows is spread across: each DMA transfer is parallelised over
+// up to the 16 engines of the core, depending on its shape (NKI's DMA
+// overview), one row (a partition's contiguous run) per engine at a time.
+func (a *Arch) DMATransfers(rows int64) int64 {
+	return max(1, min(int64(a.DMAEngines), rows))
+}
+
+// DMAChargedBytes is what rows rows of rowBytes bytes each cost the
+// engines: every row at least DMAMinChargedBytes.
+func (a *Arch) DMAChargedBytes(rows, rowBytes int64) int64 {
+	return max(rows, 1) * max(rowBytes, a.DMAMinChargedBytes)
 }
 
 // DMAPs is the time in picoseconds of one DMA transfer of bytes on one

@@ -28,10 +28,18 @@ type Plan struct {
 	// instructions with implicit tensors (a TensorE transpose's identity)
 	// in a directly allocated kernel; the current API does not (see
 	// checkMixed).
-	API     string
-	Tensors []*Tensor
-	HBM     []HBMTensor
-	Body    []Node
+	API string
+	// SerialTiles: the compiler keeps one location per automatically
+	// allocated tensor, so the tiles a loop declares afresh each iteration
+	// reuse it and successive iterations wait for each other (kernels
+	// marked nki.compiler.skip_middle_end_transformations, whose loops the
+	// compiler does not pipeline). Otherwise each logical tile of an
+	// automatic tensor gets a private location (the compiler's
+	// multi-buffering at its best).
+	SerialTiles bool
+	Tensors     []*Tensor
+	HBM         []HBMTensor
+	Body        []Node
 }
 
 // Tensor is an on-chip NKI tensor of shape (block..., par_dim(Partitions),
@@ -225,6 +233,10 @@ type Ref struct {
 	// Whole: the step touches every element of the tile (plans lowered
 	// from a kernel trace; a plan file's references leave it false).
 	Whole bool
+	// Part and Free, when Free is not 0, are the partitions and free
+	// elements per partition the step touches: a slice of the tile (plans
+	// lowered from a kernel trace). The step's cost is the slice's.
+	Part, Free int64
 }
 
 // Affine is Const + sum of Coef*loop variable.

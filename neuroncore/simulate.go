@@ -61,7 +61,8 @@ func SimulateExecution(x *Execution) (*SimResult, error) {
 	tasks := 0
 	for i := range x.Events {
 		if e := &x.Events[i]; e.Step.Engine == DMA {
-			tasks += 1 + int(a.DMATransfers(dmaTile(p, e).Partitions))
+			rows, _ := dmaShape(p, e)
+			tasks += 1 + int(a.DMATransfers(rows))
 		} else {
 			tasks++
 		}
@@ -83,13 +84,17 @@ func SimulateExecution(x *Execution) (*SimResult, error) {
 		deps = mem.deps(e, deps[:0])
 		var done sim.TaskID
 		if s.Engine == DMA {
-			t := dmaTile(p, e)
-			bytes := t.Partitions * t.TileBytes()
-			n := a.DMATransfers(t.Partitions)
+			rows, rowBytes := dmaShape(p, e)
+			n := a.DMATransfers(rows)
 			join := g.AddTask(sim.Task{Name: s.Name, Cat: "dma-done", Resource: sim.None, Tag: int32(ev)})
-			per := (bytes + n - 1) / n
+			// Rows are dealt over n engines; the transfer completes the
+			// fixed latency after its last row.
 			for i := int64(0); i < n; i++ {
-				tr := g.AddTask(sim.Task{Name: s.Name, Cat: string(s.Op), Resource: r.Resources[DMA], Bytes: per, Priority: int64(ev), Tag: int32(ev)})
+				share := rows / n
+				if i < rows%n {
+					share++
+				}
+				tr := g.AddTask(sim.Task{Name: s.Name, Cat: string(s.Op), Resource: r.Resources[DMA], Bytes: a.DMAChargedBytes(share, rowBytes), Priority: int64(ev), Tag: int32(ev)})
 				for _, d := range deps {
 					g.AddEdge(sim.Edge{From: d.from, To: tr, Flow: d.flow && i == 0})
 				}
@@ -113,40 +118,74 @@ func SimulateExecution(x *Execution) (*SimResult, error) {
 	return r, nil
 }
 
-func dmaTile(p *Plan, e *Event) *Tensor {
-	if len(e.Writes) > 0 {
-		return p.Tensors[e.Writes[0].Tensor]
+// dmaShape is the rows (partitions) of a load or store and the bytes of
+// each row: its on-chip operand's, the slice when the step names one.
+func dmaShape(p *Plan, e *Event) (rows, rowBytes int64) {
+	var r Ref
+	switch {
+	case len(e.Step.Writes) > 0 && (len(e.Writes) > 0 || len(e.Reads) == 0):
+		r = e.Step.Writes[0]
+	case len(e.Step.Reads) > 0:
+		r = e.Step.Reads[0]
+	default:
+		return 1, 0
 	}
-	if len(e.Reads) > 0 {
-		return p.Tensors[e.Reads[0].Tensor]
+	t := p.Tensors[r.Tensor]
+	return refPartitions(p, r), refFree(p, r) * int64(t.DType.Size())
+}
+
+// refFree is the free elements per partition a reference touches: its
+// slice when it names one (an operation on a slice of a wider tile streams
+// only the slice), else the whole tile.
+func refFree(p *Plan, r Ref) int64 {
+	t := p.Tensors[r.Tensor]
+	if r.Free > 0 && r.Free < t.FreeElems() {
+		return r.Free
 	}
-	// An index error dropped the operand: fall back to the step's ref.
-	if len(e.Step.Writes) > 0 {
-		return p.Tensors[e.Step.Writes[0].Tensor]
+	return t.FreeElems()
+}
+
+// refBytes is the bytes a reference touches over all its partitions.
+func refBytes(p *Plan, r Ref) int64 {
+	t := p.Tensors[r.Tensor]
+	parts := t.Partitions
+	if r.Free > 0 && r.Part > 0 && r.Part*r.Free < t.Partitions*t.FreeElems() {
+		return r.Part * r.Free * int64(t.DType.Size())
 	}
-	return p.Tensors[e.Step.Reads[0].Tensor]
+	return parts * t.TileBytes()
+}
+
+// refPartitions is the partitions a reference touches.
+func refPartitions(p *Plan, r Ref) int64 {
+	t := p.Tensors[r.Tensor]
+	if r.Free > 0 && r.Part > 0 && r.Part < t.Partitions {
+		return r.Part
+	}
+	return t.Partitions
 }
 
 // StepCycles is the cost in engine cycles of a compute step (0 for DMA).
+// The size is the first operand's (a read, else a write), its slice when
+// the step names one.
 func StepCycles(p *Plan, s *Step) int64 {
 	a := p.Arch
-	var t *Tensor
+	var r Ref
 	switch {
 	case len(s.Reads) > 0:
-		t = p.Tensors[s.Reads[0].Tensor]
+		r = s.Reads[0]
 	case len(s.Writes) > 0:
-		t = p.Tensors[s.Writes[0].Tensor]
+		r = s.Writes[0]
 	default:
 		return 0
 	}
-	n := t.FreeElems()
+	n := refFree(p, r)
 	switch s.Op {
 	case OpMatmul:
 		mv := p.Tensors[s.Reads[1].Tensor]
-		return a.MatmulCycles(mv.DType, mv.FreeElems())
+		return a.MatmulCycles(mv.DType, refFree(p, s.Reads[1]))
 	case OpTranspose:
 		if s.Engine == TensorE {
-			return a.TransposeCycles(t.Partitions, n)
+			return a.TransposeCycles(refPartitions(p, r), n)
 		}
 	case OpLoad, OpStore:
 		return 0
@@ -197,9 +236,20 @@ func newMemState(x *Execution) *memState {
 	}
 	rects := map[rk]int{}
 	var rs []placed
+	serial := map[TileKey]int{}
 	for _, l := range x.Lifetimes {
 		t := p.Tensors[l.Key.Tensor]
 		pl, ok := rectOf(p.Arch, t, l.Key.Tile)
+		if !ok && p.SerialTiles {
+			// One location per automatic tensor tile, whatever the
+			// iteration that declared it.
+			k := TileKey{Tensor: l.Key.Tensor, Tile: l.Key.Tile}
+			if id, seen := serial[k]; seen {
+				m.slotOf[l.Key] = id
+				continue
+			}
+			serial[k] = len(m.overlaps)
+		}
 		if !ok {
 			m.slotOf[l.Key] = len(m.overlaps)
 			m.overlaps = append(m.overlaps, []int{len(m.overlaps)})
@@ -288,12 +338,33 @@ func (m *memState) update(e *Event, done sim.TaskID) {
 	}
 }
 
+// ModelNotes says what a prediction of p includes and assumes.
+func ModelNotes(p *Plan) []string {
+	a := p.Arch
+	notes := []string{
+		fmt.Sprintf("launch overhead %.1f us (fitted on empty-core captures; 7.9-14.4 us with the runtime version)", a.LaunchNs/1000),
+		fmt.Sprintf("DMA: each load/store spreads its partition rows over %d engines of %.0f B/ns (rows under %d B cost %d B) and completes %.0f ns after its last row (NKI DMA bandwidth guide)", a.DMAEngines, a.DMABytesPerNs, a.DMAMinChargedBytes, a.DMAMinChargedBytes, a.DMAFixedNs),
+		"compute: each engine runs its instructions in order at the architecture guide's cycle formulas; an instruction on a slice costs the slice",
+	}
+	if a.Assumed != "" {
+		notes = append(notes, fmt.Sprintf("NeuronCore-%s: %s are not published; NeuronCore-v2's are used", a.Name, a.Assumed))
+	}
+	return notes
+}
+
 // SimSummary is what `npukit sbuf sim` prints.
 type SimSummary struct {
-	Plan       string        `json:"plan"`
-	Arch       string        `json:"arch"`
-	Steps      int           `json:"steps"`
-	TimeNs     float64       `json:"time_ns"`
+	Plan  string `json:"plan"`
+	Arch  string `json:"arch"`
+	Steps int    `json:"steps"`
+	// TimeNs is the predicted kernel time: KernelNs, the body's critical
+	// path on the engines and DMA queues, plus LaunchNs, the fixed launch
+	// overhead around it.
+	TimeNs   float64 `json:"time_ns"`
+	KernelNs float64 `json:"kernel_ns"`
+	LaunchNs float64 `json:"launch_ns"`
+	// Model says what the prediction includes and assumes.
+	Model      []string      `json:"model"`
 	DMABytes   int64         `json:"dma_bytes"`
 	Engines    []EngineStats `json:"engines"`
 	Bottleneck string        `json:"bottleneck"`
@@ -317,6 +388,10 @@ func MemoryAssumption(p *Plan) string {
 	switch {
 	case auto == 0:
 		return "every tensor at its direct allocation"
+	case p.SerialTiles && auto == len(p.Tensors):
+		return fmt.Sprintf("automatic tensors (all %d) at one location per tile, reused by every loop iteration (skip_middle_end_transformations: the compiler does not pipeline loops)", auto)
+	case p.SerialTiles:
+		return fmt.Sprintf("direct tensors at their allocation; the %d automatic ones at one location per tile, reused by every loop iteration (skip_middle_end_transformations: the compiler does not pipeline loops)", auto)
 	case auto == len(p.Tensors):
 		return fmt.Sprintf("automatic tensors (all %d) given unlimited memory: a private location per logical tile", auto)
 	}
@@ -333,7 +408,10 @@ type EngineStats struct {
 
 // Summary condenses a simulation.
 func (r *SimResult) Summary() *SimSummary {
-	s := &SimSummary{Plan: r.Plan.Name, Arch: r.Plan.Arch.Name, Steps: len(r.Exec.Events), TimeNs: float64(r.Timeline.Makespan) / 1000, Memory: MemoryAssumption(r.Plan)}
+	a := r.Plan.Arch
+	k := float64(r.Timeline.Makespan) / 1000
+	s := &SimSummary{Plan: r.Plan.Name, Arch: a.Name, Steps: len(r.Exec.Events), TimeNs: k + a.LaunchNs, KernelNs: k, LaunchNs: a.LaunchNs, Memory: MemoryAssumption(r.Plan)}
+	s.Model = ModelNotes(r.Plan)
 	best := -1.0
 	for _, e := range Engines() {
 		id := r.Resources[e]
@@ -363,13 +441,16 @@ func (s *SimSummary) WriteText(w io.Writer) error {
 	if name == "" {
 		name = "plan"
 	}
-	fmt.Fprintf(w, "%s on NeuronCore-%s: %d steps, %.3f us", name, s.Arch, s.Steps, s.TimeNs/1000)
+	fmt.Fprintf(w, "%s on NeuronCore-%s: %d steps, %.3f us (kernel body %.3f us + launch %.3f us)", name, s.Arch, s.Steps, s.TimeNs/1000, s.KernelNs/1000, s.LaunchNs/1000)
 	if s.Bottleneck != "" {
 		fmt.Fprintf(w, ", busiest engine %s", s.Bottleneck)
 	}
 	fmt.Fprintln(w)
 	if s.Memory != "" {
 		fmt.Fprintf(w, "assumes %s\n", s.Memory)
+	}
+	for _, m := range s.Model {
+		fmt.Fprintf(w, "  model: %s\n", m)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "ENGINE\tSTEPS\tBUSY (us)\tUTILISATION\t")

@@ -59,6 +59,10 @@ type Access struct {
 	// Whole: the access covers every element of its tile (a whole tensor,
 	// an instruction result, or a view selecting all of one tile).
 	Whole bool
+	// Part and Free, when not Whole and the view stays within one logical
+	// tile, are the view's partitions and free elements per partition: an
+	// instruction on a slice of a wider tile streams only the slice.
+	Part, Free int64
 }
 
 // PStep is one executed instruction.
@@ -174,7 +178,11 @@ func appendAccess(out []Access, v Value) []Access {
 		}
 	case *View:
 		if x.T.Rec != nil {
-			return append(out, Access{Rec: x.T.Rec, Block: x.Block, Inst: x.T.inst, Whole: x.Whole})
+			a := Access{Rec: x.T.Rec, Block: x.Block, Inst: x.T.inst, Whole: x.Whole}
+			if !x.Whole {
+				a.Part, a.Free = sliceSize(x)
+			}
+			return append(out, a)
 		}
 	case *Tile:
 		if x.Rec != nil {
@@ -186,6 +194,25 @@ func appendAccess(out []Access, v Value) []Access {
 		}
 	}
 	return out
+}
+
+// sliceSize is a view's partitions and free elements per partition when it
+// selects part of one logical tile (every block dimension indexed by one
+// value); 0, 0 otherwise.
+func sliceSize(x *View) (part, free int64) {
+	if len(x.Block) != x.T.BlockDims || len(x.Shape) == 0 {
+		return 0, 0
+	}
+	for _, b := range x.Block {
+		if b == nil {
+			return 0, 0
+		}
+	}
+	free = 1
+	for _, d := range x.Shape[1:] {
+		free *= max(d, 0)
+	}
+	return max(x.Shape[0], 0), free
 }
 
 // wholeTile reports whether an index of base with block part block and

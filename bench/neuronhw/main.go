@@ -70,7 +70,7 @@ func main() {
 	rows = append(rows, hwRows(*bin, *shared, tmp, *verbose)...)
 	rows = append(rows, ntffRows(*bin, *shared, *verbose)...)
 
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ROW\tKIND\tMEASURED us\tPREDICTED us\tRATIO\t\t")
 	within, over2, n := 0, 0, 0
 	var ratios []float64
