@@ -63,8 +63,9 @@ func TestCostFormulas(t *testing.T) {
 	if ps := a.CyclesToPs(ScalarE, 512); ps != 365715 {
 		t.Errorf("512 ScalarE cycles = %d ps", ps)
 	}
-	// 27 GiB/s = 28.99 B/ns: 8 KiB on one engine = 1300 + 282.6 ns.
-	if ps := a.DMAPs(8192); ps < 1582000 || ps > 1583000 {
+	// 17 B/ns (NKI DMA bandwidth guide, Trn1): 8 KiB on one engine =
+	// 1300 + 481.9 ns.
+	if ps := a.DMAPs(8192); ps < 1781000 || ps > 1783000 {
 		t.Errorf("DMA of 8 KiB = %d ps", ps)
 	}
 	if a.DMATransfers(128) != 16 || a.DMATransfers(4) != 4 {
@@ -96,8 +97,8 @@ func TestGenerations(t *testing.T) {
 	if total := int64(V4.Partitions) * V4.SBUFPartitionBytes; total != 32<<20 {
 		t.Errorf("v4 SBUF %d", total)
 	}
-	if r := V4.DMABytesPerNs / V3.DMABytesPerNs; r < 1.41 || r > 1.42 {
-		t.Errorf("v4/v3 DMA bandwidth ratio %.3f, want 38.4/27.2", r)
+	if V2.DMABytesPerNs != 17 || V3.DMABytesPerNs != 23 || V4.DMABytesPerNs != 33 {
+		t.Errorf("DMA bandwidth per engine %v/%v/%v B/ns, want the NKI DMA bandwidth guide's 17/23/33", V2.DMABytesPerNs, V3.DMABytesPerNs, V4.DMABytesPerNs)
 	}
 	for _, n := range []string{"v4", "trn3", "gen4"} {
 		if a, err := ArchByName(n); err != nil || a.Name != "v4" {

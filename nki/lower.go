@@ -52,7 +52,7 @@ func lower(res *Result, arch *neuroncore.Arch, blocks map[*TensorRec]*loopBlock,
 		if res.API != "beta1" {
 			api = "current"
 		}
-		lw.out = &Lowered{Plan: &neuroncore.Plan{Name: res.Function, Arch: arch, API: api, SerialTiles: skipsMiddleEnd(res.Decorators)}, Steps: map[*neuroncore.Step]*PStep{}, Loops: map[*neuroncore.Loop]*LoopRec{}}
+		lw.out = &Lowered{Plan: &neuroncore.Plan{Name: res.Function, Arch: arch, API: api, SerialTiles: res.hasDecorator("skip_middle_end_transformations")}, Steps: map[*neuroncore.Step]*PStep{}, Loops: map[*neuroncore.Loop]*LoopRec{}}
 		lw.hbm()
 		body, err := lw.nodes(res.Program)
 		var more *needUnroll
@@ -627,19 +627,6 @@ func (lw *lowering) refs(s *PStep, acc []Access) ([]neuroncore.Ref, []string, er
 		rec(0)
 	}
 	return refs, hbm, nil
-}
-
-// skipsMiddleEnd reports whether the kernel is decorated with
-// nki.compiler.skip_middle_end_transformations (under any import alias):
-// the compiler then neither pipelines its loops nor multi-buffers the
-// tiles they declare.
-func skipsMiddleEnd(decos []string) bool {
-	for _, d := range decos {
-		if d == "skip_middle_end_transformations" || strings.HasSuffix(d, ".skip_middle_end_transformations") {
-			return true
-		}
-	}
-	return false
 }
 
 // stepPath is a step's location, file:line (one string per line of

@@ -187,7 +187,10 @@ func newNkiSimCmd(env *Env) *cobra.Command {
 		Long: `sim traces and lowers the kernel as 'nki check' does and runs the body on the
 NeuronCore engine and DMA model (docs/sbuf-plan.md): total time, per-engine
 utilisation; --trace writes a Perfetto trace whose steps are named after the kernel's
-calls and lines. Automatic tensors get a private location per logical tile.`,
+calls and lines. Automatic tensors get a private location per logical tile, except
+in kernels marked skip_middle_end_transformations (one location per tile a loop
+declares: iterations wait for each other). The time printed is the body's critical
+path plus a launch overhead; the lines under it say what the model includes.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ck, name, err := checkKernel(&f, args, emit)

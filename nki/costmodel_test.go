@@ -1,0 +1,116 @@
+package nki
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/neuroncore"
+)
+
+// simKernel traces src's kernel for arch and simulates its lowered body.
+func simKernel(t *testing.T, src string, arch *neuroncore.Arch, args ...Arg) *neuroncore.SimSummary {
+	t.Helper()
+	nc := map[string]string{"v2": "gen2", "v3": "gen3", "v4": "gen4"}[arch.Name]
+	ck, err := CheckKernel(traceSource(t, authorHeader+src, nc, args...), arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := neuroncore.SimulateExecution(ck.Exec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Summary()
+}
+
+func engineBusy(s *neuroncore.SimSummary, engine string) float64 {
+	for _, e := range s.Engines {
+		if e.Engine == engine {
+			return e.BusyNs
+		}
+	}
+	return -1
+}
+
+// An activation on a 512-wide slice of an 8192-wide tile streams 512
+// elements per partition: it costs what it costs on a 512-wide tile (the
+// model charged the parent's width, 16 times more).
+func TestSimSliceCostsItsOwnSize(t *testing.T) {
+	const kernel = `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.ndarray((128, WIDTH), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=a)
+    y = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    y[...] = nisa.activation(op=nl.exp, data=x[:, 0:512])
+    nisa.dma_copy(dst=out, src=y)
+    return out
+`
+	busy := map[int64]float64{}
+	for _, w := range []int64{512, 8192} {
+		src := strings.ReplaceAll(kernel, "WIDTH", strconv.FormatInt(w, 10))
+		s := simKernel(t, src, &neuroncore.V2, Arg{Name: "a", Shape: []int64{128, w}, DType: "float32"})
+		busy[w] = engineBusy(s, "scalar")
+	}
+	if busy[512] <= 0 || busy[8192] != busy[512] {
+		t.Fatalf("ScalarE busy: %.1f ns under a 512-wide tile, %.1f ns under an 8192-wide one; want equal", busy[512], busy[8192])
+	}
+}
+
+// One load spreads its 128 partition rows over the 16 DMA engines at the
+// per-engine bandwidth of the NKI DMA bandwidth guide (23 B/ns on
+// NeuronCore-v3) and completes the ~1300 ns fixed latency after its last
+// row; the kernel time adds the launch overhead.
+func TestSimDMABandwidthLatencyAndLaunch(t *testing.T) {
+	const kernel = `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 4096), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.ndarray((128, 4096), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=a)
+    nisa.dma_copy(dst=out, src=x)
+    return out
+`
+	a := neuroncore.V3
+	s := simKernel(t, kernel, &a, Arg{Name: "a", Shape: []int64{128, 4096}, DType: "float32"})
+	perDMA := 1300 + float64(128*4096*4)/(16*23)
+	if got := s.KernelNs; math.Abs(got-2*perDMA)/(2*perDMA) > 0.01 {
+		t.Errorf("kernel body %.0f ns, want two dependent DMAs of %.0f ns each", got, perDMA)
+	}
+	if s.LaunchNs <= 0 || s.TimeNs != s.KernelNs+s.LaunchNs {
+		t.Errorf("time %.0f ns = body %.0f + launch %.0f: want a positive launch overhead included", s.TimeNs, s.KernelNs, s.LaunchNs)
+	}
+	if len(s.Model) == 0 {
+		t.Error("the summary says nothing of what the prediction includes")
+	}
+}
+
+// A kernel compiled with skip_middle_end_transformations keeps one
+// location per tile its loop declares: each iteration's load waits for the
+// previous iteration's add to have read the tile, so dependent
+// load -> add -> store iterations cost at least the DMA latency each, as
+// measured on Trainium2 (about 1.5 us per iteration); the model gave each
+// iteration its own tile and overlapped them all.
+func TestSimSkipMiddleEndSerialisesIterations(t *testing.T) {
+	const kernel = `
+@nki.compiler.skip_middle_end_transformations
+@nki.jit
+def kernel(a, b):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.hbm)
+    for m in nl.affine_range(64):
+        at = nl.ndarray((1, 1), dtype=a.dtype, buffer=nl.sbuf)
+        bt = nl.ndarray((1, 1), dtype=b.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(src=a[m:m + 1], dst=at)
+        nisa.dma_copy(src=b[m:m + 1], dst=bt)
+        res = nisa.tensor_scalar(at, nl.add, bt)
+        nisa.dma_copy(src=res, dst=out[m:m + 1])
+    return out
+`
+	vec := []int64{64}
+	s := simKernel(t, kernel, &neuroncore.V3, Arg{Name: "a", Shape: vec, DType: "float32"}, Arg{Name: "b", Shape: vec, DType: "float32"})
+	if per := s.KernelNs / 64; per < 1300 {
+		t.Fatalf("%.0f ns per iteration: iterations overlap, want at least the 1300 ns DMA latency each", per)
+	}
+}
