@@ -144,7 +144,6 @@ func (a *Arch) Align(b Buffer) int64 {
 	return a.SBUFAlign
 }
 
-
 // V2 is NeuronCore-v2 (Trainium1, Inferentia2): SBUF 128 x 192 KiB with the
 // top 16 KiB of each partition reserved, PSUM 128 x 16 KiB in 8 banks,
 // TensorE 2.8 GHz, VectorE 1.12 GHz, ScalarE and GpSimdE 1.4 GHz
