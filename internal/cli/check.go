@@ -67,44 +67,20 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 				return err
 			}
 			reportSkipped(env, skipped, verbose)
-			code := ExitOK
 			var opened []*npukit.Artifact
 			defer func() { noteKindFlagsUnused(env, cmd, opened) }()
-			var all diag.Report
-			var ferrs []npukit.FileError
-			for _, path := range files {
+			return runChecks(env, format, &lf, policy, files, len(skipped), func(path string) (diag.Report, error) {
 				a, err := openArg(path)
-				var rep diag.Report
-				if err == nil {
-					opened = append(opened, a)
-					if rep, err = a.Check(o); err != nil {
-						err = libErr(path, err)
-					}
-				}
 				if err != nil {
-					code = worstCode(code, exitCodeOf(err))
-					ferrs = append(ferrs, npukit.FileError{Path: path, Message: err.Error()})
-					if format == "text" {
-						fmt.Fprintf(env.Stderr, "npukit: %v\n", err)
-					}
-					continue
+					return nil, err
 				}
-				all = append(all, rep.WithFile(path)...)
-			}
-			kept, hidden := policy.Apply(all)
-			doc := npukit.NewCheckDocument(len(files), kept, ferrs, lf.noInfo)
-			doc.Suppress(hidden)
-			doc.Summary.Skipped = len(skipped)
-			if doc.Diagnostics.HasErrors() {
-				code = worstCode(code, ExitFindings)
-			}
-			if err := writeFindings(env, format, doc, doc); err != nil {
-				return err
-			}
-			if code != ExitOK {
-				return &ExitError{Code: code}
-			}
-			return nil
+				opened = append(opened, a)
+				rep, err := a.Check(o)
+				if err != nil {
+					return nil, libErr(path, err)
+				}
+				return rep, nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&listRules, "list-rules", false, "list every rule (ID, severity, description) and exit")

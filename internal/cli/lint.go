@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -112,13 +113,48 @@ func writeFindings(env *Env, format string, doc npukit.CheckDocument, text Outpu
 	return text.WriteText(env.Stdout)
 }
 
+// runChecks checks each file with checkOne and renders one check document:
+// findings named by file, the rule policy applied, exit 1 on an error
+// finding and 2 on a file that could not be checked.
+func runChecks(env *Env, format string, lf *lintFlags, policy *ruleset.Policy, files []string, skipped int, checkOne func(path string) (diag.Report, error)) error {
+	code := ExitOK
+	var all diag.Report
+	var ferrs []npukit.FileError
+	for _, path := range files {
+		rep, err := checkOne(path)
+		if err != nil {
+			code = worstCode(code, exitCodeOf(err))
+			ferrs = append(ferrs, npukit.FileError{Path: path, Message: err.Error()})
+			if format == "text" {
+				fmt.Fprintf(env.Stderr, "npukit: %v\n", err)
+			}
+			continue
+		}
+		all = append(all, rep.WithFile(path)...)
+	}
+	kept, hidden := policy.Apply(all)
+	doc := npukit.NewCheckDocument(len(files), kept, ferrs, lf.noInfo)
+	doc.Suppress(hidden)
+	doc.Summary.Skipped = skipped
+	if doc.Diagnostics.HasErrors() {
+		code = worstCode(code, ExitFindings)
+	}
+	if err := writeFindings(env, format, doc, doc); err != nil {
+		return err
+	}
+	if code != ExitOK {
+		return &ExitError{Code: code}
+	}
+	return nil
+}
+
 // inputs expands check's arguments: a file is itself; a glob pattern that
 // names no file is expanded; a directory that is an artifact (an unpacked
 // NEFF) is itself, any other directory is walked recursively. Files met
 // in a walk are kept when their content is an artifact npukit checks and
 // counted as skipped otherwise (listed with -v); a named file is always
 // kept, so that a file that is not an artifact is reported, not skipped.
-func inputs(args []string) (files, skipped []string, err error) {
+func inputs(args []string, kinds ...detect.Kind) (files, skipped []string, err error) {
 	for _, a := range args {
 		if _, statErr := os.Lstat(a); statErr != nil && strings.ContainsAny(a, "*?[") {
 			m, gerr := filepath.Glob(a)
@@ -129,7 +165,7 @@ func inputs(args []string) (files, skipped []string, err error) {
 				return nil, nil, usageErr("%s: no file matches", a)
 			}
 			for _, p := range m {
-				f, s, err := inputs([]string{p})
+				f, s, err := inputs([]string{p}, kinds...)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -146,7 +182,7 @@ func inputs(args []string) (files, skipped []string, err error) {
 			files = append(files, a) // an unpacked NEFF directory
 			continue
 		}
-		f, s, err := artifactsUnder(a)
+		f, s, err := artifactsUnder(a, kinds)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -162,7 +198,7 @@ func inputs(args []string) (files, skipped []string, err error) {
 
 // artifactsUnder lists the artifacts under dir in lexical order; hidden
 // directories (.git) are not entered and symbolic links not followed.
-func artifactsUnder(dir string) (files, skipped []string, err error) {
+func artifactsUnder(dir string, kinds []detect.Kind) (files, skipped []string, err error) {
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
@@ -176,7 +212,7 @@ func artifactsUnder(dir string) (files, skipped []string, err error) {
 				return filepath.SkipDir
 			}
 			if p != dir {
-				if r, err := detect.Path(p); err == nil && r.Kind != "" {
+				if r, err := detect.Path(p); err == nil && r.Kind != "" && (len(kinds) == 0 || slices.Contains(kinds, r.Kind)) {
 					files = append(files, p)
 					return filepath.SkipDir
 				}
@@ -190,7 +226,8 @@ func artifactsUnder(dir string) (files, skipped []string, err error) {
 		r, derr := detect.Path(p)
 		var ue *detect.UnknownError
 		switch {
-		case errors.As(derr, &ue), derr == nil && !npukit.Supports(r.Kind, "check"):
+		case errors.As(derr, &ue), derr == nil && !npukit.Supports(r.Kind, "check"),
+			derr == nil && len(kinds) > 0 && !slices.Contains(kinds, r.Kind):
 			skipped = append(skipped, p)
 		default:
 			files = append(files, p) // an artifact, or one that cannot be read: check says which

@@ -52,41 +52,24 @@ func readSbufPlan(path string) (*neuroncore.Plan, error) {
 	return p, nil
 }
 
-// sbufCheckOutput is what `sbuf check` prints.
-type sbufCheckOutput struct {
-	Diagnostics diag.Report         `json:"diagnostics"`
-	Summary     npukit.CheckSummary `json:"summary"`
-}
-
-func (o sbufCheckOutput) WriteText(w io.Writer) error {
-	if err := o.Diagnostics.WriteText(w); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "plan checked: %d errors, %d warnings, %d infos\n", o.Summary.Errors, o.Summary.Warnings, o.Summary.Infos)
-	return err
-}
-
-// sbufCheck checks a plan file; the report names the file.
-func sbufCheck(path string) (sbufCheckOutput, error) {
+// sbufCheck checks a plan file.
+func sbufCheck(path string) (diag.Report, error) {
 	p, err := readSbufPlan(path)
 	if err != nil {
-		return sbufCheckOutput{}, err
+		return nil, err
 	}
 	rep, _, err := neuroncore.Check(p)
 	if err != nil {
-		return sbufCheckOutput{}, usageErr("%s: %v", path, err)
+		return nil, usageErr("%s: %v", path, err)
 	}
-	rep = rep.WithFile(path)
-	rep.Sort()
-	if rep == nil {
-		rep = diag.Report{}
-	}
-	return sbufCheckOutput{rep, npukit.CheckSummary{Files: 1, Errors: rep.Count(diag.Error), Warnings: rep.Count(diag.Warning), Infos: rep.Count(diag.Info)}}, nil
+	return rep, nil
 }
 
 func newSbufCheckCmd(env *Env) *cobra.Command {
-	return acceptsKinds(&cobra.Command{
-		Use:   "check PLAN",
+	var lf lintFlags
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "check PLAN|DIR|GLOB...",
 		Short: "Verify an allocation plan: placement rules, lifetimes, PSUM accumulation groups",
 		Long: `check verifies every logical tile of every directly allocated tensor (start partition
 by partition count, byte range within the usable partition bytes, alignment, PSUM bank),
@@ -94,22 +77,32 @@ computes tile lifetimes from the kernel body and reports physical tiles alive at
 time that overlap, tensors with fewer physical tiles than logical tiles alive at once,
 mixed direct and automatic allocation and interleaved accumulation groups in one PSUM
 bank. Messages name the tensors, tiles and steps involved.
-Exit code 1 when an error is found, 2 when the plan cannot be read.`,
-		Args: cobra.ExactArgs(1),
+A directory is walked for plans (other files are skipped); rule control and output
+formats are those of 'npukit check' (see its help).
+Exit code 1 when an error is found, 2 when a plan cannot be read.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := sbufCheck(args[0])
+			format, err := lf.outputFormat(env)
 			if err != nil {
 				return err
 			}
-			if err := render(env, out); err != nil {
+			policy, err := lf.policy()
+			if err != nil {
 				return err
 			}
-			if out.Diagnostics.HasErrors() {
-				return &ExitError{Code: ExitFindings}
+			files, skipped, err := inputs(args, detect.SBUFPlan)
+			if err != nil {
+				return err
 			}
-			return nil
+			reportSkipped(env, skipped, verbose)
+			return runChecks(env, format, &lf, policy, files, len(skipped), func(path string) (diag.Report, error) {
+				return sbufCheck(path)
+			})
 		},
-	}, detect.SBUFPlan)
+	}
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "list the files a directory walk skipped")
+	lf.bind(cmd)
+	return acceptsKinds(cmd, detect.SBUFPlan)
 }
 
 func newSbufSimCmd(env *Env) *cobra.Command {
