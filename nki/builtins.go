@@ -1,7 +1,9 @@
 package nki
 
 import (
+	"errors"
 	"math"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,6 +63,9 @@ func (in *interp) initBuiltins() {
 		"max": bi("max", func(c *callCtx) Value { return c.in.minmax(c, 1) }),
 		"sum": bi("sum", func(c *callCtx) Value {
 			var acc Value = c.arg(1, "start", int64(0))
+			if _, ok := acc.(string); ok {
+				c.in.raise(c.pos, "TypeError", "sum() can't sum strings [use ''.join(seq) instead]")
+			}
 			for _, v := range c.in.iterate(c.need(0, "iterable"), c.node) {
 				acc = c.in.binop("+", acc, v, c.pos, c.node)
 			}
@@ -150,6 +155,7 @@ func (in *interp) initBuiltins() {
 			for i := range idx {
 				idx[i] = i
 			}
+			c.in.charge(int64(len(items)) * int64(1+bits.Len(uint(len(items)))))
 			sort.SliceStable(idx, func(a, b int) bool {
 				r, ok := ordered(keys[idx[a]], keys[idx[b]])
 				if !ok {
@@ -190,18 +196,7 @@ func (in *interp) initBuiltins() {
 			}
 			return out
 		}),
-		"round": bi("round", func(c *callCtx) Value {
-			f, ok := num(c.need(0, "number"))
-			if !ok {
-				c.fail("round() of %s", typeName(c.args[0]))
-			}
-			if c.has(1, "ndigits") {
-				n, _ := asInt(c.arg(1, "ndigits", int64(0)))
-				p := math.Pow(10, float64(n))
-				return math.RoundToEven(f*p) / p
-			}
-			return int64(math.RoundToEven(f))
-		}),
+		"round": bi("round", pyRound),
 		"divmod": bi("divmod", func(c *callCtx) Value {
 			a, b := c.need(0, "a"), c.need(1, "b")
 			return Tuple{c.in.binop("//", a, b, c.pos, c.node), c.in.binop("%", a, b, c.pos, c.node)}
@@ -214,7 +209,8 @@ func (in *interp) initBuiltins() {
 		}),
 		"int":   &typeVal{"int", convInt},
 		"float": &typeVal{"float", convFloat},
-		"str":   &typeVal{"str", func(c *callCtx) Value { return str(c.arg(0, "object", "")) }},
+		"repr":  bi("repr", func(c *callCtx) Value { return c.in.repr(c.need(0, "obj")) }),
+		"str":   &typeVal{"str", func(c *callCtx) Value { return c.in.str(c.arg(0, "object", "")) }},
 		"bool":  &typeVal{"bool", func(c *callCtx) Value { return c.in.truth(c.arg(0, "x", false), c.node) }},
 		"tuple": &typeVal{"tuple", func(c *callCtx) Value {
 			if !c.has(0, "iterable") {
@@ -232,7 +228,7 @@ func (in *interp) initBuiltins() {
 			if !c.has(0, "iterable") {
 				return &List{}
 			}
-			return &List{Items: uniq(c.in.iterate(c.args[0], c.node))}
+			return &List{Items: c.in.uniq(c.in.iterate(c.args[0], c.node))}
 		}},
 		"dict": &typeVal{"dict", func(c *callCtx) Value {
 			d := newDict()
@@ -240,7 +236,7 @@ func (in *interp) initBuiltins() {
 				switch src := c.args[0].(type) {
 				case *Dict:
 					for i := range src.Keys {
-						d.set(src.Keys[i], src.Vals[i])
+						c.in.dset(d, src.Keys[i], src.Vals[i])
 					}
 				default:
 					for _, kv := range c.in.iterate(src, c.node) {
@@ -248,12 +244,12 @@ func (in *interp) initBuiltins() {
 						if len(p) != 2 {
 							c.fail("dict() of a sequence that is not pairs")
 						}
-						d.set(p[0], p[1])
+						c.in.dset(d, p[0], p[1])
 					}
 				}
 			}
 			for _, k := range c.kw {
-				d.set(k.Name, k.Value)
+				c.in.dset(d, k.Name, k.Value)
 			}
 			return d
 		}},
@@ -277,6 +273,9 @@ func (in *interp) initBuiltins() {
 		"AttributeError":      exc("AttributeError"),
 		"StopIteration":       exc("StopIteration"),
 		"ZeroDivisionError":   exc("ZeroDivisionError"),
+		"RecursionError":      exc("RecursionError"),
+		"OverflowError":       exc("OverflowError"),
+		"ArithmeticError":     exc("ArithmeticError"),
 		"__name__":            "npukit_trace",
 		"NotImplemented":      &Opaque{What: "NotImplemented"},
 	}
@@ -291,14 +290,21 @@ func convInt(c *callCtx) Value {
 	case bool:
 		return b2i(x)
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 9e18 {
-			c.fail("int() of %v", x)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			c.in.raise(c.pos, "ValueError", "cannot convert float %s to integer", pyFloat(x))
+		}
+		if x >= 1<<63 || x < -(1<<63) {
+			c.fail("int() of %s: %v", pyFloat(x), errIntOverflow{"int()"})
 		}
 		return int64(x)
 	case string:
-		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		t := strings.ReplaceAll(strings.TrimSpace(x), "_", "")
+		n, err := strconv.ParseInt(t, 10, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			c.fail("int() of a %d-digit string: %v", len(t), errIntOverflow{"int()"})
+		}
 		if err != nil {
-			c.in.raise(c.pos, "ValueError", "invalid literal for int(): %q", x)
+			c.in.raise(c.pos, "ValueError", "invalid literal for int() with base 10: %s", render(x, true))
 		}
 		return n
 	case *Sym:
@@ -515,42 +521,75 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 					} else {
 						v = c.arg(-1, field, nil)
 					}
-					b.WriteString(formatSpec(v, spec))
+					fs := c.in.formatSpec(v, spec)
+					c.in.needBytes(addSizes(int64(b.Len()), int64(len(fs))), "str.format")
+					b.WriteString(fs)
 					i += j
 				}
 				return b.String()
 			})
 		case "join":
 			return m(func(c *callCtx) Value {
-				var parts []string
-				for _, v := range c.in.iterate(c.need(0, "iterable"), c.node) {
-					parts = append(parts, str(v))
+				items := c.in.iterate(c.need(0, "iterable"), c.node)
+				parts := make([]string, len(items))
+				total := int64(0)
+				for i, v := range items {
+					s, ok := v.(string)
+					if !ok {
+						c.in.raise(c.pos, "TypeError", "sequence item %d: expected str instance, %s found", i, typeName(v))
+					}
+					parts[i] = s
+					total = addSizes(total, int64(len(s)))
+					if i > 0 {
+						total = addSizes(total, int64(len(o)))
+					}
 				}
+				c.in.needBytes(total, "str.join")
 				return strings.Join(parts, o)
 			})
 		case "upper":
-			return m(func(c *callCtx) Value { return strings.ToUpper(o) })
+			return m(func(c *callCtx) Value { c.in.charge(int64(len(o)) / bytesPerStep); return strings.ToUpper(o) })
 		case "lower":
-			return m(func(c *callCtx) Value { return strings.ToLower(o) })
+			return m(func(c *callCtx) Value { c.in.charge(int64(len(o)) / bytesPerStep); return strings.ToLower(o) })
 		case "strip":
-			return m(func(c *callCtx) Value { return strings.TrimSpace(o) })
+			return m(func(c *callCtx) Value { c.in.charge(int64(len(o)) / bytesPerStep); return strings.TrimSpace(o) })
 		case "startswith":
-			return m(func(c *callCtx) Value { return strings.HasPrefix(o, str(c.need(0, "prefix"))) })
+			return m(func(c *callCtx) Value { return strings.HasPrefix(o, c.in.str(c.need(0, "prefix"))) })
 		case "endswith":
-			return m(func(c *callCtx) Value { return strings.HasSuffix(o, str(c.need(0, "suffix"))) })
+			return m(func(c *callCtx) Value { return strings.HasSuffix(o, c.in.str(c.need(0, "suffix"))) })
 		case "replace":
-			return m(func(c *callCtx) Value { return strings.ReplaceAll(o, str(c.need(0, "old")), str(c.need(1, "new"))) })
+			return m(func(c *callCtx) Value {
+				old, nw := c.in.str(c.need(0, "old")), c.in.str(c.need(1, "new"))
+				c.in.charge(int64(len(o)) / bytesPerStep)
+				n := int64(strings.Count(o, old))
+				if old == "" {
+					n = int64(len(o)) + 1 // between the bytes (ASCII)
+				}
+				size := addSizes(int64(len(o)), mulSizes(n, int64(len(nw))))
+				if size >= 0 {
+					size -= n * int64(len(old))
+				}
+				c.in.needBytes(size, "str.replace")
+				return strings.ReplaceAll(o, old, nw)
+			})
 		case "split":
 			return m(func(c *callCtx) Value {
+				c.in.charge(int64(len(o)) / bytesPerStep)
 				var parts []string
 				if c.has(0, "sep") && c.args[0] != nil {
-					parts = strings.Split(o, str(c.args[0]))
+					sep := c.in.str(c.args[0])
+					if sep == "" {
+						c.in.raise(c.pos, "ValueError", "empty separator")
+					}
+					c.in.needItems(int64(strings.Count(o, sep))+1, "str.split")
+					parts = strings.Split(o, sep)
 				} else {
+					c.in.needItems(int64(len(o))/2+1, "str.split")
 					parts = strings.Fields(o)
 				}
-				out := &List{}
-				for _, p := range parts {
-					out.Items = append(out.Items, p)
+				out := &List{Items: make([]Value, len(parts))}
+				for i, p := range parts {
+					out.Items[i] = p
 				}
 				return out
 			})
@@ -560,17 +599,16 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 		case "append":
 			return m(func(c *callCtx) Value {
 				if len(o.Items) >= MaxElements {
-					c.fail("list over %d items", MaxElements)
+					c.in.needItems(int64(len(o.Items))+1, "list.append")
 				}
 				o.Items = append(o.Items, c.need(0, "object"))
 				return nil
 			})
 		case "extend":
 			return m(func(c *callCtx) Value {
-				o.Items = append(o.Items, c.in.iterate(c.need(0, "iterable"), c.node)...)
-				if len(o.Items) > MaxElements {
-					c.fail("list over %d items", MaxElements)
-				}
+				items := c.in.iterate(c.need(0, "iterable"), c.node)
+				c.in.needItems(addSizes(int64(len(o.Items)), int64(len(items))), "list.extend")
+				o.Items = append(o.Items, items...)
 				return nil
 			})
 		case "pop":
@@ -583,20 +621,27 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 					i = c.in.index(c.args[0], len(o.Items), c.node)
 				}
 				v := o.Items[i]
+				c.in.charge(int64(len(o.Items) - i))
 				o.Items = append(o.Items[:i], o.Items[i+1:]...)
 				return v
 			})
 		case "insert":
 			return m(func(c *callCtx) Value {
 				i, _ := asInt(c.need(0, "index"))
+				if i < 0 {
+					i += int64(len(o.Items))
+				}
 				i = max(0, min(i, int64(len(o.Items))))
+				c.in.needItems(int64(len(o.Items))+1, "list.insert")
 				o.Items = append(o.Items[:i], append([]Value{c.need(1, "object")}, o.Items[i:]...)...)
 				return nil
 			})
 		case "index":
 			return m(func(c *callCtx) Value {
-				for i, v := range o.Items {
-					if equal(v, c.need(0, "value")) {
+				x := c.need(0, "value")
+				for i := 0; i < len(o.Items); i++ {
+					c.in.charge(1)
+					if sameObject(o.Items[i], x) || c.in.equal(o.Items[i], x) {
 						return int64(i)
 					}
 				}
@@ -604,7 +649,10 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 				return nil
 			})
 		case "copy":
-			return m(func(c *callCtx) Value { return &List{Items: append([]Value{}, o.Items...)} })
+			return m(func(c *callCtx) Value {
+				c.in.charge(int64(len(o.Items)))
+				return &List{Items: append([]Value{}, o.Items...)}
+			})
 		case "clear":
 			// list.clear() empties the list in place (Python docs, "Mutable
 			// Sequence Types"); nki-library's tree_logger clears its log list
@@ -616,8 +664,9 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 			// list.remove(x) drops the first item equal to x, ValueError if none
 			return m(func(c *callCtx) Value {
 				x := c.need(0, "value")
-				for i, v := range o.Items {
-					if equal(v, x) {
+				c.in.charge(int64(len(o.Items)))
+				for i := 0; i < len(o.Items); i++ {
+					if sameObject(o.Items[i], x) || c.in.equal(o.Items[i], x) {
 						o.Items = append(o.Items[:i], o.Items[i+1:]...)
 						return nil
 					}
@@ -627,6 +676,7 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 			})
 		case "reverse":
 			return m(func(c *callCtx) Value {
+				c.in.charge(int64(len(o.Items)))
 				for i, j := 0, len(o.Items)-1; i < j; i, j = i+1, j-1 {
 					o.Items[i], o.Items[j] = o.Items[j], o.Items[i]
 				}
@@ -635,8 +685,10 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 		case "count":
 			return m(func(c *callCtx) Value {
 				n := int64(0)
-				for _, v := range o.Items {
-					if equal(v, c.need(0, "value")) {
+				x := c.need(0, "value")
+				c.in.charge(int64(len(o.Items)))
+				for i := 0; i < len(o.Items); i++ {
+					if sameObject(o.Items[i], x) || c.in.equal(o.Items[i], x) {
 						n++
 					}
 				}
@@ -647,8 +699,10 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 		switch name {
 		case "index":
 			return m(func(c *callCtx) Value {
+				x := c.need(0, "value")
 				for i, v := range o {
-					if equal(v, c.need(0, "value")) {
+					c.in.charge(1)
+					if sameObject(v, x) || c.in.equal(v, x) {
 						return int64(i)
 					}
 				}
@@ -658,8 +712,10 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 		case "count":
 			return m(func(c *callCtx) Value {
 				n := int64(0)
+				x := c.need(0, "value")
+				c.in.charge(int64(len(o)))
 				for _, v := range o {
-					if equal(v, c.need(0, "value")) {
+					if sameObject(v, x) || c.in.equal(v, x) {
 						n++
 					}
 				}
@@ -670,17 +726,18 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 		switch name {
 		case "get":
 			return m(func(c *callCtx) Value {
-				if v, ok := o.get(c.need(0, "key")); ok {
+				if v, ok := c.in.dget(o, c.need(0, "key")); ok {
 					return v
 				}
 				return c.arg(1, "default", nil)
 			})
 		case "keys":
-			return m(func(c *callCtx) Value { return Tuple(append([]Value{}, o.Keys...)) })
+			return m(func(c *callCtx) Value { c.in.charge(int64(len(o.Keys))); return Tuple(append([]Value{}, o.Keys...)) })
 		case "values":
-			return m(func(c *callCtx) Value { return Tuple(append([]Value{}, o.Vals...)) })
+			return m(func(c *callCtx) Value { c.in.charge(int64(len(o.Keys))); return Tuple(append([]Value{}, o.Vals...)) })
 		case "items":
 			return m(func(c *callCtx) Value {
+				c.in.charge(int64(len(o.Keys)))
 				out := make(Tuple, len(o.Keys))
 				for i := range o.Keys {
 					out[i] = Tuple{o.Keys[i], o.Vals[i]}
@@ -690,30 +747,30 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 		case "setdefault":
 			return m(func(c *callCtx) Value {
 				k := c.need(0, "key")
-				if v, ok := o.get(k); ok {
+				if v, ok := c.in.dget(o, k); ok {
 					return v
 				}
 				d := c.arg(1, "default", nil)
-				o.set(k, d)
+				c.in.dset(o, k, d)
 				return d
 			})
 		case "update":
 			return m(func(c *callCtx) Value {
 				if src, ok := c.arg(0, "", nil).(*Dict); ok {
-					for i := range src.Keys {
-						o.set(src.Keys[i], src.Vals[i])
+					for i := 0; i < len(src.Keys); i++ {
+						c.in.dset(o, src.Keys[i], src.Vals[i])
 					}
 				}
 				for _, k := range c.kw {
-					o.set(k.Name, k.Value)
+					c.in.dset(o, k.Name, k.Value)
 				}
 				return nil
 			})
 		case "pop":
 			return m(func(c *callCtx) Value {
 				k := c.need(0, "key")
-				if v, ok := o.get(k); ok {
-					o.del(k)
+				if v, ok := c.in.dget(o, k); ok {
+					c.in.ddel(o, k)
 					return v
 				}
 				if c.has(1, "default") {
@@ -730,6 +787,7 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 		case "copy":
 			return m(func(c *callCtx) Value {
 				d := newDict()
+				c.in.charge(int64(len(o.Keys)))
 				for i := range o.Keys {
 					d.set(o.Keys[i], o.Vals[i])
 				}
@@ -739,11 +797,11 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 	case int64:
 		if name == "bit_length" {
 			return m(func(c *callCtx) Value {
-				n := int64(0)
-				for x := o; x != 0; x >>= 1 {
-					n++
+				x := uint64(o)
+				if o < 0 {
+					x = -x
 				}
-				return n
+				return int64(bits.Len64(x))
 			})
 		}
 	}
@@ -808,7 +866,20 @@ func (in *interp) pyModules() map[string]*Module {
 			}
 			return a
 		}),
-		"isqrt": bi("math.isqrt", func(c *callCtx) Value { return int64(math.Sqrt(float64(c.int(0, "n")))) }),
+		"isqrt": bi("math.isqrt", func(c *callCtx) Value {
+			n := c.int(0, "n")
+			if n < 0 {
+				c.in.raise(c.pos, "ValueError", "isqrt() argument must be nonnegative")
+			}
+			r := int64(math.Sqrt(float64(n)))
+			for r > 0 && (r > 3037000499 || r*r > n) {
+				r--
+			}
+			for r < 3037000499 && (r+1)*(r+1) <= n {
+				r++
+			}
+			return r
+		}),
 		"prod": bi("math.prod", func(c *callCtx) Value {
 			var acc Value = c.arg(-1, "start", int64(1))
 			for _, v := range c.in.iterate(c.need(0, "iterable"), c.node) {
@@ -853,6 +924,11 @@ func (in *interp) pyModules() map[string]*Module {
 			if len(c.args) == 0 {
 				c.fail("partial() needs a function")
 			}
+			// a partial of a partial is one partial, as in Python's
+			// functools (so nesting them never nests calls)
+			if p, ok := c.args[0].(*Partial); ok {
+				return &Partial{Fn: p.Fn, Args: append(append([]Value{}, p.Args...), c.args[1:]...), Kw: append(append([]kwarg{}, p.Kw...), c.kw...)}
+			}
 			return &Partial{Fn: c.args[0], Args: append([]Value{}, c.args[1:]...), Kw: append([]kwarg{}, c.kw...)}
 		}),
 		"reduce": reduce, "lru_cache": identityDeco, "cache": identityDeco, "wraps": identityDeco,
@@ -871,15 +947,14 @@ func (in *interp) pyModules() map[string]*Module {
 			out := []Tuple{{}}
 			for _, a := range c.args {
 				items := c.in.iterate(a, c.node)
+				c.in.needItems(mulSizes(int64(len(out)), int64(len(items))), "itertools.product")
 				var next []Tuple
 				for _, p := range out {
 					for _, v := range items {
 						next = append(next, append(append(Tuple{}, p...), v))
 					}
 				}
-				if len(next) > MaxElements {
-					c.fail("product over %d items", MaxElements)
-				}
+				c.in.needItems(int64(len(next)), "itertools.product")
 				out = next
 			}
 			res := make(Tuple, len(out))

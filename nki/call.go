@@ -529,13 +529,17 @@ func (in *interp) getItem(obj, idx Value, node python.Node) Value {
 	case Tuple:
 		if s, ok := idx.(*SliceVal); ok {
 			a, b, st := in.sliceBounds(s, len(o), node)
-			return Tuple(sliceItems(o, a, b, st))
+			out := Tuple(sliceItems(o, a, b, st))
+			in.charge(int64(len(out)))
+			return out
 		}
 		return o[in.index(idx, len(o), node)]
 	case *List:
 		if s, ok := idx.(*SliceVal); ok {
 			a, b, st := in.sliceBounds(s, len(o.Items), node)
-			return &List{Items: sliceItems(o.Items, a, b, st)}
+			out := &List{Items: sliceItems(o.Items, a, b, st)}
+			in.charge(int64(len(out.Items)))
+			return out
 		}
 		return o.Items[in.index(idx, len(o.Items), node)]
 	case *IntArray:
@@ -551,15 +555,28 @@ func (in *interp) getItem(obj, idx Value, node python.Node) Value {
 	case string:
 		if s, ok := idx.(*SliceVal); ok {
 			a, b, st := in.sliceBounds(s, len(o), node)
-			var sb strings.Builder
-			for _, c := range sliceItems(stringItems(o), a, b, st) {
-				sb.WriteString(c.(string))
+			if st == 1 {
+				if b <= a {
+					return ""
+				}
+				return o[a:b]
 			}
-			return sb.String()
+			in.charge(int64(b-a) / int64(st) / bytesPerStep)
+			var sb []byte
+			if st > 0 {
+				for i := a; i < b; i += st {
+					sb = append(sb, o[i])
+				}
+			} else {
+				for i := a; i > b; i += st {
+					sb = append(sb, o[i])
+				}
+			}
+			return string(sb)
 		}
 		return string(o[in.index(idx, len(o), node)])
 	case *Dict:
-		v, ok := o.get(idx)
+		v, ok := in.dget(o, idx)
 		if !ok {
 			in.raise(node.At(), "KeyError", "%s", repr(idx))
 		}
@@ -606,9 +623,7 @@ func (in *interp) setItem(obj, idx, v Value, node python.Node, accumulate bool) 
 		o.Items[in.index(idx, len(o.Items), node)] = v
 		return
 	case *Dict:
-		if !o.set(idx, v) {
-			in.raise(node.At(), "TypeError", "unhashable key %s", typeName(idx))
-		}
+		in.dset(o, idx, v)
 		return
 	case *Instance:
 		if f, ok := in.findAttr(o.Class, "__setitem__"); ok {
@@ -629,21 +644,23 @@ func (in *interp) iterate(v Value, node python.Node) []Value {
 	case Tuple:
 		return x
 	case *List:
+		in.needItems(int64(len(x.Items)), "iterating a list")
 		return append([]Value{}, x.Items...)
 	case *IntArray:
+		in.needItems(int64(len(x.Vals)), "iterating an array")
 		return x.items()
 	case string:
+		in.needItems(int64(len(x)), "iterating a string")
 		return stringItems(x)
 	case *Dict:
+		in.needItems(int64(len(x.Keys)), "iterating a dict")
 		return append([]Value{}, x.Keys...)
 	case *RangeVal:
 		if x.Symbolic {
 			in.fail(node.At(), "iterating "+x.Kind+" outside a for statement", "a symbolic range has no items at trace time")
 		}
 		n := x.Len()
-		if n > MaxElements {
-			in.fail(node.At(), "range", "%d items over the %d bound", n, MaxElements)
-		}
+		in.needItems(n, "range")
 		out := make([]Value, 0, n)
 		for i := x.Start; (x.Step > 0 && i < x.Stop) || (x.Step < 0 && i > x.Stop); i += x.Step {
 			out = append(out, in.slab.boxInt(i))
@@ -652,10 +669,14 @@ func (in *interp) iterate(v Value, node python.Node) []Value {
 	case *Instance:
 		if f, ok := in.findAttr(x.Class, "__iter__"); ok {
 			it := in.call(f, []Value{x}, nil, node.At(), nil)
-			if it == v {
-				if nx, ok := in.findAttr(x.Class, "__next__"); ok {
-					return in.drain(x, nx, node)
+			if iv, ok := it.(*Instance); ok {
+				// iter() takes what __iter__ returns as the iterator: it
+				// needs __next__ (it is never asked for __iter__ again)
+				nx, ok := in.findAttr(iv.Class, "__next__")
+				if !ok {
+					in.raise(node.At(), "TypeError", "iter() returned non-iterator of type '%s'", iv.Class.Name)
 				}
+				return in.drain(iv, nx, node)
 			}
 			return in.iterate(it, node)
 		}

@@ -3,6 +3,7 @@ package nki
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/npukit/npukit/nki/python"
@@ -25,24 +26,28 @@ func (in *interp) eval(sc *scope, e python.Expr) Value {
 		return x.Value
 	case *python.FString:
 		var b strings.Builder
+		put := func(s string) {
+			in.needBytes(addSizes(int64(b.Len()), int64(len(s))), "f-string")
+			b.WriteString(s)
+		}
 		for _, p := range x.Parts {
 			switch f := p.(type) {
 			case *python.Str:
-				b.WriteString(f.Value)
+				put(f.Value)
 			case *python.FormatField:
 				v := in.eval(sc, f.Value)
 				if f.Debug != "" {
-					b.WriteString(f.Debug)
+					put(f.Debug)
 				}
 				spec := ""
 				if f.Spec != nil {
-					spec = str(in.eval(sc, f.Spec))
+					spec = in.str(in.eval(sc, f.Spec))
 				}
 				switch {
 				case f.Conv == 'r' || (f.Debug != "" && spec == "" && f.Conv == 0):
-					b.WriteString(repr(v))
+					put(in.repr(v))
 				default:
-					b.WriteString(formatSpec(v, spec))
+					put(in.formatSpec(v, spec))
 				}
 			}
 		}
@@ -64,7 +69,7 @@ func (in *interp) eval(sc *scope, e python.Expr) Value {
 	case *python.Set:
 		// sets are rare in kernels; a list with unique hashable items
 		items := in.evalElts(sc, x.Elts)
-		return &List{Items: uniq(items)}
+		return &List{Items: in.uniq(items)}
 	case *python.Dict:
 		d := newDict()
 		for i, k := range x.Keys {
@@ -75,14 +80,12 @@ func (in *interp) eval(sc *scope, e python.Expr) Value {
 					in.fail(x.Pos, "**"+typeName(src), "dict unpacking of a non-dict")
 				}
 				for j := range sd.Keys {
-					d.set(sd.Keys[j], sd.Vals[j])
+					in.dset(d, sd.Keys[j], sd.Vals[j])
 				}
 				continue
 			}
 			kv := in.eval(sc, k)
-			if !d.set(kv, in.eval(sc, x.Values[i])) {
-				in.raise(k.At(), "TypeError", "unhashable dict key %s", typeName(kv))
-			}
+			in.dset(d, kv, in.eval(sc, x.Values[i]))
 		}
 		return d
 	case *python.Attribute:
@@ -171,12 +174,14 @@ func (in *interp) eval(sc *scope, e python.Expr) Value {
 	return nil
 }
 
-func uniq(items []Value) []Value {
+// uniq is a set's items: the first of each distinct hashable value, a
+// TypeError for an unhashable one (as set() raises).
+func (in *interp) uniq(items []Value) []Value {
 	seen := map[string]bool{}
 	var out []Value
 	for _, v := range items {
-		k, ok := hashKey(v)
-		if ok && seen[k] {
+		k := in.dictKey(v)
+		if seen[k] {
 			continue
 		}
 		seen[k] = true
@@ -190,6 +195,9 @@ func (in *interp) evalElts(sc *scope, elts []python.Expr) []Value {
 	for _, e := range elts {
 		if s, ok := e.(*python.Starred); ok {
 			out = append(out, in.iterate(in.eval(sc, s.Value), s)...)
+			if len(out) > MaxElements {
+				in.needItems(int64(len(out)), "unpacking into a display")
+			}
 			continue
 		}
 		out = append(out, in.eval(sc, e))
@@ -197,9 +205,11 @@ func (in *interp) evalElts(sc *scope, elts []python.Expr) []Value {
 	return out
 }
 
-func formatSpec(v Value, spec string) string {
+// formatSpec is format(v, spec) for the common specs; a width or
+// precision past the value bound is refused before anything is built.
+func (in *interp) formatSpec(v Value, spec string) string {
 	if spec == "" {
-		return str(v)
+		return in.str(v)
 	}
 	// the common numeric specs: width, precision, d/f/e/g/x, alignment
 	s := spec
@@ -220,6 +230,20 @@ func formatSpec(v Value, spec string) string {
 	width, prec := s, ""
 	if i := strings.IndexByte(s, '.'); i >= 0 {
 		width, prec = s[:i], s[i+1:]
+	}
+	for _, n := range []string{width, prec} {
+		n = strings.TrimLeft(n, "+- #0")
+		if n == "" {
+			continue
+		}
+		w, err := strconv.ParseInt(n, 10, 64)
+		if err != nil {
+			continue // not a number: fmt prints it as a bad verb
+		}
+		if w > MaxValueBytes {
+			in.needBytes(w, "format width or precision")
+		}
+		in.charge(w / bytesPerStep)
 	}
 	f := "%"
 	if align == '<' {
@@ -250,7 +274,7 @@ func formatSpec(v Value, spec string) string {
 		f += "f%%"
 	default:
 		f += "s"
-		v = str(v)
+		v = in.str(v)
 	}
 	return fmt.Sprintf(f, v)
 }
@@ -264,9 +288,7 @@ func (in *interp) comprehension(sc *scope, c *python.Comp) Value {
 		if g == len(c.Gens) {
 			if c.Kind == "dict" {
 				k := in.eval(csc, c.Elt)
-				if !d.set(k, in.eval(csc, c.Value)) {
-					in.raise(c.Pos, "TypeError", "unhashable dict key")
-				}
+				in.dset(d, k, in.eval(csc, c.Value))
 				return
 			}
 			out = append(out, in.eval(csc, c.Elt))
@@ -306,7 +328,7 @@ func (in *interp) comprehension(sc *scope, c *python.Comp) Value {
 	case "dict":
 		return d
 	case "set":
-		return &List{Items: uniq(out)}
+		return &List{Items: in.uniq(out)}
 	case "gen":
 		return Tuple(out) // consumed at once by tuple(), sum(), any(), ...
 	}
@@ -402,16 +424,12 @@ func (in *interp) binop(op string, l, r Value, pos python.Pos, node python.Node)
 				return float64(a) / float64(b)
 			}
 			if op == "**" && b < 0 {
+				if a == 0 {
+					in.raise(pos, "ZeroDivisionError", "0.0 cannot be raised to a negative power")
+				}
 				return math.Pow(float64(a), float64(b))
 			}
-			v, err := intBinOp(op, a, b)
-			if err != nil {
-				in.raise(pos, "ArithmeticError", "%v", err)
-			}
-			if op == "*" && a != 0 && v/a != b {
-				in.fail(pos, "integer arithmetic", "overflow beyond 64 bits")
-			}
-			return in.slab.boxInt(v)
+			return in.slab.boxInt(in.intOp(op, a, b, pos))
 		case float64:
 			return in.floatOp(op, float64(a), b, pos)
 		case Tuple, *List, string:
@@ -430,6 +448,7 @@ func (in *interp) binop(op string, l, r Value, pos python.Pos, node python.Node)
 		switch b := r.(type) {
 		case string:
 			if op == "+" {
+				in.needBytes(addSizes(int64(len(a)), int64(len(b))), "str + str")
 				return a + b
 			}
 		case int64:
@@ -438,13 +457,14 @@ func (in *interp) binop(op string, l, r Value, pos python.Pos, node python.Node)
 			}
 		}
 		if op == "%" {
-			return percentFormat(a, r)
+			return in.percentFormat(a, r)
 		}
 	case Tuple:
 		switch b := r.(type) {
 		case Tuple:
 			if op == "+" {
-				return append(append(Tuple{}, a...), b...)
+				in.needItems(addSizes(int64(len(a)), int64(len(b))), "tuple + tuple")
+				return append(append(make(Tuple, 0, len(a)+len(b)), a...), b...)
 			}
 		case int64:
 			if op == "*" {
@@ -455,7 +475,8 @@ func (in *interp) binop(op string, l, r Value, pos python.Pos, node python.Node)
 		switch b := r.(type) {
 		case *List:
 			if op == "+" {
-				return &List{Items: append(append([]Value{}, a.Items...), b.Items...)}
+				in.needItems(addSizes(int64(len(a.Items)), int64(len(b.Items))), "list + list")
+				return &List{Items: append(append(make([]Value, 0, len(a.Items)+len(b.Items)), a.Items...), b.Items...)}
 			}
 		case int64:
 			if op == "*" {
@@ -469,7 +490,69 @@ func (in *interp) binop(op string, l, r Value, pos python.Pos, node python.Node)
 	return nil
 }
 
-func percentFormat(f string, arg Value) string {
+// intOp is a binary operator on two integers: Python's result, or a
+// refusal naming the line when it is beyond 64 bits (never a wrapped one).
+func (in *interp) intOp(op string, a, b int64, pos python.Pos) int64 {
+	over := func() {
+		in.fail(pos, "integer arithmetic", "%v", errIntOverflow{fmt.Sprintf("%d %s %d", a, op, b)})
+	}
+	switch op {
+	case "+":
+		if (b > 0 && a > math.MaxInt64-b) || (b < 0 && a < math.MinInt64-b) {
+			over()
+		}
+		return a + b
+	case "-":
+		if (b < 0 && a > math.MaxInt64+b) || (b > 0 && a < math.MinInt64+b) {
+			over()
+		}
+		return a - b
+	case "*":
+		v, ok := mulInt(a, b)
+		if !ok {
+			over()
+		}
+		return v
+	case "//", "%":
+		if b == 0 {
+			in.raise(pos, "ZeroDivisionError", "integer division or modulo by zero")
+		}
+		if a == math.MinInt64 && b == -1 {
+			if op == "%" {
+				return 0
+			}
+			over()
+		}
+	case "<<":
+		if b < 0 {
+			in.raise(pos, "ValueError", "negative shift count")
+		}
+		if a == 0 {
+			return 0
+		}
+		if b > 62 || (a<<uint(b))>>uint(b) != a {
+			over()
+		}
+		return a << uint(b)
+	case ">>":
+		if b < 0 {
+			in.raise(pos, "ValueError", "negative shift count")
+		}
+	case "**":
+		v, ok := pyIntPow(a, b)
+		if !ok {
+			over()
+		}
+		return v
+	}
+	v, err := intBinOp(op, a, b)
+	if err != nil {
+		in.raise(pos, "ArithmeticError", "%v", err)
+	}
+	return v
+}
+
+func (in *interp) percentFormat(f string, arg Value) string {
 	args, ok := arg.(Tuple)
 	if !ok {
 		args = Tuple{arg}
@@ -495,7 +578,9 @@ func percentFormat(f string, arg Value) string {
 			continue
 		}
 		if k < len(args) {
-			b.WriteString(formatSpec(args[k], f[i+1:j+1]))
+			s := in.formatSpec(args[k], f[i+1:j+1])
+			in.needBytes(addSizes(int64(b.Len()), int64(len(s))), "% formatting")
+			b.WriteString(s)
 			k++
 		}
 		i = j
@@ -529,29 +614,33 @@ func (in *interp) repeat(v Value, n int64, pos python.Pos) Value {
 	if n < 0 {
 		n = 0
 	}
-	var l int
+	var l int64
 	switch x := v.(type) {
 	case string:
-		l = len(x)
+		l = int64(len(x))
 	case Tuple:
-		l = len(x)
+		l = int64(len(x))
 	case *List:
-		l = len(x.Items)
+		l = int64(len(x.Items))
 	}
-	if int64(l)*n > MaxElements {
-		in.fail(pos, "sequence repetition", "result over %d elements", MaxElements)
+	if l == 0 || n == 0 {
+		n = 0
 	}
+	total := mulSizes(l, n)
 	switch x := v.(type) {
 	case string:
+		in.needBytes(total, "string repetition")
 		return strings.Repeat(x, int(n))
 	case Tuple:
-		out := Tuple{}
+		in.needItems(total, "tuple repetition")
+		out := make(Tuple, 0, total)
 		for i := int64(0); i < n; i++ {
 			out = append(out, x...)
 		}
 		return out
 	case *List:
-		out := &List{}
+		in.needItems(total, "list repetition")
+		out := &List{Items: make([]Value, 0, total)}
 		for i := int64(0); i < n; i++ {
 			out.Items = append(out.Items, x.Items...)
 		}
@@ -577,17 +666,21 @@ func (in *interp) floatOp(op string, a, b float64, pos python.Pos) Value {
 		if b == 0 {
 			in.raise(pos, "ZeroDivisionError", "float floor division by zero")
 		}
-		return math.Floor(a / b)
+		q, _ := pyFloorDivMod(a, b)
+		return q
 	case "%":
 		if b == 0 {
 			in.raise(pos, "ZeroDivisionError", "float modulo")
 		}
-		m := math.Mod(a, b)
-		if m != 0 && (m < 0) != (b < 0) {
-			m += b
-		}
+		_, m := pyFloorDivMod(a, b)
 		return m
 	case "**":
+		if a == 0 && b < 0 {
+			in.raise(pos, "ZeroDivisionError", "0.0 cannot be raised to a negative power")
+		}
+		if a < 0 && b != math.Trunc(b) {
+			in.fail(pos, "float **", "a negative number to a fractional power is a complex number (not supported)")
+		}
 		return math.Pow(a, b)
 	}
 	in.fail(pos, "float "+op, "operation not supported")
@@ -617,6 +710,9 @@ func (in *interp) unary(op string, v Value, node *python.UnaryOp) Value {
 	case "-":
 		switch x := v.(type) {
 		case int64:
+			if x == math.MinInt64 {
+				in.fail(node.Pos, "integer arithmetic", "%v", errIntOverflow{fmt.Sprintf("-(%d)", x)})
+			}
 			return -x
 		case float64:
 			return -x
@@ -672,7 +768,7 @@ func (in *interp) compare(op string, l, r Value, node python.Node) Value {
 		return in.symOp(op, l, r, node)
 	}
 	if op == "==" || op == "!=" {
-		eq := equal(l, r)
+		eq := in.equal(l, r)
 		if op == "==" {
 			return eq
 		}
@@ -726,10 +822,14 @@ func num(v Value) (float64, bool) {
 	return 0, false
 }
 
+// equal is == on scalars (in.equal compares containers, bounded);
+// containers here are equal only when they are the same object.
 func equal(a, b Value) bool {
-	if fa, ok := num(a); ok {
-		fb, ok := num(b)
-		return ok && fa == fb
+	if c, ok := cmpNum(a, b); ok {
+		return c == 0
+	}
+	if _, isNum := num(a); isNum {
+		return false
 	}
 	switch x := a.(type) {
 	case nil:
@@ -740,50 +840,80 @@ func equal(a, b Value) bool {
 	case DType:
 		y, ok := b.(DType)
 		return ok && x == y
-	case Tuple:
-		y, ok := b.(Tuple)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equal(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case *List:
-		y, ok := b.(*List)
-		if !ok || len(x.Items) != len(y.Items) {
-			return false
-		}
-		for i := range x.Items {
-			if !equal(x.Items[i], y.Items[i]) {
-				return false
-			}
-		}
-		return true
+	case Tuple, *List, *Dict:
+		return sameObject(a, b)
 	}
 	return identical(a, b)
 }
 
-func ordered(a, b Value) (int, bool) {
-	if ea, ok := a.(*enumMember); ok {
-		if eb, ok := b.(*enumMember); ok && ea.Class == eb.Class {
-			return ordered(ea.Value, eb.Value)
-		}
-	}
-	if fa, ok := num(a); ok {
-		fb, ok := num(b)
-		if !ok {
-			return 0, false
-		}
+// cmpNum compares two numbers exactly, as Python does: integers as
+// integers, an integer with a float without rounding the integer; ok is
+// false when either is not a number or a float is NaN.
+func cmpNum(a, b Value) (int, bool) {
+	ia, aInt := asPlainInt(a)
+	ib, bInt := asPlainInt(b)
+	switch {
+	case aInt && bInt:
 		switch {
-		case fa < fb:
+		case ia < ib:
 			return -1, true
-		case fa > fb:
+		case ia > ib:
 			return 1, true
 		}
 		return 0, true
+	case aInt:
+		fb, ok := b.(float64)
+		if !ok {
+			return 0, false
+		}
+		return cmpIntFloat(ia, fb)
+	case bInt:
+		fa, ok := a.(float64)
+		if !ok {
+			return 0, false
+		}
+		c, ok := cmpIntFloat(ib, fa)
+		return -c, ok
+	}
+	fa, ok1 := a.(float64)
+	fb, ok2 := b.(float64)
+	if !ok1 || !ok2 || math.IsNaN(fa) || math.IsNaN(fb) {
+		return 0, false
+	}
+	switch {
+	case fa < fb:
+		return -1, true
+	case fa > fb:
+		return 1, true
+	}
+	return 0, true
+}
+
+func asPlainInt(v Value) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case bool:
+		return b2i(x), true
+	}
+	return 0, false
+}
+
+func ordered(a, b Value) (int, bool) { return orderedAt(a, b, 0) }
+
+// orderedAt compares for <, sorted, min and max; ok is false for what does
+// not order, including tuples nested past MaxNest.
+func orderedAt(a, b Value, depth int) (int, bool) {
+	if depth > MaxNest {
+		return 0, false
+	}
+	if ea, ok := a.(*enumMember); ok {
+		if eb, ok := b.(*enumMember); ok && ea.Class == eb.Class {
+			return orderedAt(ea.Value, eb.Value, depth+1)
+		}
+	}
+	if _, ok := num(a); ok {
+		return cmpNum(a, b)
 	}
 	switch x := a.(type) {
 	case string:
@@ -798,7 +928,7 @@ func ordered(a, b Value) (int, bool) {
 			return 0, false
 		}
 		for i := 0; i < len(x) && i < len(y); i++ {
-			c, ok := ordered(x[i], y[i])
+			c, ok := orderedAt(x[i], y[i], depth+1)
 			if !ok {
 				return 0, false
 			}
@@ -815,17 +945,31 @@ func (in *interp) contains(container, item Value, node python.Node) bool {
 	switch c := container.(type) {
 	case string:
 		s, ok := item.(string)
-		return ok && strings.Contains(c, s)
+		if !ok {
+			in.raise(node.At(), "TypeError", "'in <string>' requires string as left operand, not %s", typeName(item))
+		}
+		in.charge(int64(len(c)) / bytesPerStep)
+		return strings.Contains(c, s)
 	case *Dict:
-		_, ok := c.get(item)
+		_, ok := in.dget(c, item)
 		return ok
 	case *Module:
 		s, ok := item.(string)
 		_, has := c.Attrs[s]
 		return ok && has
 	}
-	for _, v := range in.iterate(container, node) {
-		if equal(v, item) {
+	var items []Value
+	switch c := container.(type) {
+	case Tuple:
+		items = c
+	case *List:
+		items = c.Items
+	default:
+		items = in.iterate(container, node)
+	}
+	in.charge(int64(len(items)))
+	for i := 0; i < len(items); i++ {
+		if sameObject(items[i], item) || in.equal(items[i], item) {
 			return true
 		}
 	}

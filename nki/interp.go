@@ -12,8 +12,8 @@ import (
 const (
 	MaxSteps     = 20_000_000 // evaluated statements and expressions
 	MaxCallDepth = 150
-	MaxRecords   = 200_000 // tensor, loop and call events
-	MaxElements  = 1 << 24 // elements of one Python sequence built by the kernel
+	MaxRecords   = 200_000                   // tensor, loop and call events
+	MaxElements  = MaxValueBytes / elemBytes // items of one Python sequence built by the kernel
 )
 
 // Error is an evaluation failure at a source position: an unsupported
@@ -408,7 +408,7 @@ func (in *interp) exec(sc *scope, s python.Stmt) (ctl, Value) {
 		if !in.truth(v, st.Test) {
 			msg := ""
 			if st.Msg != nil {
-				msg = str(in.eval(sc, st.Msg))
+				msg = str(in.eval(sc, st.Msg)) // cut at msgBytes: it is printed
 			}
 			panic(&pyExc{Type: "AssertionError", Msg: msg, err: &Error{File: in.cur().mod.File, Pos: st.Pos, Construct: "assert " + in.src(st.Test),
 				Msg: "the kernel's assertion fails for these arguments" + ifMsg(msg), Raised: true}})
@@ -672,6 +672,13 @@ func (in *interp) classDef(sc *scope, st *python.ClassDef) Value {
 			// object, unittest.TestCase, NKIObject: nothing to inherit
 		}
 	}
+	c.tree = 1
+	for _, b := range c.Bases {
+		c.tree += max(b.tree, 1)
+	}
+	if c.tree > maxClassTree {
+		in.fail(st.Pos, "class "+st.Name, "its bases reach %d classes through shared ancestors (bound %d)", c.tree, maxClassTree)
+	}
 	csc := newScope(sc, sc.mod)
 	csc.class = true
 	in.execBlock(csc, st.Body)
@@ -863,11 +870,12 @@ func (in *interp) delete(sc *scope, t python.Expr) {
 		idx := in.eval(sc, x.Index)
 		switch o := obj.(type) {
 		case *Dict:
-			if !o.del(idx) {
+			if !in.ddel(o, idx) {
 				in.raise(x.Pos, "KeyError", "%s", repr(idx))
 			}
 		case *List:
 			i := in.index(idx, len(o.Items), x)
+			in.charge(int64(len(o.Items) - i))
 			o.Items = append(o.Items[:i], o.Items[i+1:]...)
 		default:
 			in.fail(x.Pos, "del "+in.src(x), "deleting from a %s", typeName(obj))

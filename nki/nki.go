@@ -159,7 +159,7 @@ func Trace(opt Options) (res *Result, err error) {
 	in.frames = append(in.frames, &frame{mod: mod, fn: "<trace>", kern: true})
 	tr.running = true
 	ret := in.call(fv, args, kws, pyPos(1), nil)
-	for _, r := range flatten(ret) {
+	for _, r := range flatten(ret, 0, map[*List]bool{}) {
 		if rec := recOf(r); rec != nil {
 			rec.Returned = true
 		}
@@ -173,16 +173,26 @@ func Trace(opt Options) (res *Result, err error) {
 	return res, nil
 }
 
-func flatten(v Value) []Value {
+// flatten lists the values a kernel returns inside tuples and lists;
+// a list met again (a cycle, or shared) is not entered twice, and nesting
+// past MaxNest is not entered (tensors are never that deep).
+func flatten(v Value, depth int, seen map[*List]bool) []Value {
+	if depth > MaxNest {
+		return nil
+	}
 	switch x := v.(type) {
 	case Tuple:
 		var out []Value
 		for _, e := range x {
-			out = append(out, flatten(e)...)
+			out = append(out, flatten(e, depth+1, seen)...)
 		}
 		return out
 	case *List:
-		return flatten(Tuple(x.Items))
+		if seen[x] {
+			return nil
+		}
+		seen[x] = true
+		return flatten(Tuple(x.Items), depth, seen)
 	}
 	return []Value{v}
 }

@@ -2,6 +2,7 @@ package nki
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,6 +74,10 @@ type Module struct {
 type Class struct {
 	Name  string
 	Bases []*Class
+	// tree is the number of classes a walk of the bases visits (the class,
+	// then each base's tree): bounded so that attribute lookups through
+	// shared bases stay linear in the source
+	tree  int
 	Attrs map[string]Value
 	// Opaque base (e.g. unittest.TestCase): the class is usable as a
 	// namespace but instances only get what the class defines.
@@ -173,51 +178,93 @@ func typeName(v Value) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// hashKey renders a hashable value as a map key.
+// hashKey renders a hashable value as a map key; ok is false for an
+// unhashable value and for a key over maxKeyBytes or nested past MaxNest
+// (in.keyOf tells those apart).
 func hashKey(v Value) (string, bool) {
+	k, err := hashKeyBounded(v)
+	return k, k != "" && err == renderOK
+}
+
+// hashKeyBounded renders the key within maxKeyBytes and MaxNest levels;
+// "" with renderOK is an unhashable value.
+func hashKeyBounded(v Value) (key string, err renderErr) {
+	if t, ok := v.(Tuple); ok {
+		var b strings.Builder
+		err = tupleKey(&b, t, 0)
+		if err != renderOK {
+			return "", err
+		}
+		return b.String(), renderOK
+	}
+	return scalarKey(v), renderOK
+}
+
+// tupleKey writes a tuple's key; an unhashable item makes the whole key "".
+func tupleKey(b *strings.Builder, t Tuple, depth int) renderErr {
+	if depth >= MaxNest {
+		return renderDeep
+	}
+	b.WriteByte('(')
+	for i, e := range t {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if et, ok := e.(Tuple); ok {
+			if err := tupleKey(b, et, depth+1); err != renderOK {
+				return err
+			}
+		} else {
+			k := scalarKey(e)
+			if k == "" {
+				b.Reset()
+				return renderOK
+			}
+			b.WriteString(k)
+		}
+		if b.Len() > maxKeyBytes {
+			return renderLong
+		}
+	}
+	b.WriteByte(')')
+	return renderOK
+}
+
+func scalarKey(v Value) string {
 	switch x := v.(type) {
 	case nil:
-		return "N", true
+		return "N"
 	case bool:
 		if x {
-			return "i1", true
+			return "i1"
 		}
-		return "i0", true
+		return "i0"
 	case int64:
-		return "i" + strconv.FormatInt(x, 10), true
+		return "i" + strconv.FormatInt(x, 10)
 	case float64:
-		if x == float64(int64(x)) {
-			return "i" + strconv.FormatInt(int64(x), 10), true
+		// an integral float is the same key as the integer (1.0 == 1)
+		if x == math.Trunc(x) && x >= -(1<<63) && x < 1<<63 {
+			return "i" + strconv.FormatInt(int64(x), 10)
 		}
-		return "f" + strconv.FormatFloat(x, 'g', -1, 64), true
+		return "f" + strconv.FormatFloat(x, 'g', -1, 64)
 	case string:
-		return "s" + x, true
+		return "s" + x
 	case DType:
-		return "d" + string(x), true
-	case Tuple:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			k, ok := hashKey(e)
-			if !ok {
-				return "", false
-			}
-			parts[i] = k
-		}
-		return "(" + strings.Join(parts, ",") + ")", true
+		return "d" + string(x)
 	case *Class, *Func, *Instance, *Module, *Builtin, *Tensor:
-		return fmt.Sprintf("p%p", x), true
+		return fmt.Sprintf("p%p", x)
 	case *enumMember:
-		return fmt.Sprintf("p%p", x), true
+		return fmt.Sprintf("p%p", x)
 	case *BufferVal:
 		// a plain buffer (nl.sbuf, or t.buffer of an SBUF tensor) is a
 		// value: t.buffer == nl.sbuf holds (nki-library asserts it); an
 		// allocator is its own object
 		if x.Alloc == "" && x.Func == nil && x.Args == nil {
-			return "b" + x.Kind, true
+			return "b" + x.Kind
 		}
-		return fmt.Sprintf("p%p", x), true
+		return fmt.Sprintf("p%p", x)
 	}
-	return "", false
+	return ""
 }
 
 func newDict() *Dict { return &Dict{index: map[string]int{}} }
@@ -227,6 +274,10 @@ func (d *Dict) get(k Value) (Value, bool) {
 	if !ok {
 		return nil, false
 	}
+	return d.getKey(h)
+}
+
+func (d *Dict) getKey(h string) (Value, bool) {
 	i, ok := d.index[h]
 	if !ok {
 		return nil, false
@@ -239,14 +290,18 @@ func (d *Dict) set(k, v Value) bool {
 	if !ok {
 		return false
 	}
+	d.setKey(h, k, v)
+	return true
+}
+
+func (d *Dict) setKey(h string, k, v Value) {
 	if i, ok := d.index[h]; ok {
 		d.Vals[i] = v
-		return true
+		return
 	}
 	d.index[h] = len(d.Keys)
 	d.Keys = append(d.Keys, k)
 	d.Vals = append(d.Vals, v)
-	return true
 }
 
 func (d *Dict) del(k Value) bool {
@@ -254,6 +309,10 @@ func (d *Dict) del(k Value) bool {
 	if !ok {
 		return false
 	}
+	return d.delKey(h)
+}
+
+func (d *Dict) delKey(h string) bool {
 	i, ok := d.index[h]
 	if !ok {
 		return false
@@ -268,12 +327,48 @@ func (d *Dict) del(k Value) bool {
 	return true
 }
 
+// dictKey is k's hash key for the kernel's dict or set operation: a
+// TypeError when k is unhashable.
+func (in *interp) dictKey(k Value) string {
+	h, ok := in.keyOf(k)
+	if !ok {
+		in.raise(in.cur().pos, "TypeError", "unhashable type: '%s'", typeName(k))
+	}
+	return h
+}
+
+// dget, dset and ddel are the kernel's d[k], d[k] = v and del d[k]: the
+// key's hashing and a deletion's reindexing (linear in the dict) are
+// charged to the step bound.
+func (in *interp) dget(d *Dict, k Value) (Value, bool) { return d.getKey(in.dictKey(k)) }
+
+func (in *interp) dset(d *Dict, k, v Value) {
+	h := in.dictKey(k)
+	if _, ok := d.index[h]; !ok {
+		// an entry holds a key, a value and an index entry
+		if n := int64(len(d.Keys)+1) * 3; n > MaxValueBytes/elemBytes {
+			in.needItems(n, "dict of "+strconv.Itoa(len(d.Keys)+1)+" keys")
+		}
+	}
+	d.setKey(h, k, v)
+}
+
+func (in *interp) ddel(d *Dict, k Value) bool {
+	h := in.dictKey(k)
+	if i, ok := d.index[h]; ok {
+		// each later key is hashed and reindexed again
+		in.charge(4 * int64(len(d.Keys)-i))
+	}
+	return d.delKey(h)
+}
+
 // repr renders a value as Python would (for f-strings and messages).
 func repr(v Value) string { return render(v, true) }
 
 func str(v Value) string { return render(v, false) }
 
-func render(v Value, quote bool) string {
+// renderScalar prints what is not a container.
+func renderScalar(v Value) string {
 	switch x := v.(type) {
 	case nil:
 		return "None"
@@ -285,36 +380,7 @@ func render(v Value, quote bool) string {
 	case int64:
 		return strconv.FormatInt(x, 10)
 	case float64:
-		if x == float64(int64(x)) && x < 1e16 && x > -1e16 {
-			return strconv.FormatFloat(x, 'f', 1, 64)
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case string:
-		if quote {
-			return "'" + x + "'"
-		}
-		return x
-	case Tuple:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = repr(e)
-		}
-		if len(x) == 1 {
-			return "(" + parts[0] + ",)"
-		}
-		return "(" + strings.Join(parts, ", ") + ")"
-	case *List:
-		parts := make([]string, len(x.Items))
-		for i, e := range x.Items {
-			parts[i] = repr(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case *Dict:
-		parts := make([]string, len(x.Keys))
-		for i := range x.Keys {
-			parts[i] = repr(x.Keys[i]) + ": " + repr(x.Vals[i])
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
+		return pyFloat(x)
 	case DType:
 		return string(x)
 	case *Sym:

@@ -21,6 +21,7 @@ import (
 const (
 	MaxSource = 8 << 20 // bytes of one source file
 	MaxDepth  = 200     // nesting of expressions, brackets and blocks
+	MaxChain  = 1000    // links of left-nested chains (a + b + ..., a.b.c, f()[0]) on one path
 )
 
 // Pos is a source position.

@@ -102,6 +102,7 @@ type parser struct {
 	lx    *lexer
 	i     int
 	depth int
+	folds int // links of left-nested chains on the path being parsed
 	// pinned > 0 while the parser may go back to an earlier token
 	pinned int
 }
@@ -233,6 +234,16 @@ func (p *parser) enter(at Pos) {
 }
 
 func (p *parser) leave() { p.depth-- }
+
+// fold counts one more level of a left-nested chain (a + b + ..., a.b.c,
+// f()()[0]): the tree is as deep as the chain is long, and evaluating it
+// recurses that deep.
+func (p *parser) fold(at Pos) {
+	p.folds++
+	if p.folds > MaxChain {
+		p.failf(at, "expression chained deeper than %d operators, calls, attributes or subscripts (evaluating it recurses once per link)", MaxChain)
+	}
+}
 
 func (p *parser) endStmt() {
 	if p.acceptOp(";") {
@@ -871,6 +882,8 @@ func (p *parser) bitOr() Expr { return p.binary(1) }
 func (p *parser) binary(minPrec int) Expr {
 	start := p.cur().pos
 	e := p.factor()
+	folds := p.folds
+	defer func() { p.folds = folds }()
 	for {
 		t := p.cur()
 		if t.kind != tOp {
@@ -881,6 +894,7 @@ func (p *parser) binary(minPrec int) Expr {
 			return e
 		}
 		p.i++
+		p.fold(t.pos)
 		e = &BinOp{P{start}, t.text, e, p.binary(prec + 1)}
 	}
 }
@@ -931,10 +945,16 @@ func (p *parser) power() Expr {
 func (p *parser) primary() Expr {
 	start := p.tok().pos
 	e := p.atom()
+	folds := p.folds
+	defer func() { p.folds = folds }()
 	for {
 		t := p.tok()
 		if t.kind != tOp {
 			return e
+		}
+		switch t.text {
+		case ".", "(", "[":
+			p.fold(t.pos)
 		}
 		switch t.text {
 		case ".":
