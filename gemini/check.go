@@ -284,8 +284,12 @@ func Check(s *Schedule) diag.Report {
 	checkValues(s, &rep)
 	checkOrder(s, &rep)
 	checkIDs(s, ix, sl, &rep)
-	checkLinks(s, ix, sl, &rep)
-	checkRelated(s, ix, &rep)
+	st := findStale(s, ix)
+	var mr missingReads
+	checkLinks(s, ix, sl, st, &mr, &rep)
+	checkRelated(s, ix, &mr, &rep)
+	st.report(&rep)
+	mr.report(&rep)
 	checkDAG(s, ix, &rep)
 	checkSizes(s, ix, &rep)
 	tn := IdentifyTensors(s)
@@ -297,8 +301,32 @@ func Check(s *Schedule) diag.Report {
 	checkTensorOrder(s, tn, &rep)
 	sl.report(&rep)
 	rep.Sort()
-	// Conventions every real schedule follows are said once.
-	return rep.Group(RuleWeightFirstOnly, RuleAddressReuse, RuleMergedDestination)
+	// Conventions every real schedule follows are said once, and so is
+	// each link rule a broken writer breaks more than a few times.
+	return rep.Group(append([]string{RuleWeightFirstOnly, RuleAddressReuse, RuleMergedDestination}, floods(rep)...)...)
+}
+
+// floodRules are the link rules one broken writer can break hundreds of
+// times (one cause, a line per transfer); more than floodMin findings of
+// one are said once, with the count and the first.
+var floodRules = []string{RuleConsumerNotListed, RuleBadDestination, RuleDRAMDestination, RuleDRAMWriteProducer,
+	RuleDanglingTransfer, RuleUnconsumedRead, RuleDeadOfmap, RuleRelatedUnknown, RuleRelatedAsymmetric, RuleProducerOrder,
+	RuleIfmapNotBuffered, RuleIfmapUndersized, RuleSourceIDs, RuleNewlyAdded, RuleTensorMoved}
+
+const floodMin = 3
+
+func floods(rep diag.Report) []string {
+	n := map[string]int{}
+	for _, d := range rep {
+		n[d.Rule]++
+	}
+	var out []string
+	for _, r := range floodRules {
+		if n[r] > floodMin {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // slice describes a schedule that is part of a larger one: some DRAM
@@ -518,7 +546,7 @@ func checkIDs(s *Schedule, ix *Index, sl *slice, rep *diag.Report) {
 	}
 }
 
-func checkLinks(s *Schedule, ix *Index, sl *slice, rep *diag.Report) {
+func checkLinks(s *Schedule, ix *Index, sl *slice, st *staleRefs, mr *missingReads, rep *diag.Report) {
 	// Consumers: every ifmap/weight transfer resolves and lists the consumer.
 	for ci, c := range s.Cores {
 		for wi := range c.Workloads {
@@ -535,13 +563,20 @@ func checkLinks(s *Schedule, ix *Index, sl *slice, rep *diag.Report) {
 								rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (DRAM read) is re-used here from L2 but lists only an earlier consumer on this core", id)
 							} else if other := otherConsumerListed(r.Destinations, ix, ci, w.ID, id); other >= 0 {
 								rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (DRAM read) lists workload %d of this core, which also uses it, not this one", id, other)
-							} else {
+							} else if !coreListed(r.Destinations, ci) {
+								// (A destination naming this core names a workload
+								// that does not use the transfer: that link is
+								// reported, not each consumer it fails to list.)
 								rep.Add(RuleConsumerNotListed, loc(), "transfer %d (DRAM read) does not list this workload in its destination", id)
 							}
 						}
 						continue
 					}
 					pc, pw, o := ix.Producer(id)
+					if o == nil && loadedFromDRAM(w, id) {
+						mr.add(id, loc)
+						continue
+					}
 					if o == nil && sl.partial {
 						sl.dangling++
 						continue
@@ -553,7 +588,9 @@ func checkLinks(s *Schedule, ix *Index, sl *slice, rep *diag.Report) {
 					if !destListed(o.Destinations, ci, w.ID) {
 						if reusedHere(o.Destinations, w, ci, id) {
 							rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (ofmap of %s) is re-used here from L2 but lists only an earlier consumer on this core", id, wlLoc(pc, pw))
-						} else {
+						} else if other := otherConsumerListed(o.Destinations, ix, ci, w.ID, id); other >= 0 {
+							rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (ofmap of %s) lists workload %d of this core, which also uses it, not this one", id, wlLoc(pc, pw), other)
+						} else if !coreListed(o.Destinations, ci) {
 							rep.Add(RuleConsumerNotListed, loc(), "transfer %d (ofmap of %s) does not list this workload in its destination", id, wlLoc(pc, pw))
 						}
 					}
@@ -575,7 +612,9 @@ func checkLinks(s *Schedule, ix *Index, sl *slice, rep *diag.Report) {
 					}
 					if first := firstListedBefore(r.Destinations, ix, ci, w.ID); first {
 						rep.Add(RuleWeightFirstOnly, loc(), "weight transfer %d is re-used here but lists only an earlier consumer", id)
-					} else {
+					} else if other := otherConsumerListed(r.Destinations, ix, ci, w.ID, id); other >= 0 {
+						rep.Add(RuleWeightFirstOnly, loc(), "weight transfer %d lists workload %d of this core, which also uses it, not this one", id, other)
+					} else if !coreListed(r.Destinations, ci) {
 						rep.Add(RuleConsumerNotListed, loc(), "weight transfer %d does not list this workload in its destination", id)
 					}
 				}
@@ -595,7 +634,7 @@ func checkLinks(s *Schedule, ix *Index, sl *slice, rep *diag.Report) {
 						continue
 					}
 					consumed = true
-					checkCoreDest(ix, sl, rep, dloc, d, o.TransferID)
+					checkCoreDest(ix, sl, st, rep, dloc, d, o.TransferID)
 				}
 				if !consumed {
 					rep.Add(RuleDeadOfmap, loc(), "transfer %d has no destination", o.TransferID)
@@ -621,7 +660,7 @@ func checkLinks(s *Schedule, ix *Index, sl *slice, rep *diag.Report) {
 				rep.Add(RuleBadDestination, dloc(), "a DRAM read cannot have DRAM as its destination")
 				continue
 			}
-			checkCoreDest(ix, sl, rep, dloc, d, r.TransferID)
+			checkCoreDest(ix, sl, st, rep, dloc, d, r.TransferID)
 		}
 		if len(ix.consumers[r.TransferID]) == 0 && !heldByDestination(ix, r.Destinations, r.TransferID) {
 			rep.Add(RuleUnconsumedRead, loc(), "no workload uses transfer %d", r.TransferID)
@@ -631,6 +670,9 @@ func checkLinks(s *Schedule, ix *Index, sl *slice, rep *diag.Report) {
 	for i := range s.DRAMWrites {
 		wr := &s.DRAMWrites[i]
 		loc := func() string { return fmt.Sprintf("dram in[%d] (transfer %d)", i, wr.TransferID) }
+		if stale, _, _ := staleWrite(ix, wr); stale && st.renumbered {
+			continue // counted in the renumbered-references finding
+		}
 		w := ix.Workload(wr.Core, wr.Workload)
 		if w == nil {
 			rep.Add(RuleDRAMWriteProducer, loc(), "names %s workload %d, which does not exist", fileCore(s, wr.Core, wr.CoreKey), wr.Workload)
@@ -705,7 +747,21 @@ func reusedHere(ds []Destination, w *Workload, core int, id int64) bool {
 	return false
 }
 
-func checkCoreDest(ix *Index, sl *slice, rep *diag.Report, loc func() string, d Destination, id int64) {
+// coreListed reports whether a destination list names some workload of a
+// compact core.
+func coreListed(ds []Destination, core int) bool {
+	for _, d := range ds {
+		if d.Core == core && d.HasWorkload {
+			return true
+		}
+	}
+	return false
+}
+
+func checkCoreDest(ix *Index, sl *slice, st *staleRefs, rep *diag.Report, loc func() string, d Destination, id int64) {
+	if stale, _, _ := staleDest(ix, d, id); stale && st.renumbered {
+		return // counted in the renumbered-references finding
+	}
 	if d.Core < 0 {
 		rep.Add(RuleBadDestination, loc(), "core key %d names no core of this schedule", d.CoreKey)
 		return
@@ -732,12 +788,16 @@ func checkCoreDest(ix *Index, sl *slice, rep *diag.Report, loc func() string, d 
 	}
 }
 
-func checkRelated(s *Schedule, ix *Index, rep *diag.Report) {
+func checkRelated(s *Schedule, ix *Index, mr *missingReads, rep *diag.Report) {
 	for i := range s.DRAMWrites {
 		wr := &s.DRAMWrites[i]
 		loc := func() string { return fmt.Sprintf("dram in[%d] (transfer %d)", i, wr.TransferID) }
 		for _, id := range wr.RelatedOfmap {
 			r := ix.Read(id)
+			if r == nil && mr.is[id] {
+				mr.related++ // a DRAM read "-1".out lacks: said once
+				continue
+			}
 			if r == nil {
 				rep.Add(RuleRelatedUnknown, loc(), "related_ofmap names transfer %d, which is not in \"-1\".out", id)
 				continue

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -290,7 +291,31 @@ var positionalMutation = mutation{RuleTensorIdentity, nil, func(t *testing.T, s 
 	}
 }}
 
-func init() { mutations = append(mutations, positionalMutation) }
+// renumberMutation renumbers core 1's workloads without their references,
+// as a slicing tool does: one finding for the cause, not one per link (the
+// stale numbers, all below the new ones, read as earlier consumers: the
+// re-use convention's info).
+var renumberMutation = mutation{RuleRenumbered, []string{RuleWeightFirstOnly}, func(t *testing.T, s *Schedule) {
+	for wi := range s.Cores[1].Workloads {
+		s.Cores[1].Workloads[wi].ID += 100
+	}
+}}
+
+// missingReadMutation drops the "-1".out entry of the fmap read layer 4
+// loads: its snapshot still says DRAM (the IDs are no longer dense).
+var missingReadMutation = mutation{RuleMissingRead, []string{RuleTransferIDsDense}, func(t *testing.T, s *Schedule) {
+	id := wl(s, 0, 4).Ifmaps[0].TransferIDs[0]
+	i := readIndex(t, s, id)
+	s.DRAMReads = append(s.DRAMReads[:i], s.DRAMReads[i+1:]...)
+	for k := range s.DRAMWrites {
+		w := &s.DRAMWrites[k]
+		w.RelatedOfmap = slices.DeleteFunc(w.RelatedOfmap, func(x int64) bool { return x == id })
+	}
+}}
+
+func init() {
+	mutations = append(mutations, positionalMutation, renumberMutation, missingReadMutation)
+}
 
 // singleCoreMutations apply to a single-core schedule (rules that only
 // single-core files are held to).

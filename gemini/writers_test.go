@@ -1,0 +1,152 @@
+package gemini
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/diag"
+)
+
+// Small schedules in the conventions of third-party writers, written here
+// so that each point fails on a reader that does not know the convention.
+
+func readTest(t *testing.T, doc string) *Schedule {
+	t.Helper()
+	s, err := ReadBytes([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func linesOf(rep diag.Report, sev diag.Severity) []string {
+	var out []string
+	for _, d := range rep {
+		if d.Severity == sev {
+			out = append(out, d.String())
+		}
+	}
+	return out
+}
+
+// lastConsumerPerCore: ofmap 2 and weight 0 are used by workloads 0..2 of
+// core 0 (the ofmap by 1 and 2) and list only the last one, as one
+// converter writes destinations (one consumer per core, the last).
+const lastConsumerPerCore = `{"xlen": 1, "ylen": 1, "buffersize": 4096, "0": [
+ {"workload_id": 0, "layer_name": "a", "layer_type": "pe", "ofmap_size": 8, "time": 1,
+  "ifmap": [{"size": 8, "transfer_id": [1]}], "weight": {"size": 16, "transfer_id": [0]},
+  "ofmap": [{"size": 8, "transfer_id": 2, "destination": [{"type": "core", "core_id": 0, "workload_id": 2}]}]},
+ {"workload_id": 1, "layer_name": "b", "layer_type": "pe", "ofmap_size": 8, "time": 1,
+  "ifmap": [{"size": 8, "transfer_id": [2]}], "weight": {"size": 16, "transfer_id": [0]},
+  "ofmap": [{"size": 8, "transfer_id": 3, "destination": [{"type": "DRAM", "core_id": -1}]}]},
+ {"workload_id": 2, "layer_name": "b", "layer_type": "pe", "ofmap_size": 8, "time": 1,
+  "ifmap": [{"size": 8, "transfer_id": [2]}], "weight": {"size": 16, "transfer_id": [0]},
+  "ofmap": [{"size": 8, "transfer_id": 4, "destination": [{"type": "DRAM", "core_id": -1}]}]}],
+ "-1": {"out": [
+   {"transfer_id": 0, "type": "weight", "size": 16, "destination": [{"type": "core", "core_id": 0, "workload_id": 2}]},
+   {"transfer_id": 1, "type": "fmap", "size": 8, "destination": [{"type": "core", "core_id": 0, "workload_id": 0}]}],
+  "in": [{"transfer_id": 3, "core_id": 0, "workload_id": 1}, {"transfer_id": 4, "core_id": 0, "workload_id": 2}]}}`
+
+// One consumer per core in destination lists is a convention for core
+// ofmaps and weights as for DRAM reads: no error, one info naming it.
+func TestOneConsumerPerCoreConvention(t *testing.T) {
+	rep := Check(readTest(t, lastConsumerPerCore))
+	if errs := linesOf(rep, diag.Error); len(errs) > 0 {
+		t.Errorf("false errors: %v", errs)
+	}
+	infos := 0
+	for _, d := range rep {
+		if d.Rule == RuleWeightFirstOnly {
+			infos++
+			if d.Count != 3 {
+				t.Errorf("the info stands for %d findings, want 3 (ofmap at workload 1, weight at 0 and 1): %s", d.Count, d)
+			}
+		}
+	}
+	if infos != 1 {
+		t.Errorf("%d convention infos, want 1: %v", infos, rep)
+	}
+}
+
+// renumberedSlice: core 1's workloads were renumbered 10, 11 -> 0, 1
+// without the references to them (two destinations, one "-1".in entry).
+const renumberedSlice = `{"xlen": 2, "ylen": 1, "buffersize": 4096,
+ "0": [{"workload_id": 0, "layer_name": "a", "layer_type": "pe", "ofmap_size": 8, "time": 1,
+  "ifmap": [{"size": 8, "transfer_id": [1]}], "weight": {"size": 16, "transfer_id": [0]},
+  "ofmap": [{"size": 8, "transfer_id": 2, "destination": [{"type": "core", "core_id": 1, "workload_id": 10}]}]}],
+ "1": [{"workload_id": 0, "layer_name": "b", "layer_type": "pe", "ofmap_size": 8, "time": 1,
+  "ifmap": [{"size": 8, "transfer_id": [2]}],
+  "ofmap": [{"size": 8, "transfer_id": 3, "destination": [{"type": "core", "core_id": 1, "workload_id": 11}]}]},
+  {"workload_id": 1, "layer_name": "c", "layer_type": "pe", "ofmap_size": 8, "time": 1,
+  "ifmap": [{"size": 8, "transfer_id": [3]}],
+  "ofmap": [{"size": 8, "transfer_id": 4, "destination": [{"type": "DRAM", "core_id": -1}]}]}],
+ "-1": {"out": [
+   {"transfer_id": 0, "type": "weight", "size": 16, "destination": [{"type": "core", "core_id": 0, "workload_id": 0}]},
+   {"transfer_id": 1, "type": "fmap", "size": 8, "destination": [{"type": "core", "core_id": 0, "workload_id": 0}]}],
+  "in": [{"transfer_id": 4, "core_id": 1, "workload_id": 11}]}}`
+
+// References in another numbering are one cause, said once with the
+// counts and examples; the links they break are not each an error.
+func TestRenumberedReferencesOneFinding(t *testing.T) {
+	rep := Check(readTest(t, renumberedSlice))
+	errs := linesOf(rep, diag.Error)
+	if len(errs) != 1 || !strings.Contains(errs[0], RuleRenumbered) {
+		t.Fatalf("want one renumbered-references error, got %v", errs)
+	}
+	for _, want := range []string{"3 references", "2 ofmap destinations", `1 "-1".in entries`, "does not exist (3)", "core 1 workload 10, used there by workload 0"} {
+		if !strings.Contains(errs[0], want) {
+			t.Errorf("the finding lacks %q: %s", want, errs[0])
+		}
+	}
+}
+
+// One wrong destination is a bad destination, not a renumbering.
+func TestOneWrongDestinationIsNotRenumbering(t *testing.T) {
+	s := readTest(t, renumberedSlice)
+	s.Cores[1].Workloads[0].Ofmaps[0].Destinations[0].Workload = 1
+	s.Cores[0].Workloads[0].Ofmaps[0].Destinations[0].Workload = 0
+	s.DRAMWrites[0].Workload = 1
+	s.Cores[0].Workloads[0].Ofmaps[0].Destinations[0].Workload = 1 // exists, does not use transfer 2
+	rep := Check(s)
+	if hasRule(rep, RuleRenumbered) || !hasRule(rep, RuleBadDestination) {
+		t.Errorf("one wrong destination: %v", rep)
+	}
+}
+
+// A transfer the snapshots load from DRAM that "-1".out lacks is one
+// finding with the references naming it, also in a slice, and the
+// related_ofmap links naming it are counted there, not each an error.
+func TestMissingDRAMReadGrouped(t *testing.T) {
+	s := synthFor(t, SynthConfig{Cores: 2, Workloads: 10})
+	id := wl(s, 0, 4).Ifmaps[0].TransferIDs[0]
+	i := readIndex(t, s, id)
+	s.DRAMReads = append(s.DRAMReads[:i], s.DRAMReads[i+1:]...)
+	rep := Check(s)
+	var lines []string
+	for _, d := range linesOf(rep, diag.Error) {
+		if !strings.Contains(d, RuleTransferIDsDense) {
+			lines = append(lines, d)
+		}
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], RuleMissingRead) || !strings.Contains(lines[0], "related_ofmap") {
+		t.Errorf("want one missing-dram-read error counting the related links, got %v", lines)
+	}
+}
+
+// Many findings of one link rule (a writer that drops every "-1".in entry)
+// are one line with the count.
+func TestLinkFloodGrouped(t *testing.T) {
+	s := synthFor(t, SynthConfig{Cores: 2, Workloads: 20})
+	n := len(s.DRAMWrites)
+	s.DRAMWrites = nil
+	rep := Check(s)
+	var got []diag.Diagnostic
+	for _, d := range rep {
+		if d.Rule == RuleDRAMDestination {
+			got = append(got, d)
+		}
+	}
+	if n <= floodMin || len(got) != 1 || got[0].Count < n {
+		t.Errorf("%d DRAM writes dropped: %d lines %v", n, len(got), got)
+	}
+}
