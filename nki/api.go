@@ -640,6 +640,9 @@ func (t *tracer) declareCall(c *callCtx, fn string) Value {
 			c.fail("constant of type %s (npukit models tensors, not numpy arrays)", typeName(cv))
 		}
 		shape = s
+		// shared_constant(constant, dtype=None): without a dtype the
+		// tensor has the host array's (NKI API reference)
+		dt = dtypeOf(cv)
 		buffer = &BufferVal{Kind: "shared_hbm"}
 	case "shared_identity_matrix":
 		n := c.int(0, "n")

@@ -136,7 +136,15 @@ func (in *interp) call(fn Value, args []Value, kws []kwarg, pos python.Pos, node
 			return in.call(m, append([]Value{f}, args...), kws, pos, node)
 		}
 	case *Opaque:
+		if name, ok := strings.CutPrefix(f.What, "numpy."); ok {
+			if v, ok := in.numpyCall(name, args, kws, pos); ok {
+				return v
+			}
+		}
 		in.fail(pos, "call of "+f.What, "npukit does not model %s", f.What)
+	case DType:
+		// numpy's scalar types: np.float32(v), np.dtype(d).type(v)
+		return in.callBuiltin(func(c *callCtx) Value { return in.numpyScalar(f, c) }, callCtx{in: in, args: args, kw: kws, pos: pos, node: cn, name: "numpy." + string(f)})
 	}
 	in.raise(pos, "TypeError", "%s is not callable", typeName(fn))
 	return nil
@@ -406,6 +414,17 @@ func (in *interp) getAttr(obj Value, name string, pos python.Pos) Value {
 		}
 	case *Opaque:
 		return &Opaque{What: o.What + "." + name}
+	case *NDArray:
+		if v, ok := in.ndAttr(o, name); ok {
+			return v
+		}
+	case DType:
+		switch name {
+		case "type": // np.dtype(d).type is the scalar type
+			return o
+		case "name":
+			return string(o)
+		}
 	}
 	if v, ok := in.tr.attr(in, obj, name, pos); ok {
 		return v
@@ -598,6 +617,8 @@ func (in *interp) getItem(obj, idx Value, node python.Node) Value {
 		}
 	case *Opaque:
 		return &Opaque{What: o.What + "[...]"} // typing annotations: Optional[int]
+	case *NDArray:
+		return in.ndGetItem(o, idx, node)
 	}
 	if v, ok := in.tr.item(in, obj, idx, node); ok {
 		return v
@@ -630,6 +651,9 @@ func (in *interp) setItem(obj, idx, v Value, node python.Node, accumulate bool) 
 			in.call(f, []Value{o, idx, v}, nil, node.At(), nil)
 			return
 		}
+	case *NDArray:
+		in.ndSetItem(o, idx, v, node)
+		return
 	}
 	if isTensorish(obj) {
 		in.tr.store(in, obj, idx, v, node)

@@ -387,10 +387,7 @@ func (l *loader) numpy() *Module {
 		return nil
 	})
 	m.Attrs["arange"] = bi("numpy.arange", numpyArange)
-	m.Attrs["identity"] = bi("numpy.identity", func(c *callCtx) Value {
-		n := c.int(0, "n")
-		return &Grid{Shape: []int64{n, n}}
-	})
+	addNumpyArrays(m)
 	l.std["numpy"] = m
 	return m
 }

@@ -151,6 +151,8 @@ func shapeOf(v Value) ([]int64, bool) {
 		return x.Shape, true
 	case *Grid:
 		return x.Shape, true
+	case *NDArray:
+		return x.Shape, true
 	}
 	return nil, false
 }
@@ -162,6 +164,8 @@ func dtypeOf(v Value) DType {
 	case *View:
 		return x.DType
 	case *Tile:
+		return x.DType
+	case *NDArray:
 		return x.DType
 	}
 	return ""

@@ -144,7 +144,7 @@ func typeName(v Value) string {
 		return "tuple"
 	case *List:
 		return "list"
-	case *IntArray:
+	case *IntArray, *NDArray:
 		return "numpy.ndarray"
 	case *Dict:
 		return "dict"
