@@ -141,6 +141,9 @@ func (l *loader) nkiModule(in *interp, name string) (*Module, bool) {
 		comp, _ := l.nkiModule(in, strings.TrimSuffix(name, "nki")+"nki.compiler")
 		typ, _ := l.nkiModule(in, strings.TrimSuffix(name, "nki")+"nki.typing")
 		m.Attrs["language"], m.Attrs["isa"], m.Attrs["compiler"], m.Attrs["typing"], m.Attrs["lang"] = lang, isa, comp, typ, lang
+		// nki.tensor, the tensor type kernels name in annotations
+		// (in_tensor: nki.tensor in nki-samples' contributed kernels)
+		m.Attrs["tensor"] = &Opaque{What: "nki.tensor"}
 		ident := bi("nki.jit", func(c *callCtx) Value {
 			if len(c.args) == 1 {
 				return c.args[0]
@@ -186,7 +189,14 @@ func (l *loader) importModule(in *interp, name string, level int, pos python.Pos
 				}
 			}
 		}
-		in.fail(pos, "import of "+strings.Repeat(".", level)+name, "module not found (not an NKI module, not in the manifest's modules, not a sibling file)")
+		if level == 0 {
+			// a host package (json, transformers, torch_neuronx, a
+			// tokenizer): importing it binds a module npukit does not
+			// model, so a kernel that only imports it traces, and one
+			// that uses it is refused where it does
+			return &Module{Name: name, Attrs: map[string]Value{}, Opaque: true}
+		}
+		in.fail(pos, "import of "+strings.Repeat(".", level)+name, "module not found (not in the manifest's modules, not a sibling file)")
 	}
 	return l.loadFile(in, file, name, pos)
 }
@@ -341,8 +351,132 @@ func (in *interp) runModule(m *Module, prefix int) {
 		if isMainGuard(s) {
 			continue
 		}
-		in.exec(sc, s)
+		in.execTopLevel(sc, s)
 	}
+}
+
+// execTopLevel runs one statement of a module's top level. Importing a
+// kernel file runs its host code (a course's starter code disables
+// logging, a tutorial loads a tokenizer); such a statement cannot change
+// what the kernel traces unless the kernel reads what it binds. So a top
+// level statement npukit cannot evaluate (a call into a host module it
+// does not model) is skipped rather than refusing the file, and the names
+// it would bind stay host values: the kernel reading one is refused there,
+// naming the statement. A statement that raises (assert, raise) still
+// fails the import, as in Python; so do definitions and imports, which are
+// the kernel's own code (a def whose annotation names an attribute NKI
+// does not have fails when the module runs).
+func (in *interp) execTopLevel(sc *scope, s python.Stmt) {
+	switch s.(type) {
+	case *python.FunctionDef, *python.ClassDef, *python.Import, *python.ImportFrom:
+		in.exec(sc, s)
+		return
+	}
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		e, ok := r.(*Error)
+		if !ok || e.Raised || len(in.frames) == 0 || in.cur().fn != "<module>" {
+			panic(r)
+		}
+		cause := e.Msg
+		if e.Construct != "" {
+			cause = e.Construct + ": " + e.Msg
+		}
+		for _, name := range boundNames(s) {
+			in.assignName(sc, name, &Opaque{What: fmt.Sprintf("%s (bound by host code at %s:%d that npukit skipped: %s)", name, filepath.Base(e.File), s.At().Line, cause)})
+		}
+	}()
+	in.exec(sc, s)
+}
+
+// boundNames lists the names a statement binds, nested blocks included
+// (function and class bodies excluded: they bind in their own scope).
+func boundNames(s python.Stmt) []string {
+	var out []string
+	var target func(e python.Expr)
+	target = func(e python.Expr) {
+		switch x := e.(type) {
+		case *python.Name:
+			out = append(out, x.ID)
+		case *python.Tuple:
+			for _, el := range x.Elts {
+				target(el)
+			}
+		case *python.List:
+			for _, el := range x.Elts {
+				target(el)
+			}
+		case *python.Starred:
+			target(x.Value)
+		}
+	}
+	var walk func(s python.Stmt)
+	block := func(b []python.Stmt) {
+		for _, st := range b {
+			walk(st)
+		}
+	}
+	walk = func(s python.Stmt) {
+		switch x := s.(type) {
+		case *python.Assign:
+			for _, t := range x.Targets {
+				target(t)
+			}
+		case *python.AnnAssign:
+			target(x.Target)
+		case *python.AugAssign:
+			target(x.Target)
+		case *python.FunctionDef:
+			out = append(out, x.Name)
+		case *python.ClassDef:
+			out = append(out, x.Name)
+		case *python.Import:
+			for _, a := range x.Names {
+				if a.AsName != "" {
+					out = append(out, a.AsName)
+				} else {
+					out = append(out, strings.SplitN(a.Name, ".", 2)[0])
+				}
+			}
+		case *python.ImportFrom:
+			for _, a := range x.Names {
+				if a.AsName != "" {
+					out = append(out, a.AsName)
+				} else if a.Name != "*" {
+					out = append(out, a.Name)
+				}
+			}
+		case *python.If:
+			block(x.Body)
+			block(x.Else)
+		case *python.For:
+			target(x.Target)
+			block(x.Body)
+			block(x.Else)
+		case *python.While:
+			block(x.Body)
+			block(x.Else)
+		case *python.With:
+			for _, it := range x.Items {
+				if it.Vars != nil {
+					target(it.Vars)
+				}
+			}
+			block(x.Body)
+		case *python.Try:
+			block(x.Body)
+			for _, h := range x.Handlers {
+				block(h.Body)
+			}
+			block(x.Else)
+			block(x.Finally)
+		}
+	}
+	walk(s)
+	return out
 }
 
 // isMainGuard is `if __name__ == "__main__":` (the host driver).
