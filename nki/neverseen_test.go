@@ -1,6 +1,8 @@
 package nki
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -160,5 +162,47 @@ def kernel(a):
 `, "gen2", a128x128)
 	if err == nil || !strings.Contains(err.Error(), "json.loads") {
 		t.Errorf("a kernel calling a host module: %v, want a refusal naming json.loads", err)
+	}
+}
+
+// Manifest keyword arguments take the argument forms of positional ones:
+// {"tuple": [2, 2]} is a tuple, {"shape", "dtype"} a tensor, {"value"} a
+// scalar.
+func TestManifestKwargForms(t *testing.T) {
+	dir := t.TempDir()
+	src := authorHeader + `
+@nki.jit
+def kernel(a, padding=(0, 0), bias=None, scale=1.0, cfg=None):
+    pad_left, pad_right = padding
+    assert pad_left == 2 and pad_right == 3
+    assert bias.shape == (128, 1)
+    assert scale == 0.5
+    assert cfg["mode"] == "fast"
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    b = nl.load(bias)
+    nl.store(out, nl.add(t, b))
+    return out
+`
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	man := `{"version": 1, "entries": [{"id": "k", "file": "k.py", "function": "kernel", "api": "beta1",
+  "args": [{"name": "a", "shape": [128, 128], "dtype": "float32"}],
+  "kwargs": {"padding": {"tuple": [2, 3]}, "bias": {"shape": [128, 1], "dtype": "float32"}, "scale": {"value": 0.5}, "cfg": {"mode": "fast"}}}]}`
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(man), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadManifest(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := m.Entry("k")
+	res, err := Trace(OptionsFor(m, e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tensorRecs(res, "kernel argument")) != 2 {
+		t.Errorf("kernel arguments = %d, want a and bias", len(tensorRecs(res, "kernel argument")))
 	}
 }

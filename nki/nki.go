@@ -153,7 +153,7 @@ func Trace(opt Options) (res *Result, err error) {
 	}
 	var kws []kwarg
 	for k, v := range opt.Kwargs {
-		kws = append(kws, kwarg{k, in.jsonValue(v)})
+		kws = append(kws, kwarg{k, in.kwargValue(k, v)})
 	}
 	sortKw(kws)
 	in.frames = append(in.frames, &frame{mod: mod, fn: "<trace>", kern: true})
@@ -234,6 +234,63 @@ func (in *interp) argValue(a Arg) Value {
 	in.tr.Tensors = append(in.tr.Tensors, rec)
 	t.Rec = rec
 	return t
+}
+
+// kwargValue converts a manifest keyword argument. A keyword argument takes
+// the forms of a positional one ({"tuple": [2, 2]}, {"shape": [...],
+// "dtype": ...}, {"value": ...}, dtype_value, enum, dataclass), so that
+// padding=(2, 2) arrives as a tuple, not as a dict of one key; any other
+// value is plain JSON.
+func (in *interp) kwargValue(name string, v any) Value {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return in.jsonValue(v)
+	}
+	var a Arg
+	for k, x := range m {
+		switch k {
+		case "tuple":
+			t, ok := x.([]any)
+			if !ok {
+				return in.jsonValue(v)
+			}
+			a.Tuple = t
+		case "value":
+			a.Value = x
+		case "shape":
+			s, ok := x.([]any)
+			if !ok {
+				return in.jsonValue(v)
+			}
+			a.Shape = []int64{}
+			for _, d := range s {
+				f, ok := d.(float64)
+				if !ok || f != math.Trunc(f) || f < 0 || f > 1<<40 {
+					return in.jsonValue(v)
+				}
+				a.Shape = append(a.Shape, int64(f))
+			}
+		case "dtype":
+			if a.DType, ok = x.(string); !ok {
+				return in.jsonValue(v)
+			}
+		case "name":
+		case "dtype_value", "enum", "dataclass":
+			return in.jsonValue(v)
+		default:
+			return in.jsonValue(v) // a dict argument
+		}
+	}
+	if (a.Shape == nil) != (a.DType == "") {
+		return in.jsonValue(v)
+	}
+	if a.Shape == nil && a.Tuple == nil {
+		if _, has := m["value"]; !has {
+			return in.jsonValue(v)
+		}
+	}
+	a.Name = name
+	return in.argValue(a)
 }
 
 // jsonValue converts a manifest value; {"dataclass": {module, class,

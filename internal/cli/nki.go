@@ -46,7 +46,7 @@ type nkiFlags struct {
 }
 
 func (f *nkiFlags) bind(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.kernel, "kernel", "", "kernel function to trace")
+	cmd.Flags().StringVar(&f.kernel, "kernel", "", "kernel function to trace (default: the file's one @nki.jit function)")
 	cmd.Flags().StringArrayVar(&f.args, "arg", nil, "kernel argument NAME=DTYPE[D0,D1,...] (a tensor) or NAME=VALUE (an int, float, bool, None or string); repeatable")
 	cmd.Flags().StringVar(&f.arch, "arch", "", "NeuronCore generation for nisa.get_nc_version(): v2, v3 or v4 (default v2)")
 	cmd.Flags().StringVar(&f.api, "api", "", "API generation: beta1 or current (default: from the kernel's imports)")
@@ -92,14 +92,27 @@ func (f *nkiFlags) options(args []string) (nki.Options, string, error) {
 	if len(args) != 1 {
 		return o, "", usageErr("give one KERNEL.py (or --manifest FILE --entry ID)")
 	}
-	if f.kernel == "" {
-		return o, "", usageErr("--kernel NAME is required")
-	}
 	abs, err := filepath.Abs(args[0])
 	if err != nil {
 		return o, "", usageErr("%v", err)
 	}
-	o = nki.Options{Dir: filepath.Dir(abs), File: filepath.Base(abs), Function: f.kernel, API: f.api, NCVersion: ver}
+	kernel := f.kernel
+	if kernel == "" {
+		// the file's one @nki.jit function, or the list to choose from
+		ks, err := nki.KernelFunctions(abs)
+		if err != nil {
+			return o, "", usageErr("%v", ioCause(err))
+		}
+		switch len(ks) {
+		case 1:
+			kernel = ks[0]
+		case 0:
+			return o, "", usageErr("%s has no @nki.jit function: give --kernel NAME", args[0])
+		default:
+			return o, "", usageErr("%s has %d kernels (%s): give --kernel NAME", args[0], len(ks), strings.Join(ks, ", "))
+		}
+	}
+	o = nki.Options{Dir: filepath.Dir(abs), File: filepath.Base(abs), Function: kernel, API: f.api, NCVersion: ver}
 	if o.NCVersion == "" {
 		o.NCVersion = "gen2"
 	}
