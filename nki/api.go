@@ -370,10 +370,12 @@ func (t *tracer) attr(in *interp, obj Value, name string, pos python.Pos) (Value
 	switch o := obj.(type) {
 	case *Tensor, *View, *Tile:
 		shape, _ := shapeOf(o)
-		if tile, ok := o.(*Tile); ok && tile.Rec == nil && tile.bound && (name == "ap" || name == "reshape" || name == "astype") {
-			// a view of a named result (index-case-3 in the SDK examples:
-			// in_tile = nl.load(...); in_tile.ap([...])) uses it as a
-			// tile, as indexing it does
+		if tile, ok := o.(*Tile); ok && tile.Rec == nil && (name == "ap" || name == "reshape" || name == "astype" || name == "view") {
+			// a view of a result (index-case-3 in the SDK examples:
+			// in_tile = nl.load(...); in_tile.ap([...]); or at once:
+			// nl.max(t, axis=2).reshape(...)) uses it as a tile, as
+			// indexing it does: the result is written to a tile of its
+			// own, which the view reads
 			t.materialize(in, tile, pos)
 		}
 		switch name {

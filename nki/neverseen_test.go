@@ -206,3 +206,27 @@ def kernel(a, padding=(0, 0), bias=None, scale=1.0, cfg=None):
 		t.Errorf("kernel arguments = %d, want a and bias", len(tensorRecs(res, "kernel argument")))
 	}
 }
+
+// .reshape of an instruction result used at once (nl.max(t, axis=2)
+// .reshape(...)): the result gets a tile of its own, which the reshaped
+// view reads.
+func TestReshapeOfInstructionResult(t *testing.T) {
+	res := traceSource(t, authorHeader+`
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 1, 8), dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((nl.par_dim(128), 8, 4), dtype=a.dtype, buffer=nl.sbuf)
+    t[...] = nl.load(a)
+    m = nl.max(t, axis=2).reshape((128, 1, 8))
+    nl.store(out, value=m)
+    return out
+`, "gen2", Arg{Name: "a", Shape: []int64{128, 8, 4}, DType: "float32"})
+	r := tensorRecs(res, "result of nl.max")
+	if len(r) != 1 || len(r[0].Shape) != 2 || r[0].Shape[1] != 8 {
+		t.Fatalf("result of nl.max: %v, want one implicit (128, 8) tile", r)
+	}
+	st := callsOf(res, "nl.store")
+	if len(st) != 1 || len(st[0].Reads) != 1 || st[0].Reads[0] != r[0].ID {
+		t.Errorf("the store reads %v, want the max's tile %s", st, r[0].ID)
+	}
+}
