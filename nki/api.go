@@ -1212,8 +1212,15 @@ func (t *tracer) store(in *interp, obj, idx, v Value, node python.Node) {
 	dst := in.getItem(obj, idx, node)
 	switch x := v.(type) {
 	case *Tile:
+		if x.Rec == nil && x.bound {
+			// u = op(...); t[...] = u: the result was written to a tile
+			// of its own (a TensorE result to PSUM) before this statement
+			// copies it
+			t.materialize(in, x, node.At())
+		}
 		if x.Rec == nil {
-			// the instruction writes the destination directly
+			// t[...] = op(...): the instruction writes the destination
+			// directly
 			x.absorbed = true
 			if x.step != nil {
 				x.step.Writes = appendAccess(x.step.Writes, dst)

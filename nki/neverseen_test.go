@@ -230,3 +230,42 @@ def kernel(a):
 		t.Errorf("the store reads %v, want the max's tile %s", st, r[0].ID)
 	}
 }
+
+// u = nisa.nc_transpose(t); big[:, i, :] = u: the TensorE result lands in a
+// PSUM tile of its own, and the assignment is a copy out of it; written
+// straight into the destination (big[...] = nisa.nc_transpose(t)) it has
+// no tile of its own.
+func TestAssignedResultIsACopy(t *testing.T) {
+	kernel := func(direct bool) *Result {
+		assign := "u = nisa.nc_transpose(w)\n        big[:, i, :] = u"
+		if direct {
+			assign = "big[:, i, :] = nisa.nc_transpose(w)"
+		}
+		return traceSource(t, authorHeader+`
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 2, 128), dtype=a.dtype, buffer=nl.shared_hbm)
+    src = nl.ndarray((nl.par_dim(128), 128), dtype=a.dtype, buffer=nl.sbuf)
+    big = nl.ndarray((nl.par_dim(128), 2, 128), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=src, src=a)
+    for i in nl.affine_range(2):
+        w = nisa.tensor_copy(src=src)
+        `+assign+`
+    nisa.dma_copy(dst=out, src=big)
+    return out
+`, "gen2", Arg{Name: "a", Shape: []int64{128, 128}, DType: "float32"})
+	}
+	res := kernel(false)
+	tr := tensorRecs(res, "result of nisa.nc_transpose")
+	if len(tr) != 1 || tr[0].Buffer != "psum" || tr[0].Instances != 2 {
+		t.Fatalf("transpose result tiles %v, want one PSUM tile of 2 instances", tr)
+	}
+	cp := callsOf(res, "assign(copy)")
+	if len(cp) != 1 || cp[0].Executed != 2 || len(cp[0].Reads) != 1 || cp[0].Reads[0] != tr[0].ID {
+		t.Fatalf("copies %+v, want one copy out of %s executed twice", cp, tr[0].ID)
+	}
+	direct := kernel(true)
+	if n := len(tensorRecs(direct, "result of nisa.nc_transpose")) + len(callsOf(direct, "assign(copy)")); n != 0 {
+		t.Errorf("written straight into big: %d transpose tiles and copies, want none", n)
+	}
+}
