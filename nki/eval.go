@@ -152,8 +152,8 @@ func (in *interp) eval(sc *scope, e python.Expr) Value {
 		return result
 	case *python.IfExp:
 		c := in.eval(sc, x.Test)
-		if _, ok := c.(*Sym); ok {
-			in.fail(x.Pos, "conditional expression on a symbolic loop index", "its value differs per iteration")
+		if s, ok := c.(*Sym); ok {
+			return in.symbolicIfExp(sc, x, s)
 		}
 		if in.truth(c, x.Test) {
 			return in.eval(sc, x.Body)

@@ -269,3 +269,47 @@ def kernel(a):
 		t.Errorf("written straight into big: %d transpose tiles and copies, want none", n)
 	}
 }
+
+// A conditional expression on a sequential_range index (the scan carried
+// from the previous tile, zero in the first): both branches trace, the
+// instruction reads the tensor branch; integer branches become the
+// per-iteration choice.
+func TestConditionalExpressionOnLoopIndex(t *testing.T) {
+	res := traceSource(t, authorHeader+`import numpy as np
+
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    state = nl.zeros((nl.par_dim(128), 1), dtype=a.dtype)
+    for i in nl.sequential_range(4):
+        x = nl.load(a[:, nl.ds(i * 128, 128)])
+        init = state[:, 0] if i > 0 else 0
+        r = nisa.tensor_tensor_scan(x, x, initial=init, op0=np.multiply, op1=np.add)
+        state[:, 0:1] = nl.copy(r[:, 127:128])
+        off = 0 if i == 0 else (i - 1) * 128
+        nl.store(out[:, nl.ds(off, 128)], value=r)
+    return out
+`, "gen2", Arg{Name: "a", Shape: []int64{128, 512}, DType: "float32"})
+	scan := callsOf(res, "nisa.tensor_tensor_scan")
+	var state *TensorRec
+	for _, r := range res.Tensors {
+		if r.API == "nl.zeros" {
+			state = r
+		}
+	}
+	if len(scan) != 1 || scan[0].Executed != 4 || state == nil || !contains(scan[0].Reads, state.ID) {
+		t.Fatalf("scan calls %+v, want one executed 4 times reading the carried state", scan)
+	}
+	_, err := traceSourceErr(t, authorHeader+`
+@nki.jit
+def kernel(a, b):
+    out = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.sequential_range(2):
+        src = a if i > 0 else b
+        nl.store(out, value=nl.load(src))
+    return out
+`, "gen2", Arg{Name: "a", Shape: []int64{128, 128}, DType: "float32"}, Arg{Name: "b", Shape: []int64{128, 128}, DType: "float32"})
+	if err == nil || !strings.Contains(err.Error(), "differ per iteration") {
+		t.Errorf("choosing between two tensors per iteration: %v, want a refusal", err)
+	}
+}

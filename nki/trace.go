@@ -449,6 +449,50 @@ func (in *interp) symbolicIf(sc *scope, st *python.If, pred *Sym) (ctl, Value) {
 	return c, v
 }
 
+// symbolicIfExp is `a if pred else b` on a symbolic predicate (x[...] if
+// i > 0 else 0 in a sequential_range loop): like a symbolic if, both
+// branches are traced under the predicate and its negation (else first).
+// Its value: for integers, the per-iteration choice as a symbolic integer;
+// for a tensor and a number (an instruction's operand or its immediate),
+// the tensor, which the instruction reads in the iterations where that
+// branch holds; two values that are the same are that value. Anything
+// else differs per iteration in a way the tracer cannot express.
+func (in *interp) symbolicIfExp(sc *scope, x *python.IfExp, pred *Sym) Value {
+	if in.tr.api != "beta1" {
+		in.fail(x.Pos, "conditional expression on a loop index", "symbolic predicate outside Beta-1 symbolic loops")
+	}
+	neg := &Sym{Op: "~", A: pred, vars: pred.vars, size: pred.size + 1}
+	in.tr.guards = append(in.tr.guards, neg)
+	e := in.eval(sc, x.Else)
+	in.tr.guards[len(in.tr.guards)-1] = pred
+	b := in.eval(sc, x.Body)
+	in.tr.guards = in.tr.guards[:len(in.tr.guards)-1]
+	if bs, ok := toSym(b); ok {
+		if es, ok := toSym(e); ok {
+			l, err1 := symBin("*", pred, bs)
+			r, err2 := symBin("*", neg, es)
+			if err1 == nil && err2 == nil {
+				if s, err := symBin("+", l, r); err == nil {
+					return s
+				}
+			}
+			in.fail(x.Pos, "conditional expression on a symbolic loop index", "symbolic expression over %d terms", maxSymSize)
+		}
+	}
+	_, bn := num(b)
+	_, en := num(e)
+	switch {
+	case isTensorish(b) && (en || e == nil):
+		return b
+	case isTensorish(e) && (bn || b == nil):
+		return e
+	case equal(b, e):
+		return b
+	}
+	in.fail(x.Pos, "conditional expression on a symbolic loop index", "its branches (%s, %s) differ per iteration in a way npukit does not model", typeName(b), typeName(e))
+	return nil
+}
+
 // ---- records ----
 
 func (t *tracer) declare(in *interp, pos python.Pos, api string, ten *Tensor, alloc *Alloc, given string) *TensorRec {
