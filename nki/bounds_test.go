@@ -193,3 +193,80 @@ func TestHostileChains(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A manifest's module path or a symbolically linked sibling module never
+// makes the tracer read a file outside the kernel's folder, and the
+// refusal does not print the file's contents.
+func TestModulesConfinedToTheFolder(t *testing.T) {
+	root := t.TempDir()
+	secret := filepath.Join(root, "secret")
+	if err := os.WriteFile(secret, []byte("ghp_SECRETTOKEN\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "kernels")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kernel := "import neuronxcc.nki.language as nl\nfrom .helper import X\n\ndef kernel():\n    return\n"
+	write := func(name, src string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("k.py", kernel)
+	write("notes.txt", "ghp_INSIDETOKEN\n")
+	for name, o := range map[string]Options{
+		"manifest ../ path":      {Modules: map[string]string{"helper": "../secret"}},
+		"manifest absolute path": {Modules: map[string]string{"helper": secret}},
+		"manifest non-.py file":  {Modules: map[string]string{"helper": "notes.txt"}},
+		"symlinked sibling":      {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			os.Remove(filepath.Join(dir, "helper.py"))
+			if name == "symlinked sibling" {
+				if err := os.Symlink(secret, filepath.Join(dir, "helper.py")); err != nil {
+					t.Skip(err)
+				}
+			}
+			o.Dir, o.File, o.Function, o.NCVersion = dir, "k.py", "kernel", "gen2"
+			_, err := Trace(o)
+			if err == nil {
+				t.Fatal("traced a module outside the folder")
+			}
+			if strings.Contains(err.Error(), "TOKEN") {
+				t.Errorf("the error prints the file's contents: %v", err)
+			}
+			if !strings.Contains(err.Error(), "folder") && !strings.Contains(err.Error(), "a .py file") {
+				t.Errorf("the error does not say why: %v", err)
+			}
+		})
+	}
+	// a module inside the folder, also through a link that stays inside it
+	write("real_helper.py", "X = 1\n")
+	os.Remove(filepath.Join(dir, "helper.py"))
+	if err := os.Symlink("real_helper.py", filepath.Join(dir, "helper.py")); err != nil {
+		t.Skip(err)
+	}
+	if _, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", NCVersion: "gen2"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A manifest's keyword arguments are ordered in n log n: a manifest of
+// 250,000 keywords used to be sorted by insertion.
+func TestManyManifestKeywords(t *testing.T) {
+	kw := make([]kwarg, 250_000)
+	for i := range kw {
+		kw[i] = kwarg{Name: string(rune('a'+i%26)) + strings.Repeat("x", i%7) + itemCount(int64(len(kw)-i))}
+	}
+	n := 0
+	sortKwCounting(kw, &n)
+	if n > 40*len(kw) {
+		t.Fatalf("%d comparisons for %d keywords", n, len(kw))
+	}
+	for i := 1; i < len(kw); i++ {
+		if kw[i].Name < kw[i-1].Name {
+			t.Fatal("not sorted")
+		}
+	}
+}

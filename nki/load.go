@@ -115,6 +115,7 @@ type loader struct {
 	loading  map[string]bool
 	prefixOf map[string]int
 	overlay  map[string][]byte // file -> source used instead of the file's
+	entry    string            // the kernel's own file
 }
 
 func (l *loader) nkiModule(in *interp, name string) (*Module, bool) {
@@ -315,6 +316,62 @@ func errMsg(err error) string {
 	return err.Error()
 }
 
+// confine is the path of a file the kernel loads, which must lie inside
+// the kernel's (or the manifest's) folder: a relative path without "..",
+// and, for an imported module, a regular .py file whose symbolic links
+// resolve inside the folder too. A manifest or a kernel is downloaded
+// code: a module path or a symlinked sibling must not make the tracer
+// read (and print tokens of) a file elsewhere.
+func (l *loader) confine(file string) (string, error) {
+	if !filepath.IsLocal(file) {
+		return "", fmt.Errorf("%s: a kernel or module path must be relative and inside the folder %s (no \"..\", not absolute)", file, l.dirName())
+	}
+	path := filepath.Join(l.dir, file)
+	if file == l.entry {
+		return path, nil // the kernel itself, as named (a link the user made is theirs)
+	}
+	if !strings.HasSuffix(file, ".py") {
+		return "", fmt.Errorf("%s: a module must be a .py file", file)
+	}
+	st, err := os.Lstat(path)
+	if err != nil {
+		return "", err
+	}
+	if st.Mode()&os.ModeSymlink != 0 || !st.Mode().IsRegular() {
+		root, err1 := filepath.EvalSymlinks(l.dirName())
+		real, err2 := filepath.EvalSymlinks(path)
+		if err1 != nil || err2 != nil {
+			return "", fmt.Errorf("%s: cannot resolve the module's path", file)
+		}
+		rel, err := filepath.Rel(root, real)
+		if err != nil || !filepath.IsLocal(rel) {
+			return "", fmt.Errorf("%s: a symbolic link to a file outside the folder %s (modules must lie inside it)", file, l.dirName())
+		}
+		if st, err = os.Stat(real); err != nil || !st.Mode().IsRegular() {
+			return "", fmt.Errorf("%s: a module must be a regular file", file)
+		}
+	}
+	// a directory on the way may itself be a link out of the folder
+	if dir := filepath.Dir(file); dir != "." {
+		root, err1 := filepath.EvalSymlinks(l.dirName())
+		real, err2 := filepath.EvalSymlinks(filepath.Join(l.dir, dir))
+		if err1 != nil || err2 != nil {
+			return "", fmt.Errorf("%s: cannot resolve the module's path", file)
+		}
+		if rel, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(rel) && rel != "." {
+			return "", fmt.Errorf("%s: its folder is a symbolic link outside the folder %s (modules must lie inside it)", file, l.dirName())
+		}
+	}
+	return path, nil
+}
+
+func (l *loader) dirName() string {
+	if l.dir == "" {
+		return "."
+	}
+	return l.dir
+}
+
 func (l *loader) parse(file string) (*python.Module, error) {
 	if src, ok := l.overlay[file]; ok {
 		if len(src) > python.MaxSource {
@@ -322,7 +379,10 @@ func (l *loader) parse(file string) (*python.Module, error) {
 		}
 		return python.Parse(file, string(src))
 	}
-	path := filepath.Join(l.dir, file)
+	path, err := l.confine(file)
+	if err != nil {
+		return nil, err
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err

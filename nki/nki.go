@@ -27,6 +27,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"strings"
 
 	"github.com/npukit/npukit/internal/inputfile"
@@ -124,7 +125,7 @@ func Trace(opt Options) (res *Result, err error) {
 		mods = map[string]string{}
 	}
 	in.loader = &loader{dir: opt.Dir, modules: mods, byFile: map[string]*Module{}, std: in.pyModules(), nki: map[string]*Module{},
-		loading: map[string]bool{}, prefixOf: map[string]int{opt.File: opt.PrefixLines}, overlay: opt.Overlay}
+		loading: map[string]bool{}, prefixOf: map[string]int{opt.File: opt.PrefixLines}, overlay: opt.Overlay, entry: opt.File}
 	// the bottom frame: errors before any module runs name the kernel file
 	in.frames = []*frame{{mod: &Module{Name: "<kernel>", File: opt.File}, fn: "<module>"}}
 	defer func() {
@@ -197,12 +198,13 @@ func flatten(v Value, depth int, seen map[*List]bool) []Value {
 	return []Value{v}
 }
 
-func sortKw(k []kwarg) {
-	for i := 1; i < len(k); i++ {
-		for j := i; j > 0 && k[j].Name < k[j-1].Name; j-- {
-			k[j], k[j-1] = k[j-1], k[j]
-		}
-	}
+// sortKw orders a manifest's keyword arguments by name (a map has no
+// order); n log n, as a manifest may hold hundreds of thousands.
+func sortKw(k []kwarg) { sortKwCounting(k, new(int)) }
+
+// sortKwCounting is sortKw counting its comparisons in n.
+func sortKwCounting(k []kwarg, n *int) {
+	sort.SliceStable(k, func(i, j int) bool { *n++; return k[i].Name < k[j].Name })
 }
 
 func (in *interp) argValue(a Arg) Value {
