@@ -109,12 +109,16 @@ func opLen(s string) int {
 
 const ops1 = "+-*/%@&|^~<>()[]{},:;.=!"
 
+// lineChunk is how many tokens of one logical line the lexer produces
+// before handing them to the parser.
+const lineChunk = 1024
+
 func tokenize(file, src string) ([]token, error) {
 	if len(src) > MaxSource {
 		return nil, &Error{file, Pos{1, 0}, fmt.Sprintf("source of %d bytes is over the %d-byte limit", len(src), MaxSource)}
 	}
 	lx := newLexer(file, src)
-	lx.toks = make([]token, 0, len(src)/5+16)
+	lx.toks = make([]token, 0, len(src)/5+2)
 	if err := lx.run(false); err != nil {
 		return nil, err
 	}
@@ -155,6 +159,11 @@ func (lx *lexer) newline() {
 func (lx *lexer) run(line bool) error {
 	src := lx.src
 	for {
+		if line && len(lx.toks) >= lineChunk {
+			// a long logical line (a bracket of 10^5 items) is handed over
+			// in pieces, so the parser can reuse the buffer as it goes
+			return nil
+		}
 		if lx.atBOL && lx.paren == 0 {
 			// measure indentation; blank and comment-only lines do not count
 			col := 0

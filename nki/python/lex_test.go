@@ -30,3 +30,26 @@ func TestOperatorsLongestFirst(t *testing.T) {
 		t.Fatalf("`$` not refused: %v", err)
 	}
 }
+
+// A logical line of 10^5 tokens (one bracket) is handed to the parser in
+// pieces, so the parser's token buffer stays small (a 400 KB list literal
+// held every token at once: 145 MB allocated to parse it).
+func TestLongLineInPieces(t *testing.T) {
+	src := "x = [" + strings.Repeat("1,", 100_000) + "]\n"
+	lx := newLexer("a.py", src)
+	runs, most := 0, 0
+	for !lx.done {
+		lx.toks = lx.toks[:0]
+		if err := lx.run(true); err != nil {
+			t.Fatal(err)
+		}
+		runs++
+		most = max(most, len(lx.toks))
+	}
+	if most > lineChunk+8 {
+		t.Fatalf("%d tokens at once", most)
+	}
+	if _, err := Parse("a.py", src); err != nil {
+		t.Fatal(err)
+	}
+}
