@@ -58,6 +58,9 @@ func Page(models []edgetpu.NamedModel) (*report.Page, error) {
 	}
 	for i, nm := range named {
 		page.Sections = append(page.Sections, etpuOperatorSection(i, nm))
+		if sec, ok := etpuLatencySection(i, nm); ok {
+			page.Sections = append(page.Sections, sec)
+		}
 		page.Sections = append(page.Sections, etpuModelSections(i, nm)...)
 	}
 	page.SectionFor = func(d diag.Diagnostic) string {
@@ -310,3 +313,82 @@ func etpuSummary(models []edgetpu.NamedModel) []report.KV {
 		report.KV{Key: tokenKey, Value: strings.Join(tokens, ", ")},
 	)
 }
+
+// latencyKinds are the parts of an inference, in the order drawn.
+var latencyKinds = []struct{ kind, name string }{
+	{edgetpu.PartInvoke, "invocation overhead"}, {edgetpu.PartTransfer, "transfers"}, {edgetpu.PartParameters, "parameters streamed"},
+	{edgetpu.PartTPU, "Edge TPU compute"}, {edgetpu.PartCPU, "CPU operators"},
+}
+
+// etpuLatencySection shows the estimated inference time on every host
+// class, split by part, and the parts on the default host next to the
+// operators (npukit sim); a plain TFLite model also gets the estimate of
+// its predicted Edge TPU mapping (npukit edgetpu plan).
+func etpuLatencySection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
+	m := nm.Model
+	sec := report.Section{ID: fmt.Sprintf("latency-%d", i), Title: "Latency: " + nm.Path}
+	chart := &report.BarChart{Caption: "Steady-state time per inference on each host class (npukit sim --host)", Unit: report.Nanoseconds, XLabel: "time"}
+	for _, k := range latencyKinds {
+		chart.Series = append(chart.Series, report.Series{Name: k.name})
+	}
+	var def *edgetpu.Latency
+	var plan *edgetpu.Latency
+	for _, h := range edgetpu.Hosts() {
+		l, err := edgetpu.EstimateModel(m, h, edgetpu.LatencyOptions{})
+		if err != nil {
+			return sec, false
+		}
+		if h.Name == edgetpu.DefaultHost {
+			def = l
+		}
+		bar := report.HBar{Label: h.Name}
+		for si, k := range latencyKinds {
+			if v := l.ByKind[k.kind]; v > 0 {
+				bar.Segments = append(bar.Segments, report.Segment{Series: si, Value: v * 1000})
+			}
+		}
+		chart.Bars = append(chart.Bars, bar)
+		if m.TFLite != nil && len(m.Ops) == 0 {
+			p := edgetpu.PlanModel(m.TFLite, edgetpu.PlanOptions{})
+			if p.TPU > 0 {
+				pl := edgetpu.EstimatePlan(m.TFLite, p, h, edgetpu.LatencyOptions{})
+				if h.Name == edgetpu.DefaultHost {
+					plan = pl
+				}
+				bar := report.HBar{Label: h.Name + " (compiled, predicted)"}
+				for si, k := range latencyKinds {
+					if v := pl.ByKind[k.kind]; v > 0 {
+						bar.Segments = append(bar.Segments, report.Segment{Series: si, Value: v * 1000})
+					}
+				}
+				chart.Bars = append(chart.Bars, bar)
+			}
+		}
+	}
+	if def == nil {
+		return sec, false
+	}
+	sec.Intro = fmt.Sprintf("Estimated on %s: first inference %s, steady state %s per inference.", def.Host.Name, usText(def.FirstInferenceUs), usText(def.SteadyStateUs))
+	if plan != nil {
+		sec.Intro += fmt.Sprintf(" Compiled for the Edge TPU as predicted (npukit edgetpu plan): %s per inference.", usText(plan.SteadyStateUs))
+	}
+	sec.Intro += " Constants and what they were fitted on: npukit sim --host help."
+	t := &report.Table{Caption: "Parts of one inference on " + def.Host.Name, Header: []string{"part", "kind", "time", "bytes", "MACs", "first only"}, Numeric: []int{2, 3, 4}, MaxRows: 2000}
+	for _, p := range def.Parts {
+		b, macs, first := "", "", ""
+		if p.Bytes > 0 {
+			b = humanize.Bytes(p.Bytes)
+		}
+		if p.MACs > 0 {
+			macs = humanize.Count(p.MACs)
+		}
+		if p.FirstOnly {
+			first = "yes"
+		}
+		t.Rows = append(t.Rows, []string{p.Name, p.Kind, usText(p.Us), b, macs, first})
+	}
+	sec.Blocks = []report.Block{chart, t}
+	return sec, true
+}
+
+func usText(us float64) string { return report.Nanoseconds.Format(us * 1000) }
