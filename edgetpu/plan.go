@@ -46,7 +46,26 @@ type PlanOptions struct {
 	// Compiler is the Edge TPU compiler's major version: 16 (the last
 	// release, the default) maps ops that do not depend on an unmapped one;
 	// 15 and older stop at the first unmapped op after the segment starts.
+	// Operations that a release added are not mapped by older ones
+	// (opMinCompiler).
 	Compiler int
+	// The compiler's own options (edgetpu_compiler --help), same meaning:
+	// MultipleSubgraphs (-a, --enable_multiple_subgraphs) lets the
+	// compiler make several Edge TPU subgraphs, so an op after a CPU op
+	// maps again; SearchDelegate (-d, --search_delegate) and
+	// DelegateSearchStep (-k, --delegate_search_step) retry compilation
+	// from earlier stopping points when it fails (the mapping predicted
+	// is the one that succeeds); IntermediateTensors (-i,
+	// --intermediate_tensors) end the Edge TPU segment at the named
+	// tensors; MinRuntimeVersion (-m, --min_runtime_version) and
+	// NumSegments (-n, --num_segments, a pipeline) change the package,
+	// not which ops map.
+	MultipleSubgraphs   bool     `json:"enable_multiple_subgraphs,omitempty"`
+	SearchDelegate      bool     `json:"search_delegate,omitempty"`
+	DelegateSearchStep  int      `json:"delegate_search_step,omitempty"`
+	IntermediateTensors []string `json:"intermediate_tensors,omitempty"`
+	MinRuntimeVersion   int      `json:"min_runtime_version,omitempty"`
+	NumSegments         int      `json:"num_segments,omitempty"`
 }
 
 // OpPlan is the prediction for one operator.
@@ -65,7 +84,11 @@ type OpPlan struct {
 
 // Plan is the predicted mapping of a model.
 type Plan struct {
-	Compiler int      `json:"compiler"`
+	Compiler int         `json:"compiler"`
+	Options  PlanOptions `json:"options"`
+	// Segments is the number of Edge TPU subgraphs (custom ops) the
+	// compiler would make: 1, or more with -a.
+	Segments int      `json:"edgetpu_subgraphs"`
 	Ops      []OpPlan `json:"operators"`
 	TPU      int      `json:"tpu_ops"`
 	CPU      int      `json:"cpu_ops"`
@@ -107,22 +130,63 @@ var supportedOps = map[string]bool{
 	"RELU": true, "RELU6": true, "RELU_N1_TO_1": true, "RESHAPE": true, "RESIZE_BILINEAR": true,
 	"RESIZE_NEAREST_NEIGHBOR": true, "RSQRT": true, "SLICE": true, "SOFTMAX": true, "SPACE_TO_DEPTH": true,
 	"SPLIT": true, "SQUARED_DIFFERENCE": true, "SQUEEZE": true, "STRIDED_SLICE": true, "SUB": true, "SUM": true,
-	"TANH": true, "TRANSPOSE": true, "TRANSPOSE_CONV": true,
+	"TANH": true, "TRANSPOSE": true, "TRANSPOSE_CONV": true, "TILE": true,
 }
 
-// transposeMaxElements is the largest tensor a transpose that moves the
-// innermost dimension was seen mapped with: compiler 16 mapped such
-// transposes of 14,400 and 57,600 elements and refused 112,000 and more
-// (the YOLOv8 detection heads of the shared pairs). The documentation gives
-// no limit; predictions near it are marked uncertain.
-const transposeMaxElements = 65536
+// opMinCompiler is the first compiler release that maps an operation
+// (older ones say "Operation not supported"): UNIDIRECTIONAL_SEQUENCE_LSTM
+// is mapped by compiler 16 only (compiled models of the shared corpus).
+var opMinCompiler = map[string]int{"UNIDIRECTIONAL_SEQUENCE_LSTM": 16}
+
+// Size limits the compiler applies without documenting them (Coral's
+// operations table says only that some reshapes and resizes "might not be
+// mapped for large tensor sizes"). Each is inferred from compiled models and
+// carries an uncertainty band: a decision whose size falls in the band is
+// marked uncertain, whichever way it goes.
+type sizeLimit struct {
+	limit, low, high int64 // refused above limit; uncertain within [low, high]
+	seen             string
+}
+
+var (
+	// transposeLimit: compiler 16 mapped transposes of 14,400, 57,600 and
+	// (keeping the innermost dimension) 70,000 elements, and refused
+	// 112,000 (moving it) and 134,400 (keeping it): YOLOv8 detection
+	// heads.
+	transposeLimit = sizeLimit{limit: 90_000, low: 57_600, high: 135_000, seen: "mapped up to 57,600 elements moving the innermost dimension and about 70,000 keeping it; refused from 112,000"}
+	// innerTwoLimit: operators other than the matrix ones (CONV_2D,
+	// DEPTHWISE_CONV_2D, FULLY_CONNECTED) are refused once a tensor's two
+	// innermost dimensions hold about 200,000 elements: 80x2100 (168,000)
+	// mapped, 144x1600 (230,400) and 80x8400 (672,000) refused.
+	innerTwoLimit = sizeLimit{limit: 200_000, low: 150_000, high: 400_000, seen: "seen mapped at 168,000 and refused from 230,400 elements"}
+	// reshapeLimit: reshapes of 921,600 elements mapped; "about a
+	// million" refused.
+	reshapeLimit = sizeLimit{limit: 1_000_000, low: 900_000, high: 2_000_000, seen: "seen mapped at 921,600 elements; refused around a million"}
+	// resizeLimit: RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR with millions
+	// of outputs were refused even at whole-number factors.
+	resizeLimit = sizeLimit{limit: 1_500_000, low: 750_000, high: 3_000_000, seen: "refused with millions of output elements"}
+)
+
+// check applies the limit to n: refused, and why the decision is
+// uncertain when n is in the band ("" otherwise).
+func (l sizeLimit) check(n int64) (refused bool, uncertain string) {
+	if n >= l.low && n <= l.high {
+		uncertain = fmt.Sprintf("%d elements is near an inferred limit (about %d; %s): no public documentation gives it", n, l.limit, l.seen)
+	}
+	return n > l.limit, uncertain
+}
+
+// softmaxMaxAxis: Coral's operations table allows SOFTMAX over at most
+// 16,000 elements; the compiler counts the softmax axis (the innermost
+// dimension): YOLOv8's [1, 4, 2100, 16] softmaxes map.
+const softmaxMaxAxis = 16000
 
 // PlanModel predicts the compiler's mapping of the model's operators.
 func PlanModel(t *tflite.Model, opt PlanOptions) *Plan {
 	if opt.Compiler == 0 {
 		opt.Compiler = 16
 	}
-	p := &Plan{Compiler: opt.Compiler}
+	p := &Plan{Compiler: opt.Compiler, Options: opt}
 	for si := range t.Subgraphs {
 		sg := &t.Subgraphs[si]
 		if si > 0 {
@@ -157,37 +221,64 @@ func planSubgraph(p *Plan, t *tflite.Model, sg *tflite.Subgraph, opt PlanOptions
 	n := len(sg.Tensors)
 	tpuDep := make([]bool, n)   // depends on an Edge TPU op's output
 	afterCPU := make([]bool, n) // depends on a CPU op that depends on the Edge TPU
+	level := make([]int, n)     // the Edge TPU subgraph (1..) the tensor last came from, 0: none
+	cut := make([]bool, n)      // at or after an -i tensor
+	for i := range sg.Tensors {
+		if slices.Contains(opt.IntermediateTensors, sg.Tensors[i].Name) {
+			cut[i] = true
+		}
+	}
 	started, stopped := false, false
 	for oi := range sg.Operators {
 		op := &sg.Operators[oi]
-		v := mappable(t, sg, op)
-		depTPU, depAfter := false, false
+		v := mappable(t, sg, op, opt.Compiler)
+		depTPU, depAfter, depCut := false, false, false
+		lvl, raw := 0, 0
 		for _, i := range op.Inputs {
 			if i >= 0 && int(i) < n {
 				depTPU = depTPU || tpuDep[i]
 				depAfter = depAfter || afterCPU[i]
+				depCut = depCut || cut[i]
+				l := level[i]
+				raw = max(raw, l)
+				if afterCPU[i] {
+					l++
+				}
+				lvl = max(lvl, l)
 			}
 		}
 		place := "CPU"
 		switch {
 		case !v.ok:
-			if started && opt.Compiler < 16 {
+			if started && opt.Compiler < 16 && !opt.MultipleSubgraphs {
 				stopped = true
 			}
-		case depAfter || stopped:
+		case depCut:
+			v = verdict{status: StatusSubgraph, reason: "it depends on a tensor named with -i (--intermediate_tensors): the Edge TPU segment ends there and the rest runs on the CPU",
+				fix: "name later tensors with -i to map more"}
+		case (depAfter || stopped) && !opt.MultipleSubgraphs:
 			// A second Edge TPU segment would be needed [seg].
 			v = verdict{status: StatusSubgraph, reason: "supported, but it depends on (or, before compiler 16, follows) an op that runs on the CPU after the Edge TPU segment: mapping it would need a second segment [seg]",
-				fix: "make the op that left the Edge TPU mappable, or cut the model there (-i) and accept the CPU part"}
+				fix: "make the op that left the Edge TPU mappable, cut the model there (-i) and accept the CPU part, or compile with -a (--enable_multiple_subgraphs)"}
 		default:
 			place = "TPU"
 			started = true
+		}
+		if place == "TPU" {
+			lvl = max(lvl, 1)
+			p.Segments = max(p.Segments, lvl)
+		} else {
+			lvl = raw
 		}
 		for _, o := range op.Outputs {
 			if o < 0 || int(o) >= n {
 				continue
 			}
+			cut[o] = cut[o] || depCut
+			level[o] = lvl
 			if place == "TPU" {
 				tpuDep[o] = true
+				afterCPU[o] = false
 			} else {
 				tpuDep[o] = depTPU
 				afterCPU[o] = depTPU || depAfter
@@ -196,14 +287,14 @@ func planSubgraph(p *Plan, t *tflite.Model, sg *tflite.Subgraph, opt PlanOptions
 		p.add(t, sg, 0, oi, op, place, v)
 	}
 	// The hand-over points: outputs of Edge TPU ops read by CPU ops.
-	cut := map[string]bool{}
+	handover := map[string]bool{}
 	for oi, o := range p.Ops {
 		if o.Subgraph != 0 || o.Placement != "CPU" {
 			continue
 		}
 		for _, i := range sg.Operators[oi].Inputs {
-			if i >= 0 && int(i) < n && tpuDep[i] && producedOnTPU(p, sg, i) && !cut[sg.Tensors[i].Name] {
-				cut[sg.Tensors[i].Name] = true
+			if i >= 0 && int(i) < n && tpuDep[i] && producedOnTPU(p, sg, i) && !handover[sg.Tensors[i].Name] {
+				handover[sg.Tensors[i].Name] = true
 				p.Cut = append(p.Cut, sg.Tensors[i].Name)
 			}
 		}
@@ -268,7 +359,7 @@ func eightBit(tt tflite.TensorType) bool {
 }
 
 // mappable applies [req] and [ops] to one operator.
-func mappable(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator) verdict {
+func mappable(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, compiler int) verdict {
 	code := t.OperatorCodes[op.OpcodeIndex]
 	name := code.Name()
 	tensor := func(i int32) *tflite.Tensor {
@@ -281,13 +372,23 @@ func mappable(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator) verdict
 		return verdict{status: StatusNotSupported, reason: fmt.Sprintf("custom operator %q: the Edge TPU runs builtin operations only [ops]", code.CustomCode),
 			fix: "keep it on the CPU after the Edge TPU segment, or express it with supported builtin operations"}
 	}
+	if v, ok := opMinCompiler[name]; ok && compiler < v {
+		return verdict{status: StatusNotSupported, reason: fmt.Sprintf("%s is mapped from Edge TPU compiler %d on; compiler %d does not map it", name, v, compiler),
+			fix: fmt.Sprintf("compile with Edge TPU compiler %d or newer", v)}
+	}
+	lstm := name == "UNIDIRECTIONAL_SEQUENCE_LSTM"
 	// Activations (non-constant tensors) must be 8-bit; QUANTIZE may take
 	// a float input only at the model's edge, which the compiler leaves on
-	// the CPU [log: QUANTIZE "otherwise supported"].
+	// the CPU [log: QUANTIZE "otherwise supported"]. An LSTM's variable
+	// tensors are its state, not activations: TFLite's int8 LSTM keeps the
+	// cell state in int16 (compiled models map it).
 	for _, list := range [][]int32{op.Inputs, op.Outputs} {
 		for _, i := range list {
 			ten := tensor(i)
 			if ten == nil || t.IsConstant(ten) || eightBit(ten.Type) {
+				continue
+			}
+			if lstm && ten.IsVariable && ten.Type == tflite.TensorInt16 {
 				continue
 			}
 			if name == "QUANTIZE" {
@@ -309,7 +410,7 @@ func mappable(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator) verdict
 	}
 	// Weights must be quantized too.
 	for _, i := range op.Inputs {
-		if ten := tensor(i); ten != nil && t.IsConstant(ten) && !eightBit(ten.Type) && ten.Type != tflite.TensorInt32 && ten.Type != tflite.TensorInt64 {
+		if ten := tensor(i); ten != nil && t.IsConstant(ten) && !eightBit(ten.Type) && ten.Type != tflite.TensorInt32 && ten.Type != tflite.TensorInt64 && !(lstm && ten.Type == tflite.TensorInt16) {
 			return verdict{status: StatusDataType, reason: fmt.Sprintf("constant %q is %s: parameters must be quantized [req]", shortName(ten.Name), ten.Type),
 				fix: "quantize the weights to 8 bits (full-integer quantization)"}
 		}
@@ -428,29 +529,94 @@ func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name st
 			}
 		}
 	case "SOFTMAX":
-		if x := in(0); x != nil {
-			if n := x.Elements(); n > 16000 {
-				return limit(fmt.Sprintf("SOFTMAX over %d elements (at most 16,000, over one dimension)", n), "apply softmax on the CPU, or over fewer elements")
+		if x := in(0); x != nil && len(x.Shape) > 0 {
+			if n := int64(x.Shape[len(x.Shape)-1]); n > softmaxMaxAxis {
+				return limit(fmt.Sprintf("SOFTMAX over an axis of %d elements (at most 16,000)", n), "apply softmax on the CPU, or over fewer elements")
+			}
+		}
+	case "TILE":
+		// Undocumented, seen in compiled models: TILE maps on 8-bit
+		// tensors when it replicates along height and width only.
+		x, mult := in(0), in(1)
+		m, okm := []int64(nil), false
+		if mult != nil {
+			m, okm = t.Ints(mult)
+		}
+		if x == nil || !okm || len(m) != len(x.Shape) {
+			return verdict{status: StatusUnspecified, reason: "TILE whose multiples are not a constant of the input's rank", fix: "tile with constant multiples along height and width"}
+		}
+		for k, v := range m {
+			hw := len(m) >= 3 && (k == len(m)-3 || k == len(m)-2)
+			if v != 1 && !hw {
+				return verdict{status: StatusUnspecified, reason: fmt.Sprintf("TILE with multiples %v replicates along a dimension other than height and width: the compiler maps TILE (undocumented) only along height and width", m),
+					fix:       "replicate along height/width only (reshape first), or tile on the CPU",
+					uncertain: "TILE is not in Coral's operations table; the rule is inferred from compiled models"}
 			}
 		}
 	case "TRANSPOSE":
-		x, perm := in(0), in(1)
-		if x == nil || perm == nil {
+		x := in(0)
+		if x == nil || in(1) == nil {
 			break
 		}
-		v, ok := t.Ints(perm)
-		if !ok || len(v) == 0 || v[len(v)-1] == int64(len(v)-1) {
-			break
-		}
-		if n := x.Elements(); n > transposeMaxElements {
+		v, _ := t.Ints(in(1))
+		refused, unc := transposeLimit.check(x.Elements())
+		if refused {
 			return verdict{status: StatusUnspecified,
-				reason:    fmt.Sprintf("TRANSPOSE %v moving the innermost dimension of %d elements: compiler 16 maps such transposes only when they are small (seen up to 57,600 elements, refused from 112,000)", v, n),
-				fix:       "transpose on the CPU after the Edge TPU segment (cut there with -i), or keep the channel dimension innermost",
-				uncertain: "the limit is inferred from compiled models; no public documentation gives it"}
+				reason:    fmt.Sprintf("TRANSPOSE %v of %d elements: compiler 16 maps transposes only when they are small (%s)", v, x.Elements(), transposeLimit.seen),
+				fix:       "transpose on the CPU after the Edge TPU segment (cut there with -i), or avoid the transpose",
+				uncertain: unc}
+		}
+		ok.uncertain = unc
+	case "RESHAPE":
+		if y := out(0); y != nil {
+			refused, unc := reshapeLimit.check(y.Elements())
+			if refused {
+				return verdict{status: StatusUnspecified, reason: fmt.Sprintf("RESHAPE of %d elements: the compiler refuses very large reshapes (%s) [ops: \"might not be mapped for large tensor sizes\"]", y.Elements(), reshapeLimit.seen),
+					fix: "reshape a smaller tensor, or on the CPU", uncertain: unc}
+			}
+			ok.uncertain = unc
+		}
+	}
+	if name == "RESIZE_BILINEAR" || name == "RESIZE_NEAREST_NEIGHBOR" {
+		if y := out(0); y != nil {
+			refused, unc := resizeLimit.check(y.Elements())
+			if refused {
+				return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s to %d output elements: the compiler refuses resizes with millions of outputs, even by whole factors (%s) [ops]", name, y.Elements(), resizeLimit.seen),
+					fix: "resize to a smaller output, or on the CPU", uncertain: unc}
+			}
+			if unc != "" {
+				ok.uncertain = unc
+			}
+		}
+	}
+	if !innerTwoExempt[name] {
+		for _, list := range [][]int32{op.Inputs, op.Outputs} {
+			for _, i := range list {
+				ten := tensor(i)
+				if ten == nil || t.IsConstant(ten) || len(ten.Shape) < 2 {
+					continue
+				}
+				d := ten.Shape[len(ten.Shape)-2:]
+				n := int64(max(d[0], 0)) * int64(max(d[1], 0))
+				refused, unc := innerTwoLimit.check(n)
+				if refused {
+					return verdict{status: StatusUnspecified, reason: fmt.Sprintf("tensor %q %v: its two innermost dimensions hold %d elements; the compiler refuses operators other than convolutions and fully-connected layers on such tensors (%s)", shortName(ten.Name), ten.Shape, n, innerTwoLimit.seen),
+						fix: "keep such tensors on the CPU side of the segment (cut with -i), or lay them out with fewer elements in the two innermost dimensions", uncertain: unc}
+				}
+				if unc != "" && ok.uncertain == "" {
+					ok.uncertain = unc
+				}
+			}
 		}
 	}
 	return ok
 }
+
+// innerTwoExempt are the operators the two-innermost-dimensions limit does
+// not apply to: the matrix operators. The compiler's per-type counts show
+// it on RESHAPE (refused at 230,400, not at 134,400) and STRIDED_SLICE
+// (refused reading 302,400) as on element-wise operators.
+var innerTwoExempt = map[string]bool{"CONV_2D": true, "DEPTHWISE_CONV_2D": true, "FULLY_CONNECTED": true, "TRANSPOSE_CONV": true}
 
 // spatialAxes reports whether reduction axes (negative counted from the
 // end) are only the y and x dimensions of an NHWC tensor.
@@ -547,4 +713,75 @@ func (p *Plan) WriteText(w io.Writer) error {
 		return p.Latency.WriteText(w)
 	}
 	return ew.Err()
+}
+
+// CompilerForm renders the prediction the way edgetpu_compiler prints its
+// result, so the two can be laid side by side: the memory summary lines
+// and the "Operator / Count / Status" table (operators in order of first
+// appearance, each with its statuses in order of first appearance). input
+// names the model and inputSize is its size in bytes; the sizes are the
+// prediction's estimates.
+func (p *Plan) CompilerForm(w io.Writer, input string, inputSize int64) error {
+	ew := stickywriter.New(w)
+	base := strings.TrimSuffix(input, ".tflite")
+	ew.Printf("Edge TPU Compiler version %d (predicted by npukit edgetpu plan; sizes are estimates)\n\n", p.Compiler)
+	ew.Printf("Input model: %s\n", input)
+	ew.Printf("Input size: %s\n", compilerSize(inputSize))
+	ew.Printf("Output model: %s_edgetpu.tflite\n", base)
+	ew.Printf("On-chip memory used for caching model parameters: %s\n", compilerSize(p.Parameters.OnChip))
+	ew.Printf("On-chip memory remaining for caching model parameters: %s\n", compilerSize(max(ParameterSRAM-p.Parameters.OnChip, 0)))
+	ew.Printf("Off-chip memory used for streaming uncached model parameters: %s\n", compilerSize(p.Parameters.Streamed))
+	ew.Printf("Number of Edge TPU subgraphs: %d\n", p.Segments)
+	ew.Printf("Total number of operations: %d\n", len(p.Ops))
+	ew.Printf("Operation log: %s_edgetpu.log\n\n", base)
+	if p.CPU > 0 {
+		ew.Printf("Model successfully compiled but not all operations are supported by the Edge TPU. A percentage of the model will instead run on the CPU, which is slower.\n")
+	}
+	ew.Printf("Number of operations that will run on Edge TPU: %d\n", p.TPU)
+	ew.Printf("Number of operations that will run on CPU: %d\n\n", p.CPU)
+	ew.Printf("%-30s %-10s %s\n\n", "Operator", "Count", "Status")
+	type row struct {
+		op, status string
+		n          int
+	}
+	var rows []*row
+	byOp := map[string][]*row{}
+	var order []string
+	for _, o := range p.Ops {
+		name := strings.TrimPrefix(o.Op, "custom:")
+		if _, seen := byOp[name]; !seen {
+			order = append(order, name)
+			byOp[name] = nil
+		}
+		var r *row
+		for _, x := range byOp[name] {
+			if x.status == o.Status {
+				r = x
+			}
+		}
+		if r == nil {
+			r = &row{op: name, status: o.Status}
+			byOp[name] = append(byOp[name], r)
+			rows = append(rows, r)
+		}
+		r.n++
+	}
+	for _, name := range order {
+		for _, r := range byOp[name] {
+			ew.Printf("%-30s %-10d %s\n", r.op, r.n, r.status)
+		}
+	}
+	return ew.Err()
+}
+
+// compilerSize formats bytes as edgetpu_compiler does: "6.86MiB",
+// "7.75KiB", "0.00B".
+func compilerSize(b int64) string {
+	switch {
+	case b >= 1<<20:
+		return fmt.Sprintf("%.2fMiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.2fKiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%.2fB", float64(b))
 }

@@ -76,13 +76,37 @@ func (g *graph) build(t *testing.T, inputs, outputs []int32) *tflite.Model {
 const (
 	opAdd       = 0
 	opConv2D    = 3
+	opLogistic  = 14
 	opReshape   = 22
+	opResizeBil = 23
 	opSoftmax   = 25
 	opTranspose = 39
-	opTile      = 69
 	opLSTM      = 44
-	opResizeBil = 23
+	opTile      = 69
 )
+
+// custom adds a custom operator (runs on the CPU).
+func (g *graph) custom(code string, in []int32, out ...int32) {
+	g.m.OperatorCodes = append(g.m.OperatorCodes, tflite.OperatorCode{DeprecatedBuiltinCode: 32, BuiltinCode: 32, CustomCode: code, Version: 1})
+	g.sg.Operators = append(g.sg.Operators, tflite.Operator{OpcodeIndex: uint32(len(g.m.OperatorCodes) - 1), Inputs: in, Outputs: out})
+}
+
+// conv adds a 1x1 CONV_2D from x (channels cin) to a new tensor of cout
+// channels and the given spatial size.
+func (g *graph) conv(x int32, h, w, cin, cout int32) int32 {
+	f := g.constant("w", tflite.TensorInt8, make([]byte, cin*cout), cout, 1, 1, cin)
+	b := g.constant("b", tflite.TensorInt32, make([]byte, 4*cout), cout)
+	y := g.act("conv", tflite.TensorInt8, 1, h, w, cout)
+	g.op(opConv2D, []int32{x, f, b}, y)
+	return y
+}
+
+// only plans a model of one operator and returns that operator's plan.
+func only(t *testing.T, g *graph, in, out int32, opt PlanOptions) OpPlan {
+	t.Helper()
+	p := PlanModel(g.build(t, []int32{in}, []int32{out}), opt)
+	return p.Ops[len(p.Ops)-1]
+}
 
 // A valid model whose operator and tensor tables share vtables (what every
 // FlatBuffers builder does: a chain of identical ADDs) reads, however long
@@ -105,5 +129,143 @@ func TestReadSharedVtablesLongChain(t *testing.T) {
 	p := PlanModel(m, PlanOptions{})
 	if p.TPU != 502 {
 		t.Errorf("%d of 502 ADDs mapped", p.TPU)
+	}
+}
+
+// Class 1: size limits beyond TRANSPOSE and SOFTMAX, each with an
+// uncertainty band.
+func TestPlanSizeLimits(t *testing.T) {
+	i8 := tflite.TensorInt8
+	cases := []struct {
+		name      string
+		build     func(g *graph) (in, out int32)
+		place     string
+		uncertain bool
+	}{
+		{"element-wise on a tensor whose two innermost dimensions hold 705,600 elements", func(g *graph) (int32, int32) {
+			x, y := g.act("x", i8, 1, 84, 8400), g.act("y", i8, 1, 84, 8400)
+			g.op(opAdd, []int32{x, x}, y)
+			return x, y
+		}, "CPU", false},
+		{"element-wise at 168,000: mapped, near the limit", func(g *graph) (int32, int32) {
+			x, y := g.act("x", i8, 1, 80, 2100), g.act("y", i8, 1, 80, 2100)
+			g.op(opLogistic, []int32{x}, y)
+			return x, y
+		}, "TPU", true},
+		{"transpose keeping the innermost dimension, 134,400 elements", func(g *graph) (int32, int32) {
+			x, y := g.act("x", i8, 1, 4, 16, 2100), g.act("y", i8, 1, 16, 4, 2100)
+			g.op(opTranspose, []int32{x, g.ints("perm", 0, 2, 1, 3)}, y)
+			return x, y
+		}, "CPU", true},
+		{"reshape of 1.6 M elements", func(g *graph) (int32, int32) {
+			x, y := g.act("x", i8, 1, 1536, 1024), g.act("y", i8, 1, 1024, 1536)
+			g.op(opReshape, []int32{x, g.ints("shape", 1, 1024, 1536)}, y)
+			return x, y
+		}, "CPU", true},
+		{"resize by a whole factor to 4.2 M outputs", func(g *graph) (int32, int32) {
+			x, y := g.act("x", i8, 1, 256, 256, 16), g.act("y", i8, 1, 512, 512, 16)
+			g.op(opResizeBil, []int32{x, g.ints("size", 512, 512)}, y)
+			return x, y
+		}, "CPU", false},
+		{"softmax over a 16-element axis of a 134,400-element tensor", func(g *graph) (int32, int32) {
+			x, y := g.act("x", i8, 1, 4, 2100, 16), g.act("y", i8, 1, 4, 2100, 16)
+			g.op(opSoftmax, []int32{x}, y)
+			return x, y
+		}, "TPU", false},
+	}
+	for _, c := range cases {
+		g := newGraph()
+		in, out := c.build(g)
+		o := only(t, g, in, out, PlanOptions{})
+		if o.Placement != c.place || (c.place == "CPU" && o.Status != StatusUnspecified) {
+			t.Errorf("%s: %s (%s: %s), want %s", c.name, o.Placement, o.Status, o.Reason, c.place)
+		}
+		if (o.Uncertain != "") != c.uncertain {
+			t.Errorf("%s: uncertain %q, want flagged %v", c.name, o.Uncertain, c.uncertain)
+		}
+	}
+}
+
+// Class 2: TILE maps on 8-bit tensors when it replicates along height and
+// width only.
+func TestPlanTile(t *testing.T) {
+	for _, c := range []struct {
+		mult  []int32
+		place string
+	}{{[]int32{1, 2, 3, 1}, "TPU"}, {[]int32{1, 1, 1, 2}, "CPU"}} {
+		g := newGraph()
+		x := g.act("x", tflite.TensorInt8, 1, 8, 8, 16)
+		y := g.act("y", tflite.TensorInt8, 1, 8*c.mult[1], 8*c.mult[2], 16*c.mult[3])
+		g.op(opTile, []int32{x, g.ints("multiples", c.mult...)}, y)
+		if o := only(t, g, x, y, PlanOptions{}); o.Placement != c.place {
+			t.Errorf("TILE %v: %s (%s: %s), want %s", c.mult, o.Placement, o.Status, o.Reason, c.place)
+		}
+	}
+}
+
+// lstmGraph is TFLite's int8 UNIDIRECTIONAL_SEQUENCE_LSTM: int8 input,
+// weights and output, int32 biases, an int8 output state and an int16 cell
+// state (both variable tensors).
+func lstmGraph() (*graph, int32, int32) {
+	g := newGraph()
+	const steps, in, cell = 10, 8, 16
+	x := g.act("x", tflite.TensorInt8, 1, steps, in)
+	w := func(n string, r, c int32) int32 { return g.constant(n, tflite.TensorInt8, make([]byte, r*c), r, c) }
+	b := func(n string) int32 { return g.constant(n, tflite.TensorInt32, make([]byte, 4*cell), cell) }
+	outState := g.act("output_state", tflite.TensorInt8, 1, cell)
+	cellState := g.act("cell_state", tflite.TensorInt16, 1, cell)
+	g.sg.Tensors[outState].IsVariable = true
+	g.sg.Tensors[cellState].IsVariable = true
+	y := g.act("y", tflite.TensorInt8, 1, steps, cell)
+	inputs := []int32{x, w("wi", cell, in), w("wf", cell, in), w("wc", cell, in), w("wo", cell, in),
+		w("ri", cell, cell), w("rf", cell, cell), w("rc", cell, cell), w("ro", cell, cell),
+		-1, -1, -1, b("bi"), b("bf"), b("bc"), b("bo"), -1, -1, outState, cellState, -1, -1, -1, -1}
+	g.op(opLSTM, inputs, y)
+	return g, x, y
+}
+
+// Classes 3 and 4: compiler 16 maps TFLite's int8 LSTM (its int16 cell
+// state is state, not an activation); --compiler 15 does not map the op.
+func TestPlanLSTMByCompiler(t *testing.T) {
+	g, x, y := lstmGraph()
+	if o := only(t, g, x, y, PlanOptions{Compiler: 16}); o.Placement != "TPU" {
+		t.Errorf("compiler 16: %s (%s: %s)", o.Placement, o.Status, o.Reason)
+	}
+	g, x, y = lstmGraph()
+	if o := only(t, g, x, y, PlanOptions{Compiler: 15}); o.Placement != "CPU" || o.Status != StatusNotSupported {
+		t.Errorf("compiler 15: %s (%s: %s)", o.Placement, o.Status, o.Reason)
+	}
+}
+
+// Class 5: -a (--enable_multiple_subgraphs) maps the convolution after a
+// CPU operator in a second Edge TPU subgraph; -i ends the segment at the
+// named tensor.
+func TestPlanCompilerFlags(t *testing.T) {
+	build := func() (*graph, int32, int32) {
+		g := newGraph()
+		x := g.act("x", tflite.TensorInt8, 1, 8, 8, 4)
+		a := g.conv(x, 8, 8, 4, 8)
+		c := g.act("custom_out", tflite.TensorInt8, 1, 8, 8, 8)
+		g.custom("MyOp", []int32{a}, c)
+		y := g.conv(c, 8, 8, 8, 8)
+		return g, x, y
+	}
+	places := func(p *Plan) string {
+		var s []byte
+		for _, o := range p.Ops {
+			s = append(s, o.Placement[0])
+		}
+		return string(s)
+	}
+	g, x, y := build()
+	m := g.build(t, []int32{x}, []int32{y})
+	if p := PlanModel(m, PlanOptions{}); places(p) != "TCC" || p.Segments != 1 {
+		t.Errorf("default: %s, %d segments", places(p), p.Segments)
+	}
+	if p := PlanModel(m, PlanOptions{MultipleSubgraphs: true}); places(p) != "TCT" || p.Segments != 2 {
+		t.Errorf("-a: %s, %d segments", places(p), p.Segments)
+	}
+	if p := PlanModel(m, PlanOptions{MultipleSubgraphs: true, IntermediateTensors: []string{"custom_out"}}); places(p) != "TCC" {
+		t.Errorf("-a -i custom_out: %s", places(p))
 	}
 }

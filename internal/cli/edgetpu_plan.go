@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"fmt"
+	"path/filepath"
+
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/edgetpu"
@@ -12,6 +15,8 @@ func init() { edgetpuCommands = append(edgetpuCommands, newEdgeTPUPlanCmd) }
 func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
 	var compiler int
 	var host string
+	var opt edgetpu.PlanOptions
+	var showOps bool
 	cmd := &cobra.Command{
 		Use:   "plan MODEL.tflite",
 		Short: "Predict which operators the Edge TPU compiler maps and which stay on the CPU, and why",
@@ -53,11 +58,40 @@ npukit inspect shows where its operators run.`,
 			if !ok {
 				return usageErr("--host %q: unknown host class (--host help lists them)", host)
 			}
-			p := edgetpu.PlanModel(m.TFLite, edgetpu.PlanOptions{Compiler: compiler})
+			if opt.DelegateSearchStep < 0 || opt.NumSegments < 0 || opt.MinRuntimeVersion < 0 {
+				return usageErr("-k, -m and -n take positive numbers")
+			}
+			if opt.NumSegments > 1 && opt.MultipleSubgraphs {
+				return usageErr("-n (--num_segments) and -a (--enable_multiple_subgraphs) do not go together: the compiler refuses them")
+			}
+			opt.Compiler = compiler
+			p := edgetpu.PlanModel(m.TFLite, opt)
 			p.Latency = edgetpu.EstimatePlan(m.TFLite, p, h, edgetpu.LatencyOptions{})
+			if showOps && !env.JSON {
+				b, err := a.Bytes()
+				if err != nil {
+					return libErr(args[0], err)
+				}
+				if err := p.CompilerForm(env.Stdout, filepath.Base(args[0]), int64(len(b))); err != nil {
+					return err
+				}
+				_, err = fmt.Fprintln(env.Stdout)
+				if err != nil {
+					return err
+				}
+			}
 			return render(env, p)
 		},
 	}
+	// The compiler's own options, with its short and long names.
+	f := cmd.Flags()
+	f.BoolVarP(&opt.MultipleSubgraphs, "enable_multiple_subgraphs", "a", false, "as edgetpu_compiler -a: allow several Edge TPU subgraphs (ops after a CPU op map again)")
+	f.BoolVarP(&opt.SearchDelegate, "search_delegate", "d", false, "as edgetpu_compiler -d: search earlier stopping points when compilation fails (the mapping predicted is the one that compiles)")
+	f.IntVarP(&opt.DelegateSearchStep, "delegate_search_step", "k", 0, "as edgetpu_compiler -k: step of the -d search")
+	f.StringSliceVarP(&opt.IntermediateTensors, "intermediate_tensors", "i", nil, "as edgetpu_compiler -i: end the Edge TPU segment at these tensors (comma-separated names)")
+	f.IntVarP(&opt.MinRuntimeVersion, "min_runtime_version", "m", 0, "as edgetpu_compiler -m: the package's minimum runtime version (does not change the mapping)")
+	f.IntVarP(&opt.NumSegments, "num_segments", "n", 0, "as edgetpu_compiler -n: compile into this many pipeline segments (does not change the mapping)")
+	f.BoolVarP(&showOps, "show_operations", "s", false, "as edgetpu_compiler -s: also print the compiler's own summary and Operator / Count / Status table")
 	cmd.Flags().StringVar(&host, "host", edgetpu.DefaultHost, "host class of the latency estimate (--host help lists them)")
 	cmd.Flags().IntVar(&compiler, "compiler", 16, "Edge TPU compiler major version to predict (16: maps ops independent of an unmapped one; 15 and older stop at the first)")
 	return acceptsKinds(cmd, detect.TFLite)

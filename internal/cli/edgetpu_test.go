@@ -305,3 +305,23 @@ func TestEdgeTPUSimHosts(t *testing.T) {
 		t.Errorf("unknown host accepted")
 	}
 }
+
+// plan takes the compiler's flags under their short and long names, and
+// -s prints the compiler's own table beside the prediction.
+func TestEdgeTPUPlanCompilerFlags(t *testing.T) {
+	f := filepath.Join(conformance.Shared(t, "corpus2/edgetpu-pairs"), "models", "Franco__model.tflite")
+	short := run(t, "", "edgetpu", "plan", "-a", "-d", "-k", "2", "-m", "13", "-s", "-i", "x,y", f)
+	long := run(t, "", "edgetpu", "plan", "--enable_multiple_subgraphs", "--search_delegate", "--delegate_search_step", "2",
+		"--min_runtime_version", "13", "--show_operations", "--intermediate_tensors", "x,y", f)
+	if short.code != 0 || long.code != 0 || short.stdout != long.stdout {
+		t.Fatalf("short %d %s / long %d %s", short.code, short.stderr, long.code, long.stderr)
+	}
+	for _, want := range []string{"Operator                       Count      Status", "On-chip memory used for caching model parameters:", "Number of Edge TPU subgraphs: 1"} {
+		if !strings.Contains(short.stdout, want) {
+			t.Errorf("plan -s lacks %q:\n%s", want, short.stdout)
+		}
+	}
+	if r := run(t, "", "edgetpu", "plan", "-a", "-n", "2", f); r.code == 0 {
+		t.Errorf("-a with -n accepted")
+	}
+}
