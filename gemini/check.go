@@ -51,6 +51,7 @@ const (
 	RulePartial           = "gemini/partial-schedule"
 	RuleTensorOrderGaps   = "gemini/tensor-order-gaps"
 	RuleTensorIdentity    = "gemini/tensor-identity"
+	RuleIfmapsFromBuffer  = "gemini/ifmaps-from-buffer"
 )
 
 func init() {
@@ -90,6 +91,7 @@ func init() {
 		diag.Rule{ID: RulePartial, Severity: diag.Info, Description: `DRAM reads serve layers that have no workload in the file: read as a slice of a larger schedule, whose links to the missing part (unconsumed reads, transfers produced outside the slice, sparse transfer IDs) are not errors`},
 		diag.Rule{ID: RuleUnknownType, Severity: diag.Warning, Description: "a DRAM tensor or buffer entry has a type the spec does not list (weight/fmap; ifmap/ofmap/weight): read as data, its links still checked"},
 		diag.Rule{ID: RuleTensorIdentity, Severity: diag.Info, Description: "the schedule's tensor_id is not an identity (one writer numbers each snapshot's entries: the same tensor_id holds other transfers from one snapshot to the next): every command identifies its tensors by their transfer IDs instead (tensor-moved, newly-added, re-allocation, lifetimes), said once per schedule"},
+		diag.Rule{ID: RuleIfmapsFromBuffer, Severity: diag.Info, Description: "raw-IR workloads without an ifmap list carry their inputs in their buffer entries (transfer IDs, KiB blocks, source sizes in bits), as some hand-written raw schedules do: those entries are read as the workloads' ifmaps (and weight, when none is given), said once per schedule"},
 		diag.Rule{ID: RuleRingWrap, Severity: diag.Info, Description: "a tensor wraps around the end of its ring-buffer region (legal, never seen in real files)"},
 		diag.Rule{ID: RuleMultipleRegions, Severity: diag.Info, Description: "a workload configures several ring-buffer regions (legal, never seen in real files)"},
 	)
@@ -445,10 +447,17 @@ func checkValues(s *Schedule, rep *diag.Report) {
 	for _, t := range slices.Sorted(maps.Keys(synonyms)) {
 		rep.Add(RuleTypeSynonym, synonymAt[t], "%d \"-1\".out entries have type %q: read as fmap", synonyms[t], t)
 	}
+	fromBuffer, fromBufferAt := 0, ""
 	for _, c := range s.Cores {
 		for wi := range c.Workloads {
 			w := &c.Workloads[wi]
 			loc := func() string { return wlLoc(c, w) }
+			if w.IfmapsFromBuffer || w.WeightFromBuffer {
+				if fromBuffer == 0 {
+					fromBufferAt = loc()
+				}
+				fromBuffer++
+			}
 			if w.Time < 0 {
 				rep.Add(RuleBadValue, loc(), "time %d is negative", w.Time)
 			}
@@ -469,6 +478,9 @@ func checkValues(s *Schedule, rep *diag.Report) {
 				}
 			}
 		}
+	}
+	if fromBuffer > 0 {
+		rep.Add(RuleIfmapsFromBuffer, fromBufferAt, "%d workloads have no ifmap list: the transfers of their buffer entries are read as their inputs (this raw dialect's simulator loads every source of the buffer)", fromBuffer)
 	}
 }
 
@@ -563,7 +575,7 @@ func checkLinks(s *Schedule, ix *Index, sl *slice, st *staleRefs, mr *missingRea
 								rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (DRAM read) is re-used here from L2 but lists only an earlier consumer on this core", id)
 							} else if other := otherConsumerListed(r.Destinations, ix, ci, w.ID, id); other >= 0 {
 								rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (DRAM read) lists workload %d of this core, which also uses it, not this one", id, other)
-							} else if !coreListed(r.Destinations, ci) {
+							} else if !coreListed(r.Destinations, ci) && !brokenDest(ix, sl, r.Destinations, id) {
 								// (A destination naming this core names a workload
 								// that does not use the transfer: that link is
 								// reported, not each consumer it fails to list.)
@@ -590,7 +602,7 @@ func checkLinks(s *Schedule, ix *Index, sl *slice, st *staleRefs, mr *missingRea
 							rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (ofmap of %s) is re-used here from L2 but lists only an earlier consumer on this core", id, wlLoc(pc, pw))
 						} else if other := otherConsumerListed(o.Destinations, ix, ci, w.ID, id); other >= 0 {
 							rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (ofmap of %s) lists workload %d of this core, which also uses it, not this one", id, wlLoc(pc, pw), other)
-						} else if !coreListed(o.Destinations, ci) {
+						} else if !coreListed(o.Destinations, ci) && !brokenDest(ix, sl, o.Destinations, id) {
 							rep.Add(RuleConsumerNotListed, loc(), "transfer %d (ofmap of %s) does not list this workload in its destination", id, wlLoc(pc, pw))
 						}
 					}
@@ -614,7 +626,7 @@ func checkLinks(s *Schedule, ix *Index, sl *slice, st *staleRefs, mr *missingRea
 						rep.Add(RuleWeightFirstOnly, loc(), "weight transfer %d is re-used here but lists only an earlier consumer", id)
 					} else if other := otherConsumerListed(r.Destinations, ix, ci, w.ID, id); other >= 0 {
 						rep.Add(RuleWeightFirstOnly, loc(), "weight transfer %d lists workload %d of this core, which also uses it, not this one", id, other)
-					} else if !coreListed(r.Destinations, ci) {
+					} else if !coreListed(r.Destinations, ci) && !brokenDest(ix, sl, r.Destinations, id) {
 						rep.Add(RuleConsumerNotListed, loc(), "weight transfer %d does not list this workload in its destination", id)
 					}
 				}
@@ -752,6 +764,27 @@ func reusedHere(ds []Destination, w *Workload, core int, id int64) bool {
 func coreListed(ds []Destination, core int) bool {
 	for _, d := range ds {
 		if d.Core == core && d.HasWorkload {
+			return true
+		}
+	}
+	return false
+}
+
+// brokenDest reports whether a destination list has a core destination
+// that is an error of its own (checkCoreDest reports it): it names no
+// core, no workload, or a workload that does not use the transfer. A
+// consumer that such a list does not name is then not reported again:
+// the wrong destination is the one finding for it.
+func brokenDest(ix *Index, sl *slice, ds []Destination, id int64) bool {
+	for _, d := range ds {
+		if d.IsDRAM() {
+			continue
+		}
+		if d.Core < 0 || !d.HasWorkload {
+			return true
+		}
+		w := ix.Workload(d.Core, d.Workload)
+		if (w == nil && !sl.partial) || (w != nil && !uses(w, id) && !inMergedIfmap(w, id)) {
 			return true
 		}
 	}

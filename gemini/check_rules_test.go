@@ -313,8 +313,14 @@ var missingReadMutation = mutation{RuleMissingRead, []string{RuleTransferIDsDens
 	}
 }}
 
+// bufferDepsMutation marks a workload's ifmaps as read from its buffer
+// (the raw dialect without ifmap lists): one info.
+var bufferDepsMutation = mutation{RuleIfmapsFromBuffer, nil, func(t *testing.T, s *Schedule) {
+	wl(s, 0, 3).IfmapsFromBuffer = true
+}}
+
 func init() {
-	mutations = append(mutations, positionalMutation, renumberMutation, missingReadMutation)
+	mutations = append(mutations, positionalMutation, renumberMutation, missingReadMutation, bufferDepsMutation)
 }
 
 // singleCoreMutations apply to a single-core schedule (rules that only

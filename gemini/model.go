@@ -110,7 +110,15 @@ type Workload struct {
 	TilePadding    []int64         // tile_padding_tblr
 	TileInfo       json.RawMessage // tile_info, verbatim
 	HasRingRegions bool
-	Extra          Extra
+	// IfmapsFromBuffer says the file has no ifmap list for this raw-IR
+	// workload: Ifmaps were read from its ifmap-typed buffer entries, which
+	// carry the workload's inputs in that dialect (their simulator loads
+	// every source of the buffer). WeightFromBuffer says the same of a
+	// Weight read from a weight-typed entry of a workload without one.
+	// The writer, whose output is the compiler IR, writes them as lists.
+	IfmapsFromBuffer bool
+	WeightFromBuffer bool
+	Extra            Extra
 }
 
 // Absolute converts a box local to the workload (compiler IR ifmap/ofmap

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -703,6 +704,9 @@ func (s *Schedule) normalise() {
 	for _, c := range s.Cores {
 		for wi := range c.Workloads {
 			w := &c.Workloads[wi]
+			if s.Variant != Raw {
+				w.IfmapsFromBuffer = false
+			}
 			w.OfmapSize = bytesOf(w.OfmapSize)
 			for i := range w.Ifmaps {
 				w.Ifmaps[i].Size = bytesOf(w.Ifmaps[i].Size)
@@ -716,6 +720,49 @@ func (s *Schedule) normalise() {
 			}
 			entries(w.Buffer)
 			entries(w.WeightBuffer)
+			if w.IfmapsFromBuffer {
+				depsFromBuffer(w)
+			}
+		}
+	}
+}
+
+// depsFromBuffer reads the inputs of a raw-IR workload that has no ifmap
+// list from its buffer (sizes already in bytes): each ifmap-typed entry
+// with transfers is an ifmap, and a weight-typed entry is the weight when
+// the workload has none. The dialect of some hand-written raw schedules
+// lists a workload's dependencies only there (ids, KiB blocks, source
+// sizes in bits), and their simulator loads every source of the buffer.
+func depsFromBuffer(w *Workload) {
+	w.IfmapsFromBuffer = false
+	for i := range w.Buffer {
+		e := &w.Buffer[i]
+		ids := e.TransferIDs
+		if len(ids) == 0 {
+			for _, src := range e.Sources {
+				ids = append(ids, src.TransferID)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		var size int64
+		for _, src := range e.Sources {
+			size += max(src.Size, 0)
+		}
+		switch e.Type {
+		case "ifmap":
+			w.Ifmaps = append(w.Ifmaps, Ifmap{Box: e.Box, TransferIDs: slices.Clone(ids), MaxWorkloadID: -1})
+			w.IfmapsFromBuffer = true
+		case "weight":
+			if w.Weight == nil || w.WeightFromBuffer {
+				if w.Weight == nil {
+					w.Weight = &Weight{Box: e.Box}
+					w.WeightFromBuffer = true
+				}
+				w.Weight.Size += size
+				w.Weight.TransferIDs = append(w.Weight.TransferIDs, ids...)
+			}
 		}
 	}
 }
@@ -819,6 +866,8 @@ func (r *reader) destinations() ([]Destination, error) {
 }
 
 func (r *reader) workload(w *Workload) error {
+	sawIfmap := false
+	defer func() { w.IfmapsFromBuffer = !sawIfmap }() // kept for the raw IR only (normalise)
 	return r.object(false, func(k string) error {
 		var err error
 		switch k {
@@ -848,6 +897,7 @@ func (r *reader) workload(w *Workload) error {
 				return err
 			})
 		case "ifmap":
+			sawIfmap = true
 			switch r.d.PeekKind() {
 			case '{':
 				r.sawRaw = true

@@ -274,24 +274,7 @@ func (e *emitter) workload(s *Schedule, w *Workload) {
 	e.key("buffer")
 	e.entries(s, w.Buffer)
 	e.extra(w.Extra, "")
-	e.key("ifmap")
-	e.open('[')
-	for _, f := range w.Ifmaps {
-		e.elem()
-		e.open('{')
-		e.key("align")
-		e.int(f.Align)
-		e.key("bitwidth")
-		e.int(f.Bitwidth)
-		e.extra(f.Extra, "")
-		e.box(f.Box)
-		e.key("size")
-		e.int(f.Size)
-		e.key("transfer_id")
-		e.ints(f.TransferIDs)
-		e.close('}')
-	}
-	e.close(']')
+	e.ifmaps(w.Ifmaps)
 	e.key("layer_name")
 	e.str(w.LayerName)
 	e.key("layer_type")
@@ -456,6 +439,27 @@ func (e *emitter) entries(s *Schedule, es []BufferEntry) {
 		}
 		e.key("type")
 		e.str(b.Type)
+		e.close('}')
+	}
+	e.close(']')
+}
+
+func (e *emitter) ifmaps(fs []Ifmap) {
+	e.key("ifmap")
+	e.open('[')
+	for _, f := range fs {
+		e.elem()
+		e.open('{')
+		e.key("align")
+		e.int(f.Align)
+		e.key("bitwidth")
+		e.int(f.Bitwidth)
+		e.extra(f.Extra, "")
+		e.box(f.Box)
+		e.key("size")
+		e.int(f.Size)
+		e.key("transfer_id")
+		e.ints(f.TransferIDs)
 		e.close('}')
 	}
 	e.close(']')
