@@ -40,10 +40,23 @@ func NeffDMA(a *Artifact, o *Options) (*NeffDMAListing, error) {
 	}
 	l := &NeffDMAListing{File: a.Name, model: m, progs: progs}
 	for _, p := range progs {
-		l.Subgraphs = append(l.Subgraphs, NeffDMASubgraph{Subgraph: p.Subgraph, Queues: p.Queues, Vars: p.Vars,
-			Analysis: dma.Analyze(p.Descriptors, p.Layout), Skipped: p.Problems})
+		sg := NeffDMASubgraph{Subgraph: p.Subgraph, Queues: p.Queues, Vars: p.Vars,
+			Analysis: dma.Analyze(p.Descriptors, p.Layout), Skipped: p.Problems}
+		sg.DGENote = neffDGENote(m, p.Subgraph, len(p.Descriptors))
+		l.Subgraphs = append(l.Subgraphs, sg)
 	}
 	return l, nil
+}
+
+// neffDGENote is the subgraph's note on hardware descriptor generation
+// (neff.Subgraph.DGENote), "" when it has no dge-table.
+func neffDGENote(m *neff.Model, subgraph string, descriptors int) string {
+	for _, sg := range m.Subgraphs {
+		if sg.Name == subgraph {
+			return sg.DGENote(descriptors)
+		}
+	}
+	return ""
 }
 
 // NeffDMAListing is the DMA program of a NEFF, and after Execute what it
@@ -65,6 +78,9 @@ type NeffDMASubgraph struct {
 	Vars     []dmaprog.Var     `json:"vars"`
 	Analysis *dma.Analysis     `json:"analysis"`
 	Skipped  []dmaprog.Problem `json:"skipped,omitempty"`
+	// DGENote says what the figures leave out when the subgraph uses
+	// hardware descriptor generation (a dge-table variable).
+	DGENote  string            `json:"dge_note,omitempty"`
 	Executed *dmaprog.Executed `json:"executed,omitempty"`
 	Written  []NeffNpyFile     `json:"written,omitempty"`
 }
@@ -102,6 +118,9 @@ func (o *NeffDMAListing) WriteText(w io.Writer) error {
 				parts[i] = fmt.Sprintf("%s %s (%s)", o.Op, humanize.Count(int64(o.Descriptors)), humanize.Bytes(o.Bytes))
 			}
 			fmt.Fprintf(w, "By operation: %s\n", strings.Join(parts, ", "))
+		}
+		if sg.DGENote != "" {
+			fmt.Fprintf(w, "Note: %s\n", sg.DGENote)
 		}
 		if len(sg.Skipped) > 0 {
 			fmt.Fprintf(w, "%d descriptors left out (they do not resolve; see npukit check):\n", len(sg.Skipped))

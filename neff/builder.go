@@ -72,6 +72,23 @@ func (sg *SubgraphBuilder) AddVar(name, typ string, size int64) *Var {
 	return v
 }
 
+// AddDGETable declares a descriptor-generation table of the variables
+// named, as neuronx-cc 2.23 writes it for hardware DGE: a list of their
+// var_ids and no size ({"list": [1, 2, 3], "type": "dge-table", "var_id":
+// 5}). A name no variable has lists var_id -1.
+func (sg *SubgraphBuilder) AddDGETable(name string, vars ...string) *Var {
+	v := sg.AddVar(name, VarDGETable, -1)
+	v.List = []int64{}
+	for _, n := range vars {
+		id := int64(-1)
+		if x := sg.Def.Var[n]; x != nil && x.VarID != nil {
+			id = *x.VarID
+		}
+		v.List = append(v.List, id)
+	}
+	return v
+}
+
 // AddConstant declares a file variable loaded from member file (relative
 // to the subgraph) holding data, 64-byte aligned.
 func (sg *SubgraphBuilder) AddConstant(name, file string, size int64, data []byte) *Var {

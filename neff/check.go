@@ -396,7 +396,14 @@ func (c *checker) run() {
 		// hardware's); every other variable needs one.
 		// local, shared and remote (neuronx-cc 2.24, not in the spec) have
 		// no documented fields, so nothing is required of them.
-		if v.Size == nil && t != "state-buffer" && !newerVarTypes[t] {
+		// A dge-table is described by its list of var_ids (neuronx-cc
+		// 2.23 writes no size: the runtime sizes the table from the list).
+		switch {
+		case t == VarDGETable:
+			if v.Size == nil && v.List == nil {
+				missing = append(missing, "list")
+			}
+		case v.Size == nil && t != "state-buffer" && !newerVarTypes[t]:
 			missing = append(missing, "size")
 		}
 		if len(missing) > 0 {

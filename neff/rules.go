@@ -104,7 +104,7 @@ func init() {
 		diag.Rule{ID: RuleNumQueues, Severity: diag.Error, Description: "num_queues must be 1 on INF1 and between 1 and 16 elsewhere"},
 		diag.Rule{ID: RuleFabricPath, Severity: diag.Warning, Description: "a queue set's fabric_path is neither main nor alt (the spec's values; a newer compiler may add others)"},
 		diag.Rule{ID: RuleArchField, Severity: diag.Error, Description: "a field is used on an architecture that does not support it (INF1-only, or not on INF1)"},
-		diag.Rule{ID: RuleVarRequired, Severity: diag.Error, Description: "a variable needs type, var_id and size"},
+		diag.Rule{ID: RuleVarRequired, Severity: diag.Error, Description: "a variable needs type, var_id and size (a dge-table its list of var_ids; the state buffer's size is the hardware's)"},
 		diag.Rule{ID: RuleVarSize, Severity: diag.Error, Description: "a variable declares more bytes than the target's device memory (neuroncore generation table)"},
 		diag.Rule{ID: RuleVarType, Severity: diag.Warning, Description: "a variable's type is none npukit knows (state-buffer, input, output, file, tmp-buf, virtual, pointer, dge-table from the spec; local, shared, remote from neuronx-cc 2.24): a newer compiler may add types its runtime knows"},
 		diag.Rule{ID: RuleVarIDDuplicate, Severity: diag.Error, Description: "var_id must be unique"},

@@ -91,6 +91,9 @@ type SubgraphSummary struct {
 	// feature bits this subgraph needs, as the compiler writes them.
 	Features  []string   `json:"neff_features,omitempty"`
 	DVETables []DVETable `json:"dve_tables,omitempty"`
+	// DGETables are the dge-table variables (hardware descriptor
+	// generation: the DMA descriptors are generated at run time).
+	DGETables []DGETable `json:"dge_tables,omitempty"`
 }
 
 // QueueSummary is one dma_queue entry.
@@ -290,6 +293,7 @@ func (m *Model) summarizeSubgraph(sg *Subgraph) SubgraphSummary {
 		return ss
 	}
 	ss.Variables = len(sg.Def.Var)
+	ss.DGETables = sg.DGETables()
 	json.Unmarshal(sg.Def.Extra["neff_features"], &ss.Features) // absent or not strings: none
 	for _, qn := range sg.Def.QueueNames() {
 		q := sg.Def.DMAQueue[qn]
@@ -564,6 +568,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 		}
 		for _, t := range sg.DVETables {
 			ew.Printf("  DVE table: control %s, datapath %s, opcode %s\n", t.ControlTable, t.DatapathTable, t.OpcodeTable)
+		}
+		for _, t := range sg.DGETables {
+			ew.Printf("  DGE table %s\n", t.Describe(termsafe.Name))
 		}
 	}
 

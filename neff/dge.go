@@ -1,0 +1,101 @@
+package neff
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/npukit/npukit/internal/termsafe"
+)
+
+// Descriptor-generation tables. With hardware descriptor generation
+// (feature bit 0x200000 neff_feature_hardware_DGE, neuronx-cc 2.23 for
+// trn2) an engine does not find its DMA descriptors written in the engine
+// JSON: the DGE hardware generates them at run time from the instruction
+// stream, and the queue sets are "dynamic". What it addresses is named by
+// a dge-table variable, which def.json describes with a list of var_ids
+// instead of a size (the spec: list, "List of var_ids to populate the
+// table with", used with type dge-table); the runtime sizes and fills the
+// table with those variables' device addresses. Seen in neuronx-cc 2.23:
+// {"list": [1, 2, 3], "type": "dge-table", "var_id": 5}, the kernel's
+// inputs and output.
+
+// VarDGETable is the variable type of a descriptor-generation table.
+const VarDGETable = "dge-table"
+
+// DGETable is one dge-table variable of a subgraph.
+type DGETable struct {
+	Name  string `json:"name"`
+	VarID *int64 `json:"var_id,omitempty"`
+	// List is the var_ids the table holds, Vars their variables' names
+	// ("" for a var_id no variable has; check reports it).
+	List []int64  `json:"list"`
+	Vars []string `json:"variables"`
+}
+
+// DGETables returns the subgraph's dge-table variables by name.
+func (sg *Subgraph) DGETables() []DGETable {
+	if sg == nil || sg.Def == nil {
+		return nil
+	}
+	byID := map[int64]string{}
+	for n, v := range sg.Def.Var {
+		if v != nil && v.VarID != nil {
+			byID[*v.VarID] = n
+		}
+	}
+	var out []DGETable
+	for n, v := range sg.Def.Var {
+		if v == nil || v.TypeName() != VarDGETable {
+			continue
+		}
+		t := DGETable{Name: n, VarID: v.VarID, List: append([]int64{}, v.List...), Vars: make([]string, len(v.List))}
+		for i, id := range v.List {
+			t.Vars[i] = byID[id]
+		}
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Describe is one line saying what the table holds; name makes each name
+// fit for the output (termsafe.Name for a terminal).
+func (t DGETable) Describe(name func(string) string) string {
+	parts := make([]string, len(t.List))
+	for i, id := range t.List {
+		if t.Vars[i] != "" {
+			parts[i] = fmt.Sprintf("%s (var_id %d)", name(t.Vars[i]), id)
+		} else {
+			parts[i] = fmt.Sprintf("var_id %d (no such variable)", id)
+		}
+	}
+	what := "no variables"
+	if len(parts) > 0 {
+		what = strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("%s: descriptor-generation table of %s, filled by the runtime with their addresses for the DGE hardware", name(t.Name), what)
+}
+
+// DGENote says, for a subgraph with dge-table variables, what the DMA
+// figures npukit derives from the engine JSONs leave out; "" when it has
+// none. dma and sim print it: they do not model descriptor generation.
+func (sg *Subgraph) DGENote(descriptors int) string {
+	ts := sg.DGETables()
+	if len(ts) == 0 {
+		return ""
+	}
+	var names []string
+	for _, t := range ts {
+		vs := make([]string, 0, len(t.Vars))
+		for i, v := range t.Vars {
+			if v == "" {
+				v = fmt.Sprintf("var_id %d", t.List[i])
+			}
+			vs = append(vs, termsafe.Name(v))
+		}
+		names = append(names, fmt.Sprintf("%s (%s)", termsafe.Name(t.Name), strings.Join(vs, ", ")))
+	}
+	return fmt.Sprintf("subgraph %s uses hardware descriptor generation (dge-table %s): the DMA the DGE generates at run time is not written in the NEFF and npukit does not model descriptor-generation tables; these figures count only the %d descriptor(s) the engine JSONs write",
+		termsafe.Name(sg.Name), strings.Join(names, "; "), descriptors)
+}
