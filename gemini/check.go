@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/humanize"
 )
 
 // Rule IDs. The errors are the invariants every real schedule holds
@@ -52,6 +53,7 @@ const (
 	RuleTensorOrderGaps   = "gemini/tensor-order-gaps"
 	RuleTensorIdentity    = "gemini/tensor-identity"
 	RuleIfmapsFromBuffer  = "gemini/ifmaps-from-buffer"
+	RulePrefetchedWeight  = "gemini/prefetched-weight"
 )
 
 func init() {
@@ -92,6 +94,7 @@ func init() {
 		diag.Rule{ID: RuleUnknownType, Severity: diag.Warning, Description: "a DRAM tensor or buffer entry has a type the spec does not list (weight/fmap; ifmap/ofmap/weight): read as data, its links still checked"},
 		diag.Rule{ID: RuleTensorIdentity, Severity: diag.Info, Description: "the schedule's tensor_id is not an identity (one writer numbers each snapshot's entries: the same tensor_id holds other transfers from one snapshot to the next): every command identifies its tensors by their transfer IDs instead (tensor-moved, newly-added, re-allocation, lifetimes), said once per schedule"},
 		diag.Rule{ID: RuleIfmapsFromBuffer, Severity: diag.Info, Description: "raw-IR workloads without an ifmap list carry their inputs in their buffer entries (transfer IDs, KiB blocks, source sizes in bits), as some hand-written raw schedules do: those entries are read as the workloads' ifmaps (and weight, when none is given), said once per schedule"},
+		diag.Rule{ID: RulePrefetchedWeight, Severity: diag.Info, Description: "a workload's weight field names the weight of a later layer of its core (the DRAM read's layer_name, used by that layer's workloads): one converter writes the next layer's weight, prefetched into L2, there; read as that load made during the workload, its traffic counted for its own layer; said once per schedule"},
 		diag.Rule{ID: RuleRingWrap, Severity: diag.Info, Description: "a tensor wraps around the end of its ring-buffer region (legal, never seen in real files)"},
 		diag.Rule{ID: RuleMultipleRegions, Severity: diag.Info, Description: "a workload configures several ring-buffer regions (legal, never seen in real files)"},
 	)
@@ -120,16 +123,19 @@ type Index struct {
 	// consumers maps a transfer ID to the workloads using it (ifmap or
 	// weight), in core then program order.
 	consumers map[int64][]wref
+	// layers are the layer names of the workloads.
+	layers map[string]bool
 }
 
 // NewIndex builds the lookups of a schedule.
 func NewIndex(s *Schedule) *Index {
-	ix := &Index{s: s, producer: map[int64]oref{}, read: map[int64]int32{}, write: map[int64]int32{}, consumers: map[int64][]wref{}}
+	ix := &Index{s: s, producer: map[int64]oref{}, read: map[int64]int32{}, write: map[int64]int32{}, consumers: map[int64][]wref{}, layers: map[string]bool{}}
 	ix.workload = make([]map[int64]int32, len(s.Cores))
 	for ci, c := range s.Cores {
 		m := make(map[int64]int32, len(c.Workloads))
 		for wi := range c.Workloads {
 			w := &c.Workloads[wi]
+			ix.layers[w.LayerName] = true
 			if _, dup := m[w.ID]; !dup {
 				m[w.ID] = int32(wi)
 			}
@@ -293,6 +299,7 @@ func Check(s *Schedule) diag.Report {
 	st.report(&rep)
 	mr.report(&rep)
 	checkDAG(s, ix, &rep)
+	checkPrefetchedWeights(s, ix, &rep)
 	checkSizes(s, ix, &rep)
 	tn := IdentifyTensors(s)
 	if a := tn.Assumption(); a != "" {
@@ -1007,5 +1014,67 @@ func checkSizes(s *Schedule, ix *Index, rep *diag.Report) {
 				}
 			}
 		}
+	}
+}
+
+// PrefetchedWeight reports whether weight transfer id, in the weight field
+// of workload wi of core c, is the weight of a later layer (see
+// RulePrefetchedWeight): its DRAM read names another layer, whose
+// workloads on that core come later and use it, or which has no workload
+// in the file (a slice ending before it). It returns that layer.
+func (ix *Index) PrefetchedWeight(c *Core, wi int, id int64) (string, bool) {
+	r := ix.Read(id)
+	w := &c.Workloads[wi]
+	if r == nil || r.Type != "weight" || r.LayerName == "" || r.LayerName == w.LayerName {
+		return "", false
+	}
+	if !ix.layers[r.LayerName] {
+		return r.LayerName, true
+	}
+	for _, ref := range ix.consumers[id] {
+		if int(ref.core) != c.ID || int(ref.wl) <= wi {
+			continue
+		}
+		if lw := &c.Workloads[ref.wl]; lw.LayerName == r.LayerName && lw.Weight != nil && slices.Contains(lw.Weight.TransferIDs, id) {
+			return r.LayerName, true
+		}
+	}
+	return "", false
+}
+
+// checkPrefetchedWeights says once that weight fields carry later layers'
+// weights, with the layers and the first example.
+func checkPrefetchedWeights(s *Schedule, ix *Index, rep *diag.Report) {
+	n := 0
+	layers := map[string]bool{}
+	var first, example string
+	for _, c := range s.Cores {
+		for wi := range c.Workloads {
+			w := &c.Workloads[wi]
+			if w.Weight == nil {
+				continue
+			}
+			for _, id := range w.Weight.TransferIDs {
+				later, ok := ix.PrefetchedWeight(c, wi, id)
+				if !ok {
+					continue
+				}
+				if n == 0 {
+					first = wlLoc(c, w) + " / weight"
+					example = fmt.Sprintf("%s (layer %q) carries weight transfer %d of layer %q", wlLoc(c, w), w.LayerName, id, later)
+				}
+				n++
+				layers[w.LayerName] = true
+				break
+			}
+		}
+	}
+	if n > 0 {
+		verb := "carry a later layer's weight in their"
+		if n == 1 {
+			verb = "carries a later layer's weight in its"
+		}
+		rep.Add(RulePrefetchedWeight, first, "%s of %s %s weight field (e.g. %s): read as that weight prefetched during the workload; inspect counts its traffic for its own layer where the file has it",
+			humanize.Plural(n, "workload"), humanize.Plural(len(layers), "layer"), verb, example)
 	}
 }

@@ -319,8 +319,17 @@ var bufferDepsMutation = mutation{RuleIfmapsFromBuffer, nil, func(t *testing.T, 
 	wl(s, 0, 3).IfmapsFromBuffer = true
 }}
 
+// prefetchMutation gives workload 2 of core 0 (layer 2) the weight of
+// layer 3, which its workload 3 uses: a prefetch, one info (its own
+// weight, still in its snapshot, is no longer in its weight field).
+var prefetchMutation = mutation{RulePrefetchedWeight, []string{RuleWeightFirstOnly, RuleMergedDestination}, func(t *testing.T, s *Schedule) {
+	w2, w3 := wl(s, 0, 2), wl(s, 0, 3)
+	s.DRAMReads[readIndex(t, s, w3.Weight.TransferIDs[0])].LayerName = w3.LayerName
+	w2.Weight = &Weight{Size: w3.Weight.Size, TransferIDs: slices.Clone(w3.Weight.TransferIDs)}
+}}
+
 func init() {
-	mutations = append(mutations, positionalMutation, renumberMutation, missingReadMutation, bufferDepsMutation)
+	mutations = append(mutations, positionalMutation, renumberMutation, missingReadMutation, bufferDepsMutation, prefetchMutation)
 }
 
 // singleCoreMutations apply to a single-core schedule (rules that only

@@ -87,8 +87,9 @@ type CoreSummary struct {
 }
 
 // LayerSummary is one layer's work and traffic (inspect --layers). DRAM
-// reads are attributed to the layer of their first consumer, writes to
-// the layer of their producer.
+// reads are attributed to the layer of their first consumer (a later
+// layer's weight prefetched in an earlier workload's weight field to that
+// later layer), writes to the layer of their producer.
 type LayerSummary struct {
 	Name            string `json:"name"`
 	Type            string `json:"type"`
@@ -182,6 +183,14 @@ func Summarize(s *Schedule, layers bool) *Summary {
 		if cons := ix.consumers[r.TransferID]; len(cons) > 0 {
 			w := &s.Cores[cons[0].core].Workloads[cons[0].wl]
 			l = lays[w.LayerName]
+			// A later layer's weight prefetched in an earlier workload's
+			// weight field (gemini/prefetched-weight) counts for its own
+			// layer.
+			if own := lays[r.LayerName]; own != nil && own != l {
+				if _, ok := ix.PrefetchedWeight(s.Cores[cons[0].core], int(cons[0].wl), r.TransferID); ok {
+					l = own
+				}
+			}
 		}
 		cores := map[int32]bool{}
 		for _, c := range ix.consumers[r.TransferID] {

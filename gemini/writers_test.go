@@ -204,3 +204,49 @@ func TestRawBufferDependencies(t *testing.T) {
 		t.Errorf("written (as compiler IR) and read back: the dependencies are lost")
 	}
 }
+
+// prefetchedWeight: workload 0 (a pool, layer "p") carries in its weight
+// field the weight of layer "c", whose workloads 1 and 2 use it, as one
+// converter writes the next layer's weight prefetched into L2.
+const prefetchedWeight = `{"xlen": 1, "ylen": 1, "buffersize": 4096, "0": [
+ {"workload_id": 0, "layer_name": "p", "layer_type": "vp", "ofmap_size": 8, "time": 1,
+  "ifmap": [{"size": 8, "transfer_id": [1]}], "weight": {"size": 16, "transfer_id": [0]},
+  "ofmap": [{"size": 8, "transfer_id": 2, "destination": [{"type": "core", "core_id": 0, "workload_id": 2}]}]},
+ {"workload_id": 1, "layer_name": "c", "layer_type": "pe", "ofmap_size": 8, "time": 1,
+  "ifmap": [{"size": 8, "transfer_id": [2]}], "weight": {"size": 16, "transfer_id": [0]},
+  "ofmap": [{"size": 8, "transfer_id": 3, "destination": [{"type": "DRAM", "core_id": -1}]}]},
+ {"workload_id": 2, "layer_name": "c", "layer_type": "pe", "ofmap_size": 8, "time": 1,
+  "ifmap": [{"size": 8, "transfer_id": [2]}], "weight": {"size": 16, "transfer_id": [0]},
+  "ofmap": [{"size": 8, "transfer_id": 4, "destination": [{"type": "DRAM", "core_id": -1}]}]}],
+ "-1": {"out": [
+   {"transfer_id": 0, "type": "weight", "layer_name": "c", "size": 16, "destination": [{"type": "core", "core_id": 0, "workload_id": 2}]},
+   {"transfer_id": 1, "type": "fmap", "layer_name": "p", "size": 8, "destination": [{"type": "core", "core_id": 0, "workload_id": 0}]}],
+  "in": [{"transfer_id": 3, "core_id": 0, "workload_id": 1}, {"transfer_id": 4, "core_id": 0, "workload_id": 2}]}}`
+
+// A later layer's weight in a workload's weight field is a prefetch: one
+// info naming it, and inspect counts the weight's traffic for its layer.
+func TestPrefetchedWeightInWeightField(t *testing.T) {
+	s := readTest(t, prefetchedWeight)
+	rep := Check(s)
+	if errs := linesOf(rep, diag.Error); len(errs) > 0 {
+		t.Errorf("errors: %v", errs)
+	}
+	found := false
+	for _, d := range rep {
+		if d.Rule == RulePrefetchedWeight {
+			found = true
+			if !strings.Contains(d.Message, `layer "c"`) || !strings.Contains(d.Message, "1 workload of 1 layer") {
+				t.Errorf("the info does not name the prefetch: %s", d)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the prefetched weight is not said: %v", rep)
+	}
+	for _, l := range Summarize(s, true).LayerTraffic {
+		want := map[string]int64{"p": 0, "c": 16}[l.Name]
+		if l.WeightReadBytes != want {
+			t.Errorf("layer %s: %d weight bytes read, want %d", l.Name, l.WeightReadBytes, want)
+		}
+	}
+}
