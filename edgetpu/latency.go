@@ -81,17 +81,23 @@ const (
 	// pixels when the layers are gone (compiled into the package): a
 	// network whose outputs are vectors (a classifier, downsampled 32x)
 	// does about 1/650 MAC per parameter byte and input pixel, a dense
-	// predictor (outputs kept at 1/8..1/16 resolution) about 1/250.
+	// predictor (outputs kept at 1/8..1/16 resolution) about 1/250 (1/200
+	// for BodyPix to 1/330 for YOLOv8n).
 	// Fitted on the uncompiled/compiled twins of
 	// ../shared/corpus2/edgetpu-pairs (MobileNets, face-mask classifier;
 	// DeepLab v3, BodyPix, YOLOv8).
 	classifierMACsPerParamPixel = 1.0 / 650
 	denseMACsPerParamPixel      = 1.0 / 250
-	// instrBytesPerOp estimates the instruction bytes the runtime sends
-	// every inference for a planned (uncompiled) model: about 2 KiB per
-	// mapped operator (MobileNet v2: 132 KiB for 66 operators in
-	// ../shared/hw/edgetpu/models).
-	instrBytesPerOp = 2048
+	// instrBase + instrBytesPerOp*ops + instrBytesPerOutput*elements
+	// estimates the instruction bytes the runtime sends every inference
+	// for a planned (uncompiled) model: a fixed part, a part per mapped
+	// operator and a part per output element the mapped operators write
+	// (larger activations take more tiles and loop iterations). Fitted on
+	// the compiled twins of ../shared/corpus2/edgetpu-pairs (YOLOv8n at
+	// 320 and 640 give the per-element part, the rest the per-op one).
+	instrBase           = 8192
+	instrBytesPerOp     = 1100
+	instrBytesPerOutput = 0.004
 )
 
 // Host classes. Links: USB 3.0 signals at 5 Gb/s and PCIe Gen2 x1 at
@@ -455,6 +461,12 @@ func EstimatePlan(t *tflite.Model, p *Plan, h HostClass, o LatencyOptions) *Late
 			outBytes += size
 		}
 	}
+	var outElems int64
+	for oi := range sg.Operators {
+		if onTPU[oi] {
+			outElems += Work(t, sg, &sg.Operators[oi]).OutElems
+		}
+	}
 	first := true
 	for oi := range sg.Operators {
 		if !onTPU[oi] {
@@ -469,9 +481,9 @@ func EstimatePlan(t *tflite.Model, p *Plan, h HostClass, o LatencyOptions) *Late
 					Op: -1, FirstOnly: !o.Evicted, Resource: "link", Detail: "parameters loaded into the 8 MiB on-chip memory"})
 			}
 			l.add(LatencyPart{Name: "Edge TPU input transfer", Kind: PartTransfer, Us: linkUs(h, inBytes), Bytes: inBytes, Op: -1, Resource: "link"})
-			instr := int64(instrBytesPerOp * countTPU(onTPU))
+			instr := int64(instrBase + instrBytesPerOp*float64(countTPU(onTPU)) + instrBytesPerOutput*float64(outElems))
 			l.add(LatencyPart{Name: "Edge TPU instructions", Kind: PartTransfer, Us: linkUs(h, instr), Bytes: instr, Op: -1, Resource: "link",
-				Detail: "estimated at 2 KiB per mapped operator"})
+				Detail: "estimated from the mapped operators and their output sizes"})
 			if p.Parameters.Streamed > 0 {
 				l.add(LatencyPart{Name: "Edge TPU streamed parameters", Kind: PartParameters, Us: linkUs(h, p.Parameters.Streamed), Bytes: p.Parameters.Streamed, Op: -1, Resource: "link"})
 			}

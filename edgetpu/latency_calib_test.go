@@ -229,9 +229,10 @@ func TestLatencySimPlanAgree(t *testing.T) {
 				if h.Name == DefaultHost && !spill {
 					// Without a scratch spill (which the plan
 					// does not predict), the default host
-					// agrees within 15% on every pair.
-					if math.Abs(r-1) > 0.15 {
-						t.Errorf("%s: plan and sim differ by more than 15%% without a scratch spill", filepath.Base(path))
+					// agrees within 20% on every pair (the
+					// compiled model's MACs are estimated).
+					if math.Abs(r-1) > 0.20 {
+						t.Errorf("%s: plan and sim differ by more than 20%% without a scratch spill", filepath.Base(path))
 					}
 				}
 			}
