@@ -3,6 +3,7 @@ package edgetpu
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 
@@ -374,8 +375,15 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int,
 	return nil
 }
 
-// estimatedMACs estimates a package's MACs from its parameters and input
-// pixels (see classifierMACsPerParamPixel).
+// estimatedMACs estimates a package's MACs from its parameters and
+// spatial sizes. A package whose input is an image (at most 4 channels)
+// is a whole network: parameters times input pixels times
+// classifierMACsPerParamPixel or denseMACsPerParamPixel. A package whose
+// input is a feature map (a pipeline segment after the first, or a model
+// cut with -i) applies its weights near the spatial size it works at: the
+// parameters times the geometric mean of its input and output pixels
+// (outputs that are maps; a quarter of the input's pixels when the outputs
+// are vectors).
 func estimatedMACs(p *Package) int64 {
 	e := p.Main()
 	if e == nil {
@@ -383,15 +391,29 @@ func estimatedMACs(p *Package) int64 {
 	}
 	mem := MemoryOf(p)
 	params := float64(mem.Cached + mem.Streamed)
-	var pixels float64
+	var pixels, channels float64
 	for _, in := range e.InputLayers {
-		pixels = max(pixels, float64(in.Y)*float64(in.X))
+		if px := float64(in.Y) * float64(in.X); px > pixels {
+			pixels, channels = px, float64(in.Z)
+		}
 	}
 	dense := false
+	outPixels := 0.0 // of spatial (y and x > 1) outputs
 	for _, out := range e.OutputLayers {
-		if out.Y > 1 || out.X > 1 {
+		// A dense predictor outputs maps (y and x > 1); a classifier
+		// or a detector's head outputs vectors (1x1xN, 1xNx4).
+		if out.Y > 1 && out.X > 1 {
 			dense = true
+			outPixels = max(outPixels, float64(out.Y)*float64(out.X))
 		}
+	}
+	if channels > 4 {
+		if outPixels == 0 {
+			// Vector outputs (detection heads): the weights work
+			// at about half the input's resolution.
+			outPixels = pixels / 4
+		}
+		return int64(params * math.Sqrt(pixels*outPixels))
 	}
 	k := classifierMACsPerParamPixel
 	if dense {
