@@ -29,25 +29,30 @@ func clearNonBlock(f *os.File) error {
 }
 
 func totalMemory() int64 {
-	var total int64
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-				f := strings.Fields(v)
-				if len(f) > 0 {
-					if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
-						total = kb << 10
-					}
+	var asLimit, asUsed int64
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err == nil && rl.Cur < 1<<62 {
+		asLimit = int64(rl.Cur)
+		asUsed = addressSpaceUsed()
+	}
+	return memoryLimits("/", asLimit, asUsed)
+}
+
+// addressSpaceUsed is the process's virtual size (VmSize), what an
+// address-space limit already counts.
+func addressSpaceUsed() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmSize:"); ok {
+			if f := strings.Fields(v); len(f) > 0 {
+				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+					return kb << 10
 				}
 			}
 		}
 	}
-	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
-		if b, err := os.ReadFile(p); err == nil {
-			if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 && (total == 0 || v < total) {
-				total = v
-			}
-		}
-	}
-	return total
+	return 0
 }
