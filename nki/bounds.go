@@ -26,8 +26,9 @@ const (
 	elemBytes = 16
 	// bytesPerStep: building a value costs an evaluation step per
 	// element, or per this many bytes of a string, so the step bound
-	// also bounds the bytes built in all (MaxSteps x 16 = 320 MB).
-	bytesPerStep = 16
+	// also bounds the bytes built in all (MaxSteps x 8 = 160 MB of
+	// strings, MaxSteps x 16 = 320 MB of list items).
+	bytesPerStep = 8
 )
 
 // charge counts n units of work (elements visited or built) against the
@@ -61,6 +62,16 @@ func (in *interp) needBytes(n int64, what string) {
 		in.fail(in.cur().pos, what, "a string of %s bytes is over the %d MiB bound for one Python value", itemCount(n), MaxValueBytes>>20)
 	}
 	in.charge(n / bytesPerStep)
+}
+
+// grow refuses a string being built that would pass the value bound with
+// add more bytes, and charges the add bytes.
+func (in *interp) grow(have, add int, what string) {
+	n := addSizes(int64(have), int64(add))
+	if n < 0 || n > MaxValueBytes {
+		in.needBytes(n, what)
+	}
+	in.charge(int64(add) / bytesPerStep)
 }
 
 // itemCount prints a size computed with saturation (-1: over 2^63).
@@ -230,7 +241,7 @@ func render(v Value, quote bool) string {
 }
 
 // text is str(v) (repr(v) when quote) as a Python value: a RecursionError
-// past MaxNest, a refusal past MaxValueBytes, a step per 16 bytes built.
+// past MaxNest, a refusal past MaxValueBytes, a step per 8 bytes built.
 func (in *interp) text(v Value, quote bool) string {
 	s, err := renderBounded(v, quote, MaxValueBytes)
 	switch err {

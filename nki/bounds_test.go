@@ -124,7 +124,7 @@ func TestHostilePythonRefused(t *testing.T) {
 	}{
 		// the value bound is met before the default step bound
 		{"doubling a string", "s = 'x' * 1024\nwhile True:\n    s = s + s", "bound for one Python value"},
-		{"f-string growth", "s = 'a' * (1 << 20)\nwhile True:\n    s = f'{s}{s}'", "bound for one Python value"},
+		{"f-string growth", "s = 'a' * (1 << 24)\nwhile True:\n    s = f'{s}{s}{s}{s}'", "bound for one Python value"},
 		{"list doubling", "a = [0] * 1024\nwhile True:\n    a = a + a", "bound of"},
 		{"str of a big list", "a = ['x' * 100] * 1000000\ns = str(a)", "bound for one Python value"},
 		{"integer overflow", "x = 2**64", "beyond 64 bits"},

@@ -522,7 +522,7 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 						v = c.arg(-1, field, nil)
 					}
 					fs := c.in.formatSpec(v, spec)
-					c.in.needBytes(addSizes(int64(b.Len()), int64(len(fs))), "str.format")
+					c.in.grow(b.Len(), len(fs), "str.format")
 					b.WriteString(fs)
 					i += j
 				}

@@ -27,7 +27,7 @@ func (in *interp) eval(sc *scope, e python.Expr) Value {
 	case *python.FString:
 		var b strings.Builder
 		put := func(s string) {
-			in.needBytes(addSizes(int64(b.Len()), int64(len(s))), "f-string")
+			in.grow(b.Len(), len(s), "f-string")
 			b.WriteString(s)
 		}
 		for _, p := range x.Parts {
@@ -579,7 +579,7 @@ func (in *interp) percentFormat(f string, arg Value) string {
 		}
 		if k < len(args) {
 			s := in.formatSpec(args[k], f[i+1:j+1])
-			in.needBytes(addSizes(int64(b.Len()), int64(len(s))), "% formatting")
+			in.grow(b.Len(), len(s), "% formatting")
 			b.WriteString(s)
 			k++
 		}

@@ -154,3 +154,62 @@ func EdgeTPUSharedBitstreams(n, size int) ([]byte, error) {
 	}
 	return edgetpu.Write(m)
 }
+
+// NKIKernel is a crafted NKI kernel source: Python that attacks the
+// interpreter (issue 39), with the exit codes `nki check` may give.
+type NKIKernel struct {
+	Name   string
+	Source string
+	Exits  []int
+}
+
+// NKIKernels returns kernels whose Python overflows a naive interpreter's
+// stack, exhausts its memory or hangs it; full adds the issue's sizes (a
+// 7.8 MB operator chain).
+func NKIKernels(full bool) []NKIKernel {
+	const head = "import neuronxcc.nki.language as nl\n\ndef kernel():\n"
+	k := func(name, body string, exits ...int) NKIKernel {
+		var b strings.Builder
+		b.WriteString(head)
+		for _, l := range strings.Split(strings.Trim(body, "\n"), "\n") {
+			b.WriteString("    " + l + "\n")
+		}
+		b.WriteString("    return\n")
+		if exits == nil {
+			exits = []int{2} // refused, naming the line
+		}
+		return NKIKernel{Name: name, Source: b.String(), Exits: exits}
+	}
+	chain := 200_000
+	if full {
+		chain = 3_900_000 // 7.8 MB, under the 8 MiB source cap
+	}
+	ks := []NKIKernel{
+		// what Python prints: these trace (exit 0, or 1 for findings)
+		k("cyclic list printed", "a = []\na.append(a)\ns = str(a) + f'{a}'\nassert s == '[[...]][[...]]'", 0, 1),
+		k("cyclic dict printed", "d = {}\nd['d'] = d\ns = repr(d)", 0, 1),
+		// a RecursionError as in Python, uncaught: refused
+		k("cyclic lists compared", "a = []\na.append(a)\nb = []\nb.append(b)\nx = a == b", 1, 2),
+		k("cyclic assert message", "a = []\na.append(a)\nassert False, a", 1, 2),
+		k("deep nesting printed", "x = []\nfor i in range(3000000):\n    x = [x]\ns = str(x)", 1, 2),
+		k("deep tuple hashed", "x = ()\nfor i in range(3000000):\n    x = (x,)\nd = {x: 1}", 1, 2),
+		k("operator chain", "x = "+strings.Repeat("1+", chain)+"1"),
+		k("attribute chain", "x = nl"+strings.Repeat(".a", chain)),
+		k("call chain", "x = len"+strings.Repeat("()", chain)),
+		k("subscript chain", "x = [0]"+strings.Repeat("[0]", chain)),
+		k("replace blow-up", "s = 'a' * (16 << 20)\nt = s.replace('a', s)"),
+		k("string doubling", "s = 'ab'\nwhile True:\n    s = s + s"),
+		k("join blow-up", "s = 'a' * (1 << 24)\nt = ''.join([s] * 1000)"),
+		k("wide f-string fields", "s = ''\nwhile True:\n    s = f'{s:>{len(s) * 2 + 1}}'"),
+		k("dict of big keys", "d = {}\nfor i in range(100000):\n    d['x' * (1 << 20) + str(i)] = i"),
+		k("sum of lists", "x = sum([[0] * 1000] * 1000000, [])"),
+		k("str of a large list", "a = [123456789] * 4000000\nparts = []\nfor i in range(100):\n    parts.append(str(a))"),
+		k("empty list repeated", "x = [] * 10**18\nassert x == []", 0, 1),
+		k("pop(0)", "a = list(range(4000000))\nwhile a:\n    a.pop(0)"),
+		k("shared tuples compared", "a = (1,)\nb = (1,)\nfor i in range(100):\n    a = (a, a)\n    b = (b, b)\nx = a == b"),
+		k("string repeat overflow", "x = 'ab' * 2**62"),
+		k("list repeat overflow", "x = [0, 0, 0, 0] * 2**62"),
+		k("integer wraparound", "x = 2**64\nassert x != 0"),
+	}
+	return ks
+}

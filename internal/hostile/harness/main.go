@@ -48,6 +48,11 @@ var bounds = map[string]bound{
 	"sbuf":    {40, 96 << 20},
 	"zebu":    {40, 96 << 20},
 	"other":   {40, 128 << 20},
+	// an NKI kernel: parsing costs about 60 bytes per source byte; the
+	// values a kernel builds are bounded by the step bound (a step per
+	// list item or per 8 bytes of string built) and 64 MiB each
+	// (the garbage collector lets the heap grow to twice what is live)
+	"nki": {60, 768 << 20},
 }
 
 type input struct {
@@ -65,6 +70,12 @@ type run struct {
 	wantExit []int
 	// maxOut bounds stdout+stderr bytes (0: 64 KiB per input MiB + 1 MiB).
 	maxOut int64
+	// as, when set, is the address-space limit (prlimit --as) instead of
+	// one derived from the bound: the readers must size their budgets by
+	// it, not die of "out of memory".
+	as int64
+	// cgroup, when set, is a nested memory cgroup folder the run is put in.
+	cgroup string
 }
 
 func main() {
@@ -140,6 +151,9 @@ func main() {
 			fmt.Printf("  FAIL: %s\n", strings.Join(problems, "; "))
 		}
 	}
+	for _, d := range cgroupDirs {
+		os.Remove(d)
+	}
 	fmt.Printf("%d runs, %d failed\n", len(runs), failed)
 	if failed > 0 {
 		os.Exit(1)
@@ -187,6 +201,9 @@ func execute(bin, work string, r run) result {
 	// Address space: Go reserves more than it touches; the resident
 	// bound is checked separately.
 	as := max(4<<30, 3*(int64(b.Mult*float64(eff))+b.Const))
+	if r.as > 0 {
+		as = r.as
+	}
 	timeout := r.timeout
 	if timeout == 0 {
 		timeout = 60 * time.Second
@@ -199,6 +216,11 @@ func execute(bin, work string, r run) result {
 	rss := out + ".rss"
 	cmdArgs := append([]string{fmt.Sprintf("--as=%d", as), "--", "/usr/bin/time", "-f", "%M", "-o", rss, bin}, args...)
 	cmd := exec.CommandContext(ctx, "prlimit", cmdArgs...)
+	if r.cgroup != "" {
+		// the shell moves itself into the group, then becomes the run
+		sh := append([]string{"-c", `echo $$ > "$0/cgroup.procs" && exec prlimit "$@"`, r.cgroup}, cmdArgs...)
+		cmd = exec.CommandContext(ctx, "sh", sh...)
+	}
 	var so, se limitWriter
 	cmd.Stdout, cmd.Stderr = &so, &se
 	if r.in.path == "-" || strings.HasSuffix(r.in.name, "(stdin)") {
@@ -384,8 +406,75 @@ func plan(work string, full bool, shared string) []run {
 	}
 	in = input{name: "/dev/zero", path: "/dev/zero", reader: "other"}
 	runs = append(runs, run{in: in, args: []string{"inspect", "{}"}, timeout: 10 * time.Second, wantExit: []int{2}})
+
+	// Limits from the environment: under a 2 GiB address space a NEFF
+	// declaring a 486 MB member, or 2 GiB variables, is refused or read
+	// within the budget the limit leaves, never "fatal error: out of
+	// memory" (the budgets came from the machine's memory).
+	in = input{name: "neff: 486 MB member, 2 GiB AS", path: write("member486.neff", craft.NEFFBigMember(486<<20, craft.ZeroMember)), reader: "neff", effective: 486 << 20}
+	runs = append(runs, run{in: in, args: []string{"inspect", "{}"}, as: 2 << 30}, run{in: in, args: []string{"check", "{}"}, as: 2 << 30})
+	in = input{name: "neff: 2 GiB variable, 2 GiB AS", path: write("var2g.neff", must(craft.NEFFVarSize(2<<30))), reader: "neff"}
+	runs = append(runs, run{in: in, args: []string{"neff", "dma", "{}", "--execute", "-o", "{out}"}, as: 2 << 30})
+	// ... and in a nested memory cgroup of 1 GiB, where the machine lets
+	// this process make one: a 1 MB NEFF holding a 1 GiB member is
+	// refused, not killed by the group's limit.
+	if cg, err := nestedMemoryCgroup(1 << 30); err != nil {
+		fmt.Printf("nested memory cgroup: skipped (%v)\n", err)
+	} else {
+		in = input{name: "neff: 1 GiB member, 1 GiB cgroup", path: write("member1g.neff", craft.NEFFBigMember(1<<30, craft.ZeroMember)), reader: "neff"}
+		runs = append(runs, run{in: in, args: []string{"inspect", "{}"}, cgroup: cg}, run{in: in, args: []string{"check", "{}"}, cgroup: cg})
+	}
+
+	// NKI kernels: the Python interpreter is a sandbox, bounded in time
+	// and memory (issue 39's classes 1-6).
+	for _, k := range craft.NKIKernels(full) {
+		in = input{name: "nki: " + k.Name, path: write("nki_"+strings.ReplaceAll(k.Name, " ", "_")+".py", []byte(k.Source)), reader: "nki"}
+		runs = append(runs, run{in: in, args: []string{"nki", "check", "{}", "--kernel", "kernel"}, wantExit: k.Exits, timeout: 60 * time.Second})
+	}
 	return runs
 }
+
+// nestedMemoryCgroup makes a memory cgroup of limit bytes under this
+// process's own group (cgroup v2) or memory group (v1), and returns its
+// folder; an error where the machine does not let this process make one.
+func nestedMemoryCgroup(limit int64) (string, error) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		var base, file string
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			base, file = "/sys/fs/cgroup", "memory.max"
+			if _, err := os.Stat(filepath.Join(base, "cgroup.controllers")); err != nil {
+				continue // not a v2 hierarchy mounted there
+			}
+		case strings.Contains(","+parts[1]+",", ",memory,"):
+			base, file = "/sys/fs/cgroup/memory", "memory.limit_in_bytes"
+		default:
+			continue
+		}
+		dir := filepath.Join(base, parts[2], fmt.Sprintf("npukit-hostile-%d", os.Getpid()))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(fmt.Sprint(limit)), 0o644); err != nil {
+			os.Remove(dir)
+			return "", err
+		}
+		cgroupDirs = append(cgroupDirs, dir)
+		return dir, nil
+	}
+	return "", errors.New("no memory cgroup in /proc/self/cgroup")
+}
+
+// cgroupDirs are the groups made by nestedMemoryCgroup, removed at the end.
+var cgroupDirs []string
 
 // mutate returns a copy of b with one of: bytes flipped, a cut, a
 // repeated slice, a run of 0xff inserted.
