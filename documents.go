@@ -106,6 +106,6 @@ func (d CheckDocument) WriteText(w io.Writer) error {
 	if d.Summary.Skipped > 0 {
 		unread += fmt.Sprintf("; %s skipped (not artifacts)", humanize.Plural(d.Summary.Skipped, "file"))
 	}
-	_, err := fmt.Fprintf(w, "%s checked: %d errors, %d warnings, %d infos%s\n", humanize.Plural(d.Summary.Files, "file"), d.Summary.Errors, d.Summary.Warnings, d.Summary.Infos, unread)
+	_, err := fmt.Fprintf(w, "%s checked: %s%s\n", humanize.Plural(d.Summary.Files, "file"), diag.Counts(d.Summary.Errors, d.Summary.Warnings, d.Summary.Infos), unread)
 	return err
 }

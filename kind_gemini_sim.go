@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/gemini/timing"
@@ -37,7 +38,7 @@ func simulateGemini(a *Artifact, o *Options) (Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &GeminiSimulation{File: a.Name, Variant: string(s.Variant), Result: res}
+	out := &GeminiSimulation{File: a.Name, Variant: string(s.Variant), Result: res, allLayers: o.Layers}
 	for _, c := range s.Cores {
 		out.Workloads += len(c.Workloads)
 	}
@@ -105,6 +106,30 @@ type GeminiSimulation struct {
 	*timing.Result
 	Zebu  *timing.Comparison `json:"zebu,omitempty"`
 	Trace string             `json:"trace,omitempty"`
+	// allLayers prints the per-layer tables in full (Options.Layers).
+	allLayers bool
+}
+
+// GeminiSimLayerRows is the most layers a simulation's text prints
+// without --layers (issue 32: a 2,000-workload schedule printed a
+// 2,067-line table by default); past it the text names the longest
+// layers and says how to get them all.
+const GeminiSimLayerRows = 40
+
+// shownLayers returns the indices of the layers the text prints: all of
+// them, or the GeminiSimLayerRows longest in program order.
+func shownLayers(n int, all bool, dur func(i int) int64) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	if all || n <= GeminiSimLayerRows {
+		return idx
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return dur(idx[a]) > dur(idx[b]) })
+	idx = idx[:GeminiSimLayerRows]
+	sort.Ints(idx)
+	return idx
 }
 
 func pctOf(a, b int64) float64 {
@@ -164,21 +189,34 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 		fmt.Fprintln(w, "(positions are (x,y) on the mesh; x = -1 and the column right of the last core are the DRAM ports at each row's ends: links to and from them carry each core's DRAM loads and stores, one load per consuming core)")
 	}
 
-	fmt.Fprintln(w, "\nLayers (cycles):")
+	c := humanize.Count
+	show := shownLayers(len(r.Layers), o.allLayers, func(i int) int64 { return r.Layers[i].End - r.Layers[i].Start })
+	if len(show) < len(r.Layers) {
+		fmt.Fprintf(w, "\nLayers (cycles): the %d longest of %d, in program order (--layers prints all; --json has all):\n", len(show), len(r.Layers))
+	} else {
+		fmt.Fprintln(w, "\nLayers (cycles):")
+	}
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LAYER\tWORKLOADS\tSTART\tEND\tCOMPUTE\tWAIT DRAM\tWAIT CORES")
-	for _, l := range r.Layers {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\n", l.Name, l.Workloads, l.Start, l.End, l.Compute, l.WaitDRAM, l.WaitCores)
+	for _, i := range show {
+		l := r.Layers[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Name, c(int64(l.Workloads)), c(l.Start), c(l.End), c(l.Compute), c(l.WaitDRAM), c(l.WaitCores))
 	}
 	tw.Flush()
 
 	if z := o.Zebu; z != nil {
 		fmt.Fprintf(w, "\nZeBu emulator: %s cycles; simulated %s cycles; error %+.2f%%; mean |layer duration error| %.2f%% over %d layers\n",
 			humanize.Count(z.ZebuCycles), humanize.Count(z.SimCycles), z.ErrorPct, z.MeanAbsLayerErrorPct, len(z.Layers))
+		fmt.Fprintf(w, "(%s; a layer spans its compute instructions (pe, vp, dt), and TRACE is its number in the trace, as `inspect` of the trace prints it)\n", z.Calibration)
+		zshow := shownLayers(len(z.Layers), o.allLayers, func(i int) int64 { return z.Layers[i].ZebuEnd - z.Layers[i].ZebuStart })
+		if len(zshow) < len(z.Layers) {
+			fmt.Fprintf(w, "the %d longest layers of %d on the emulator (--layers prints all; --json has all):\n", len(zshow), len(z.Layers))
+		}
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "LAYER\tSIM START\tSIM END\tZEBU START\tZEBU END\tDURATION ERROR %")
-		for _, l := range z.Layers {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%+.2f\n", l.Name, l.SimStart, l.SimEnd, l.ZebuStart, l.ZebuEnd, l.ErrorPct)
+		fmt.Fprintln(tw, "LAYER\tTRACE\tSIM START\tSIM END\tZEBU START\tZEBU END\tDURATION ERROR %")
+		for _, i := range zshow {
+			l := z.Layers[i]
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%+.2f\n", l.Name, l.TraceLayer, c(l.SimStart), c(l.SimEnd), c(l.ZebuStart), c(l.ZebuEnd), l.ErrorPct)
 		}
 		tw.Flush()
 	}

@@ -10,7 +10,8 @@ import (
 // Options tune the operations; the zero value (or nil) gives every kind's
 // defaults. Each field names the kind and operation it concerns.
 type Options struct {
-	// Layers adds the per-layer table to a Gemini schedule's summary.
+	// Layers adds the per-layer table to a Gemini schedule's summary, and
+	// prints a simulation's per-layer table in full however long it is.
 	Layers bool
 	// NeffLimits bound what reading a NEFF may decompress and allocate
 	// (nil: neff.DefaultLimits).

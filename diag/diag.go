@@ -158,6 +158,56 @@ func (r Report) Group(rules ...string) Report {
 	return out
 }
 
+// RepeatLimit is the most findings of one rule in one file a check lists
+// one by one; past it they are folded into one line (GroupRepeated).
+const RepeatLimit = 10
+
+// GroupRepeated folds, in each file, every rule with more than limit
+// findings into one line, as Group does (the first finding, its message
+// prefixed by how many there are, Count set): 736 lines of one info said
+// one thing 736 times (issue 32). Lines already grouped are kept. limit
+// <= 0 returns r unchanged.
+func (r Report) GroupRepeated(limit int) Report {
+	if limit <= 0 {
+		return r
+	}
+	type key struct{ file, rule string }
+	n := map[key]int{}
+	for _, d := range r {
+		if d.Count == 0 {
+			n[key{d.File, d.Rule}]++
+		}
+	}
+	out := r[:0:0]
+	done := map[key]bool{}
+	for _, d := range r {
+		k := key{d.File, d.Rule}
+		c := n[k]
+		if d.Count > 0 || c <= limit {
+			out = append(out, d)
+			continue
+		}
+		if done[k] {
+			continue
+		}
+		done[k] = true
+		d.Count = c
+		d.Message = fmt.Sprintf("%d findings like this one (check --all lists each); the first: %s", c, d.Message)
+		out = append(out, d)
+	}
+	return out
+}
+
+// Findings is how many findings the report stands for: a grouped line
+// counts as many as it folded (Count).
+func (r Report) Findings() int {
+	n := 0
+	for _, d := range r {
+		n += max(1, d.Count)
+	}
+	return n
+}
+
 // Count returns how many diagnostics have the given severity.
 func (r Report) Count(s Severity) int {
 	n := 0
@@ -263,7 +313,21 @@ func (r Report) WriteText(w io.Writer) error {
 	return nil
 }
 
-// Summary is "N errors, N warnings, N infos".
+// Summary is "N errors, N warnings, N infos" ("1 error", "1 warning",
+// "1 info" for one).
 func (r Report) Summary() string {
-	return fmt.Sprintf("%d errors, %d warnings, %d infos", r.Count(Error), r.Count(Warning), r.Count(Info))
+	return Counts(r.Count(Error), r.Count(Warning), r.Count(Info))
+}
+
+// Counts says how many errors, warnings and infos there are, each noun
+// in the singular for one: "0 errors, 1 warning, 2 infos". Every face
+// prints finding counts with it (issue 32: "1 errors", "1 infos").
+func Counts(errors, warnings, infos int) string {
+	noun := func(n int, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %ss", n, one)
+	}
+	return noun(errors, "error") + ", " + noun(warnings, "warning") + ", " + noun(infos, "info")
 }

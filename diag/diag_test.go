@@ -83,7 +83,7 @@ func TestRegistry(t *testing.T) {
 	if r[1].Severity != Error {
 		t.Fatal("unregistered rule must be an error")
 	}
-	if !r.HasErrors() || r.Summary() != "1 errors, 1 warnings, 0 infos" {
+	if !r.HasErrors() || r.Summary() != "1 error, 1 warning, 0 infos" {
 		t.Fatal(r.Summary())
 	}
 	for _, bad := range []Rule{{ID: "nope", Severity: Error}, {ID: "test/some-rule", Severity: Error}, {ID: "a/b", Severity: 0}} {

@@ -27,7 +27,7 @@ var PerformanceRules = []string{RuleScratchHost, RuleStreamedParams, RuleCPURoun
 func init() {
 	diag.Register(
 		diag.Rule{ID: RuleScratchHost, Severity: diag.Info, Description: "activations spill to host memory: the executable's scratch crosses the host link every inference"},
-		diag.Rule{ID: RuleStreamedParams, Severity: diag.Info, Description: "parameters are streamed from the host every inference (not cached in the 8 MiB on-chip memory), with the cause: more than the cache holds, or a cache shared by co-compiled models"},
+		diag.Rule{ID: RuleStreamedParams, Severity: diag.Info, Description: "parameters are streamed from the host every inference (not cached in the 8 MiB on-chip memory), with its cause: parameters larger than the cache, a cache shared by co-compiled models, or a small remainder the compiler left uncached"},
 		diag.Rule{ID: RuleOutputRelayout, Severity: diag.Info, Description: "outputs come back in the device's tiled or padded layout and are re-laid out on the CPU every inference"},
 		diag.Rule{ID: RuleCPURoundTrip, Severity: diag.Info, Description: "CPU operators run between Edge TPU operators: every inference goes device -> host -> device in the middle"},
 	)

@@ -646,7 +646,7 @@ func allZero(b []byte) bool {
 
 // String renders a one-line summary: "72 operators: 64 on the Edge TPU, 8 on the CPU".
 func (p *Plan) String() string {
-	return fmt.Sprintf("%d operators: %d on the Edge TPU, %d on the CPU", len(p.Ops), p.TPU, p.CPU)
+	return fmt.Sprintf("%s: %d on the Edge TPU, %d on the CPU", humanize.Plural(len(p.Ops), "operator"), p.TPU, p.CPU)
 }
 
 // WriteText renders the plan: the verdict, the parameter estimate, where the

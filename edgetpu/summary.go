@@ -291,7 +291,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 				cpu++
 			}
 		}
-		ew.Printf("TFLite model %q: %d operators, %d on the Edge TPU, %d on the CPU\n", s.Description, len(s.Operators), tpu, cpu)
+		ew.Printf("TFLite model %q: %s, %d on the Edge TPU, %d on the CPU\n", s.Description, humanize.Plural(len(s.Operators), "operator"), tpu, cpu)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		if len(s.Operators) > 0 {
 			fmt.Fprintln(tw, "  SUBGRAPH\tOP\tOPERATOR\tRUNS ON\tOUTPUT")

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"html/template"
 	"io"
 	"sort"
@@ -154,7 +155,12 @@ func renderDiagnostics(r diag.Report, sectionFor func(diag.Diagnostic) string, i
 		b.WriteString(`<p class="ok">No findings: every rule passed.</p></section>`)
 		return template.HTML(b.String())
 	}
-	fmt.Fprintf(&b, `<p>%d errors, %d warnings, %d infos.</p>`, r.Count(diag.Error), r.Count(diag.Warning), r.Count(diag.Info))
+	fmt.Fprintf(&b, `<p>%s.</p>`, esc(r.Summary()))
+	// A page of several files names each finding's file.
+	files := map[string]bool{}
+	for _, d := range r {
+		files[d.File] = true
+	}
 	groups := map[string]diag.Report{}
 	for _, d := range r {
 		groups[d.Rule] = append(groups[d.Rule], d)
@@ -178,8 +184,8 @@ func renderDiagnostics(r diag.Report, sectionFor func(diag.Diagnostic) string, i
 		if rr, ok := diag.Lookup(rule); ok {
 			desc = rr.Description
 		}
-		fmt.Fprintf(&b, `<details class="diag-group %s"%s><summary><span class="sev %s">%s</span> <code>%s</code> &times; %d <span class="muted">%s</span></summary><ul>`,
-			sev, openAttr(g[0].Severity == diag.Error), sev, sev, esc(rule), len(g), esc(desc))
+		fmt.Fprintf(&b, `<details class="diag-group %s"%s><summary><span class="sev %s">%s</span> <code>%s</code> &times; %s <span class="muted">%s</span></summary><ul>`,
+			sev, openAttr(g[0].Severity == diag.Error), sev, sev, esc(rule), esc(humanize.Count(int64(g.Findings()))), esc(desc))
 		for i, d := range g {
 			if i == maxDiagnosticsPerRule {
 				fmt.Fprintf(&b, `<li class="muted">… and %d more (run npukit check for the full list)</li>`, len(g)-i)
@@ -194,6 +200,9 @@ func renderDiagnostics(r diag.Report, sectionFor func(diag.Diagnostic) string, i
 			loc := ""
 			if d.Location != "" {
 				loc = "<code>" + esc(d.Location) + "</code>: "
+			}
+			if len(files) > 1 && d.File != "" {
+				loc = "<code>" + esc(d.File) + "</code>: " + loc
 			}
 			fmt.Fprintf(&b, `<li>%s%s%s</li>`, loc, esc(d.Message), link)
 		}

@@ -17,16 +17,27 @@ type Comparison struct {
 	Layers []LayerComparison `json:"layers"`
 	// MeanAbsLayerErrorPct is the mean of |error| over the layers' durations.
 	MeanAbsLayerErrorPct float64 `json:"mean_abs_layer_error_pct"`
+	// Calibration says which traces the model's constants were fitted on
+	// (issue 32: "+0.00%" on a calibration trace is in-sample, not a
+	// prediction).
+	Calibration string `json:"calibration"`
 }
+
+// Calibration names the traces the defaults were calibrated on (package
+// doc, "Calibration"): agreement on them is in-sample.
+const Calibration = "the timing model's constants were calibrated on the three public single-core ZeBu runs (int8 ResNet-34 batch 1 and 4, ResNet-50 batch 1): agreement on those runs is in-sample, on any other run held-out"
 
 // LayerComparison is one layer's compute extent in both.
 type LayerComparison struct {
-	Name      string  `json:"name"`
-	SimStart  int64   `json:"sim_start_cycle"`
-	SimEnd    int64   `json:"sim_end_cycle"`
-	ZebuStart int64   `json:"zebu_start_cycle"`
-	ZebuEnd   int64   `json:"zebu_end_cycle"`
-	ErrorPct  float64 `json:"duration_error_pct"`
+	Name string `json:"name"`
+	// TraceLayer is the layer's number in the emulator trace (slyr; what
+	// `inspect` of the trace prints, the trace having no names).
+	TraceLayer int64   `json:"zebu_layer"`
+	SimStart   int64   `json:"sim_start_cycle"`
+	SimEnd     int64   `json:"sim_end_cycle"`
+	ZebuStart  int64   `json:"zebu_start_cycle"`
+	ZebuEnd    int64   `json:"zebu_end_cycle"`
+	ErrorPct   float64 `json:"duration_error_pct"`
 }
 
 // computeClass reports whether an emulator instruction class is a compute
@@ -113,9 +124,9 @@ func Compare(res *Result, tr *zebu.Trace) (*Comparison, error) {
 	if err := matchTrace(res, tr); err != nil {
 		return nil, err
 	}
-	cmp := &Comparison{SimCycles: res.TotalCycles, ZebuCycles: tr.Total()}
+	cmp := &Comparison{SimCycles: res.TotalCycles, ZebuCycles: tr.Total(), Calibration: Calibration}
 	cmp.ErrorPct = pct(cmp.SimCycles, cmp.ZebuCycles)
-	type span struct{ start, end int64 }
+	type span struct{ start, end, layer int64 }
 	byWkl := map[int64]span{}
 	for _, in := range tr.Insts {
 		if in.Config || !computeClass(in.Class) {
@@ -123,7 +134,7 @@ func Compare(res *Result, tr *zebu.Trace) (*Comparison, error) {
 		}
 		s, ok := byWkl[in.Workload]
 		if !ok {
-			s = span{in.Start, in.End}
+			s = span{in.Start, in.End, in.Layer}
 		}
 		s.start = min(s.start, in.Start)
 		s.end = max(s.end, in.End)
@@ -143,7 +154,7 @@ func Compare(res *Result, tr *zebu.Trace) (*Comparison, error) {
 			i = len(cmp.Layers)
 			ix[w.Layer] = i
 			cmp.Layers = append(cmp.Layers, LayerComparison{
-				Name: w.Layer, SimStart: w.Start, SimEnd: w.End, ZebuStart: z.start, ZebuEnd: z.end,
+				Name: w.Layer, TraceLayer: z.layer, SimStart: w.Start, SimEnd: w.End, ZebuStart: z.start, ZebuEnd: z.end,
 			})
 		}
 		l := &cmp.Layers[i]

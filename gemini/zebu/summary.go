@@ -56,7 +56,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if len(s.Longest) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\nLongest layers (%d of %d; --json lists all)\n", len(s.Longest), len(s.Layers))
+	fmt.Fprintf(w, "\nLongest layers (%d of %d; --json lists all). A trace numbers its layers and names none: `npukit sim SCHEDULE --zebu TRACE` names them (column TRACE). A layer here spans all its instructions, DRAM loads included; sim --zebu compares compute instructions only.\n", len(s.Longest), len(s.Layers))
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "LAYER\tSTART\tEND\tCYCLES\tINSTRUCTIONS\t")
 	for _, l := range s.Longest {

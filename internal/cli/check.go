@@ -24,7 +24,9 @@ finding is printed as
 
     FILE: LOCATION: SEVERITY [RULE] MESSAGE
 
-sorted by file, severity, location and rule. --list-rules lists every rule.
+sorted by file, severity, location and rule. More than 10 findings of one rule in one
+file are folded into one line ("N findings like this one; the first: ..."); --all
+lists each (SARIF and GitHub annotations always do). --list-rules lists every rule.
 
 A directory is checked as a tree: every file under it whose content is an artifact
 npukit checks (recognised by content, never by name); other files are counted and

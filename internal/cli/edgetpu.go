@@ -99,7 +99,7 @@ type etpuExtractOutput struct {
 }
 
 func (o etpuExtractOutput) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "Extracted %d files into %s\n", len(o.Files), o.Dir)
+	fmt.Fprintf(w, "Extracted %s into %s\n", humanize.Plural(len(o.Files), "file"), o.Dir)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  FILE\tSIZE\tWHAT")
 	for _, f := range o.Files {

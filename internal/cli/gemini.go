@@ -23,6 +23,11 @@ func init() {
 		fs.BoolVar(&layers, "layers", false, "Gemini schedules: add the per-layer table (workloads, time, DRAM and core-to-core traffic)")
 		return func(o *npukit.Options) error { o.Layers = layers; return nil }
 	}, detect.GeminiIR)
+	registerKindFlags("sim", func(fs *pflag.FlagSet) func(o *npukit.Options) error {
+		var layers bool
+		fs.BoolVar(&layers, "layers", false, fmt.Sprintf("Gemini: print the per-layer table even past %d layers (--json always has it)", npukit.GeminiSimLayerRows))
+		return func(o *npukit.Options) error { o.Layers = layers; return nil }
+	}, detect.GeminiIR)
 	registerKindFlags("sim", geminiSimFlags, detect.GeminiIR)
 	registerKindFlags("sim", clockFlags, detect.GeminiIR, detect.ZebuTrace)
 	registerGeminiCommand(newGeminiSynthCmd)
@@ -94,7 +99,7 @@ type synthResult struct {
 }
 
 func (s *synthResult) WriteText(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "wrote %s: %s, %d cores x %d workloads\n", s.Path, humanize.Bytes(s.Bytes), s.Cores, s.Workloads)
+	_, err := fmt.Fprintf(w, "wrote %s: %s, %s x %s\n", s.Path, humanize.Bytes(s.Bytes), humanize.Plural(s.Cores, "core"), humanize.Plural(s.Workloads, "workload"))
 	return err
 }
 

@@ -27,6 +27,7 @@ type lintFlags struct {
 	noConfig                  bool
 	format                    string
 	noInfo                    bool
+	all                       bool // no folding of repeated findings
 }
 
 func (f *lintFlags) bind(cmd *cobra.Command) {
@@ -38,6 +39,7 @@ func (f *lintFlags) bind(cmd *cobra.Command) {
 	fl.BoolVar(&f.noConfig, "no-config", false, "do not read a "+ruleset.ConfigName+" file")
 	fl.StringVar(&f.format, "format", "", "output format: text, json, sarif (SARIF 2.1.0) or github (workflow annotations); --json is --format json")
 	fl.BoolVar(&f.noInfo, "no-info", false, "leave out info diagnostics")
+	fl.BoolVar(&f.all, "all", false, fmt.Sprintf("list every finding: do not fold more than %d of one rule in one file into one line", diag.RepeatLimit))
 }
 
 // policy builds the rule policy: the configuration file's directives,
@@ -130,7 +132,13 @@ func runChecks(env *Env, format string, lf *lintFlags, policy *ruleset.Policy, f
 			}
 			continue
 		}
-		all = append(all, rep.WithFile(path)...)
+		rep = rep.WithFile(path)
+		// Text and JSON fold a rule repeated in a file (issue 32: 736
+		// lines of one info); SARIF and annotations keep every location.
+		if !lf.all && (format == "text" || format == "json") {
+			rep = rep.GroupRepeated(diag.RepeatLimit)
+		}
+		all = append(all, rep...)
 	}
 	kept, hidden := policy.Apply(all)
 	doc := npukit.NewCheckDocument(len(files), kept, ferrs, lf.noInfo)

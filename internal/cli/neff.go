@@ -122,7 +122,7 @@ func (o neffUnpackOutput) WriteText(w io.Writer) error {
 	if !o.HashOK {
 		hash = "HASH MISMATCH (npukit check explains)"
 	}
-	fmt.Fprintf(w, "Unpacked %d files (%s) into %s; %s, %s form\n", len(o.Files), humanize.Bytes(o.Total), o.Dir, hash, o.HashForm)
+	fmt.Fprintf(w, "Unpacked %s (%s) into %s; %s, %s form\n", humanize.Plural(len(o.Files), "file"), humanize.Bytes(o.Total), o.Dir, hash, o.HashForm)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  FILE\tSIZE")
 	for _, f := range o.Files {

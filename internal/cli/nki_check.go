@@ -8,6 +8,7 @@ import (
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/nki"
 	"github.com/npukit/npukit/report"
@@ -94,8 +95,8 @@ func (o nkiCheckOutput) WriteText(w io.Writer) error {
 	if o.Plan != "" {
 		fmt.Fprintf(w, "plan written to %s\n", o.Plan)
 	}
-	_, err := fmt.Fprintf(w, "%s checked (%d on-chip tensors, %d steps executed): %d errors, %d warnings, %d infos\n",
-		o.Kernel, o.Tensors, o.Steps, o.Summary.Errors, o.Summary.Warnings, o.Summary.Infos)
+	_, err := fmt.Fprintf(w, "%s checked (%s, %s executed): %s\n",
+		o.Kernel, humanize.Plural(o.Tensors, "on-chip tensor"), humanize.Plural(o.Steps, "step"), diag.Counts(o.Summary.Errors, o.Summary.Warnings, o.Summary.Infos))
 	return err
 }
 

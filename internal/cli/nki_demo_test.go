@@ -17,7 +17,7 @@ func TestDemoNKI(t *testing.T) {
 	}
 	s := out.String()
 	overlap, fix, ok := strings.Cut(s, "--entry guide.disjoint")
-	if !ok || !strings.Contains(overlap, "error [sbuf/lifetime-overlap] t1[0]") || !strings.Contains(overlap, "1 errors") ||
+	if !ok || !strings.Contains(overlap, "error [sbuf/lifetime-overlap] t1[0]") || !strings.Contains(overlap, "1 error,") ||
 		!strings.Contains(fix, "0 errors, 0 warnings") {
 		t.Errorf("demo output:\n%s", s)
 	}

@@ -50,13 +50,13 @@ func Count(n int64) string {
 	return string(out)
 }
 
-// Plural renders a count with its noun: "1 file", "2 files" (regular
-// English plurals only).
+// Plural renders a count with its noun and thousands separators: "1
+// file", "2 files", "1,530 files" (regular English plurals only).
 func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return Count(int64(n)) + " " + noun + "s"
 }
 
 // Nanos renders a time in nanoseconds in the largest unit that keeps it

@@ -138,7 +138,7 @@ func etpuOperatorSection(i int, nm edgetpu.NamedModel) report.Section {
 				cpu++
 			}
 		}
-		sec.Intro = fmt.Sprintf("%d operators: %d Edge TPU op(s) holding the compiled part, %d on the CPU (marked).", len(s.Operators), tpu, cpu)
+		sec.Intro = fmt.Sprintf("%s: %s holding the compiled part, %d on the CPU (marked).", humanize.Plural(len(s.Operators), "operator"), humanize.Plural(tpu, "Edge TPU op"), cpu)
 	}
 	t := &report.Table{Header: header, Numeric: []int{0}, MaxRows: 2000}
 	for k, o := range s.Operators {

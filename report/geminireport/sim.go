@@ -73,7 +73,7 @@ func geminiSimSections(res *timing.Result, cmp *timing.Comparison) []report.Sect
 		kv.Items = append(kv.Items, report.KV{Key: "DRAM access order", Value: "the file's tensor_order contradicts its data dependencies; transfers were served as they became ready"})
 	}
 	if cmp != nil {
-		kv.Items = append(kv.Items, report.KV{Key: "ZeBu emulator", Value: fmt.Sprintf("%s cycles (simulation error %+.2f%%)", humanize.Count(cmp.ZebuCycles), cmp.ErrorPct)})
+		kv.Items = append(kv.Items, report.KV{Key: "ZeBu emulator", Value: fmt.Sprintf("%s cycles (simulation error %+.2f%%; %s)", humanize.Count(cmp.ZebuCycles), cmp.ErrorPct, cmp.Calibration)})
 	}
 	bars := &report.BarChart{
 		Caption: "Where each core's time goes", Series: gsSeries[:gsIdle+1], Unit: report.Cycles, XLabel: "cycles",
@@ -156,11 +156,11 @@ func geminiSimSections(res *timing.Result, cmp *timing.Comparison) []report.Sect
 	}
 	layers := &report.Table{Caption: "Layers (cycles)", Header: header, Numeric: numeric}
 	for _, l := range res.Layers {
-		row := []string{l.Name, fmt.Sprint(l.Workloads), fmt.Sprint(l.Start), fmt.Sprint(l.End),
-			fmt.Sprint(l.Compute), fmt.Sprint(l.WaitDRAM), fmt.Sprint(l.WaitCores)}
+		c := humanize.Count
+		row := []string{l.Name, c(int64(l.Workloads)), c(l.Start), c(l.End), c(l.Compute), c(l.WaitDRAM), c(l.WaitCores)}
 		if zl != nil {
 			if z, ok := zl[l.Name]; ok {
-				row = append(row, fmt.Sprint(z.ZebuStart), fmt.Sprint(z.ZebuEnd), fmt.Sprintf("%+.2f%%", z.ErrorPct))
+				row = append(row, c(z.ZebuStart), c(z.ZebuEnd), fmt.Sprintf("%+.2f%%", z.ErrorPct))
 			} else {
 				row = append(row, "", "", "")
 			}

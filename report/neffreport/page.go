@@ -51,8 +51,13 @@ func Page(files []File) (*report.Page, error) {
 			continue
 		}
 		s := neff.Summarize(m)
-		if i == 0 {
+		if len(files) == 1 {
 			page.Summary = neffSummaryKVs(s, rep)
+		} else {
+			// One line per file (issue 32: the summary covered the first
+			// file only, "0 errors" above another file's warning).
+			page.Summary = append(page.Summary, report.KV{Key: name, Value: fmt.Sprintf("%s, compiler %s, %s device memory; check: %s",
+				neffTargets(s), s.Compiler, humanize.Bytes(s.Memory.Total), rep.Summary())})
 		}
 		page.Sections = append(page.Sections, neffSections(i, name, m, s)...)
 		// The DMA traffic and timeline; section IDs unique per file.
@@ -60,6 +65,9 @@ func Page(files []File) (*report.Page, error) {
 		prefix := fmt.Sprintf("neff-%d-", i)
 		for _, sec := range secs {
 			sec.ID = prefix + sec.ID
+			if len(files) > 1 {
+				sec.Title = name + ": " + sec.Title
+			}
 			page.Sections = append(page.Sections, sec)
 		}
 		mm := m
@@ -76,6 +84,7 @@ func Page(files []File) (*report.Page, error) {
 	page.Subtitle = names[0]
 	if len(names) > 1 {
 		page.Subtitle += fmt.Sprintf(" and %d more", len(names)-1)
+		page.Summary = append(page.Summary, report.KV{Key: "Check, all files", Value: page.Diagnostics.Summary()})
 	}
 	page.SectionFor = func(d diag.Diagnostic) string {
 		for _, p := range partFor {
@@ -102,11 +111,16 @@ func Page(files []File) (*report.Page, error) {
 	return page, nil
 }
 
-func neffSummaryKVs(s *neff.Summary, rep diag.Report) []report.KV {
+// neffTargets names the NEFF's targets: "sunda (trn1/inf2)".
+func neffTargets(s *neff.Summary) string {
 	var targets []string
 	for _, t := range s.Targets {
 		targets = append(targets, fmt.Sprintf("%s (%s)", t.Target, t.Arch))
 	}
+	return strings.Join(targets, ", ")
+}
+
+func neffSummaryKVs(s *neff.Summary, rep diag.Report) []report.KV {
 	hash := "ok, " + string(s.Header.HashForm) + " form"
 	if !s.Header.HashOK {
 		hash = "MISMATCH"
@@ -116,7 +130,7 @@ func neffSummaryKVs(s *neff.Summary, rep diag.Report) []report.KV {
 	}
 	return []report.KV{
 		{Key: "NEFF version", Value: fmt.Sprintf("%s (pkg_version %d, feature bits %s)", s.Header.NeffVersion, s.Header.PkgVersion, s.Header.FeatureBits)},
-		{Key: "Target", Value: strings.Join(targets, ", ")},
+		{Key: "Target", Value: neffTargets(s)},
 		{Key: "Compiler", Value: s.Compiler},
 		{Key: "Hash", Value: hash},
 		{Key: "Inputs / outputs", Value: fmt.Sprintf("%d / %d", len(s.Inputs), len(s.Outputs))},
@@ -240,7 +254,7 @@ func neffMemberTree(m *neff.Model) *report.Tree {
 			t.Root = append(t.Root, dirs[k].files...)
 			continue
 		}
-		t.Root = append(t.Root, report.TreeNode{Label: k + "/", Detail: fmt.Sprintf("%d files, %s", len(dirs[k].files), humanize.Bytes(dirs[k].bytes)), Children: dirs[k].files})
+		t.Root = append(t.Root, report.TreeNode{Label: k + "/", Detail: fmt.Sprintf("%s, %s", humanize.Plural(len(dirs[k].files), "file"), humanize.Bytes(dirs[k].bytes)), Children: dirs[k].files})
 	}
 	return t
 }

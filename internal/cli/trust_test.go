@@ -1,0 +1,150 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/internal/conformance"
+)
+
+// Issue 32, floods: a rule with more than ten findings in one file is one
+// line in check (736 gemini/ring-wrap infos were 736 lines); --all lists
+// each. A simulation's per-layer table past 40 layers shows the longest
+// 40 and says how to get all (a 2,000-workload schedule printed 2,067
+// lines); --layers prints all.
+func TestFloodsAreFolded(t *testing.T) {
+	dir := t.TempDir()
+	sched := filepath.Join(dir, "s.json")
+	// A small L2 makes tensors wrap around the end of the ring.
+	if r := run(t, dir, "gemini", "synth", "--cores", "1", "--workloads", "120", "--buffer", "600000", "-o", sched); r.code != 0 {
+		t.Fatal(r)
+	}
+	all := run(t, dir, "check", "--all", sched)
+	n := strings.Count(all.stdout, "[gemini/ring-wrap]")
+	if n <= 10 {
+		t.Fatalf("the synthetic schedule was meant to wrap more than 10 tensors: %d\n%s", n, all.stdout)
+	}
+	folded := run(t, dir, "check", sched)
+	if c := strings.Count(folded.stdout, "[gemini/ring-wrap]"); c != 1 || !strings.Contains(folded.stdout, "findings like this one") {
+		t.Errorf("check prints %d ring-wrap lines, want one folded line:\n%s", c, folded.stdout)
+	}
+	var doc struct {
+		Diagnostics []struct {
+			Rule  string `json:"rule"`
+			Count int    `json:"count"`
+		} `json:"diagnostics"`
+	}
+	if r := run(t, dir, "check", "--json", sched); json.Unmarshal([]byte(r.stdout), &doc) != nil {
+		t.Fatalf("check --json: %s", r)
+	}
+	for _, d := range doc.Diagnostics {
+		if d.Rule == "gemini/ring-wrap" && d.Count != n {
+			t.Errorf("--json: the folded line stands for %d findings, --all lists %d", d.Count, n)
+		}
+	}
+
+	sim := run(t, dir, "sim", sched)
+	full := run(t, dir, "sim", "--layers", sched)
+	layerRows := func(s string) int {
+		_, tail, _ := strings.Cut(s, "\nLAYER ")
+		return strings.Count(tail, "\n") - 1 // the header line ends with one
+	}
+	if got := layerRows(sim.stdout); got > 40 || !strings.Contains(sim.stdout, "--layers prints all") {
+		t.Errorf("sim prints %d layer rows by default:\n%s", got, sim.stdout)
+	}
+	if got := layerRows(full.stdout); got != 120 {
+		t.Errorf("sim --layers prints %d layer rows, want the 120 layers", got)
+	}
+}
+
+// wrongPlural matches a count of one with a plural noun ("1 errors").
+var wrongPlural = regexp.MustCompile(`(?:^|[^\d.,])1 (errors|warnings|infos|files|operators|cores|workloads|layers|tensors|steps)\b`)
+
+// Issue 32: a report of several NEFFs summarised the first only ("0
+// errors, 0 warnings" above another file's warning) and its findings did
+// not say whose they were; a group of findings showed "x 1" where the
+// finding says "579 descriptors like this one"; counts of one were
+// plural ("1 warnings, 1 infos").
+func TestMultiFileReportSummarisesEveryFile(t *testing.T) {
+	dir := conformance.Corpus(t, "neff")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.neff"))
+	if len(files) < 2 {
+		t.Skip("fewer than two NEFFs in the corpus")
+	}
+	files = files[:2]
+	out := filepath.Join(t.TempDir(), "two.html")
+	if r := run(t, "", append([]string{"report", "-o", out}, files...)...); r.code != 0 {
+		t.Fatal(r)
+	}
+	b, _ := os.ReadFile(out)
+	page := html.UnescapeString(string(b))
+	summary, _, _ := strings.Cut(page, `id="diagnostics"`)
+	var counts []string
+	for _, f := range files {
+		c := run(t, "", "check", f)
+		line := c.stdout[strings.LastIndex(strings.TrimRight(c.stdout, "\n"), "\n")+1:]
+		_, want, _ := strings.Cut(strings.TrimSpace(line), "checked: ")
+		counts = append(counts, want)
+		if !strings.Contains(summary, filepath.Base(f)) || !strings.Contains(summary, "check: "+want) {
+			t.Errorf("the summary does not give %s with check's counts %q", filepath.Base(f), want)
+		}
+		if m := wrongPlural.FindString(c.stdout); m != "" {
+			t.Errorf("check %s: %q", filepath.Base(f), m)
+		}
+		// Every group of findings counts what its lines stand for.
+		var doc struct {
+			Diagnostics []struct {
+				Rule  string `json:"rule"`
+				Count int    `json:"count"`
+			} `json:"diagnostics"`
+		}
+		if r := run(t, "", "check", "--json", f); json.Unmarshal([]byte(r.stdout), &doc) != nil {
+			t.Fatal(r)
+		}
+		for _, d := range doc.Diagnostics {
+			if d.Count > 1 && !regexp.MustCompile(`<code>`+regexp.QuoteMeta(d.Rule)+`</code> &times; [\d,]*`).MatchString(string(b)) {
+				t.Errorf("%s: no group for %s", filepath.Base(f), d.Rule)
+			}
+		}
+	}
+	if !strings.Contains(summary, "Check, all files") {
+		t.Error("the summary has no count over all files")
+	}
+	if m := wrongPlural.FindString(page); m != "" {
+		t.Errorf("report: %q", m)
+	}
+	if strings.Contains(page, "× 1 ") && strings.Contains(page, "descriptors like this one") {
+		for _, m := range regexp.MustCompile(`× 1 [^<]*</span></summary><ul><li>(?:<code>[^<]*</code>: )*<code>[^<]*</code>: (\d+) descriptors like this one`).FindAllStringSubmatch(page, -1) {
+			t.Errorf("a group of %s descriptors is counted × 1", m[1])
+		}
+	}
+}
+
+// Issue 32 (ZeBu): the comparison says the agreement is in-sample on the
+// traces the model was calibrated on, and names each layer's number in
+// the trace (what `inspect` of the trace prints) beside its name.
+func TestZebuComparisonSaysWhatItIs(t *testing.T) {
+	zdir := conformance.Corpus(t, "gemini/zebu")
+	traces, _ := filepath.Glob(filepath.Join(zdir, "*_sim.txt"))
+	if len(traces) == 0 {
+		t.Skip("no ZeBu traces")
+	}
+	tr := traces[0]
+	sched := filepath.Join(filepath.Dir(zdir), strings.TrimSuffix(filepath.Base(tr), "_sim.txt")+"_stschedule.json")
+	if _, err := os.Stat(sched); err != nil {
+		t.Skip("no schedule beside the trace")
+	}
+	r := run(t, "", "sim", sched, "--zebu", tr)
+	if r.code != 0 || !strings.Contains(r.stdout, "in-sample") || !strings.Contains(r.stdout, "TRACE") {
+		t.Errorf("sim --zebu does not say in-sample or name the trace's layer numbers:\n%s", r.stdout)
+	}
+	ins := run(t, "", "inspect", tr)
+	if !strings.Contains(ins.stdout, "--zebu") {
+		t.Errorf("inspect of a trace does not say where its layers get names:\n%s", ins.stdout)
+	}
+}
