@@ -15,6 +15,9 @@ type OpWork struct {
 	OutElems int64 `json:"output_elements"`
 	// Weights are the constant elements the operator reads.
 	Weights int64 `json:"weight_elements"`
+	// Quantized: the first output is an 8- or 16-bit integer tensor
+	// (element-wise kernels then rescale every element).
+	Quantized bool `json:"quantized"`
 }
 
 // Work computes an operator's OpWork.
@@ -41,8 +44,15 @@ func Work(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator) OpWork {
 			}
 		}
 	}
-	for _, i := range op.Outputs {
-		w.OutElems += elems(tensor(i))
+	for k, i := range op.Outputs {
+		x := tensor(i)
+		w.OutElems += elems(x)
+		if k == 0 && x != nil {
+			switch x.Type {
+			case tflite.TensorInt8, tflite.TensorUint8, tflite.TensorInt16:
+				w.Quantized = true
+			}
+		}
 	}
 	in := func(k int) *tflite.Tensor {
 		if k < len(op.Inputs) {

@@ -71,9 +71,10 @@ const (
 	// scales with the host CPU.
 	invokeFixedUs = 280
 	invokeCPUUs   = 80
-	// desktopCPUGMACs is the reference host CPU (Xeon E5-1650 v3 class):
-	// MobileNet v2's 300.8 M MACs in 46.6 ms on its CPU (etpu-18).
-	desktopCPUGMACs = 6.46
+	// desktopCPUGMACs is the reference host CPU (Xeon E5-1650 v3 class),
+	// fitted so that MobileNet v2 on its CPU (300.8 M MACs and its other
+	// operators priced as cpuOpUs does) takes the 46.6 ms of etpu-18.
+	desktopCPUGMACs = 6.62
 	// cpuOpOverheadUs is the desktop cost of dispatching one CPU operator
 	// (scaled by the host's slowness).
 	cpuOpOverheadUs = 4
@@ -106,8 +107,9 @@ const (
 // streamed parameters achieve in Coral's benchmark table
 // [coral.ai/docs/edgetpu/benchmarks: VGG16, about 138 MB of parameters
 // streamed per inference, 296 ms on desktop USB 3 and 343 ms on the Dev
-// Board: about 470 and 400 MB/s]. CPU rates: MobileNet v2 (300.8 M MACs)
-// on each host's CPU alone (etpu-18..22), one constant per host CPU.
+// Board: about 470 and 400 MB/s]. CPU rates: MobileNet v2 (300.8 M MACs
+// and its other operators) on each host's CPU alone (etpu-18..22), one
+// constant per host CPU.
 var hostClasses = []HostClass{
 	{Name: "desktop-usb3", Summary: "x86-64 desktop (Xeon E5-1650 v3 class, 3.5 GHz) with the USB Accelerator on USB 3.0",
 		Link: "USB 3.0", LinkMBps: 470, CPUGMACs: desktopCPUGMACs,
@@ -116,13 +118,13 @@ var hostClasses = []HostClass{
 		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: desktopCPUGMACs,
 		Source: "link: fitted on etpu-03/04 (USB 2.0 class); CPU: fitted on etpu-18"},
 	{Name: "rpi4-usb3", Summary: "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS) with the USB Accelerator on USB 3.0 (VL805 controller behind one PCIe lane)",
-		Link: "USB 3.0", LinkMBps: 100, CPUGMACs: 2.61,
+		Link: "USB 3.0", LinkMBps: 100, CPUGMACs: 2.68,
 		Source: "link: fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: fitted on etpu-22"},
 	{Name: "rpi3-usb2", Summary: "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS) with the USB Accelerator on USB 2.0",
-		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: 1.10,
+		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: 1.13,
 		Source: "link: fitted on etpu-03/04; CPU: fitted on etpu-20/21 (3 B and 3 B+, one class)"},
 	{Name: "devboard-pcie", Summary: "Coral Dev Board (NXP i.MX 8M, Cortex-A53 1.5 GHz, aarch64), Edge TPU on PCIe Gen2 x1",
-		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: 1.87,
+		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: 1.92,
 		Source: "link: cited (Coral benchmark table, streamed VGG16 on the Dev Board); CPU: fitted on etpu-19"},
 	{Name: "m2-pcie", Summary: "x86-64 desktop with the M.2 or Mini PCIe Accelerator (PCIe Gen2 x1)",
 		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: desktopCPUGMACs,
@@ -229,22 +231,40 @@ func preprocessUs(h HostClass, pixels int64) float64 {
 }
 
 // cpuOpUs is the host CPU's cost of one operator: MACs at the host's rate,
-// element work at a per-type cost in MAC equivalents, and a dispatch cost.
-// The per-type costs (MAC equivalents per element) are fitted on etpu-13
-// (DeepLab v3's CPU head: two resizes to 513x513x21 and an arg-max) and
-// etpu-09/16 (the PoseNet decoder), one constant per operator class.
+// element work at a per-class cost in MAC equivalents, and a dispatch
+// cost. Classes: views (RESHAPE) move nothing; copies (concatenation,
+// gathers, slices) about 1 MAC equivalent per element; resizes,
+// reductions, arg-max and softmax 5 (fitted on etpu-13, DeepLab v3's CPU
+// head: resizes to 513x513x21 and an arg-max); element-wise arithmetic on
+// quantized tensors 40 (each element is rescaled from both inputs' scales
+// to the output's with fixed-point multiplies and rounding, and a
+// broadcast walks four index dimensions: TFLite's int8/uint8 ADD, SUB, MUL
+// kernels), on float tensors, (de)quantization and casts 10, and
+// transcendental functions 20 (estimated from the kernels' per-element
+// work; no shared row isolates them: MoveNet's CPU tail, 59 such small
+// operators, is their main consumer).
 func cpuOpUs(h HostClass, name string, w OpWork) float64 {
 	eq := float64(w.MACs)
 	elems := float64(max(w.InElems, w.OutElems))
 	switch name {
 	case "RESHAPE", "SQUEEZE", "EXPAND_DIMS":
 		// Views: no data moves.
-	case "CONCATENATION", "PACK", "UNPACK", "SPLIT", "SPLIT_V", "SLICE", "STRIDED_SLICE", "GATHER", "GATHER_ND", "TRANSPOSE", "PAD", "TILE", "CAST":
+	case "CONCATENATION", "PACK", "UNPACK", "SPLIT", "SPLIT_V", "SLICE", "STRIDED_SLICE", "GATHER", "GATHER_ND", "TRANSPOSE", "PAD", "TILE":
 		eq += 1 * elems
-	case "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "ARG_MAX", "ARG_MIN", "SOFTMAX", "LOGISTIC", "TANH", "EXP", "LOG_SOFTMAX", "HARD_SWISH", "AVERAGE_POOL_2D", "MAX_POOL_2D", "MEAN", "SUM", "REDUCE_MAX":
+	case "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "ARG_MAX", "ARG_MIN", "SOFTMAX", "LOG_SOFTMAX", "AVERAGE_POOL_2D", "MAX_POOL_2D", "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN":
 		eq += 5 * elems
 	case "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "BATCH_MATMUL", "UNIDIRECTIONAL_SEQUENCE_LSTM":
 		eq += 1 * float64(w.OutElems)
+	case "ADD", "SUB", "MUL", "DIV", "SQUARED_DIFFERENCE", "MAXIMUM", "MINIMUM", "FLOOR_DIV", "FLOOR_MOD", "POW", "PRELU", "LEAKY_RELU":
+		if w.Quantized {
+			eq += 40 * float64(w.OutElems)
+		} else {
+			eq += 10 * float64(w.OutElems)
+		}
+	case "QUANTIZE", "DEQUANTIZE", "CAST", "RELU", "RELU6", "RELU_N1_TO_1", "ABS", "NEG", "FLOOR", "ROUND":
+		eq += 10 * elems
+	case "SQRT", "RSQRT", "EXP", "LOG", "LOGISTIC", "TANH", "HARD_SWISH", "SIN", "COS", "GELU":
+		eq += 20 * elems
 	default:
 		if strings.HasPrefix(name, "custom:") || name == "" {
 			// Post-processing custom operators (pose decoders,
@@ -252,7 +272,7 @@ func cpuOpUs(h HostClass, name string, w OpWork) float64 {
 			// times.
 			eq += customEqPerElem * elems
 		} else {
-			eq += 2 * elems // element-wise arithmetic, (de)quantization
+			eq += 10 * elems
 		}
 	}
 	return eq/(h.CPUGMACs*1e3) + cpuOpOverheadUs*h.slowness()
