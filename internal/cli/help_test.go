@@ -67,7 +67,7 @@ func TestHelpListsKinds(t *testing.T) {
 	// Python kernel, or take no argument.
 	noInput := map[string]bool{
 		"npukit": true, "npukit demo": true, "npukit version": true, "npukit gemini synth": true,
-		"npukit nki inspect": true, "npukit nki check": true, "npukit nki sim": true, "npukit nki report": true, "npukit nki place": true, "npukit help": true, "npukit completion": true,
+		"npukit nki inspect": true, "npukit nki check": true, "npukit nki sim": true, "npukit nki report": true, "npukit nki place": true, "npukit help": true, "npukit completion": true, "npukit lsp": true,
 	}
 	seen := 0
 	walkTree(t, func(c *cobra.Command) {

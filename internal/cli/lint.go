@@ -31,15 +31,21 @@ type lintFlags struct {
 }
 
 func (f *lintFlags) bind(cmd *cobra.Command) {
+	f.bindRules(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "format", "", "output format: text, json, sarif (SARIF 2.1.0) or github (workflow annotations); --json is --format json")
+	fl.BoolVar(&f.noInfo, "no-info", false, "leave out info diagnostics")
+	fl.BoolVar(&f.all, "all", false, fmt.Sprintf("list every finding: do not fold more than %d of one rule in one file into one line", diag.RepeatLimit))
+}
+
+// bindRules binds the rule-control flags alone (for the language server).
+func (f *lintFlags) bindRules(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.disable, "disable", nil, "leave out the findings of these rules (IDs or patterns such as gemini/*); repeatable")
 	fl.StringSliceVar(&f.enable, "enable", nil, "keep the findings of these rules even where the configuration file disables them")
 	fl.StringArrayVar(&f.severity, "severity", nil, "re-grade a rule: RULE=error|warning|info (a pattern such as neff/* too); repeatable")
 	fl.StringVar(&f.config, "config", "", "rule configuration file (default: the first "+ruleset.ConfigName+" from the working directory up)")
 	fl.BoolVar(&f.noConfig, "no-config", false, "do not read a "+ruleset.ConfigName+" file")
-	fl.StringVar(&f.format, "format", "", "output format: text, json, sarif (SARIF 2.1.0) or github (workflow annotations); --json is --format json")
-	fl.BoolVar(&f.noInfo, "no-info", false, "leave out info diagnostics")
-	fl.BoolVar(&f.all, "all", false, fmt.Sprintf("list every finding: do not fold more than %d of one rule in one file into one line", diag.RepeatLimit))
 }
 
 // policy builds the rule policy: the configuration file's directives,
