@@ -1241,6 +1241,14 @@ func (t *tracer) store(in *interp, obj, idx, v Value, node python.Node) {
 
 // accumulate is t += value.
 func (t *tracer) accumulate(in *interp, dst, rhs Value, op string, node python.Node, _ string) {
+	if tile, ok := rhs.(*Tile); ok && tile.Rec == nil && tile.bound && tile.Buffer == "psum" && bufferOf(dst) != "psum" {
+		// u = nl.matmul(...); acc_sbuf[...] += u: the TensorE result
+		// landed in its PSUM tile, and adding it into a tensor outside
+		// PSUM is an instruction of its own (TensorE accumulates only
+		// into PSUM). Into PSUM, or written at once (acc += op(...)), the
+		// result stays absorbed, as in the corpus tracer's model.
+		t.materialize(in, tile, node.At())
+	}
 	if tile, ok := rhs.(*Tile); ok && tile.Rec == nil && op == "+" {
 		tile.absorbed = true
 		if tile.call != nil {

@@ -313,3 +313,35 @@ def kernel(a, b):
 		t.Errorf("choosing between two tensors per iteration: %v, want a refusal", err)
 	}
 }
+
+// u = nl.matmul(...); acc_sbuf[...] += u: the product lands in PSUM and
+// the add into SBUF is a vector instruction, not TensorE accumulating
+// outside PSUM (no error); written at once into PSUM it stays the
+// matmul's accumulation.
+func TestNamedMatmulAddedOutsidePSUM(t *testing.T) {
+	body := `
+@nki.jit
+def kernel(a, b):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.zeros((nl.par_dim(128), 512), dtype=nl.float32, buffer=BUF)
+    for k in nl.affine_range(4):
+        x = nl.load(a[k * 128:(k + 1) * 128, :])
+        y = nl.load(b[k * 128:(k + 1) * 128, :])
+        u = nl.matmul(x, y, transpose_x=True)
+        acc[...] += u
+    nl.store(out, value=acc)
+    return out
+`
+	args := []Arg{{Name: "a", Shape: []int64{512, 128}, DType: "float32"}, {Name: "b", Shape: []int64{512, 512}, DType: "float32"}}
+	rep := checkSource(t, strings.Replace(body, "BUF", "nl.sbuf", 1), args...)
+	if d := findRule(rep, RuleMatmulAccumulateSB); d != nil {
+		t.Errorf("named matmul added into SBUF: %v", d)
+	}
+	if findRule(rep, RuleVectorAccumulate) == nil {
+		t.Errorf("named matmul added into SBUF: want the vector-add info, got %v", rep)
+	}
+	res := traceSource(t, authorHeader+strings.Replace(body, "BUF", "nl.psum", 1), "gen2", args...)
+	if len(tensorRecs(res, "result of nl.matmul"))+len(callsOf(res, "operator.iadd")) != 0 {
+		t.Errorf("named matmul accumulated into PSUM: want the matmul's own accumulation, got %v", res.Calls)
+	}
+}
