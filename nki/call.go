@@ -564,7 +564,7 @@ func (in *interp) getItem(obj, idx Value, node python.Node) Value {
 	case *IntArray:
 		if s, ok := idx.(*SliceVal); ok {
 			a, b, st := in.sliceBounds(s, len(o.Vals), node)
-			out := &IntArray{}
+			out := &IntArray{DType: o.DType}
 			for _, v := range sliceItems(o.items(), a, b, st) {
 				out.Vals = append(out.Vals, v.(int64))
 			}

@@ -405,6 +405,9 @@ func (in *interp) binop(op string, l, r Value, pos python.Pos, node python.Node)
 	if v, ok := in.intArrayOp(op, l, r, pos); ok {
 		return v
 	}
+	if v, ok := in.ndArrayOp(op, l, r, pos); ok {
+		return v
+	}
 	switch a := l.(type) {
 	case bool:
 		l = b2i(a)

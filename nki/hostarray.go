@@ -12,7 +12,17 @@ import (
 // + - * // % with an integer or an array of the same length, indexing and
 // slicing, len, iteration, .max(), .min() and .tolist(). Anything else on it
 // is refused like any other unmodelled operation.
-type IntArray struct{ Vals []int64 }
+type IntArray struct {
+	Vals  []int64
+	DType DType // numpy's dtype= ("" is int64)
+}
+
+func (a *IntArray) dtype() DType {
+	if a.DType == "" {
+		return "int64"
+	}
+	return a.DType
+}
 
 // numpyArange is numpy.arange([start,] stop[, step][, dtype]) with integer
 // bounds; float bounds are refused (the table would be a float array).
@@ -34,6 +44,9 @@ func numpyArange(c *callCtx) Value {
 		c.fail("%d elements over the %d bound", n, MaxElements)
 	}
 	a := &IntArray{Vals: make([]int64, 0, n)}
+	if c.arg(3, "dtype", nil) != nil {
+		a.DType = c.numpyDType(3, "dtype", "int64")
+	}
 	for i := int64(0); i < n; i++ {
 		a.Vals = append(a.Vals, start+i*step)
 	}
@@ -48,7 +61,15 @@ func (in *interp) intArrayOp(op string, l, r Value, pos python.Pos) (Value, bool
 	if !lok && !rok {
 		return nil, false
 	}
+	for _, v := range []Value{l, r} {
+		switch v.(type) {
+		case float64, *NDArray:
+			return nil, false // a float result: host array arithmetic (ndArrayOp)
+		}
+	}
 	switch op {
+	case "/", "**":
+		return nil, false
 	case "+", "-", "*", "//", "%":
 	default:
 		in.fail(pos, "numpy array "+op, "only %s of integer index tables are modelled", "+ - * // %")
@@ -74,6 +95,11 @@ func (in *interp) intArrayOp(op string, l, r Value, pos python.Pos) (Value, bool
 		return x
 	}
 	out := &IntArray{Vals: make([]int64, n)}
+	if lok {
+		out.DType = la.DType
+	} else {
+		out.DType = ra.DType
+	}
 	for i := range out.Vals {
 		v, err := intBinOp(op, elem(la, l, i), elem(ra, r, i))
 		if err != nil {

@@ -207,6 +207,10 @@ func addNumpyArrays(m *Module) {
 	})
 	m.Attrs["array"] = array
 	m.Attrs["asarray"] = array
+	m.Attrs["triu"] = bi("numpy.triu", numpyTri(true))
+	m.Attrs["tril"] = bi("numpy.tril", numpyTri(false))
+	m.Attrs["finfo"] = bi("numpy.finfo", numpyLimits(true))
+	m.Attrs["iinfo"] = bi("numpy.iinfo", numpyLimits(false))
 }
 
 // cast rounds the values to the array's dtype (integers truncate, float32
@@ -296,6 +300,11 @@ var numpyBinary = map[string]func(a, b float64) float64{
 func (in *interp) numpyCall(name string, args []Value, kws []kwarg, pos python.Pos) (Value, bool) {
 	if len(kws) > 0 {
 		return nil, false
+	}
+	if len(args) == 1 {
+		if v, ok := in.numpyReduce(name, args[0], pos); ok {
+			return v, true
+		}
 	}
 	if f := numpyUfuncs[name]; f != nil && len(args) == 1 {
 		return in.elementwise(args, pos, func(x []float64) float64 { return f(x[0]) })
@@ -530,4 +539,249 @@ func reversed(s []int64) []int64 {
 		out[len(s)-1-i] = x
 	}
 	return out
+}
+
+// asNDArray views a host array operand (NDArray, or an IntArray as a
+// one-dimensional int64 array) as an NDArray; ok is false for anything
+// else.
+func asNDArray(v Value) (*NDArray, bool) {
+	switch x := v.(type) {
+	case *NDArray:
+		return x, true
+	case *IntArray:
+		a := &NDArray{Shape: []int64{int64(len(x.Vals))}, DType: x.dtype(), Vals: make([]float64, len(x.Vals))}
+		for i, n := range x.Vals {
+			a.Vals[i] = float64(n)
+		}
+		return a, true
+	}
+	return nil, false
+}
+
+func isIntDType(d DType) bool {
+	return strings.HasPrefix(string(d), "int") || strings.HasPrefix(string(d), "uint")
+}
+
+// ndArrayOp is element-wise arithmetic on host arrays (a causal mask
+// scaled by -1e9, a table shifted by one): + - * / // % ** of an array
+// and a number or of two arrays of one shape. The result keeps a float
+// array's dtype; an integer array gives float64 with a float operand or
+// true division, as numpy does. ok is false when no operand is a host
+// array.
+func (in *interp) ndArrayOp(op string, l, r Value, pos python.Pos) (Value, bool) {
+	la, lok := asNDArray(l)
+	ra, rok := asNDArray(r)
+	if !lok && !rok {
+		return nil, false
+	}
+	var f func(a, b float64) float64
+	switch op {
+	case "+":
+		f = func(a, b float64) float64 { return a + b }
+	case "-":
+		f = func(a, b float64) float64 { return a - b }
+	case "*":
+		f = func(a, b float64) float64 { return a * b }
+	case "/":
+		f = func(a, b float64) float64 { return a / b }
+	case "//":
+		f = func(a, b float64) float64 { return math.Floor(a / b) }
+	case "%":
+		f = func(a, b float64) float64 {
+			m := math.Mod(a, b)
+			if m != 0 && (m < 0) != (b < 0) {
+				m += b
+			}
+			return m
+		}
+	case "**":
+		f = math.Pow
+	default:
+		in.fail(pos, "numpy array "+op, "only + - * / // %% ** of host arrays are modelled")
+	}
+	arr := la
+	if !lok {
+		arr = ra
+	}
+	if lok && rok && (len(la.Shape) != len(ra.Shape) || prod(la.Shape) != prod(ra.Shape)) {
+		in.fail(pos, "numpy array "+op, "broadcasting host arrays of shapes %v and %v is not modelled", la.Shape, ra.Shape)
+	}
+	var ls, rs float64
+	floatScalar := false
+	if !lok {
+		v, ok := num(l)
+		if !ok {
+			in.fail(pos, typeName(l)+" "+op+" numpy array", "only numbers and host arrays are modelled")
+		}
+		_, floatScalar = l.(float64)
+		ls = v
+	}
+	if !rok {
+		v, ok := num(r)
+		if !ok {
+			in.fail(pos, "numpy array "+op+" "+typeName(r), "only numbers and host arrays are modelled")
+		}
+		_, floatScalar = r.(float64)
+		rs = v
+	}
+	dt := arr.DType
+	if lok && rok && isIntDType(dt) && !isIntDType(ra.DType) {
+		dt = ra.DType
+	}
+	if isIntDType(dt) && (floatScalar || op == "/") {
+		dt = "float64"
+	}
+	out := &NDArray{Shape: append([]int64{}, arr.Shape...), DType: dt}
+	if (lok && la.Vals == nil) || (rok && ra.Vals == nil) {
+		return out, true // a large array: its shape and dtype only
+	}
+	out.Vals = make([]float64, prod(arr.Shape))
+	for i := range out.Vals {
+		a, b := ls, rs
+		if lok {
+			a = la.Vals[i]
+		}
+		if rok {
+			b = ra.Vals[i]
+		}
+		if isIntDType(dt) && (op == "//" || op == "%") && b == 0 {
+			in.raise(pos, "ZeroDivisionError", "integer division or modulo by zero")
+		}
+		out.Vals[i] = castScalar(dt, f(a, b))
+	}
+	return out, true
+}
+
+// numpyTri is np.triu(m, k=0) / np.tril(m, k=0) of a 2-D host array: the
+// elements below (triu) or above (tril) the k-th diagonal set to zero.
+func numpyTri(upper bool) func(c *callCtx) Value {
+	return func(c *callCtx) Value {
+		a, ok := asNDArray(c.need(0, "m"))
+		if !ok || len(a.Shape) != 2 {
+			c.fail("of %s (npukit models 2-D host arrays)", typeName(c.args[0]))
+		}
+		k := int64(0)
+		if c.has(1, "k") {
+			k = c.int(1, "k")
+		}
+		out := &NDArray{Shape: append([]int64{}, a.Shape...), DType: a.DType}
+		if a.Vals == nil {
+			return out
+		}
+		out.Vals = append([]float64{}, a.Vals...)
+		cols := a.Shape[1]
+		for i := int64(0); i < a.Shape[0]; i++ {
+			for j := int64(0); j < cols; j++ {
+				if (upper && j-i < k) || (!upper && j-i > k) {
+					out.Vals[i*cols+j] = 0
+				}
+			}
+		}
+		return out
+	}
+}
+
+// numpyLimits is np.finfo(dtype) / np.iinfo(dtype): min, max and bits of a
+// float or integer type.
+func numpyLimits(float bool) func(c *callCtx) Value {
+	return func(c *callCtx) Value {
+		d := c.numpyDType(0, "dtype", "")
+		bits := int64(d.Size() * 8)
+		attrs := map[string]Value{"bits": bits, "dtype": d}
+		switch {
+		case float:
+			mx, ok := floatMax[d]
+			if d == "float64" {
+				mx, ok = math.MaxFloat64, true
+			}
+			if !ok {
+				c.fail("no documented range for %s", d)
+			}
+			attrs["min"], attrs["max"] = -mx, mx
+			eps := map[DType]float64{"float64": math.Pow(2, -52), "float32": math.Pow(2, -23), "float16": math.Pow(2, -10), "bfloat16": math.Pow(2, -7)}
+			if e, ok := eps[d]; ok {
+				attrs["eps"] = e
+			}
+		case isIntDType(d) && bits > 0 && bits <= 64:
+			if strings.HasPrefix(string(d), "uint") {
+				attrs["min"] = int64(0)
+				if bits == 64 {
+					c.fail("uint64's max is beyond 64-bit signed integers")
+				}
+				attrs["max"] = int64(1)<<bits - 1
+			} else {
+				attrs["min"] = -(int64(1) << (bits - 1))
+				attrs["max"] = int64(1)<<(bits-1) - 1
+				if bits == 64 {
+					attrs["min"], attrs["max"] = int64(math.MinInt64), int64(math.MaxInt64)
+				}
+			}
+		default:
+			c.fail("of %s", d)
+		}
+		return &Module{Name: c.name + "(" + string(d) + ")", Attrs: attrs}
+	}
+}
+
+// numpyReduce computes np.sum/prod/max/min/mean (and amax, amin) of numbers:
+// a sequence of them or a host array with values (np.prod(t.shape[1:]));
+// ok is false otherwise (these names are also operator identifiers).
+func (in *interp) numpyReduce(name string, v Value, pos python.Pos) (Value, bool) {
+	var xs []float64
+	isInt := true
+	switch x := v.(type) {
+	case Tuple, *List:
+		for _, e := range in.iterate(x, nil) {
+			f, ok := num(e)
+			if !ok {
+				return nil, false
+			}
+			if _, fl := e.(float64); fl {
+				isInt = false
+			}
+			xs = append(xs, f)
+		}
+	default:
+		a, ok := asNDArray(v)
+		if !ok || a.Vals == nil {
+			return nil, false
+		}
+		xs, isInt = a.Vals, isIntDType(a.DType)
+	}
+	var r float64
+	switch name {
+	case "sum":
+		for _, x := range xs {
+			r += x
+		}
+	case "prod":
+		r = 1
+		for _, x := range xs {
+			r *= x
+		}
+	case "mean":
+		if len(xs) == 0 {
+			return math.NaN(), true
+		}
+		for _, x := range xs {
+			r += x
+		}
+		return r / float64(len(xs)), true
+	case "max", "amax", "min", "amin":
+		if len(xs) == 0 {
+			in.raise(pos, "ValueError", "zero-size array to reduction operation %s", name)
+		}
+		r = xs[0]
+		for _, x := range xs[1:] {
+			if (name == "max" || name == "amax") == (x > r) && x != r {
+				r = x
+			}
+		}
+	default:
+		return nil, false
+	}
+	if isInt && math.Abs(r) < 9e18 {
+		return int64(r), true
+	}
+	return r, true
 }

@@ -422,23 +422,33 @@ func (in *interp) runModule(m *Module, prefix int) {
 // level statement npukit cannot evaluate (a call into a host module it
 // does not model) is skipped rather than refusing the file, and the names
 // it would bind stay host values: the kernel reading one is refused there,
-// naming the statement. A statement that raises (assert, raise) still
-// fails the import, as in Python; so do definitions and imports, which are
-// the kernel's own code (a def whose annotation names an attribute NKI
-// does not have fails when the module runs).
+// naming the statement. So is one that raises a Python exception out of
+// host code npukit models only in part (os.environ is empty: reading a
+// variable the author's machine set is a KeyError here): the file imported
+// on that machine. A top-level assert or raise statement still fails the
+// import, as in Python; so do definitions and imports, which are the
+// kernel's own code (a def whose annotation names an attribute NKI does
+// not have fails when the module runs).
 func (in *interp) execTopLevel(sc *scope, s python.Stmt) {
 	switch s.(type) {
-	case *python.FunctionDef, *python.ClassDef, *python.Import, *python.ImportFrom:
+	case *python.FunctionDef, *python.ClassDef, *python.Import, *python.ImportFrom, *python.Assert, *python.Raise:
 		in.exec(sc, s)
 		return
 	}
+	depth := len(in.frames)
 	defer func() {
 		r := recover()
 		if r == nil {
 			return
 		}
-		e, ok := r.(*Error)
-		if !ok || e.Raised || len(in.frames) == 0 || in.cur().fn != "<module>" {
+		var e *Error
+		switch x := r.(type) {
+		case *Error:
+			e = x
+		case *pyExc:
+			e = x.err
+		}
+		if e == nil || (e.Raised && !isPyExc(r)) || len(in.frames) != depth {
 			panic(r)
 		}
 		cause := e.Msg
@@ -451,6 +461,8 @@ func (in *interp) execTopLevel(sc *scope, s python.Stmt) {
 	}()
 	in.exec(sc, s)
 }
+
+func isPyExc(r any) bool { _, ok := r.(*pyExc); return ok }
 
 // boundNames lists the names a statement binds, nested blocks included
 // (function and class bodies excluded: they bind in their own scope).

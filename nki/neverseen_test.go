@@ -65,7 +65,15 @@ def kernel(a):
     mask[0, 1:3] = 2
     assert mask[5, 5] == 1.0 and mask[5, 6] == 0.0 and mask[0, 2] == 2.0
     assert mask.shape == (128, 128) and mask.dtype == np.float32
+    causal = np.triu(np.ones((128, 128), dtype=np.float32), k=1) * -30000.0
+    assert causal[0, 1] == -30000.0 and causal[1, 1] == 0 and causal.dtype == np.float32
+    assert np.prod(a.shape) == 128 * 128 and np.max((3, 9, 4)) == 9
+    assert np.finfo(np.float16).max == 65504 and np.iinfo(np.int8).min == -128
+    idx = np.arange(8, dtype=np.int32) * 2
+    assert (idx / 4)[3] == 1.5
     const = nl.shared_constant(mask)
+    mconst = nl.shared_constant(causal)
+    iconst = nl.shared_constant(idx)
     t = nl.load(a)
     s = nl.multiply(t, scale)
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
@@ -73,8 +81,8 @@ def kernel(a):
     return out
 `, "gen2", Arg{Name: "a", Shape: []int64{128, 128}, DType: "float32"})
 	c := tensorRecs(res, "nl.shared_constant")
-	if len(c) != 1 || c[0].DType != "float32" {
-		t.Fatalf("shared constant %v: want one float32 constant", c)
+	if len(c) != 3 || c[0].DType != "float32" || c[1].DType != "float32" || c[2].DType != "int32" || c[2].Shape[0] != 8 {
+		t.Fatalf("shared constants %v: want the float32 mask and causal mask and the (8,) int32 table", c)
 	}
 	// a large host array keeps its shape; reading an element is refused
 	_, err := traceSourceErr(t, authorHeader+`import numpy as np
@@ -105,12 +113,13 @@ var a128x128 = Arg{Name: "a", Shape: []int64{128, 128}, DType: "float32"}
 // kernel traces: they are skipped, and a kernel that reads a name they bind
 // is refused there, naming the statement.
 func TestModuleLevelHostCode(t *testing.T) {
-	host := authorHeader + `import logging
+	host := authorHeader + `import logging, os
 logging.disable(logging.OFF)
 logger = logging.getLogger(__name__)
 logger.setLevel(logging.WARNING)
 if logging.root.isEnabledFor(logging.DEBUG):
     VERBOSE = True
+CACHE = os.environ["NEURON_COMPILE_CACHE_URL"]
 `
 	res := traceSource(t, host+copyKernel, "gen2", a128x128)
 	if len(res.Calls) != 2 {

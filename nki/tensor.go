@@ -153,6 +153,8 @@ func shapeOf(v Value) ([]int64, bool) {
 		return x.Shape, true
 	case *NDArray:
 		return x.Shape, true
+	case *IntArray:
+		return []int64{int64(len(x.Vals))}, true
 	}
 	return nil, false
 }
@@ -167,6 +169,8 @@ func dtypeOf(v Value) DType {
 		return x.DType
 	case *NDArray:
 		return x.DType
+	case *IntArray:
+		return x.dtype()
 	}
 	return ""
 }
