@@ -11,6 +11,7 @@ import (
 	"github.com/npukit/npukit/edgetpu"
 	"github.com/npukit/npukit/internal/conformance"
 	"github.com/npukit/npukit/neff"
+	"github.com/npukit/npukit/trace"
 	"github.com/sbinet/npyio/npy"
 )
 
@@ -297,6 +298,8 @@ func TestEdgeTPUSimHosts(t *testing.T) {
 	}
 	if b, err := os.ReadFile(tr); err != nil || !strings.Contains(string(b), "Edge TPU") {
 		t.Errorf("trace: %v", err)
+	} else if _, err := trace.Validate(strings.NewReader(string(b))); err != nil {
+		t.Errorf("trace does not validate: %v", err)
 	}
 	if r := run(t, "", "sim", "--host", "help"); r.code != 0 || !strings.Contains(r.stdout, "devboard-pcie") {
 		t.Errorf("--host help: %d %s %s", r.code, r.stdout, r.stderr)
