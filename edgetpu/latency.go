@@ -534,6 +534,10 @@ func EstimatePlan(t *tflite.Model, p *Plan, h HostClass, o LatencyOptions) *Late
 		name := t.OperatorCodes[sg.Operators[oi].OpcodeIndex].Label()
 		l.add(LatencyPart{Name: fmt.Sprintf("op %d %s", oi, name), Kind: PartTPU, Us: float64(w.MACs) / tpuMACsPerUs, MACs: w.MACs, Op: oi, Resource: "edgetpu"})
 	}
+	for k := 2; k <= p.Segments; k++ {
+		l.add(LatencyPart{Name: fmt.Sprintf("Edge TPU subgraph %d invocation", k), Kind: PartInvoke, Us: invokeFixedUs, Op: -1, Resource: "host",
+			Detail: "each further Edge TPU subgraph is another device round trip"})
+	}
 	if mapped > 0 {
 		l.add(LatencyPart{Name: "Edge TPU output transfer", Kind: PartTransfer, Us: linkUs(h, outBytes), Bytes: outBytes, Op: -1, Resource: "link"})
 	}

@@ -701,6 +701,20 @@ func (p *Plan) WriteText(w io.Writer) error {
 		}
 	}
 	flush()
+	first = true
+	for _, o := range p.Ops {
+		if o.Placement != "TPU" || o.Uncertain == "" {
+			continue
+		}
+		if first {
+			ew.Printf("Mapped, but near a limit the compiler does not document (uncertain):\n")
+			first = false
+		}
+		ew.Printf("  op %d %s: %s\n", o.Index, o.Op, o.Uncertain)
+	}
+	if p.Segments > 1 {
+		ew.Printf("Edge TPU subgraphs: %d (-a, --enable_multiple_subgraphs)\n", p.Segments)
+	}
 	for _, n := range p.Notes {
 		ew.Printf("Note: %s\n", n)
 	}
