@@ -333,6 +333,10 @@ func etpuLatencySection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
 	}
 	var def *edgetpu.Latency
 	var plan *edgetpu.Latency
+	var predicted *edgetpu.Plan
+	if m.TFLite != nil && len(m.Ops) == 0 {
+		predicted = edgetpu.PlanModel(m.TFLite, edgetpu.PlanOptions{})
+	}
 	for _, h := range edgetpu.Hosts() {
 		l, err := edgetpu.EstimateModel(m, h, edgetpu.LatencyOptions{})
 		if err != nil {
@@ -348,8 +352,7 @@ func etpuLatencySection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
 			}
 		}
 		chart.Bars = append(chart.Bars, bar)
-		if m.TFLite != nil && len(m.Ops) == 0 {
-			p := edgetpu.PlanModel(m.TFLite, edgetpu.PlanOptions{})
+		if p := predicted; p != nil {
 			if p.TPU > 0 {
 				pl := edgetpu.EstimatePlan(m.TFLite, p, h, edgetpu.LatencyOptions{})
 				if h.Name == edgetpu.DefaultHost {
