@@ -6,7 +6,6 @@ import (
 	"errors"
 	"math"
 	"math/bits"
-	"runtime"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -87,21 +86,15 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 	}
 	sol := &Solution{Offsets: make([]int64, n)}
 	comps, windowed := decompose(p, sol)
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
 	var explored atomic.Int64
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Components one after the other, largest first (an infeasible one
-	// ends the solve early), each searched by a portfolio on all workers.
-	sort.Slice(comps, func(a, b int) bool { return len(comps[a].bufs) > len(comps[b].bufs) })
-	type result struct {
-		st  Status
-		off []int64
-	}
-	results := make([]result, len(comps))
+	// ends the solve early), each searched by the portfolio. The order
+	// is total (ties by first buffer) so the work charged is the same
+	// on every run.
+	sort.SliceStable(comps, func(a, b int) bool { return len(comps[a].bufs) > len(comps[b].bufs) })
+	results := make([]searchResult, len(comps))
 	for ci := range results {
 		results[ci].st = TimedOut
 	}
@@ -110,19 +103,37 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 			return nil, TimedOut, ErrTooLarge
 		}
 	}
+	// The budget is shared by the components: each gets what the ones
+	// before it left.
+	left := opt.Budget
+	var charged int64
+	exhausted := false
 	for ci, c := range comps {
-		var st Status
-		var off []int64
+		limit := int64(math.MaxInt64)
+		if opt.Budget > 0 {
+			limit = left
+		}
+		var r searchResult
 		if len(c.bufs) > maxPortfolioBuffers {
 			// One search bounds the memory of a large component.
-			st, off = c.search(ctx, 0, false, -1, &explored, opt.Progress)
+			r = c.search(ctx, 0, false, -1, &explored, opt.Progress, limit, nil)
 		} else {
-			st, off = c.solvePortfolio(ctx, workers, &explored, opt.Progress)
+			r = c.solvePortfolio(ctx, limit, &explored, opt.Progress)
 		}
-		results[ci] = result{st, off}
-		if st != Solved {
+		results[ci] = r
+		if r.st != TimedOut {
+			charged += r.work
+			left -= r.work
+		} else if r.exhausted {
+			charged += limit
+			exhausted = true
+		}
+		if r.st != Solved {
 			break
 		}
+	}
+	if opt.charge != nil {
+		opt.charge(charged)
 	}
 	status := Solved
 	for ci, r := range results {
@@ -140,6 +151,8 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 		}
 	}
 	switch {
+	case status == TimedOut && exhausted:
+		return nil, TimedOut, ErrBudget
 	case status == Infeasible && windowed:
 		return nil, TimedOut, ErrWindowedGaps
 	case status == Infeasible:
@@ -470,8 +483,7 @@ func (c *component) key(k int, letter byte) int64 {
 	return c.total[k]
 }
 
-// portfolio is the set of searches run on a component when more than one
-// worker is available: restarting searches with static and with dynamic
+// portfolio is the set of searches run on a component: restarting searches with static and with dynamic
 // decomposition (they win on heavy-tailed problems) and one persistent
 // search (TAW, dynamic decomposition, no restarts: it wins when a long
 // single run is needed). All are complete; they share the cores.
@@ -480,38 +492,61 @@ var portfolio = []struct {
 	only    int // ordering without restarts, or -1 to restart over all
 }{{false, -1}, {true, 1}, {true, -1}}
 
-// solvePortfolio runs the portfolio on k workers (at least one per
-// strategy); the first decisive answer (Solved or Infeasible: every search
-// is complete) cancels the others.
-func (c *component) solvePortfolio(ctx context.Context, k int, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
-	// Every strategy of the portfolio runs whatever the cores: on one core
-	// they share it. Running only the first strategy there made the
-	// answer time depend on the scheduler (pinned to one core, a problem
-	// the dynamic strategy decides in 0.3 s ran past a minute).
-	k = max(k, len(portfolio))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type res struct {
-		st  Status
-		off []int64
-	}
-	ch := make(chan res, k)
-	for w := 0; w < k; w++ {
+// searchResult is the outcome of one search strategy: its status, the
+// placement when solved, the work it did and whether its budget ran out.
+type searchResult struct {
+	st        Status
+	off       []int64
+	work      int64
+	exhausted bool
+}
+
+// solvePortfolio runs every strategy of the portfolio, each in its own
+// goroutine (the runtime spreads them over the cores it has), and returns
+// the decisive answer (Solved or Infeasible: every search is complete) of
+// the strategy that reached it with the least work, ties to the first.
+// Each strategy is deterministic in its own work, so that answer is the
+// same on one core or two, loaded or not: a strategy stops only once its
+// work passes that of a strategy already decided, when it can no longer
+// win. (Taking the first to finish in time made the placement depend on
+// the machine's load.) limit bounds each strategy's work.
+func (c *component) solvePortfolio(ctx context.Context, limit int64, explored *atomic.Int64, progress func(int64)) searchResult {
+	var race atomic.Int64
+	race.Store(math.MaxInt64)
+	results := make([]searchResult, len(portfolio))
+	done := make(chan struct{}, len(portfolio))
+	for w := range portfolio {
 		go func(w int) {
-			cfg := portfolio[w%len(portfolio)]
-			st, off := c.search(ctx, w/len(portfolio), cfg.dynamic, cfg.only, explored, progress)
-			ch <- res{st, off}
+			defer func() { done <- struct{}{} }()
+			cfg := portfolio[w]
+			r := c.search(ctx, 0, cfg.dynamic, cfg.only, explored, progress, limit, &race)
+			results[w] = r
+			if r.st == TimedOut {
+				return
+			}
+			for {
+				cur := race.Load()
+				if r.work >= cur || race.CompareAndSwap(cur, r.work) {
+					return
+				}
+			}
 		}(w)
 	}
-	best := res{st: TimedOut}
-	for w := 0; w < k; w++ {
-		r := <-ch
-		if r.st != TimedOut && best.st == TimedOut {
-			best = r
-			cancel()
+	for range portfolio {
+		<-done
+	}
+	best := searchResult{st: TimedOut, exhausted: true}
+	for _, r := range results {
+		switch {
+		case r.st != TimedOut:
+			if best.st == TimedOut || r.work < best.work {
+				best = r
+			}
+		case best.st == TimedOut && !r.exhausted && ctxErr(ctx) != nil:
+			best.exhausted = false // stopped by the context, not the budget
 		}
 	}
-	return best.st, best.off
+	return best
 }
 
 type cand struct {
@@ -543,7 +578,6 @@ type searcher struct {
 	next    []int32 // per section (+1): skip pointers of the section bound
 	placed  []bool
 	off     []int64
-	trail   []trailEntry
 	stack   []int32   // placed buffers, in order
 	cands   [][]cand  // per level
 	sets    [][]int32 // per level: the rest after a placement, or a split copy
@@ -561,19 +595,37 @@ type searcher struct {
 	explored  *atomic.Int64
 	progress  func(int64)
 	stop      bool
+	// work counts the buffers and sections scanned (a deterministic
+	// measure of effort); limit bounds it, race is the least work at
+	// which a rival strategy decided (nil: no rivals).
+	work      int64
+	limit     int64
+	race      *atomic.Int64
+	exhausted bool
+	// The undo log, compact: runs of equal old floors over consecutive
+	// sections, and the old max-floors of neighbours (the bytes left per
+	// section are restored from the placed buffers' sizes, unlogged).
+	floorLog []floorRun
+	runFrom  int // the current placement's first run (older runs are not extended)
+	mfK      []int32
+	mfOld    []int64
 }
 
-type trailEntry struct {
-	p   *int64
-	old int64
+// floorRun records that sections [sec, sec+n) had floor old.
+type floorRun struct {
+	sec, n int32
+	old    int64
 }
+
+// mark is a position in the undo log.
+type mark struct{ floors, mfs, stack int }
 
 const maxMemo = 1 << 21
 
-func (c *component) search(ctx context.Context, worker int, dynamic bool, only int, explored *atomic.Int64, progress func(int64)) (Status, []int64) {
+func (c *component) search(ctx context.Context, worker int, dynamic bool, only int, explored *atomic.Int64, progress func(int64), limit int64, race *atomic.Int64) searchResult {
 	n := len(c.bufs)
 	s := &searcher{
-		c: c, ctx: ctx, explored: explored, progress: progress,
+		c: c, ctx: ctx, explored: explored, progress: progress, limit: limit, race: race,
 		floor:   make([]int64, c.nsec),
 		rem:     make([]int64, c.nsec),
 		mf:      make([]int64, n),
@@ -631,11 +683,11 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		s.flush()
 		switch {
 		case ok:
-			return Solved, s.off
+			return s.result(Solved)
 		case s.stop:
-			return TimedOut, nil
+			return s.result(TimedOut)
 		}
-		return Infeasible, nil
+		return s.result(Infeasible)
 	}
 	for limit := int64(2 * n); ; limit *= 3 {
 		rr, ri := ranks, ids
@@ -646,16 +698,24 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 			switch {
 			case ok:
 				s.flush()
-				return Solved, s.off
+				return s.result(Solved)
 			case s.stop:
 				s.flush()
-				return TimedOut, nil
+				return s.result(TimedOut)
 			case !s.halt:
 				s.flush()
-				return Infeasible, nil
+				return s.result(Infeasible)
 			}
 		}
 	}
+}
+
+func (s *searcher) result(st Status) searchResult {
+	r := searchResult{st: st, work: s.work, exhausted: s.exhausted && st == TimedOut}
+	if st == Solved {
+		r.off = s.off
+	}
+	return r
 }
 
 // subRank ranks the buffers of a sub-problem by the current ordering's
@@ -754,22 +814,47 @@ func (s *searcher) flush() {
 	}
 }
 
-func (s *searcher) set(p *int64, v int64) {
-	s.trail = append(s.trail, trailEntry{p, *p})
-	*p = v
+func (s *searcher) mark() mark {
+	return mark{len(s.floorLog), len(s.mfK), len(s.stack)}
 }
 
 // undo restores the state to a mark taken before placements.
-func (s *searcher) undo(trail, stack int) {
-	for len(s.trail) > trail {
-		e := s.trail[len(s.trail)-1]
-		*e.p = e.old
-		s.trail = s.trail[:len(s.trail)-1]
+func (s *searcher) undo(m mark) {
+	for i := len(s.floorLog) - 1; i >= m.floors; i-- {
+		r := s.floorLog[i]
+		for sec := r.sec; sec < r.sec+r.n; sec++ {
+			s.floor[sec] = r.old
+		}
 	}
-	for len(s.stack) > stack {
-		s.placed[s.stack[len(s.stack)-1]] = false
+	s.floorLog = s.floorLog[:m.floors]
+	for i := len(s.mfK) - 1; i >= m.mfs; i-- {
+		s.mf[s.mfK[i]] = s.mfOld[i]
+	}
+	s.mfK, s.mfOld = s.mfK[:m.mfs], s.mfOld[:m.mfs]
+	c := s.c
+	for len(s.stack) > m.stack {
+		k := s.stack[len(s.stack)-1]
+		s.placed[k] = false
+		for _, sec := range c.secs[k] {
+			s.rem[sec] += c.size[k]
+		}
 		s.stack = s.stack[:len(s.stack)-1]
 	}
+}
+
+// setFloor raises section sec's floor to top, logging the old floor
+// (extending the last run when it continues it).
+func (s *searcher) setFloor(sec int32, top int64) {
+	old := s.floor[sec]
+	if n := len(s.floorLog); n > s.runFrom {
+		if r := &s.floorLog[n-1]; r.old == old && r.sec+r.n == sec {
+			r.n++
+			s.floor[sec] = top
+			return
+		}
+	}
+	s.floorLog = append(s.floorLog, floorRun{sec, 1, old})
+	s.floor[sec] = top
 }
 
 // lowest returns buffer k's canonical offset: the lowest aligned offset
@@ -792,12 +877,19 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 		return true
 	}
 	s.nodes++
+	s.work += int64(len(set))
 	s.budget--
 	if s.budget < 0 {
 		s.halt = true
 	}
 	if s.nodes&s.checkMask == 0 {
-		if ctxErr(s.ctx) != nil {
+		switch {
+		case ctxErr(s.ctx) != nil:
+			s.stop, s.halt = true, true
+		case s.work > s.limit:
+			s.stop, s.halt, s.exhausted = true, true, true
+		case s.race != nil && s.work > s.race.Load():
+			// A rival decided with less work: this one cannot win.
 			s.stop, s.halt = true, true
 		}
 		if s.nodes >= s.flushAt {
@@ -813,7 +905,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 	if split {
 		cp := append(s.sets[level][:0], set...)
 		s.sets[level] = cp
-		trail, stack := len(s.trail), len(s.stack)
+		m := s.mark()
 		h := s.h
 		start := 0
 		runMax := int32(-1)
@@ -833,7 +925,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 					ok = s.solve(comp, sh, false, level+1, last, prev)
 				}
 				if !ok {
-					s.undo(trail, stack)
+					s.undo(m)
 					s.h = h
 					return false
 				}
@@ -938,19 +1030,20 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 			break
 		}
 		top := x + c.size[k]
-		trail, stack := len(s.trail), len(s.stack)
+		m := s.mark()
 		h := s.h
 		s.placed[k] = true
 		s.stack = append(s.stack, int32(k))
 		s.off[k] = x
+		s.runFrom = len(s.floorLog)
 		for _, sec := range c.secs[k] {
 			// The hash covers the floors of live sections only (where
 			// buffers remain): the rest cannot affect the future.
 			old := s.floor[sec]
 			s.h[0] -= floorHash(sec, old, 0) - floorHash(sec, 0, 0)
 			s.h[1] -= floorHash(sec, old, 1) - floorHash(sec, 0, 1)
-			s.set(&s.floor[sec], top)
-			s.set(&s.rem[sec], s.rem[sec]-c.size[k])
+			s.setFloor(sec, top)
+			s.rem[sec] -= c.size[k]
 			if s.rem[sec] > 0 {
 				s.h[0] += floorHash(sec, top, 0) - floorHash(sec, 0, 0)
 				s.h[1] += floorHash(sec, top, 1) - floorHash(sec, 0, 1)
@@ -958,9 +1051,12 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 		}
 		for _, o := range c.adj[k] {
 			if !s.placed[o] && s.mf[o] < top {
-				s.set(&s.mf[o], top)
+				s.mfK = append(s.mfK, o)
+				s.mfOld = append(s.mfOld, s.mf[o])
+				s.mf[o] = top
 			}
 		}
+		s.work += int64(len(c.secs[k]) + len(c.adj[k]))
 		// The rest, in the same order, noting whether it falls apart
 		// into time-disjoint groups.
 		rest := s.sets[level][:0]
@@ -979,7 +1075,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 		if s.solve(rest, [2]uint64{sh[0] - c.zob[1][k], sh[1] ^ c.zob[0][k]*0x9e3779b97f4a7c15}, apart, level+1, x, k) {
 			return true
 		}
-		s.undo(trail, stack)
+		s.undo(m)
 		s.h = h
 		if s.halt {
 			return false
@@ -1010,6 +1106,7 @@ func (s *searcher) sectionBound(set []int32, last, capa int64) bool {
 		}
 	}
 	s.critX, s.critSec = math.MaxInt64, -1
+	s.work += int64(hi - lo + 1)
 	for sec := lo; sec <= hi+1; sec++ {
 		s.next[sec] = sec
 		if sec <= hi && s.rem[sec] > 0 && capa-s.rem[sec] < s.critX {

@@ -72,11 +72,29 @@ func (s Status) String() string {
 // within the capacity.
 var ErrInfeasible = errors.New("no solution exists within capacity")
 
-// Options tune a solve. The zero value means no time limit beyond ctx.
+// Options tune a solve. The zero value means no limit beyond ctx.
 type Options struct {
-	Workers  int                  // parallel workers; 0 = runtime.NumCPU()
+	// Workers is accepted for compatibility and no longer changes the
+	// answer: the exact search always runs the same strategies (on as
+	// many cores as the Go runtime gives it) and keeps the answer of the
+	// one that decided with the least work, so the placement does not
+	// depend on the cores, their load or the scheduler.
+	Workers int
+	// Budget bounds the work of each search strategy (in work units:
+	// buffers and sections scanned, about 4*10^7 a second on one core
+	// here); 0 = none. A solve stopped by it is TimedOut with ErrBudget.
+	// Unlike a deadline it stops at the same point on every machine.
+	// Minimize shares it across its probes (see Minimize).
+	Budget   int64
 	Progress func(explored int64) // optional, called periodically
+	// charge, when set, is told the work a solve used (per strategy:
+	// the deciding strategy's, or the budget when none decided).
+	charge func(work int64)
 }
+
+// ErrBudget is returned with TimedOut when the work budget (Options.Budget)
+// ran out before the search decided.
+var ErrBudget = errors.New("the search's work budget ran out before it decided")
 
 // Solver is the contract every solver in this package meets, so callers
 // (the CLI, the SBUF planner, the Gemini re-allocation) can swap them.

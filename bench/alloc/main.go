@@ -7,8 +7,10 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -46,7 +48,7 @@ func main() {
 	var total time.Duration
 	var refTotal float64
 	failed := false
-	fmt.Printf("%-20s %8s %10s %12s %10s %10s %8s\n", "problem", "buffers", "status", "nodes", "seconds", "baseline", "ratio")
+	fmt.Printf("%-20s %8s %10s %12s %10s %10s %8s  %s\n", "problem", "buffers", "status", "nodes", "seconds", "baseline", "ratio", "placement")
 	for _, path := range flag.Args() {
 		c := *capacity
 		if c == 0 {
@@ -84,7 +86,7 @@ func main() {
 			refTotal += r
 			base, ratio = fmt.Sprintf("%.2f", r), fmt.Sprintf("%.2fx", r/el.Seconds())
 		}
-		fmt.Printf("%-20s %8d %10s %12d %10.3f %10s %8s\n", filepath.Base(path), len(p.Buffers), status, nodes, el.Seconds(), base, ratio)
+		fmt.Printf("%-20s %8d %10s %12d %10.3f %10s %8s  %016x\n", filepath.Base(path), len(p.Buffers), status, nodes, el.Seconds(), base, ratio, placementHash(sol))
 	}
 	base, ratio := "-", "-"
 	if refTotal > 0 {
@@ -98,4 +100,20 @@ func main() {
 	if failed {
 		os.Exit(1)
 	}
+}
+
+// placementHash fingerprints a placement (FNV-1a over the offsets), so
+// runs on different cores or loads can be compared: the same input must
+// give the same placement.
+func placementHash(sol *alloc.Solution) uint64 {
+	if sol == nil {
+		return 0
+	}
+	h := fnv.New64a()
+	var b [8]byte
+	for _, o := range sol.Offsets {
+		binary.LittleEndian.PutUint64(b[:], uint64(o))
+		h.Write(b[:])
+	}
+	return h.Sum64()
 }
