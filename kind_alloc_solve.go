@@ -13,10 +13,12 @@ import (
 	"github.com/npukit/npukit/internal/humanize"
 )
 
-// allocFallbackTime bounds the greedy placement reported after a timeout
-// (and the half-open retry of an infeasible problem) when the solve has
-// no deadline.
-const allocFallbackTime = 10 * time.Second
+// AllocDefaultBudget is the work budget of a solve given no timeout (per
+// search strategy, in alloc.Options.Budget's units): about 40 s on this
+// project's 2-core machine type, 75 s on one core. A budget stops the
+// search at the same point on every machine, so the same command gives
+// the same answer however fast or busy the machine is.
+const AllocDefaultBudget = 1e9
 
 // With a deadline, the search stops at allocSearchShare of the time left
 // and the fallback placement at allocFallbackShare, so that the fallback,
@@ -48,6 +50,11 @@ type AllocSolveOptions struct {
 	// A caller that counts its reading in the budget passes a ctx made
 	// before reading and no Timeout.
 	Timeout time.Duration
+	// Budget bounds the search's work (alloc.Options.Budget; 0 means
+	// AllocDefaultBudget when there is no Timeout and none with one;
+	// negative: none). Unlike a timeout it gives the same answer on
+	// every machine.
+	Budget int64
 	// Progress, if set, is called with the nodes explored so far.
 	Progress func(explored int64)
 }
@@ -94,7 +101,7 @@ func (r *AllocResult) WriteText(w io.Writer) error {
 	if r.Minimized {
 		proof := "proven minimal"
 		if !r.Proven {
-			gap := r.Capacity - r.Lower
+			gap := r.Gap
 			proof = fmt.Sprintf("not proven: the best lower bound is %d; the answer is at most %d bytes (%.2f%%) above the minimum", r.Lower, gap, 100*float64(gap)/float64(max(r.Lower, 1)))
 		}
 		fmt.Fprintf(tw, "minimal capacity\t%s\n", proof)
@@ -102,7 +109,15 @@ func (r *AllocResult) WriteText(w io.Writer) error {
 	if r.BestHeight > 0 {
 		fmt.Fprintf(tw, "best found\t%s (%d bytes, greedy; over the capacity)\n", humanize.Bytes(r.BestHeight), r.BestHeight)
 	}
-	fmt.Fprintf(tw, "explored\t%s nodes\n", humanize.Count(r.Explored))
+	switch {
+	case r.Explored > 0:
+		fmt.Fprintf(tw, "explored\t%s nodes\n", humanize.Count(r.Explored))
+	case r.Status == "solved" || r.Status == "infeasible":
+		// Not "explored 0 nodes": the answer needed no search.
+		fmt.Fprintf(tw, "explored\tno search needed (bounds or placements alone decided it)\n")
+	default:
+		fmt.Fprintf(tw, "explored\tno search nodes\n")
+	}
 	fmt.Fprintf(tw, "time\t%.3f s\n", r.Seconds)
 	if r.Output != "" {
 		fmt.Fprintf(tw, "solution\t%s\n", r.Output)
@@ -132,13 +147,20 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 	// Without a capacity the question is how small it can be.
 	noCapacity := p.Capacity <= 0 && !minimize
 	minimize = minimize || noCapacity
+	budget := o.Budget
+	if budget == 0 && timeout <= 0 {
+		if _, ok := ctx.Deadline(); !ok {
+			budget = AllocDefaultBudget
+		}
+	}
+	budget = max(budget, 0)
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
 	var explored int64
-	opt := alloc.Options{Progress: func(n int64) {
+	opt := alloc.Options{Budget: budget, Progress: func(n int64) {
 		explored = n
 		if progress != nil {
 			progress(n)
@@ -175,7 +197,6 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 			res.Message = "no capacity given (--capacity N, or a name NAME.<capacity>.csv / NAME.cap<capacity>.csv): the smallest one was found"
 		}
 		res.Capacity, sol = m.Capacity, m.Solution
-		res.Gap = m.Capacity - m.LowerBound
 		res.Status = "solved"
 		if !m.Proven {
 			msg := "timed out before the minimum was proven"
@@ -183,6 +204,9 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 				msg = "minimum not proven: " + m.Stopped.Error()
 			}
 			res.Message = strings.TrimPrefix(res.Message+"; "+msg, "; ")
+		}
+		if m.TimeLimited {
+			res.Message = strings.TrimPrefix(res.Message+"; "+timeLimitedNote, "; ")
 		}
 	} else {
 		var st alloc.Status
@@ -200,33 +224,32 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 				res.Message += ": " + strings.TrimPrefix(d.Location+": ", ": ") + d.Message
 			}
 			// The other `end` convention: MiniMalloc's own benchmark
-			// files were written with half-open ends for a while.
+			// files were written with half-open ends for a while. Said
+			// at once from the live-bytes peak, without a second solve
+			// (which took seconds on a problem proven infeasible at
+			// once).
 			if q := t.HalfOpenEnds(p); q != nil {
-				hctx, cancel := share(ctx, start, allocFallbackShare)
-				if _, ok := hctx.Deadline(); !ok {
-					cancel()
-					hctx, cancel = context.WithTimeout(ctx, allocFallbackTime)
-				}
-				if _, st, _ := alloc.Exact(hctx, q, alloc.Options{}); st == alloc.Solved {
+				if pk := alloc.Peak(q); pk <= p.Capacity {
 					res.HalfOpenFits = true
-					res.Message += "; it fits when the `end` column is read as half-open (the other convention, which MiniMalloc's own files used for a while): this file probably uses it; rename the column to `upper` to read it so"
+					res.Message += fmt.Sprintf("; with the `end` column read as half-open (the other convention, which MiniMalloc's own files used for a while) at most %d bytes are alive at once, within the capacity: this file probably uses it; rename the column to `upper` to solve it so", pk)
 				}
-				cancel()
 			}
 		default:
 			res.Status = "timeout"
 			res.Message = "the search stopped before deciding"
-			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			switch {
+			case errors.Is(err, alloc.ErrBudget):
+				res.Message = "the search's work budget ran out before it decided (a budget stops at the same point on every machine; --timeout D searches for a given time instead)"
+			case err != nil && !errors.Is(err, context.DeadlineExceeded):
 				res.Message = err.Error()
+			case err != nil:
+				res.Message += "; " + timeLimitedNote
 			}
 			// The best placement on offer is the greedy one; it exceeds
 			// the capacity (else Exact would have returned it), so it is
-			// reported, not written.
+			// reported, not written. Without a deadline the placements
+			// are bounded by their work.
 			hctx, cancel := share(ctx, start, allocFallbackShare)
-			if _, ok := hctx.Deadline(); !ok {
-				cancel()
-				hctx, cancel = context.WithTimeout(ctx, allocFallbackTime)
-			}
 			if h := alloc.BestEffort(hctx, p); h != nil {
 				res.BestHeight = alloc.Height(p, h)
 				if res.BestHeight <= p.Capacity {
@@ -253,9 +276,17 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 		}
 		res.Height = alloc.Height(p, sol)
 		res.Solution = sol
+		if res.Minimized {
+			// The distance of the placement found to the best proven
+			// bound, from its height.
+			res.Gap = max(res.Height, res.Lower) - res.Lower
+		}
 	}
 	return res, nil
 }
+
+// timeLimitedNote says that a deadline cut the search short.
+const timeLimitedNote = "stopped by the time limit: the answer may differ on a faster, slower or busier machine (without --timeout the search is bounded by work and gives the same answer everywhere)"
 
 // ErrInternal marks a result npukit itself got wrong (a bug to report).
 var ErrInternal = errors.New("internal error")

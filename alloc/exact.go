@@ -552,6 +552,7 @@ func (c *component) solvePortfolio(ctx context.Context, limit int64, explored *a
 type cand struct {
 	off int64
 	b   int32
+	pos int32 // index in the node's set
 }
 
 // searcher is the state of one depth-first search over a component.
@@ -566,26 +567,26 @@ type searcher struct {
 	// MiniMalloc does; otherwise groups keep the monotone last offset.
 	// Both are complete; they search differently, so the portfolio runs
 	// both.
-	dynamic bool
-	floor   []int64 // per section
-	rem     []int64 // per section: bytes still to place
-	mf      []int64 // per buffer: max floor over its sections
-	xs      []int64 // per buffer scratch: lowest offset it can still take
-	raw     []int64 // per buffer scratch: its canonical offset now
-	paint   []int32 // scratch for the section bound
-	critX   int64   // section bound: lowest capacity minus bytes left
-	critSec int32   // ... and its section
-	next    []int32 // per section (+1): skip pointers of the section bound
-	placed  []bool
-	off     []int64
-	stack   []int32   // placed buffers, in order
-	cands   [][]cand  // per level
-	sets    [][]int32 // per level: the rest after a placement, or a split copy
-	first   []int32   // per buffer: first section
-	lastSec []int32   // per buffer: last section
-	h       [2]uint64 // hash of placed set and floors
-	failed  map[[2]uint64]struct{}
-	nodes   int64
+	dynamic   bool
+	floor     []int64 // per section
+	rem       []int64 // per section: bytes still to place
+	mf        []int64 // per buffer: max floor over its sections
+	xs        []int64 // per buffer scratch: lowest offset it can still take
+	raw       []int64 // per buffer scratch: its canonical offset now
+	paint     []int32 // scratch for the section bound
+	critX     int64   // section bound: lowest capacity minus bytes left
+	critSec   int32   // ... and its section
+	next      []int32 // per section (+1): skip pointers of the section bound
+	placed    []bool
+	off       []int64
+	stack     []int32   // placed buffers, in order
+	cands     [][]cand  // per level
+	rankStack []int32   // old ranks saved by subRank
+	first     []int32   // per buffer: first section
+	lastSec   []int32   // per buffer: last section
+	h         [2]uint64 // hash of placed set and floors
+	failed    map[[2]uint64]struct{}
+	nodes     int64
 	// checkMask: the context is polled every checkMask+1 nodes, fewer on
 	// large components where a node costs O(buffers).
 	checkMask int64
@@ -635,7 +636,6 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		placed:  make([]bool, n),
 		off:     make([]int64, n),
 		cands:   make([][]cand, 2*n+2),
-		sets:    make([][]int32, 2*n+2),
 		first:   make([]int32, n),
 		lastSec: make([]int32, n),
 		failed:  map[[2]uint64]struct{}{},
@@ -720,10 +720,16 @@ func (s *searcher) result(st Status) searchResult {
 
 // subRank ranks the buffers of a sub-problem by the current ordering's
 // heuristic, with T taken from the bytes still to place.
-func (s *searcher) subRank(comp []int32) []int32 {
+// It writes the new ranks into s.rank in place (ranks only compare
+// buffers of one sub-problem), after pushing the old ones on rankStack;
+// restoreRank takes them back.
+func (s *searcher) subRank(comp []int32) {
 	c := s.c
 	h := orderings[s.ordering%len(orderings)]
-	rank := append([]int32(nil), s.rank...)
+	for _, k := range comp {
+		s.rankStack = append(s.rankStack, s.rank[k])
+	}
+	rank := s.rank
 	type item struct {
 		k    int32
 		keys [3]int64
@@ -755,7 +761,15 @@ func (s *searcher) subRank(comp []int32) []int32 {
 	for r, it := range items {
 		rank[it.k] = int32(r)
 	}
-	return rank
+}
+
+// restoreRank undoes subRank(comp) (comp in the same order).
+func (s *searcher) restoreRank(comp []int32) {
+	base := len(s.rankStack) - len(comp)
+	for i, k := range comp {
+		s.rank[k] = s.rankStack[base+i]
+	}
+	s.rankStack = s.rankStack[:base]
 }
 
 // apart reports whether a set sorted by first section falls apart into
@@ -903,8 +917,9 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 	// independent sub-problems (each keeps the monotone last offset), so
 	// a failure in one is not retried against the choices of another.
 	if split {
-		cp := append(s.sets[level][:0], set...)
-		s.sets[level] = cp
+		// The groups are runs of set itself: each child gives the array
+		// back as it found it.
+		cp := set
 		m := s.mark()
 		h := s.h
 		start := 0
@@ -917,10 +932,12 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 				if s.dynamic {
 					// A fresh sub-problem: its own canonical order from
 					// offset 0 and its own preordering by what is left.
-					rank, id := s.rank, s.rankID
-					s.rank, s.rankID = s.subRank(comp), id^sh[0]
+					id := s.rankID
+					s.subRank(comp)
+					s.rankID = id ^ sh[0]
 					ok = s.solve(comp, sh, false, level+1, 0, -1)
-					s.rank, s.rankID = rank, id
+					s.restoreRank(comp)
+					s.rankID = id
 				} else {
 					ok = s.solve(comp, sh, false, level+1, last, prev)
 				}
@@ -977,7 +994,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 	// Candidates in a second pass, once minEnd is known: only those below
 	// it survive the dominance rule, so a level keeps a few candidates
 	// rather than the whole set (memory stays linear in the depth).
-	for _, k32 := range set {
+	for pos, k32 := range set {
 		k := int(k32)
 		x := s.raw[k]
 		if x < last || x >= minEnd {
@@ -989,7 +1006,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 			skipped = true
 			continue // commutes with prev; explored in rank order
 		}
-		cs = append(cs, cand{x, k32})
+		cs = append(cs, cand{x, k32, int32(pos)})
 	}
 	// Section bound: the buffers left in a section stack above its floor,
 	// the last offset and the lowest offset any of them can take. One
@@ -1057,22 +1074,27 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 			}
 		}
 		s.work += int64(len(c.secs[k]) + len(c.adj[k]))
-		// The rest, in the same order, noting whether it falls apart
-		// into time-disjoint groups.
-		rest := s.sets[level][:0]
+		// The rest, in the same order, in place: k leaves the array
+		// (the buffers after it move down one) and comes back after the
+		// child, whatever its answer, so all levels share one array
+		// (a copy per level cost O(n^2): 216 MB on 5,620 buffers).
+		// Noting whether the rest falls apart into time-disjoint groups.
+		pos := int(cd.pos)
+		copy(set[pos:], set[pos+1:])
+		rest := set[:len(set)-1]
 		apart := false
 		runMax := int32(-1)
-		for _, o := range set {
-			if int(o) != k {
-				if len(rest) > 0 && s.first[o] > runMax {
-					apart = true
-				}
-				runMax = max(runMax, s.lastSec[o])
-				rest = append(rest, o)
+		for i, o := range rest {
+			if i > 0 && s.first[o] > runMax {
+				apart = true
+				break
 			}
+			runMax = max(runMax, s.lastSec[o])
 		}
-		s.sets[level] = rest
-		if s.solve(rest, [2]uint64{sh[0] - c.zob[1][k], sh[1] ^ c.zob[0][k]*0x9e3779b97f4a7c15}, apart, level+1, x, k) {
+		ok := s.solve(rest, [2]uint64{sh[0] - c.zob[1][k], sh[1] ^ c.zob[0][k]*0x9e3779b97f4a7c15}, apart, level+1, x, k)
+		copy(set[pos+1:], set[pos:len(set)-1])
+		set[pos] = cd.b
+		if ok {
 			return true
 		}
 		s.undo(m)

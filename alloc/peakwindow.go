@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"time"
 )
 
 // Peak-first placement, for problems too large for one exact search.
@@ -29,8 +28,8 @@ import (
 var peakWindows = []int{8, 32}
 
 // peakFirst improves best (and best.LowerBound) with peak-first
-// placements, each window's exact search bounded by perWindow.
-func peakFirst(ctx context.Context, p *Problem, best *Minimum, perWindow time.Duration, workers int) {
+// placements, each window's exact search bounded by perWindow work.
+func peakFirst(ctx context.Context, p *Problem, best *Minimum, perWindow int64, workers int) {
 	if !improvable(p) {
 		return
 	}
@@ -58,16 +57,12 @@ func peakFirst(ctx context.Context, p *Problem, best *Minimum, perWindow time.Du
 			continue // the same window as the last one
 		}
 		seen = len(idx)
-		wctx, cancel := context.WithTimeout(ctx, perWindow)
-		sol, st, _ := Exact(wctx, sub, Options{Workers: workers})
-		cancel()
+		sol, st, _ := Exact(ctx, sub, Options{Workers: workers, Budget: perWindow})
 		switch st {
 		case Infeasible:
 			// The window alone needs more than the peak: its minimum
 			// is a better lower bound (only a proven one is kept).
-			wctx, cancel := context.WithTimeout(ctx, perWindow)
-			m, err := Minimize(wctx, sub, Exact, Options{Workers: workers})
-			cancel()
+			m, err := Minimize(ctx, sub, Exact, Options{Workers: workers, Budget: perWindow})
 			bound := sub.Capacity + 1
 			if err == nil && m.LowerBound > bound {
 				bound = m.LowerBound

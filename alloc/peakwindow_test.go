@@ -26,7 +26,7 @@ func TestPeakFirstRaisesLowerBound(t *testing.T) {
 		t.Fatalf("peak %d, want 20", pk)
 	}
 	best := &Minimum{Capacity: math.MaxInt64 / 8, LowerBound: 20}
-	peakFirst(context.Background(), p, best, time.Second, 1)
+	peakFirst(context.Background(), p, best, peakWindowWork, 1)
 	if best.LowerBound != 21 {
 		t.Fatalf("lower bound %d, want 21 (the window's minimum)", best.LowerBound)
 	}
@@ -100,7 +100,7 @@ func FuzzLargeMethods(f *testing.F) {
 			}
 		}
 		best := &Minimum{Capacity: math.MaxInt64 / 8, LowerBound: lowerBound(p)}
-		peakFirst(ctx, p, best, 20*time.Millisecond, 1)
+		peakFirst(ctx, p, best, 1e6, 1)
 		if best.Solution != nil {
 			r := *p
 			r.Capacity = best.Capacity

@@ -175,7 +175,7 @@ func Check(t *Table) diag.Report {
 // skyline placements were tried (triedSkyline), the peak-first placements
 // (which may also raise best.LowerBound), and, while the answer is more
 // than 0.5% above the lower bound, Sweep bisected between the bound and
-// the best capacity so far for at most sweepBudget (Sweep helps on
+// the best capacity so far within sweepWork (Sweep helps on
 // problems with slack spread evenly; on real traces whose peak is one
 // moment it has not beaten the others, so it is not paid for below that).
 func largeProblem(ctx context.Context, p *Problem, best *Minimum, workers int, triedSkyline bool) {
@@ -190,15 +190,14 @@ func largeProblem(ctx context.Context, p *Problem, best *Minimum, workers int, t
 			}
 		}
 	}
-	peakFirst(ctx, p, best, peakWindowTime, workers)
+	peakFirst(ctx, p, best, peakWindowWork, workers)
 	lo := best.LowerBound
 	if best.Capacity-lo <= lo/200 {
 		return
 	}
-	sctx, cancel := context.WithTimeout(ctx, sweepBudget)
-	defer cancel()
 	floor := lo
-	for probes := 0; floor < best.Capacity && probes < 8 && ctxErr(sctx) == nil; probes++ {
+	left := int64(sweepWork) // shared by the probes
+	for probes := 0; floor < best.Capacity && probes < 8 && left > 0 && ctxErr(ctx) == nil; probes++ {
 		probe := floor + (best.Capacity-floor)/2
 		if probes == 0 {
 			probe = lo + lo/1000 // 0.1% above the peak is often reachable
@@ -207,17 +206,21 @@ func largeProblem(ctx context.Context, p *Problem, best *Minimum, workers int, t
 			}
 		}
 		q.Capacity = probe
-		if s := Sweep(sctx, &q, SweepOptions{PerWindow: time.Second}); s != nil {
-			best.Capacity, best.Solution = probe, s
+		budget := left / 2
+		left -= budget
+		if s := Sweep(ctx, &q, SweepOptions{Budget: budget}); s != nil {
+			// The capacity is the placement's height: it may be below
+			// the probe.
+			best.Capacity, best.Solution = max(Height(&q, s), best.LowerBound), s
 		} else {
 			floor = probe + 1 // not placed (which proves nothing)
 		}
 	}
 }
 
-// peakWindowTime bounds the exact search of each peak window (its setup
-// takes 0.3-2 s on the real traces, depending on the machine's load).
-const peakWindowTime = 5 * time.Second
+// peakWindowWork bounds the exact search of each peak window (work
+// units, Options.Budget: about three seconds on one core here).
+const peakWindowWork = 1e8
 
 // lowerBound is the simple lower bound on the capacity: the live-bytes
 // peak, and the end of every fixed buffer (an empty one included: the
@@ -244,8 +247,6 @@ func tooLargeForExact(p *Problem) bool {
 	return false
 }
 
-// sweepBudget bounds the windowed probes of largeProblem.
-const sweepBudget = 2 * time.Second
 
 // BestEffort is the best complete placement the incomplete methods find
 // when the exact search cannot decide: the skyline placements, the greedy
@@ -276,7 +277,7 @@ func BestEffort(ctx context.Context, p *Problem) *Solution {
 		better(bestFit(ctx, &q))
 	}
 	if best != nil && !fits() && ctxErr(ctx) == nil && p.Capacity > 0 {
-		better(Sweep(ctx, p, SweepOptions{PerWindow: time.Second}))
+		better(Sweep(ctx, p, SweepOptions{}))
 	}
 	return best
 }
@@ -292,8 +293,12 @@ type Minimum struct {
 	// LowerBound is the largest capacity known to be too small, plus one.
 	LowerBound int64
 	// Stopped says why the minimum is not proven when a probe gave a
-	// reason other than the deadline (ErrTooLarge: no probe can decide).
+	// reason other than the deadline (ErrTooLarge: no probe can decide;
+	// ErrBudget: the work budget ran out).
 	Stopped error
+	// TimeLimited is set when a deadline stopped a probe: the answer may
+	// then depend on the machine's speed and load.
+	TimeLimited bool
 }
 
 // Minimize finds the smallest capacity that holds the problem, by
@@ -302,6 +307,12 @@ type Minimum struct {
 // deadline each probe gets half of the time left; a probe that runs out
 // leaves its capacity undecided and the bisection continues above it, so
 // a timeout still returns the best capacity found, with Proven false.
+// opt.Budget, when set, is shared by the probes: each gets half of what
+// the earlier ones left, so the whole minimisation does at most about
+// that much work per strategy and stops at the same point on every
+// machine. Capacity is the height of the placement found (never below
+// LowerBound), so Capacity-LowerBound is the answer's distance to the
+// best proven bound.
 func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Minimum, error) {
 	q := *p
 	lo := lowerBound(p)
@@ -339,9 +350,16 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 	proven := true
 	// Try the lower bound first: it is often reachable.
 	probe := lo
+	pool := opt.Budget
 	for floor < best.Capacity {
 		if ctxErr(ctx) != nil {
 			proven = false
+			best.TimeLimited = true
+			break
+		}
+		if opt.Budget > 0 && pool <= 0 {
+			proven = false
+			best.Stopped = ErrBudget
 			break
 		}
 		pctx, cancel := ctx, context.CancelFunc(func() {})
@@ -349,8 +367,23 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 			pctx, cancel = context.WithTimeout(ctx, max(time.Until(dl)/2, 10*time.Millisecond))
 		}
 		q.Capacity = probe
-		sol, st, err := solve(pctx, &q, opt)
+		popt := opt
+		spent := int64(0)
+		if opt.Budget > 0 {
+			popt.Budget = max(pool/2, 1)
+			// A solver that does not report its work is charged its
+			// whole share.
+			spent = popt.Budget
+			popt.charge = func(w int64) { spent = w }
+		}
+		sol, st, err := solve(pctx, &q, popt)
 		cancel()
+		pool -= spent
+		if st == TimedOut && errors.Is(err, ErrBudget) {
+			best.Stopped = err
+		} else if st == TimedOut && pctx.Err() != nil {
+			best.TimeLimited = true
+		}
 		if st == TimedOut && errors.Is(err, ErrTooLarge) {
 			// Every exact probe would be refused alike: bisect with
 			// the incomplete placements instead (nothing proven).
@@ -361,7 +394,8 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 		}
 		switch st {
 		case Solved:
-			best.Capacity, best.Solution = probe, sol
+			// The placement's height, which may be below the probe.
+			best.Capacity, best.Solution = max(min(Height(&q, sol), probe), best.LowerBound), sol
 		case Infeasible:
 			floor = probe + 1
 			if proven {

@@ -25,9 +25,10 @@ func Sweep(ctx context.Context, p *Problem, opt SweepOptions) *Solution {
 	if opt.Window <= 0 {
 		opt.Window = 192
 	}
-	if opt.PerWindow <= 0 {
-		opt.PerWindow = time.Second
+	if opt.Budget <= 0 {
+		opt.Budget = sweepWork
 	}
+	left := opt.Budget
 	order := make([]int, 0, n)
 	sol := &Solution{Offsets: make([]int64, n)}
 	var live []int // placed buffers that may still overlap later windows
@@ -48,7 +49,7 @@ func Sweep(ctx context.Context, p *Problem, opt SweepOptions) *Solution {
 	})
 	windows := (len(order) + opt.Window - 1) / opt.Window
 	for w := 0; w < windows; w++ {
-		if ctxErr(ctx) != nil {
+		if ctxErr(ctx) != nil || left <= 0 {
 			return nil
 		}
 		free := order[w*opt.Window : min(len(order), (w+1)*opt.Window)]
@@ -90,8 +91,14 @@ func Sweep(ctx context.Context, p *Problem, opt SweepOptions) *Solution {
 			b.Offset, b.Fixed, b.Gaps = sol.Offsets[j], true, nil
 			sub.Buffers = append(sub.Buffers, b)
 		}
-		wctx, cancel := context.WithTimeout(ctx, opt.PerWindow)
-		s, st, _ := Exact(wctx, &sub, Options{Workers: 1})
+		wctx, cancel := ctx, context.CancelFunc(func() {})
+		if opt.PerWindow > 0 {
+			wctx, cancel = context.WithTimeout(ctx, opt.PerWindow)
+		}
+		// Each window is charged its search's work and, for the
+		// placements tried before it, its buffers squared.
+		left -= int64(len(sub.Buffers)) * int64(len(sub.Buffers))
+		s, st, _ := Exact(wctx, &sub, Options{Budget: max(left, 1), charge: func(w int64) { left -= w }})
 		cancel()
 		if st != Solved {
 			return nil
@@ -111,10 +118,18 @@ func Sweep(ctx context.Context, p *Problem, opt SweepOptions) *Solution {
 type SweepOptions struct {
 	// Window is the number of buffers decided together (default 192).
 	Window int
-	// PerWindow bounds each window's exact search (default 1 s: a window
-	// that takes longer fails the sweep).
+	// Budget bounds the work of the whole sweep (Options.Budget's units;
+	// default sweepWork): a sweep that runs out fails. It stops at the
+	// same point on every machine.
+	Budget int64
+	// PerWindow, when set, also bounds each window's search in time
+	// (then the answer may depend on the machine).
 	PerWindow time.Duration
 }
+
+// sweepWork is the default work of a sweep: about five seconds on one
+// core here.
+const sweepWork = 2e8
 
 func overlapsUnion(lo, hi int64, union [][2]int64) bool {
 	k, _ := slices.BinarySearchFunc(union, lo, func(s [2]int64, t int64) int {

@@ -63,9 +63,11 @@ end in an inclusive "end" column is infeasible but fits with half-open ends, all
 so: MiniMalloc's own files used that convention for a while.
 -o writes the input CSV with an offset column. --validate checks a solution.
 The modes may be written as words: alloc solve|minimize|validate FILES.
---timeout bounds the whole command, reading the file included; the search
-stops early enough for the fallback placement and the output to fit.
-Without --timeout a solve stops after one minute (0 = no limit).
+Without --timeout the search is bounded by its work (about 40 s on a 2-core
+machine), not by time, so the same command gives the same answer on any machine,
+busy or not. --timeout D bounds the whole command by time instead, reading the file
+included (the answer may then depend on the machine's speed and load; 0 = no limit);
+the search stops early enough for the fallback placement and the output to fit.
 
 --from re-allocates the L2 of a Gemini schedule: each core's buffer snapshots
 become an allocation problem (tensor lifetimes in workload order, byte sizes, the
@@ -121,6 +123,9 @@ the file's own extent, and --rewrite writes the schedule with the new addresses
 			if err != nil {
 				return usageErr("--offsets %v", err)
 			}
+			if !cmd.Flags().Changed("timeout") {
+				timeout = -1 // a work budget, not a time limit
+			}
 			return runAlloc(env, args[0], capacity, out, minimize, timeout, use)
 		},
 	}
@@ -128,10 +133,9 @@ the file's own extent, and --rewrite writes the schedule with the new addresses
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the solution CSV here")
 	cmd.Flags().BoolVar(&minimize, "minimize", false, "find the smallest capacity that holds the problem")
 	cmd.Flags().BoolVar(&validate, "validate", false, "validate SOLUTION.csv against PROBLEM.csv")
-	timeout = allocDefaultTimeout
-	cmd.Flags().Var((*secondsOrDuration)(&timeout), "timeout", "stop the search after this long, e.g. 30s, 2m or 30 (seconds); 0 = no limit; with --from: each exact probe")
+	cmd.Flags().Var((*secondsOrDuration)(&timeout), "timeout", "stop the search after this long, e.g. 30s, 2m or 30 (seconds), and not by its work (the answer may then depend on the machine); 0 = no limit; with --from: each exact probe")
 	// The one default statement names both defaults (pflag prints it).
-	cmd.Flags().Lookup("timeout").DefValue = timeout.String() + ", with --from " + allocFromDefaultTimeout.String()
+	cmd.Flags().Lookup("timeout").DefValue = "none: a work budget, the same on every machine; with --from " + allocFromDefaultTimeout.String()
 	cmd.Flags().StringVar(&offsets, "offsets", "auto", "an offset column is: fixed (pinned), previous (a previous solution; every buffer placed anew) or auto (previous when every row has one and no fixed column, else fixed)")
 	cmd.Flags().StringVar(&from, "from", "", "re-allocate the L2 of this Gemini schedule instead of solving a CSV problem")
 	markRange(cmd.Flags(), "positive", "capacity")
@@ -163,12 +167,6 @@ func (d *secondsOrDuration) Set(s string) error {
 	*d = secondsOrDuration(v)
 	return nil
 }
-
-// allocDefaultTimeout bounds a solve when --timeout is not given: the
-// hardest problem of MiniMalloc's benchmark takes a few seconds, so a
-// minute is generous, and a problem past it ends with "timeout" (exit 1)
-// and the greedy placement's height instead of running unbounded.
-const allocDefaultTimeout = time.Minute
 
 // progress reports explored nodes on stderr while a long solve runs, only
 // when stderr is a terminal and --quiet is off.
@@ -202,10 +200,17 @@ func allocProgress(env *Env) (func(int64), func()) {
 		}
 }
 
+// runAlloc solves a problem file. timeout > 0 bounds the command in time,
+// 0 means no limit at all, and a negative one the default work budget
+// (npukit.AllocDefaultBudget: the same answer on every machine).
 func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, timeout time.Duration, use alloc.OffsetUse) error {
 	// --timeout bounds the whole command, reading included: the clock
 	// starts before the file is read.
 	ctx := context.Background()
+	budget := int64(-1) // none
+	if timeout < 0 {
+		budget = 0 // the default
+	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -219,7 +224,7 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 		return usageErr("%s: %v", path, err)
 	}
 	progress, done := allocProgress(env)
-	res, err := npukit.SolveAlloc(ctx, path, t, use, npukit.AllocSolveOptions{Minimize: minimize, Progress: progress})
+	res, err := npukit.SolveAlloc(ctx, path, t, use, npukit.AllocSolveOptions{Minimize: minimize, Budget: budget, Progress: progress})
 	done()
 	if errors.Is(err, npukit.ErrInternal) {
 		return &ExitError{Code: ExitUnexpected, Err: err}
@@ -325,5 +330,5 @@ func demoAlloc(env *Env, path, outDir string) error {
 	if err != nil {
 		return err
 	}
-	return runAlloc(env, path, 0, out, true, time.Minute, alloc.OffsetsAuto)
+	return runAlloc(env, path, 0, out, true, -1, alloc.OffsetsAuto)
 }
