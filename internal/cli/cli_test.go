@@ -199,3 +199,36 @@ func TestDemo(t *testing.T) {
 		t.Fatal(r)
 	}
 }
+
+// Output that cannot be written is a failure: sim, neff dma and edgetpu dma
+// exited 0 with standard output on /dev/full (a full disk).
+func TestStdoutWriteErrorFails(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer full.Close()
+	dir := t.TempDir()
+	if r := run(t, ".", "demo", "--dir", dir); r.code != 0 {
+		t.Fatal(r)
+	}
+	for _, args := range [][]string{
+		{"sim", "demo.neff"},
+		{"neff", "dma", "demo_neff_dma.neff"},
+		{"edgetpu", "dma", "demo_edgetpu.tflite"},
+		{"inspect", "demo_gemini_schedule.json"},
+	} {
+		cmd := exec.Command(binary, args...)
+		cmd.Dir = dir
+		var se bytes.Buffer
+		cmd.Stdout, cmd.Stderr = full, &se
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Errorf("%v into /dev/full: %v, want exit 2 (%s)", args, err, se.String())
+		}
+		if !strings.Contains(se.String(), "no space left") {
+			t.Errorf("%v: the error does not say why: %s", args, se.String())
+		}
+	}
+}
