@@ -20,16 +20,21 @@ func main() {
 }
 
 func removeTempsOnSignal() {
-	// Ctrl-C or a kill during a write: remove the hidden temporary files
-	// and directories before exiting with the shell's 128+signal.
+	// Ctrl-C, a kill or a closed terminal during a write: put nothing more
+	// in place, remove the hidden temporary files and directories (a
+	// directory replacement in progress completes or is undone first) and
+	// exit with the shell's 128+signal.
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		s := <-sig
-		atomicfile.RemoveTemps()
+		atomicfile.Interrupt()
 		code := 130
-		if s == syscall.SIGTERM {
+		switch s {
+		case syscall.SIGTERM:
 			code = 143
+		case syscall.SIGHUP:
+			code = 129
 		}
 		os.Exit(code)
 	}()

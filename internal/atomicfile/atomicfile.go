@@ -96,7 +96,7 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 	if err = f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	return commit(func() error { return os.Rename(tmp, path) }, tmp)
 }
 
 // writeThrough writes to a device or FIFO in place: there is nothing to
@@ -152,7 +152,7 @@ func Dir(path string, replace bool, fill func(tmp string) error) (err error) {
 	if !replace {
 		// rename(2) replaces only an empty directory; anything else that
 		// appeared at path while fill ran makes it fail.
-		if err = os.Rename(tmp, path); err != nil {
+		if err = commit(func() error { return os.Rename(tmp, path) }, tmp); err != nil {
 			if cerr := checkDirTarget(path, false); cerr != nil {
 				return fmt.Errorf("%w (it appeared while writing)", cerr)
 			}
@@ -164,20 +164,60 @@ func Dir(path string, replace bool, fill func(tmp string) error) (err error) {
 		return err
 	}
 	if _, statErr := os.Lstat(path); statErr == nil {
+		// The old directory steps aside and the new one takes its name
+		// as one step for a signal: RemoveTemps waits for both renames
+		// (or the undoing of the first), so an interruption never finds
+		// the old directory aside and the new one not yet in place, and
+		// removes at worst the old one once the new one is there.
 		old := tmp + ".old"
-		track(old)
+		err = commit(func() error {
+			if err := os.Rename(path, old); err != nil {
+				return err
+			}
+			temps[old] = true
+			if testBetweenRenames != nil {
+				testBetweenRenames()
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				if os.Rename(old, path) == nil {
+					delete(temps, old)
+				}
+				return err
+			}
+			return nil
+		}, tmp)
+		if err != nil {
+			return err
+		}
 		defer untrack(old)
-		if err = os.Rename(path, old); err != nil {
-			return err
-		}
-		if err = os.Rename(tmp, path); err != nil {
-			os.Rename(old, path)
-			return err
-		}
 		return os.RemoveAll(old)
 	}
-	return os.Rename(tmp, path)
+	return commit(func() error { return os.Rename(tmp, path) }, tmp)
 }
+
+// errInterrupted is a result not put in place because the process is
+// being interrupted.
+var errInterrupted = errors.New("interrupted")
+
+// commit runs the renames that put a result in place, unless the process
+// is being interrupted, and stops tracking tmp once it has been renamed: a
+// signal's RemoveTemps runs entirely before or entirely after it.
+func commit(rename func() error, tmp string) error {
+	tempsMu.Lock()
+	defer tempsMu.Unlock()
+	if interrupted {
+		return errInterrupted
+	}
+	if err := rename(); err != nil {
+		return err
+	}
+	delete(temps, tmp)
+	return nil
+}
+
+// testBetweenRenames, when set by a test, runs between the two renames of
+// a directory replacement.
+var testBetweenRenames func()
 
 // checkDirTarget refuses a path that is not a directory, or that is a
 // non-empty directory when replace is not set.
@@ -220,6 +260,8 @@ func Join(root, name string) (string, error) {
 var (
 	tempsMu sync.Mutex
 	temps   = map[string]bool{}
+	// interrupted: Interrupt was called; nothing more is put in place
+	interrupted bool
 )
 
 func track(p string) {
@@ -241,14 +283,43 @@ func untrack(p string) {
 func RemoveTemps() int {
 	tempsMu.Lock()
 	defer tempsMu.Unlock()
+	return removeTemps()
+}
+
+func removeTemps() int {
 	n := 0
 	for p := range temps {
-		if os.RemoveAll(p) == nil {
+		if removeAll(p) {
 			n++
 		}
 		delete(temps, p)
 	}
 	return n
+}
+
+// removeAll removes p even while another goroutine still writes into it
+// (a fill creating files as the directory is emptied): it tries again
+// until p is gone, a bounded number of times.
+func removeAll(p string) bool {
+	for range 20 {
+		os.RemoveAll(p)
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+	}
+	return false
+}
+
+// Interrupt is what a program does on SIGINT, SIGTERM or SIGHUP before it
+// exits: no result is put in place any more (a write finishing meanwhile
+// fails), the temporaries are removed, and a directory replacement in
+// progress completes or is undone first, so the old and new directories
+// are never both lost. It keeps the temporaries' lock: the program is
+// expected to exit at once.
+func Interrupt() int {
+	tempsMu.Lock()
+	interrupted = true
+	return removeTemps()
 }
 
 var (

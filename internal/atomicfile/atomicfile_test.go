@@ -174,3 +174,67 @@ func TestRemoveTempsDuringWrite(t *testing.T) {
 		t.Fatalf("left %v", entries)
 	}
 }
+
+// An interruption never finds the old directory moved aside and the new
+// one not yet in place (Ctrl-C between the two renames of a --force
+// replacement deleted both): the renames hold the lock RemoveTemps takes.
+func TestInterruptBetweenRenamesKeepsOne(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	if err := os.MkdirAll(filepath.Join(out, "old"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	held := false
+	testBetweenRenames = func() {
+		if tempsMu.TryLock() {
+			tempsMu.Unlock()
+			return
+		}
+		held = true
+	}
+	defer func() { testBetweenRenames = nil }()
+	err := Dir(out, true, func(tmp string) error {
+		return os.WriteFile(filepath.Join(tmp, "new"), []byte("x"), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !held {
+		t.Fatal("a signal's cleanup could run between the renames")
+	}
+	if _, err := os.Stat(filepath.Join(out, "new")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// After Interrupt, a write that finishes puts nothing in place and leaves
+// no temporary: the signal's cleanup and the writer do not race to leave a
+// half-written directory under the target's name.
+func TestInterruptStopsCommits(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	err := Dir(out, false, func(tmp string) error {
+		Interrupt()
+		tempsMu.Unlock() // the test goes on; a program exits here
+		// the writer goes on writing into its temporary folder
+		os.MkdirAll(filepath.Join(tmp, "sub"), 0o755)
+		return os.WriteFile(filepath.Join(tmp, "sub", "late"), []byte("x"), 0o644)
+	})
+	defer func() {
+		tempsMu.Lock()
+		interrupted = false
+		tempsMu.Unlock()
+	}()
+	if err == nil {
+		t.Fatal("the result was put in place after the interruption")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("left %v", entries)
+	}
+	if err := WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644); err == nil {
+		t.Fatal("a file was put in place after the interruption")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("left %v", entries)
+	}
+}
