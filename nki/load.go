@@ -619,3 +619,89 @@ var numpyNames = func() map[string]bool {
 }()
 
 func pyPos(line int) python.Pos { return python.Pos{Line: line} }
+
+// ImportedFiles lists the helper modules a kernel file may import, found
+// without running it: the targets of its relative imports and of names
+// in modules (a manifest's module map), next to each importing file,
+// recursively, within dir. A command that writes a file refuses to
+// replace one of them (nki place -o onto the kernel's own helper).
+func ImportedFiles(dir, file string, modules map[string]string) []string {
+	var out []string
+	seen := map[string]bool{file: true}
+	queue := []string{file}
+	for len(queue) > 0 && len(seen) < 1000 {
+		f := queue[0]
+		queue = queue[1:]
+		src, err := inputfile.ReadFileMax(filepath.Join(dir, f), python.MaxSource)
+		if err != nil {
+			continue
+		}
+		mod, err := python.Parse(f, string(src))
+		if err != nil {
+			continue
+		}
+		var names []string
+		var walk func(body []python.Stmt)
+		walk = func(body []python.Stmt) {
+			for _, s := range body {
+				switch st := s.(type) {
+				case *python.Import:
+					for _, a := range st.Names {
+						names = append(names, a.Name)
+					}
+				case *python.ImportFrom:
+					names = append(names, st.Module)
+					for _, a := range st.Names {
+						names = append(names, joinMod(st.Module, a.Name))
+					}
+				case *python.If:
+					walk(st.Body)
+					walk(st.Else)
+				case *python.While:
+					walk(st.Body)
+					walk(st.Else)
+				case *python.For:
+					walk(st.Body)
+					walk(st.Else)
+				case *python.With:
+					walk(st.Body)
+				case *python.Try:
+					walk(st.Body)
+					for _, h := range st.Handlers {
+						walk(h.Body)
+					}
+					walk(st.Else)
+					walk(st.Finally)
+				case *python.FunctionDef:
+					walk(st.Body)
+				case *python.ClassDef:
+					walk(st.Body)
+				}
+			}
+		}
+		walk(mod.Body)
+		for _, name := range names {
+			var cands []string
+			for k, mf := range modules {
+				if k == name || strings.HasSuffix(k, "."+name) {
+					cands = append(cands, mf)
+				}
+			}
+			if name != "" {
+				last := name[strings.LastIndexByte(name, '.')+1:]
+				cands = append(cands, filepath.Join(filepath.Dir(f), last+".py"))
+			}
+			for _, c := range cands {
+				if seen[c] || !filepath.IsLocal(c) {
+					continue
+				}
+				if st, err := os.Stat(filepath.Join(dir, c)); err == nil && st.Mode().IsRegular() {
+					seen[c] = true
+					out = append(out, filepath.Join(dir, c))
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -18,7 +18,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 )
 
 // WriteFile writes data to path atomically.
@@ -85,16 +87,16 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 	}()
 	bw := bufio.NewWriterSize(f, 1<<20)
 	if err = fill(bw); err != nil {
-		return err
+		return outputErr(err, tmp, path)
 	}
 	if err = bw.Flush(); err != nil {
-		return err
+		return outputErr(err, tmp, path)
 	}
 	if err = f.Chmod(mode); err != nil {
 		return err
 	}
 	if err = f.Close(); err != nil {
-		return err
+		return outputErr(err, tmp, path)
 	}
 	return commit(func() error { return os.Rename(tmp, path) }, tmp)
 }
@@ -144,7 +146,7 @@ func Dir(path string, replace bool, fill func(tmp string) error) (err error) {
 		}
 	}()
 	if err = fill(tmp); err != nil {
-		return err
+		return outputErr(err, tmp, path)
 	}
 	if err = os.Chmod(tmp, 0o777&^Umask()); err != nil {
 		return err
@@ -193,6 +195,21 @@ func Dir(path string, replace bool, fill func(tmp string) error) (err error) {
 		return os.RemoveAll(old)
 	}
 	return commit(func() error { return os.Rename(tmp, path) }, tmp)
+}
+
+// outputErr names the output in an error about its temporary (a full disk
+// said "write /d/.out.tmp-123/x: no space left on device").
+func outputErr(err error, tmp, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && (pe.Path == tmp || strings.HasPrefix(pe.Path, tmp+string(filepath.Separator))) {
+		named := *pe
+		named.Path = path + strings.TrimPrefix(pe.Path, tmp)
+		if pe.Err == syscall.ENOSPC {
+			return fmt.Errorf("writing %s: %w", path, &named)
+		}
+		return &named
+	}
+	return err
 }
 
 // errInterrupted is a result not put in place because the process is

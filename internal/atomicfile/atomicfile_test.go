@@ -3,8 +3,11 @@ package atomicfile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -236,5 +239,18 @@ func TestInterruptStopsCommits(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("left %v", entries)
+	}
+}
+
+// An error about the temporary names the output (a full disk's message
+// named a hidden .NAME.tmp-* path).
+func TestErrorNamesTheOutput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	err := Dir(out, false, func(tmp string) error {
+		return &fs.PathError{Op: "write", Path: filepath.Join(tmp, "x.bin"), Err: syscall.ENOSPC}
+	})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(out, "x.bin")) || strings.Contains(err.Error(), ".tmp-") {
+		t.Fatalf("got %v", err)
 	}
 }

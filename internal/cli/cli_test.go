@@ -232,3 +232,54 @@ func TestStdoutWriteErrorFails(t *testing.T) {
 		}
 	}
 }
+
+// An output that is one of the inputs is refused before any work: a
+// kernel's imported helper module, an input inside a directory output
+// (unpack -o d --force deleted d/x.neff), a file output inside an input
+// directory (pack d -o d/x.neff packed the first output into the second).
+func TestOutputIsAnInputRefused(t *testing.T) {
+	dir := t.TempDir()
+	if r := run(t, ".", "demo", "--dir", dir); r.code != 0 {
+		t.Fatal(r)
+	}
+	kdir := filepath.Join(dir, "k")
+	os.Mkdir(kdir, 0o755)
+	os.WriteFile(filepath.Join(kdir, "k.py"), []byte("import neuronxcc.nki.language as nl\nfrom .helper import X\n\ndef kernel():\n    return\n"), 0o644)
+	os.WriteFile(filepath.Join(kdir, "helper.py"), []byte("from .inner import Y\nX = 1\n"), 0o644)
+	os.WriteFile(filepath.Join(kdir, "inner.py"), []byte("Y = 1\n"), 0o644)
+	unpacked := filepath.Join(dir, "u")
+	if r := run(t, dir, "neff", "unpack", "demo.neff", "-o", unpacked); r.code != 0 {
+		t.Fatal(r)
+	}
+	inDir := filepath.Join(dir, "in")
+	os.Mkdir(inDir, 0o755)
+	neffIn := filepath.Join(inDir, "x.neff")
+	data, _ := os.ReadFile(filepath.Join(dir, "demo.neff"))
+	os.WriteFile(neffIn, data, 0o644)
+	for _, c := range []struct {
+		args []string
+		kept string
+	}{
+		{[]string{"nki", "place", "k/k.py", "--kernel", "kernel", "-o", "k/helper.py"}, "k/helper.py"},
+		{[]string{"nki", "check", "k/k.py", "--kernel", "kernel", "--emit-plan", "k/inner.py"}, "k/inner.py"},
+		{[]string{"neff", "unpack", "in/x.neff", "-o", "in", "--force"}, "in/x.neff"},
+		{[]string{"neff", "pack", "u", "-o", "u/x.neff"}, ""},
+	} {
+		var before []byte
+		if c.kept != "" {
+			before, _ = os.ReadFile(filepath.Join(dir, c.kept))
+		}
+		r := run(t, dir, c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "input") {
+			t.Errorf("%v: exit %d, %s", c.args, r.code, r.stderr)
+		}
+		if c.kept != "" {
+			if after, err := os.ReadFile(filepath.Join(dir, c.kept)); err != nil || !bytes.Equal(after, before) {
+				t.Errorf("%v: the input %s was changed (%v)", c.args, c.kept, err)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(unpacked, "x.neff")); err == nil {
+		t.Error("pack wrote into its input directory")
+	}
+}

@@ -70,7 +70,7 @@ func documentOutputs(c *cobra.Command) {
 func checkOutputs(cmd *cobra.Command, args []string) error {
 	writes := false
 	for _, name := range fileOutputFlags {
-		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() != "" && !dirOutput(cmd, name) {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() != "" {
 			writes = true
 		}
 	}
@@ -95,22 +95,50 @@ func checkOutputs(cmd *cobra.Command, args []string) error {
 			inputs = append(inputs, v)
 			if name == "manifest" {
 				// The kernels a manifest names are read too (nki place -o
-				// onto the entry's own kernel would replace it).
+				// onto the entry's own kernel would replace it), and so
+				// are its modules.
 				if m, err := nki.ReadManifest(v); err == nil {
 					for _, e := range m.Entries {
 						inputs = append(inputs, filepath.Join(m.Dir(), e.File))
+						inputs = append(inputs, nki.ImportedFiles(m.Dir(), e.File, m.Modules)...)
+					}
+					for _, f := range m.Modules {
+						inputs = append(inputs, filepath.Join(m.Dir(), f))
 					}
 				}
 			}
 		}
 	}
+	// a kernel's helper modules are inputs as much as the kernel
+	for _, a := range args {
+		if strings.HasSuffix(a, ".py") {
+			inputs = append(inputs, nki.ImportedFiles(filepath.Dir(a), filepath.Base(a), nil)...)
+		}
+	}
 	named := map[string]string{} // cleaned path -> flag
 	for _, name := range fileOutputFlags {
 		f := cmd.Flags().Lookup(name)
-		if f == nil || !f.Changed || f.Value.String() == "" || dirOutput(cmd, name) {
+		if f == nil || !f.Changed || f.Value.String() == "" {
 			continue
 		}
 		path := f.Value.String()
+		if dirOutput(cmd, name) {
+			// a directory output replaces what it holds (with --force):
+			// an input inside it would be deleted
+			for _, in := range inputs {
+				if within(in, path) {
+					return usageErr("--%s %s holds the input %s: write the output elsewhere (replacing the directory would delete its own input)", name, path, in)
+				}
+			}
+			continue
+		}
+		// a file written into a directory the command reads would be
+		// read as an input the next time (neff pack d -o d/x.neff)
+		for _, in := range inputs {
+			if st, err := os.Stat(in); err == nil && st.IsDir() && within(path, in) {
+				return usageErr("--%s %s is inside the input directory %s: write the output elsewhere", name, path, in)
+			}
+		}
 		if prev, ok := named[filepath.Clean(path)]; ok {
 			return usageErr("--%s and --%s name one file, %s: give each its own", prev, name, path)
 		}
@@ -129,6 +157,36 @@ func checkOutputs(cmd *cobra.Command, args []string) error {
 		}
 	}
 	return nil
+}
+
+// within reports whether path is dir or lies inside it, symbolic links
+// resolved where the paths exist.
+func within(path, dir string) bool {
+	p, d := realPath(path), realPath(dir)
+	if p == "" || d == "" {
+		return false
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// realPath is path made absolute, with the symbolic links of its longest
+// existing prefix resolved.
+func realPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	rest := ""
+	for p := abs; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(p) == p {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
 }
 
 // flagValues is a flag's value, or each element of a list flag.
