@@ -64,7 +64,7 @@ Exit code 1 when any error is found, 2 when a file cannot be read or recognised.
 			if err != nil {
 				return err
 			}
-			files, skipped, err := inputs(args)
+			files, skipped, err := inputs(args, lf.skipOther)
 			if err != nil {
 				return err
 			}

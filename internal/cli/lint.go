@@ -27,6 +27,7 @@ type lintFlags struct {
 	noConfig                  bool
 	format                    string
 	noInfo                    bool
+	skipOther                 bool
 	all                       bool // no folding of repeated findings
 }
 
@@ -35,6 +36,7 @@ func (f *lintFlags) bind(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "", "output format: text, json, sarif (SARIF 2.1.0) or github (workflow annotations); --json is --format json")
 	fl.BoolVar(&f.noInfo, "no-info", false, "leave out info diagnostics")
+	fl.BoolVar(&f.skipOther, "skip-other", false, "skip named files that are not artifacts this command checks, as a directory walk does (for pre-commit hooks, which pass every file their pattern matches)")
 	fl.BoolVar(&f.all, "all", false, fmt.Sprintf("list every finding: do not fold more than %d of one rule in one file into one line", diag.RepeatLimit))
 }
 
@@ -166,9 +168,11 @@ func runChecks(env *Env, format string, lf *lintFlags, policy *ruleset.Policy, f
 // names no file is expanded; a directory that is an artifact (an unpacked
 // NEFF) is itself, any other directory is walked recursively. Files met
 // in a walk are kept when their content is an artifact npukit checks and
-// counted as skipped otherwise (listed with -v); a named file is always
-// kept, so that a file that is not an artifact is reported, not skipped.
-func inputs(args []string, kinds ...detect.Kind) (files, skipped []string, err error) {
+// counted as skipped otherwise (listed with -v), as are other kinds than
+// kinds when given. A named file is kept, so that a file that is not an
+// artifact is reported, not skipped, unless skipOther (--skip-other: a
+// pre-commit hook passes every file its pattern matches).
+func inputs(args []string, skipOther bool, kinds ...detect.Kind) (files, skipped []string, err error) {
 	for _, a := range args {
 		if _, statErr := os.Lstat(a); statErr != nil && strings.ContainsAny(a, "*?[") {
 			m, gerr := filepath.Glob(a)
@@ -179,7 +183,7 @@ func inputs(args []string, kinds ...detect.Kind) (files, skipped []string, err e
 				return nil, nil, usageErr("%s: no file matches", a)
 			}
 			for _, p := range m {
-				f, s, err := inputs([]string{p}, kinds...)
+				f, s, err := inputs([]string{p}, skipOther, kinds...)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -189,6 +193,10 @@ func inputs(args []string, kinds ...detect.Kind) (files, skipped []string, err e
 		}
 		st, statErr := os.Stat(a)
 		if statErr != nil || !st.IsDir() {
+			if skipOther && statErr == nil && !checkable(a, kinds) {
+				skipped = append(skipped, a)
+				continue
+			}
 			files = append(files, a)
 			continue
 		}
@@ -237,14 +245,10 @@ func artifactsUnder(dir string, kinds []detect.Kind) (files, skipped []string, e
 			skipped = append(skipped, p)
 			return nil
 		}
-		r, derr := detect.Path(p)
-		var ue *detect.UnknownError
-		switch {
-		case errors.As(derr, &ue), derr == nil && !npukit.Supports(r.Kind, "check"),
-			derr == nil && len(kinds) > 0 && !slices.Contains(kinds, r.Kind):
-			skipped = append(skipped, p)
-		default:
+		if checkable(p, kinds) {
 			files = append(files, p) // an artifact, or one that cannot be read: check says which
+		} else {
+			skipped = append(skipped, p)
 		}
 		return nil
 	})
@@ -253,6 +257,23 @@ func artifactsUnder(dir string, kinds []detect.Kind) (files, skipped []string, e
 	}
 	sort.Strings(files)
 	return files, skipped, nil
+}
+
+// checkable reports whether a file's content is an artifact npukit checks
+// (of one of kinds, when given); a file of a recognised kind that cannot
+// be read further counts as checkable, so that check says what is wrong.
+func checkable(p string, kinds []detect.Kind) bool {
+	r, err := detect.Path(p)
+	var ue *detect.UnknownError
+	switch {
+	case errors.As(err, &ue):
+		return false
+	case err == nil && !npukit.Supports(r.Kind, "check"):
+		return false
+	case err == nil && len(kinds) > 0 && !slices.Contains(kinds, r.Kind):
+		return false
+	}
+	return true
 }
 
 // reportSkipped says how many files a tree walk left out, and with -v which.

@@ -105,7 +105,7 @@ func newNkiCheckCmd(env *Env) *cobra.Command {
 	var lf lintFlags
 	var emit string
 	cmd := &cobra.Command{
-		Use:   "check [KERNEL.py]",
+		Use:   "check [KERNEL.py|DIR|GLOB...]",
 		Short: "Check a kernel's allocations: lower it to the sbuf plan model and run the placement, lifetime and accumulation checks",
 		Long: `check traces the kernel, lowers it to the plan model of 'npukit sbuf' (on-chip tensors
 with their allocation, the body as loops of engine steps reading and writing logical
@@ -117,8 +117,18 @@ per engine. Every finding names the kernel's file:line, the tensor and the loop 
 --emit-plan FILE writes the lowered plan as YAML ('npukit sbuf check FILE' reads it; there
 sbuf/matmul-shape compares whole tensors, while a kernel's matmul operands are views, so
 'nki check' leaves that rule out).
-Exit code 1 when an error is found, 2 when the kernel cannot be traced.`,
-		Args: cobra.MaximumNArgs(1),
+
+Several kernels at once: --manifest FILE without --entry checks every entry; files,
+directories and globs check every kernel named by a comment in its file,
+
+    # npukit: check my_kernel(a=float32[128,512], b=float32[128,512], n=4) grid=2 arch=v2
+
+(*.py files without one are skipped in a directory). '# npukit: ignore[RULE]' on a line,
+or on the comment line above it, hides that rule's finding there (listed as suppressed
+in --json). Rule control and output formats (--format sarif|github) are those of
+'npukit check'.
+Exit code 1 when an error is found, 2 when a kernel cannot be traced.`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format, err := lf.outputFormat(env)
 			if err != nil {
@@ -128,7 +138,7 @@ Exit code 1 when an error is found, 2 when the kernel cannot be traced.`,
 			if err != nil {
 				return err
 			}
-			if f.manyKernels(args) {
+			if f.manyKernels(args, lf.skipOther) {
 				if emit != "" {
 					return usageErr("--emit-plan writes the plan of one kernel; name one (--manifest with --entry, or KERNEL.py with --kernel)")
 				}

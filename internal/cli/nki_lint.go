@@ -25,12 +25,15 @@ type kernelJob struct {
 // manyKernels reports whether `nki check` checks a set of kernels (every
 // entry of a manifest; files, directories or globs whose kernels carry
 // '# npukit: check' directives) rather than the one kernel the flags name.
-func (f *nkiFlags) manyKernels(args []string) bool {
+func (f *nkiFlags) manyKernels(args []string, skipOther bool) bool {
 	if f.manifest != "" {
 		return f.entry == ""
 	}
 	if f.kernel != "" || len(f.args) > 0 || len(f.grid) > 0 {
 		return false
+	}
+	if skipOther {
+		return true // a hook's list of files: check those with directives
 	}
 	if len(args) != 1 {
 		return len(args) > 1
@@ -68,7 +71,7 @@ func readKernelSource(path string) ([]byte, error) {
 // kernelJobs lists the kernels to check: a manifest's entries, or the
 // directives of the kernel files named or found under the directories
 // named (*.py files without a directive are skipped there).
-func (f *nkiFlags) kernelJobs(args []string) (jobs []kernelJob, skipped []string, err error) {
+func (f *nkiFlags) kernelJobs(args []string, skipOther bool) (jobs []kernelJob, skipped []string, err error) {
 	ver := archVersion[f.arch]
 	if f.manifest != "" {
 		if len(args) > 0 {
@@ -138,7 +141,7 @@ func (f *nkiFlags) kernelJobs(args []string) (jobs []kernelJob, skipped []string
 			return nil, nil, usageErr("%s: %v", p, err)
 		}
 		if len(ds) == 0 {
-			if named[p] {
+			if named[p] && !skipOther {
 				return nil, nil, usageErr("%s: no '# npukit: check KERNEL(ARG=SPEC, ...)' comment; give --kernel and --arg, or a manifest", p)
 			}
 			skipped = append(skipped, p)
@@ -157,7 +160,7 @@ func (f *nkiFlags) kernelJobs(args []string) (jobs []kernelJob, skipped []string
 			jobs = append(jobs, kernelJob{o: o, path: p})
 		}
 	}
-	if len(jobs) == 0 {
+	if len(jobs) == 0 && !skipOther {
 		return nil, nil, usageErr("no kernel with a '# npukit: check' comment under %s", strings.Join(args, ", "))
 	}
 	return jobs, skipped, nil
@@ -207,7 +210,7 @@ func filterKernelFindings(rep diag.Report, dir string, p *ruleset.Policy) (kept,
 
 // checkKernels checks several kernels and renders one check document.
 func checkKernels(env *Env, f *nkiFlags, lf *lintFlags, args []string, format string, policy *ruleset.Policy) error {
-	jobs, skipped, err := f.kernelJobs(args)
+	jobs, skipped, err := f.kernelJobs(args, lf.skipOther)
 	if err != nil {
 		return err
 	}

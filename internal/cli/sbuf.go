@@ -90,7 +90,7 @@ Exit code 1 when an error is found, 2 when a plan cannot be read.`,
 			if err != nil {
 				return err
 			}
-			files, skipped, err := inputs(args, detect.SBUFPlan)
+			files, skipped, err := inputs(args, lf.skipOther, detect.SBUFPlan)
 			if err != nil {
 				return err
 			}
