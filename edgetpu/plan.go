@@ -158,7 +158,11 @@ var (
 	// DEPTHWISE_CONV_2D, FULLY_CONNECTED) are refused once a tensor's two
 	// innermost dimensions hold about 200,000 elements: 80x2100 (168,000)
 	// mapped, 144x1600 (230,400) and 80x8400 (672,000) refused.
-	innerTwoLimit = sizeLimit{limit: 200_000, low: 150_000, high: 400_000, seen: "seen mapped at 168,000 and refused from 230,400 elements"}
+	innerTwoLimit = sizeLimit{limit: 200_000, low: 150_000, high: 300_000, seen: "seen mapped at 168,000 and 194,880 and refused from 230,400 elements"}
+	// sliceLimit: STRIDED_SLICE refuses a smaller input: [1, 145, 1344]
+	// (194,880) was refused where a CONCATENATION writing the same tensor
+	// was not (YOLOv8n at 256, whose log is shared).
+	sliceLimit = sizeLimit{limit: 180_000, low: 120_000, high: 200_000, seen: "STRIDED_SLICE refused reading 194,880 elements"}
 	// reshapeLimit: reshapes of 921,600 elements mapped; "about a
 	// million" refused.
 	reshapeLimit = sizeLimit{limit: 1_000_000, low: 900_000, high: 2_000_000, seen: "seen mapped at 921,600 elements; refused around a million"}
@@ -369,12 +373,29 @@ func mappable(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, compile
 		return &sg.Tensors[i]
 	}
 	if code.Custom() {
-		return verdict{status: StatusNotSupported, reason: fmt.Sprintf("custom operator %q: the Edge TPU runs builtin operations only [ops]", code.CustomCode),
+		v := verdict{status: StatusNotSupported, reason: fmt.Sprintf("custom operator %q: the Edge TPU runs builtin operations only [ops]", code.CustomCode),
 			fix: "keep it on the CPU after the Edge TPU segment, or express it with supported builtin operations"}
+		// The compiler words a custom operator with float tensors (a
+		// detection post-processing op) by its data type: every CUSTOM
+		// row of the shared logs says "unsupported data type".
+		for _, list := range [][]int32{op.Inputs, op.Outputs} {
+			for _, i := range list {
+				if ten := tensor(i); ten != nil && !t.IsConstant(ten) && !eightBit(ten.Type) {
+					v.status = StatusDataType
+				}
+			}
+		}
+		return v
 	}
 	if v, ok := opMinCompiler[name]; ok && compiler < v {
 		return verdict{status: StatusNotSupported, reason: fmt.Sprintf("%s is mapped from Edge TPU compiler %d on; compiler %d does not map it", name, v, compiler),
 			fix: fmt.Sprintf("compile with Edge TPU compiler %d or newer", v)}
+	}
+	// Rank comes before data types: the compiler reports the fp16 weight
+	// DEQUANTIZEs of a float16 model ([64, 3, 3, 32] float outputs) as
+	// "Tensor has unsupported rank", not as an unsupported data type.
+	if v, bad := rankVerdict(t, op, tensor); bad {
+		return v
 	}
 	lstm := name == "UNIDIRECTIONAL_SEQUENCE_LSTM"
 	// Activations (non-constant tensors) must be 8-bit; QUANTIZE may take
@@ -426,6 +447,20 @@ func mappable(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, compile
 				return verdict{status: StatusUnspecified, reason: fmt.Sprintf("tensor %q has a dynamic dimension (shape signature %v): sizes must be constant at compile time [req]", shortName(ten.Name), ten.ShapeSignature),
 					fix: "export the model with fixed input shapes"}
 			}
+		}
+	}
+	return opLimits(t, sg, op, name, tensor)
+}
+
+// rankVerdict applies [req]'s rank rule: a non-constant tensor with more
+// than 3 dimensions larger than 1.
+func rankVerdict(t *tflite.Model, op *tflite.Operator, tensor func(int32) *tflite.Tensor) (verdict, bool) {
+	for _, list := range [][]int32{op.Inputs, op.Outputs} {
+		for _, i := range list {
+			ten := tensor(i)
+			if ten == nil || t.IsConstant(ten) {
+				continue
+			}
 			big := 0
 			for _, d := range ten.Shape {
 				if d > 1 {
@@ -434,11 +469,11 @@ func mappable(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, compile
 			}
 			if big > 3 {
 				return verdict{status: StatusRank, reason: fmt.Sprintf("tensor %q %v has %d dimensions larger than 1; the Edge TPU maps at most 3 [req]", shortName(ten.Name), ten.Shape, big),
-					fix: "reshape so that at most the 3 innermost dimensions are larger than 1"}
+					fix: "reshape so that at most the 3 innermost dimensions are larger than 1"}, true
 			}
 		}
 	}
-	return opLimits(t, sg, op, name, tensor)
+	return verdict{}, false
 }
 
 // opLimits applies the known limitations of [ops] and the calibrated ones.
@@ -598,9 +633,13 @@ func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name st
 				}
 				d := ten.Shape[len(ten.Shape)-2:]
 				n := int64(max(d[0], 0)) * int64(max(d[1], 0))
-				refused, unc := innerTwoLimit.check(n)
+				lim := innerTwoLimit
+				if name == "STRIDED_SLICE" {
+					lim = sliceLimit
+				}
+				refused, unc := lim.check(n)
 				if refused {
-					return verdict{status: StatusUnspecified, reason: fmt.Sprintf("tensor %q %v: its two innermost dimensions hold %d elements; the compiler refuses operators other than convolutions and fully-connected layers on such tensors (%s)", shortName(ten.Name), ten.Shape, n, innerTwoLimit.seen),
+					return verdict{status: StatusUnspecified, reason: fmt.Sprintf("tensor %q %v: its two innermost dimensions hold %d elements; the compiler refuses operators other than convolutions and fully-connected layers on such tensors (%s)", shortName(ten.Name), ten.Shape, n, lim.seen),
 						fix: "keep such tensors on the CPU side of the segment (cut with -i), or lay them out with fewer elements in the two innermost dimensions", uncertain: unc}
 				}
 				if unc != "" && ok.uncertain == "" {

@@ -269,3 +269,23 @@ func TestPlanCompilerFlags(t *testing.T) {
 		t.Errorf("-a -i custom_out: %s", places(p))
 	}
 }
+
+// The compiler's status words follow its own order of checks: a custom
+// operator with float tensors is reported by its data type, and a tensor
+// of four dimensions larger than 1 by its rank even when it is float.
+func TestPlanStatusOrder(t *testing.T) {
+	g := newGraph()
+	x := g.act("x", tflite.TensorInt8, 1, 10, 4)
+	y := g.act("y", tflite.TensorFloat32, 1, 10, 4)
+	g.custom("TFLite_Detection_PostProcess", []int32{x}, y)
+	if o := only(t, g, x, y, PlanOptions{}); o.Status != StatusDataType {
+		t.Errorf("custom op with a float output: %q", o.Status)
+	}
+	g = newGraph()
+	w := g.constant("w16", tflite.TensorFloat16, make([]byte, 2*64*3*3*32), 64, 3, 3, 32)
+	d := g.act("w32", tflite.TensorFloat32, 64, 3, 3, 32)
+	g.op(6 /* DEQUANTIZE */, []int32{w}, d)
+	if o := only(t, g, w, d, PlanOptions{}); o.Status != StatusRank {
+		t.Errorf("DEQUANTIZE to a 4-D float tensor: %q", o.Status)
+	}
+}
