@@ -99,6 +99,14 @@ assert repr(("x",)) == "('x',)"`,
 		"empty repetition does no work": `assert [] * 10**18 == []
 assert "" * 10**18 == ""
 assert () * 10**18 == ()`,
+		"a long range is not listed": `for i in range(10**18):
+    if i == 3:
+        break
+assert i == 3`,
+		"combinations of more than there are": `import itertools
+assert list(itertools.combinations([1, 2, 3], 10**18)) == []
+assert list(itertools.combinations([1, 2, 3], 2)) == [(1, 2), (1, 3), (2, 3)]
+assert list(itertools.combinations([1, 2], 0)) == [()]`,
 		"partials of partials": `import functools
 def f(*a):
     return len(a)

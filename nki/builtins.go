@@ -947,7 +947,7 @@ func (in *interp) pyModules() map[string]*Module {
 			out := []Tuple{{}}
 			for _, a := range c.args {
 				items := c.in.iterate(a, c.node)
-				c.in.needItems(mulSizes(int64(len(out)), int64(len(items))), "itertools.product")
+				c.in.needItems(mulSizes(mulSizes(int64(len(out)), int64(len(items))), int64(len(c.args))+1), "itertools.product")
 				var next []Tuple
 				for _, p := range out {
 					for _, v := range items {
@@ -982,27 +982,39 @@ func (in *interp) pyModules() map[string]*Module {
 				c.in.raise(c.pos, "ValueError", "r must be non-negative")
 			}
 			var out Tuple
+			n := len(items)
+			if r > n {
+				return out
+			}
+			// lexicographic index tuples, without recursion (r may be
+			// as large as the iterable)
 			idx := make([]int, r)
-			var rec func(k, from int)
-			rec = func(k, from int) {
-				if k == r {
-					t := make(Tuple, r)
-					for i, j := range idx {
-						t[i] = items[j]
-					}
-					out = append(out, t)
-					if len(out) > MaxElements {
-						c.fail("combinations over %d items", MaxElements)
-					}
-					return
+			for i := range idx {
+				idx[i] = i
+			}
+			for {
+				t := make(Tuple, r)
+				for i, j := range idx {
+					t[i] = items[j]
 				}
-				for j := from; j < len(items); j++ {
-					idx[k] = j
-					rec(k+1, j+1)
+				out = append(out, t)
+				// each combination is r items more
+				if int64(len(out))*int64(r+1) > MaxElements {
+					c.in.needItems(int64(len(out))*int64(r+1), "itertools.combinations")
+				}
+				c.in.charge(int64(r) + 1)
+				i := r - 1
+				for i >= 0 && idx[i] == i+n-r {
+					i--
+				}
+				if i < 0 {
+					return out
+				}
+				idx[i]++
+				for j := i + 1; j < r; j++ {
+					idx[j] = idx[j-1] + 1
 				}
 			}
-			rec(0, 0)
-			return out
 		}),
 	}}
 	m["dataclasses"] = &Module{Name: "dataclasses", Attrs: map[string]Value{

@@ -2,6 +2,7 @@ package nki
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/npukit/npukit/nki/python"
@@ -130,15 +131,23 @@ type RangeVal struct {
 	Precise           bool // precise_schedule=True (see RuleAffineCarriedPrecise)
 }
 
-// Len is the number of iterations.
+// Len is the number of iterations (computed without overflow: range(-2**62,
+// 2**62) has 2**63 of them, which saturates at the largest int64).
 func (r *RangeVal) Len() int64 {
-	if r.Step > 0 && r.Stop > r.Start {
-		return (r.Stop - r.Start + r.Step - 1) / r.Step
+	var span, step uint64
+	switch {
+	case r.Step > 0 && r.Stop > r.Start:
+		span, step = uint64(r.Stop)-uint64(r.Start), uint64(r.Step)
+	case r.Step < 0 && r.Start > r.Stop:
+		span, step = uint64(r.Start)-uint64(r.Stop), -uint64(r.Step)
+	default:
+		return 0
 	}
-	if r.Step < 0 && r.Start > r.Stop {
-		return (r.Start - r.Stop - r.Step - 1) / (-r.Step)
+	n := (span-1)/step + 1
+	if n > math.MaxInt64 {
+		return math.MaxInt64
 	}
-	return 0
+	return int64(n)
 }
 
 func shapeOf(v Value) ([]int64, bool) {

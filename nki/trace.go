@@ -299,14 +299,30 @@ func (in *interp) execFor(sc *scope, st *python.For) (ctl, Value) {
 		}
 		return ctlNone, nil
 	}
-	items := in.iterate(iv, st.Iter)
-	lp := in.tr.loopEnter(in, st.Pos, st.Iter, iv, "for", int64(len(items)))
+	// a range is iterated without listing its items (a loop of 10^7
+	// trips needs no 160 MB list; the step bound stops an endless one)
+	var items []Value
+	rng, _ := iv.(*RangeVal)
+	var n int64
+	if rng != nil {
+		n = rng.Len()
+	} else {
+		items = in.iterate(iv, st.Iter)
+		n = int64(len(items))
+	}
+	lp := in.tr.loopEnter(in, st.Pos, st.Iter, iv, "for", n)
 	defer in.tr.loopExit(lp)
-	for k, it := range items {
+	for k := int64(0); k < n; k++ {
+		var it Value
+		if rng != nil {
+			it = in.slab.boxInt(rng.Start + k*rng.Step)
+		} else {
+			it = items[k]
+		}
 		in.assign(sc, st.Target, it, nil)
-		c, v := in.iteration(sc, st, lp, int64(k), it)
+		c, v := in.iteration(sc, st, lp, k, it)
 		if c == ctlBreak || c == ctlReturn {
-			in.tr.loopCut(lp, int64(len(items)), int64(k)+1)
+			in.tr.loopCut(lp, n, k+1)
 		}
 		if c == ctlBreak {
 			return ctlNone, nil
