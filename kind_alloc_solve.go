@@ -91,7 +91,7 @@ type AllocResult struct {
 // WriteText prints the answer as a two-column table.
 func (r *AllocResult) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "problem\t%s (%d buffers)\n", r.Problem, r.Buffers)
+	fmt.Fprintf(tw, "problem\t%s (%s)\n", r.Problem, humanize.Plural(r.Buffers, "buffer"))
 	fmt.Fprintf(tw, "status\t%s\n", r.Status)
 	fmt.Fprintf(tw, "capacity\t%s (%d bytes)\n", humanize.Bytes(r.Capacity), r.Capacity)
 	if r.Height > 0 {

@@ -204,7 +204,9 @@ no addresses: only its live peak is shown and there is nothing to rewrite.`,
 		},
 	}
 	f := cmd.Flags()
-	f.DurationVar(&opts.Timeout, "timeout", allocFromDefaultTimeout, "time limit of each exact probe; 0 = no limit")
+	opts.Timeout = allocFromDefaultTimeout
+	f.Var((*secondsOrDuration)(&opts.Timeout), "timeout", "time limit of each exact probe, e.g. 30s, 2m or 30 (seconds); 0 = no limit")
+	markRange(f, "non-negative", "timeout")
 	allocFromFlags(f, &opts)
 	return acceptsKinds(cmd, detect.GeminiIR)
 }
@@ -218,9 +220,10 @@ no addresses: only its live peak is shown and there is nothing to rewrite.`,
 //	// in RunE: if from != "" { fromOpts.Timeout = timeout; return allocFromCmdRun(env, from, fromOpts) }
 func allocFromFlags(f *pflag.FlagSet, opts *allocFromOptions) {
 	f.StringVar(&opts.Rewrite, "rewrite", "", "schedules: write the schedule with the new addresses to this file")
-	f.DurationVar(&opts.Budget, "budget", time.Minute, "schedules: time limit of each core's minimisation; 0 = no limit")
+	opts.Budget = time.Minute
+	f.Var((*secondsOrDuration)(&opts.Budget), "budget", "schedules: time limit of each core's minimisation, e.g. 30s, 2m or 30 (seconds); 0 = no limit")
 	markRange(f, "non-negative", "budget")
-	f.Int64Var(&opts.Align, "align", 0, "schedules: align every address to this many bytes (default: none)")
+	f.Var((*byteSize)(&opts.Align), "align", "schedules: align every address to this many bytes (K, M, G suffixes; default: none)")
 	f.StringVar(&opts.Prefetch, "prefetch", "none", "schedules: DRAM loads whose region stays free during the previous workload: none, all or file (those that do not wait in the file)")
 }
 

@@ -47,6 +47,9 @@ writes GitHub Actions annotations.
 Exit code 1 when any error is found, 2 when a file cannot be read or recognised.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listRules {
+				if len(args) > 0 {
+					return usageErr("--list-rules lists every rule and takes no FILE (%s given); `npukit check FILE` checks one", args[0])
+				}
 				return printRules(env)
 			}
 			if len(args) == 0 {

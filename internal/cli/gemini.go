@@ -155,7 +155,7 @@ about 8 KiB per workload.`,
 	f.IntVar(&cfg.Cores, "cores", 4, "number of cores")
 	f.IntVar(&cfg.Workloads, "workloads", 100, "workloads per core")
 	f.IntVar(&cfg.XLen, "xlen", 0, "mesh width (default: all cores in one row)")
-	f.Int64Var(&cfg.Buffer, "buffer", 0, "L2 bytes per core (default 8 MiB)")
+	f.Var((*byteSize)(&cfg.Buffer), "buffer", "L2 bytes per core, K, M, G suffixes accepted (default 8 MiB)")
 	f.IntVar(&cfg.DRAMEvery, "dram-every", 0, "route every Nth layer's input through DRAM (default 4)")
 	markRange(f, "positive", "cores", "workloads", "xlen", "buffer", "dram-every")
 	f.Uint64Var(&cfg.Seed, "seed", 0, "seed for the compute times")

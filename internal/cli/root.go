@@ -78,7 +78,14 @@ where memory and time go, and models the hardware well enough to predict timing.
 
 Input formats are recognised by content, never by file name.
 
-Exit codes: 0 success, 1 check found errors, 2 usage error or unreadable/unrecognised input.`,
+Exit codes:
+  0  success
+  1  findings: check, sbuf check, nki check and nki lint found an error; diff found a
+     difference; alloc found no placement (infeasible, timeout) or alloc --from could not
+     rewrite; sbuf place / nki place could not place every tensor
+  2  usage error, an input that cannot be read or recognised, or an output that cannot be
+     written
+  3  internal error in npukit (a bug: please report it with the input)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -87,13 +94,24 @@ Exit codes: 0 success, 1 check found errors, 2 usage error or unreadable/unrecog
 	root.PersistentFlags().BoolVar(&env.JSON, "json", false, "write machine-readable JSON instead of text")
 	root.PersistentFlags().BoolVarP(&env.Quiet, "quiet", "q", false, "no progress output on stderr")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if env.JSON && cmd.HasParent() && cmd.Parent().Name() == "completion" {
+			return usageErr("completion %s writes a shell script: --json does not apply", cmd.Name())
+		}
 		if err := checkFlagRanges(cmd.Flags()); err != nil {
 			return err
 		}
 		return checkOutputs(cmd, args)
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: err}
+	var showVersion bool
+	root.Flags().BoolVar(&showVersion, "version", false, "print npukit's version (as `npukit version`)")
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if showVersion {
+			return printVersion(env)
+		}
+		return cmd.Help()
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &ExitError{Code: ExitUsage, Err: withUsage(c, err)}
 	})
 	fs := append([]commandFactory(nil), commandFactories...)
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].order < fs[j].order })
@@ -101,6 +119,7 @@ Exit codes: 0 success, 1 check found errors, 2 usage error or unreadable/unrecog
 		root.AddCommand(f.make(env))
 	}
 	guardGroups(root)
+	nameArgErrors(root)
 	addKindsHelp(root)
 	documentOutputs(root)
 	return root
@@ -132,6 +151,37 @@ func guardGroups(c *cobra.Command) {
 	}
 	c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
 	c.Run = nil
+}
+
+// nameArgErrors makes a wrong number of arguments say which command
+// refused them and show its usage line (issue 32: "requires at least 1
+// arg(s), only received 0" named neither).
+func nameArgErrors(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		nameArgErrors(sub)
+	}
+	if !c.HasParent() || c.Args == nil {
+		return
+	}
+	args := c.Args
+	c.Args = func(cmd *cobra.Command, a []string) error {
+		err := args(cmd, a)
+		var ee *ExitError
+		if err == nil || errors.As(err, &ee) {
+			return err
+		}
+		return &ExitError{Code: ExitUsage, Err: withUsage(cmd, err)}
+	}
+}
+
+// withUsage prefixes a usage error with the command's path and follows it
+// with the command's usage line.
+func withUsage(c *cobra.Command, err error) error {
+	if !c.HasParent() {
+		return fmt.Errorf("%v\nRun '%s --help' for usage.", err, c.Name())
+	}
+	name := strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ") // "npukit: inspect: ..."
+	return fmt.Errorf("%s: %v\nusage: %s\nRun '%s --help' for more.", name, err, c.UseLine(), c.CommandPath())
 }
 
 // isNoArgs reports whether c refuses every positional argument.

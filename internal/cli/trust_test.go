@@ -148,3 +148,48 @@ func TestZebuComparisonSaysWhatItIs(t *testing.T) {
 		t.Errorf("inspect of a trace does not say where its layers get names:\n%s", ins.stdout)
 	}
 }
+
+// Issue 32, usage: a wrong argument count names the command and shows
+// its usage line; --version works; --capacity takes K/M/G as
+// --max-memory does; --budget takes seconds as --timeout does; flags
+// that would be ignored are refused; --help lists every exit code.
+func TestUsageErrorsSayWhichCommand(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"inspect"}, "usage: npukit inspect FILE"},
+		{[]string{"diff", "a"}, "usage: npukit diff A B"},
+		{[]string{"sim", "--no-such-flag", "x"}, "usage: npukit sim FILE"},
+		{[]string{"check", "--list-rules", "x.neff"}, "takes no FILE"},
+		{[]string{"completion", "bash", "--json"}, "--json does not apply"},
+	} {
+		r := run(t, dir, c.args...)
+		name := c.args[0]
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || !strings.Contains(r.stderr, name) {
+			t.Errorf("%v: exit %d, want 2 and %q naming %s:\n%s", c.args, r.code, c.want, name, r.stderr)
+		}
+	}
+	if r := run(t, dir, "--version"); r.code != 0 || !strings.HasPrefix(r.stdout, "npukit ") {
+		t.Errorf("--version: %s", r)
+	}
+	prob := filepath.Join(dir, "p.csv")
+	os.WriteFile(prob, []byte("id,lower,upper,size\na,0,4,1000\nb,2,6,1000\n"), 0o644)
+	if r := run(t, dir, "alloc", prob, "--capacity", "2K", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"capacity": 2048`) {
+		t.Errorf("--capacity 2K: %s", r)
+	}
+	sched := filepath.Join(dir, "s.json")
+	if r := run(t, dir, "gemini", "synth", "--cores", "1", "--workloads", "4", "--buffer", "1M", "-o", sched); r.code != 0 {
+		t.Fatalf("synth --buffer 1M: %s", r)
+	}
+	if r := run(t, dir, "gemini", "realloc", sched, "--budget", "30", "--timeout", "5"); r.code != 0 {
+		t.Errorf("--budget 30 --timeout 5 (seconds): %s", r)
+	}
+	help := run(t, dir, "--help")
+	for _, code := range []string{"0  success", "1  findings", "2  usage", "3  internal error"} {
+		if !strings.Contains(help.stdout, code) {
+			t.Errorf("--help does not list exit code %q", code)
+		}
+	}
+}

@@ -51,7 +51,14 @@ func newVersionCmd(env *Env) *cobra.Command {
 		Use:   "version",
 		Short: "Print npukit's version",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE:  func(cmd *cobra.Command, args []string) error { return printVersion(env) },
+	}
+}
+
+// printVersion is `npukit version` (and `npukit --version`).
+func printVersion(env *Env) error {
+	{
+		{
 			v := buildVersion()
 			if env.JSON {
 				return writeJSON(env.Stdout, v)
@@ -69,6 +76,6 @@ func newVersionCmd(env *Env) *cobra.Command {
 			}
 			fmt.Fprintln(env.Stdout, ")")
 			return nil
-		},
+		}
 	}
 }
