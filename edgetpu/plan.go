@@ -52,10 +52,11 @@ type PlanOptions struct {
 	// The compiler's own options (edgetpu_compiler --help), same meaning:
 	// MultipleSubgraphs (-a, --enable_multiple_subgraphs) lets the
 	// compiler make several Edge TPU subgraphs, so an op after a CPU op
-	// maps again; SearchDelegate (-d, --search_delegate) and
-	// DelegateSearchStep (-k, --delegate_search_step) retry compilation
-	// from earlier stopping points when it fails (the mapping predicted
-	// is the one that succeeds); IntermediateTensors (-i,
+	// maps again; SearchDelegate (-d, --search_delegate, with its step
+	// -k, --delegate_search_step) searches the graph for further
+	// delegable parts past an unmapped op, which also yields several Edge
+	// TPU subgraphs (compiled models of both kinds hold several
+	// edgetpu-custom-ops); IntermediateTensors (-i,
 	// --intermediate_tensors) end the Edge TPU segment at the named
 	// tensors; MinRuntimeVersion (-m, --min_runtime_version) and
 	// NumSegments (-n, --num_segments, a pipeline) change the package,
@@ -232,6 +233,7 @@ func planSubgraph(p *Plan, t *tflite.Model, sg *tflite.Subgraph, opt PlanOptions
 			cut[i] = true
 		}
 	}
+	multi := opt.MultipleSubgraphs || opt.SearchDelegate
 	started, stopped := false, false
 	for oi := range sg.Operators {
 		op := &sg.Operators[oi]
@@ -254,13 +256,13 @@ func planSubgraph(p *Plan, t *tflite.Model, sg *tflite.Subgraph, opt PlanOptions
 		place := "CPU"
 		switch {
 		case !v.ok:
-			if started && opt.Compiler < 16 && !opt.MultipleSubgraphs {
+			if started && opt.Compiler < 16 && !multi {
 				stopped = true
 			}
 		case depCut:
 			v = verdict{status: StatusSubgraph, reason: "it depends on a tensor named with -i (--intermediate_tensors): the Edge TPU segment ends there and the rest runs on the CPU",
 				fix: "name later tensors with -i to map more"}
-		case (depAfter || stopped) && !opt.MultipleSubgraphs:
+		case (depAfter || stopped) && !multi:
 			// A second Edge TPU segment would be needed [seg].
 			v = verdict{status: StatusSubgraph, reason: "supported, but it depends on (or, before compiler 16, follows) an op that runs on the CPU after the Edge TPU segment: mapping it would need a second segment [seg]",
 				fix: "make the op that left the Edge TPU mappable, cut the model there (-i) and accept the CPU part, or compile with -a (--enable_multiple_subgraphs)"}
@@ -752,7 +754,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 		ew.Printf("  op %d %s: %s\n", o.Index, o.Op, o.Uncertain)
 	}
 	if p.Segments > 1 {
-		ew.Printf("Edge TPU subgraphs: %d (-a, --enable_multiple_subgraphs)\n", p.Segments)
+		ew.Printf("Edge TPU subgraphs: %d (-a or -d)\n", p.Segments)
 	}
 	for _, n := range p.Notes {
 		ew.Printf("Note: %s\n", n)

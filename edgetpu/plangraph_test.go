@@ -265,6 +265,9 @@ func TestPlanCompilerFlags(t *testing.T) {
 	if p := PlanModel(m, PlanOptions{MultipleSubgraphs: true}); places(p) != "TCT" || p.Segments != 2 {
 		t.Errorf("-a: %s, %d segments", places(p), p.Segments)
 	}
+	if p := PlanModel(m, PlanOptions{SearchDelegate: true}); places(p) != "TCT" || p.Segments != 2 {
+		t.Errorf("-d: %s, %d segments", places(p), p.Segments)
+	}
 	if p := PlanModel(m, PlanOptions{MultipleSubgraphs: true, IntermediateTensors: []string{"custom_out"}}); places(p) != "TCC" {
 		t.Errorf("-a -i custom_out: %s", places(p))
 	}

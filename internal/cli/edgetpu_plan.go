@@ -61,9 +61,6 @@ npukit inspect shows where its operators run.`,
 			if opt.DelegateSearchStep < 0 || opt.NumSegments < 0 || opt.MinRuntimeVersion < 0 {
 				return usageErr("-k, -m and -n take positive numbers")
 			}
-			if opt.NumSegments > 1 && opt.MultipleSubgraphs {
-				return usageErr("-n (--num_segments) and -a (--enable_multiple_subgraphs) do not go together: the compiler refuses them")
-			}
 			opt.Compiler = compiler
 			p := edgetpu.PlanModel(m.TFLite, opt)
 			p.Latency = edgetpu.EstimatePlan(m.TFLite, p, h, edgetpu.LatencyOptions{})
@@ -86,7 +83,7 @@ npukit inspect shows where its operators run.`,
 	// The compiler's own options, with its short and long names.
 	f := cmd.Flags()
 	f.BoolVarP(&opt.MultipleSubgraphs, "enable_multiple_subgraphs", "a", false, "as edgetpu_compiler -a: allow several Edge TPU subgraphs (ops after a CPU op map again)")
-	f.BoolVarP(&opt.SearchDelegate, "search_delegate", "d", false, "as edgetpu_compiler -d: search earlier stopping points when compilation fails (the mapping predicted is the one that compiles)")
+	f.BoolVarP(&opt.SearchDelegate, "search_delegate", "d", false, "as edgetpu_compiler -d: search past an unmapped op for further Edge TPU subgraphs")
 	f.IntVarP(&opt.DelegateSearchStep, "delegate_search_step", "k", 0, "as edgetpu_compiler -k: step of the -d search")
 	f.StringSliceVarP(&opt.IntermediateTensors, "intermediate_tensors", "i", nil, "as edgetpu_compiler -i: end the Edge TPU segment at these tensors (comma-separated names)")
 	f.IntVarP(&opt.MinRuntimeVersion, "min_runtime_version", "m", 0, "as edgetpu_compiler -m: the package's minimum runtime version (does not change the mapping)")

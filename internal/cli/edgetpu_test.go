@@ -324,7 +324,7 @@ func TestEdgeTPUPlanCompilerFlags(t *testing.T) {
 			t.Errorf("plan -s lacks %q:\n%s", want, short.stdout)
 		}
 	}
-	if r := run(t, "", "edgetpu", "plan", "-a", "-n", "2", f); r.code == 0 {
-		t.Errorf("-a with -n accepted")
+	if r := run(t, "", "edgetpu", "plan", "-k", "-1", f); r.code == 0 {
+		t.Errorf("-k -1 accepted")
 	}
 }
