@@ -19,16 +19,26 @@ type NeffSimSubgraph struct {
 	Subgraph string         `json:"subgraph"`
 	Core     int            `json:"physical_core"`
 	StartNs  int64          `json:"start_ns"`
+	KernelNs int64          `json:"kernel_ns"`
 	Result   *dma.SimResult `json:"result"`
-	Trace    string         `json:"trace,omitempty"`
+	// Engines is the instruction-level simulation (absent when the
+	// subgraph has no instruction streams npukit can read: then KernelNs
+	// is the DMA program's time alone).
+	Engines *dmaprog.EngineRun `json:"engines,omitempty"`
+	Trace   string             `json:"trace,omitempty"`
 }
 
 // NeffSimulation is the simulated DMA of a NEFF (Simulate's Output for
 // NEFFs).
 type NeffSimulation struct {
-	File      string            `json:"file"`
-	Setup     dmaprog.Setup     `json:"setup"`
-	TotalNs   int64             `json:"total_ns"` // the longest physical core
+	File  string        `json:"file"`
+	Setup dmaprog.Setup `json:"setup"`
+	// TotalNs is the predicted kernel time: LaunchNs plus the longest
+	// physical core's time.
+	TotalNs  int64 `json:"total_ns"`
+	LaunchNs int64 `json:"launch_ns"`
+	// Model says what the prediction includes and assumes.
+	Model     []string          `json:"model"`
 	Params    dma.SimParams     `json:"params"`
 	Subgraphs []NeffSimSubgraph `json:"subgraphs"`
 }
@@ -37,9 +47,13 @@ func us(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1e3) }
 
 func (o NeffSimulation) WriteText(w io.Writer) error {
 	p := o.Params
-	fmt.Fprintf(w, "NEFF DMA simulation: %s\n", o.File)
-	fmt.Fprintf(w, "Model: %s, %d DMA engines per core, %.1f GiB/s each, %d ns per descriptor, runs under %d B charged as %d B\n",
-		o.Setup.NeuronCore, p.Engines, p.BytesPerNs*1e9/float64(1<<30), p.OverheadNs, p.MinChargedRun, p.MinChargedRun)
+	fmt.Fprintf(w, "NEFF simulation: %s\n", o.File)
+	fmt.Fprintf(w, "Predicted time: %s us (launch %s us + the longest core)\n", us(o.TotalNs), us(o.LaunchNs))
+	fmt.Fprintf(w, "Model: %s, %d DMA engines per core, %.1f B/ns each, %d ns fixed latency per DMA, runs under %d B charged as %d B\n",
+		o.Setup.NeuronCore, p.Engines, p.BytesPerNs, p.OverheadNs, p.MinChargedRun, p.MinChargedRun)
+	for _, m := range o.Model {
+		fmt.Fprintf(w, "  model: %s\n", m)
+	}
 	if o.Setup.LNC > 1 {
 		fmt.Fprintf(w, "LNC %d: the subgraphs run at the same time on %d physical cores (subgraph i on core i mod %d), each with its own DMA engines; the total is the longest core's\n",
 			o.Setup.LNC, o.Setup.LNC, o.Setup.LNC)
@@ -49,21 +63,37 @@ func (o NeffSimulation) WriteText(w io.Writer) error {
 	for _, n := range o.Setup.Notes {
 		fmt.Fprintf(w, "Note: %s\n", n)
 	}
-	fmt.Fprintf(w, "Total DMA time: %s us\n", us(o.TotalNs))
 	for _, sg := range o.Subgraphs {
 		r := sg.Result
-		fmt.Fprintf(w, "\nSubgraph %s (physical core %d, from %s us): %s descriptors, %s, DMA time %s us, achieved %.2f GB/s\n",
-			sg.Subgraph, sg.Core, us(sg.StartNs), humanize.Count(int64(r.Descriptors)), humanize.Bytes(r.Bytes), us(r.TotalNs), r.AchievedGBps)
+		fmt.Fprintf(w, "\nSubgraph %s (physical core %d, from %s us): %s us\n", sg.Subgraph, sg.Core, us(sg.StartNs), us(sg.KernelNs))
+		if e := sg.Engines; e != nil {
+			fmt.Fprintf(w, "Instructions: %d static DMA entries and %d DGE transfers started, %s moved, DMA engines busy %s us\n",
+				e.StaticDMAs, e.DGEDMAs, humanize.Bytes(e.DMABytes), us(e.DMABusyNs))
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "ENGINE\tINSTRUCTIONS\tBUSY us\tLAST END us\t")
+			for _, t := range e.Engines {
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", t.Engine, t.Instructions, us(t.BusyNs), us(t.LastEndNs))
+			}
+			tw.Flush()
+			if len(e.Unknown) > 0 {
+				fmt.Fprintf(w, "Not understood (priced as 64-cycle instructions): %s\n", e.UnknownList())
+			}
+			if e.Released > 0 {
+				fmt.Fprintf(w, "%d semaphore waits nothing in the subgraph satisfies were let pass (another core's semaphores, or a decoding npukit gets wrong)\n", e.Released)
+			}
+			if e.Untriggered > 0 || e.BadTriggers > 0 {
+				fmt.Fprintf(w, "%d static DMA entries no instruction triggers (the subgraph is given at least the DMA program's own time); %d triggers name no entry\n", e.Untriggered, e.BadTriggers)
+			}
+		}
+		fmt.Fprintf(w, "DMA program alone (no instruction order): %s descriptors, %s, %s us, achieved %.2f GB/s\n",
+			humanize.Count(int64(r.Descriptors)), humanize.Bytes(r.Bytes), us(r.TotalNs), r.AchievedGBps)
+		if r.Descriptors == 0 {
+			continue
+		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "QUEUE\tENGINES\tDESCRIPTORS\tBYTES\tBUSY us\tFIRST us\tLAST us\tGB/s\t")
 		for _, q := range r.Queues {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.2f\t\n", q.Queue, engineList(q.Engines), q.Descriptors, humanize.Bytes(q.Bytes), us(q.BusyNs), us(q.FirstStartNs), us(q.LastEndNs), q.AchievedGBps)
-		}
-		tw.Flush()
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "ENGINE\tDESCRIPTORS\tBYTES\tBUSY us\tUTILISATION\t")
-		for _, e := range r.Engines {
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.1f%%\t\n", e.Engine, e.Descriptors, humanize.Bytes(e.Bytes), us(e.BusyNs), 100*e.Utilisation)
 		}
 		tw.Flush()
 		if sg.Trace != "" {
@@ -71,6 +101,24 @@ func (o NeffSimulation) WriteText(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// neffModelNotes says what a NEFF prediction includes and assumes.
+func neffModelNotes(run *dmaprog.Run) []string {
+	notes := []string{fmt.Sprintf("launch overhead %s us (fitted on empty-core captures; 7.9-14.4 us with the runtime version)", us(run.LaunchNs))}
+	instr := false
+	for _, sg := range run.Subgraphs {
+		instr = instr || sg.Engines != nil
+	}
+	if instr {
+		notes = append(notes,
+			"engines run their decoded instruction streams in order, waiting on and incrementing semaphores; DMAs start when an instruction triggers them and spread their rows over the DMA engines",
+			"compute at the architecture guide's cycle formulas plus fitted per-instruction overheads (VectorE/ScalarE 150 ns, ACT_TABLE_LOAD 1283 ns, DMA_DIRECT2D issue 570 ns; attention capture)",
+			"not modelled: SBUF/PSUM port sharing between engines, DMA descriptor-generation queues, HBM contention between cores")
+	} else {
+		notes = append(notes, "no instruction streams: the DMA program alone, every descriptor as soon as an engine is free (no compute, no dependencies)")
+	}
+	return notes
 }
 
 func engineList(es []int) string {
@@ -112,15 +160,22 @@ func simulateNeff(a *Artifact, o *Options) (Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := NeffSimulation{File: a.Name, Setup: run.Setup, TotalNs: run.TotalNs, Params: setup.Params}
-	for _, p := range progs {
-		// DMA generated by the DGE hardware at run time is not simulated
-		if n := neffDGENote(m, p.Subgraph, len(p.Descriptors)); n != "" {
-			out.Setup.Notes = append(out.Setup.Notes, n)
+	out := NeffSimulation{File: a.Name, Setup: run.Setup, TotalNs: run.TotalNs, LaunchNs: run.LaunchNs, Model: neffModelNotes(run), Params: setup.Params}
+	for i, p := range progs {
+		// DMA the DGE hardware generates at run time: priced from the
+		// instructions that issue it when the engines were simulated.
+		n := neffDGENote(m, p.Subgraph, len(p.Descriptors))
+		if n == "" {
+			continue
 		}
+		if i < len(run.Subgraphs) && run.Subgraphs[i].Engines != nil {
+			n = fmt.Sprintf("subgraph %s uses hardware descriptor generation: its %d DGE transfers are priced from the DMA_DIRECT2D instructions that issue them (sizes decoded from the instruction; the dge-table itself is not read)",
+				p.Subgraph, run.Subgraphs[i].Engines.DGEDMAs)
+		}
+		out.Setup.Notes = append(out.Setup.Notes, n)
 	}
 	for _, sr := range run.Subgraphs {
-		sg := NeffSimSubgraph{Subgraph: sr.Subgraph, Core: sr.Core, StartNs: sr.StartNs, Result: sr.Result}
+		sg := NeffSimSubgraph{Subgraph: sr.Subgraph, Core: sr.Core, StartNs: sr.StartNs, KernelNs: sr.KernelNs, Result: sr.Result, Engines: sr.Engines}
 		if o.TracePath != "" {
 			sg.Trace = neffTracePath(o.TracePath, sr.Subgraph, len(run.Subgraphs))
 			if err := writeNeffTrace(sg.Trace, sr.Subgraph, sr.Ordered, sr.Timeline); err != nil {

@@ -13,8 +13,8 @@ import (
 )
 
 // Every corpus NEFF simulates, and its trace is valid Chrome trace JSON
-// with exactly one complete event per descriptor on at most one track per
-// DMA engine.
+// with one complete event per piece of a descriptor (a descriptor's rows
+// spread over up to all the engines) on at most one track per DMA engine.
 func TestNeffSimTraceCorpus(t *testing.T) {
 	tmp := t.TempDir()
 	for _, f := range conformance.CorpusFiles(t, "neff", "*.neff") {
@@ -30,7 +30,7 @@ func TestNeffSimTraceCorpus(t *testing.T) {
 			}
 			o := out.(NeffSimulation)
 			var text bytes.Buffer
-			if err := o.WriteText(&text); err != nil || !bytes.Contains(text.Bytes(), []byte("Total DMA time")) {
+			if err := o.WriteText(&text); err != nil || !bytes.Contains(text.Bytes(), []byte("Predicted time")) {
 				t.Fatalf("text: %v %s", err, text.String())
 			}
 			t.Log(text.String())
@@ -55,7 +55,7 @@ func TestNeffSimTraceCorpus(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", sg.Subgraph, err)
 				}
-				if got := sum.Phases["X"]; got != descs {
+				if got := sum.Phases["X"]; got < descs || got > descs*o.Params.Engines {
 					t.Errorf("%s: %d complete events for %d descriptors", sg.Subgraph, got, descs)
 				}
 				busy := map[int]bool{}

@@ -5,6 +5,10 @@
 # predicted and ratio. See bench/neuronhw/main.go.
 set -eu
 cd "$(dirname "$0")/.."
-: "${NPUKIT_SHARED:=$(cd .. && pwd)/shared}"
+if [ -z "${NPUKIT_SHARED:-}" ]; then
+	for d in ../shared ../../shared; do
+		[ -d "$d/hw" ] && NPUKIT_SHARED=$(cd "$d" && pwd) && break
+	done
+fi
 export NPUKIT_SHARED
 exec go run ./bench/neuronhw "$@"

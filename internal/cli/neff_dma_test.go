@@ -130,7 +130,7 @@ func TestNeffSimCommand(t *testing.T) {
 	if r.code == 2 && strings.Contains(r.stderr, "not supported yet") {
 		t.Skip("the NEFF format is not registered in this build")
 	}
-	if r.code != 0 || !strings.Contains(r.stdout, "Total DMA time") || !strings.Contains(r.stdout, "100 ns per descriptor") {
+	if r.code != 0 || !strings.Contains(r.stdout, "Predicted time") || !strings.Contains(r.stdout, "100 ns fixed latency per DMA") {
 		t.Fatalf("%s", r)
 	}
 	if _, err := os.Stat(tr); err != nil {

@@ -84,6 +84,20 @@ type QueueTiming struct {
 	AchievedGBps float64 `json:"achieved_gb_per_s"`
 }
 
+// Rows is how many contiguous runs a descriptor moves, on its more
+// fragmented side (at least 1): the pieces the DMA engines share out.
+func Rows(t Transfer) int64 {
+	n := t.To.Pattern.Summarize().Runs
+	for _, f := range t.From {
+		n = max(n, f.Pattern.Summarize().Runs)
+	}
+	return max(n, 1)
+}
+
+// ChargedBytes is what a descriptor moves and what it costs the engines
+// in bytes under p (see chargedBytes).
+func ChargedBytes(t Transfer, p SimParams) (moved, charged int64) { return chargedBytes(t, p) }
+
 // chargedBytes is what a descriptor costs in bytes: the larger side, with
 // every run shorter than MinChargedRun counted as MinChargedRun; a
 // transpose's destination counts as runs of p.TransposeBlock elements.
@@ -125,16 +139,20 @@ func chargedBytes(t Transfer, p SimParams) (moved, charged int64) {
 
 // Lower builds the simulation graph: one in-order resource per DMA engine;
 // each queue set owns NumQueues consecutive engines (wrapping around the
-// core's engines); the DMA entries of a queue are dealt to its engines in
-// order (entry k on engine k mod NumQueues), all descriptors of one entry
-// on the same engine. Task Tag is the descriptor's index in descs.
+// core's engines). A descriptor's contiguous runs (a partition's row each)
+// are spread over up to all of its queue's engines, as the hardware
+// parallelises one DMA over up to 16 engines depending on its shape (NKI
+// DMA overview): so halving the descriptor count of a program does not
+// double its time. Task Tag is the descriptor's index in descs. The fixed
+// per-transfer cost (OverheadNs) is latency, not engine time: Simulate
+// adds it once after the last transfer.
 func Lower(descs []Descriptor, sets []QueueSet, p SimParams) (*sim.Graph, [][]int, error) {
 	if p.Engines < 1 || p.BytesPerNs <= 0 || p.OverheadNs < 0 {
 		return nil, nil, fmt.Errorf("invalid DMA parameters %+v", p)
 	}
 	g := &sim.Graph{Unit: "ns"}
 	for e := 0; e < p.Engines; e++ {
-		g.AddResource(sim.Resource{Name: fmt.Sprintf("DMA engine %d", e), Group: "DMA engines", Bandwidth: p.BytesPerNs, Overhead: p.OverheadNs, InOrder: true})
+		g.AddResource(sim.Resource{Name: fmt.Sprintf("DMA engine %d", e), Group: "DMA engines", Bandwidth: p.BytesPerNs, InOrder: true})
 	}
 	engines := map[string][]int{}
 	next := p.FirstEngineBase
@@ -152,13 +170,9 @@ func Lower(descs []Descriptor, sets []QueueSet, p SimParams) (*sim.Graph, [][]in
 		names = append(names, s.Name)
 	}
 	// Queues used by descriptors but not declared get one engine each.
-	// Entries are dealt in order of first appearance per queue; the
-	// descriptors of one entry are consecutive in descs.
 	type queueState struct {
 		engines []int
-		member  string
-		entry   int
-		ord     int
+		rot     int
 	}
 	states := map[string]*queueState{}
 	g.Tasks = make([]sim.Task, 0, len(descs))
@@ -173,15 +187,19 @@ func Lower(descs []Descriptor, sets []QueueSet, p SimParams) (*sim.Graph, [][]in
 				next++
 				names = append(names, d.Queue)
 			}
-			q = &queueState{engines: es, ord: -1}
+			q = &queueState{engines: es}
 			states[d.Queue] = q
 		}
-		if q.ord < 0 || d.Engine != q.member || d.Index != q.entry {
-			q.ord++
-			q.member, q.entry = d.Engine, d.Index
-		}
 		_, charged := chargedBytes(d.Transfer, p)
-		g.Tasks = append(g.Tasks, sim.Task{Name: d.Comment, Cat: d.Queue, Resource: sim.ResourceID(q.engines[q.ord%len(q.engines)]), Bytes: max(charged, 1), Tag: int32(i)})
+		charged = max(charged, 1)
+		runs := Rows(d.Transfer)
+		n := int(min(runs, int64(len(q.engines))))
+		per := (charged + int64(n) - 1) / int64(n)
+		for k := 0; k < n; k++ {
+			e := q.engines[(q.rot+k)%len(q.engines)]
+			g.Tasks = append(g.Tasks, sim.Task{Name: d.Comment, Cat: d.Queue, Resource: sim.ResourceID(e), Bytes: per, Tag: int32(i)})
+		}
+		q.rot = (q.rot + n) % len(q.engines)
 	}
 	sort.Strings(names)
 	owned := make([][]int, 0, len(names))
@@ -202,25 +220,37 @@ func Simulate(descs []Descriptor, sets []QueueSet, p SimParams) (*SimResult, *si
 		return nil, nil, err
 	}
 	res := &SimResult{TotalNs: tl.Makespan, Descriptors: len(descs), Params: p}
+	if len(descs) > 0 {
+		res.TotalNs += p.OverheadNs
+	}
 	for e := 0; e < p.Engines; e++ {
 		res.Engines = append(res.Engines, EngineStats{Engine: e, Utilisation: tl.Utilisation(sim.ResourceID(e))})
 	}
 	qs := map[string]*QueueTiming{}
+	pieces := make([]int32, len(descs))
+	for _, t := range g.Tasks {
+		pieces[t.Tag]++
+	}
+	prev := int32(-1)
 	for i, t := range g.Tasks {
 		d := descs[t.Tag]
+		first := t.Tag != prev // the descriptor's first piece
+		prev = t.Tag
 		moved := d.Transfer.To.Pattern.Bytes()
-		res.Bytes += moved
 		e := &res.Engines[t.Resource]
 		e.BusyNs += tl.Duration(sim.TaskID(i))
 		e.Descriptors++
-		e.Bytes += moved
+		e.Bytes += moved / int64(max(pieces[t.Tag], 1))
 		q := qs[d.Queue]
 		if q == nil {
 			q = &QueueTiming{Queue: d.Queue, FirstStartNs: tl.Start[i]}
 			qs[d.Queue] = q
 		}
-		q.Descriptors++
-		q.Bytes += moved
+		if first {
+			res.Bytes += moved
+			q.Descriptors++
+			q.Bytes += moved
+		}
 		q.BusyNs += tl.Duration(sim.TaskID(i))
 		q.FirstStartNs = min(q.FirstStartNs, tl.Start[i])
 		q.LastEndNs = max(q.LastEndNs, tl.End[i])

@@ -24,14 +24,15 @@ func TestSimulateHandComputed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Engine 0 runs two 1100 ns transfers back to back.
-	if res.TotalNs != 2200 {
-		t.Fatalf("total %d ns, want 2200", res.TotalNs)
+	// Engine 0 moves two 1000-byte descriptors back to back; the 100 ns
+	// fixed cost is latency after the last one.
+	if res.TotalNs != 2100 {
+		t.Fatalf("total %d ns, want 2100", res.TotalNs)
 	}
-	if tl.End[3] != 612 {
-		t.Fatalf("short descriptor ends at %d, want 612", tl.End[3])
+	if tl.End[3] != 512 {
+		t.Fatalf("short descriptor ends at %d, want 512", tl.End[3])
 	}
-	if res.Engines[0].BusyNs != 2200 || res.Engines[1].BusyNs != 1100 || res.Engines[2].BusyNs != 612 || res.Engines[3].BusyNs != 0 {
+	if res.Engines[0].BusyNs != 2000 || res.Engines[1].BusyNs != 1000 || res.Engines[2].BusyNs != 512 || res.Engines[3].BusyNs != 0 {
 		t.Fatalf("%+v", res.Engines)
 	}
 	if res.Bytes != 3100 || len(res.Queues) != 2 || res.Queues[0].Queue != "q" || fmt.Sprint(res.Queues[0].Engines) != "[0 1]" {
@@ -39,17 +40,29 @@ func TestSimulateHandComputed(t *testing.T) {
 	}
 }
 
-// All descriptors of one DMA entry stay on one engine, in order.
-func TestEntryStaysOnOneEngine(t *testing.T) {
-	p := SimParams{Engines: 16, BytesPerNs: 1, OverheadNs: 0, MinChargedRun: 1}
-	d0, d1 := copyDesc("q", 0, 10), copyDesc("q", 0, 10)
-	d1.Desc = 1
-	g, _, err := Lower([]Descriptor{d0, d1, copyDesc("q", 1, 10)}, []QueueSet{{"q", 16}}, p)
+// A descriptor's partition rows spread over its queue's engines: one
+// descriptor of 128 rows of 4000 bytes and the same data as two
+// descriptors of 64 rows take the same time (the model put each descriptor
+// on one engine, so halving the descriptor count doubled the time), and
+// that time is the bytes over 16 engines plus the fixed latency.
+func TestRowsSpreadOverEngines(t *testing.T) {
+	p := SimParams{Engines: 16, BytesPerNs: 23, OverheadNs: 1300, MinChargedRun: 512}
+	rows := func(n int64, entry int) Descriptor {
+		pat := accesspattern.Pattern{Sizes: []int64{4000, n}, Steps: []int64{1, 262144}}
+		hbm := accesspattern.Pattern{Sizes: []int64{4000 * n}, Steps: []int64{1}}
+		return Descriptor{Engine: "sg00/SP.json", Queue: "q", Index: entry, Transfer: Transfer{Op: OpCopy, From: []Side{{Var: "a", Pattern: hbm}}, To: Side{Var: "SB", Pattern: pat}}}
+	}
+	one, _, err := Simulate([]Descriptor{rows(128, 0)}, []QueueSet{{"q", 16}}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Tasks[0].Resource != g.Tasks[1].Resource || g.Tasks[2].Resource == g.Tasks[0].Resource {
-		t.Fatalf("%v %v %v", g.Tasks[0].Resource, g.Tasks[1].Resource, g.Tasks[2].Resource)
+	two, _, err := Simulate([]Descriptor{rows(64, 0), rows(64, 1)}, []QueueSet{{"q", 16}}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(1300 + 128*4000/16/23)
+	if one.TotalNs < want-2 || one.TotalNs > want+2 || two.TotalNs != one.TotalNs {
+		t.Fatalf("one descriptor %d ns, two %d ns; want both %d", one.TotalNs, two.TotalNs, want)
 	}
 }
 

@@ -28,6 +28,9 @@ func FuzzProgram(f *testing.F) {
 			}
 			p.Execute(p.NewMemory(64 << 20))
 		}
+		if _, err := Simulate(FromModel(m), SetupFor(m)); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
 
@@ -40,6 +43,8 @@ func seedNEFF(f *testing.F, row, parts, step int64) []byte {
 	sp := sg.Engine("sp", "SP")
 	sp.AddDMA("q", "load", neff.Copy("in", 0, []int64{row, parts}, []int64{step, row}, "SB", 0, []int64{row, parts}, []int64{1, neff.SBPartitionStride}))
 	sp.AddDMA("q", "store", neff.Copy("SB", 0, []int64{row, parts}, []int64{1, neff.SBPartitionStride}, "out", 0, []int64{row, parts}, []int64{1, row}))
+	// Instructions: trigger the load, wait for it, trigger the store.
+	sp.Instr = append(append(trigger("q", 0, -1, 0), word(0xA0, 0, 16, -1)...), trigger("q", 1, -1, 0)...)
 	raw, err := b.Bytes(neff.PackOptions{})
 	if err != nil {
 		f.Fatal(err)

@@ -21,6 +21,9 @@ type Setup struct {
 	Version    int           `json:"neuroncore_version"`
 	LNC        int           `json:"lnc"`
 	Params     dma.SimParams `json:"params"`
+	// Arch is the generation's NeuronCore model (engine clocks and
+	// instruction costs, launch overhead).
+	Arch *neuroncore.Arch `json:"-"`
 	// Notes say what the model assumes: figures borrowed from another
 	// generation, a target npukit does not know.
 	Notes []string `json:"notes,omitempty"`
@@ -37,6 +40,7 @@ func SetupFor(m *neff.Model) Setup {
 		s.Notes = append(s.Notes, "the kelf target names no known NeuronCore generation: NeuronCore-v2's DMA model is used")
 	}
 	s.NeuronCore, s.Version = g.Name, g.Version
+	s.Arch = g.Arch
 	s.Params = dma.ParamsFor(g.Arch)
 	if g.Arch.Assumed != "" {
 		s.Notes = append(s.Notes, fmt.Sprintf("%s: %s are not published; NeuronCore-v2's are used", g.Name, g.Arch.Assumed))
@@ -52,18 +56,25 @@ type SubgraphRun struct {
 	Subgraph string `json:"subgraph"`
 	// Core is the physical core of the logical core it runs on (0 with
 	// LNC=1).
-	Core     int              `json:"physical_core"`
-	StartNs  int64            `json:"start_ns"` // on its core's clock, after earlier subgraphs there
-	Result   *dma.SimResult   `json:"result"`
+	Core    int            `json:"physical_core"`
+	StartNs int64          `json:"start_ns"` // on its core's clock, after earlier subgraphs there
+	Result  *dma.SimResult `json:"result"`
+	// Engines is the instruction-level simulation (nil when the subgraph
+	// has no instruction streams npukit can read); KernelNs is its time,
+	// or the DMA-only time without it.
+	Engines  *EngineRun       `json:"engines,omitempty"`
+	KernelNs int64            `json:"kernel_ns"`
 	Timeline *sim.Timeline    `json:"-"`
 	Ordered  []dma.Descriptor `json:"-"`
 }
 
-// Run is a NEFF's simulated DMA: per subgraph, and the total, which is the
-// longest physical core's (subgraphs on one core add up).
+// Run is a NEFF's simulated time: per subgraph, and the total, which is
+// the launch overhead plus the longest physical core's time (subgraphs on
+// one core add up).
 type Run struct {
 	Setup     Setup         `json:"setup"`
 	TotalNs   int64         `json:"total_ns"`
+	LaunchNs  int64         `json:"launch_ns"`
 	Subgraphs []SubgraphRun `json:"subgraphs"`
 }
 
@@ -84,9 +95,25 @@ func Simulate(progs []*Program, s Setup) (*Run, error) {
 			return nil, fmt.Errorf("%s: %w", p.Subgraph, err)
 		}
 		core := i % len(busy)
-		r.Subgraphs = append(r.Subgraphs, SubgraphRun{Subgraph: p.Subgraph, Core: core, StartNs: busy[core], Result: res, Timeline: tl, Ordered: descs})
-		busy[core] += res.TotalNs
+		sr := SubgraphRun{Subgraph: p.Subgraph, Core: core, StartNs: busy[core], Result: res, KernelNs: res.TotalNs, Timeline: tl, Ordered: descs}
+		if s.Arch != nil {
+			if er := p.SimulateEngines(s.Arch, s.Params); er != nil {
+				// Static entries no instruction triggers (a NEFF whose
+				// streams npukit cannot follow) still move their data: the
+				// subgraph takes at least the DMA program's own time.
+				sr.Engines, sr.KernelNs = er, er.KernelNs
+				if er.Untriggered > 0 {
+					sr.KernelNs = max(sr.KernelNs, res.TotalNs)
+				}
+			}
+		}
+		r.Subgraphs = append(r.Subgraphs, sr)
+		busy[core] += sr.KernelNs
 		r.TotalNs = max(r.TotalNs, busy[core])
+	}
+	if s.Arch != nil {
+		r.LaunchNs = int64(s.Arch.LaunchNs)
+		r.TotalNs += r.LaunchNs
 	}
 	if transposes > 0 && s.Params.TransposeBlock > 0 {
 		r.Setup.Notes = append(r.Setup.Notes, fmt.Sprintf("%d DMA transpose(s) charged as destination runs of %d elements (an assumption: no public figure gives the DMA engines' transpose throughput)", transposes, s.Params.TransposeBlock))

@@ -62,7 +62,7 @@ func TestSimulateSetup(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := run.Subgraphs[0], run.Subgraphs[1]
-	if a.Core != 0 || b.Core != 1 || b.StartNs != 0 || run.TotalNs != max(a.Result.TotalNs, b.Result.TotalNs) {
+	if a.Core != 0 || b.Core != 1 || b.StartNs != 0 || run.LaunchNs <= 0 || run.TotalNs != run.LaunchNs+max(a.KernelNs, b.KernelNs) {
 		t.Fatalf("LNC 2: %+v %+v total %d", a, b, run.TotalNs)
 	}
 	serial := trn2Pair(t, "cayman", 1, false)
@@ -71,8 +71,8 @@ func TestSimulateSetup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s1.Version != 3 || run1.Subgraphs[1].StartNs != run1.Subgraphs[0].Result.TotalNs ||
-		run1.TotalNs != run1.Subgraphs[0].Result.TotalNs+run1.Subgraphs[1].Result.TotalNs {
+	if s1.Version != 3 || run1.Subgraphs[1].StartNs != run1.Subgraphs[0].KernelNs ||
+		run1.TotalNs != run1.LaunchNs+run1.Subgraphs[0].KernelNs+run1.Subgraphs[1].KernelNs {
 		t.Fatalf("LNC 1: %+v", run1)
 	}
 	// trn3's engines are faster than trn2's for the same program.

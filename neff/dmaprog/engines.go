@@ -1,0 +1,436 @@
+package dmaprog
+
+import (
+	"container/heap"
+	"fmt"
+	"sort"
+
+	"github.com/npukit/npukit/neff/dma"
+	"github.com/npukit/npukit/neff/isa"
+	"github.com/npukit/npukit/neuroncore"
+)
+
+// Instruction-level timing of a subgraph: every engine runs its decoded
+// instruction stream (package isa) in order; an instruction starts when
+// its engine is free and its semaphore wait holds, and increments its
+// semaphore when it completes. DMA_TRIGGER starts a static entry of a
+// queue, DMA_DIRECT2D a DMA the engine describes (DGE); a DMA spreads its
+// rows over the core's DMA engines at the per-engine bandwidth and adds
+// its completion semaphore increment the fixed latency after its last
+// row. Costs (cycles at the engine's clock, neuroncore.Arch):
+//   - MATMUL max(N, 64), x4 for float32 inputs, x2 for each of the two
+//     passes a float32 matmul is compiled to (matmulCycles); LDWEIGHTS a
+//     quarter of that (LoadStationary runs in the background and is up to
+//     4x faster than MultiplyMoving, architecture guide);
+//   - VectorE N per input (two for TENSOR_TENSOR), at least 64; ScalarE
+//     max(64, N); GpSimd opcodes whose operands are not understood 150;
+//   - plus InstrOverheadNs per VectorE/ScalarE instruction;
+//   - ACT_TABLE_LOAD TableLoadNs; DMA_DIRECT2D occupies its issuing engine
+//     DGEIssueNs (Pool: DGEIssuePoolNs); waits, drains and other control
+//     instructions nothing.
+//
+// Fitted on the instruction durations neuron-profile printed for the
+// attention capture in corpus3/ntff (baseline_attention, Trn2), not on
+// kernel totals:
+const (
+	// InstrOverheadNs: COPY of 128 and 512 elements per partition took
+	// 289 and 691 ns on VectorE, 265 and 584 ns on ScalarE: about one
+	// element per cycle plus 156-158 ns.
+	InstrOverheadNs = 150
+	// TableLoadNs: the one ACT_TABLE_LOAD took 1,283 ns.
+	TableLoadNs = 1283
+	// DGEIssueNs: the DMA_DIRECT2D instructions on Sync and Scalar took
+	// 559-613 ns each (8 of them); on GpSimd 31-70 ns (4).
+	DGEIssueNs     = 570
+	DGEIssuePoolNs = 50
+)
+
+// EngineTiming is one engine's share of an instruction-level simulation.
+type EngineTiming struct {
+	Engine       string `json:"engine"`
+	Instructions int    `json:"instructions"`
+	BusyNs       int64  `json:"busy_ns"`
+	LastEndNs    int64  `json:"last_end_ns"`
+}
+
+// EngineRun is the instruction-level simulation of one subgraph.
+type EngineRun struct {
+	// KernelNs is the last instruction's or DMA's completion.
+	KernelNs int64          `json:"kernel_ns"`
+	Engines  []EngineTiming `json:"engines"`
+	// DMAs started by instructions: static entries and DGE transfers.
+	StaticDMAs int   `json:"static_dmas"`
+	DGEDMAs    int   `json:"dge_dmas"`
+	DMABytes   int64 `json:"dma_bytes"`
+	DMABusyNs  int64 `json:"dma_busy_ns"`
+	// Unknown counts instructions whose opcode is not understood (priced
+	// as 64-cycle instructions), by name.
+	Unknown map[string]int `json:"unknown,omitempty"`
+	// Released counts semaphore waits nothing in the subgraph could
+	// satisfy (another core's semaphores, or a decoding npukit got wrong):
+	// the simulation let them pass.
+	Released int `json:"released_waits,omitempty"`
+	// Untriggered counts static DMA entries no instruction triggered.
+	Untriggered int `json:"untriggered_entries,omitempty"`
+	// BadTriggers counts triggers naming an entry the queue does not have.
+	BadTriggers int `json:"bad_triggers,omitempty"`
+}
+
+// engineKeys are def.json's engine keys in a fixed order, with their
+// NeuronCore engine for clocks.
+var engineKeys = []struct {
+	key  string
+	name string
+	eng  neuroncore.Engine
+}{
+	{"pe", "tensor", neuroncore.TensorE},
+	{"act", "scalar", neuroncore.ScalarE},
+	{"dve", "vector", neuroncore.VectorE},
+	{"pool", "gpsimd", neuroncore.GpSimdE},
+	{"sp", "sync", neuroncore.GpSimdE}, // the Sync engine: control and DMA triggers
+}
+
+// HasInstructions reports whether the subgraph's engines carry
+// instruction streams npukit can read.
+func (p *Program) HasInstructions() bool {
+	return len(p.streams()) > 0
+}
+
+type stream struct {
+	name   string
+	eng    neuroncore.Engine
+	pool   bool
+	instrs []isa.Instr
+}
+
+func (p *Program) streams() []stream {
+	if p.sg == nil || p.file == nil {
+		return nil
+	}
+	var out []stream
+	for _, k := range engineKeys {
+		for _, e := range p.sg.Engines {
+			if e.Key != k.key || e.InstrMember == "" {
+				continue
+			}
+			mem, ok := p.file.Member(e.InstrMember)
+			if !ok || len(mem.Data) < isa.Size {
+				continue
+			}
+			out = append(out, stream{name: k.name, eng: k.eng, pool: k.key == "pool", instrs: isa.Decode(mem.Data)})
+		}
+	}
+	return out
+}
+
+// staticEntry is one dma-list entry of an engine JSON: what it moves.
+type staticEntry struct {
+	charged, rows, bytes int64
+	sem                  int
+	inc                  int64
+	triggered            bool
+}
+
+// entries groups the program's descriptors by queue and entry, in the
+// order the engine JSONs list them; an entry's id, when given, is its
+// index on the queue.
+func (p *Program) entries(params dma.SimParams) map[string][]*staticEntry {
+	type key struct {
+		member string
+		index  int
+	}
+	byEntry := map[key]*staticEntry{}
+	queues := map[string][]*staticEntry{}
+	sets := map[string]int64{}
+	for _, q := range p.Queues {
+		sets[q.Name] = int64(max(q.NumQueues, 1))
+	}
+	if p.sg != nil {
+		for _, e := range p.sg.Engines {
+			if e.JSON == nil {
+				continue
+			}
+			for i, ent := range e.JSON.DMA {
+				if ent == nil {
+					continue
+				}
+				se := &staticEntry{sem: -1, inc: 16}
+				if ent.Semaphore != nil {
+					se.sem = int(*ent.Semaphore)
+				}
+				q := ent.QueueName()
+				if n, ok := sets[q]; ok {
+					se.inc = n
+				}
+				byEntry[key{e.Member, i}] = se
+				idx := len(queues[q])
+				if ent.ID != nil && *ent.ID >= 0 && *ent.ID < 1<<20 {
+					idx = int(*ent.ID)
+				}
+				for len(queues[q]) <= idx {
+					queues[q] = append(queues[q], nil)
+				}
+				if queues[q][idx] == nil {
+					queues[q][idx] = se
+				} else {
+					queues[q] = append(queues[q], se)
+				}
+			}
+		}
+	}
+	for _, d := range p.Descriptors {
+		se := byEntry[key{d.Engine, d.Index}]
+		if se == nil {
+			continue
+		}
+		moved, charged := dma.ChargedBytes(d.Transfer, params)
+		se.bytes += moved
+		se.charged += charged
+		se.rows += dma.Rows(d.Transfer)
+	}
+	return queues
+}
+
+// incHeap orders pending semaphore increments by time.
+type inc struct {
+	at    float64 // ns
+	sem   int
+	delta int64
+}
+type incHeap []inc
+
+func (h incHeap) Len() int           { return len(h) }
+func (h incHeap) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h incHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *incHeap) Push(x any)        { *h = append(*h, x.(inc)) }
+func (h *incHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// dmaRings is the core's DMA engines: when each is free (ns).
+type dmaRings struct {
+	free       []float64
+	bytesPerNs float64
+	fixedNs    float64
+	minRun     int64
+	busy       float64
+}
+
+// run starts a DMA of charged bytes over rows rows at t and returns its
+// completion: the rows are dealt over up to len(free) engines, each share
+// starting when its engine is free; the fixed latency follows the last.
+func (r *dmaRings) run(t float64, charged, rows int64) float64 {
+	n := int(min(max(rows, 1), int64(len(r.free))))
+	idx := make([]int, len(r.free))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return r.free[idx[a]] < r.free[idx[b]] })
+	share := float64(charged) / float64(n) / r.bytesPerNs
+	end := t
+	for _, e := range idx[:n] {
+		s := max(t, r.free[e])
+		r.free[e] = s + share
+		r.busy += share
+		end = max(end, s+share)
+	}
+	return end + r.fixedNs
+}
+
+// SimulateEngines runs the subgraph's instruction streams on the cost
+// model of a (nil when the subgraph has no readable instructions).
+func (p *Program) SimulateEngines(a *neuroncore.Arch, params dma.SimParams) *EngineRun {
+	ss := p.streams()
+	if len(ss) == 0 {
+		return nil
+	}
+	queues := p.entries(params)
+	rings := &dmaRings{free: make([]float64, max(params.Engines, 1)), bytesPerNs: params.BytesPerNs, fixedNs: float64(params.OverheadNs), minRun: params.MinChargedRun}
+	run := &EngineRun{Unknown: map[string]int{}}
+	type state struct {
+		pc   int
+		free float64
+		busy float64
+	}
+	st := make([]state, len(ss))
+	sems := map[int]int64{}
+	h := &incHeap{}
+	var now float64
+	last := 0.0
+	cost := func(s *stream, in *isa.Instr) float64 {
+		n := max(in.Elems, 1)
+		ns := func(c int64) float64 { return float64(a.CyclesToPs(s.eng, c)) / 1000 }
+		switch in.Op.Class {
+		case isa.Control, isa.DMATrigger:
+			return 0
+		case isa.Matmul:
+			return float64(a.CyclesToPs(neuroncore.TensorE, matmulCycles(a, in))) / 1000
+		case isa.LoadWeights:
+			return float64(a.CyclesToPs(neuroncore.TensorE, matmulCycles(a, in))) / 4000
+		case isa.Vector1:
+			if s.eng == neuroncore.ScalarE {
+				return ns(a.ActivationCycles(n)) + InstrOverheadNs
+			}
+			return ns(a.VectorCycles(1, n, false)) + InstrOverheadNs
+		case isa.Vector2:
+			return ns(a.VectorCycles(2, n, false)) + InstrOverheadNs
+		case isa.Activation:
+			return ns(a.ActivationCycles(n)) + InstrOverheadNs
+		case isa.TableLoad:
+			return TableLoadNs
+		case isa.DMADirect:
+			if s.pool {
+				return DGEIssuePoolNs
+			}
+			return DGEIssueNs
+		case isa.GpSimd:
+			return ns(a.GpSimdCycles(0))
+		}
+		run.Unknown[in.Name()]++
+		return ns(a.MinInstrCycles)
+	}
+	apply := func(t float64) {
+		for h.Len() > 0 && (*h)[0].at <= t {
+			x := heap.Pop(h).(inc)
+			sems[x.sem] += x.delta
+		}
+	}
+	push := func(at float64, sem int, d int64) {
+		heap.Push(h, inc{at: at, sem: sem, delta: d})
+		last = max(last, at)
+	}
+	for {
+		progress := false
+		for i := range ss {
+			s, e := &ss[i], &st[i]
+			for e.pc < len(s.instrs) && e.free <= now {
+				in := &s.instrs[e.pc]
+				if in.WaitCond != 0 && sems[in.WaitSem] < in.WaitValue {
+					break
+				}
+				start := max(now, e.free)
+				d := cost(s, in)
+				end := start + d
+				e.free, e.busy = end, e.busy+d
+				e.pc++
+				progress = true
+				last = max(last, end)
+				if in.UpdKind != 0 {
+					push(end, in.UpdSem, 1)
+				}
+				switch in.Op.Class {
+				case isa.DMATrigger:
+					q := queues[in.Queue]
+					if in.Entry < 0 || in.Entry >= len(q) || q[in.Entry] == nil {
+						run.BadTriggers++
+						continue
+					}
+					se := q[in.Entry]
+					se.triggered = true
+					run.StaticDMAs++
+					run.DMABytes += se.bytes
+					done := rings.run(end, max(se.charged, 1), se.rows)
+					if se.sem >= 0 {
+						push(done, se.sem, se.inc)
+					}
+					last = max(last, done)
+				case isa.DMADirect:
+					run.DGEDMAs++
+					run.DMABytes += in.DMABytes
+					row := in.DMABytes / max(in.DMARows, 1)
+					done := rings.run(end, in.DMARows*max(row, rings.minRun), in.DMARows)
+					push(done, in.DMASem, in.DMAInc)
+					last = max(last, done)
+				}
+			}
+		}
+		if progress {
+			continue
+		}
+		// Next event: an engine becoming free or a semaphore increment.
+		next, ok := 0.0, false
+		done := true
+		for i := range ss {
+			if st[i].pc < len(ss[i].instrs) {
+				done = false
+				if st[i].free > now && (!ok || st[i].free < next) {
+					next, ok = st[i].free, true
+				}
+			}
+		}
+		if done {
+			break
+		}
+		if h.Len() > 0 {
+			t := (*h)[0].at
+			if !ok || t < next {
+				next, ok = t, true
+			}
+		}
+		if ok {
+			now = max(now, next)
+			apply(now)
+			continue
+		}
+		// Deadlock: release the wait of the first blocked engine.
+		for i := range ss {
+			if st[i].pc < len(ss[i].instrs) {
+				ss[i].instrs[st[i].pc].WaitCond = 0
+				run.Released++
+				break
+			}
+		}
+	}
+	for _, q := range queues {
+		for _, se := range q {
+			if se != nil && !se.triggered {
+				run.Untriggered++
+			}
+		}
+	}
+	run.KernelNs = int64(last + 0.5)
+	run.DMABusyNs = int64(rings.busy + 0.5)
+	for i, s := range ss {
+		run.Engines = append(run.Engines, EngineTiming{Engine: s.name, Instructions: len(s.instrs), BusyNs: int64(st[i].busy + 0.5), LastEndNs: int64(st[i].free + 0.5)})
+	}
+	if len(run.Unknown) == 0 {
+		run.Unknown = nil
+	}
+	return run
+}
+
+// matmulCycles is a TensorE instruction's cycles: max(N, 64), four times
+// that for float32 (architecture guide), of which each of the two passes
+// the compiler splits a float32 matmul into costs half. On the attention
+// capture the float32 pass MATMULs took 593-1,060 ns at N = 512 and from
+// 270 ns at N = 128 (2.4 GHz): about 2 cycles per element and pass.
+func matmulCycles(a *neuroncore.Arch, in *isa.Instr) int64 {
+	c := max(max(in.Elems, 1), a.MMInitLatency)
+	switch {
+	case in.FP32Pass:
+		c *= 2
+	case in.Float32:
+		c *= 4
+	}
+	return c
+}
+
+// UnknownList renders the opcodes not understood, "OP_0x12 x3, ...".
+func (r *EngineRun) UnknownList() string {
+	names := make([]string, 0, len(r.Unknown))
+	for n := range r.Unknown {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s x%d", n, r.Unknown[n])
+	}
+	return s
+}

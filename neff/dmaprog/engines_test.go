@@ -1,0 +1,156 @@
+package dmaprog
+
+import (
+	"encoding/binary"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/npukit/npukit/internal/conformance"
+	"github.com/npukit/npukit/neff"
+	"github.com/npukit/npukit/neuroncore"
+)
+
+// word encodes one 64-byte instruction (layout in package isa): opcode,
+// an optional wait (semaphore >= value) and completion increment (sem).
+func word(op byte, waitSem int, waitValue uint32, incSem int) []byte {
+	w := make([]byte, 64)
+	w[0], w[1] = op, 0x10
+	if waitSem >= 0 {
+		w[4], w[5] = 5, byte(waitSem)
+		binary.LittleEndian.PutUint32(w[8:], waitValue)
+	}
+	if incSem >= 0 {
+		w[6], w[7] = 0x13, byte(incSem)
+	}
+	return w
+}
+
+func trigger(queue string, entry uint32, waitSem int, waitValue uint32) []byte {
+	w := word(0xC1, waitSem, waitValue, -1)
+	copy(w[12:48], queue)
+	binary.LittleEndian.PutUint32(w[48:], entry)
+	return w
+}
+
+func cat(ws ...[]byte) []byte {
+	var out []byte
+	for _, w := range ws {
+		out = append(out, w...)
+	}
+	return out
+}
+
+func openBuilt(t *testing.T, b *neff.Builder) *neff.Model {
+	t.Helper()
+	raw, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := neff.OpenBytes(raw, neff.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A kernel whose DMA is issued by an instruction (DMA_DIRECT2D, descriptor
+// generation: no static descriptors in the NEFF) takes the DMA's time; it
+// was predicted at 0 since no engine instruction was executed.
+func TestSimulateDGEKernel(t *testing.T) {
+	b := neff.NewBuilder("dge.neff")
+	b.Target = "cayman"
+	sg := b.Subgraph("sg00")
+	dge := word(0xD4, -1, 0, -1)
+	dge[13], dge[14] = 8, 16                      // completion semaphore 8, +16
+	binary.LittleEndian.PutUint16(dge[32:], 128)  // 128 rows
+	binary.LittleEndian.PutUint16(dge[34:], 1)    //
+	binary.LittleEndian.PutUint16(dge[36:], 2048) // of 2 KiB
+	sg.Engine("pool", "Pool").Instr = cat(dge, word(0xA0, 8, 16, -1))
+	m := openBuilt(t, b)
+	run, err := Simulate(FromModel(m), SetupFor(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := neuroncore.V3
+	want := DGEIssuePoolNs + a.DMAFixedNs + 128*2048/16/a.DMABytesPerNs
+	if got := float64(run.TotalNs); got < want {
+		t.Fatalf("predicted %.0f ns for a kernel whose one 256 KiB DMA takes %.0f ns", got, want)
+	}
+	if got := float64(run.Subgraphs[0].KernelNs); math.Abs(got-want) > 2 {
+		t.Errorf("kernel %.0f ns, want %.0f", got, want)
+	}
+}
+
+// Engines follow their semaphores: load -> add -> store is a chain (the
+// DMA-only model ran both DMAs at once and ignored the compute).
+func TestSimulateInstructionOrder(t *testing.T) {
+	b := neff.NewBuilder("stream.neff")
+	b.Target = "cayman"
+	sg := b.Subgraph("sg00")
+	sg.AddVar("a", "input", 512000)
+	sg.AddVar("out", "output", 512000)
+	sg.AddQueue("qSPIO0", "in", 16, "sp")
+	sg.AddQueue("qPoolIO0", "in", 16, "pool")
+	sp, pool, dve := sg.Engine("sp", "SP"), sg.Engine("pool", "Pool"), sg.Engine("dve", "DVE")
+	load := sp.AddDMA("qSPIO0", "load", neff.Copy("a", 0, []int64{4000, 128}, []int64{1, 4000}, "SB", 0, []int64{4000, 128}, []int64{1, neff.SBPartitionStride}))
+	store := pool.AddDMA("qPoolIO0", "store", neff.Copy("SB", 0, []int64{4000, 128}, []int64{1, neff.SBPartitionStride}, "out", 0, []int64{4000, 128}, []int64{1, 4000}))
+	s8, s24 := int64(8), int64(24)
+	load.Semaphore, store.Semaphore = &s8, &s24
+	tt := word(0x41, 8, 16, 6) // TENSOR_TENSOR after the load, then S[6]++
+	tt[15] = 128
+	binary.LittleEndian.PutUint16(tt[26:], 1000) // 1000 float32 per partition
+	binary.LittleEndian.PutUint16(tt[28:], 1)
+	binary.LittleEndian.PutUint16(tt[30:], 1)
+	sp.Instr = trigger("qSPIO0", 0, -1, 0)
+	dve.Instr = tt
+	pool.Instr = cat(trigger("qPoolIO0", 0, 6, 1), word(0xA4, 24, 16, -1))
+	m := openBuilt(t, b)
+	run, err := Simulate(FromModel(m), SetupFor(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := neuroncore.V3
+	dmaNs := a.DMAFixedNs + 512000/16/a.DMABytesPerNs
+	addNs := float64(a.CyclesToPs(neuroncore.VectorE, a.VectorCycles(2, 1000, false)))/1000 + InstrOverheadNs
+	want := 2*dmaNs + addNs
+	got := float64(run.Subgraphs[0].KernelNs)
+	if math.Abs(got-want) > 0.01*want {
+		t.Fatalf("kernel %.0f ns, want load %.0f + add %.0f + store %.0f = %.0f", got, dmaNs, addNs, dmaNs, want)
+	}
+	if run.TotalNs != run.LaunchNs+run.Subgraphs[0].KernelNs || run.LaunchNs <= 0 {
+		t.Errorf("total %d = launch %d + kernel %d?", run.TotalNs, run.LaunchNs, run.Subgraphs[0].KernelNs)
+	}
+}
+
+// Every shared captured NEFF decodes with no opcode npukit does not know,
+// every static DMA entry triggered by an instruction and every semaphore
+// wait satisfied by the subgraph itself: the decoding holds together.
+func TestSimulateEnginesCorpus(t *testing.T) {
+	dir := conformance.Shared(t, filepath.Join("corpus3", "ntff"))
+	files := conformance.Files(t, dir, "*.neff")
+	for _, f := range files {
+		m, err := neff.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := SetupFor(m)
+		run, err := Simulate(FromModel(m), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sg := range run.Subgraphs {
+			e := sg.Engines
+			if e == nil {
+				t.Errorf("%s %s: no instruction streams read", filepath.Base(f), sg.Subgraph)
+				continue
+			}
+			if len(e.Unknown) > 0 || e.Released > 0 || e.Untriggered > 0 || e.BadTriggers > 0 {
+				t.Errorf("%s %s: unknown %v, released waits %d, untriggered entries %d, bad triggers %d", filepath.Base(f), sg.Subgraph, e.Unknown, e.Released, e.Untriggered, e.BadTriggers)
+			}
+		}
+		if run.TotalNs <= run.LaunchNs {
+			t.Errorf("%s: predicted %d ns, no more than the launch", filepath.Base(f), run.TotalNs)
+		}
+	}
+}
