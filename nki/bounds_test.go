@@ -155,6 +155,7 @@ func TestHostilePythonRefused(t *testing.T) {
 		{"sorting is n log n", "a = list(range(1000000))\nfor i in range(100):\n    b = sorted(a)", "evaluation steps"},
 		{"classes through shared bases", "class A:\n    pass\nfor i in range(40):\n    class B(A):\n        pass\n    class C(A):\n        pass\n    class A(B, C):\n        pass", "shared ancestors"},
 		{"iterator returning iterators", "class I:\n    def __iter__(self):\n        return I()\nfor x in I():\n    pass", "non-iterator"},
+		{"__bool__ returning an instance", "class A:\n    def __bool__(self):\n        return A()\nif A():\n    pass", "__bool__ should return bool"},
 		{"wide format field", "x = f'{1:>100000000}'", "bound for one Python value"},
 	}
 	for _, c := range cases {

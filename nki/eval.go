@@ -357,11 +357,23 @@ func (in *interp) truth(v Value, at python.Node) bool {
 	case *Sym:
 		in.fail(at.At(), "truth value of "+in.src(at), "depends on a symbolic loop index")
 	case *Instance:
+		// __bool__ returns a bool and __len__ an int, as Python requires
+		// (a __bool__ returning another instance recursed without end)
 		if f, ok := in.findAttr(x.Class, "__bool__"); ok {
-			return in.truth(in.call(f, []Value{x}, nil, at.At(), nil), at)
+			r, isBool := in.call(f, []Value{x}, nil, at.At(), nil).(bool)
+			if !isBool {
+				in.raise(at.At(), "TypeError", "__bool__ should return bool")
+			}
+			return r
 		}
 		if f, ok := in.findAttr(x.Class, "__len__"); ok {
-			return in.truth(in.call(f, []Value{x}, nil, at.At(), nil), at)
+			switch r := in.call(f, []Value{x}, nil, at.At(), nil).(type) {
+			case int64:
+				return r != 0
+			case bool:
+				return r
+			}
+			in.raise(at.At(), "TypeError", "__len__ should return an integer")
 		}
 		return true
 	case *Opaque:
