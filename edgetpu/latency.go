@@ -45,9 +45,10 @@ type HostClass struct {
 	Link    string `json:"link"`
 	// LinkMBps is the effective host-link throughput in MB/s (10^6 bytes).
 	LinkMBps float64 `json:"link_mb_per_s"`
-	// CPUGMACs is the host CPU's effective int8 multiply-accumulate rate
-	// in the TFLite CPU kernels, in 10^9 MAC/s (single interpreter
-	// thread, as the Coral benchmark scripts run it).
+	// CPUGMACs is the host CPU's int8 multiply-accumulate rate in the
+	// TFLite CPU kernels of dense convolutions and fully-connected layers,
+	// in 10^9 MAC/s (one interpreter thread, as the Coral benchmark
+	// scripts run it); the host's other per-element costs scale with it.
 	CPUGMACs float64 `json:"cpu_gmac_per_s"`
 	Source   string  `json:"source"`
 }
@@ -71,10 +72,11 @@ const (
 	// scales with the host CPU.
 	invokeFixedUs = 280
 	invokeCPUUs   = 80
-	// desktopCPUGMACs is the reference host CPU (Xeon E5-1650 v3 class),
-	// fitted so that MobileNet v2 on its CPU (300.8 M MACs and its other
-	// operators priced as cpuOpUs does) takes the 46.6 ms of etpu-18.
-	desktopCPUGMACs = 6.62
+	// desktopCPUGMACs is the reference host CPU's (Xeon E5-1650 v3 class)
+	// rate for dense convolutions and fully-connected layers: Inception
+	// v1 (about 1.5 G MACs, nearly all dense convolutions) takes 90 ms on
+	// Coral's desktop CPU [coral.ai/docs/edgetpu/benchmarks, Table 1].
+	desktopCPUGMACs = 16.5
 	// cpuOpOverheadUs is the desktop cost of dispatching one CPU operator
 	// (scaled by the host's slowness).
 	cpuOpOverheadUs = 4
@@ -107,25 +109,26 @@ const (
 // streamed parameters achieve in Coral's benchmark table
 // [coral.ai/docs/edgetpu/benchmarks: VGG16, about 138 MB of parameters
 // streamed per inference, 296 ms on desktop USB 3 and 343 ms on the Dev
-// Board: about 470 and 400 MB/s]. CPU rates: MobileNet v2 (300.8 M MACs
-// and its other operators) on each host's CPU alone (etpu-18..22), one
+// Board: about 470 and 400 MB/s]. CPU rates: the desktop's is cited
+// (desktopCPUGMACs); every other host's is the desktop's divided by how
+// much slower MobileNet v2 runs on that host's CPU alone (etpu-19..22), one
 // constant per host CPU.
 var hostClasses = []HostClass{
 	{Name: "desktop-usb3", Summary: "x86-64 desktop (Xeon E5-1650 v3 class, 3.5 GHz) with the USB Accelerator on USB 3.0",
 		Link: "USB 3.0", LinkMBps: 470, CPUGMACs: desktopCPUGMACs,
-		Source: "link: cited (Coral benchmark table, streamed VGG16); CPU: fitted on etpu-18"},
+		Source: "link: cited (Coral benchmark table, streamed VGG16); CPU: dense rate cited (Coral benchmark table, Inception v1), depthwise cost fitted on etpu-18"},
 	{Name: "desktop-usb2", Summary: "the same desktop with the USB Accelerator on a USB 2.0 port",
 		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: desktopCPUGMACs,
-		Source: "link: fitted on etpu-03/04 (USB 2.0 class); CPU: fitted on etpu-18"},
+		Source: "link: fitted on etpu-03/04 (USB 2.0 class); CPU: as desktop-usb3"},
 	{Name: "rpi4-usb3", Summary: "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS) with the USB Accelerator on USB 3.0 (VL805 controller behind one PCIe lane)",
-		Link: "USB 3.0", LinkMBps: 100, CPUGMACs: 2.68,
-		Source: "link: fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: fitted on etpu-22"},
+		Link: "USB 3.0", LinkMBps: 100, CPUGMACs: 6.68,
+		Source: "link: fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: relative to the desktop, fitted on etpu-22"},
 	{Name: "rpi3-usb2", Summary: "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS) with the USB Accelerator on USB 2.0",
-		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: 1.13,
-		Source: "link: fitted on etpu-03/04; CPU: fitted on etpu-20/21 (3 B and 3 B+, one class)"},
+		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: 2.82,
+		Source: "link: fitted on etpu-03/04; CPU: relative to the desktop, fitted on etpu-20/21 (3 B and 3 B+, one class)"},
 	{Name: "devboard-pcie", Summary: "Coral Dev Board (NXP i.MX 8M, Cortex-A53 1.5 GHz, aarch64), Edge TPU on PCIe Gen2 x1",
-		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: 1.92,
-		Source: "link: cited (Coral benchmark table, streamed VGG16 on the Dev Board); CPU: fitted on etpu-19"},
+		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: 4.78,
+		Source: "link: cited (Coral benchmark table, streamed VGG16 on the Dev Board); CPU: relative to the desktop, fitted on etpu-19"},
 	{Name: "m2-pcie", Summary: "x86-64 desktop with the M.2 or Mini PCIe Accelerator (PCIe Gen2 x1)",
 		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: desktopCPUGMACs,
 		Source: "link: as devboard-pcie (cited); CPU: as desktop-usb3"},
@@ -230,59 +233,75 @@ func preprocessUs(h HostClass, pixels int64) float64 {
 	return (320 + 0.14*float64(pixels)/1e3) * h.slowness()
 }
 
-// cpuOpUs is the host CPU's cost of one operator: MACs at the host's rate,
-// element work at a per-class cost in MAC equivalents, and a dispatch
-// cost. Classes: views (RESHAPE) move nothing; copies (concatenation,
-// gathers, slices) about 1 MAC equivalent per element; resizes,
-// reductions, arg-max and softmax 5 (fitted on etpu-13, DeepLab v3's CPU
-// head: resizes to 513x513x21 and an arg-max); element-wise arithmetic on
-// quantized tensors 40 (each element is rescaled from both inputs' scales
-// to the output's with fixed-point multiplies and rounding, and a
-// broadcast walks four index dimensions: TFLite's int8/uint8 ADD, SUB, MUL
-// kernels), on float tensors, (de)quantization and casts 10, and
-// transcendental functions 20 (estimated from the kernels' per-element
-// work; no shared row isolates them: MoveNet's CPU tail, 59 such small
-// operators, is their main consumer).
+// cpuOpUs is the host CPU's cost of one operator: dense MACs at the
+// host's rate, element work at a per-class cost (nanoseconds per element on
+// the desktop, scaled by the host's slowness), and a dispatch cost.
+//
+//   - views (RESHAPE) move nothing; copies (concatenation, gathers,
+//     slices) cost dwNsPerElem/80;
+//   - DEPTHWISE_CONV_2D costs dwNsPerElem per output element: it is
+//     memory- and requantization-bound, not MAC-bound (fitted on the
+//     MobileNet v2 CPU rows etpu-18..22 with the dense rate above: its
+//     20.7 M depthwise MACs take most of its time);
+//   - resizes, reductions, arg-max and softmax cost resizeNsPerElem
+//     (fitted on etpu-13, DeepLab v3's CPU head);
+//   - element-wise arithmetic on quantized tensors rescales every element
+//     from both inputs' scales to the output's (TFLite's int8/uint8 ADD,
+//     SUB, MUL): 4x a float element-wise operation, which costs like a
+//     resize; transcendental functions 2x; (de)quantization and casts 1x
+//     (estimated from the kernels' per-element work: no shared row
+//     isolates them; MoveNet's CPU tail is their main consumer).
 func cpuOpUs(h HostClass, name string, w OpWork) float64 {
-	eq := float64(w.MACs)
 	elems := float64(max(w.InElems, w.OutElems))
+	out := float64(w.OutElems)
+	var ns float64
 	switch name {
 	case "RESHAPE", "SQUEEZE", "EXPAND_DIMS":
 		// Views: no data moves.
 	case "CONCATENATION", "PACK", "UNPACK", "SPLIT", "SPLIT_V", "SLICE", "STRIDED_SLICE", "GATHER", "GATHER_ND", "TRANSPOSE", "PAD", "TILE":
-		eq += 1 * elems
+		ns = copyNsPerElem * elems
+	case "DEPTHWISE_CONV_2D":
+		ns = dwNsPerElem * out
+	case "CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "BATCH_MATMUL", "UNIDIRECTIONAL_SEQUENCE_LSTM":
+		ns = copyNsPerElem * out
 	case "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "ARG_MAX", "ARG_MIN", "SOFTMAX", "LOG_SOFTMAX", "AVERAGE_POOL_2D", "MAX_POOL_2D", "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN":
-		eq += 5 * elems
-	case "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "BATCH_MATMUL", "UNIDIRECTIONAL_SEQUENCE_LSTM":
-		eq += 1 * float64(w.OutElems)
+		ns = resizeNsPerElem * elems
 	case "ADD", "SUB", "MUL", "DIV", "SQUARED_DIFFERENCE", "MAXIMUM", "MINIMUM", "FLOOR_DIV", "FLOOR_MOD", "POW", "PRELU", "LEAKY_RELU":
 		if w.Quantized {
-			eq += 40 * float64(w.OutElems)
+			ns = 4 * resizeNsPerElem * out
 		} else {
-			eq += 10 * float64(w.OutElems)
+			ns = resizeNsPerElem * out
 		}
 	case "QUANTIZE", "DEQUANTIZE", "CAST", "RELU", "RELU6", "RELU_N1_TO_1", "ABS", "NEG", "FLOOR", "ROUND":
-		eq += 10 * elems
+		ns = resizeNsPerElem * elems
 	case "SQRT", "RSQRT", "EXP", "LOG", "LOGISTIC", "TANH", "HARD_SWISH", "SIN", "COS", "GELU":
-		eq += 20 * elems
+		ns = 2 * resizeNsPerElem * elems
 	default:
 		if strings.HasPrefix(name, "custom:") || name == "" {
 			// Post-processing custom operators (pose decoders,
 			// detection post-processing) walk their inputs several
 			// times.
-			eq += customEqPerElem * elems
+			ns = customNsPerElem * elems
 		} else {
-			eq += 10 * elems
+			ns = resizeNsPerElem * elems
 		}
 	}
-	return eq/(h.CPUGMACs*1e3) + cpuOpOverheadUs*h.slowness()
+	return float64(w.MACs)/(h.CPUGMACs*1e3) + (ns/1e3+cpuOpOverheadUs)*h.slowness()
 }
 
-// customEqPerElem is the cost of a custom post-processing operator per
-// element of its inputs, in MAC equivalents; fitted on etpu-09 and etpu-16
+// Per-element CPU costs on the desktop reference, in nanoseconds (see
+// cpuOpUs for what each was fitted on).
+const (
+	dwNsPerElem     = 11.3
+	copyNsPerElem   = dwNsPerElem / 80
+	resizeNsPerElem = 1.9
+)
+
+// customNsPerElem is the desktop cost of a custom post-processing
+// operator per element of its inputs; fitted on etpu-09 and etpu-16
 // together (the PoseNet decoder of PoseNet and BodyPix on desktop USB 3:
-// 0.5 ms and 0.8 ms on the desktop).
-const customEqPerElem = 40
+// 0.5 ms and 0.8 ms).
+const customNsPerElem = 6.0
 
 // EstimateModel estimates a model's latency on a host: a compiled model
 // (the Edge TPU operators' packages give the transfers, their parameters
