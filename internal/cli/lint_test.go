@@ -9,6 +9,8 @@ import (
 
 	nkiexamples "github.com/npukit/npukit/examples/nki"
 	"github.com/npukit/npukit/examples/sbuf"
+	"github.com/npukit/npukit/internal/conformance"
+	"github.com/npukit/npukit/internal/sarifschema"
 )
 
 // sbufTree lays out a small tree of plan files (two with errors, one
@@ -202,5 +204,38 @@ func TestNkiCheckDirectivesAndInlineSuppression(t *testing.T) {
 	r = run(t, dir, "--json", "nki", "check", "kernels/overlap.py", "--kernel", "overlap_kernel", "--arg", "x=bfloat16[256,512]", "--severity", "sbuf/lifetime-overlap=warning")
 	if doc = checkDoc(t, r); r.code != 0 || doc.Summary.Warnings != 1 {
 		t.Errorf("--severity: exit %d %+v", r.code, doc.Summary)
+	}
+}
+
+// Every artifact of the shared corpora is checked as a tree, and the
+// SARIF log of the whole lot validates against the SARIF 2.1.0 schema.
+func TestCheckCorpusTreeAsSARIF(t *testing.T) {
+	shared := conformance.Shared(t, ".")
+	var dirs []string
+	for _, d := range []string{"corpus", "corpus2", "corpus3", "hw", "benchmarks"} {
+		if st, err := os.Stat(filepath.Join(shared, d)); err == nil && st.IsDir() {
+			dirs = append(dirs, filepath.Join(shared, d))
+		}
+	}
+	r := run(t, ".", append([]string{"check", "--format", "sarif"}, dirs...)...)
+	if r.code > 1 {
+		t.Fatalf("exit %d: a file of the corpus could not be checked\n%s", r.code, r.stderr)
+	}
+	if err := sarifschema.Validate([]byte(r.stdout)); err != nil {
+		t.Fatalf("SARIF of the corpus does not validate: %v", err)
+	}
+	var log struct {
+		Runs []struct{ Results []struct{ Level string } }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &log); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(log.Runs[0].Results); n < 30 {
+		t.Errorf("only %d results for the whole corpus", n)
+	}
+	// The exit code is the worst finding's (1 when any error is shown).
+	hasError := strings.Contains(r.stdout, `"level": "error"`)
+	if hasError != (r.code == 1) {
+		t.Errorf("exit %d with errors shown: %v", r.code, hasError)
 	}
 }
