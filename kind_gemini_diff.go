@@ -23,6 +23,9 @@ type GeminiDiff struct {
 	// AddressChanges counts buffer entries whose L2 address differs
 	// (-1: the schedules differ in shape, so entries do not pair up).
 	AddressChanges int `json:"address_changes"`
+	// TensorsMoved counts the tensors at another L2 address, each once
+	// (identified as check identifies them; -1 when shapes differ).
+	TensorsMoved int `json:"tensors_moved"`
 	// Details per core (workloads added, removed, moved, changed; traffic
 	// per kind; buffer peaks; simulated cycles), per layer and per
 	// workload.
@@ -143,12 +146,15 @@ func diffGemini(a, b *Artifact, o *Options) (Output, bool, error) {
 			c.Changes.Int("simulated wait on other cores", semdiff.Cycles, x.WaitCores, y.WaitCores)
 		}
 	}
-	d := &GeminiDiff{Verdict: l, AddressChanges: gemini.AddressChanges(sa, sb), Details: det}
+	d := &GeminiDiff{Verdict: l, AddressChanges: gemini.AddressChanges(sa, sb), TensorsMoved: gemini.TensorAddressChanges(sa, sb), Details: det}
 	if d.Verdict == nil {
 		d.Verdict = semdiff.List{}
 	}
 	if d.AddressChanges > 0 {
 		d.Verdict = append(d.Verdict, semdiff.Change{What: "buffer entries at another L2 address", Unit: semdiff.Count, A: int64(0), B: int64(d.AddressChanges)})
+		if d.TensorsMoved > 0 {
+			d.Verdict = append(d.Verdict, semdiff.Change{What: "tensors at another L2 address", Unit: semdiff.Count, A: int64(0), B: int64(d.TensorsMoved)})
+		}
 	}
 	identical := len(d.Verdict) == 0
 	switch {

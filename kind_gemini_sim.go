@@ -8,6 +8,7 @@ import (
 	"sort"
 	"text/tabwriter"
 
+	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/timing"
 	"github.com/npukit/npukit/gemini/zebu"
 	"github.com/npukit/npukit/internal/humanize"
@@ -38,7 +39,7 @@ func simulateGemini(a *Artifact, o *Options) (Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &GeminiSimulation{File: a.Name, Variant: string(s.Variant), Result: res, allLayers: o.Layers}
+	out := &GeminiSimulation{File: a.Name, Variant: string(s.Variant), Result: res, allLayers: o.Layers, TensorIdentity: gemini.IdentifyTensors(s).Assumption()}
 	for _, c := range s.Cores {
 		out.Workloads += len(c.Workloads)
 	}
@@ -108,6 +109,9 @@ type GeminiSimulation struct {
 	Trace string             `json:"trace,omitempty"`
 	// allLayers prints the per-layer tables in full (Options.Layers).
 	allLayers bool
+	// TensorIdentity says how the L2 tensors were identified (for the
+	// address hazards and the DRAM queue) when not by tensor_id.
+	TensorIdentity string `json:"tensor_identity,omitempty"`
 }
 
 // GeminiSimLayerRows is the most layers a simulation's text prints
@@ -150,6 +154,9 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "Total: %s cycles (%.1f us at %g GHz)\n", humanize.Count(r.TotalCycles), r.Micros, p.CoreGHz)
 	fmt.Fprintf(w, "Model: DRAM %g GB/s (%.2f B/cycle, +%d cycles per transfer), prefetch %s, NoC links %g GB/s, %d cycles per hop\n\n",
 		p.DRAMGBps, r.DRAM.BytesPerCycle, p.DRAMOverhead, p.Prefetch, p.LinkGBps, p.HopLatency)
+	if o.TensorIdentity != "" {
+		fmt.Fprintf(w, "L2 tensors: %s\n\n", o.TensorIdentity)
+	}
 	if r.QueueOrderRelaxed {
 		fmt.Fprintf(w, "Note: the file's DRAM access order (tensor_order) contradicts its data dependencies (served in that order, a transfer would wait for work waiting on it); transfers were served as they became ready.\n\n")
 	}

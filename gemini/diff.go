@@ -74,6 +74,44 @@ func AddressChanges(a, b *Schedule) int {
 	return n
 }
 
+// TensorAddressChanges counts the tensors (per core, identified as
+// IdentifyTensors says: by tensor_id, or by transfers where the writer's
+// tensor_id is positional) whose first L2 address differs between two
+// schedules of the same shape; -1 when the shapes or identities differ.
+// Unlike AddressChanges it counts a tensor once however many snapshots
+// list it.
+func TensorAddressChanges(a, b *Schedule) int {
+	if AddressChanges(a, b) < 0 {
+		return -1
+	}
+	ta, tb := IdentifyTensors(a), IdentifyTensors(b)
+	if ta.ByTransfers != tb.ByTransfers {
+		return -1
+	}
+	n := 0
+	for ci, c := range a.Cores {
+		d := b.Cores[ci]
+		first := map[int32][2]int64{}
+		for wi := range c.Workloads {
+			for ei := range c.Workloads[wi].Buffer {
+				ka, kb := ta.Key(ci, wi, ei), tb.Key(ci, wi, ei)
+				if ka < 0 || ka != kb {
+					continue
+				}
+				if _, ok := first[ka]; !ok {
+					first[ka] = [2]int64{c.Workloads[wi].Buffer[ei].Address, d.Workloads[wi].Buffer[ei].Address}
+				}
+			}
+		}
+		for _, ad := range first {
+			if ad[0] != ad[1] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func sortedUnion(a, b map[string]int) []string {
 	seen := map[string]bool{}
 	for k := range a {

@@ -170,7 +170,7 @@ func (t *Tensors) Assumption() string {
 	}
 	order := ""
 	if t.OrderCopiesID {
-		order = "; tensor_order repeats tensor_id, so it orders no DRAM queue and is not checked"
+		order = "; tensor_order repeats tensor_id and is read as no DRAM queue order"
 	}
 	return fmt.Sprintf("%s (%d entries carry a tensor_id seen earlier with other transfers; e.g. %s): tensors are identified by their transfer IDs%s", what, t.Conflicts, t.Example, order)
 }

@@ -96,3 +96,30 @@ func TestTensorIDIdentityKept(t *testing.T) {
 		t.Errorf("synthetic schedule: identity %+v", tn)
 	}
 }
+
+// Diff counts moved tensors by the same identity: in the positional
+// schedule the weight (entry 1, then entry 0) moving from 100 to 300 is
+// one tensor in two entries.
+func TestTensorAddressChangesPositional(t *testing.T) {
+	a, b := positional(t, "200"), positional(t, "200")
+	b.Cores[0].Workloads[0].Buffer[1].Address = 300
+	b.Cores[0].Workloads[1].Buffer[0].Address = 300
+	if n, m := AddressChanges(a, b), TensorAddressChanges(a, b); n != 2 || m != 1 {
+		t.Errorf("%d entries, %d tensors moved; want 2 entries, 1 tensor", n, m)
+	}
+}
+
+// Inspect says which identity it assumed, as check does.
+func TestSummaryTensorIdentity(t *testing.T) {
+	sum := Summarize(positional(t, "200"), false)
+	var b strings.Builder
+	if err := sum.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if sum.TensorIdentity == "" || !strings.Contains(b.String(), "L2 tensors: tensor_id is the entry's position") {
+		t.Errorf("inspect does not say how tensors are identified:\n%s", b.String())
+	}
+	if Summarize(synthFor(t, SynthConfig{Cores: 1, Workloads: 4}), false).TensorIdentity != "" {
+		t.Errorf("a schedule whose tensor_id is an identity gets an identity note")
+	}
+}

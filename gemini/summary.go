@@ -33,6 +33,9 @@ type Summary struct {
 	Routes       DRAMRoutes     `json:"dram_routes"`
 	Cores        []CoreSummary  `json:"cores"`
 	LayerTraffic []LayerSummary `json:"layer_traffic,omitempty"`
+	// TensorIdentity says how the L2 tensors are identified when it is not
+	// by tensor_id (Tensors.Assumption), as every command identifies them.
+	TensorIdentity string `json:"tensor_identity,omitempty"`
 }
 
 // TypeCount is the number of workloads of one layer_type.
@@ -118,7 +121,7 @@ func Occupancy(es []BufferEntry) int64 {
 // links are left out of the traffic figures.
 func Summarize(s *Schedule, layers bool) *Summary {
 	ix := NewIndex(s)
-	sum := &Summary{Variant: s.Variant, XLen: s.XLen, YLen: s.YLen, BufferSize: s.BufferSize}
+	sum := &Summary{Variant: s.Variant, XLen: s.XLen, YLen: s.YLen, BufferSize: s.BufferSize, TensorIdentity: IdentifyTensors(s).Assumption()}
 	types := map[string]int{}
 	type layerAcc struct {
 		LayerSummary
@@ -271,6 +274,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(ew, "L2 buffer: %s per core\n", humanize.Bytes(s.BufferSize))
 	} else {
 		fmt.Fprintf(ew, "L2 buffer: size not given (raw IR; occupancy from KiB blocks)\n")
+	}
+	if s.TensorIdentity != "" {
+		fmt.Fprintf(ew, "L2 tensors: %s\n", s.TensorIdentity)
 	}
 	fmt.Fprintf(ew, "Sum of time: %s cycles (compute only; DRAM time not included)\n", humanize.Count(s.TimeSum))
 	d := s.DRAM

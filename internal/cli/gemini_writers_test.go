@@ -50,4 +50,14 @@ func TestAllocFromConvertedSchedule(t *testing.T) {
 	if strings.Contains(r.stdout, "tensor-moved") || !strings.Contains(r.stdout, "1 error") {
 		t.Errorf("check of the rewrite:\n%s", r)
 	}
+	// inspect and sim say which identity they assumed, as check does.
+	for _, cmd := range []string{"inspect", "sim"} {
+		if r := run(t, "", cmd, in); r.code != 0 || !strings.Contains(r.stdout, "L2 tensors: tensor_id is the entry's position") {
+			t.Errorf("%s: exit %d\n%s", cmd, r.code, r)
+		}
+	}
+	// diff counts the tensors the allocation placed by the same identity.
+	if r := run(t, "", "diff", in, out); !strings.Contains(r.stdout, "tensors at another L2 address: 0 -> ") {
+		t.Errorf("diff:\n%s", r)
+	}
 }
