@@ -156,6 +156,12 @@ func TestHostilePythonRefused(t *testing.T) {
 		{"classes through shared bases", "class A:\n    pass\nfor i in range(40):\n    class B(A):\n        pass\n    class C(A):\n        pass\n    class A(B, C):\n        pass", "shared ancestors"},
 		{"iterator returning iterators", "class I:\n    def __iter__(self):\n        return I()\nfor x in I():\n    pass", "non-iterator"},
 		{"__bool__ returning an instance", "class A:\n    def __bool__(self):\n        return A()\nif A():\n    pass", "__bool__ should return bool"},
+		{"long strings ordered", "s = 'a' * (1 << 22)\nt = 'a' * (1 << 22)\nwhile True:\n    x = s < t", "evaluation steps"},
+		{"long strings compared", "s = 'a' * (1 << 22)\nt = 'a' * (1 << 22)\nwhile True:\n    x = s == t", "evaluation steps"},
+		{"shared tuples ordered", "a = (1,)\nb = (1,)\nfor i in range(80):\n    a = (a, a)\n    b = (b, b)\nx = a < b", "evaluation steps"},
+		{"dict updated from a big dict", "d1 = {}\nfor i in range(20000):\n    d1[i] = i\nd2 = {}\nwhile True:\n    d2.update(d1)", "evaluation steps"},
+		{"keyword unpacking of a big dict", "d = {}\nfor i in range(20000):\n    d['k' + str(i)] = i\ndef f(**kw):\n    return 0\nwhile True:\n    f(**d)", "evaluation steps"},
+		{"startswith of a long string", "s = 'a' * (1 << 22)\nwhile True:\n    x = s.startswith(s)", "evaluation steps"},
 		{"wide format field", "x = f'{1:>100000000}'", "bound for one Python value"},
 	}
 	for _, c := range cases {

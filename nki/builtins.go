@@ -157,7 +157,7 @@ func (in *interp) initBuiltins() {
 			}
 			c.in.charge(int64(len(items)) * int64(1+bits.Len(uint(len(items)))))
 			sort.SliceStable(idx, func(a, b int) bool {
-				r, ok := ordered(keys[idx[a]], keys[idx[b]])
+				r, ok := c.in.ordered(keys[idx[a]], keys[idx[b]])
 				if !ok {
 					c.fail("unorderable values")
 				}
@@ -375,7 +375,7 @@ func (in *interp) minmax(c *callCtx, sign int) Value {
 			bestKey = best
 			continue
 		}
-		r, ok := ordered(k, bestKey)
+		r, ok := in.ordered(k, bestKey)
 		if !ok {
 			c.fail("%s() of %s and %s", c.name, typeName(k), typeName(bestKey))
 		}
@@ -554,9 +554,17 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 		case "strip":
 			return m(func(c *callCtx) Value { c.in.charge(int64(len(o)) / bytesPerStep); return strings.TrimSpace(o) })
 		case "startswith":
-			return m(func(c *callCtx) Value { return strings.HasPrefix(o, c.in.str(c.need(0, "prefix"))) })
+			return m(func(c *callCtx) Value {
+				p := c.in.str(c.need(0, "prefix"))
+				c.in.charge(int64(min(len(p), len(o))) / bytesPerStep)
+				return strings.HasPrefix(o, p)
+			})
 		case "endswith":
-			return m(func(c *callCtx) Value { return strings.HasSuffix(o, c.in.str(c.need(0, "suffix"))) })
+			return m(func(c *callCtx) Value {
+				p := c.in.str(c.need(0, "suffix"))
+				c.in.charge(int64(min(len(p), len(o))) / bytesPerStep)
+				return strings.HasSuffix(o, p)
+			})
 		case "replace":
 			return m(func(c *callCtx) Value {
 				old, nw := c.in.str(c.need(0, "old")), c.in.str(c.need(1, "new"))

@@ -95,6 +95,7 @@ func (in *interp) evalCall(sc *scope, x *python.Call) Value {
 			if !ok {
 				in.fail(k.Pos, "**"+typeName(v), "keyword unpacking of a non-dict")
 			}
+			in.charge(16 * int64(len(d.Keys))) // each becomes a keyword, then a parameter or a **kwargs entry (a hash, map and scope work)
 			for i, key := range d.Keys {
 				ks, ok := key.(string)
 				if !ok {

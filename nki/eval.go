@@ -789,7 +789,7 @@ func (in *interp) compare(op string, l, r Value, node python.Node) Value {
 		}
 		return !eq
 	}
-	c, ok := ordered(l, r)
+	c, ok := in.ordered(l, r)
 	if !ok {
 		in.fail(node.At(), fmt.Sprintf("%s %s %s", typeName(l), op, typeName(r)), "comparison not supported")
 	}
@@ -914,17 +914,19 @@ func asPlainInt(v Value) (int64, bool) {
 	return 0, false
 }
 
-func ordered(a, b Value) (int, bool) { return orderedAt(a, b, 0) }
+// ordered compares for <, sorted, min and max; ok is false for what does
+// not order, including tuples nested past MaxNest. Each tuple item and
+// each 8 bytes of a string compared costs a step (tuples sharing their
+// items compared exponentially often otherwise).
+func (in *interp) ordered(a, b Value) (int, bool) { return in.orderedAt(a, b, 0) }
 
-// orderedAt compares for <, sorted, min and max; ok is false for what does
-// not order, including tuples nested past MaxNest.
-func orderedAt(a, b Value, depth int) (int, bool) {
+func (in *interp) orderedAt(a, b Value, depth int) (int, bool) {
 	if depth > MaxNest {
 		return 0, false
 	}
 	if ea, ok := a.(*enumMember); ok {
 		if eb, ok := b.(*enumMember); ok && ea.Class == eb.Class {
-			return orderedAt(ea.Value, eb.Value, depth+1)
+			return in.orderedAt(ea.Value, eb.Value, depth+1)
 		}
 	}
 	if _, ok := num(a); ok {
@@ -936,6 +938,7 @@ func orderedAt(a, b Value, depth int) (int, bool) {
 		if !ok {
 			return 0, false
 		}
+		in.charge(int64(min(len(x), len(y))) / bytesPerStep)
 		return strings.Compare(x, y), true
 	case Tuple:
 		y, ok := b.(Tuple)
@@ -943,7 +946,8 @@ func orderedAt(a, b Value, depth int) (int, bool) {
 			return 0, false
 		}
 		for i := 0; i < len(x) && i < len(y); i++ {
-			c, ok := orderedAt(x[i], y[i], depth+1)
+			in.charge(1)
+			c, ok := in.orderedAt(x[i], y[i], depth+1)
 			if !ok {
 				return 0, false
 			}

@@ -343,6 +343,7 @@ func (in *interp) dictKey(k Value) string {
 func (in *interp) dget(d *Dict, k Value) (Value, bool) { return d.getKey(in.dictKey(k)) }
 
 func (in *interp) dset(d *Dict, k, v Value) {
+	in.charge(4) // a hash, a map insert, two appends
 	h := in.dictKey(k)
 	if _, ok := d.index[h]; !ok {
 		// an entry holds a key, a value and an index entry
