@@ -168,9 +168,8 @@ func simulateNeff(a *Artifact, o *Options) (Output, error) {
 		if n == "" {
 			continue
 		}
-		if i < len(run.Subgraphs) && run.Subgraphs[i].Engines != nil {
-			n = fmt.Sprintf("subgraph %s uses hardware descriptor generation: its %d DGE transfers are priced from the DMA_DIRECT2D instructions that issue them (sizes decoded from the instruction; the dge-table itself is not read)",
-				p.Subgraph, run.Subgraphs[i].Engines.DGEDMAs)
+		if i < len(run.Subgraphs) && run.Subgraphs[i].Engines != nil && run.Subgraphs[i].Engines.DGEDMAs > 0 {
+			n += fmt.Sprintf("; the time prices the %d DGE transfers from the DMA_DIRECT2D instructions that issue them (sizes decoded from the instruction)", run.Subgraphs[i].Engines.DGEDMAs)
 		}
 		out.Setup.Notes = append(out.Setup.Notes, n)
 	}

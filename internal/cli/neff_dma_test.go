@@ -37,7 +37,7 @@ func TestNeffDMACorpus(t *testing.T) {
 		if r := run(t, "", "neff", "dma", f); r.code != 0 || !strings.Contains(r.stdout, "PARTITIONS") {
 			t.Errorf("%s text: %s", f, r)
 		}
-		if r := run(t, "", "sim", f); r.code != 0 || !strings.Contains(r.stdout, "Total DMA time") {
+		if r := run(t, "", "sim", f); r.code != 0 || !strings.Contains(r.stdout, "Predicted time") {
 			t.Errorf("%s sim: %s", f, r)
 		}
 	}
