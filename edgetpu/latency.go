@@ -204,6 +204,8 @@ type Latency struct {
 	// ByKind sums the steady-state parts by kind.
 	ByKind map[string]float64 `json:"steady_by_kind_us"`
 	Notes  []string           `json:"notes,omitempty"`
+
+	tpuOps int // Edge TPU operators added so far
 }
 
 func (l *Latency) add(p LatencyPart) { l.Parts = append(l.Parts, p) }
@@ -375,6 +377,12 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int,
 	label := "Edge TPU"
 	if oi >= 0 {
 		label = fmt.Sprintf("op %d Edge TPU", oi)
+	}
+	if l.tpuOps++; l.tpuOps > 1 {
+		// Each further Edge TPU operator (a model compiled with -a or
+		// -d) is another run on the device.
+		l.add(LatencyPart{Name: label + " invocation", Kind: PartInvoke, Us: invokeFixedUs, Op: oi, Resource: "host",
+			Detail: "another Edge TPU subgraph: another device round trip"})
 	}
 	mem := MemoryOf(p)
 	cachedBytes := plan.First.ByTarget["PARAMETER"] - plan.Steady.ByTarget["PARAMETER"]
