@@ -250,3 +250,32 @@ func TestPrefetchedWeightInWeightField(t *testing.T) {
 		}
 	}
 }
+
+// weightDefaultZero: core 1 numbers its workloads 10 and 11 (a global
+// numbering) and the references agree, but the DRAM reads of its two
+// weights name workload 0, a converter's default: the broken links are one
+// finding, which does not blame a renumbering no order-preserving map
+// explains.
+const weightDefaultZero = `{"xlen": 2, "ylen": 1, "buffersize": 4096,
+ "0": [{"workload_id": 0, "layer_name": "a", "layer_type": "pe", "ofmap_size": 8, "time": 1,
+  "ifmap": [{"size": 8, "transfer_id": [1]}], "weight": {"size": 16, "transfer_id": [0]},
+  "ofmap": [{"size": 8, "transfer_id": 2, "destination": [{"type": "core", "core_id": 1, "workload_id": 10}]}]}],
+ "1": [{"workload_id": 10, "layer_name": "b", "layer_type": "pe", "ofmap_size": 8, "time": 1,
+  "ifmap": [{"size": 8, "transfer_id": [2]}], "weight": {"size": 16, "transfer_id": [5]},
+  "ofmap": [{"size": 8, "transfer_id": 3, "destination": [{"type": "core", "core_id": 1, "workload_id": 11}]}]},
+  {"workload_id": 11, "layer_name": "c", "layer_type": "pe", "ofmap_size": 8, "time": 1,
+  "ifmap": [{"size": 8, "transfer_id": [3]}], "weight": {"size": 16, "transfer_id": [6]},
+  "ofmap": [{"size": 8, "transfer_id": 4, "destination": [{"type": "DRAM", "core_id": -1}]}]}],
+ "-1": {"out": [
+   {"transfer_id": 0, "type": "weight", "size": 16, "destination": [{"type": "core", "core_id": 0, "workload_id": 0}]},
+   {"transfer_id": 1, "type": "fmap", "size": 8, "destination": [{"type": "core", "core_id": 0, "workload_id": 0}]},
+   {"transfer_id": 5, "type": "weight", "size": 16, "destination": [{"type": "core", "core_id": 1, "workload_id": 0}]},
+   {"transfer_id": 6, "type": "weight", "size": 16, "destination": [{"type": "core", "core_id": 1, "workload_id": 0}]}],
+  "in": [{"transfer_id": 4, "core_id": 1, "workload_id": 11}]}}`
+
+func TestStaleReferencesWithoutRenumbering(t *testing.T) {
+	errs := linesOf(Check(readTest(t, weightDefaultZero)), diag.Error)
+	if len(errs) != 1 || !strings.Contains(errs[0], RuleRenumbered) || strings.Contains(errs[0], "the file was renumbered") || !strings.Contains(errs[0], "explains 0 of 2") {
+		t.Errorf("want one finding that does not blame a renumbering, got %v", errs)
+	}
+}
