@@ -79,9 +79,9 @@ def kernel(a):
 		{"automatic psum tile too large", `
 @nki.jit
 def kernel(a):
-    out = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
-    p = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.psum)
-    p[...] = nl.zeros((128, 1024), dtype=nl.float32)
+    out = nl.ndarray((128, 8192), dtype=nl.float32, buffer=nl.shared_hbm)
+    p = nl.ndarray((128, 8192), dtype=nl.float32, buffer=nl.psum)
+    p[...] = nl.zeros((128, 8192), dtype=nl.float32)
     nl.store(out, value=p)
     return out
 `, neuroncore.RuleTileTooLarge, "k.py:9"},

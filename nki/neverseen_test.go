@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/npukit/npukit/neuroncore"
 )
 
 // Kernels as students and contributors write them (the "files never seen"
@@ -352,5 +354,32 @@ def kernel(a, b):
 	res := traceSource(t, authorHeader+strings.Replace(body, "BUF", "nl.psum", 1), "gen2", args...)
 	if len(tensorRecs(res, "result of nl.matmul"))+len(callsOf(res, "operator.iadd")) != 0 {
 		t.Errorf("named matmul accumulated into PSUM: want the matmul's own accumulation, got %v", res.Calls)
+	}
+}
+
+// A Beta-1 kernel may keep an automatically allocated (128, 4096) float32
+// tile in PSUM, each matmul writing one bank, and read it whole (a
+// softmax's max and exp straight from PSUM; such a kernel ran on trn2):
+// no sbuf/tile-too-large.
+func TestAutomaticPSUMTensorAcrossBanks(t *testing.T) {
+	rep := checkSource(t, `
+@nki.jit
+def kernel(q, k):
+    out = nl.ndarray((128, 4096), dtype=nl.float32, buffer=nl.shared_hbm)
+    qt = nl.load(q)
+    score = nl.ndarray((nl.par_dim(128), 4096), dtype=nl.float32, buffer=nl.psum)
+    for c in nl.affine_range(8):
+        kt = nl.load(k[:, c * 512:(c + 1) * 512])
+        score[:, c * 512:(c + 1) * 512] = nisa.nc_matmul(qt, kt)
+    m = nisa.tensor_reduce(nl.max, data=score, axis=[1], negate=True)
+    e = nisa.activation(op=nl.exp, data=score, bias=m)
+    nl.store(out, value=e)
+    return out
+`, Arg{Name: "q", Shape: []int64{128, 128}, DType: "float32"}, Arg{Name: "k", Shape: []int64{128, 4096}, DType: "float32"})
+	if d := findRule(rep, neuroncore.RuleTileTooLarge); d != nil {
+		t.Errorf("an automatic PSUM tensor over 8 banks: %v", d)
+	}
+	if rep.HasErrors() {
+		t.Errorf("errors: %v", rep)
 	}
 }

@@ -450,15 +450,23 @@ func (in *interp) symbolicIf(sc *scope, st *python.If, pred *Sym) (ctl, Value) {
 	if len(st.Else) > 0 {
 		in.tr.guards = append(in.tr.guards, neg)
 		c, v := in.execBlock(sc, st.Else)
+		never := c != ctlNone && in.tr.multiplicity(in, st.Pos) == 0
 		in.tr.guards = in.tr.guards[:len(in.tr.guards)-1]
-		if c != ctlNone {
+		if c != ctlNone && !never {
 			in.fail(st.Pos, "return/break under a symbolic if", "control flow that differs per iteration is not traceable")
 			return c, v
 		}
 	}
 	in.tr.guards = append(in.tr.guards, pred)
 	c, v := in.execBlock(sc, st.Body)
+	// a branch whose predicate holds in no iteration (a bounds guard
+	// `if start + h >= height: break` the tiling never meets) never
+	// runs: its break or return changes nothing
+	never := c != ctlNone && in.tr.multiplicity(in, st.Pos) == 0
 	in.tr.guards = in.tr.guards[:len(in.tr.guards)-1]
+	if never {
+		return ctlNone, nil
+	}
 	if c != ctlNone {
 		in.fail(st.Pos, "return/break under a symbolic if", "control flow that differs per iteration is not traceable")
 	}
