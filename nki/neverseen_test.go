@@ -1,6 +1,7 @@
 package nki
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -381,5 +382,33 @@ def kernel(q, k):
 	}
 	if rep.HasErrors() {
 		t.Errorf("errors: %v", rep)
+	}
+}
+
+// `if start + h >= height: break` in an affine_range loop, a bounds guard
+// the tiling never meets: the branch never runs, so its break changes
+// nothing; a guard that does hold in some iteration is still refused.
+func TestNeverTakenBreakUnderSymbolicIf(t *testing.T) {
+	src := func(rows int) string {
+		return authorHeader + `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 8, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+    for t in nl.affine_range(2):
+        start = t * 4
+        for h in nl.affine_range(4):
+            if start + h >= ` + fmt.Sprint(rows) + `:
+                break
+            x = nl.load(a[:, start + h, :])
+            nl.store(out[:, start + h, :], value=x)
+    return out
+`
+	}
+	res := traceSource(t, src(8), "gen2", Arg{Name: "a", Shape: []int64{128, 8, 64}, DType: "float32"})
+	if st := callsOf(res, "nl.store"); len(st) != 1 || st[0].Executed != 8 {
+		t.Errorf("stores %+v, want one site executed 8 times", st)
+	}
+	if _, err := traceSourceErr(t, src(6), "gen2", Arg{Name: "a", Shape: []int64{128, 8, 64}, DType: "float32"}); err == nil {
+		t.Errorf("a break taken in some iterations traced")
 	}
 }
