@@ -247,7 +247,6 @@ func tooLargeForExact(p *Problem) bool {
 	return false
 }
 
-
 // BestEffort is the best complete placement the incomplete methods find
 // when the exact search cannot decide: the skyline placements, the greedy
 // placements (lowest and best-fit holes) and, when they all exceed the
