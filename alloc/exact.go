@@ -85,7 +85,9 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 		return h, Solved, nil
 	}
 	sol := &Solution{Offsets: make([]int64, n)}
-	comps, windowed := decompose(p, sol)
+	// Components are sized first and built one at a time, just before
+	// their search, so one component's structures are alive at a time.
+	comps, windowed, build := decompose(p, sol, true)
 	var explored atomic.Int64
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -109,13 +111,19 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 	var charged int64
 	exhausted := false
 	for ci, c := range comps {
+		c = build(c)
+		if c.tooLarge {
+			// Past the sizing's bound (fixed neighbours, exact pairs).
+			return nil, TimedOut, ErrTooLarge
+		}
 		limit := int64(math.MaxInt64)
 		if opt.Budget > 0 {
 			limit = left
 		}
 		var r searchResult
-		if len(c.bufs) > maxPortfolioBuffers {
-			// One search bounds the memory of a large component.
+		if len(c.bufs) > maxPortfolioBuffers || c.entries() > maxPortfolioEntries {
+			// One search bounds the memory of a large component (each
+			// search's undo log grows with the neighbour lists).
 			r = c.search(ctx, 0, false, -1, &explored, opt.Progress, limit, nil)
 		} else {
 			r = c.solvePortfolio(ctx, limit, &explored, opt.Progress)
@@ -189,7 +197,9 @@ type component struct {
 
 // decompose fills sol for buffers that need no search (fixed, empty) and
 // splits the rest into time-connected components.
-func decompose(p *Problem, sol *Solution) ([]*component, bool) {
+// With check, components are only sized (tooLarge set), not built.
+// build builds a sized component.
+func decompose(p *Problem, sol *Solution, check bool) ([]*component, bool, func(*component) *component) {
 	type ival struct {
 		t0, t1 int64
 		b      int
@@ -262,12 +272,18 @@ func decompose(p *Problem, sol *Solution) ([]*component, bool) {
 	}
 	var comps []*component
 	for _, r := range roots {
-		comps = append(comps, newComponent(p, groups[r], alive, fixedIdx))
+		comps = append(comps, newComponent(p, groups[r], alive, fixedIdx, check))
 	}
-	return comps, windowed
+	build := func(c *component) *component {
+		if c.tooLarge {
+			return c
+		}
+		return newComponent(p, c.bufs, alive, fixedIdx, false)
+	}
+	return comps, windowed, build
 }
 
-func newComponent(p *Problem, bufs []int, alive [][]Piece, fixedIdx []int) *component {
+func newComponent(p *Problem, bufs []int, alive [][]Piece, fixedIdx []int, check bool) *component {
 	n := len(bufs)
 	c := &component{bufs: bufs, capacity: p.Capacity}
 	var cuts []int64
@@ -294,16 +310,34 @@ func newComponent(p *Problem, bufs []int, alive [][]Piece, fixedIdx []int) *comp
 	// Section lists cost O(buffers x sections) and fixed-neighbour lists
 	// O(buffers x fixed): bounded like the adjacency.
 	var entries int64
-	for _, i := range bufs {
-		for _, pc := range alive[i] {
+	firsts := make([]int32, n)
+	lasts := make([]int32, n)
+	counts := make([]int32, n)
+	for k, i := range bufs {
+		for j, pc := range alive[i] {
 			s0 := sort.Search(len(cuts), func(x int) bool { return cuts[x] >= pc.T0 })
 			s1 := sort.Search(len(cuts), func(x int) bool { return cuts[x] >= pc.T1 })
 			entries += int64(s1 - s0)
+			counts[k] += int32(s1 - s0)
+			if j == 0 {
+				firsts[k] = int32(s0)
+			}
+			lasts[k] = int32(s1 - 1)
 		}
 	}
 	if entries > maxAdjacency || n > maxSearchBuffers {
 		c.tooLarge = true
 		return c
+	}
+	if check {
+		// Sized only: the adjacency's bound from the hulls.
+		c.tooLarge = hullPairs(firsts, lasts) > maxAdjacency
+		return c
+	}
+	// One array holds every buffer's sections.
+	flat := make([]int32, entries)
+	for k := range bufs {
+		c.secs[k], flat = flat[:0:counts[k]], flat[counts[k]:]
 	}
 	for k, i := range bufs {
 		b := &p.Buffers[i]
@@ -379,7 +413,19 @@ const (
 	// maxPortfolioBuffers: larger components get one search, not one per
 	// core, to bound memory.
 	maxPortfolioBuffers = 4096
+	// maxPortfolioEntries: nor do components with more section and
+	// neighbour entries than this.
+	maxPortfolioEntries = 1 << 21
 )
+
+// entries counts a component's section and neighbour entries.
+func (c *component) entries() int {
+	n := 0
+	for k := range c.secs {
+		n += len(c.secs[k]) + len(c.adj[k])
+	}
+	return n
+}
 
 // ErrTooLarge is returned with TimedOut when a component is too large or
 // too densely connected for the exact search.
@@ -398,16 +444,10 @@ func adjacency(secs [][]int32) ([][]int32, bool) {
 	for k, ss := range secs {
 		firsts[k], lasts[k] = ss[0], ss[len(ss)-1]
 	}
-	sf, sl := slices.Clone(firsts), slices.Clone(lasts)
-	slices.Sort(sf)
-	slices.Sort(sl)
+	hull := hullDegrees(firsts, lasts)
 	var pairs int64
-	for k := range secs {
-		// Buffers starting at or before k's last section, minus those
-		// ending before k's first, minus k itself.
-		starts, _ := slices.BinarySearch(sf, lasts[k]+1)
-		ends, _ := slices.BinarySearch(sl, firsts[k])
-		pairs += int64(starts - ends - 1)
+	for _, d := range hull {
+		pairs += int64(d)
 	}
 	if pairs > maxAdjacency || n > maxSearchBuffers {
 		return nil, true
@@ -435,7 +475,13 @@ func adjacency(secs [][]int32) ([][]int32, bool) {
 		}
 		return false
 	}
+	// One array holds every list, each sized by its hull bound (an upper
+	// bound on its neighbours), so no list grows by copying.
 	adj := make([][]int32, n)
+	flat := make([]int32, pairs)
+	for k, d := range hull {
+		adj[k], flat = flat[:0:d], flat[d:]
+	}
 	var active []int32
 	for _, k := range order {
 		keep := active[:0]
@@ -451,6 +497,32 @@ func adjacency(secs [][]int32) ([][]int32, bool) {
 		active = append(keep, k)
 	}
 	return adj, false
+}
+
+// hullDegrees returns, per buffer, the buffers whose section hulls
+// [first, last] overlap its own: an upper bound on its neighbours.
+func hullDegrees(firsts, lasts []int32) []int32 {
+	sf, sl := slices.Clone(firsts), slices.Clone(lasts)
+	slices.Sort(sf)
+	slices.Sort(sl)
+	deg := make([]int32, len(firsts))
+	for k := range firsts {
+		// Buffers starting at or before k's last section, minus those
+		// ending before k's first, minus k itself.
+		starts, _ := slices.BinarySearch(sf, lasts[k]+1)
+		ends, _ := slices.BinarySearch(sl, firsts[k])
+		deg[k] = int32(starts - ends - 1)
+	}
+	return deg
+}
+
+// hullPairs is the sum of hullDegrees.
+func hullPairs(firsts, lasts []int32) int64 {
+	var pairs int64
+	for _, d := range hullDegrees(firsts, lasts) {
+		pairs += int64(d)
+	}
+	return pairs
 }
 
 func splitmix(x uint64) uint64 {
@@ -549,12 +621,6 @@ func (c *component) solvePortfolio(ctx context.Context, limit int64, explored *a
 	return best
 }
 
-type cand struct {
-	off int64
-	b   int32
-	pos int32 // index in the node's set
-}
-
 // searcher is the state of one depth-first search over a component.
 type searcher struct {
 	c        *component
@@ -580,7 +646,7 @@ type searcher struct {
 	placed    []bool
 	off       []int64
 	stack     []int32   // placed buffers, in order
-	cands     [][]cand  // per level
+	cands     [][]int32 // per level: candidates, by position in the node's set
 	rankStack []int32   // old ranks saved by subRank
 	first     []int32   // per buffer: first section
 	lastSec   []int32   // per buffer: last section
@@ -635,7 +701,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		next:    make([]int32, c.nsec+2),
 		placed:  make([]bool, n),
 		off:     make([]int64, n),
-		cands:   make([][]cand, 2*n+2),
+		cands:   make([][]int32, 2*n+2),
 		first:   make([]int32, n),
 		lastSec: make([]int32, n),
 		failed:  map[[2]uint64]struct{}{},
@@ -1006,7 +1072,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 			skipped = true
 			continue // commutes with prev; explored in rank order
 		}
-		cs = append(cs, cand{x, k32, int32(pos)})
+		cs = append(cs, int32(pos))
 	}
 	// Section bound: the buffers left in a section stack above its floor,
 	// the last offset and the lowest offset any of them can take. One
@@ -1023,17 +1089,24 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 		s.remember(key)
 		return false
 	}
+	// A candidate is kept as its position in set (4 bytes: the lists of
+	// all levels are alive at once); set is the same after each child,
+	// and so is the candidate's offset, recomputed from the state.
 	sort.Slice(cs, func(a, b int) bool {
-		if cs[a].off != cs[b].off {
-			return cs[a].off < cs[b].off
+		ka, kb := set[cs[a]], set[cs[b]]
+		if s.raw[ka] != s.raw[kb] {
+			return s.raw[ka] < s.raw[kb]
 		}
-		return s.rank[cs[a].b] < s.rank[cs[b].b]
+		return s.rank[ka] < s.rank[kb]
 	})
 	s.cands[level] = cs
 	critX, critSec := s.critX, s.critSec
-	for _, cd := range cs {
-		k := int(cd.b)
-		x := cd.off
+	for _, pos32 := range cs {
+		k := int(set[pos32])
+		x := s.mf[k]
+		if !c.plain {
+			x = s.lowest(k)
+		}
 		if x > critX && (critSec < s.first[k] || critSec > s.lastSec[k]) {
 			// The child would fail its section bound: the critical
 			// section keeps all its bytes to place but its floor rises
@@ -1079,7 +1152,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 		// child, whatever its answer, so all levels share one array
 		// (a copy per level cost O(n^2): 216 MB on 5,620 buffers).
 		// Noting whether the rest falls apart into time-disjoint groups.
-		pos := int(cd.pos)
+		pos := int(pos32)
 		copy(set[pos:], set[pos+1:])
 		rest := set[:len(set)-1]
 		apart := false
@@ -1093,7 +1166,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 		}
 		ok := s.solve(rest, [2]uint64{sh[0] - c.zob[1][k], sh[1] ^ c.zob[0][k]*0x9e3779b97f4a7c15}, apart, level+1, x, k)
 		copy(set[pos+1:], set[pos:len(set)-1])
-		set[pos] = cd.b
+		set[pos] = int32(k)
 		if ok {
 			return true
 		}

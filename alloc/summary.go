@@ -238,7 +238,7 @@ func lowerBound(p *Problem) int64 {
 // tooLargeForExact reports whether Exact would refuse p as too large
 // (its decomposition is cheap next to a placement).
 func tooLargeForExact(p *Problem) bool {
-	comps, _ := decompose(p, &Solution{Offsets: make([]int64, len(p.Buffers))})
+	comps, _, _ := decompose(p, &Solution{Offsets: make([]int64, len(p.Buffers))}, true)
 	for _, c := range comps {
 		if c.tooLarge {
 			return true
