@@ -166,6 +166,11 @@ type LatencyOptions struct {
 	// resizes to the model's input on every call, as Coral's
 	// classification benchmarks do; 0 leaves it out.
 	ResizeFromPixels int64
+	// Uncompiled is the model a compiled model was compiled from: its
+	// predicted mapping gives the Edge TPU compute layer by layer (the
+	// compiled package no longer has the layers) in place of the estimate
+	// from parameters and pixels. Used for a model with one Edge TPU op.
+	Uncompiled *tflite.Model `json:"-"`
 }
 
 // Part kinds.
@@ -317,6 +322,10 @@ func EstimateModel(m *Model, h HostClass, o LatencyOptions) (*Latency, error) {
 		l.add(LatencyPart{Name: "input image resize", Kind: PartPreprocess, Us: preprocessUs(h, o.ResizeFromPixels), Op: -1, Resource: "host",
 			Detail: fmt.Sprintf("%d source pixels", o.ResizeFromPixels)})
 	}
+	if o.Uncompiled != nil && len(m.Ops) != 1 {
+		o.Uncompiled = nil
+		l.Notes = append(l.Notes, "the uncompiled model is used for a model with one Edge TPU operator only: the compute is estimated from the parameters")
+	}
 	if m.TFLite == nil {
 		for _, op := range m.Ops {
 			if err := l.addPackage(op, h, o, -1, nil); err != nil {
@@ -413,9 +422,23 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int,
 			l.add(LatencyPart{Name: label + " " + x.name, Kind: kind, Us: linkUs(h, b), Bytes: b, Op: oi, Resource: "link", Detail: x.detail})
 		}
 	}
-	macs := estimatedMACs(p)
-	l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: float64(macs) / tpuMACsPerUs, MACs: macs, Op: oi, Resource: "edgetpu",
-		Detail: "MACs estimated from the parameters and input pixels (the layers are compiled away), at the effective rate"})
+	if u := o.Uncompiled; u != nil && len(u.Subgraphs) > 0 {
+		// The layers of the uncompiled twin that the compiler maps.
+		plan := PlanModel(u, PlanOptions{})
+		sg := &u.Subgraphs[0]
+		for _, op := range plan.Ops {
+			if op.Subgraph != 0 || op.Placement != "TPU" || op.Index >= len(sg.Operators) {
+				continue
+			}
+			w := Work(u, sg, &sg.Operators[op.Index])
+			l.add(LatencyPart{Name: fmt.Sprintf("%s layer %d %s", label, op.Index, op.Op), Kind: PartTPU, Us: float64(w.MACs) / tpuMACsPerUs, MACs: w.MACs, Op: oi, Resource: "edgetpu",
+				Detail: "a layer of the uncompiled model, at the effective rate"})
+		}
+	} else {
+		macs := estimatedMACs(p)
+		l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: float64(macs) / tpuMACsPerUs, MACs: macs, Op: oi, Resource: "edgetpu",
+			Detail: "MACs estimated from the parameters and input pixels (the layers are compiled away), at the effective rate"})
+	}
 	if b := st["OUTPUT"]; b > 0 {
 		l.add(LatencyPart{Name: label + " output transfer", Kind: PartTransfer, Us: linkUs(h, b), Bytes: b, Op: oi, Resource: "link", Detail: "output activations to the host"})
 	}

@@ -89,3 +89,38 @@ func TestLatencyCPUModel(t *testing.T) {
 		t.Errorf("planned: %+v", pl.ByKind)
 	}
 }
+
+// With the uncompiled twin, a compiled model's Edge TPU compute is given
+// layer by layer from the twin's predicted mapping, one part per mapped
+// layer, their MACs the twin's.
+func TestLatencyUncompiledTwin(t *testing.T) {
+	g := newGraph()
+	x := g.act("x", tflite.TensorInt8, 1, 16, 16, 8)
+	a := g.conv(x, 16, 16, 8, 16)
+	y := g.conv(a, 16, 16, 16, 16)
+	twin := g.build(t, []int32{x}, []int32{y})
+	b, err := Write(Synthetic(DemoSpec()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Read(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := HostByName(DefaultHost)
+	l, err := EstimateModel(m, h, LatencyOptions{Uncompiled: twin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var layers int
+	var macs int64
+	for _, p := range l.Parts {
+		if p.Kind == PartTPU {
+			layers++
+			macs += p.MACs
+		}
+	}
+	if want := int64(16*16*8*16 + 16*16*16*16); layers != 2 || macs != want {
+		t.Errorf("%d Edge TPU parts with %d MACs, want 2 layers with %d", layers, macs, want)
+	}
+}

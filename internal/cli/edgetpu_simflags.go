@@ -6,6 +6,7 @@ import (
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/edgetpu"
+	"github.com/npukit/npukit/tflite"
 	"github.com/spf13/pflag"
 )
 
@@ -18,12 +19,20 @@ func init() {
 func edgetpuSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	var host string
 	var evicted bool
-	var resize string
+	var resize, uncompiled string
 	fs.StringVar(&host, "host", edgetpu.DefaultHost, "Edge TPU/TFLite: host class the model runs on (--host help lists them with what each assumes)")
 	fs.BoolVar(&evicted, "evicted", false, "Edge TPU: another model with a different caching token runs between inferences, so cached parameters reload every inference")
 	fs.StringVar(&resize, "resize-from", "", "Edge TPU/TFLite: add the host's per-call resize of a WxH source image to the model input (Coral's classification benchmarks)")
+	fs.StringVar(&uncompiled, "uncompiled", "", "Edge TPU: the uncompiled model the compiled one was made from: its predicted mapping gives the Edge TPU compute layer by layer")
 	return func(o *npukit.Options) error {
 		o.EdgeTPUHost = host
+		if uncompiled != "" {
+			m, err := tflite.ReadFile(uncompiled)
+			if err != nil {
+				return usageErr("--uncompiled %s: %v", uncompiled, err)
+			}
+			o.EdgeTPULatency.Uncompiled = m
+		}
 		o.EdgeTPULatency.Evicted = evicted
 		if resize != "" {
 			var w, h int64
