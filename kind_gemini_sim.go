@@ -152,8 +152,8 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "%s: Gemini schedule (%s IR), %d %s, %d workloads\n", o.File, o.Variant, len(r.Cores), cores, o.Workloads)
 	fmt.Fprintf(w, "Total: %s cycles (%.1f us at %g GHz)\n", humanize.Count(r.TotalCycles), r.Micros, p.CoreGHz)
-	fmt.Fprintf(w, "Model: DRAM %g GB/s (%.2f B/cycle, +%d cycles per transfer), prefetch %s, NoC links %g GB/s, %d cycles per hop\n\n",
-		p.DRAMGBps, r.DRAM.BytesPerCycle, p.DRAMOverhead, p.Prefetch, p.LinkGBps, p.HopLatency)
+	fmt.Fprintf(w, "Model: DRAM %.1f GB/s (%.2f B/cycle, +%d cycles per transfer), prefetch %s, NoC links %.1f GB/s, %d cycles per hop\n\n",
+		timing.DecimalGBps(p.DRAMGBps), r.DRAM.BytesPerCycle, p.DRAMOverhead, p.Prefetch, timing.DecimalGBps(p.LinkGBps), p.HopLatency)
 	if o.TensorIdentity != "" {
 		fmt.Fprintf(w, "L2 tensors: %s\n\n", o.TensorIdentity)
 	}
@@ -174,9 +174,9 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	}
 
 	d := r.DRAM
-	fmt.Fprintf(w, "\nDRAM: %d loads %s (weights %s; one load per consuming core), %d stores %s; busy %s cycles (%.1f%%); achieved %.2f GB/s of %g GB/s\n",
+	fmt.Fprintf(w, "\nDRAM: %d loads %s (weights %s; one load per consuming core), %d stores %s; busy %s cycles (%.1f%%); achieved %.2f GB/s of %.1f GB/s\n",
 		d.Loads, humanize.Bytes(d.ReadBytes), humanize.Bytes(d.WeightBytes), d.Stores, humanize.Bytes(d.WriteBytes),
-		humanize.Count(d.Busy), 100*d.Utilisation, d.Achieved, d.GBps)
+		humanize.Count(d.Busy), 100*d.Utilisation, timing.DecimalGBps(d.Achieved), timing.DecimalGBps(d.GBps))
 	if d.FromOtherCoreLoads+d.ToOtherCoreStores > 0 {
 		fmt.Fprintf(w, "  inter-core through DRAM: %d stores %s read back by another core, %d loads %s of another core's ofmap (as inspect's DRAM routes)\n",
 			d.ToOtherCoreStores, humanize.Bytes(d.ToOtherCoreBytes), d.FromOtherCoreLoads, humanize.Bytes(d.FromOtherCoreBytes))

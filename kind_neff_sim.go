@@ -49,7 +49,7 @@ func (o NeffSimulation) WriteText(w io.Writer) error {
 	p := o.Params
 	fmt.Fprintf(w, "NEFF simulation: %s\n", o.File)
 	fmt.Fprintf(w, "Predicted time: %s us (launch %s us + the longest core)\n", us(o.TotalNs), us(o.LaunchNs))
-	fmt.Fprintf(w, "Model: %s, %d DMA engines per core, %.1f B/ns each, %d ns fixed latency per DMA, runs under %d B charged as %d B\n",
+	fmt.Fprintf(w, "Model: %s, %d DMA engines per core, %.1f GB/s each, %d ns fixed latency per DMA, runs under %d B charged as %d B\n",
 		o.Setup.NeuronCore, p.Engines, p.BytesPerNs, p.OverheadNs, p.MinChargedRun, p.MinChargedRun)
 	for _, m := range o.Model {
 		fmt.Fprintf(w, "  model: %s\n", m)

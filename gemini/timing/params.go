@@ -205,6 +205,14 @@ func ForName(path string) Params {
 	return p
 }
 
+// DecimalGBps converts one of the model's bandwidths (GiB/s, as bwN names
+// it) to GB/s of 10^9 bytes, the unit npukit prints and takes on the
+// command line (issue 32: one unit convention for the whole tool).
+func DecimalGBps(gibps float64) float64 { return gibps * (1 << 30) / 1e9 }
+
+// FromDecimalGBps is DecimalGBps's inverse.
+func FromDecimalGBps(gbps float64) float64 { return gbps * 1e9 / (1 << 30) }
+
 // bytesPerCycle converts GB/s (GiB/s) at the core clock.
 func (p *Params) bytesPerCycle(gbps float64) float64 {
 	return gbps * (1 << 30) / 1e9 / p.CoreGHz

@@ -447,7 +447,7 @@ func etpuWriteTotals(w io.Writer, title string, t dmaplan.Totals, links []dmapla
 	}
 	fmt.Fprintln(w)
 	for _, l := range links {
-		fmt.Fprintf(w, "  lower bound over %s (%.3g Gb/s): %.1f us\n", l.Name, l.BitsPerSec/1e9, t.LowerBoundUs[l.Name])
+		fmt.Fprintf(w, "  lower bound over %s (%.3g GB/s): %.1f us\n", l.Name, l.BitsPerSec/8e9, t.LowerBoundUs[l.Name])
 	}
 }
 
@@ -475,7 +475,7 @@ func (o etpuDMAOutput) WriteText(w io.Writer) error {
 }
 
 func newEdgeTPUDMACmd(env *Env) *cobra.Command {
-	var pcie float64
+	var pcie, pcieGbit float64
 	cmd := &cobra.Command{
 		Use:   "dma FILE",
 		Short: "The ordered DMA transfer plan the USB runtime derives from the hints",
@@ -490,10 +490,14 @@ totals by direction and lower-bound transfer times over USB 2.0, USB 3.0 and PCI
 				return err
 			}
 			links := dmaplan.DefaultLinks()
-			if pcie > 0 {
+			bits := pcie * 8e9 // GB/s
+			if pcieGbit > 0 {
+				bits = pcieGbit * 1e9
+			}
+			if bits > 0 {
 				for i := range links {
 					if strings.HasPrefix(links[i].Name, "PCIe") {
-						links[i].BitsPerSec = pcie * 1e9
+						links[i].BitsPerSec = bits
 					}
 				}
 			}
@@ -510,8 +514,12 @@ totals by direction and lower-bound transfer times over USB 2.0, USB 3.0 and PCI
 			return render(env, res)
 		},
 	}
-	cmd.Flags().Float64Var(&pcie, "pcie-gbps", 0, "PCIe bandwidth in Gb/s (default: Gen2 x1, 4 Gb/s effective)")
-	markRange(cmd.Flags(), "positive", "pcie-gbps")
+	cmd.Flags().Float64Var(&pcie, "pcie-bw", 0, "PCIe bandwidth in GB/s (default: Gen2 x1, 0.5 GB/s effective)")
+	// The old name, in gigabits per second: bandwidths are GB/s
+	// everywhere (issue 32).
+	cmd.Flags().Float64Var(&pcieGbit, "pcie-gbps", 0, "PCIe bandwidth in Gb/s")
+	cmd.Flags().MarkDeprecated("pcie-gbps", "use --pcie-bw in GB/s (8 Gb/s = 1 GB/s)")
+	markRange(cmd.Flags(), "positive", "pcie-bw", "pcie-gbps")
 	return acceptsKinds(cmd, edgetpuKinds...)
 }
 

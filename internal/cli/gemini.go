@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -40,8 +41,8 @@ func geminiSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	var dramGBps, linkGBps float64
 	var hopLatency int64
 	var prefetch, zebuPath string
-	fs.Float64Var(&dramGBps, "dram-bw", 0, "Gemini: DRAM bandwidth in GB/s (default: bwN of the file name, else 16)")
-	fs.Float64Var(&linkGBps, "link-bw", d.LinkGBps, "Gemini: bandwidth of one NoC link in GB/s")
+	fs.Float64Var(&dramGBps, "dram-bw", 0, "Gemini: DRAM bandwidth in GB/s (default: bwN of the file name, N GiB/s, else 16 GiB/s = 17.2 GB/s)")
+	fs.Float64Var(&linkGBps, "link-bw", math.Round(timing.DecimalGBps(d.LinkGBps)*10)/10, "Gemini: bandwidth of one NoC link in GB/s")
 	fs.Int64Var(&hopLatency, "hop-latency", d.HopLatency, "Gemini: cycles per NoC hop")
 	fs.StringVar(&prefetch, "prefetch", string(d.Prefetch), "Gemini: DRAM load prefetch rule: snapshot (a load starts once the previous workload ended) or hazard (only address write-after-read hazards hold it)")
 	fs.StringVar(&zebuPath, "zebu", "", "Gemini: compare with a ZeBu emulator trace of the same run")
@@ -49,9 +50,13 @@ func geminiSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	markRange(fs, "non-negative", "hop-latency")
 	return func(o *npukit.Options) error {
 		o.GeminiSim = func(p timing.Params) timing.Params {
-			p.LinkGBps, p.HopLatency, p.Prefetch = linkGBps, hopLatency, timing.Prefetch(prefetch)
+			// The flags are GB/s; the model's bandwidths GiB/s.
+			p.HopLatency, p.Prefetch = hopLatency, timing.Prefetch(prefetch)
+			if fs.Changed("link-bw") {
+				p.LinkGBps = timing.FromDecimalGBps(linkGBps)
+			}
 			if dramGBps != 0 {
-				p.DRAMGBps = dramGBps
+				p.DRAMGBps = timing.FromDecimalGBps(dramGBps)
 			}
 			return p
 		}
@@ -87,7 +92,7 @@ func geminiDemoSim(env *Env, path, outDir string) error {
 		cores += c.WaitCores
 	}
 	fmt.Fprintf(env.Stdout, "%d cores: %s cycles; waiting on DRAM %s, on other cores %s core-cycles; DRAM %.2f GB/s achieved; trace: %s\n",
-		len(r.Cores), humanize.Count(r.TotalCycles), humanize.Count(dram), humanize.Count(cores), r.DRAM.Achieved, tp)
+		len(r.Cores), humanize.Count(r.TotalCycles), humanize.Count(dram), humanize.Count(cores), timing.DecimalGBps(r.DRAM.Achieved), tp)
 	return nil
 }
 

@@ -15,11 +15,14 @@ func init() { registerKindFlags("sim", neffSimFlags, detect.NEFF, detect.NEFFDir
 func neffSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	d := dma.DefaultSimParams()
 	var engines int
-	var gibps float64
+	var gbps, gibps float64
 	var overhead, minRun int64
 	// No flag default: a flag not given leaves the generation's figure.
 	fs.IntVar(&engines, "dma-engines", 0, "NEFF: DMA engines per NeuronCore (default: the NEFF's NeuronCore generation's)")
-	fs.Float64Var(&gibps, "dma-gibps", 0, "NEFF: bandwidth of one DMA engine in GiB/s (default: the NEFF's NeuronCore generation's)")
+	fs.Float64Var(&gbps, "dma-bw", 0, "NEFF: bandwidth of one DMA engine in GB/s (default: the NEFF's NeuronCore generation's)")
+	// The old name, in GiB/s: bandwidths are GB/s everywhere (issue 32).
+	fs.Float64Var(&gibps, "dma-gibps", 0, "NEFF: bandwidth of one DMA engine in GiB/s")
+	fs.MarkDeprecated("dma-gibps", "use --dma-bw in GB/s (1 GiB/s = 1.074 GB/s)")
 	fs.Int64Var(&overhead, "dma-overhead-ns", d.OverheadNs, "NEFF: fixed cost of one DMA descriptor in ns")
 	fs.Int64Var(&minRun, "dma-min-run", d.MinChargedRun, "NEFF: contiguous runs shorter than this many bytes cost as much as this")
 	markRange(fs, "non-negative", "dma-overhead-ns", "dma-min-run")
@@ -30,6 +33,9 @@ func neffSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 		if fs.Changed("dma-gibps") && (!(gibps > 0) || gibps > 1e6) {
 			return usageErr("--dma-gibps %g: want a positive bandwidth", gibps)
 		}
+		if fs.Changed("dma-bw") && (!(gbps > 0) || gbps > 1e6) {
+			return usageErr("--dma-bw %g: want a positive bandwidth in GB/s", gbps)
+		}
 		if overhead < 0 || minRun < 0 {
 			return usageErr("--dma-overhead-ns and --dma-min-run must not be negative")
 		}
@@ -39,6 +45,9 @@ func neffSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 			}
 			if fs.Changed("dma-gibps") {
 				p.BytesPerNs = gibps * float64(1<<30) / 1e9
+			}
+			if fs.Changed("dma-bw") {
+				p.BytesPerNs = gbps // 1 GB/s is 1 byte per ns
 			}
 			if fs.Changed("dma-overhead-ns") {
 				p.OverheadNs = overhead

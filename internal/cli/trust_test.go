@@ -193,3 +193,57 @@ func TestUsageErrorsSayWhichCommand(t *testing.T) {
 		}
 	}
 }
+
+// Issue 32, units: one bandwidth unit, GB/s (10^9 bytes per second), in
+// every flag and output (sim of a NEFF said "27.0 GiB/s each", its report
+// "29.0 GB/s per engine"; --dma-gibps took GiB/s, --dram-bw GB/s while the
+// model used GiB/s, edgetpu dma --pcie-gbps Gb/s). The old flags stay as
+// deprecated aliases giving the same answer.
+func TestBandwidthIsGBpsEverywhere(t *testing.T) {
+	dir := demoFiles(t)
+	sim := func(args ...string) string {
+		t.Helper()
+		r := run(t, dir, args...)
+		if r.code != 0 {
+			t.Fatalf("%v: %s", args, r)
+		}
+		return r.stdout
+	}
+	neff := sim("sim", "demo.neff")
+	if strings.Contains(neff, "GiB/s") || !strings.Contains(neff, "GB/s each") {
+		t.Errorf("sim of a NEFF:\n%s", neff)
+	}
+	total := func(s string) string {
+		_, after, _ := strings.Cut(s, "Total DMA time: ")
+		v, _, _ := strings.Cut(after, "\n")
+		return v
+	}
+	// 27 GiB/s is 28.991029248 GB/s.
+	if a, b := total(sim("sim", "demo.neff", "--dma-bw", "28.991029248")), total(sim("sim", "demo.neff", "--dma-gibps", "27")); a != b || a == "" {
+		t.Errorf("--dma-bw 28.99 GB/s gives %q, --dma-gibps 27 %q", a, b)
+	}
+	lower := func(s string) string {
+		i := strings.Index(s, "lower bound over PCIe")
+		if i < 0 {
+			t.Fatalf("no PCIe bound:\n%s", s)
+		}
+		line, _, _ := strings.Cut(s[i:], "\n")
+		return line
+	}
+	etpu := sim("edgetpu", "dma", "demo_edgetpu.tflite", "--pcie-bw", "0.5")
+	if lower(etpu) != lower(sim("edgetpu", "dma", "demo_edgetpu.tflite", "--pcie-gbps", "4")) || strings.Contains(etpu, "Gb/s") {
+		t.Errorf("--pcie-bw 0.5 GB/s and --pcie-gbps 4 differ, or Gb/s printed:\n%s", etpu)
+	}
+	cycles := func(s string) string {
+		_, after, _ := strings.Cut(s, "Total: ")
+		v, _, _ := strings.Cut(after, " cycles")
+		return v
+	}
+	g := sim("sim", "demo_gemini_schedule.json")
+	if !strings.Contains(g, "DRAM 17.2 GB/s") {
+		t.Errorf("Gemini: the default 16 GiB/s is not printed as 17.2 GB/s:\n%s", g)
+	}
+	if a, b := cycles(g), cycles(sim("sim", "demo_gemini_schedule.json", "--dram-bw", "17.179869184")); a != b {
+		t.Errorf("--dram-bw 17.18 GB/s (the default 16 GiB/s) gives %s cycles, the default %s", b, a)
+	}
+}
