@@ -343,7 +343,7 @@ func ModelNotes(p *Plan) []string {
 	a := p.Arch
 	notes := []string{
 		fmt.Sprintf("launch overhead %.1f us (fitted on empty-core captures; 7.9-14.4 us with the runtime version)", a.LaunchNs/1000),
-		fmt.Sprintf("DMA: each load/store spreads its partition rows over %d engines of %.0f B/ns (rows under %d B cost %d B) and completes %.0f ns after its last row (NKI DMA bandwidth guide)", a.DMAEngines, a.DMABytesPerNs, a.DMAMinChargedBytes, a.DMAMinChargedBytes, a.DMAFixedNs),
+		fmt.Sprintf("DMA: each load/store spreads its partition rows over %d engines of %.0f GB/s (rows under %d B cost %d B) and completes %.0f ns after its last row (NKI DMA bandwidth guide)", a.DMAEngines, a.DMABytesPerNs, a.DMAMinChargedBytes, a.DMAMinChargedBytes, a.DMAFixedNs),
 		"compute: each engine runs its instructions in order at the architecture guide's cycle formulas; an instruction on a slice costs the slice",
 	}
 	if a.Assumed != "" {

@@ -214,7 +214,7 @@ func TestBandwidthIsGBpsEverywhere(t *testing.T) {
 		t.Errorf("sim of a NEFF:\n%s", neff)
 	}
 	total := func(s string) string {
-		_, after, _ := strings.Cut(s, "Total DMA time: ")
+		_, after, _ := strings.Cut(s, "Predicted time: ")
 		v, _, _ := strings.Cut(after, "\n")
 		return v
 	}
