@@ -57,6 +57,9 @@ func Page(models []edgetpu.NamedModel) (*report.Page, error) {
 		page.Sections = append(page.Sections, sec)
 	}
 	for i, nm := range named {
+		if sec, ok := graphSection(i, nm); ok {
+			page.Sections = append(page.Sections, sec)
+		}
 		page.Sections = append(page.Sections, etpuOperatorSection(i, nm))
 		if sec, ok := etpuLatencySection(i, nm); ok {
 			page.Sections = append(page.Sections, sec)

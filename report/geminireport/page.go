@@ -115,6 +115,9 @@ func geminiKeyFacts(s *gemini.Schedule, sum *gemini.Summary) []report.KV {
 func geminiSections(s *gemini.Schedule, sum *gemini.Summary, name, prefix string) []report.Section {
 	var secs []report.Section
 	secs = append(secs, geminiCoreSection(s, sum, name, prefix))
+	if sec, ok := graphSection(s, name, prefix); ok {
+		secs = append(secs, sec)
+	}
 	secs = append(secs, geminiTrafficSection(sum, name, prefix))
 	secs = append(secs, geminiL2Section(s, name, prefix))
 	return secs
