@@ -41,6 +41,76 @@ type SimResult struct {
 	// Done is, per event, the task whose end means the step is complete
 	// (the join of a DMA's transfers, or the compute task).
 	Done []sim.TaskID
+	// Spill: when the automatic SBUF tiles alive together need more bytes
+	// per partition than SBUF holds, the compiler must store some to HBM
+	// and load them back. SpillBytes is that traffic (each spilled tile
+	// stored once and reloaded once), SpillPs its time on all the DMA
+	// engines, added to the kernel's time.
+	SpillBytes int64
+	SpillPs    int64
+	// LiveBytes is the largest number of bytes per partition the automatic
+	// SBUF tiles alive together need.
+	LiveBytes int64
+}
+
+// spill estimates the SBUF spill traffic of the automatic tiles: sweeping
+// the lifetimes in order, a tile that would take the live set past SBUF's
+// usable bytes per partition is spilled (stored after it is written,
+// reloaded before it is read: twice its bytes over its partitions) and
+// does not count toward the live set. Tensors at one location per tile
+// (SerialTiles) and direct ones are where they are; they are not counted.
+func (r *SimResult) spill() {
+	x, p := r.Exec, r.Plan
+	if p.SerialTiles {
+		return
+	}
+	a := p.Arch
+	type edge struct {
+		t     int
+		bytes int64
+		parts int64
+		id    int
+	}
+	var es []edge
+	for i, l := range x.Lifetimes {
+		t := p.Tensors[l.Key.Tensor]
+		if t.Direct() || t.Buffer != SBUF || l.End <= l.Start {
+			continue
+		}
+		b := t.TileBytes()
+		if b > a.SBUFUsableBytes {
+			continue // sbuf/tile-too-large
+		}
+		es = append(es, edge{l.Start, b, t.Partitions, i}, edge{l.End, -b, t.Partitions, i})
+	}
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].t != es[j].t {
+			return es[i].t < es[j].t
+		}
+		return es[i].bytes < es[j].bytes // ends first: [Start, End)
+	})
+	var cur int64
+	spilled := map[int]bool{}
+	for _, e := range es {
+		if e.bytes < 0 {
+			if !spilled[e.id] {
+				cur += e.bytes
+			}
+			continue
+		}
+		if cur+e.bytes > a.SBUFUsableBytes {
+			spilled[e.id] = true
+			r.SpillBytes += 2 * e.bytes * e.parts
+			r.LiveBytes = max(r.LiveBytes, cur+e.bytes)
+			continue
+		}
+		cur += e.bytes
+		r.LiveBytes = max(r.LiveBytes, cur)
+	}
+	if r.SpillBytes > 0 {
+		ns := float64(r.SpillBytes) / (float64(a.DMAEngines) * a.DMABytesPerNs)
+		r.SpillPs = int64(ns * 1000)
+	}
 }
 
 // Simulate runs the plan's body on the engine and DMA model.
@@ -115,6 +185,7 @@ func SimulateExecution(x *Execution) (*SimResult, error) {
 		return nil, err
 	}
 	r.Timeline = tl
+	r.spill()
 	return r, nil
 }
 
@@ -364,7 +435,11 @@ type SimSummary struct {
 	KernelNs float64 `json:"kernel_ns"`
 	LaunchNs float64 `json:"launch_ns"`
 	// Model says what the prediction includes and assumes.
-	Model      []string      `json:"model"`
+	Model []string `json:"model"`
+	// SpillBytes is the SBUF spill traffic included in KernelNs (see
+	// SimResult.SpillBytes); SpillNs its time.
+	SpillBytes int64         `json:"spill_bytes,omitempty"`
+	SpillNs    float64       `json:"spill_ns,omitempty"`
 	DMABytes   int64         `json:"dma_bytes"`
 	Engines    []EngineStats `json:"engines"`
 	Bottleneck string        `json:"bottleneck"`
@@ -409,9 +484,13 @@ type EngineStats struct {
 // Summary condenses a simulation.
 func (r *SimResult) Summary() *SimSummary {
 	a := r.Plan.Arch
-	k := float64(r.Timeline.Makespan) / 1000
+	k := float64(r.Timeline.Makespan+r.SpillPs) / 1000
 	s := &SimSummary{Plan: r.Plan.Name, Arch: a.Name, Steps: len(r.Exec.Events), TimeNs: k + a.LaunchNs, KernelNs: k, LaunchNs: a.LaunchNs, Memory: MemoryAssumption(r.Plan)}
 	s.Model = ModelNotes(r.Plan)
+	if r.SpillBytes > 0 {
+		s.SpillBytes, s.SpillNs = r.SpillBytes, float64(r.SpillPs)/1000
+		s.Model = append(s.Model, fmt.Sprintf("SBUF spill: the automatic tiles alive together need %d bytes per partition, more than the %d usable; %d bytes stored and reloaded add %.3f us of DMA time", r.LiveBytes, a.SBUFUsableBytes, r.SpillBytes, s.SpillNs/1000))
+	}
 	best := -1.0
 	for _, e := range Engines() {
 		id := r.Resources[e]

@@ -114,3 +114,40 @@ def kernel(a, b):
 		t.Fatalf("%.0f ns per iteration: iterations overlap, want at least the 1300 ns DMA latency each", per)
 	}
 }
+
+// Automatic tiles alive together beyond SBUF's capacity are spilled: 100
+// tiles of 2 KiB per partition held until the end need 200 KiB per
+// partition of NeuronCore-v2's 176 KiB, so the compiler must store some to
+// HBM and load them back; the prediction includes that traffic (the model
+// gave every tile a private location in unlimited memory at no cost).
+func TestSimSBUFSpill(t *testing.T) {
+	const kernel = `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    ts = []
+    for i in range(N):
+        x = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=x, src=a)
+        ts.append(x)
+    acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=acc, src=ts[0])
+    for i in range(1, N):
+        nisa.tensor_tensor(dst=acc, data1=acc, data2=ts[i], op=nl.add)
+    nisa.dma_copy(dst=out, src=acc)
+    return out
+`
+	a := Arg{Name: "a", Shape: []int64{128, 512}, DType: "float32"}
+	fits := simKernel(t, strings.ReplaceAll(kernel, "N", "80"), &neuroncore.V2, a)
+	over := simKernel(t, strings.ReplaceAll(kernel, "N", "100"), &neuroncore.V2, a)
+	if fits.SpillBytes != 0 {
+		t.Errorf("80 tiles (160 KiB per partition) fit, yet %d bytes spilled", fits.SpillBytes)
+	}
+	if over.SpillBytes <= 0 || over.SpillNs <= 0 {
+		t.Fatalf("100 tiles (200 KiB per partition): no spill: %+v", over)
+	}
+	// At least the 12 tiles beyond 176 KiB go out and come back.
+	if min := int64(2 * 12 * 128 * 2048); over.SpillBytes < min {
+		t.Errorf("spilled %d bytes, want at least %d", over.SpillBytes, min)
+	}
+}
