@@ -57,6 +57,8 @@ type AllocSolveOptions struct {
 	Budget int64
 	// Progress, if set, is called with the nodes explored so far.
 	Progress func(explored int64)
+	// Stage, if set, is told what the solve is doing when that changes.
+	Stage func(stage string)
 }
 
 // AllocResult is the answer to an allocation problem (what `npukit alloc`
@@ -112,11 +114,11 @@ func (r *AllocResult) WriteText(w io.Writer) error {
 	switch {
 	case r.Explored > 0:
 		fmt.Fprintf(tw, "explored\t%s nodes\n", humanize.Count(r.Explored))
+	case r.Minimized && !r.Proven || r.Status == "timeout":
+		fmt.Fprintf(tw, "explored\tno exact search (placements only)\n")
 	case r.Status == "solved" || r.Status == "infeasible":
 		// Not "explored 0 nodes": the answer needed no search.
 		fmt.Fprintf(tw, "explored\tno search needed (bounds or placements alone decided it)\n")
-	default:
-		fmt.Fprintf(tw, "explored\tno search nodes\n")
 	}
 	fmt.Fprintf(tw, "time\t%.3f s\n", r.Seconds)
 	if r.Output != "" {
@@ -160,7 +162,7 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 		defer cancel()
 	}
 	var explored int64
-	opt := alloc.Options{Budget: budget, Progress: func(n int64) {
+	opt := alloc.Options{Budget: budget, Stage: o.Stage, Progress: func(n int64) {
 		explored = n
 		if progress != nil {
 			progress(n)
@@ -210,6 +212,9 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 		}
 	} else {
 		var st alloc.Status
+		if o.Stage != nil {
+			o.Stage(fmt.Sprintf("exact search at capacity %d", p.Capacity))
+		}
 		sol, st, err = alloc.Exact(sctx, p, opt)
 		switch st {
 		case alloc.Solved:
@@ -250,6 +255,9 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 			// reported, not written. Without a deadline the placements
 			// are bounded by their work.
 			hctx, cancel := share(ctx, start, allocFallbackShare)
+			if o.Stage != nil {
+				o.Stage("best-effort placements (skyline, greedy, windowed sweep)")
+			}
 			if h := alloc.BestEffort(hctx, p); h != nil {
 				res.BestHeight = alloc.Height(p, h)
 				if res.BestHeight <= p.Capacity {

@@ -87,9 +87,19 @@ type Options struct {
 	// Minimize shares it across its probes (see Minimize).
 	Budget   int64
 	Progress func(explored int64) // optional, called periodically
+	// Stage, if set, is told what the solve is doing when that changes
+	// ("first placement", "probe capacity N", "peak window 1 of 2"...),
+	// so a long solve can say more than a node count.
+	Stage func(stage string)
 	// charge, when set, is told the work a solve used (per strategy:
 	// the deciding strategy's, or the budget when none decided).
 	charge func(work int64)
+}
+
+func (o *Options) stage(format string, args ...any) {
+	if o.Stage != nil {
+		o.Stage(fmt.Sprintf(format, args...))
+	}
 }
 
 // ErrBudget is returned with TimedOut when the work budget (Options.Budget)

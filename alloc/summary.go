@@ -178,10 +178,12 @@ func Check(t *Table) diag.Report {
 // the best capacity so far within sweepWork (Sweep helps on
 // problems with slack spread evenly; on real traces whose peak is one
 // moment it has not beaten the others, so it is not paid for below that).
-func largeProblem(ctx context.Context, p *Problem, best *Minimum, workers int, triedSkyline bool) {
+func largeProblem(ctx context.Context, p *Problem, best *Minimum, opt Options, triedSkyline bool) {
+	workers := opt.Workers
 	q := *p
 	q.Capacity = math.MaxInt64 / 4
 	if !triedSkyline || !skylineOK(p) {
+		opt.stage("best-fit placement")
 		if s := bestFit(ctx, &q); s != nil {
 			// Never below the bound: an empty fixed buffer past the
 			// height still needs its offset within the capacity.
@@ -190,6 +192,7 @@ func largeProblem(ctx context.Context, p *Problem, best *Minimum, workers int, t
 			}
 		}
 	}
+	opt.stage("peak-first placements (the buffers around the live-bytes peak, exactly)")
 	peakFirst(ctx, p, best, peakWindowWork, workers)
 	lo := best.LowerBound
 	if best.Capacity-lo <= lo/200 {
@@ -206,6 +209,7 @@ func largeProblem(ctx context.Context, p *Problem, best *Minimum, workers int, t
 			}
 		}
 		q.Capacity = probe
+		opt.stage("windowed sweep at capacity %d (probe %d of at most 8)", probe, probes+1)
 		budget := left / 2
 		left -= budget
 		if s := Sweep(ctx, &q, SweepOptions{Budget: budget}); s != nil {
@@ -321,9 +325,11 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 	large := tooLargeForExact(p)
 	var h *Solution
 	if large {
+		opt.stage("skyline placements (%d buffers: too many alive together for the exact search)", len(p.Buffers))
 		h = skylinePortfolio(ctx, &q, opt.Workers)
 	}
 	if h == nil {
+		opt.stage("first placement (greedy)")
 		h = heuristic(ctx, &q)
 	}
 	if h == nil {
@@ -341,7 +347,7 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 		// Every exact probe would be refused alike: the incomplete
 		// placements and the peak window instead.
 		best.Stopped = ErrTooLarge
-		largeProblem(ctx, p, best, opt.Workers, true)
+		largeProblem(ctx, p, best, opt, true)
 		best.Proven = best.LowerBound >= best.Capacity
 		return best, nil
 	}
@@ -366,6 +372,7 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 			pctx, cancel = context.WithTimeout(ctx, max(time.Until(dl)/2, 10*time.Millisecond))
 		}
 		q.Capacity = probe
+		opt.stage("exact search at capacity %d (bound %d, best %d)", probe, best.LowerBound, best.Capacity)
 		popt := opt
 		spent := int64(0)
 		if opt.Budget > 0 {
@@ -388,7 +395,7 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 			// the incomplete placements instead (nothing proven).
 			best.Stopped = err
 			proven = false
-			largeProblem(ctx, p, best, opt.Workers, false)
+			largeProblem(ctx, p, best, opt, false)
 			break
 		}
 		switch st {

@@ -1,51 +1,182 @@
-#!/bin/sh
-# Static allocation, three measurements in one run:
-#  1. the exact solver on MiniMalloc's "challenging" benchmark (A..K at
-#     capacity 1,048,576): wall seconds per problem and in total, each
-#     placement validated, next to MiniMalloc's own times measured on this
-#     machine type (C++ release build, default settings; ../shared/notes/alloc.md);
-#  2. the same run pinned to one core (taskset -c 1, default GOMAXPROCS):
-#     times must stay within 2x of the unpinned run (scheduler independence);
-#  3. `npukit alloc --minimize` on the real compiler traces of ../shared/corpus2/alloc
-#     (MiniMalloc-style CSVs from MindSpore SOMAS, IOPDDL, IREE): buffers, live-bytes
-#     peak, answer, gap to the best lower bound, proven or not, seconds, peak RSS.
-# Usage: bench/alloc.sh [-timeout 10m] [-workers N]   (flags go to step 1 and 2)
+#!/bin/bash
+# Static allocation: npukit against MiniMalloc (Moffitt, ASPLOS 2023) in one run.
+#  1. MiniMalloc's "challenging" benchmark (A..K at capacity 1,048,576), each problem run
+#     by MiniMalloc and by `npukit alloc`, back to back (interleaved: both see the same
+#     load), in three settings: unpinned, pinned to one core (taskset -c 0) and with
+#     GOMAXPROCS=1 (MiniMalloc is single-threaded: it runs unpinned there). Wall seconds
+#     and peak RSS of each process (reading the file included), the ratio npukit/MiniMalloc,
+#     the placement's height and whether it was proven (a placement within the capacity is
+#     the proof of a feasibility problem).
+#  2. the real compiler traces of ../shared/corpus2/alloc: `npukit alloc --minimize` and
+#     MiniMalloc's --minimize_capacity (bisection from 0 below twice the live-bytes peak,
+#     --timeout 60s): seconds, peak RSS, the answer, its gap to npukit's proven lower bound,
+#     proven or not.
+# The machine is shared: absolute times are noisy, the ratios within one interleaved run
+# are what to compare. npukit's answers do not depend on the load (work budgets), so the
+# placement fingerprint printed in step 1 is the same in every setting.
+#
+# MiniMalloc is built from source when asked: --minimalloc PATH takes a built binary, a
+# checkout (a directory with src/solver.cc) or a git directory of google/minimalloc
+# (its HEAD is read with git show). The build needs g++, pkg-config and Debian's abseil
+# (apt-get install g++ pkg-config libabsl-dev); abseil 20220623 has no absl/log, so the
+# build supplies three small headers for it, and reads absl::string_view where one line
+# of converter.cc binds std::string_view. Nothing of MiniMalloc is kept in this repository.
+# Without --minimalloc only npukit runs.
+#
+# Usage: bench/alloc.sh [--minimalloc PATH] [--only A,B,...] [--no-traces]
 set -eu
 cd "$(dirname "$0")/.."
 shared=${NPUKIT_SHARED:-../shared}
-dir=$shared/benchmarks/minimalloc
-bin=/tmp/npukit-allocbench.$$
-CGO_ENABLED=0 go build -o "$bin" ./bench/alloc
-CGO_ENABLED=0 go build -o "$bin.cli" ./cmd/npukit
-trap 'rm -f "$bin" "$bin.cli"' EXIT
-base="A=6.75,B=5.57,C=0.96,D=4.23,E=6.31,F=9.04,G=1.90,H=2.68,I=5.36,J=1.47,K=0.75"
+mm_src=${MINIMALLOC:-}
+only=""
+traces=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --minimalloc) mm_src=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --no-traces) traces=0; shift ;;
+    *) echo "usage: bench/alloc.sh [--minimalloc PATH] [--only A,B,...] [--no-traces]" >&2; exit 2 ;;
+  esac
+done
+tmp=$(mktemp -d /tmp/npukit-allocbench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+CGO_ENABLED=0 go build -o "$tmp/npukit" ./cmd/npukit
 
-echo "== 1. MiniMalloc benchmark, all cores"
-"$bin" -baseline "$base" "$@" "$dir"/*.csv | tee /tmp/allocbench-free.$$
-if command -v taskset >/dev/null 2>&1; then
-  echo "== 2. the same, pinned to one core (taskset -c 1)"
-  taskset -c 1 "$bin" -baseline "$base" "$@" "$dir"/*.csv | tee /tmp/allocbench-pinned.$$
-  free=$(awk '$1=="total"{print $2}' /tmp/allocbench-free.$$)
-  pinned=$(awk '$1=="total"{print $2}' /tmp/allocbench-pinned.$$)
-  awk -v f="$free" -v p="$pinned" 'BEGIN{printf "pinned / unpinned total: %.2f (limit 2)\n", p/f}'
+# build_minimalloc SRC OUT: compile MiniMalloc's command-line solver from SRC into OUT.
+build_minimalloc() {
+  local src=$1 out=$2 f
+  mkdir -p "$out/src" "$out/shim/absl/log"
+  for f in converter.cc converter.h minimalloc.cc minimalloc.h solver.cc solver.h \
+           sweeper.cc sweeper.h validator.cc validator.h main.cc; do
+    if [ -f "$src/src/$f" ]; then
+      cp "$src/src/$f" "$out/src/$f"
+    else
+      git -C "$src" show "HEAD:src/$f" >"$out/src/$f"
+    fi
+  done
+  if [ ! -f /usr/include/absl/log/log.h ]; then
+    cat >"$out/shim/absl/log/log.h" <<'EOF'
+#pragma once
+#include <iostream>
+// absl/log for an abseil without it: LOG prints a line to stderr, DLOG nothing.
+struct BenchLogLine {
+  ~BenchLogLine() { std::cerr << std::endl; }
+  template <class T> BenchLogLine &operator<<(const T &v) { std::cerr << v; return *this; }
+  BenchLogLine &operator<<(std::ios_base &(*f)(std::ios_base &)) { std::cerr << f; return *this; }
+};
+#define LOG(sev) BenchLogLine()
+#define DLOG(sev) if (true) {} else BenchLogLine()
+EOF
+    cat >"$out/shim/absl/log/globals.h" <<'EOF'
+#pragma once
+#include "absl/base/log_severity.h"
+namespace absl {
+inline void SetStderrThreshold(absl::LogSeverityAtLeast) {}
+inline void EnableLogPrefix(bool) {}
+}
+EOF
+    cat >"$out/shim/absl/log/initialize.h" <<'EOF'
+#pragma once
+namespace absl { inline void InitializeLog() {} }
+EOF
+  fi
+  sed -i 's/const std::string_view& record/absl::string_view record/' "$out/src/converter.cc"
+  for f in "$out"/src/*.cc; do
+    g++ -O3 -DNDEBUG -std=c++20 -I"$out/shim" -I"$out/src" -c "$f" -o "${f%.cc}.o"
+  done
+  # shellcheck disable=SC2046
+  g++ -o "$out/minimalloc" "$out"/src/*.o $(pkg-config --libs absl_flags_parse absl_flags \
+    absl_statusor absl_status absl_strings absl_time absl_flat_hash_set absl_flat_hash_map absl_btree)
+}
+
+mm=""
+if [ -n "$mm_src" ]; then
+  if [ -f "$mm_src" ] && [ -x "$mm_src" ]; then
+    mm=$mm_src
+  else
+    echo "building MiniMalloc from $mm_src"
+    build_minimalloc "$mm_src" "$tmp/mm" >"$tmp/mm.log" 2>&1 || { cat "$tmp/mm.log"; exit 1; }
+    mm=$tmp/mm/minimalloc
+  fi
 fi
-rm -f /tmp/allocbench-free.$$ /tmp/allocbench-pinned.$$
 
-echo "== 3. real compiler traces: alloc --minimize (60 s limit each)"
-printf "%-48s %8s %16s %16s %14s %7s %8s %8s %9s\n" trace buffers peak answer gap gap% proven seconds rss_MiB
+# timed OUT ERR CMD...: runs CMD, leaving "seconds peak_KiB" in $tmp/t.
+timed() {
+  local out=$1 err=$2
+  shift 2
+  /usr/bin/time -f '%e %M' -o "$tmp/t" "$@" >"$out" 2>"$err" || true
+}
+json() { # json FILE KEY: a number or word of npukit's --json output
+  tr -d ' \n' <"$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p"
+}
+
+ratios="$tmp/ratios"
+: >"$ratios"
+echo "== 1. MiniMalloc's benchmark at capacity 1,048,576 (interleaved, wall seconds incl. reading)"
+printf "%-4s %-11s %9s %8s %9s %8s %7s %10s %-7s %s\n" prob setting mm_s mm_MiB npukit_s npk_MiB ratio height proof placement
+for f in "$shared"/benchmarks/minimalloc/*.csv; do
+  name=$(basename "$f" | cut -d. -f1)
+  if [ -n "$only" ] && ! echo ",$only," | grep -q ",$name,"; then continue; fi
+  for setting in unpinned taskset0 gomaxprocs1; do
+    case $setting in
+      unpinned) pre=(); mmpre=() ;;
+      taskset0) pre=(taskset -c 0); mmpre=(taskset -c 0) ;;
+      gomaxprocs1) pre=(env GOMAXPROCS=1); mmpre=() ;;
+    esac
+    mm_s=- mm_m=-
+    if [ -n "$mm" ]; then
+      timed "$tmp/mm.out" "$tmp/mm.err" "${mmpre[@]}" "$mm" --capacity=1048576 --input="$f" --output=/dev/null --validate
+      read -r mm_s mm_k <"$tmp/t"
+      mm_m=$(awk -v k="$mm_k" 'BEGIN{printf "%.1f", k/1024}')
+      grep -q "Validation PASS" "$tmp/mm.err" || mm_s="FAIL"
+    fi
+    timed "$tmp/np.json" "$tmp/np.err" "${pre[@]}" "$tmp/npukit" --json alloc -o "$tmp/sol.csv" "$f"
+    read -r np_s np_k <"$tmp/t"
+    np_m=$(awk -v k="$np_k" 'BEGIN{printf "%.1f", k/1024}')
+    status=$(json "$tmp/np.json" status)
+    height=$(json "$tmp/np.json" height)
+    proof=$([ "$status" = solved ] && echo "placed" || echo "$status")
+    fp=$( [ -f "$tmp/sol.csv" ] && md5sum <"$tmp/sol.csv" | cut -c1-12 || echo -)
+    rm -f "$tmp/sol.csv"
+    ratio=-
+    if [ "$mm_s" != - ] && [ "$mm_s" != FAIL ]; then
+      ratio=$(awk -v a="$np_s" -v b="$mm_s" 'BEGIN{printf "%.3f", a/b}')
+      echo "$setting $name $ratio" >>"$ratios"
+    fi
+    printf "%-4s %-11s %9s %8s %9s %8s %7s %10s %-7s %s\n" "$name" "$setting" "$mm_s" "$mm_m" "$np_s" "$np_m" "$ratio" "$height" "$proof" "$fp"
+  done
+done
+if [ -s "$ratios" ]; then
+  echo "ratio = npukit seconds / MiniMalloc seconds in the same setting (0.1 = ten times faster)"
+  awk '{n[$1]++; l[$1]+=log($3); if ($3>m[$1]) {m[$1]=$3; w[$1]=$2}}
+       END{for (s in n) printf "%-12s geomean %.3f  worst %.3f (%s)  over %d problems\n", s, exp(l[s]/n[s]), m[s], w[s], n[s]}' "$ratios"
+fi
+
+[ "$traces" = 1 ] || exit 0
+echo
+echo "== 2. real compiler traces: alloc --minimize (npukit) and --minimize_capacity (MiniMalloc, 60 s)"
+printf "%-44s %7s %8s %7s %14s %9s %7s %14s %12s %7s %-6s\n" trace buffers mm_s mm_MiB mm_answer npukit_s npk_MiB npukit_answer gap gap% proven
 for f in "$shared"/corpus2/alloc/*.csv; do
   # Capacity benchmarks (NAME.N.csv, NAME.capN.csv) are not traces.
   if basename "$f" | grep -Eq '\.(cap)?[0-9]+(__[^.]*)?\.csv$'; then continue; fi
-  start=$(date +%s.%N)
-  out=$( { /usr/bin/time -f 'rss=%M' "$bin.cli" --json alloc --minimize --timeout 60 "$f" >/tmp/allocbench-out.$$; } 2>&1 || true)
-  end=$(date +%s.%N)
-  j=$(tr -d ' \n' </tmp/allocbench-out.$$)
-  num() { echo "$j" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
-  buffers=$(num buffers); peak=$(num peak); cap=$(num capacity); lower=$(num lower_bound)
-  proven=$(echo "$j" | grep -q '"proven":true' && echo yes || echo no)
+  timed "$tmp/np.json" "$tmp/np.err" "$tmp/npukit" --json alloc --minimize "$f"
+  read -r np_s np_k <"$tmp/t"
+  buffers=$(json "$tmp/np.json" buffers)
+  peak=$(json "$tmp/np.json" peak)
+  cap=$(json "$tmp/np.json" capacity)
+  lower=$(json "$tmp/np.json" lower_bound)
   [ -n "$lower" ] || lower=$peak
-  rss=$(echo "$out" | sed -n 's/.*rss=\([0-9]*\).*/\1/p')
-  awk -v n="$(basename "$f")" -v b="$buffers" -v p="$peak" -v c="$cap" -v l="$lower" -v pr="$proven" \
-      -v s="$start" -v e="$end" -v r="$rss" 'BEGIN{g=c-l; printf "%-48s %8s %16s %16s %14.0f %6.2f%% %8s %8.2f %9.1f\n", n, b, p, c, g, 100*g/l, pr, e-s, r/1024}'
+  proven=$(grep -q '"proven": *true' "$tmp/np.json" && echo yes || echo no)
+  mm_s=- mm_m=- mm_h=-
+  if [ -n "$mm" ]; then
+    timed "$tmp/mm.out" "$tmp/mm.err" "$mm" --capacity=$((2 * peak)) --minimize_capacity --timeout=60s \
+      --input="$f" --output=/dev/null --validate
+    read -r mm_s mm_k <"$tmp/t"
+    mm_m=$(awk -v k="$mm_k" 'BEGIN{printf "%.1f", k/1024}')
+    mm_h=$(sed -n 's/.*Validation PASS, height \([0-9]*\).*/\1/p' "$tmp/mm.err" | tail -1)
+    [ -n "$mm_h" ] || mm_h=fail
+  fi
+  awk -v n="$(basename "$f" .csv)" -v b="$buffers" -v ms="$mm_s" -v mm="$mm_m" -v mh="$mm_h" \
+      -v s="$np_s" -v r="$np_k" -v c="$cap" -v l="$lower" -v pr="$proven" \
+      'BEGIN{g=c-l; printf "%-44s %7s %8s %7s %14s %9s %7.1f %14s %12.0f %6.3f%% %-6s\n", substr(n,1,44), b, ms, mm, mh, s, r/1024, c, g, 100*g/l, pr}'
 done
-rm -f /tmp/allocbench-out.$$

@@ -139,6 +139,18 @@ func (r *Report) Rewrite(s *gemini.Schedule) (int, error) {
 	return n, nil
 }
 
+// addedWaits counts the cores whose new placement makes more DRAM loads
+// wait than the file's, and the waits added.
+func (r *Report) addedWaits() (cores, waits int) {
+	for _, c := range r.Cores {
+		if c.Status != StatusNoAddresses && c.Waits > c.FileWaits {
+			cores++
+			waits += c.Waits - c.FileWaits
+		}
+	}
+	return cores, waits
+}
+
 // WriteText renders the report as an aligned table.
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -152,6 +164,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		saved := "-"
 		if c.FileExtent > 0 {
 			saved = fmt.Sprintf("%.1f%%", 100*float64(c.FileExtent-c.MinCapacity)/float64(c.FileExtent))
+			if c.Waits > c.FileWaits {
+				// The saving is not free: say so beside it.
+				saved += fmt.Sprintf(" (+%d waits)", c.Waits-c.FileWaits)
+			}
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d -> %d\t%s\t\n", c.Core, c.Key, c.Tensors, humanize.Bytes(c.FileExtent),
 			humanize.Bytes(c.LivePeak), humanize.Bytes(c.MinCapacity), humanize.Bytes(c.LowerBound), saved, c.Status,
@@ -165,6 +181,15 @@ func (r *Report) WriteText(w io.Writer) error {
 			if _, err := fmt.Fprintf(w, "%s: %s\n", gemini.CoreName(c.Core, c.Key), c.Note); err != nil {
 				return err
 			}
+		}
+	}
+	if n, more := r.addedWaits(); n > 0 {
+		hint := "--prefetch file keeps every load that does not wait in the file from waiting (never more L2 than the file's placement); --prefetch all removes the waits"
+		if Prefetch(r.Prefetch) != PrefetchNone {
+			hint = "--prefetch all removes the waits (at the price of a larger L2)"
+		}
+		if _, err := fmt.Fprintf(w, "the smaller L2 of %d core(s) costs %d more DRAM load waits than the file (a load waits when its region is still held by the previous workload): %s\n", n, more, hint); err != nil {
+			return err
 		}
 	}
 	if r.Identity != "" {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/npukit/npukit"
@@ -19,7 +21,6 @@ import (
 	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/termsafe"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
 
@@ -190,35 +191,82 @@ func (d *secondsOrDuration) Set(s string) error {
 	return nil
 }
 
-// progress reports explored nodes on stderr while a long solve runs, only
-// when stderr is a terminal and --quiet is off.
-func allocProgress(env *Env) (func(int64), func()) {
+// allocProgress reports a long solve on stderr unless --quiet: what it
+// is doing (the stage), the exact search's nodes and the time so far. On
+// a terminal one line is redrawn every 200 ms from the second second on
+// and cleared at the end; on a pipe or a file a line is written after 2 s
+// and then every 10 s, so a log shows that the command is working (a
+// 618 KB trace ran 6-15 s with a node count stuck at 0, or nothing at
+// all when piped). Other writers (tests' buffers) get nothing.
+func allocProgress(env *Env) (func(int64), func(string), func()) {
 	w := env.Stderr
 	if tw, ok := w.(*termsafe.Writer); ok {
-		w = tw.W // the bar draws with carriage returns
+		w = tw.W // the line is redrawn with carriage returns
 	}
 	f, ok := w.(*os.File)
 	if env.Quiet || !ok {
-		return nil, func() {}
+		return nil, nil, func() {}
 	}
-	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return nil, func() {}
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, func() {}
 	}
-	bar := progressbar.NewOptions64(-1, progressbar.OptionSetWriter(f),
-		progressbar.OptionSetDescription("searching"), progressbar.OptionShowCount(),
-		progressbar.OptionSetItsString("nodes"), progressbar.OptionShowIts(),
-		progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
-	// Shown at once: on large problems the greedy start and the first
-	// 65,536 nodes take seconds before the first count arrives.
-	_ = bar.RenderBlank()
-	var last int64
-	return func(n int64) {
-			if n > last {
-				_ = bar.Add64(n - last)
-				last = n
+	term := st.Mode()&os.ModeCharDevice != 0
+	var mu sync.Mutex
+	var nodes int64
+	stage := "solving"
+	start := time.Now()
+	line := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		s := fmt.Sprintf("alloc: %s, %.0f s", stage, time.Since(start).Seconds())
+		if nodes > 0 {
+			s += fmt.Sprintf(", %s nodes searched", humanize.Count(nodes))
+		}
+		return s
+	}
+	stop := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		period, first := 10*time.Second, 2*time.Second
+		if term {
+			period, first = 200*time.Millisecond, time.Second
+		}
+		timer := time.NewTimer(first)
+		defer timer.Stop()
+		drawn := 0
+		for {
+			select {
+			case <-stop:
+				if term && drawn > 0 {
+					fmt.Fprintf(f, "\r%s\r", strings.Repeat(" ", drawn))
+				}
+				return
+			case <-timer.C:
+				s := line()
+				if term {
+					pad := max(drawn-len(s), 0)
+					fmt.Fprintf(f, "\r%s%s", s, strings.Repeat(" ", pad))
+					drawn = len(s)
+				} else {
+					fmt.Fprintln(f, s)
+				}
+				timer.Reset(period)
 			}
+		}
+	}()
+	return func(n int64) {
+			mu.Lock()
+			nodes = max(nodes, n)
+			mu.Unlock()
+		}, func(s string) {
+			mu.Lock()
+			stage = s
+			mu.Unlock()
 		}, func() {
-			_ = bar.Finish()
+			close(stop)
+			<-finished
 		}
 }
 
@@ -251,8 +299,8 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(allocMemoryBound(st.Size())))
 	}
-	progress, done := allocProgress(env)
-	res, err := npukit.SolveAlloc(ctx, path, t, use, npukit.AllocSolveOptions{Minimize: minimize, Budget: budget, Progress: progress})
+	progress, stage, done := allocProgress(env)
+	res, err := npukit.SolveAlloc(ctx, path, t, use, npukit.AllocSolveOptions{Minimize: minimize, Budget: budget, Progress: progress, Stage: stage})
 	done()
 	if errors.Is(err, npukit.ErrInternal) {
 		return &ExitError{Code: ExitUnexpected, Err: err}
