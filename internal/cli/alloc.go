@@ -18,8 +18,8 @@ import (
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
-	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/spf13/cobra"
 )

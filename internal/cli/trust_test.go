@@ -2,10 +2,12 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"html"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -245,5 +247,75 @@ func TestBandwidthIsGBpsEverywhere(t *testing.T) {
 	}
 	if a, b := cycles(g), cycles(sim("sim", "demo_gemini_schedule.json", "--dram-bw", "17.179869184")); a != b {
 		t.Errorf("--dram-bw 17.18 GB/s (the default 16 GiB/s) gives %s cycles, the default %s", b, a)
+	}
+}
+
+// Issue 32, DMA output: a constant inspect calls `npy <u2 [16384]` is
+// written by `neff dma --execute` with that dtype and shape (the demo
+// NEFF declared the .npy file's size, header included, so it came back as
+// uint8 [32852]).
+func TestDMAOutputKeepsTheConstantsType(t *testing.T) {
+	dir := demoFiles(t)
+	files := []string{filepath.Join(dir, "demo.neff")}
+	if d := conformance.SharedDir(); d != "" {
+		// The three smallest real NEFFs (executing every one takes long).
+		m, _ := filepath.Glob(filepath.Join(d, "corpus2", "neff", "*.neff"))
+		size := func(p string) int64 { st, _ := os.Stat(p); return st.Size() }
+		sort.Slice(m, func(i, j int) bool { return size(m[i]) < size(m[j]) })
+		files = append(files, m[:min(3, len(m))]...)
+	}
+	npyType := map[string]string{"<u2": "uint16", "<f2": "float16", "<f4": "float32", "<i4": "int32", "<u4": "uint32", "|u1": "uint8", "|i1": "int8", "<i2": "int16", "<f8": "float64", "<i8": "int64"}
+	checked := 0
+	for _, f := range files {
+		var ins []struct {
+			Result struct {
+				Constants []struct {
+					Subgraph, Name, Format string
+				}
+			}
+		}
+		if r := run(t, dir, "inspect", "--json", f); json.Unmarshal([]byte(r.stdout), &ins) != nil || len(ins) != 1 {
+			t.Fatalf("%s: inspect: %s", f, r)
+		}
+		out := filepath.Join(t.TempDir(), "vars")
+		var dma struct {
+			Subgraphs []struct {
+				Subgraph string
+				Written  []struct {
+					Var   string
+					DType string
+					Shape []int64
+				}
+			}
+		}
+		r := run(t, dir, "neff", "dma", "--json", f, "--execute", "-o", out)
+		if r.code != 0 {
+			continue // a program the executor refuses says why elsewhere
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &dma); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, c := range ins[0].Result.Constants {
+			var dt, shape string
+			if _, err := fmt.Sscanf(c.Format, "npy %s [", &dt); err != nil {
+				continue
+			}
+			shape = c.Format[strings.Index(c.Format, "[")+1 : strings.LastIndex(c.Format, "]")]
+			for _, sg := range dma.Subgraphs {
+				for _, w := range sg.Written {
+					if w.Var != c.Name || sg.Subgraph != c.Subgraph && len(dma.Subgraphs) > 1 {
+						continue
+					}
+					checked++
+					got := strings.Trim(fmt.Sprint(w.Shape), "[]")
+					if npyType[dt] != w.DType || got != shape {
+						t.Errorf("%s %s: inspect %q, --execute wrote %s [%s]", filepath.Base(f), c.Name, c.Format, w.DType, got)
+					}
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no constant was written back")
 	}
 }

@@ -33,8 +33,13 @@ func demoNeff() ([]byte, error) {
 	if err := npy.Write(&npyBuf, w); err != nil {
 		return nil, err
 	}
-	sg.AddConstant("w", "w.npy", int64(npyBuf.Len()), npyBuf.Bytes())
-	wData := int64(npyBuf.Len() - rows*wRow) // the array follows the .npy header
+	// The variable holds the array, not the .npy file: the runtime loads
+	// the data after the header (a real NEFF's 65,664-byte .npy fills a
+	// 65,536-byte variable). It declared the file's size and read from
+	// past the header, so `neff dma --execute` wrote it back as uint8
+	// [32852] where inspect says <u2 [16384] (issue 32).
+	sg.AddConstant("w", "w.npy", int64(2*len(w)), npyBuf.Bytes())
+	const wData = 0
 	sg.AddQueue("qSPIO0", "in", 16, "sp")
 	sg.AddQueue("qPoolIO0", "out", 16, "pool")
 	sb := []int64{1, neff.SBPartitionStride}
