@@ -42,6 +42,14 @@ type Options struct {
 	// evicted by another model between inferences, a per-call image
 	// resize).
 	EdgeTPULatency edgetpu.LatencyOptions
+	// NtffNeff is the NEFF a Neuron profile capture profiled (inspect
+	// names it; "" looks for it beside the capture).
+	NtffNeff string
+	// NeffMeasured is a Neuron profiler capture (.ntff bytes) of a NEFF's
+	// run to set its simulation beside (nil: none); NeffMeasuredName
+	// names it in the output.
+	NeffMeasured     []byte
+	NeffMeasuredName string
 	// TracePath, when set, makes Simulate write a Perfetto/Chrome trace
 	// JSON there (a NEFF with several subgraphs writes one per subgraph,
 	// SUBGRAPH inserted before the extension).

@@ -18,6 +18,7 @@ import (
 
 	"github.com/npukit/npukit/alloc"
 	"github.com/npukit/npukit/internal/inputfile"
+	"github.com/npukit/npukit/ntff"
 )
 
 // Kind is a recognised input format.
@@ -34,6 +35,7 @@ const (
 	MiniMallocCSV Kind = "minimalloc-csv"  // static allocation problem / solution
 	SBUFPlan      Kind = "sbuf-plan"       // NeuronCore SBUF/PSUM allocation plan (YAML or JSON)
 	ZebuTrace     Kind = "zebu-trace"      // ZeBu emulator instruction trace of a Gemini run
+	NTFF          Kind = "ntff"            // Neuron profiler capture of a NEFF run
 )
 
 // Describe returns a human name for the kind.
@@ -57,6 +59,8 @@ func (k Kind) Describe() string {
 		return "NeuronCore SBUF/PSUM allocation plan"
 	case ZebuTrace:
 		return "ZeBu emulator trace (Gemini run)"
+	case NTFF:
+		return "Neuron profile capture (NTFF)"
 	}
 	return string(k)
 }
@@ -215,6 +219,10 @@ func Reader(r io.ReaderAt, size int64) (Result, error) {
 			return unknown("truncated NEFF header")
 		}
 		res.Kind = NEFF
+		return res, nil
+	}
+	if ntff.Looks(head, size) {
+		res.Kind = NTFF
 		return res, nil
 	}
 	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")

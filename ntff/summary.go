@@ -15,11 +15,13 @@ import (
 type EngineStat struct {
 	Engine       string `json:"engine"`
 	Instructions int    `json:"instructions"`
-	// InstructionNs sums the instructions' durations; BusyNs is the time
-	// at least one ran (neuron-profile's "instruction time" and "active
-	// time").
+	// InstructionNs sums the durations of the instructions other than
+	// semaphore waits (EVENT_SEMAPHORE, which lasts as long as the engine
+	// waits): neuron-profile's "instruction time". BusyNs is the time at
+	// least one of them ran. WaitNs sums the semaphore waits.
 	InstructionNs float64 `json:"instruction_time_ns"`
 	BusyNs        float64 `json:"busy_ns"`
+	WaitNs        float64 `json:"semaphore_wait_ns"`
 }
 
 // QueueStat is one DMA queue's packets inside the profiled window.
@@ -127,6 +129,10 @@ func Summarize(p *Profile, file string) *Summary {
 				continue
 			}
 			es[in.Engine].Instructions++
+			if in.Opcode == OpEventSemaphore {
+				es[in.Engine].WaitNs += float64(in.End-in.Start) / 1e3
+				continue
+			}
 			es[in.Engine].InstructionNs += float64(in.End-in.Start) / 1e3
 			ivs[in.Engine] = append(ivs[in.Engine], [2]int64{in.Start, in.End})
 		}
@@ -204,9 +210,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for _, c := range s.Cores {
 		fmt.Fprintf(w, "\nCore %s (NeuronCore %d): total %.3f us\n", c.Name, c.Index, c.TotalTimeUs)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "ENGINE\tINSTRUCTIONS\tINSTRUCTION us\tBUSY us\t")
+		fmt.Fprintln(tw, "ENGINE\tINSTRUCTIONS\tINSTRUCTION us\tBUSY us\tSEMAPHORE WAIT us\t")
 		for _, e := range c.Engines {
-			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t\n", e.Engine, e.Instructions, e.InstructionNs/1e3, e.BusyNs/1e3)
+			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t\n", e.Engine, e.Instructions, e.InstructionNs/1e3, e.BusyNs/1e3, e.WaitNs/1e3)
 		}
 		tw.Flush()
 		if len(c.Queues) > 0 {

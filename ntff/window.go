@@ -2,6 +2,10 @@ package ntff
 
 import "sort"
 
+// WholeCapture is Window's "how" when no window can be placed (format
+// 4): the whole capture is counted.
+const WholeCapture = "whole capture"
+
 // pairTolerancePs bounds how far apart the two Sync-engine instruction
 // starts that bracket an estimated window may be from the recorded kernel
 // time (a few clock ticks: 833 ps at trn2's 1.2 GHz).
@@ -22,6 +26,12 @@ func (p *Profile) Window() (start, end int64, how string) {
 	}
 	if len(p.Cores) == 0 {
 		return 0, 0, "estimated"
+	}
+	if p.Format <= 4 {
+		// Format 4 (trn1, 2024) stamps instruction and DMA events from
+		// two clocks of different origins and records no window: every
+		// event is counted.
+		return 0, 1<<63 - 1, WholeCapture
 	}
 	c := &p.Cores[0]
 	total := c.TotalPs

@@ -47,6 +47,7 @@ var bounds = map[string]bound{
 	"alloc":   {60, 128 << 20},
 	"sbuf":    {40, 96 << 20},
 	"zebu":    {40, 96 << 20},
+	"ntff":    {16, 96 << 20},
 	"other":   {40, 128 << 20},
 	// an NKI kernel: parsing costs about 60 bytes per source byte; the
 	// values a kernel builds are bounded by the step bound (a step per
@@ -312,10 +313,16 @@ func plan(work string, full bool, shared string) []run {
 		for _, p := range corpus[:min(len(corpus), int(scale(6, 60)))] {
 			bases = append(bases, input{name: "corpus:" + filepath.Base(p), path: p, reader: readerOf(p)})
 		}
+		// Neuron profile captures: the two smallest.
+		caps, _ := filepath.Glob(filepath.Join(shared, "corpus3", "ntff", "*.ntff"))
+		sort.Slice(caps, func(i, j int) bool { return fileSize(caps[i]) < fileSize(caps[j]) })
+		for _, p := range caps[:min(len(caps), 2)] {
+			bases = append(bases, input{name: "corpus:" + filepath.Base(p), path: p, reader: "ntff"})
+		}
 	}
 	for _, in := range bases {
 		add(in, 0, []string{"inspect", "{}"}, []string{"check", "{}"}, []string{"report", "{}", "-o", "{out}.html"})
-		if in.reader == "neff" || in.reader == "gemini" {
+		if in.reader == "neff" || in.reader == "gemini" || in.reader == "ntff" {
 			add(in, 0, []string{"sim", "{}", "--trace", "{out}.json"})
 		}
 		orig, err := os.ReadFile(in.path)
@@ -502,8 +509,18 @@ func mutate(rng *rand.Rand, b []byte) []byte {
 	return m
 }
 
+func fileSize(p string) int64 {
+	st, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
 func readerOf(name string) string {
 	switch {
+	case strings.HasSuffix(name, ".ntff"):
+		return "ntff"
 	case strings.HasSuffix(name, ".neff"):
 		return "neff"
 	case strings.HasSuffix(name, ".tflite") || strings.Contains(name, "edgetpu"):

@@ -1,0 +1,80 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/internal/conformance"
+)
+
+// A capture reads by content through every command: inspect (with
+// total_time_us per core in --json), check, sim --trace (Perfetto JSON),
+// diff, and `sim X.neff --measured X.ntff` prints predicted and measured
+// side by side.
+func TestNtffCommands(t *testing.T) {
+	dir := conformance.Shared(t, "corpus3/ntff")
+	caps := conformance.Files(t, dir, "*stream_256k_fd*k.ntff")
+	capA := caps[0]
+	var out []struct {
+		Result struct {
+			Cores []struct {
+				Name        string  `json:"name"`
+				TotalTimeUs float64 `json:"total_time_us"`
+			} `json:"cores"`
+			Instance string `json:"instance_type"`
+		} `json:"result"`
+	}
+	runJSON(t, &out, "inspect", capA)
+	if len(out) != 1 {
+		t.Fatalf("inspect --json: %d entries", len(out))
+	}
+	sum := out[0].Result
+	if len(sum.Cores) == 0 || sum.Cores[0].TotalTimeUs <= 0 || sum.Instance == "" {
+		t.Fatalf("inspect --json: %+v", sum)
+	}
+	if r := run(t, "", "check", capA); r.code != 0 {
+		t.Errorf("check: %s", r)
+	}
+	tp := filepath.Join(t.TempDir(), "t.json")
+	if r := run(t, "", "sim", capA, "--trace", tp); r.code != 0 {
+		t.Fatalf("sim --trace: %s", r)
+	}
+	b, err := os.ReadFile(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b, &tr); err != nil || len(tr.TraceEvents) < 100 {
+		t.Fatalf("trace: %v, %d events", err, len(tr.TraceEvents))
+	}
+	if len(caps) > 1 {
+		r := run(t, "", "diff", caps[0], caps[1])
+		if r.code != 1 || !strings.Contains(r.stdout, "total us") {
+			t.Errorf("diff of two captures: %s", r)
+		}
+	}
+	neff := strings.TrimSuffix(capA, ".ntff") + ".neff"
+	if _, err := os.Stat(neff); err != nil {
+		t.Skipf("no NEFF beside %s", capA)
+	}
+	var cmp struct {
+		Rows []struct {
+			What        string  `json:"what"`
+			PredictedUs float64 `json:"predicted_us"`
+			MeasuredUs  float64 `json:"measured_us"`
+			Ratio       float64 `json:"ratio"`
+		} `json:"comparison"`
+	}
+	runJSON(t, &cmp, "sim", neff, "--measured", capA)
+	if len(cmp.Rows) == 0 || cmp.Rows[0].MeasuredUs != sum.Cores[0].TotalTimeUs || cmp.Rows[0].PredictedUs <= 0 {
+		t.Fatalf("sim --measured: %+v", cmp.Rows)
+	}
+	if r := run(t, "", "sim", neff, "--measured", neff); r.code != 2 {
+		t.Errorf("--measured with a NEFF is refused: %s", r)
+	}
+}

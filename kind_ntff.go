@@ -1,0 +1,419 @@
+package npukit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/neff"
+	"github.com/npukit/npukit/ntff"
+	"github.com/npukit/npukit/report"
+	"github.com/npukit/npukit/sim"
+	"github.com/npukit/npukit/trace"
+)
+
+// A Neuron profiler capture (.ntff) is what the hardware measured while
+// a NEFF ran: `npukit inspect` summarises it as neuron-profile does,
+// `npukit sim X.ntff --trace` writes the captured run as a Perfetto
+// trace, and `npukit sim X.neff --measured X.ntff` sets the NEFF's
+// simulation beside it.
+func init() {
+	Register(Adapter{Kind: detect.NTFF, Inspect: inspectNtff, Check: checkNtff, Report: reportNtff, Simulate: simulateNtff, Diff: diffNtff})
+}
+
+// OpenNtff decodes a Neuron profiler capture.
+func OpenNtff(a *Artifact) (*ntff.Profile, error) {
+	b, err := a.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	return ntff.Parse(b)
+}
+
+// NtffSummary is Inspect of a capture: neuron-profile's quantities and,
+// when the profiled NEFF is found (Options.NtffNeff, or a .neff beside
+// the capture whose UUID the capture records), its path.
+type NtffSummary struct {
+	*ntff.Summary
+	Neff string `json:"neff,omitempty"`
+}
+
+func (s *NtffSummary) WriteText(w io.Writer) error {
+	if err := s.Summary.WriteText(w); err != nil {
+		return err
+	}
+	if s.Neff != "" {
+		_, err := fmt.Fprintf(w, "Profiled NEFF: %s (UUID matches)\n", s.Neff)
+		return err
+	}
+	return nil
+}
+
+// ntffNeff finds the profiled NEFF: the one named by o.NtffNeff, else a
+// .neff in the capture's directory whose header UUID begins with the
+// UUID the capture records ("" when none is found).
+func ntffNeff(a *Artifact, p *ntff.Profile, o *Options) string {
+	if o.NtffNeff != "" {
+		return o.NtffNeff
+	}
+	if a.path == "" || len(p.NeffUUID) == 0 {
+		return ""
+	}
+	u := p.NeffUUID[:min(len(p.NeffUUID), 16)]
+	m, _ := filepath.Glob(filepath.Join(filepath.Dir(a.path), "*.neff"))
+	var found []string
+	for _, f := range m {
+		fh, err := os.Open(f)
+		if err != nil {
+			continue
+		}
+		head := make([]byte, neff.HeaderSize)
+		_, err = io.ReadFull(fh, head)
+		fh.Close()
+		if err != nil {
+			continue
+		}
+		h, err := neff.ParseHeader(head)
+		if err == nil && bytes.HasPrefix(h.UUID, u) {
+			found = append(found, f)
+		}
+	}
+	if len(found) == 1 {
+		return found[0]
+	}
+	return ""
+}
+
+func inspectNtff(a *Artifact, o *Options) (Output, error) {
+	p, err := OpenNtff(a)
+	if err != nil {
+		return nil, err
+	}
+	return &NtffSummary{Summary: ntff.Summarize(p, a.Name), Neff: ntffNeff(a, p, o)}, nil
+}
+
+func checkNtff(a *Artifact, o *Options) (diag.Report, error) {
+	b, err := a.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	rep, _ := ntff.Check(b)
+	return rep, nil
+}
+
+func diffNtff(a, b *Artifact, o *Options) (Output, bool, error) {
+	pa, err := OpenNtff(a)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", a.Name, err)
+	}
+	pb, err := OpenNtff(b)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", b.Name, err)
+	}
+	r := ntff.Diff(ntff.Summarize(pa, a.Name), ntff.Summarize(pb, b.Name))
+	return r, r.Same, nil
+}
+
+// NtffReplay is Simulate of a capture: the run is already timed, so the
+// "simulation" replays it (its totals, and with --trace the captured
+// window as a Perfetto trace, one track per engine and DMA queue).
+type NtffReplay struct {
+	File    string        `json:"file"`
+	Source  string        `json:"source"`
+	TotalNs int64         `json:"total_ns"`
+	Summary *ntff.Summary `json:"summary"`
+	Trace   string        `json:"trace,omitempty"`
+}
+
+func (r *NtffReplay) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "%s: %s\nTotal: %.3f us (measured; to compare a NEFF's simulation with it: npukit sim X.neff --measured %s)\n",
+		r.File, r.Source, float64(r.TotalNs)/1e3, filepath.Base(r.File))
+	if r.Trace != "" {
+		fmt.Fprintf(w, "trace written to %s (open in ui.perfetto.dev)\n", r.Trace)
+	}
+	return nil
+}
+
+func simulateNtff(a *Artifact, o *Options) (Output, error) {
+	p, err := OpenNtff(a)
+	if err != nil {
+		return nil, err
+	}
+	s := ntff.Summarize(p, a.Name)
+	out := &NtffReplay{File: a.Name, Source: "Neuron profiler capture (measured, replayed)", TotalNs: s.TotalTimePs / 1000, Summary: s}
+	if o.TracePath != "" {
+		if err := writeNtffTrace(o.TracePath, a.Name, p, s); err != nil {
+			return nil, fmt.Errorf("the trace: %w", err)
+		}
+		out.Trace = o.TracePath
+	}
+	return out, nil
+}
+
+func writeNtffTrace(path, name string, p *ntff.Profile, s *ntff.Summary) error {
+	rp, err := p.Timeline()
+	if err != nil {
+		return err
+	}
+	return trace.WriteFile(path, rp.Timeline, trace.Options{
+		NanosPerUnit: 1e-3, // picoseconds
+		Metadata: [][2]string{{"capture", filepath.Base(name)}, {"source", "Neuron profiler capture (measured)"}, {"neff", p.NeffName},
+			{"instance", p.Instance}, {"total_time_us", strconv.FormatFloat(s.TotalTimeUs, 'f', 3, 64)}, {"window", s.Window}},
+		Args: func(id sim.TaskID, ar *trace.Args) {
+			it := rp.Items[rp.Timeline.Graph.Tasks[id].Tag]
+			c := &p.Cores[it.Core]
+			if it.Instr >= 0 {
+				in := c.Instrs[it.Instr]
+				ar.Str("engine", ntff.EngineName(in.Engine))
+				if in.PC >= 0 {
+					ar.Int("pc", int64(in.PC))
+				}
+				return
+			}
+			pk := c.Packets[it.Packet]
+			ar.Str("queue", c.QueueName(pk))
+			ar.Int("dma_engine", int64(pk.DMAEngine))
+			ar.Int("bytes", int64(pk.Bytes))
+		},
+	})
+}
+
+func reportNtff(files []*Artifact, o *Options) (*report.Page, error) {
+	page := &report.Page{Title: "Neuron profile capture", Subtitle: filepath.Base(files[0].Name), Diagnostics: diag.Report{}}
+	if len(files) > 1 {
+		page.Title = fmt.Sprintf("%d Neuron profile captures", len(files))
+	}
+	for i, f := range files {
+		b, err := f.Bytes()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		rep, p := ntff.Check(b)
+		name := filepath.Base(f.Name)
+		page.Diagnostics = append(page.Diagnostics, rep.WithFile(name)...)
+		if p == nil {
+			continue
+		}
+		s := ntff.Summarize(p, f.Name)
+		if i == 0 {
+			page.Summary = []report.KV{{Key: "Total time", Value: fmt.Sprintf("%.3f us", s.TotalTimeUs)}, {Key: "Instance", Value: s.Instance}, {Key: "Runtime", Value: s.Runtime}, {Key: "NeuronCores", Value: strconv.Itoa(len(s.Cores))}}
+		}
+		page.Sections = append(page.Sections, report.Section{ID: fmt.Sprintf("f%d", i), Title: name,
+			Intro:  fmt.Sprintf("Measured on %s (NTFF format %d, NEFF %s): %.3f us on core 0, window %s.", s.Instance, s.Format, s.NeffName, s.TotalTimeUs, s.Window),
+			Blocks: ntffBlocks(p, s, name, "measured")})
+	}
+	return page, nil
+}
+
+// ntffBlocks are a capture's tables and its measured timeline.
+func ntffBlocks(p *ntff.Profile, s *ntff.Summary, name, what string) []report.Block {
+	eng := &report.Table{Caption: "Engines inside the profiled window", Header: []string{"core", "engine", "instructions", "instruction us", "busy us"}, Numeric: []int{2, 3, 4}}
+	q := &report.Table{Caption: "DMA queues inside the profiled window", Header: []string{"core", "queue", "engine.queue", "kind", "packets", "bytes", "busy us"}, Numeric: []int{4, 5, 6}, MaxRows: 500}
+	mem := &report.Table{Caption: "Memory usage", Header: []string{"core", "use", "bytes"}, Numeric: []int{2}}
+	for _, c := range s.Cores {
+		for _, e := range c.Engines {
+			eng.Rows = append(eng.Rows, []string{c.Name, e.Engine, strconv.Itoa(e.Instructions), fmt.Sprintf("%.3f", e.InstructionNs/1e3), fmt.Sprintf("%.3f", e.BusyNs/1e3)})
+		}
+		for _, x := range c.Queues {
+			q.Rows = append(q.Rows, []string{c.Name, x.Name, fmt.Sprintf("%d.%d", x.DMAEngine, x.Queue), x.Kind, strconv.Itoa(x.Packets), humanize.Bytes(x.Bytes), fmt.Sprintf("%.3f", x.BusyNs/1e3)})
+		}
+		for _, m := range c.Memory {
+			if m.Bytes > 0 {
+				mem.Rows = append(mem.Rows, []string{c.Name, m.Name, humanize.Bytes(m.Bytes)})
+			}
+		}
+	}
+	blocks := []report.Block{eng, q}
+	if tl := ntffTimeline(p, name, what); tl != nil {
+		blocks = append(blocks, tl)
+	}
+	return append(blocks, mem)
+}
+
+// ntffTimeline draws the captured window: one track per core's engine and
+// DMA queue.
+func ntffTimeline(p *ntff.Profile, name, what string) *report.Timeline {
+	start, end, how := p.Window()
+	insOrigin, dmaOrigin := start, start
+	if how == ntff.WholeCapture {
+		insOrigin, dmaOrigin = p.FirstEvents()
+	}
+	tl := &report.Timeline{Caption: name + ": " + what + " instructions and DMA packets", Unit: report.Nanoseconds, XLabel: "ns from the start of the profiled window",
+		Series: []report.Series{{Name: "instruction"}, {Name: "DMA packet"}}}
+	for ci := range p.Cores {
+		c := &p.Cores[ci]
+		tracks := map[string]int{}
+		track := func(n string) *report.Track {
+			k, ok := tracks[n]
+			if !ok {
+				k = len(tl.Tracks)
+				tracks[n] = k
+				tl.Tracks = append(tl.Tracks, report.Track{Name: n})
+			}
+			return &tl.Tracks[k]
+		}
+		for _, in := range c.Instrs {
+			if in.In(start, end) {
+				t := track(c.Name + " " + ntff.EngineName(in.Engine))
+				t.Spans = append(t.Spans, report.Span{Start: float64(in.Start-insOrigin) / 1e3, End: float64(in.End-insOrigin) / 1e3, Series: 0, Label: in.OpName(), Tip: fmt.Sprintf("pc %d", in.PC)})
+			}
+		}
+		for _, pk := range c.Packets {
+			if pk.Start >= start && pk.Start <= end {
+				t := track(c.Name + " " + c.QueueName(pk))
+				t.Spans = append(t.Spans, report.Span{Start: float64(pk.Start-dmaOrigin) / 1e3, End: float64(pk.End-dmaOrigin) / 1e3, Series: 1, Label: fmt.Sprintf("%d B", pk.Bytes)})
+			}
+		}
+	}
+	if len(tl.Tracks) == 0 {
+		return nil
+	}
+	return tl
+}
+
+// NeffMeasured is `npukit sim X.neff --measured X.ntff`: the NEFF's
+// simulation and the capture side by side, total, per core and per DMA
+// queue, with the ratio predicted/measured.
+type NeffMeasured struct {
+	Simulation Output        `json:"simulation"`
+	Measured   *ntff.Summary `json:"measured"`
+	Rows       []MeasuredRow `json:"comparison"`
+}
+
+// MeasuredRow is one compared quantity (ratio predicted/measured, 0 when
+// nothing was measured).
+type MeasuredRow struct {
+	What        string  `json:"what"`
+	PredictedUs float64 `json:"predicted_us"`
+	MeasuredUs  float64 `json:"measured_us"`
+	Ratio       float64 `json:"ratio"`
+	Note        string  `json:"note,omitempty"`
+}
+
+func (m *NeffMeasured) WriteText(w io.Writer) error {
+	if err := m.Simulation.WriteText(w); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nPredicted and measured (%s, %s, window %s):\n", m.Measured.Base(), m.Measured.Instance, m.Measured.Window)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "WHAT\tPREDICTED us\tMEASURED us\tPREDICTED/MEASURED\t")
+	for _, r := range m.Rows {
+		pred, ratio := fmt.Sprintf("%.3f", r.PredictedUs), "-"
+		if r.Ratio != 0 {
+			ratio = fmt.Sprintf("%.2f", r.Ratio)
+		}
+		if r.Note != "" {
+			pred = r.Note
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t\n", r.What, pred, r.MeasuredUs, ratio)
+	}
+	return tw.Flush()
+}
+
+// predictedTotals reads what any NEFF simulation output predicts through
+// its JSON (total_ns; per subgraph, per DMA queue busy_ns), so the
+// comparison holds whatever the cost model adds.
+type predictedTotals struct {
+	TotalNs   int64 `json:"total_ns"`
+	Subgraphs []struct {
+		Subgraph string `json:"subgraph"`
+		Result   *struct {
+			TotalNs int64 `json:"total_ns"`
+			Queues  []struct {
+				Queue  string `json:"queue"`
+				BusyNs int64  `json:"busy_ns"`
+				Bytes  int64  `json:"bytes"`
+			} `json:"queues"`
+		} `json:"result"`
+	} `json:"subgraphs"`
+}
+
+func ratio(p, m float64) float64 {
+	if m == 0 {
+		return 0
+	}
+	return p / m
+}
+
+// compareMeasured builds the comparison of a NEFF simulation output with
+// a capture's summary.
+func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
+	var pt predictedTotals
+	b, err := json.Marshal(simOut)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &pt); err != nil {
+		return nil, err
+	}
+	m := &NeffMeasured{Simulation: simOut, Measured: s}
+	add := func(what string, pNs, mNs float64, note string) {
+		m.Rows = append(m.Rows, MeasuredRow{What: what, PredictedUs: pNs / 1e3, MeasuredUs: mNs / 1e3, Ratio: ratio(pNs, mNs), Note: note})
+	}
+	add("total (core 0)", float64(pt.TotalNs), float64(s.TotalTimePs)/1e3, "")
+	for _, c := range s.Cores {
+		var pred float64
+		var have bool
+		predQ := map[string]float64{}
+		for _, sg := range pt.Subgraphs {
+			if sg.Subgraph == c.Name && sg.Result != nil {
+				pred, have = float64(sg.Result.TotalNs), true
+				for _, q := range sg.Result.Queues {
+					predQ[q.Queue] += float64(q.BusyNs)
+				}
+			}
+		}
+		note := ""
+		if !have {
+			note = "not simulated"
+		}
+		add(c.Name+" total", pred, c.TotalTimeUs*1e3, note)
+		for _, e := range c.Engines {
+			if e.Instructions > 0 {
+				add(c.Name+" "+e.Engine+" busy", 0, e.BusyNs, "not simulated")
+			}
+		}
+		measQ := map[string]float64{}
+		var names []string
+		for _, q := range c.Queues {
+			if _, ok := measQ[q.Name]; !ok {
+				names = append(names, q.Name)
+			}
+			measQ[q.Name] += q.BusyNs
+		}
+		for _, n := range names {
+			if p, ok := predQ[n]; ok {
+				add(c.Name+" "+n+" busy", p, measQ[n], "")
+			} else {
+				add(c.Name+" "+n+" busy", 0, measQ[n], "not simulated")
+			}
+		}
+	}
+	return m, nil
+}
+
+// simulateNeffMeasured is Simulate of a NEFF: the simulation, and with
+// Options.NeffMeasured the comparison with a capture of the same NEFF.
+func simulateNeffMeasured(a *Artifact, o *Options) (Output, error) {
+	out, err := simulateNeff(a, o)
+	if err != nil || o.NeffMeasured == nil {
+		return out, err
+	}
+	p, err := ntff.Parse(o.NeffMeasured)
+	if err != nil {
+		return nil, fmt.Errorf("the capture: %w", err)
+	}
+	name := o.NeffMeasuredName
+	if name == "" {
+		name = "capture"
+	}
+	return compareMeasured(out, ntff.Summarize(p, name))
+}

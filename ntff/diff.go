@@ -1,0 +1,128 @@
+package ntff
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// DiffRow is one compared quantity of two captures.
+type DiffRow struct {
+	What  string  `json:"what"`
+	A     float64 `json:"a"`
+	B     float64 `json:"b"`
+	Ratio float64 `json:"ratio"` // B/A, 0 when A is 0
+}
+
+// DiffResult compares two captures: versions, total time per core,
+// instructions and busy time per engine, packets and bytes per queue.
+type DiffResult struct {
+	A, B string
+	Rows []DiffRow `json:"rows"`
+	Same bool      `json:"identical"`
+}
+
+// Diff compares two summaries (of two runs of one NEFF, or of two NEFFs).
+func Diff(a, b *Summary) *DiffResult {
+	r := &DiffResult{A: a.File, B: b.File, Same: true}
+	add := func(what string, x, y float64) {
+		row := DiffRow{What: what, A: x, B: y}
+		if x != 0 {
+			row.Ratio = y / x
+		}
+		if x != y {
+			r.Same = false
+		}
+		r.Rows = append(r.Rows, row)
+	}
+	for _, s := range []struct{ what, x, y string }{{"instance", a.Instance, b.Instance}, {"runtime", a.Runtime, b.Runtime}, {"neff uuid", a.NeffUUID, b.NeffUUID}} {
+		if s.x != s.y {
+			r.Same = false
+			r.Rows = append(r.Rows, DiffRow{What: fmt.Sprintf("%s: %s -> %s", s.what, s.x, s.y)})
+		}
+	}
+	byName := func(s *Summary, name string) *CoreStat {
+		for i := range s.Cores {
+			if s.Cores[i].Name == name {
+				return &s.Cores[i]
+			}
+		}
+		return nil
+	}
+	for _, ca := range a.Cores {
+		cb := byName(b, ca.Name)
+		if cb == nil {
+			r.Same = false
+			r.Rows = append(r.Rows, DiffRow{What: ca.Name + ": only in " + a.File})
+			continue
+		}
+		add(ca.Name+" total us", ca.TotalTimeUs, cb.TotalTimeUs)
+		for i, e := range ca.Engines {
+			if i < len(cb.Engines) {
+				add(ca.Name+" "+e.Engine+" instructions", float64(e.Instructions), float64(cb.Engines[i].Instructions))
+				add(ca.Name+" "+e.Engine+" busy us", e.BusyNs/1e3, cb.Engines[i].BusyNs/1e3)
+			}
+		}
+		qb := map[string]QueueStat{}
+		for _, q := range cb.Queues {
+			qb[fmt.Sprintf("%s %d.%d", q.Name, q.DMAEngine, q.Queue)] = q
+		}
+		for _, q := range ca.Queues {
+			k := fmt.Sprintf("%s %d.%d", q.Name, q.DMAEngine, q.Queue)
+			o := qb[k]
+			delete(qb, k)
+			add(ca.Name+" "+k+" packets", float64(q.Packets), float64(o.Packets))
+			add(ca.Name+" "+k+" bytes", float64(q.Bytes), float64(o.Bytes))
+		}
+		for k, q := range qb {
+			add(ca.Name+" "+k+" packets", 0, float64(q.Packets))
+			add(ca.Name+" "+k+" bytes", 0, float64(q.Bytes))
+		}
+	}
+	for _, cb := range b.Cores {
+		if byName(a, cb.Name) == nil {
+			r.Same = false
+			r.Rows = append(r.Rows, DiffRow{What: cb.Name + ": only in " + b.File})
+		}
+	}
+	return r
+}
+
+// WriteText prints the rows that differ.
+func (r *DiffResult) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "--- %s\n+++ %s\n", r.A, r.B)
+	if r.Same {
+		_, err := fmt.Fprintln(w, "the captures measure the same")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "WHAT\tA\tB\tB/A\t")
+	for _, row := range r.Rows {
+		if row.A == row.B && row.Ratio != 0 || row.A == 0 && row.B == 0 && row.Ratio == 0 && row.What != "" && !isNote(row) {
+			continue
+		}
+		if isNote(row) {
+			fmt.Fprintf(tw, "%s\t\t\t\t\n", row.What)
+			continue
+		}
+		ratio := "-"
+		if row.Ratio != 0 {
+			ratio = fmt.Sprintf("%.3f", row.Ratio)
+		}
+		fmt.Fprintf(tw, "%s\t%.6g\t%.6g\t%s\t\n", row.What, row.A, row.B, ratio)
+	}
+	return tw.Flush()
+}
+
+func isNote(r DiffRow) bool {
+	return r.A == 0 && r.B == 0 && r.Ratio == 0 && len(r.What) > 0 && (containsColon(r.What))
+}
+
+func containsColon(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' {
+			return true
+		}
+	}
+	return false
+}
