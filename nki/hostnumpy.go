@@ -27,8 +27,35 @@ type NDArray struct {
 }
 
 // maxHostValues bounds the elements of one host array whose values npukit
-// keeps (8 MiB of float64).
-const maxHostValues = 1 << 20
+// keeps (8 MiB of float64), maxHostTotal those of all host arrays one
+// trace makes (32 MiB); past either an array keeps its shape and dtype
+// only.
+const (
+	maxHostValues = 1 << 20
+	maxHostTotal  = 1 << 22
+)
+
+// hostBudget counts the host array values a trace has allocated.
+type hostBudget struct{ used int }
+
+// alloc returns n values, or nil once the trace's budget would be passed.
+func (h *hostBudget) alloc(n int) []float64 {
+	if n > maxHostValues || h.used+n > maxHostTotal {
+		return nil
+	}
+	h.used += n
+	return make([]float64, n)
+}
+
+// clone copies v within the budget (nil when v is nil or over it).
+func (h *hostBudget) clone(v []float64) []float64 {
+	if v == nil {
+		return nil
+	}
+	out := h.alloc(len(v))
+	copy(out, v)
+	return out
+}
 
 func (a *NDArray) size() int64 { return prod(a.Shape) }
 
@@ -47,7 +74,7 @@ func (in *interp) newNDArray(c *callCtx, shape []int64, dt DType, fill float64) 
 	}
 	a := &NDArray{Shape: shape, DType: dt}
 	if n <= maxHostValues {
-		a.Vals = make([]float64, n)
+		a.Vals = in.host.alloc(int(n))
 		if fill != 0 {
 			for i := range a.Vals {
 				a.Vals[i] = fill
@@ -198,8 +225,8 @@ func addNumpyArrays(m *Module) {
 			def = "float64"
 		}
 		dt := c.numpyDType(1, "dtype", def)
-		a := &NDArray{Shape: shape, DType: dt, Vals: vals}
-		if a.Vals == nil {
+		a := &NDArray{Shape: shape, DType: dt, Vals: c.in.host.clone(vals)}
+		if len(vals) == 0 {
 			a.Vals = []float64{}
 		}
 		a.cast()
@@ -338,9 +365,12 @@ func (in *interp) elementwise(args []Value, pos python.Pos, f func([]float64) fl
 	if arr == nil {
 		return f(x), true
 	}
-	out := &NDArray{Shape: append([]int64{}, arr.Shape...), DType: arr.DType, Vals: make([]float64, len(arr.Vals))}
+	out := &NDArray{Shape: append([]int64{}, arr.Shape...), DType: arr.DType, Vals: in.host.alloc(len(arr.Vals))}
 	if !strings.HasPrefix(string(out.DType), "float") {
 		out.DType = "float64"
+	}
+	if out.Vals == nil {
+		return out, true
 	}
 	for k, v := range arr.Vals {
 		for i, a := range args {
@@ -408,7 +438,7 @@ func (in *interp) ndIndex(a *NDArray, idx Value, node python.Node) (offs []int64
 
 func (in *interp) ndGetItem(a *NDArray, idx Value, node python.Node) Value {
 	if a.Vals == nil {
-		in.fail(node.At(), "reading a host array of "+strings.Trim(strings.Join(strings.Fields(str(Tuple(intsToValues(a.Shape)))), ""), "()"), "npukit keeps the values of host arrays up to %d elements only", maxHostValues)
+		in.fail(node.At(), "reading a host array of "+strings.Trim(strings.Join(strings.Fields(str(Tuple(intsToValues(a.Shape)))), ""), "()"), "npukit keeps the values of host arrays up to %d elements each and %d in all per trace", maxHostValues, maxHostTotal)
 	}
 	offs, shape := in.ndIndex(a, idx, node)
 	if len(shape) == 0 {
@@ -421,9 +451,9 @@ func (in *interp) ndGetItem(a *NDArray, idx Value, node python.Node) Value {
 		}
 		return v
 	}
-	out := &NDArray{Shape: shape, DType: a.DType, Vals: make([]float64, len(offs))}
-	for i, o := range offs {
-		out.Vals[i] = a.Vals[o]
+	out := &NDArray{Shape: shape, DType: a.DType, Vals: in.host.alloc(len(offs))}
+	for i := range out.Vals {
+		out.Vals[i] = a.Vals[offs[i]]
 	}
 	return out
 }
@@ -473,19 +503,14 @@ func (in *interp) ndAttr(a *NDArray, name string) (Value, bool) {
 	case "astype":
 		return bi("numpy.ndarray.astype", func(c *callCtx) Value {
 			out := &NDArray{Shape: append([]int64{}, a.Shape...), DType: c.numpyDType(0, "dtype", a.DType)}
-			if a.Vals != nil {
-				out.Vals = append([]float64{}, a.Vals...)
+			if out.Vals = c.in.host.clone(a.Vals); out.Vals != nil {
 				out.cast()
 			}
 			return out
 		}), true
 	case "copy":
 		return bi("numpy.ndarray.copy", func(c *callCtx) Value {
-			out := &NDArray{Shape: append([]int64{}, a.Shape...), DType: a.DType}
-			if a.Vals != nil {
-				out.Vals = append([]float64{}, a.Vals...)
-			}
-			return out
+			return &NDArray{Shape: append([]int64{}, a.Shape...), DType: a.DType, Vals: c.in.host.clone(a.Vals)}
 		}), true
 	case "reshape":
 		return bi("numpy.ndarray.reshape", func(c *callCtx) Value {
@@ -520,7 +545,9 @@ func (in *interp) ndAttr(a *NDArray, name string) (Value, bool) {
 		}
 		out := &NDArray{Shape: []int64{a.Shape[1], a.Shape[0]}, DType: a.DType}
 		if a.Vals != nil {
-			out.Vals = make([]float64, len(a.Vals))
+			out.Vals = in.host.alloc(len(a.Vals))
+		}
+		if out.Vals != nil {
 			r, k := a.Shape[0], a.Shape[1]
 			for i := int64(0); i < r; i++ {
 				for j := int64(0); j < k; j++ {
@@ -544,14 +571,14 @@ func reversed(s []int64) []int64 {
 // asNDArray views a host array operand (NDArray, or an IntArray as a
 // one-dimensional int64 array) as an NDArray; ok is false for anything
 // else.
-func asNDArray(v Value) (*NDArray, bool) {
+func (in *interp) asNDArray(v Value) (*NDArray, bool) {
 	switch x := v.(type) {
 	case *NDArray:
 		return x, true
 	case *IntArray:
-		a := &NDArray{Shape: []int64{int64(len(x.Vals))}, DType: x.dtype(), Vals: make([]float64, len(x.Vals))}
-		for i, n := range x.Vals {
-			a.Vals[i] = float64(n)
+		a := &NDArray{Shape: []int64{int64(len(x.Vals))}, DType: x.dtype(), Vals: in.host.alloc(len(x.Vals))}
+		for i := range a.Vals {
+			a.Vals[i] = float64(x.Vals[i])
 		}
 		return a, true
 	}
@@ -569,8 +596,8 @@ func isIntDType(d DType) bool {
 // true division, as numpy does. ok is false when no operand is a host
 // array.
 func (in *interp) ndArrayOp(op string, l, r Value, pos python.Pos) (Value, bool) {
-	la, lok := asNDArray(l)
-	ra, rok := asNDArray(r)
+	la, lok := in.asNDArray(l)
+	ra, rok := in.asNDArray(r)
 	if !lok && !rok {
 		return nil, false
 	}
@@ -635,7 +662,9 @@ func (in *interp) ndArrayOp(op string, l, r Value, pos python.Pos) (Value, bool)
 	if (lok && la.Vals == nil) || (rok && ra.Vals == nil) {
 		return out, true // a large array: its shape and dtype only
 	}
-	out.Vals = make([]float64, prod(arr.Shape))
+	if out.Vals = in.host.alloc(int(prod(arr.Shape))); out.Vals == nil {
+		return out, true
+	}
 	for i := range out.Vals {
 		a, b := ls, rs
 		if lok {
@@ -656,7 +685,7 @@ func (in *interp) ndArrayOp(op string, l, r Value, pos python.Pos) (Value, bool)
 // elements below (triu) or above (tril) the k-th diagonal set to zero.
 func numpyTri(upper bool) func(c *callCtx) Value {
 	return func(c *callCtx) Value {
-		a, ok := asNDArray(c.need(0, "m"))
+		a, ok := c.in.asNDArray(c.need(0, "m"))
 		if !ok || len(a.Shape) != 2 {
 			c.fail("of %s (npukit models 2-D host arrays)", typeName(c.args[0]))
 		}
@@ -668,7 +697,9 @@ func numpyTri(upper bool) func(c *callCtx) Value {
 		if a.Vals == nil {
 			return out
 		}
-		out.Vals = append([]float64{}, a.Vals...)
+		if out.Vals = c.in.host.clone(a.Vals); out.Vals == nil {
+			return out
+		}
 		cols := a.Shape[1]
 		for i := int64(0); i < a.Shape[0]; i++ {
 			for j := int64(0); j < cols; j++ {
@@ -742,7 +773,7 @@ func (in *interp) numpyReduce(name string, v Value, pos python.Pos) (Value, bool
 			xs = append(xs, f)
 		}
 	default:
-		a, ok := asNDArray(v)
+		a, ok := in.asNDArray(v)
 		if !ok || a.Vals == nil {
 			return nil, false
 		}

@@ -88,6 +88,7 @@ type interp struct {
 	inCallback int
 	maxSteps   int
 	slab       slab
+	host       hostBudget // values of host numpy arrays (hostnumpy.go)
 }
 
 // slab hands out the small objects every call makes (call contexts,

@@ -98,6 +98,19 @@ def kernel(a):
 	if err == nil || !strings.Contains(err.Error(), "host arrays up to") {
 		t.Errorf("reading a large host array: %v", err)
 	}
+	// the values of all host arrays of a trace are bounded too: past the
+	// budget arrays keep their shape only
+	_, err = traceSourceErr(t, authorHeader+`import numpy as np
+
+@nki.jit
+def kernel(a):
+    arrs = [np.ones((1024, 1024)) for i in range(6)]
+    assert arrs[0][3, 3] == 1.0 and arrs[5].shape == (1024, 1024)
+    return arrs[5][3, 3]
+`, "gen2", Arg{Name: "a", Shape: []int64{128, 128}, DType: "float32"})
+	if err == nil || !strings.Contains(err.Error(), "host arrays up to") || !strings.Contains(err.Error(), "k.py:11:") {
+		t.Errorf("reading a host array past the trace's budget: %v", err)
+	}
 }
 
 const copyKernel = `
