@@ -35,6 +35,8 @@ type Checked struct {
 	// Instructions is the number of instructions per engine once every
 	// loop is unrolled (the lowered plan's executed steps).
 	Instructions map[string]int64 `json:"instructions"`
+	// Trace is the traced kernel the check lowered.
+	Trace *Result `json:"-"`
 }
 
 // notForKernels are plan rules that do not apply to a lowered kernel:
@@ -100,7 +102,7 @@ func CheckKernel(res *Result, arch *neuroncore.Arch) (*Checked, error) {
 			out = append(out, d)
 		}
 	}
-	ck := &Checked{Lowered: lw, Exec: x, Instructions: map[string]int64{}}
+	ck := &Checked{Lowered: lw, Exec: x, Instructions: map[string]int64{}, Trace: res}
 	ck.accumulations(&out)
 	ck.carriedDependencies(res, &out)
 	for _, e := range x.Events {

@@ -241,6 +241,9 @@ func newNkiReportCmd(env *Env) *cobra.Command {
 				return usageErr("%s: %v", name, err)
 			}
 			page.Subtitle = name + " (NKI kernel " + ck.Plan.Name + ")"
+			if sec, ok := sbufreport.KernelGraphSection(ck); ok {
+				page.Sections = append(page.Sections, sec)
+			}
 			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return report.Render(w, page) }); err != nil {
 				return &ExitError{Code: ExitUsage, Err: err}
 			}

@@ -287,5 +287,61 @@ const checkScript = `(() => {
       if (!axisUnits.includes(unitWords[cm[1].toLowerCase()])) out.bad.push(where + ': caption "' + short(cap.textContent) + '" names ' + cm[1] + ', the axes are in ' + axisUnits.filter(u => u).join(', '));
     }
   });
+  // Graph views: nodes do not overlap, no edge is drawn through a node
+  // other than its own two ends, and every node's box is inside the
+  // drawing (in the SVG's user units, as laid out).
+  document.querySelectorAll('svg.gsvg').forEach((svg, gi) => {
+    const where = (svg.closest('section') || {}).id + ' graph ' + gi;
+    const boxes = [...svg.querySelectorAll('g.gnode')].map(g => {
+      const m = /translate\(([-\d.]+),([-\d.]+)\)/.exec(g.getAttribute('transform') || '');
+      const r = g.querySelector('rect');
+      const x = m ? +m[1] : 0, y = m ? +m[2] : 0;
+      return {x0: x, y0: y, x1: x + (+r.getAttribute('width')), y1: y + (+r.getAttribute('height')), name: g.getAttribute('data-name')};
+    });
+    if (boxes.length === 0) { out.bad.push(where + ': a graph without nodes'); return; }
+    const W = +svg.getAttribute('data-w'), H = +svg.getAttribute('data-h');
+    let problems = 0;
+    const report = msg => { if (problems++ < 3) out.bad.push(where + ': ' + msg); };
+    boxes.forEach((b, i) => {
+      if (b.x0 < 0 || b.y0 < 0 || b.x1 > W + 0.5 || b.y1 > H + 0.5) report('node "' + b.name + '" outside the drawing');
+    });
+    const sorted = boxes.map((b, i) => i).sort((a, c) => boxes[a].x0 - boxes[c].x0);
+    for (let a = 0; a < sorted.length; a++) {
+      const p = boxes[sorted[a]];
+      for (let c = a + 1; c < sorted.length && boxes[sorted[c]].x0 < p.x1; c++) {
+        const q = boxes[sorted[c]];
+        if (p.y0 < q.y1 && q.y0 < p.y1) report('nodes "' + p.name + '" and "' + q.name + '" overlap');
+      }
+    }
+    // Liang-Barsky: does segment (ax,ay)-(bx,by) enter box b (shrunk by the 0.1-unit rounding of the drawing)?
+    const hits = (ax, ay, bx, by, b) => {
+      let t0 = 0, t1 = 1; const dx = bx - ax, dy = by - ay;
+      const x0 = b.x0 + 0.2, y0 = b.y0 + 0.2, x1 = b.x1 - 0.2, y1 = b.y1 - 0.2;
+      for (const [pp, qq] of [[-dx, ax - x0], [dx, x1 - ax], [-dy, ay - y0], [dy, y1 - ay]]) {
+        if (pp === 0) { if (qq < 0) return false; continue; }
+        const r = qq / pp;
+        if (pp < 0) t0 = Math.max(t0, r); else t1 = Math.min(t1, r);
+        if (t0 > t1) return false;
+      }
+      return true;
+    };
+    // Bucket the boxes by rows of 64 units so each segment tests few boxes.
+    const rows = new Map();
+    boxes.forEach((b, i) => { for (let r = Math.floor(b.y0 / 64); r <= Math.floor(b.y1 / 64); r++) { if (!rows.has(r)) rows.set(r, []); rows.get(r).push(i); } });
+    svg.querySelectorAll('path.gedge').forEach(e => {
+      const pts = (e.getAttribute('d').match(/[-\d.]+,[-\d.]+/g) || []).map(s => s.split(',').map(Number));
+      for (let k = 0; k + 1 < pts.length; k++) {
+        const [ax, ay] = pts[k], [bx, by] = pts[k + 1];
+        const seen = new Set();
+        for (let r = Math.floor(Math.min(ay, by) / 64); r <= Math.floor(Math.max(ay, by) / 64); r++) {
+          for (const i of rows.get(r) || []) {
+            if (seen.has(i)) continue; seen.add(i);
+            if (hits(ax, ay, bx, by, boxes[i])) report('an edge ' + e.getAttribute('data-from') + '->' + e.getAttribute('data-to') + ' crosses node "' + boxes[i].name + '"');
+          }
+        }
+      }
+    });
+    out.charts++;
+  });
   return out;
 })()`
