@@ -802,7 +802,28 @@ func builtinMethod(in *interp, obj Value, name string, pos python.Pos) (Value, b
 				return d
 			})
 		}
+	case float64:
+		// numpy scalars (np.float32(v), np.sqrt(d)) are floats here:
+		// their .item() and .astype(dtype)
+		switch name {
+		case "item":
+			return m(func(c *callCtx) Value { return o })
+		case "astype":
+			return m(func(c *callCtx) Value {
+				d := c.numpyDType(0, "dtype", "float64")
+				r := castScalar(d, o)
+				if isIntDType(d) {
+					return int64(r)
+				}
+				return r
+			})
+		case "is_integer":
+			return m(func(c *callCtx) Value { return o == math.Trunc(o) })
+		}
 	case int64:
+		if name == "item" {
+			return m(func(c *callCtx) Value { return o })
+		}
 		if name == "bit_length" {
 			return m(func(c *callCtx) Value {
 				x := uint64(o)

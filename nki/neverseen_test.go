@@ -61,6 +61,7 @@ def kernel(a):
     neg = np.dtype(np.float16).type(-30000.5)
     assert neg == -30000.0
     assert np.int32(7.9) == 7
+    assert np.sqrt(16).astype(np.int32) == 4 and np.float32(2.5).item() == 2.5
     assert np.maximum(3, 4.5) == 4.5
     mask = np.zeros((128, 128), dtype=np.float32)
     for i in range(128):
