@@ -60,6 +60,7 @@ func Page(files []File) (*report.Page, error) {
 				neffTargets(s), s.Compiler, humanize.Bytes(s.Memory.Total), rep.Summary())})
 		}
 		page.Sections = append(page.Sections, neffSections(i, name, m, s)...)
+		page.Sections = append(page.Sections, graphSections(i, name, m)...)
 		// The DMA traffic and timeline; section IDs unique per file.
 		secs := neffDMASections(m)
 		prefix := fmt.Sprintf("neff-%d-", i)
