@@ -171,6 +171,20 @@ type LatencyOptions struct {
 	// compiled package no longer has the layers) in place of the estimate
 	// from parameters and pixels. Used for a model with one Edge TPU op.
 	Uncompiled *tflite.Model `json:"-"`
+	// AlternateWith is another compiled model run on the same Edge TPU
+	// between two inferences of this one: when their caching tokens
+	// differ (compiled separately) each evicts the other's cached
+	// parameters, so they load every inference (as Evicted); co-compiled
+	// models share a token and the cache.
+	AlternateWith *Model `json:"-"`
+}
+
+// cacheToken is the caching token of a model's first package (0: none).
+func cacheToken(m *Model) uint64 {
+	for _, p := range m.Packages() {
+		return MemoryOf(p).Token
+	}
+	return 0
 }
 
 // Part kinds.
@@ -321,6 +335,15 @@ func EstimateModel(m *Model, h HostClass, o LatencyOptions) (*Latency, error) {
 	if o.ResizeFromPixels > 0 {
 		l.add(LatencyPart{Name: "input image resize", Kind: PartPreprocess, Us: preprocessUs(h, o.ResizeFromPixels), Op: -1, Resource: "host",
 			Detail: fmt.Sprintf("%d source pixels", o.ResizeFromPixels)})
+	}
+	if other := o.AlternateWith; other != nil {
+		a, b := cacheToken(m), cacheToken(other)
+		if a == 0 || a != b {
+			o.Evicted = true
+			l.Notes = append(l.Notes, fmt.Sprintf("run in turn with a model of another caching token (%#x against %#x): each evicts the other's cached parameters", a, b))
+		} else {
+			l.Notes = append(l.Notes, fmt.Sprintf("run in turn with a co-compiled model (the same caching token %#x): the cache holds both", a))
+		}
 	}
 	if o.Uncompiled != nil && len(m.Ops) != 1 {
 		o.Uncompiled = nil

@@ -51,6 +51,26 @@ func TestLatencyParts(t *testing.T) {
 	if !near(ev.SteadyStateUs, l.FirstInferenceUs) {
 		t.Errorf("evicted steady %v, want the first inference %v", ev.SteadyStateUs, l.FirstInferenceUs)
 	}
+	// Run in turn with a co-compiled model (same token) the cache holds;
+	// with a separately compiled one (another token) it reloads.
+	other := func(token uint64) *Model {
+		o := DemoSpec()
+		o.Token = token
+		b, err := Write(Synthetic(o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		om, err := Read(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return om
+	}
+	co, _ := EstimateModel(m, h, LatencyOptions{AlternateWith: other(s.Token)})
+	sep, _ := EstimateModel(m, h, LatencyOptions{AlternateWith: other(s.Token + 1)})
+	if !near(co.SteadyStateUs, l.SteadyStateUs) || !near(sep.SteadyStateUs, l.FirstInferenceUs) {
+		t.Errorf("in turn: co-compiled steady %v (alone %v), separate %v (first %v)", co.SteadyStateUs, l.SteadyStateUs, sep.SteadyStateUs, l.FirstInferenceUs)
+	}
 	pi, _ := HostByName("rpi3-usb2")
 	slow, _ := EstimateModel(m, pi, LatencyOptions{})
 	if slow.ByKind[PartTransfer] < 10*l.ByKind[PartTransfer] || slow.ByKind[PartInvoke] <= l.ByKind[PartInvoke] {

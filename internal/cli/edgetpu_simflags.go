@@ -19,13 +19,21 @@ func init() {
 func edgetpuSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	var host string
 	var evicted bool
-	var resize, uncompiled string
+	var resize, uncompiled, alternate string
 	fs.StringVar(&host, "host", edgetpu.DefaultHost, "Edge TPU/TFLite: host class the model runs on (--host help lists them with what each assumes)")
 	fs.BoolVar(&evicted, "evicted", false, "Edge TPU: another model with a different caching token runs between inferences, so cached parameters reload every inference")
 	fs.StringVar(&resize, "resize-from", "", "Edge TPU/TFLite: add the host's per-call resize of a WxH source image to the model input (Coral's classification benchmarks)")
 	fs.StringVar(&uncompiled, "uncompiled", "", "Edge TPU: the uncompiled model the compiled one was made from: its predicted mapping gives the Edge TPU compute layer by layer")
+	fs.StringVar(&alternate, "alternate-with", "", "Edge TPU: another compiled model run in turn on the same Edge TPU: cached parameters reload every inference unless the two were co-compiled (same caching token)")
 	return func(o *npukit.Options) error {
 		o.EdgeTPUHost = host
+		if alternate != "" {
+			m, err := edgetpu.ReadFile(alternate)
+			if err != nil {
+				return usageErr("--alternate-with %s: %v", alternate, err)
+			}
+			o.EdgeTPULatency.AlternateWith = m
+		}
 		if uncompiled != "" {
 			m, err := tflite.ReadFile(uncompiled)
 			if err != nil {
