@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the npukit web viewer: a static site (index.html, viewer.js,
-# viewer.css, Go's wasm_exec.js and npukit compiled to WebAssembly) that
+# viewer.css, and npukit compiled to WebAssembly with Go's wasm_exec.js) that
 # works from file:// or any static host and makes no network request.
 # The WebAssembly module is embedded in npukit.wasm.js as base64 of its
 # gzip (browsers refuse to fetch files from file:// pages; a script tag
@@ -27,10 +27,14 @@ GOOS=js GOARCH=wasm go build -trimpath -ldflags "-s -w -buildid= -X main.version
   printf 'globalThis.npukitWasmGzip = "'
   gzip -9n <"$tmp/npukit.wasm" | base64 | tr -d '\n'
   printf '";\n'
+  # Go's wasm_exec.js again, as base64, for the Web Worker the page runs
+  # npukit in (a worker cannot load a script from file://)
+  printf 'globalThis.npukitWasmExec = "'
+  base64 <"$(go env GOROOT)/lib/wasm/wasm_exec.js" | tr -d '\n'
+  printf '";\n'
 } >"$tmp/npukit.wasm.js"
 wasm_bytes=$(wc -c <"$tmp/npukit.wasm" | tr -d ' ')
 rm "$tmp/npukit.wasm"
-cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" "$tmp/"
 cp web/index.html web/viewer.js web/viewer.css "$tmp/"
 echo "npukit web viewer ${version}" >"$tmp/.npukit-site"
 chmod 755 "$tmp"

@@ -1,6 +1,8 @@
 // npukit web viewer: loads npukit (Go compiled to WebAssembly, embedded in
-// npukit.wasm.js as base64 of its gzip so the page also works from file://),
-// reads the chosen file locally and shows what npukitAnalyse returns.
+// npukit.wasm.js as base64 of its gzip so the page also works from file://)
+// into a Web Worker, reads the chosen file locally and shows what
+// npukitAnalyse returns; the report is shown in a sandboxed frame (its
+// scripts run in an opaque origin, without access to this page).
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -12,6 +14,100 @@
     status.classList.toggle("error", !!isError);
   }
 
+  // npukit runs in a Web Worker, so a long analysis never freezes the page;
+  // it is stopped after LIMIT_MS (?limit_ms=N sets it), and a worker whose Go runtime stopped
+  // (out of memory, a crash) is replaced before the next file.
+  const LIMIT_MS = Number(new URLSearchParams(location.search).get("limit_ms")) || 120000;
+  let wasmModule = null, worker = null, workerReady = null, workerURL = "", pending = null, seq = 0;
+
+  // workerMain runs inside the worker, after Go's wasm_exec.js.
+  function workerMain() {
+    let started = null; // resolves once npukit has started
+    self.onmessage = async (e) => {
+      const m = e.data;
+      if (m.type === "init") {
+        const go = new Go();
+        started = new Promise((resolve) => { self.npukitReady = resolve; });
+        const instance = await WebAssembly.instantiate(m.module, go.importObject);
+        go.run(instance).then(() => self.postMessage({ type: "exited" }));
+        await started;
+        self.postMessage({ type: "ready", version: self.npukitVersion || "" });
+        return;
+      }
+      if (m.type === "analyse") {
+        await started;
+        // the browser test's stand-in for an analysis that never ends
+        if (m.name === "npukit-test-hang.bin") for (;;);
+        let json, broken = false;
+        try {
+          json = self.npukitAnalyse(m.name, m.data);
+        } catch (err) {
+          broken = true; // the Go runtime may be gone: the page replaces the worker
+          json = JSON.stringify({ name: m.name, error: "npukit failed on this file: " + err, unsupported: true });
+        }
+        self.postMessage({ type: "result", id: m.id, json, broken });
+      }
+    };
+  }
+
+  function startWorker() {
+    if (worker) worker.terminate();
+    if (workerURL) URL.revokeObjectURL(workerURL);
+    const exec = atob(globalThis.npukitWasmExec || "");
+    workerURL = URL.createObjectURL(new Blob([exec, "\n(", workerMain.toString(), ")();\n"], { type: "text/javascript" }));
+    const w = new Worker(workerURL);
+    worker = w;
+    workerReady = new Promise((resolve, reject) => {
+      w.onmessage = (e) => {
+        const m = e.data;
+        if (m.type === "ready") resolve(m.version);
+        else if (m.type === "result" && pending && pending.id === m.id) pending.done(m.json, m.broken);
+        else if (m.type === "exited" && pending) pending.fail("npukit stopped on this file (its WebAssembly runtime exited); the viewer is ready for another file");
+      };
+      w.onerror = (e) => {
+        e.preventDefault();
+        const msg = e.message || "the worker failed";
+        reject(new Error(msg));
+        if (pending) pending.fail("npukit stopped on this file: " + msg + "; the viewer is ready for another file");
+      };
+      w.postMessage({ type: "init", module: wasmModule });
+    });
+    return workerReady;
+  }
+
+  async function analyseInWorker(name, data) {
+    try {
+      await workerReady;
+    } catch (e) {
+      try {
+        await startWorker();
+      } catch (e2) {
+        return { name, error: "npukit could not start: " + e2.message, unsupported: true };
+      }
+    }
+    return new Promise((resolve) => {
+      const id = ++seq;
+      const finish = (res, restart) => {
+        clearTimeout(timer);
+        pending = null;
+        if (restart) startWorker().catch((e) => say("npukit could not restart: " + e.message, true));
+        resolve(res);
+      };
+      const timer = setTimeout(() => finish({ name, error: "npukit did not finish within " + LIMIT_MS / 1000 +
+        " s on this file and was stopped (the npukit command has no such limit); the viewer is ready for another file", unsupported: true }, true), LIMIT_MS);
+      pending = {
+        id,
+        done: (json, broken) => {
+          let res;
+          try { res = JSON.parse(json); } catch (e) { res = { name, error: "npukit failed: " + e, unsupported: true }; }
+          finish(res, broken);
+        },
+        fail: (msg) => finish({ name, error: msg, unsupported: true }, true),
+      };
+      worker.postMessage({ type: "analyse", id, name, data }, [data.buffer]);
+    });
+  }
+
   async function loadNpukit() {
     const b64 = globalThis.npukitWasmGzip;
     if (typeof b64 !== "string") throw new Error("npukit.wasm.js is missing: rebuild the site with scripts/build-web.sh");
@@ -20,11 +116,8 @@
     for (let i = 0; i < bin.length; i++) gz[i] = bin.charCodeAt(i);
     const stream = new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip"));
     const wasm = await new Response(stream).arrayBuffer();
-    const go = new Go();
-    const ready = new Promise((resolve) => { globalThis.npukitReady = resolve; });
-    const { instance } = await WebAssembly.instantiate(wasm, go.importObject);
-    go.run(instance);
-    await ready;
+    wasmModule = await WebAssembly.compile(wasm);
+    globalThis.npukitVersion = await startWorker();
   }
 
   function link(id, name, text, type) {
@@ -79,14 +172,8 @@
     say("Reading " + file.name + " (" + file.size.toLocaleString() + " bytes)…");
     const data = new Uint8Array(await file.arrayBuffer());
     say("Analysing " + file.name + "…");
-    await new Promise((r) => setTimeout(r, 20)); // let the status paint
     const t0 = performance.now();
-    let res;
-    try {
-      res = JSON.parse(globalThis.npukitAnalyse(file.name, data));
-    } catch (e) {
-      res = { name: file.name, error: "npukit failed: " + e, unsupported: true };
-    }
+    const res = await analyseInWorker(file.name, data);
     show(res, performance.now() - t0);
   }
 

@@ -116,11 +116,17 @@ type shown struct {
 	Summary  [][]string `json:"summary"`
 	Sections int        `json:"sections"`
 	Links    []string   `json:"links"`
+	// Sandboxed is the report frame's sandbox attribute; InPage the type
+	// of npukitAnalyse in the page (npukit runs in a Web Worker).
+	Sandboxed string `json:"sandboxed"`
+	InPage    string `json:"inPage"`
 }
 
+// The report frame is sandboxed (an opaque origin: its document is not
+// this page's to read), so the report is read from the frame's srcdoc.
 const readScript = `(() => {
   const f = document.getElementById('report');
-  const d = f && f.contentDocument;
+  const d = f && f.srcdoc ? new DOMParser().parseFromString(f.srcdoc, 'text/html') : null;
   const sum = d ? [...d.querySelectorAll('#summary dt')].map(dt => [dt.textContent, dt.nextElementSibling ? dt.nextElementSibling.textContent : '']) : [];
   return {
     state: document.body.dataset.state || '',
@@ -131,6 +137,8 @@ const readScript = `(() => {
     summary: sum,
     sections: d ? d.querySelectorAll('section').length : 0,
     links: [...document.querySelectorAll('.downloads a')].map(a => a.href.startsWith('blob:') && !a.hidden ? a.download : ''),
+    sandboxed: f ? f.getAttribute('sandbox') || '' : '',
+    inPage: typeof globalThis.npukitAnalyse,
   };
 })()`
 
@@ -168,6 +176,16 @@ func TestViewer(t *testing.T) {
 	junk := filepath.Join(t.TempDir(), "notes.txt")
 	os.WriteFile(junk, []byte("these are not the bytes of an NPU artifact\n"), 0o644)
 	t.Run("unsupported", func(t *testing.T) { feed(t, bctx, srv.URL+"/", srv.URL, junk) })
+	// An analysis past the page's time limit is stopped without freezing
+	// the page, and the next file is analysed by a fresh worker (one NEFF
+	// froze the tab for minutes, and every later file failed).
+	// (the worker never returns on a file of this name; the limit is far
+	// above what the next, small file takes)
+	hang := filepath.Join(t.TempDir(), "npukit-test-hang.bin")
+	os.WriteFile(hang, []byte("x"), 0o644)
+	if len(files) > 0 {
+		t.Run("stopped-then-next", func(t *testing.T) { stopThenNext(t, bctx, srv.URL+"/index.html?limit_ms=5000", hang, files[0]) })
+	}
 	// The same page works from file:// (no server at all).
 	if len(files) > 0 {
 		abs, _ := filepath.Abs(*siteDir)
@@ -253,6 +271,12 @@ func feed(t *testing.T, bctx context.Context, pageURL, origin, path string) {
 	if got.State != "shown" {
 		t.Fatalf("state %q, status %q", got.State, got.Status)
 	}
+	if got.Sandboxed == "" || strings.Contains(got.Sandboxed, "allow-same-origin") {
+		t.Errorf("report frame sandbox %q: want one without allow-same-origin", got.Sandboxed)
+	}
+	if got.InPage != "undefined" {
+		t.Errorf("npukitAnalyse is a %s in the page: npukit should run in a worker", got.InPage)
+	}
 	if !strings.Contains(got.Kind, want.Describe) {
 		t.Errorf("kind line %q does not name %q", got.Kind, want.Describe)
 	}
@@ -277,4 +301,39 @@ func feed(t *testing.T, bctx context.Context, pageURL, origin, path string) {
 		}
 	}
 	t.Logf("%s (%d bytes, %s): report shown in %v (%s)", filepath.Base(path), len(data), want.Kind, elapsed.Round(time.Millisecond), got.Timing)
+}
+
+// stopThenNext feeds a file whose analysis never ends, then a small one:
+// the first is stopped at the page's limit with a message, the second is
+// shown (by a fresh worker).
+func stopThenNext(t *testing.T, bctx context.Context, pageURL, slow, small string) {
+	ctx, cancel := chromedp.NewContext(bctx)
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelT()
+	slowAbs, _ := filepath.Abs(slow)
+	smallAbs, _ := filepath.Abs(small)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(pageURL),
+		chromedp.WaitReady(chromedp.CSS(`body[data-state="ready"]`)),
+		chromedp.SetUploadFiles(chromedp.CSS(`#file`), []string{slowAbs}),
+		chromedp.WaitReady(chromedp.CSS(`.status.error`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('status').textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(status, "did not finish") {
+		t.Fatalf("status %q, want the analysis stopped", status)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.SetUploadFiles(chromedp.CSS(`#file`), []string{smallAbs}),
+		chromedp.WaitReady(chromedp.CSS(`body[data-state="shown"]`)),
+	)
+	if err != nil {
+		t.Fatalf("the next file was not shown: %v", err)
+	}
 }
