@@ -351,7 +351,7 @@ func EstimateModel(m *Model, h HostClass, o LatencyOptions) (*Latency, error) {
 	}
 	if m.TFLite == nil {
 		for _, op := range m.Ops {
-			if err := l.addPackage(op, h, o, -1, nil); err != nil {
+			if err := l.addPackage(op, h, o, -1); err != nil {
 				return nil, err
 			}
 		}
@@ -366,9 +366,8 @@ func EstimateModel(m *Model, h HostClass, o LatencyOptions) (*Latency, error) {
 	if len(t.Subgraphs) > 0 {
 		sg := &t.Subgraphs[0]
 		for oi := range sg.Operators {
-			op := &sg.Operators[oi]
 			if c := tpu[[2]int{0, oi}]; c != nil {
-				if err := l.addPackage(c, h, o, oi, tensorSummaries(t, sg, op.Outputs)); err != nil {
+				if err := l.addPackage(c, h, o, oi); err != nil {
 					return nil, err
 				}
 				continue
@@ -397,7 +396,7 @@ func (l *Latency) addCPU(t *tflite.Model, sg *tflite.Subgraph, oi int, h HostCla
 
 // addPackage adds one Edge TPU operator: transfers from the runtime's
 // plan, compute from the parameters and input pixels.
-func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int, outs []TensorSummary) error {
+func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int) error {
 	if len(c.Packages) == 0 {
 		return nil
 	}

@@ -807,7 +807,6 @@ func (p *Plan) CompilerForm(w io.Writer, input string, inputSize int64) error {
 		op, status string
 		n          int
 	}
-	var rows []*row
 	byOp := map[string][]*row{}
 	var order []string
 	for _, o := range p.Ops {
@@ -825,7 +824,6 @@ func (p *Plan) CompilerForm(w io.Writer, input string, inputSize int64) error {
 		if r == nil {
 			r = &row{op: name, status: o.Status}
 			byOp[name] = append(byOp[name], r)
-			rows = append(rows, r)
 		}
 		r.n++
 	}
