@@ -21,7 +21,7 @@ var opNode = regexp.MustCompile(`<g class="gnode" tabindex="0" data-op-index="(\
 // (uncompiled) puts the operator.
 func TestGraphMatchesInspectAndPlan(t *testing.T) {
 	var files []string
-	for _, d := range []string{"corpus/edgetpu", "corpus2/edgetpu", "hw/edgetpu/models"} {
+	for _, d := range []string{"corpus/edgetpu", "corpus2/edgetpu", "corpus2/edgetpu-pairs/models", "hw/edgetpu/models"} {
 		files = append(files, conformance.Files(t, conformance.Shared(t, d), "*.tflite")...)
 	}
 	if len(files) == 0 {

@@ -40,6 +40,18 @@ func graphSection(s *gemini.Schedule, name, prefix string) (report.Section, bool
 	}
 	g := &report.Graph{Caption: fmt.Sprintf("%s in %s", humanize.Plural(total, "workload"), humanize.Plural(len(s.Cores), "core"))}
 	collapsed := total > graphMaxWorkloads
+	// Collapsed, a node stands for a layer on one core; when that is still
+	// too many nodes (every layer on every core), for a layer on all cores.
+	byCore := true
+	if collapsed {
+		pairs := map[string]bool{}
+		for _, c := range s.Cores {
+			for wi := range c.Workloads {
+				pairs[strconv.Itoa(c.ID)+"/"+c.Workloads[wi].LayerName] = true
+			}
+		}
+		byCore = len(pairs) <= graphMaxWorkloads
+	}
 	type wkey struct {
 		core int
 		id   int64
@@ -52,17 +64,20 @@ func graphSection(s *gemini.Schedule, name, prefix string) (report.Section, bool
 			w := &c.Workloads[wi]
 			li := layerOf(w.LayerName)
 			if collapsed {
-				k := strconv.Itoa(c.ID) + "/" + w.LayerName
+				k, lane, where := w.LayerName, 0, "all cores"
+				if byCore {
+					k, lane, where = strconv.Itoa(c.ID)+"/"+w.LayerName, c.ID+1, fmt.Sprintf("core %d", c.ID)
+				}
 				ni, ok := group[k]
 				if !ok {
 					ni = len(g.Nodes)
 					group[k] = ni
-					g.Nodes = append(g.Nodes, report.GraphNode{Label: w.LayerName, Series: li, Lane: c.ID + 1, Key: "workload-count", Index: 0,
-						Detail: []report.KV{{Key: "layer", Value: w.LayerName}, {Key: "core", Value: fmt.Sprintf("%d (key %d)", c.ID, c.Key)}}})
+					g.Nodes = append(g.Nodes, report.GraphNode{Label: w.LayerName, Series: li, Lane: lane, Key: "workload-count", Index: 0,
+						Detail: []report.KV{{Key: "layer", Value: w.LayerName}, {Key: "where", Value: where}}})
 				}
 				n := &g.Nodes[ni]
 				n.Index++
-				n.Sub = fmt.Sprintf("core %d: %s", c.ID, humanize.Plural(n.Index, "workload"))
+				n.Sub = fmt.Sprintf("%s: %s", where, humanize.Plural(n.Index, "workload"))
 				node[wkey{c.ID, w.ID}] = ni
 				index++
 				continue
@@ -141,8 +156,12 @@ func graphSection(s *gemini.Schedule, name, prefix string) (report.Section, bool
 	}
 	g.Series = series
 	if collapsed {
-		g.Note = fmt.Sprintf("%s are shown as %d nodes, one per layer and core (the count in each); draw a slice of the schedule to see its workloads one by one.",
-			humanize.Plural(total, "workload"), len(g.Nodes))
+		per := "layer and core"
+		if !byCore {
+			per = "layer (all its cores)"
+		}
+		g.Note = fmt.Sprintf("%s are shown as %d nodes, one per %s, with the count in each; report a slice of the schedule to see its workloads one by one.",
+			humanize.Plural(total, "workload"), len(g.Nodes), per)
 	}
 	sec.Intro = "Workloads in one lane per core (left to right by core), coloured by layer; solid edges are transfers between workloads (direct, or through DRAM), dashed ones a core's execution order. Click a workload for its size and compute time."
 	sec.Blocks = []report.Block{g}
