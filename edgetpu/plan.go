@@ -55,7 +55,7 @@ type PlanOptions struct {
 	// 15 and older stop at the first unmapped op after the segment starts.
 	// Operations that a release added are not mapped by older ones
 	// (opMinCompiler).
-	Compiler int
+	Compiler int `json:"compiler"`
 	// The compiler's own options (edgetpu_compiler --help), same meaning:
 	// MultipleSubgraphs (-a, --enable_multiple_subgraphs) lets the
 	// compiler make several Edge TPU subgraphs, so an op after a CPU op
