@@ -17,8 +17,9 @@ import (
 )
 
 // allocReportSolveTime bounds the solve a report runs for a problem that
-// carries no placement; past it, the greedy placement is drawn.
-const allocReportSolveTime = 10 * time.Second
+// carries no placement, as a backstop: the work budget below ends it
+// first on this machine type; past either, the greedy placement is drawn.
+const allocReportSolveTime = 60 * time.Second
 
 // allocMaxRects bounds the rectangles drawn (about 3 MB of page); past it
 // the largest buffers (bytes x lifetime) are drawn.
@@ -118,19 +119,35 @@ func allocPlacement(t *alloc.Table) (sol *alloc.Solution, how string, own bool) 
 	if full {
 		return &alloc.Solution{Offsets: append([]int64(nil), t.Offsets...)}, "the placement in the file", true
 	}
+	// A work budget, so the page shows the same placement on every
+	// machine (a time limit gave a greedy 1.4 MiB placement under load
+	// and 1023 KiB alone); the time limit is only a backstop for slow
+	// hosts (the browser viewer runs on one thread).
 	ctx, cancel := context.WithTimeout(context.Background(), allocReportSolveTime)
 	defer cancel()
+	opt := alloc.Options{Budget: allocReportBudget}
+	stopped := func() string {
+		if ctx.Err() != nil {
+			return "stopped by the time limit"
+		}
+		return "stopped by its work budget"
+	}
 	if p.Capacity > 0 {
-		if sol, st, _ := alloc.Exact(ctx, p, alloc.Options{}); st == alloc.Solved {
+		if sol, st, _ := alloc.Exact(ctx, p, opt); st == alloc.Solved {
 			return sol, "found by the exact solver", false
 		}
-	} else if m, err := alloc.Minimize(ctx, p, alloc.Exact, alloc.Options{}); err == nil {
+	} else if m, err := alloc.Minimize(ctx, p, alloc.Exact, opt); err == nil {
 		if m.Proven {
 			return m.Solution, "found by the exact solver at the minimal capacity", false
 		}
 		// The best placement the bisection found (at worst the greedy
 		// one): computing the greedy placement again costs O(n^2).
-		return m.Solution, "the smallest placement found in time (minimum not proven)", false
+		return m.Solution, "the smallest placement found (minimum not proven: " + stopped() + ")", false
 	}
-	return alloc.Heuristic(p), "greedy placement (the exact solver did not finish in time)", false
+	return alloc.Heuristic(p), "greedy placement (the exact solver " + stopped() + " before deciding)", false
 }
+
+// allocReportBudget is the work budget of a report's solve (per search
+// strategy; alloc.Options.Budget): every problem of MiniMalloc's
+// benchmark solves within a third of it (about a second each here).
+const allocReportBudget = 6e7
