@@ -106,6 +106,12 @@ func (d CheckDocument) WriteText(w io.Writer) error {
 	if d.Summary.Skipped > 0 {
 		unread += fmt.Sprintf("; %s skipped (not artifacts)", humanize.Plural(d.Summary.Skipped, "file"))
 	}
-	_, err := fmt.Fprintf(w, "%s checked: %s%s\n", humanize.Plural(d.Summary.Files, "file"), diag.Counts(d.Summary.Errors, d.Summary.Warnings, d.Summary.Infos), unread)
+	// Grouped lines count what they stand for; say so when the lines
+	// above are fewer than the findings.
+	lines := ""
+	if n := len(d.Diagnostics); n < d.Summary.Errors+d.Summary.Warnings+d.Summary.Infos {
+		lines = fmt.Sprintf(" (in %s)", humanize.Plural(n, "line"))
+	}
+	_, err := fmt.Fprintf(w, "%s checked: %s%s%s\n", humanize.Plural(d.Summary.Files, "file"), diag.Counts(d.Summary.Errors, d.Summary.Warnings, d.Summary.Infos), lines, unread)
 	return err
 }

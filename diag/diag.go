@@ -208,12 +208,16 @@ func (r Report) Findings() int {
 	return n
 }
 
-// Count returns how many diagnostics have the given severity.
+// Count returns how many findings of the given severity the report
+// holds: a line that stands for several (Group, GroupRepeated, a checker's
+// own "N descriptors like this one") counts as its Count, so a folded
+// report and the unfolded one give the same counts (issue 32: check said
+// "1 info" where the report listed 736).
 func (r Report) Count(s Severity) int {
 	n := 0
 	for _, d := range r {
 		if d.Severity == s {
-			n++
+			n += max(1, d.Count)
 		}
 	}
 	return n

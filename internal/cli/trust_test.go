@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/npukit/npukit/internal/conformance"
+	"github.com/npukit/npukit/internal/humanize"
 )
 
 // Issue 32, floods: a rule with more than ten findings in one file is one
@@ -91,6 +92,7 @@ func TestMultiFileReportSummarisesEveryFile(t *testing.T) {
 		c := run(t, "", "check", f)
 		line := c.stdout[strings.LastIndex(strings.TrimRight(c.stdout, "\n"), "\n")+1:]
 		_, want, _ := strings.Cut(strings.TrimSpace(line), "checked: ")
+		want, _, _ = strings.Cut(want, " (in ")
 		counts = append(counts, want)
 		if !strings.Contains(summary, filepath.Base(f)) || !strings.Contains(summary, "check: "+want) {
 			t.Errorf("the summary does not give %s with check's counts %q", filepath.Base(f), want)
@@ -317,5 +319,86 @@ func TestDMAOutputKeepsTheConstantsType(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Error("no constant was written back")
+	}
+}
+
+// reportCounts reads the counts a report page gives its findings.
+var reportCounts = regexp.MustCompile(`<section id="diagnostics"[^>]*><h2>Diagnostics</h2>(?:<p class="ok">No findings|<p>([^<]*)\.</p>)`)
+
+// Issue 32, the consistency test: for every corpus file, the commands
+// that print a quantity and the report give the same one: check's
+// finding counts and the report's; a Gemini schedule's simulated cycles
+// in sim and in the report; and no output says "1 errors".
+func TestEveryFaceGivesTheSameQuantities(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every corpus file through check, sim and report")
+	}
+	base := conformance.SharedDir()
+	if base == "" {
+		t.Skip("conformance: ../shared not found beside the checkout (set NPUKIT_SHARED)")
+	}
+	var files []string
+	for _, c := range []string{"corpus", "corpus2", "corpus3"} {
+		for _, k := range []string{"neff", "gemini", "edgetpu", "alloc"} {
+			m, _ := filepath.Glob(filepath.Join(base, c, k, "*"))
+			for _, f := range m {
+				if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() && st.Size() < 64<<20 && !strings.HasSuffix(f, ".md") {
+					files = append(files, f)
+				}
+			}
+		}
+	}
+	out := filepath.Join(t.TempDir(), "r.html")
+	compared := 0
+	for _, f := range files {
+		name := filepath.Base(f)
+		var doc struct {
+			Summary struct{ Errors, Warnings, Infos int }
+		}
+		ck := run(t, "", "check", "--json", f)
+		if ck.code > 1 || json.Unmarshal([]byte(ck.stdout), &doc) != nil {
+			continue // not an artifact check reads (truth tables, logs)
+		}
+		if txt := run(t, "", "check", f); wrongPlural.MatchString(txt.stdout) {
+			t.Errorf("%s: check says %q", name, wrongPlural.FindString(txt.stdout))
+		}
+		rp := run(t, "", "report", f, "-o", out)
+		if rp.code != 0 {
+			continue
+		}
+		b, _ := os.ReadFile(out)
+		page := string(b)
+		m := reportCounts.FindStringSubmatch(page)
+		if m == nil {
+			t.Errorf("%s: the report has no diagnostics counts", name)
+			continue
+		}
+		want := strings.TrimSuffix(fmt.Sprint(doc.Summary.Errors, " ", doc.Summary.Warnings, " ", doc.Summary.Infos), "")
+		got := "0 0 0"
+		if m[1] != "" {
+			var e, w, i int
+			fmt.Sscanf(strings.NewReplacer(",", "", " errors", "", " error", "", " warnings", "", " warning", "", " infos", "", " info", "").Replace(m[1]), "%d %d %d", &e, &w, &i)
+			got = fmt.Sprint(e, " ", w, " ", i)
+		}
+		if got != want {
+			t.Errorf("%s: check counts (errors warnings infos) %s, the report %s (%q)", name, want, got, m[1])
+		}
+		if m := wrongPlural.FindString(html.UnescapeString(page)); m != "" {
+			t.Errorf("%s: the report says %q", name, m)
+		}
+		compared++
+		if strings.Contains(f, string(filepath.Separator)+"gemini"+string(filepath.Separator)) {
+			var s struct {
+				TotalCycles int64 `json:"total_cycles"`
+			}
+			if r := run(t, "", "sim", "--json", f); json.Unmarshal([]byte(r.stdout), &s) == nil && s.TotalCycles > 0 {
+				if want := "Total</dt><dd>" + humanize.Count(s.TotalCycles) + " cycles"; !strings.Contains(page, want) {
+					t.Errorf("%s: sim gives %d cycles; the report does not say %q", name, s.TotalCycles, want)
+				}
+			}
+		}
+	}
+	if compared == 0 {
+		t.Error("no corpus file was compared")
 	}
 }

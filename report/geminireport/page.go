@@ -100,7 +100,7 @@ func geminiKeyFacts(s *gemini.Schedule, sum *gemini.Summary) []report.KV {
 	kv := []report.KV{
 		{Key: "Variant", Value: string(s.Variant) + " IR"},
 		{Key: "Cores", Value: fmt.Sprintf("%d on a %dx%d mesh", len(s.Cores), s.XLen, s.YLen)},
-		{Key: "Workloads", Value: fmt.Sprintf("%d in %d layers", sum.Workloads, sum.Layers)},
+		{Key: "Workloads", Value: fmt.Sprintf("%s in %s", humanize.Count(int64(sum.Workloads)), humanize.Plural(sum.Layers, "layer"))},
 		{Key: "Sum of time", Value: humanize.Count(sum.TimeSum) + " cycles"},
 		{Key: "DRAM reads", Value: fmt.Sprintf("%s weights, %s feature maps", humanize.Bytes(sum.DRAM.WeightReadBytes), humanize.Bytes(sum.DRAM.FmapReadBytes))},
 		{Key: "DRAM writes", Value: humanize.Bytes(sum.DRAM.WriteBytes)},
