@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/detect"
@@ -325,7 +326,15 @@ type predictedTotals struct {
 	TotalNs   int64 `json:"total_ns"`
 	Subgraphs []struct {
 		Subgraph string `json:"subgraph"`
-		Result   *struct {
+		KernelNs *int64 `json:"kernel_ns"`
+		Engines  *struct {
+			Engines []struct {
+				Engine       string `json:"engine"`
+				Instructions int    `json:"instructions"`
+				BusyNs       int64  `json:"busy_ns"`
+			} `json:"engines"`
+		} `json:"engines"`
+		Result *struct {
 			TotalNs int64 `json:"total_ns"`
 			Queues  []struct {
 				Queue  string `json:"queue"`
@@ -363,11 +372,23 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 		var pred float64
 		var have bool
 		predQ := map[string]float64{}
+		predE := map[string]float64{}
 		for _, sg := range pt.Subgraphs {
-			if sg.Subgraph == c.Name && sg.Result != nil {
+			if sg.Subgraph != c.Name {
+				continue
+			}
+			if sg.Result != nil {
 				pred, have = float64(sg.Result.TotalNs), true
 				for _, q := range sg.Result.Queues {
 					predQ[q.Queue] += float64(q.BusyNs)
+				}
+			}
+			if sg.KernelNs != nil {
+				pred, have = float64(*sg.KernelNs), true
+			}
+			if sg.Engines != nil {
+				for _, e := range sg.Engines.Engines {
+					predE[strings.ToLower(e.Engine)] = float64(e.BusyNs)
 				}
 			}
 		}
@@ -377,7 +398,9 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 		}
 		add(c.Name+" total", pred, c.TotalTimeUs*1e3, note)
 		for _, e := range c.Engines {
-			if e.Instructions > 0 {
+			if p, ok := predE[strings.ToLower(e.Engine)]; ok {
+				add(c.Name+" "+e.Engine+" busy", p, e.BusyNs, "")
+			} else if e.Instructions > 0 {
 				add(c.Name+" "+e.Engine+" busy", 0, e.BusyNs, "not simulated")
 			}
 		}

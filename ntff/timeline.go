@@ -17,8 +17,12 @@ var OpcodeNames = map[int]string{
 	0xb1: "SET_ORDERING_MODE", 0xb8: "DMA_DIRECT2D",
 }
 
-// OpEventSemaphore is the opcode of a semaphore wait.
-const OpEventSemaphore = 0xa0
+// Opcodes the reader relies on: a semaphore wait (its duration is the
+// wait) and a notification.
+const (
+	OpEventSemaphore = 0xa0
+	OpNotify         = 0xa6
+)
 
 // OpName names an instruction: its opcode's name, "op 0xNN" when the
 // opcode is not named, "" when the instruction is outside its stream.
