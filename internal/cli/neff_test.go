@@ -244,6 +244,10 @@ func TestNeffExitCodes(t *testing.T) {
 	badPath := filepath.Join(tmp, "bad.neff")
 	os.WriteFile(badPath, bad, 0o644)
 	d := filepath.Join(tmp, "d")
+	// a directory without header.json (the output outside it: an output
+	// inside the input directory is refused before anything is read)
+	empty := filepath.Join(tmp, "empty")
+	os.Mkdir(empty, 0o755)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -251,7 +255,7 @@ func TestNeffExitCodes(t *testing.T) {
 	}{
 		{[]string{"neff", "unpack", f}, 2, "-o"},
 		{[]string{"neff", "unpack", "/nonexistent.neff", "-o", d}, 2, "no such file"},
-		{[]string{"neff", "pack", tmp, "-o", filepath.Join(tmp, "x.neff")}, 2, "header.json"},
+		{[]string{"neff", "pack", empty, "-o", filepath.Join(tmp, "x.neff")}, 2, "header.json"},
 		{[]string{"neff", "unpack", f, "-o", d}, 0, ""},
 		{[]string{"neff", "unpack", f, "-o", d}, 2, ""}, // non-empty DIR without --force
 		{[]string{"neff", "unpack", f, "-o", d, "--force"}, 0, ""},
