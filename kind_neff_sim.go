@@ -78,6 +78,9 @@ func (o NeffSimulation) WriteText(w io.Writer) error {
 			if len(e.Unknown) > 0 {
 				fmt.Fprintf(w, "Not understood (priced as 64-cycle instructions): %s\n", e.UnknownList())
 			}
+			if !e.Trusted() {
+				fmt.Fprintln(w, "The instruction streams do not decode cleanly (many unknown opcodes or unsatisfiable waits): the subgraph is given at least its DMA program's own time")
+			}
 			if e.Released > 0 {
 				fmt.Fprintf(w, "%d semaphore waits nothing in the subgraph satisfies were let pass (another core's semaphores, or a decoding npukit gets wrong)\n", e.Released)
 			}

@@ -418,6 +418,21 @@ func matmulCycles(a *neuroncore.Arch, in *isa.Instr) int64 {
 	return c
 }
 
+// Trusted reports whether the decoding held together: at most 5% of the
+// instructions have an unknown opcode and no more than 5% of the waits had
+// to be let pass.
+func (r *EngineRun) Trusted() bool {
+	n := 0
+	for _, e := range r.Engines {
+		n += e.Instructions
+	}
+	unknown := 0
+	for _, c := range r.Unknown {
+		unknown += c
+	}
+	return 20*unknown <= n && 20*r.Released <= n
+}
+
 // UnknownList renders the opcodes not understood, "OP_0x12 x3, ...".
 func (r *EngineRun) UnknownList() string {
 	names := make([]string, 0, len(r.Unknown))

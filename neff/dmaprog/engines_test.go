@@ -154,3 +154,29 @@ func TestSimulateEnginesCorpus(t *testing.T) {
 		}
 	}
 }
+
+// Streams npukit cannot decode (every opcode unknown) do not hide the
+// DMA program: the subgraph takes at least its DMA-only time.
+func TestSimulateUndecodableStreams(t *testing.T) {
+	b := neff.NewBuilder("odd.neff")
+	b.Target = "cayman"
+	sg := b.Subgraph("sg00")
+	sg.AddVar("a", "input", 1<<20)
+	sg.AddQueue("q", "in", 16, "sp")
+	sp := sg.Engine("sp", "SP")
+	sp.AddDMA("q", "load", neff.Copy("a", 0, []int64{8192, 128}, []int64{1, 8192}, "SB", 0, []int64{8192, 128}, []int64{1, neff.SBPartitionStride}))
+	odd := make([]byte, 8*64)
+	for i := 0; i < len(odd); i += 64 {
+		odd[i], odd[i+1], odd[i+2] = 0x77, 0x10, byte(i)
+	}
+	sp.Instr = odd
+	m := openBuilt(t, b)
+	run, err := Simulate(FromModel(m), SetupFor(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr := run.Subgraphs[0]
+	if sr.Engines == nil || sr.Engines.Trusted() || sr.KernelNs < sr.Result.TotalNs || sr.Result.TotalNs <= 0 {
+		t.Fatalf("kernel %d ns, DMA alone %d ns, engines %+v", sr.KernelNs, sr.Result.TotalNs, sr.Engines)
+	}
+}

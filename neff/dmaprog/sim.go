@@ -96,13 +96,16 @@ func Simulate(progs []*Program, s Setup) (*Run, error) {
 		}
 		core := i % len(busy)
 		sr := SubgraphRun{Subgraph: p.Subgraph, Core: core, StartNs: busy[core], Result: res, KernelNs: res.TotalNs, Timeline: tl, Ordered: descs}
-		if s.Arch != nil {
+		// The instruction encoding was read on NeuronCore-v2 and v3
+		// NEFFs; v1 (Inferentia) streams are not decoded.
+		if s.Arch != nil && s.Version >= 2 {
 			if er := p.SimulateEngines(s.Arch, s.Params); er != nil {
-				// Static entries no instruction triggers (a NEFF whose
-				// streams npukit cannot follow) still move their data: the
-				// subgraph takes at least the DMA program's own time.
+				// Static entries no instruction triggers, or streams with
+				// many opcodes npukit does not know (an encoding it cannot
+				// follow): the subgraph takes at least the DMA program's
+				// own time.
 				sr.Engines, sr.KernelNs = er, er.KernelNs
-				if er.Untriggered > 0 {
+				if er.Untriggered > 0 || !er.Trusted() {
 					sr.KernelNs = max(sr.KernelNs, res.TotalNs)
 				}
 			}
