@@ -634,15 +634,16 @@ type searcher struct {
 	// Both are complete; they search differently, so the portfolio runs
 	// both.
 	dynamic   bool
-	floor     []int64 // per section
-	rem       []int64 // per section: bytes still to place
-	mf        []int64 // per buffer: max floor over its sections
-	xs        []int64 // per buffer scratch: lowest offset it can still take
-	raw       []int64 // per buffer scratch: its canonical offset now
-	paint     []int32 // scratch for the section bound
-	critX     int64   // section bound: lowest capacity minus bytes left
-	critSec   int32   // ... and its section
-	next      []int32 // per section (+1): skip pointers of the section bound
+	floor     []int64  // per section
+	rem       []int64  // per section: bytes still to place
+	mf        []int64  // per buffer: max floor over its sections
+	xs        []int64  // per buffer scratch: lowest offset it can still take
+	raw       []int64  // per buffer scratch: its canonical offset now
+	paint     []int32  // scratch for the section bound
+	keys      []uint64 // scratch for the section bound's sort
+	critX     int64    // section bound: lowest capacity minus bytes left
+	critSec   int32    // ... and its section
+	next      []int32  // per section (+1): skip pointers of the section bound
 	placed    []bool
 	off       []int64
 	stack     []int32   // placed buffers, in order
@@ -1235,6 +1236,26 @@ func (s *searcher) sectionBound(set []int32, last, capa int64) bool {
 			s.paint = rest
 			return true
 		}
+	}
+	// Sorting took half the search's time with a comparison closure:
+	// where offsets fit 40 bits and buffers 24, each buffer is one
+	// integer (offset, then buffer), sorted without a closure. Buffers of
+	// equal offset paint the same value, so their order does not change
+	// the answer.
+	if capa < 1<<40 && len(s.c.bufs) < 1<<24 {
+		keys := s.keys[:0]
+		for _, k := range rest {
+			keys = append(keys, uint64(s.xs[k])<<24|uint64(k))
+		}
+		slices.Sort(keys)
+		s.keys = keys
+		s.paint = rest
+		for _, key := range keys {
+			if paint(int32(key & (1<<24 - 1))) {
+				return true
+			}
+		}
+		return false
 	}
 	slices.SortFunc(rest, func(a, b int32) int { return cmp.Compare(s.xs[a], s.xs[b]) })
 	for _, k := range rest {
