@@ -119,6 +119,9 @@ func scaleFor(u Unit, ticks []float64) axisScale {
 // tick renders a tick value in the scale's unit, without the unit.
 func (s axisScale) tick(v float64) string {
 	v /= s.div
+	if v == 0 {
+		v = 0 // not -0: math.Ceil(-0.2) is -0, which printed "-0" (issue 32)
+	}
 	if math.Abs(v) < 1e4 && s.div > 1 {
 		return trimZero(fmt.Sprintf("%.3f", v))
 	}

@@ -31,6 +31,12 @@ func (t *Table) html() (template.HTML, error) {
 	if t.Caption != "" {
 		fmt.Fprintf(&b, "<h3>%s</h3>", esc(t.Caption))
 	}
+	if len(t.Rows) == 0 {
+		// A header over no row says nothing (issue 32: a plain TFLite
+		// model's Edge TPU section showed two such tables).
+		b.WriteString(`<p class="table-note">None.</p>`)
+		return template.HTML(b.String()), nil
+	}
 	b.WriteString(`<div class="table-wrap"><table><thead><tr>`)
 	for i, h := range t.Header {
 		fmt.Fprintf(&b, `<th%s>%s</th>`, cls(num[i], "num"), esc(h))

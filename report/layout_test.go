@@ -363,3 +363,30 @@ func TestTableCellsWrapLongNames(t *testing.T) {
 		t.Errorf("short cells or numbers got break opportunities: %s", h)
 	}
 }
+
+// A tick at zero reads "0", never "-0" (issue 32: a Gemini timeline's
+// axis started at "-0" when its domain began a hair below zero).
+func TestTickZeroIsNotNegative(t *testing.T) {
+	for _, u := range []Unit{Number, Nanoseconds, Cycles, Bytes} {
+		s := scaleFor(u, []float64{0, 100})
+		for _, v := range niceTicks(-1e-9, 100, 5, u) {
+			if got := s.tick(v); strings.HasPrefix(got, "-") {
+				t.Errorf("unit %v: tick %v reads %q", u, v, got)
+			}
+		}
+		if got := s.tick(math.Copysign(0, -1)); got != "0" {
+			t.Errorf("unit %v: -0 reads %q", u, got)
+		}
+	}
+}
+
+// A table without rows is not drawn as a header over nothing (issue 32).
+func TestEmptyTableIsNotHeaderOnly(t *testing.T) {
+	h, err := (&Table{Caption: "Packages", Header: []string{"package", "type"}}).html()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(h), "<th") || !strings.Contains(string(h), "None.") {
+		t.Errorf("empty table: %s", h)
+	}
+}

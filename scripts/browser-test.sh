@@ -22,7 +22,9 @@ go build -o "$out/npukit" ./cmd/npukit
 "$out/npukit" demo --quiet --dir "$out/demo" >"$out/demo.log"
 cp "$out"/demo/*.html "$out/reports/" 2>/dev/null || true
 
-if [ -d ../shared/corpus ]; then
+# The corpus: $NPUKIT_SHARED, as the Go tests read it, else ../shared.
+shared=${NPUKIT_SHARED:-../shared}
+if [ -d "$shared/corpus" ]; then
   # Every file of both corpora (all formats, ZeBu traces, plain TFLite
   # models and the compiler-ground-truth pairs included; golden dumps, logs
   # and notes are not inputs) and every benchmark problem must render: a
@@ -35,7 +37,7 @@ if [ -d ../shared/corpus ]; then
         *) echo "report failed: $f: $msg" >&2; exit 1 ;;
       esac
     fi
-  done < <(find ../shared/corpus ../shared/corpus2 -type f -not -path '*/golden/*' -not -path '*/goldens/*' \
+  done < <(find "$shared/corpus" "$shared/corpus2" -type f -not -path '*/golden/*' -not -path '*/goldens/*' \
       -not -path '*/logs/*' -not -path '*/tracer/*' -not -path '*/nki/*' -not -name 'truth.json' \
       -not -name '*.md' -not -name 'README*' -not -name 'LICENSE*' 2>/dev/null | sort)
   # Multi-file reports: every set of pipeline segments (NAME_segment_K_of_N)
@@ -45,8 +47,8 @@ if [ -d ../shared/corpus ]; then
     if ! msg=$("$out/npukit" report $(echo "$f" | sed 's/_segment_0_of_/_segment_*_of_/') -o "$out/reports/multi-$(basename "$f").html" 2>&1); then
       echo "report failed: set of $f: $msg" >&2; exit 1
     fi
-  done < <(find ../shared/corpus ../shared/corpus2 -type f -name '*_segment_0_of_*.tflite' -not -path '*/golden/*' -not -path '*/goldens/*' 2>/dev/null | sort)
-  for f in ../shared/benchmarks/minimalloc/*.csv; do
+  done < <(find "$shared/corpus" "$shared/corpus2" -type f -name '*_segment_0_of_*.tflite' -not -path '*/golden/*' -not -path '*/goldens/*' 2>/dev/null | sort)
+  for f in "$shared"/benchmarks/minimalloc/*.csv; do
     if ! msg=$("$out/npukit" report "$f" -o "$out/reports/bench-$(basename "$f").html" 2>&1); then
       echo "report failed: $f: $msg" >&2; exit 1
     fi

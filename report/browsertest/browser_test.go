@@ -233,6 +233,13 @@ const checkScript = `(() => {
     if (m && unitWords[m[1].toLowerCase()]) return unitWords[m[1].toLowerCase()];
     return unitWords[s.toLowerCase()] || '';
   };
+  // Tables: a table with a header and no row says nothing (issue 32: an
+  // Edge TPU section showed two header-only tables).
+  document.querySelectorAll('table').forEach((tb, i) => {
+    if (tb.querySelectorAll('th').length > 0 && tb.querySelectorAll('td').length === 0) {
+      out.bad.push((tb.closest('section') || {}).id + ' table ' + i + ' "' + short((tb.querySelector('caption') || tb).textContent) + '": a header and no row');
+    }
+  });
   document.querySelectorAll('svg.chart').forEach((svg, i) => {
     out.charts++;
     const where = (svg.closest('section') || {}).id + ' chart ' + i;
@@ -243,8 +250,20 @@ const checkScript = `(() => {
     if (titles.length === 0) out.bad.push(where + ': no labelled axis');
     const fig = svg.closest('figure');
     if (svg.querySelectorAll('rect.mark').length > 0 && fig && !fig.querySelector('.legend') && !svg.classList.contains('no-legend')) out.bad.push(where + ': no legend');
-    // No text leaves the chart.
+    // No text leaves the chart; a label drawn on a mark stays inside
+    // that mark's box (issue 32: rotated labels cut, labels outside their
+    // rectangle).
     const texts = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim() !== '');
+    for (const t of svg.querySelectorAll('text.area-label')) {
+      const r = t.getBoundingClientRect();
+      if (r.width === 0) continue;
+      const cx = (r.left + r.right) / 2, cy = (r.top + r.bottom) / 2;
+      const inside = [...svg.querySelectorAll('rect.mark')].some(m => {
+        const b = m.getBoundingClientRect();
+        return cx >= b.left - 1 && cx <= b.right + 1 && cy >= b.top - 1 && cy <= b.bottom + 1 && r.width <= b.width + 2 && r.height <= b.height + 2;
+      });
+      if (!inside) out.bad.push(where + ': label "' + short(t.textContent) + '" lies outside every mark it could name');
+    }
     for (const t of texts) {
       const r = t.getBoundingClientRect();
       if (r.width === 0) continue;
@@ -271,6 +290,9 @@ const checkScript = `(() => {
       const tu = title ? titleUnit(title.textContent) : '';
       const units = new Set();
       for (const tk of ticks) {
+        // Times, sizes and counts start at 0 (issue 32: a time axis read
+        // "-0"); a negative tick on an axis with a unit is a layout bug.
+        if (/^[-−]\s*0([.,]0*)?(\s|$)/.test(tk.trim()) || tu !== '' && /^[-−]/.test(tk.trim())) out.bad.push(where + ': ' + ax + ' tick "' + tk + '" is negative');
         const u = tickUnit(tk);
         if (u.bad) { out.bad.push(where + ': ' + ax + ' tick "' + tk + '" is not NUMBER [UNIT]'); continue; }
         if (u.unit !== '' || !/^[-+]?0([.,]0*)?$/.test(tk.trim())) units.add(u.unit);
