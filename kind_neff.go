@@ -15,7 +15,7 @@ import (
 
 func init() {
 	for _, k := range []Kind{detect.NEFF, detect.NEFFDir} {
-		Register(Adapter{Kind: k, Inspect: inspectNeff, Check: checkNeff, Report: reportNeff, Simulate: simulateNeffMeasured, Diff: diffNeff})
+		Register(Adapter{Kind: k, Inspect: inspectNeff, Check: checkNeff, Report: reportNeffMeasured, Simulate: simulateNeffMeasured, Diff: diffNeff})
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff"
+	"github.com/npukit/npukit/neff/dmaprog"
 	"github.com/npukit/npukit/ntff"
 	"github.com/npukit/npukit/report"
 	"github.com/npukit/npukit/sim"
@@ -439,4 +440,109 @@ func simulateNeffMeasured(a *Artifact, o *Options) (Output, error) {
 		name = "capture"
 	}
 	return compareMeasured(out, ntff.Summarize(p, name))
+}
+
+// maxDrawnPredicted bounds the simulated tasks drawn on the report's
+// predicted timeline (the page must stay small).
+const maxDrawnPredicted = 20000
+
+// reportNeffMeasured is Report of NEFFs: with Options.NeffMeasured (one
+// NEFF) it adds the comparison with the capture and the predicted and
+// measured timelines one above the other.
+func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
+	page, err := reportNeff(files, o)
+	if err != nil || o.NeffMeasured == nil || len(files) != 1 {
+		return page, err
+	}
+	p, err := ntff.Parse(o.NeffMeasured)
+	if err != nil {
+		return nil, fmt.Errorf("the capture: %w", err)
+	}
+	name := o.NeffMeasuredName
+	if name == "" {
+		name = "capture"
+	}
+	s := ntff.Summarize(p, name)
+	out, err := simulateNeff(files[0], o)
+	if err != nil {
+		return nil, err
+	}
+	cmp, err := compareMeasured(out, s)
+	if err != nil {
+		return nil, err
+	}
+	tab := &report.Table{Caption: "Predicted (npukit sim) and measured (" + filepath.Base(name) + ")", Header: []string{"what", "predicted us", "measured us", "predicted/measured"}, Numeric: []int{1, 2, 3}}
+	for _, r := range cmp.Rows {
+		pred, ratio := fmt.Sprintf("%.3f", r.PredictedUs), "-"
+		if r.Note != "" {
+			pred = r.Note
+		}
+		if r.Ratio != 0 {
+			ratio = fmt.Sprintf("%.2f", r.Ratio)
+		}
+		tab.Rows = append(tab.Rows, []string{r.What, pred, fmt.Sprintf("%.3f", r.MeasuredUs), ratio})
+	}
+	blocks := []report.Block{tab}
+	if tl := predictedTimeline(files[0], o); tl != nil {
+		blocks = append(blocks, tl)
+	}
+	if tl := ntffTimeline(p, filepath.Base(name), "measured"); tl != nil {
+		blocks = append(blocks, tl)
+	}
+	page.Sections = append(page.Sections, report.Section{ID: "measured", Title: "Predicted and measured",
+		Intro: fmt.Sprintf("The simulation beside the capture %s (%s, runtime %s, window %s): total %.3f us measured, %.3f us predicted. The predicted timeline is drawn above the measured one, both from the start of the kernel.",
+			filepath.Base(name), s.Instance, s.Runtime, s.Window, s.TotalTimeUs, cmp.Rows[0].PredictedUs),
+		Blocks: blocks})
+	return page, nil
+}
+
+// predictedTimeline draws the NEFF's simulated timeline (every subgraph's
+// tasks, one track per simulated resource); nil when it cannot be
+// simulated or has too many tasks to draw.
+func predictedTimeline(a *Artifact, o *Options) *report.Timeline {
+	m, progs, err := NeffPrograms(a, o)
+	if err != nil {
+		return nil
+	}
+	setup := dmaprog.SetupFor(m)
+	if o.NeffDMA != nil {
+		if setup.Params, err = o.NeffDMA(setup.Params); err != nil {
+			return nil
+		}
+	}
+	run, err := dmaprog.Simulate(progs, setup)
+	if err != nil {
+		return nil
+	}
+	tl := &report.Timeline{Caption: filepath.Base(a.Name) + ": predicted (npukit sim)", Unit: report.Nanoseconds, XLabel: "ns from the start of the kernel",
+		Series: []report.Series{{Name: "simulated task"}}}
+	drawn := 0
+	for _, sr := range run.Subgraphs {
+		t := sr.Timeline
+		if t == nil || t.Graph == nil {
+			continue
+		}
+		drawn += len(t.Graph.Tasks)
+		if drawn > maxDrawnPredicted {
+			return nil
+		}
+		tracks := map[sim.ResourceID]int{}
+		for id, task := range t.Graph.Tasks {
+			if task.Resource == sim.None {
+				continue
+			}
+			k, ok := tracks[task.Resource]
+			if !ok {
+				k = len(tl.Tracks)
+				tracks[task.Resource] = k
+				r := t.Graph.Resources[task.Resource]
+				tl.Tracks = append(tl.Tracks, report.Track{Name: sr.Subgraph + " " + r.Name})
+			}
+			tl.Tracks[k].Spans = append(tl.Tracks[k].Spans, report.Span{Start: float64(sr.StartNs + t.Start[id]), End: float64(sr.StartNs + t.End[id]), Label: task.Name})
+		}
+	}
+	if len(tl.Tracks) == 0 {
+		return nil
+	}
+	return tl
 }

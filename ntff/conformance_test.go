@@ -281,3 +281,28 @@ func TestNotifyStartMatchesRecordedWindow(t *testing.T) {
 		t.Fatal("no capture records its window")
 	}
 }
+
+// Diff: a capture against itself measures the same; two runs of different
+// kernels differ in their total time.
+func TestDiffCaptures(t *testing.T) {
+	dir := conformance.Shared(t, "corpus3/ntff")
+	fs := conformance.Files(t, dir, "*.ntff")
+	if len(fs) < 2 {
+		t.Skip("fewer than two captures")
+	}
+	a := Summarize(readCapture(t, fs[0]), fs[0])
+	if d := Diff(a, a); !d.Same {
+		t.Errorf("%s differs from itself: %+v", fs[0], d.Rows)
+	}
+	b := Summarize(readCapture(t, fs[1]), fs[1])
+	d := Diff(a, b)
+	if d.Same || a.TotalTimePs != b.TotalTimePs && !strings.Contains(fmtRows(d), "total us") {
+		t.Errorf("%s and %s: %s", fs[0], fs[1], fmtRows(d))
+	}
+}
+
+func fmtRows(d *DiffResult) string {
+	var b strings.Builder
+	d.WriteText(&b)
+	return b.String()
+}

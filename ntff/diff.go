@@ -3,6 +3,7 @@ package ntff
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -95,34 +96,25 @@ func (r *DiffResult) WriteText(w io.Writer) error {
 		_, err := fmt.Fprintln(w, "the captures measure the same")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "WHAT\tA\tB\tB/A\t")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "WHAT\tA\tB\tB/A")
 	for _, row := range r.Rows {
-		if row.A == row.B && row.Ratio != 0 || row.A == 0 && row.B == 0 && row.Ratio == 0 && row.What != "" && !isNote(row) {
+		if row.note() {
+			fmt.Fprintf(tw, "%s\t\t\t\n", row.What)
 			continue
 		}
-		if isNote(row) {
-			fmt.Fprintf(tw, "%s\t\t\t\t\n", row.What)
+		if row.A == row.B {
 			continue
 		}
 		ratio := "-"
 		if row.Ratio != 0 {
 			ratio = fmt.Sprintf("%.3f", row.Ratio)
 		}
-		fmt.Fprintf(tw, "%s\t%.6g\t%.6g\t%s\t\n", row.What, row.A, row.B, ratio)
+		fmt.Fprintf(tw, "%s\t%.6g\t%.6g\t%s\n", row.What, row.A, row.B, ratio)
 	}
 	return tw.Flush()
 }
 
-func isNote(r DiffRow) bool {
-	return r.A == 0 && r.B == 0 && r.Ratio == 0 && len(r.What) > 0 && (containsColon(r.What))
-}
-
-func containsColon(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == ':' {
-			return true
-		}
-	}
-	return false
-}
+// note reports whether the row is a remark (a version or a core present
+// in one capture only) rather than a compared quantity.
+func (r DiffRow) note() bool { return r.A == 0 && r.B == 0 && strings.Contains(r.What, ": ") }

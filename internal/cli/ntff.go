@@ -11,13 +11,14 @@ import (
 
 func init() {
 	registerKindFlags("sim", neffMeasuredFlags, detect.NEFF, detect.NEFFDir)
+	registerKindFlags("report", neffMeasuredFlags, detect.NEFF, detect.NEFFDir)
 	registerKindFlags("inspect", ntffNeffFlags, detect.NTFF)
 }
 
 // neffMeasuredFlags binds `npukit sim X.neff --measured X.ntff`.
 func neffMeasuredFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	var path string
-	fs.StringVar(&path, "measured", "", "NEFF: compare the simulation with a Neuron profiler capture (.ntff) of the NEFF's run: total, per core and per DMA queue, with the ratio")
+	fs.StringVar(&path, "measured", "", "NEFF: compare the simulation with a Neuron profiler capture (.ntff) of the NEFF's run: total, per core, engine and DMA queue, with the ratio (report: both timelines)")
 	return func(o *npukit.Options) error {
 		if path == "" {
 			return nil

@@ -74,6 +74,13 @@ func TestNtffCommands(t *testing.T) {
 	if len(cmp.Rows) == 0 || cmp.Rows[0].MeasuredUs != sum.Cores[0].TotalTimeUs || cmp.Rows[0].PredictedUs <= 0 {
 		t.Fatalf("sim --measured: %+v", cmp.Rows)
 	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	if r := run(t, "", "report", neff, "--measured", capA, "-o", html); r.code != 0 {
+		t.Fatalf("report --measured: %s", r)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "Predicted and measured") || !strings.Contains(string(b), "measured instructions") {
+		t.Errorf("report --measured has no comparison section or measured timeline (%v)", err)
+	}
 	if r := run(t, "", "sim", neff, "--measured", neff); r.code != 2 {
 		t.Errorf("--measured with a NEFF is refused: %s", r)
 	}

@@ -18,6 +18,7 @@ func init() { registerCommand(70, newReportCmd) }
 func newReportCmd(env *Env) *cobra.Command {
 	var out string
 	var force bool
+	var options func() (*npukit.Options, error)
 	cmd := &cobra.Command{
 		Use:   "report FILE... [-o report.html]",
 		Short: "Render artifacts as one self-contained HTML page with SVG charts",
@@ -47,18 +48,23 @@ they concern.
 					return err
 				}
 			}
-			if err := writeReport(as, out); err != nil {
+			o, err := options()
+			if err != nil {
+				return err
+			}
+			if err := writeReportWith(as, out, o); err != nil {
 				return err
 			}
 			if env.JSON {
 				return writeJSON(env.Stdout, map[string]string{"report": out})
 			}
-			_, err := io.WriteString(env.Stdout, "report written to "+out+"\n")
+			_, err = io.WriteString(env.Stdout, "report written to "+out+"\n")
 			return err
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", reportOutputUsage("FILE"))
 	cmd.Flags().BoolVar(&force, "force", false, "without -o: replace an existing file of the default name")
+	options = bindKindFlags("report", cmd.Flags())
 	return acceptsOp(cmd, "report")
 }
 
@@ -115,6 +121,11 @@ func writeReport(as []*npukit.Artifact, path string) error {
 	if err != nil {
 		return err
 	}
+	return writeReportWith(as, path, o)
+}
+
+// writeReportWith renders the page with the given library options.
+func writeReportWith(as []*npukit.Artifact, path string, o *npukit.Options) error {
 	page, err := npukit.Report(o, as...)
 	if err != nil {
 		return libErr(as[0].Name, err)
