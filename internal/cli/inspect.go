@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/npukit/npukit"
+	"github.com/npukit/npukit/internal/clidoc"
 	"github.com/spf13/cobra"
 )
 
@@ -29,9 +30,9 @@ entry per file.`,
 			code := ExitOK
 			var opened []*npukit.Artifact
 			defer func() { noteKindFlagsUnused(env, cmd, opened) }()
-			var entries []npukit.InspectEntry
+			var entries []clidoc.InspectEntry
 			for i, path := range args {
-				e := npukit.InspectEntry{Path: path}
+				e := clidoc.InspectEntry{Path: path}
 				a, err := openArg(path)
 				if err == nil {
 					opened = append(opened, a)

@@ -15,6 +15,7 @@ import (
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/diag/ruleset"
 	"github.com/npukit/npukit/diag/sarif"
+	"github.com/npukit/npukit/internal/clidoc"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/spf13/cobra"
 )
@@ -110,7 +111,7 @@ func (f *lintFlags) outputFormat(env *Env) (string, error) {
 }
 
 // writeFindings renders a check document in the chosen format.
-func writeFindings(env *Env, format string, doc npukit.CheckDocument, text Output) error {
+func writeFindings(env *Env, format string, doc clidoc.CheckDocument, text Output) error {
 	switch format {
 	case "json":
 		return writeJSON(env.Stdout, doc)
@@ -129,12 +130,12 @@ func writeFindings(env *Env, format string, doc npukit.CheckDocument, text Outpu
 func runChecks(env *Env, format string, lf *lintFlags, policy *ruleset.Policy, files []string, skipped int, checkOne func(path string) (diag.Report, error)) error {
 	code := ExitOK
 	var all diag.Report
-	var ferrs []npukit.FileError
+	var ferrs []clidoc.FileError
 	for _, path := range files {
 		rep, err := checkOne(path)
 		if err != nil {
 			code = worstCode(code, exitCodeOf(err))
-			ferrs = append(ferrs, npukit.FileError{Path: path, Message: err.Error()})
+			ferrs = append(ferrs, clidoc.FileError{Path: path, Message: err.Error()})
 			if format == "text" {
 				fmt.Fprintf(env.Stderr, "npukit: %v\n", err)
 			}
@@ -149,7 +150,7 @@ func runChecks(env *Env, format string, lf *lintFlags, policy *ruleset.Policy, f
 		all = append(all, rep...)
 	}
 	kept, hidden := policy.Apply(all)
-	doc := npukit.NewCheckDocument(len(files), kept, ferrs, lf.noInfo)
+	doc := clidoc.NewCheck(len(files), kept, ferrs, lf.noInfo)
 	doc.Suppress(hidden)
 	doc.Summary.Skipped = skipped
 	if doc.Diagnostics.HasErrors() {

@@ -8,6 +8,7 @@ import (
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/clidoc"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/nki"
@@ -59,7 +60,7 @@ func checkKernel(f *nkiFlags, args []string, emit string) (*nki.Checked, string,
 type nkiCheckOutput struct {
 	Kernel       string              `json:"kernel"`
 	Diagnostics  diag.Report         `json:"diagnostics"`
-	Summary      npukit.CheckSummary `json:"summary"`
+	Summary      clidoc.CheckSummary `json:"summary"`
 	Instructions map[string]int64    `json:"instructions"`
 	Tensors      int                 `json:"tensors"`
 	Steps        int                 `json:"steps_executed"`
@@ -85,7 +86,7 @@ func newNkiCheckOutput(ck *nki.Checked, name, emit string) nkiCheckOutput {
 		rep = diag.Report{}
 	}
 	return nkiCheckOutput{Kernel: name, Diagnostics: rep, Instructions: ck.Instructions, Tensors: len(ck.Plan.Tensors), Steps: len(ck.Exec.Events), Plan: emit,
-		Summary: npukit.CheckSummary{Files: 1, Errors: rep.Count(diag.Error), Warnings: rep.Count(diag.Warning), Infos: rep.Count(diag.Info)}}
+		Summary: clidoc.CheckSummary{Files: 1, Errors: rep.Count(diag.Error), Warnings: rep.Count(diag.Warning), Infos: rep.Count(diag.Info)}}
 }
 
 func (o nkiCheckOutput) WriteText(w io.Writer) error {
@@ -172,7 +173,7 @@ Exit code 1 when an error is found, 2 when a kernel cannot be traced.`,
 			case "json":
 				werr = writeJSON(env.Stdout, out) // nki check's document: the findings and what was traced
 			default:
-				werr = writeFindings(env, format, npukit.CheckDocument{Diagnostics: kept, Suppressed: hidden, Summary: out.Summary}, out)
+				werr = writeFindings(env, format, clidoc.CheckDocument{Diagnostics: kept, Suppressed: hidden, Summary: out.Summary}, out)
 			}
 			if werr != nil {
 				return werr

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/diag/ruleset"
+	"github.com/npukit/npukit/internal/clidoc"
 	"github.com/npukit/npukit/nki"
 )
 
@@ -217,7 +217,7 @@ func checkKernels(env *Env, f *nkiFlags, lf *lintFlags, args []string, format st
 	reportSkipped(env, skipped, false)
 	code := ExitOK
 	var all, hidden diag.Report
-	var ferrs []npukit.FileError
+	var ferrs []clidoc.FileError
 	for _, j := range jobs {
 		label := j.path + " (" + j.o.Function + ")"
 		res, err := traceKernel(j.o)
@@ -232,7 +232,7 @@ func checkKernels(env *Env, f *nkiFlags, lf *lintFlags, args []string, format st
 		}
 		if err != nil {
 			code = worstCode(code, exitCodeOf(err))
-			ferrs = append(ferrs, npukit.FileError{Path: label, Message: err.Error()})
+			ferrs = append(ferrs, clidoc.FileError{Path: label, Message: err.Error()})
 			if format == "text" {
 				fmt.Fprintf(env.Stderr, "npukit: %s: %v\n", label, err)
 			}
@@ -245,7 +245,7 @@ func checkKernels(env *Env, f *nkiFlags, lf *lintFlags, args []string, format st
 	for _, j := range jobs {
 		files[j.path] = true
 	}
-	doc := npukit.NewCheckDocument(len(files), all, ferrs, lf.noInfo)
+	doc := clidoc.NewCheck(len(files), all, ferrs, lf.noInfo)
 	doc.Suppress(hidden)
 	doc.Summary.Skipped = len(skipped)
 	if doc.Diagnostics.HasErrors() {

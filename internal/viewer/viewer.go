@@ -13,6 +13,7 @@ import (
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/internal/clidoc"
 	"github.com/npukit/npukit/report"
 )
 
@@ -62,22 +63,22 @@ func Analyse(name string, data []byte) Result {
 	o := &npukit.Options{}
 	var msgs []string
 
-	entry := npukit.InspectEntry{Path: name, Kind: a.Kind, Variant: a.Variant}
+	entry := clidoc.InspectEntry{Path: name, Kind: a.Kind, Variant: a.Variant}
 	if out, err := a.Inspect(o); err != nil {
 		entry.Error = err.Error()
 		msgs = append(msgs, entry.Error)
 	} else {
 		entry.Result = out
 	}
-	res.Inspect = indentJSON([]npukit.InspectEntry{entry})
+	res.Inspect = indentJSON([]clidoc.InspectEntry{entry})
 
 	rep, err := a.Check(o)
-	var unread []npukit.FileError
+	var unread []clidoc.FileError
 	if err != nil {
-		unread = append(unread, npukit.FileError{Path: name, Message: err.Error()})
+		unread = append(unread, clidoc.FileError{Path: name, Message: err.Error()})
 		msgs = append(msgs, err.Error())
 	}
-	doc := npukit.NewCheckDocument(1, rep.WithFile(name), unread, false)
+	doc := clidoc.NewCheck(1, rep.WithFile(name), unread, false)
 	res.Check = indentJSON(doc)
 	res.Errors, res.Warnings, res.Infos = doc.Summary.Errors, doc.Summary.Warnings, doc.Summary.Infos
 

@@ -8,6 +8,7 @@ import (
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/examples/sbuf"
+	"github.com/npukit/npukit/internal/clidoc"
 	"github.com/npukit/npukit/internal/viewer"
 )
 
@@ -25,7 +26,7 @@ func TestAnalysePlan(t *testing.T) {
 	}
 	// The check document is the one `npukit check --json` prints, and the
 	// counts are those of the library's own check.
-	var doc npukit.CheckDocument
+	var doc clidoc.CheckDocument
 	if err := json.Unmarshal([]byte(res.Check), &doc); err != nil {
 		t.Fatal(err)
 	}

@@ -1,25 +1,26 @@
-package npukit
+// Package clidoc holds the JSON documents of the npukit command
+// (`inspect --json`, `check --json`); the command line and the browser
+// viewer both build them here, so a download from the viewer is the same
+// document the command prints.
+package clidoc
 
 import (
 	"fmt"
 	"io"
 
+	"github.com/npukit/npukit"
+	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/humanize"
 )
 
-// The documents below are the JSON documents of the npukit command
-// (`inspect --json`, `check --json`); the command line and the browser
-// viewer both build them here, so a download from the viewer is the same
-// document the command prints.
-
 // InspectEntry is one file of an inspect document (a JSON array of them).
 type InspectEntry struct {
-	Path    string `json:"path"`
-	Kind    Kind   `json:"kind,omitempty"`
-	Variant string `json:"variant,omitempty"`
-	Result  Output `json:"result,omitempty"`
-	Error   string `json:"error,omitempty"`
+	Path    string        `json:"path"`
+	Kind    detect.Kind   `json:"kind,omitempty"`
+	Variant string        `json:"variant,omitempty"`
+	Result  npukit.Output `json:"result,omitempty"`
+	Error   string        `json:"error,omitempty"`
 }
 
 // FileError is a file that could not be read or recognised.
@@ -55,11 +56,11 @@ type CheckDocument struct {
 	Summary    CheckSummary `json:"summary"`
 }
 
-// NewCheckDocument sorts the findings of files checked (each already
+// NewCheck sorts the findings of files checked (each already
 // carrying its file name, see diag.Report.WithFile), drops infos when
 // noInfo, and counts them; unreadable lists the files that could not be
 // checked.
-func NewCheckDocument(files int, findings diag.Report, unreadable []FileError, noInfo bool) CheckDocument {
+func NewCheck(files int, findings diag.Report, unreadable []FileError, noInfo bool) CheckDocument {
 	if noInfo {
 		findings = findings.WithoutInfos()
 	}
