@@ -391,7 +391,12 @@ func readCore(b, events []byte) (Core, error) {
 		if err != nil {
 			return c, fmt.Errorf("memory usage: %v", err)
 		}
-		c.Memory = append(c.Memory, MemUsage{Name: string(mm.bytes(3)), Location: int(mm.uint(1)), Bytes: int64(mm.uint(2))})
+		u := MemUsage{Name: string(mm.bytes(3)), Location: int(mm.uint(1)), Bytes: int64(mm.uint(2))}
+		if u.Name == "" {
+			// Format 4 records the table without names.
+			u.Name = fmt.Sprintf("#%d", len(c.Memory))
+		}
+		c.Memory = append(c.Memory, u)
 	}
 	for _, rb := range m.all(6) {
 		r, err := readRegion(rb, c.Index)
