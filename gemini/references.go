@@ -69,7 +69,13 @@ func (st *staleRefs) fitRenumbering() {
 	for _, r := range st.refs {
 		k := key{r.core, r.named}
 		if c, ok := cand[k]; ok {
-			cand[k] = slices.DeleteFunc(c, func(v int64) bool { return !slices.Contains(r.users, v) })
+			if len(c) > 0 {
+				in := make(map[int64]bool, len(r.users))
+				for _, u := range r.users {
+					in[u] = true
+				}
+				cand[k] = slices.DeleteFunc(c, func(v int64) bool { return !in[v] })
+			}
 		} else {
 			cand[k] = slices.Clone(r.users)
 			keys = append(keys, k)

@@ -36,9 +36,9 @@ type allocFromResult struct {
 	File string `json:"file"`
 	*l2alloc.Report
 	Rewritten string `json:"rewritten,omitempty"`
-	// InputErrors is the number of check errors of the input schedule;
-	// the rewrite is written only if it has no error of any rule beyond
-	// the input's.
+	// InputErrors is the number of check errors of the input schedule
+	// (as check counts them); the rewrite is written only if it has no
+	// error of any rule beyond the input's.
 	InputErrors int `json:"input_check_errors"`
 }
 
@@ -141,17 +141,16 @@ func rewriteSchedule(s *gemini.Schedule, rep *l2alloc.Report, out string) (int, 
 }
 
 // errorsByRule counts a report's errors per rule, a grouped line counting
-// for the findings it stands for, and in all.
+// for the findings it stands for (so that a rewrite cannot hide a new
+// error in a group), and in all as check counts them (one per line).
 func errorsByRule(rep diag.Report) (map[string]int, int) {
 	m := map[string]int{}
-	total := 0
 	for _, d := range rep {
 		if d.Severity == diag.Error {
 			m[d.Rule] += max(d.Count, 1)
-			total += max(d.Count, 1)
 		}
 	}
-	return m, total
+	return m, rep.Count(diag.Error)
 }
 
 func probeStatus(st alloc.Status) string {
