@@ -128,20 +128,30 @@ func diffNtff(a, b *Artifact, o *Options) (Output, bool, error) {
 // "simulation" replays it (its totals, and with --trace the captured
 // window as a Perfetto trace, one track per engine and DMA queue).
 type NtffReplay struct {
-	File    string        `json:"file"`
-	Source  string        `json:"source"`
-	TotalNs int64         `json:"total_ns"`
+	File    string `json:"file"`
+	Source  string `json:"source"`
+	TotalNs int64  `json:"total_ns"` // rounded to the nearest nanosecond
+	totalPs int64
 	Summary *ntff.Summary `json:"summary"`
 	Trace   string        `json:"trace,omitempty"`
 }
 
 func (r *NtffReplay) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s\nTotal: %.3f us (measured; to compare a NEFF's simulation with it: npukit sim X.neff --measured %s)\n",
-		r.File, r.Source, float64(r.TotalNs)/1e3, filepath.Base(r.File))
+		r.File, r.Source, r.totalUs(), filepath.Base(r.File))
 	if r.Trace != "" {
 		fmt.Fprintf(w, "trace written to %s (open in ui.perfetto.dev)\n", r.Trace)
 	}
 	return nil
+}
+
+// totalUs is the capture's total from its picoseconds (as inspect prints
+// it), not from the nanoseconds, which would round twice.
+func (r *NtffReplay) totalUs() float64 {
+	if r.totalPs != 0 {
+		return float64(r.totalPs) / 1e6
+	}
+	return float64(r.TotalNs) / 1e3
 }
 
 func simulateNtff(a *Artifact, o *Options) (Output, error) {
@@ -150,7 +160,7 @@ func simulateNtff(a *Artifact, o *Options) (Output, error) {
 		return nil, err
 	}
 	s := ntff.Summarize(p, a.Name)
-	out := &NtffReplay{File: a.Name, Source: "Neuron profiler capture (measured, replayed)", TotalNs: s.TotalTimePs / 1000, Summary: s}
+	out := &NtffReplay{File: a.Name, Source: "Neuron profiler capture (measured, replayed)", TotalNs: (s.TotalTimePs + 500) / 1000, totalPs: s.TotalTimePs, Summary: s}
 	if o.TracePath != "" {
 		if err := writeNtffTrace(o.TracePath, a.Name, p, s); err != nil {
 			return nil, fmt.Errorf("the trace: %w", err)

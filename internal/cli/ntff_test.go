@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -83,5 +84,23 @@ func TestNtffCommands(t *testing.T) {
 	}
 	if r := run(t, "", "sim", neff, "--measured", neff); r.code != 2 {
 		t.Errorf("--measured with a NEFF is refused: %s", r)
+	}
+}
+
+// inspect and sim of a capture print its total time with the same digits:
+// sim truncated the picoseconds to whole nanoseconds first (26.416 us
+// against inspect's 26.417 us for a 26,416,626 ps run).
+func TestNtffInspectSimTotalAgree(t *testing.T) {
+	dir := conformance.Shared(t, "corpus3/ntff")
+	total := regexp.MustCompile(`(?m)^Total(?: time)?: ([0-9.]+) us`)
+	for _, f := range conformance.Files(t, dir, "*.ntff") {
+		ri, rs := run(t, "", "inspect", f), run(t, "", "sim", f)
+		mi, ms := total.FindStringSubmatch(ri.stdout), total.FindStringSubmatch(rs.stdout)
+		if mi == nil || ms == nil {
+			t.Fatalf("%s: no total line\ninspect: %s\nsim: %s", f, ri, rs)
+		}
+		if mi[1] != ms[1] {
+			t.Errorf("%s: inspect total %s us, sim total %s us", filepath.Base(f), mi[1], ms[1])
+		}
 	}
 }
