@@ -113,6 +113,17 @@ the file's own extent, and --rewrite writes the schedule with the new addresses
 			if len(args) == 0 {
 				return usageErr("alloc needs PROBLEM.csv (or --from SCHEDULE.json)")
 			}
+			// The schedule flags would otherwise be accepted and ignored
+			// (--budget 5s on a CSV problem ran the default work budget).
+			for _, name := range []string{"budget", "align", "prefetch", "rewrite"} {
+				if cmd.Flags().Changed(name) {
+					msg := "--%s applies to --from SCHEDULE.json only"
+					if name == "budget" {
+						msg += "; a CSV problem's search is bounded by --timeout"
+					}
+					return usageErr(msg, name)
+				}
+			}
 			if validate {
 				if len(args) != 2 {
 					return usageErr("--validate needs PROBLEM.csv SOLUTION.csv")

@@ -84,6 +84,25 @@ func TestAllocModeWords(t *testing.T) {
 	}
 }
 
+// The schedule-only flags are refused on a CSV problem instead of being
+// accepted and ignored (--budget 2s ran the default work budget).
+func TestAllocScheduleFlagsRefusedOnCSV(t *testing.T) {
+	dir := t.TempDir()
+	prob := filepath.Join(dir, "p.csv")
+	if err := os.WriteFile(prob, []byte("id,lower,upper,size\na,0,10,8\nb,5,15,8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, fl := range [][]string{{"--budget", "2s"}, {"--align", "64"}, {"--prefetch", "all"}, {"--rewrite", filepath.Join(dir, "o.json")}} {
+		r := run(t, dir, append([]string{"alloc", prob, "--capacity", "16"}, fl...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, fl[0]+" applies to --from") {
+			t.Errorf("alloc %s on a CSV: %+v", fl[0], r)
+		}
+	}
+	if r := run(t, dir, "alloc", prob, "--capacity", "16", "--timeout", "5"); r.code != 0 {
+		t.Errorf("alloc --timeout on a CSV: %+v", r)
+	}
+}
+
 // Problems with nothing to draw (no rows; only zero-size buffers or empty
 // lifespans) still solve, minimise and report.
 func TestAllocEmptyProblems(t *testing.T) {
