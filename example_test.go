@@ -74,7 +74,7 @@ func ExampleOpenBytes_neff() {
 		log.Fatal(err)
 	}
 	fmt.Println(a.Kind, "errors:", rep.Count(diag.Error))
-	m, err := npukit.OpenNeff(a, nil)
+	m, err := a.Neff(nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func ExampleArtifact_Simulate() {
 
 // Read an allocation problem in MiniMalloc's CSV form and place its
 // buffers within the capacity with the exact solver.
-func ExampleAllocTable() {
+func ExampleArtifact_AllocTable() {
 	csv := "id,lower,upper,size\n" +
 		"a,0,2,400\n" +
 		"b,1,3,300\n" +
@@ -126,7 +126,7 @@ func ExampleAllocTable() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	t, err := npukit.AllocTable(a, 0) // capacity 1024 from the name
+	t, err := a.AllocTable(0) // capacity 1024 from the name
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -171,7 +171,7 @@ body:
 
 // Summarise a ZeBu emulator trace of a Gemini run (the timing ground
 // truth npukit sim compares a schedule's simulation with: Options.ZebuTrace).
-func ExampleZebuTrace() {
+func ExampleArtifact_ZebuTrace() {
 	trace := `[ct_st, {'slyr': 0, 'clyr': [], 's_flyr': 0, 'c_flyr': [], 'wkl': 0, 'tile': -1}, {'inst_idx': 1, 'time': [0, 33]}, {}]
 [ldw_mov, {'slyr': 0, 'clyr': [], 's_flyr': 0, 'c_flyr': [], 'wkl': 0, 'tile': 0}, {'inst_idx': 2, 'time': [33, 400]}, {}]
 [pe_conv, {'slyr': 0, 'clyr': [], 's_flyr': 0, 'c_flyr': [], 'wkl': 0, 'tile': 0}, {'inst_idx': 3, 'time': [400, 1000]}, {}]
@@ -181,7 +181,7 @@ func ExampleZebuTrace() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	t, err := npukit.ZebuTrace(a)
+	t, err := a.ZebuTrace()
 	if err != nil {
 		log.Fatal(err)
 	}

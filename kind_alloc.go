@@ -16,7 +16,7 @@ func init() {
 
 // AllocTable reads an allocation problem CSV. capacity 0 takes it from the
 // name (NAME.<capacity>.csv, NAME.cap<capacity>.csv) when it has one.
-func AllocTable(a *Artifact, capacity int64) (*alloc.Table, error) {
+func (a *Artifact) AllocTable(capacity int64) (*alloc.Table, error) {
 	if capacity == 0 {
 		capacity, _ = alloc.CapacityFromName(a.Name)
 	}
@@ -28,7 +28,7 @@ func AllocTable(a *Artifact, capacity int64) (*alloc.Table, error) {
 }
 
 func reportAlloc(files []*Artifact, o *Options) (*report.Page, error) {
-	t, err := AllocTable(files[0], 0)
+	t, err := files[0].AllocTable(0)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func reportAlloc(files []*Artifact, o *Options) (*report.Page, error) {
 }
 
 func inspectAlloc(a *Artifact, o *Options) (Output, error) {
-	t, err := AllocTable(a, 0)
+	t, err := a.AllocTable(0)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func inspectAlloc(a *Artifact, o *Options) (Output, error) {
 }
 
 func checkAlloc(a *Artifact, o *Options) (diag.Report, error) {
-	t, err := AllocTable(a, 0)
+	t, err := a.AllocTable(0)
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func TestSolveAllocSameAnswerLoaded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tab, err := AllocTable(a, 0)
+		tab, err := a.AllocTable(0)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}

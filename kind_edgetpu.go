@@ -25,7 +25,7 @@ func init() {
 
 // EdgeTPUModel reads an Edge TPU model, a plain TFLite model or a raw
 // DarwiNN package.
-func EdgeTPUModel(a *Artifact) (*edgetpu.Model, error) {
+func (a *Artifact) EdgeTPUModel() (*edgetpu.Model, error) {
 	b, err := a.Bytes()
 	if err != nil {
 		return nil, err
@@ -36,7 +36,7 @@ func EdgeTPUModel(a *Artifact) (*edgetpu.Model, error) {
 func reportEdgeTPU(files []*Artifact, o *Options) (*report.Page, error) {
 	var named []edgetpu.NamedModel
 	for _, f := range files {
-		m, err := EdgeTPUModel(f)
+		m, err := f.EdgeTPUModel()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
@@ -46,7 +46,7 @@ func reportEdgeTPU(files []*Artifact, o *Options) (*report.Page, error) {
 }
 
 func inspectEdgeTPU(a *Artifact, o *Options) (Output, error) {
-	m, err := EdgeTPUModel(a)
+	m, err := a.EdgeTPUModel()
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func inspectEdgeTPU(a *Artifact, o *Options) (Output, error) {
 }
 
 func checkEdgeTPU(a *Artifact, o *Options) (diag.Report, error) {
-	m, err := EdgeTPUModel(a)
+	m, err := a.EdgeTPUModel()
 	if err != nil {
 		return nil, err
 	}
@@ -62,11 +62,11 @@ func checkEdgeTPU(a *Artifact, o *Options) (diag.Report, error) {
 }
 
 func diffEdgeTPU(a, b *Artifact, o *Options) (Output, bool, error) {
-	ma, err := EdgeTPUModel(a)
+	ma, err := a.EdgeTPUModel()
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", a.Name, err)
 	}
-	mb, err := EdgeTPUModel(b)
+	mb, err := b.EdgeTPUModel()
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", b.Name, err)
 	}
@@ -107,7 +107,7 @@ func simulateEdgeTPU(a *Artifact, o *Options) (Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := EdgeTPUModel(a)
+	m, err := a.EdgeTPUModel()
 	if err != nil {
 		return nil, err
 	}

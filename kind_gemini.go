@@ -17,7 +17,7 @@ func init() {
 
 // GeminiSchedule reads a Gemini scheduler IR file (compiler or raw
 // variant).
-func GeminiSchedule(a *Artifact) (*gemini.Schedule, error) {
+func (a *Artifact) GeminiSchedule() (*gemini.Schedule, error) {
 	if a.path != "" {
 		return gemini.ReadFile(a.path)
 	}
@@ -27,7 +27,7 @@ func GeminiSchedule(a *Artifact) (*gemini.Schedule, error) {
 func reportGemini(files []*Artifact, o *Options) (*report.Page, error) {
 	var fs []geminireport.File
 	for _, f := range files {
-		s, err := GeminiSchedule(f)
+		s, err := f.GeminiSchedule()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
@@ -37,7 +37,7 @@ func reportGemini(files []*Artifact, o *Options) (*report.Page, error) {
 }
 
 func inspectGemini(a *Artifact, o *Options) (Output, error) {
-	s, err := GeminiSchedule(a)
+	s, err := a.GeminiSchedule()
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func inspectGemini(a *Artifact, o *Options) (Output, error) {
 }
 
 func checkGemini(a *Artifact, o *Options) (diag.Report, error) {
-	s, err := GeminiSchedule(a)
+	s, err := a.GeminiSchedule()
 	if err != nil {
 		return nil, err
 	}

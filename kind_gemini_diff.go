@@ -107,11 +107,11 @@ func (d *GeminiDiff) WriteText(w io.Writer) error {
 }
 
 func diffGemini(a, b *Artifact, o *Options) (Output, bool, error) {
-	sa, err := GeminiSchedule(a)
+	sa, err := a.GeminiSchedule()
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", a.Name, err)
 	}
-	sb, err := GeminiSchedule(b)
+	sb, err := b.GeminiSchedule()
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", b.Name, err)
 	}

@@ -31,7 +31,7 @@ func GeminiSimParams(name string, o *Options) timing.Params {
 }
 
 func simulateGemini(a *Artifact, o *Options) (Output, error) {
-	s, err := GeminiSchedule(a)
+	s, err := a.GeminiSchedule()
 	if err != nil {
 		return nil, err
 	}

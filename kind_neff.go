@@ -23,8 +23,10 @@ func init() {
 // (Options.NeffLimits): the caller says how to raise it.
 var ErrNeffTooLarge = errors.New("the NEFF exceeds the reading limit")
 
-// OpenNeff decodes a NEFF file or an unpacked NEFF directory.
-func OpenNeff(a *Artifact, o *Options) (*neff.Model, error) {
+// Neff decodes a NEFF file or an unpacked NEFF directory within the
+// reading limits of o (nil: neff.DefaultLimits); a NEFF past them is an
+// error matching ErrNeffTooLarge.
+func (a *Artifact) Neff(o *Options) (*neff.Model, error) {
 	o = orDefault(o)
 	lim := o.neffLimits()
 	var m *neff.Model
@@ -56,7 +58,7 @@ func (e neffTooLarge) Is(target error) bool { return target == ErrNeffTooLarge }
 func (e neffTooLarge) Unwrap() error        { return e.error }
 
 func inspectNeff(a *Artifact, o *Options) (Output, error) {
-	m, err := OpenNeff(a, o)
+	m, err := a.Neff(o)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +80,7 @@ func checkNeffModel(a *Artifact, o *Options) (diag.Report, *neff.Model, error) {
 	var m *neff.Model
 	if a.Kind == detect.NEFFDir {
 		var err error
-		if m, err = OpenNeff(a, o); err != nil {
+		if m, err = a.Neff(o); err != nil {
 			return nil, nil, err
 		}
 		rep = neff.Check(m, o.neffRuntime())
@@ -120,11 +122,11 @@ func reportNeff(files []*Artifact, o *Options) (*report.Page, error) {
 }
 
 func diffNeff(a, b *Artifact, o *Options) (Output, bool, error) {
-	ma, err := OpenNeff(a, o)
+	ma, err := a.Neff(o)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", a.Name, err)
 	}
-	mb, err := OpenNeff(b, o)
+	mb, err := b.Neff(o)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", b.Name, err)
 	}
@@ -132,9 +134,9 @@ func diffNeff(a, b *Artifact, o *Options) (Output, bool, error) {
 	return r, r.Identical(), nil
 }
 
-// NeffPrograms decodes a NEFF and the DMA program of every subgraph.
-func NeffPrograms(a *Artifact, o *Options) (*neff.Model, []*dmaprog.Program, error) {
-	m, err := OpenNeff(a, o)
+// neffPrograms decodes a NEFF and the DMA program of every subgraph.
+func neffPrograms(a *Artifact, o *Options) (*neff.Model, []*dmaprog.Program, error) {
+	m, err := a.Neff(o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -146,4 +148,4 @@ func NeffPrograms(a *Artifact, o *Options) (*neff.Model, []*dmaprog.Program, err
 }
 
 // IsNeff says whether the artifact is a NEFF, packed or unpacked.
-func IsNeff(a *Artifact) bool { return a.Kind == detect.NEFF || a.Kind == detect.NEFFDir }
+func (a *Artifact) IsNeff() bool { return a.Kind == detect.NEFF || a.Kind == detect.NEFFDir }

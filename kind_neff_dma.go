@@ -30,11 +30,11 @@ const neffDMAShown = 20
 // neff dma` prints): per engine and queue the descriptors, bytes, runs by
 // size and partitions touched, and the efficiency findings one by one.
 // Execute on the result runs the programs.
-func NeffDMA(a *Artifact, o *Options) (*NeffDMAListing, error) {
+func (a *Artifact) NeffDMA(o *Options) (*NeffDMAListing, error) {
 	if a.Kind != detect.NEFF && a.Kind != detect.NEFFDir {
 		return nil, &UnsupportedError{Name: a.Name, Kind: a.Describe(), Op: "the NEFF DMA listing"}
 	}
-	m, progs, err := NeffPrograms(a, o)
+	m, progs, err := neffPrograms(a, o)
 	if err != nil {
 		return nil, err
 	}

@@ -149,7 +149,7 @@ func neffTracePath(path, sg string, n int) string {
 }
 
 func simulateNeff(a *Artifact, o *Options) (Output, error) {
-	m, progs, err := NeffPrograms(a, o)
+	m, progs, err := neffPrograms(a, o)
 	if err != nil {
 		return nil, err
 	}

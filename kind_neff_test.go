@@ -34,7 +34,7 @@ func TestNeffSimTraceCorpus(t *testing.T) {
 				t.Fatalf("text: %v %s", err, text.String())
 			}
 			t.Log(text.String())
-			_, progs, err := NeffPrograms(a, nil)
+			_, progs, err := neffPrograms(a, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

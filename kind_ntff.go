@@ -31,8 +31,8 @@ func init() {
 	Register(Adapter{Kind: detect.NTFF, Inspect: inspectNtff, Check: checkNtff, Report: reportNtff, Simulate: simulateNtff, Diff: diffNtff})
 }
 
-// OpenNtff decodes a Neuron profiler capture.
-func OpenNtff(a *Artifact) (*ntff.Profile, error) {
+// Ntff decodes a Neuron profiler capture.
+func (a *Artifact) Ntff() (*ntff.Profile, error) {
 	b, err := a.Bytes()
 	if err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func ntffNeff(a *Artifact, p *ntff.Profile, o *Options) string {
 }
 
 func inspectNtff(a *Artifact, o *Options) (Output, error) {
-	p, err := OpenNtff(a)
+	p, err := a.Ntff()
 	if err != nil {
 		return nil, err
 	}
@@ -112,11 +112,11 @@ func checkNtff(a *Artifact, o *Options) (diag.Report, error) {
 }
 
 func diffNtff(a, b *Artifact, o *Options) (Output, bool, error) {
-	pa, err := OpenNtff(a)
+	pa, err := a.Ntff()
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", a.Name, err)
 	}
-	pb, err := OpenNtff(b)
+	pb, err := b.Ntff()
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", b.Name, err)
 	}
@@ -155,7 +155,7 @@ func (r *NtffReplay) totalUs() float64 {
 }
 
 func simulateNtff(a *Artifact, o *Options) (Output, error) {
-	p, err := OpenNtff(a)
+	p, err := a.Ntff()
 	if err != nil {
 		return nil, err
 	}
@@ -510,7 +510,7 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 // tasks, one track per simulated resource); nil when it cannot be
 // simulated or has too many tasks to draw.
 func predictedTimeline(a *Artifact, o *Options) *report.Timeline {
-	m, progs, err := NeffPrograms(a, o)
+	m, progs, err := neffPrograms(a, o)
 	if err != nil {
 		return nil
 	}

@@ -21,7 +21,7 @@ func init() {
 
 // SbufPlan reads a NeuronCore SBUF/PSUM allocation plan (YAML or JSON,
 // docs/sbuf-plan.md).
-func SbufPlan(a *Artifact) (*neuroncore.Plan, error) {
+func (a *Artifact) SbufPlan() (*neuroncore.Plan, error) {
 	if a.path != "" {
 		return neuroncore.ReadPlanFile(a.path)
 	}
@@ -32,7 +32,7 @@ func reportSbuf(files []*Artifact, o *Options) (*report.Page, error) {
 	if len(files) != 1 {
 		return nil, fmt.Errorf("a report covers one plan at a time (%d given)", len(files))
 	}
-	p, err := SbufPlan(files[0])
+	p, err := files[0].SbufPlan()
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func reportSbuf(files []*Artifact, o *Options) (*report.Page, error) {
 }
 
 func inspectSbuf(a *Artifact, o *Options) (Output, error) {
-	p, err := SbufPlan(a)
+	p, err := a.SbufPlan()
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func inspectSbuf(a *Artifact, o *Options) (Output, error) {
 }
 
 func checkSbuf(a *Artifact, o *Options) (diag.Report, error) {
-	p, err := SbufPlan(a)
+	p, err := a.SbufPlan()
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func checkSbuf(a *Artifact, o *Options) (diag.Report, error) {
 }
 
 func simulateSbuf(a *Artifact, o *Options) (Output, error) {
-	p, err := SbufPlan(a)
+	p, err := a.SbufPlan()
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func init() {
 }
 
 // ZebuTrace reads a ZeBu emulator trace.
-func ZebuTrace(a *Artifact) (*zebu.Trace, error) {
+func (a *Artifact) ZebuTrace() (*zebu.Trace, error) {
 	if a.path != "" {
 		return zebu.ReadFile(a.path)
 	}
@@ -48,7 +48,7 @@ type ZebuReplay struct {
 }
 
 func simulateZebu(a *Artifact, o *Options) (Output, error) {
-	t, err := ZebuTrace(a)
+	t, err := a.ZebuTrace()
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (o *ZebuReplay) WriteText(w io.Writer) error {
 }
 
 func checkZebu(a *Artifact, o *Options) (diag.Report, error) {
-	t, err := ZebuTrace(a)
+	t, err := a.ZebuTrace()
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func checkZebu(a *Artifact, o *Options) (diag.Report, error) {
 }
 
 func inspectZebu(a *Artifact, o *Options) (Output, error) {
-	t, err := ZebuTrace(a)
+	t, err := a.ZebuTrace()
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func inspectZebu(a *Artifact, o *Options) (Output, error) {
 func reportZebu(files []*Artifact, o *Options) (*report.Page, error) {
 	var fs []zebureport.File
 	for _, f := range files {
-		t, err := ZebuTrace(f)
+		t, err := f.ZebuTrace()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}

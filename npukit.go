@@ -265,5 +265,5 @@ func Diff(a, b *Artifact, o *Options) (out Output, identical bool, err error) {
 // Comparable reports whether Diff compares a and b: artifacts of one kind,
 // or a NEFF and an unpacked NEFF directory (one format, packed or not).
 func Comparable(a, b *Artifact) bool {
-	return a.Kind == b.Kind || IsNeff(a) && IsNeff(b)
+	return a.Kind == b.Kind || a.IsNeff() && b.IsNeff()
 }

@@ -36,7 +36,7 @@ func readAllocTable(path string, capacity int64) (*alloc.Table, error) {
 	if err != nil {
 		return nil, ioCause(err)
 	}
-	return npukit.AllocTable(a, capacity)
+	return a.AllocTable(capacity)
 }
 
 func newAllocCmd(env *Env) *cobra.Command {

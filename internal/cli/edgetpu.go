@@ -27,7 +27,7 @@ func readEdgeTPU(path string) (*edgetpu.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := npukit.EdgeTPUModel(a)
+	m, err := a.EdgeTPUModel()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -45,7 +45,7 @@ func edgetpuArg(path string) (*edgetpu.Model, error) {
 	if !slices.Contains(edgetpuKinds, a.Kind) {
 		return nil, wrongKind(path, a, "Edge TPU model or DarwiNN package")
 	}
-	m, err := npukit.EdgeTPUModel(a)
+	m, err := a.EdgeTPUModel()
 	if err != nil {
 		return nil, libErr(path, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/edgetpu"
 	"github.com/spf13/cobra"
@@ -50,7 +49,7 @@ no plan: npukit inspect shows where its operators run.`,
 			if compiler != 0 && (compiler < 1 || compiler > 16) {
 				return usageErr("--compiler %d: want a compiler major version, 1..16", compiler)
 			}
-			m, err := npukit.EdgeTPUModel(a)
+			m, err := a.EdgeTPUModel()
 			if err != nil {
 				return libErr(args[0], err)
 			}

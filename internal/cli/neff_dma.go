@@ -21,14 +21,14 @@ func openNeffDMA(path string) (*npukit.NeffDMAListing, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !npukit.IsNeff(a) {
+	if !a.IsNeff() {
 		return nil, wrongKind(path, a, "NEFF")
 	}
 	o, err := libOptions()
 	if err != nil {
 		return nil, err
 	}
-	l, err := npukit.NeffDMA(a, o)
+	l, err := a.NeffDMA(o)
 	if err != nil {
 		return nil, libErr(path, err)
 	}
