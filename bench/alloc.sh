@@ -9,7 +9,7 @@
 #     the proof of a feasibility problem).
 #  2. the real compiler traces of ../shared/corpus2/alloc: `npukit alloc --minimize` and
 #     MiniMalloc's --minimize_capacity (bisection from 0 below twice the live-bytes peak,
-#     --timeout 60s): seconds, peak RSS, the answer, its gap to npukit's proven lower bound,
+#     --timeout 60s, killed at 90 s): seconds, peak RSS, the answer, its gap to npukit's proven lower bound,
 #     proven or not.
 # The machine is shared: absolute times are noisy, the ratios within one interleaved run
 # are what to compare. npukit's answers do not depend on the load (work budgets), so the
@@ -126,12 +126,12 @@ for f in "$shared"/benchmarks/minimalloc/*.csv; do
     mm_s=- mm_m=-
     if [ -n "$mm" ]; then
       timed "$tmp/mm.out" "$tmp/mm.err" "${mmpre[@]}" "$mm" --capacity=1048576 --input="$f" --output=/dev/null --validate
-      read -r mm_s mm_k <"$tmp/t"
+      read -r mm_s mm_k < <(tail -n 1 "$tmp/t")
       mm_m=$(awk -v k="$mm_k" 'BEGIN{printf "%.1f", k/1024}')
       grep -q "Validation PASS" "$tmp/mm.err" || mm_s="FAIL"
     fi
     timed "$tmp/np.json" "$tmp/np.err" "${pre[@]}" "$tmp/npukit" --json alloc -o "$tmp/sol.csv" "$f"
-    read -r np_s np_k <"$tmp/t"
+    read -r np_s np_k < <(tail -n 1 "$tmp/t")
     np_m=$(awk -v k="$np_k" 'BEGIN{printf "%.1f", k/1024}')
     status=$(json "$tmp/np.json" status)
     height=$(json "$tmp/np.json" height)
@@ -160,7 +160,7 @@ for f in "$shared"/corpus2/alloc/*.csv; do
   # Capacity benchmarks (NAME.N.csv, NAME.capN.csv) are not traces.
   if basename "$f" | grep -Eq '\.(cap)?[0-9]+(__[^.]*)?\.csv$'; then continue; fi
   timed "$tmp/np.json" "$tmp/np.err" "$tmp/npukit" --json alloc --minimize "$f"
-  read -r np_s np_k <"$tmp/t"
+  read -r np_s np_k < <(tail -n 1 "$tmp/t")
   buffers=$(json "$tmp/np.json" buffers)
   peak=$(json "$tmp/np.json" peak)
   cap=$(json "$tmp/np.json" capacity)
@@ -169,9 +169,10 @@ for f in "$shared"/corpus2/alloc/*.csv; do
   proven=$(grep -q '"proven": *true' "$tmp/np.json" && echo yes || echo no)
   mm_s=- mm_m=- mm_h=-
   if [ -n "$mm" ]; then
-    timed "$tmp/mm.out" "$tmp/mm.err" "$mm" --capacity=$((2 * peak)) --minimize_capacity --timeout=60s \
+    # Its --timeout does not bound its preprocessing (minutes on 28k buffers): 90 s at most.
+    timed "$tmp/mm.out" "$tmp/mm.err" timeout -k 5 90 "$mm" --capacity=$((2 * peak)) --minimize_capacity --timeout=60s \
       --input="$f" --output=/dev/null --validate
-    read -r mm_s mm_k <"$tmp/t"
+    read -r mm_s mm_k < <(tail -n 1 "$tmp/t")
     mm_m=$(awk -v k="$mm_k" 'BEGIN{printf "%.1f", k/1024}')
     mm_h=$(sed -n 's/.*Validation PASS, height \([0-9]*\).*/\1/p' "$tmp/mm.err" | tail -1)
     [ -n "$mm_h" ] || mm_h=fail
