@@ -45,6 +45,9 @@ type Graph struct {
 	Edges   []GraphEdge
 	// Note says what the picture leaves out (a collapsed view).
 	Note string
+	// Attr, when set, is written on the graph as data-NAME="VALUE" (a
+	// TFLite subgraph's index), so that tests can tell graphs apart.
+	Attr [2]string
 }
 
 const (
@@ -83,7 +86,11 @@ func (g *Graph) html() (template.HTML, error) {
 	}
 	l := graphlayout.Layered(in)
 	var b strings.Builder
-	b.WriteString(`<figure class="graph" data-graph>`)
+	if g.Attr[0] != "" {
+		fmt.Fprintf(&b, `<figure class="graph" data-graph data-%s="%s">`, esc(g.Attr[0]), esc(g.Attr[1]))
+	} else {
+		b.WriteString(`<figure class="graph" data-graph>`)
+	}
 	if g.Caption != "" {
 		fmt.Fprintf(&b, `<figcaption>%s</figcaption>`, esc(g.Caption))
 	}
@@ -145,8 +152,12 @@ func (g *Graph) html() (template.HTML, error) {
 		if n.Key != "" {
 			attr = fmt.Sprintf(` data-%s="%d"`, esc(n.Key), n.Index)
 		}
-		fmt.Fprintf(&b, `<g class="gnode" tabindex="0"%s data-name="%s" data-detail="%s" transform="translate(%s,%s)">`,
-			attr, esc(n.Label+" "+n.Sub), esc(string(detail)), f1(x), f1(y))
+		series := ""
+		if n.Series >= 0 && n.Series < len(g.Series) {
+			series = g.Series[n.Series].Name
+		}
+		fmt.Fprintf(&b, `<g class="gnode" tabindex="0"%s data-series="%s" data-name="%s" data-detail="%s" transform="translate(%s,%s)">`,
+			attr, esc(series), esc(n.Label+" "+n.Sub), esc(string(detail)), f1(x), f1(y))
 		fmt.Fprintf(&b, `<rect width="%s" height="%s" rx="4" fill="%s"/>`, f1(w), f1(hh), seriesColor(g.Series, n.Series))
 		fmt.Fprintf(&b, `<text x="%s" y="17" class="gname">%s</text>`, f1(w/2), esc(fitText(n.Label, graphFont, w-10)))
 		if n.Sub != "" {

@@ -36,6 +36,13 @@ if [ -d "$shared/corpus" ]; then
         *"not supported yet"*) echo "skip (no reporter for its kind): $name" ;;
         *) echo "report failed: $f: $msg" >&2; exit 1 ;;
       esac
+    else
+      # What inspect (and, for a model, plan) say, beside the report: the
+      # browser test matches the graph's nodes and colours against them.
+      "$out/npukit" --json inspect "$f" >"$out/reports/corpus-$name.html.inspect.json" 2>/dev/null || true
+      case "$name" in
+        *.tflite) "$out/npukit" --json edgetpu plan "$f" >"$out/reports/corpus-$name.html.plan.json" 2>/dev/null || rm -f "$out/reports/corpus-$name.html.plan.json" ;;
+      esac
     fi
   done < <(find "$shared/corpus" "$shared/corpus2" -type f -not -path '*/golden/*' -not -path '*/goldens/*' \
       -not -path '*/logs/*' -not -path '*/tracer/*' -not -path '*/nki/*' -not -name 'truth.json' \

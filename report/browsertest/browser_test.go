@@ -4,6 +4,7 @@ package browsertest
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -125,6 +126,7 @@ func checkReport(t *testing.T, bctx context.Context, path string) {
 			os.WriteFile(filepath.Join(*shotsDir, name), shot, 0o644)
 		}
 	}
+	checkGraphAgainstInspect(t, ctx, path)
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range problems {
@@ -367,3 +369,120 @@ const checkScript = `(() => {
   });
   return out;
 })()`
+
+// graphNode is what the page draws of one graph node.
+type graphNode struct {
+	Subgraph string `json:"subgraph"` // the figure's data-subgraph
+	Op       string `json:"op"`       // data-op-index
+	Workload string `json:"workload"` // data-workload-index
+	Count    string `json:"count"`    // data-workload-count
+	Series   string `json:"series"`   // data-series
+	Fill     string `json:"fill"`
+}
+
+const graphNodesScript = `[...document.querySelectorAll('figure[data-graph] g.gnode')].map(g => ({
+  subgraph: g.closest('figure').getAttribute('data-subgraph') || '',
+  op: g.getAttribute('data-op-index') || '', workload: g.getAttribute('data-workload-index') || '',
+  count: g.getAttribute('data-workload-count') || '', series: g.getAttribute('data-series') || '',
+  fill: (g.querySelector('rect') || {getAttribute: () => ''}).getAttribute('fill') || ''}))`
+
+// checkGraphAgainstInspect matches the page's graph with what `inspect
+// --json` (and `edgetpu plan --json` for an uncompiled model) said of the
+// same file, when the browser-test script saved them beside the report:
+// one node per operator, placed (coloured) where the file or the plan
+// runs it; one node per workload, or groups whose counts add up.
+func checkGraphAgainstInspect(t *testing.T, ctx context.Context, report string) {
+	data, err := os.ReadFile(report + ".inspect.json")
+	if err != nil {
+		return
+	}
+	var entries []struct {
+		Result struct {
+			Operators []struct {
+				Subgraph int    `json:"subgraph"`
+				Index    int    `json:"index"`
+				RunsOn   string `json:"runs_on"`
+			} `json:"operators"`
+			Cores []struct {
+				Workloads int `json:"workloads"`
+			} `json:"cores"`
+			Variant string `json:"variant"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(data, &entries) != nil || len(entries) != 1 {
+		return
+	}
+	nodes, err := chromedp.Run(ctx, chromedp.Evaluate[[]graphNode](graphNodesScript))
+	if err != nil {
+		t.Errorf("graph nodes: %v", err)
+		return
+	}
+	r := entries[0].Result
+	// A series has one colour wherever it is used.
+	fill := map[string]string{}
+	for _, n := range nodes {
+		if f, ok := fill[n.Series]; ok && f != n.Fill {
+			t.Errorf("graph: series %q drawn in %s and %s", n.Series, f, n.Fill)
+		}
+		fill[n.Series] = n.Fill
+	}
+	if len(r.Operators) > 0 {
+		onTPU := map[string]bool{}
+		for _, o := range r.Operators {
+			onTPU[fmt.Sprintf("%d/%d", o.Subgraph, o.Index)] = o.RunsOn == "Edge TPU"
+		}
+		if plan, err := os.ReadFile(report + ".plan.json"); err == nil {
+			var p struct {
+				Operators []struct {
+					Subgraph  int    `json:"subgraph"`
+					Index     int    `json:"index"`
+					Placement string `json:"placement"`
+				} `json:"operators"`
+			}
+			if json.Unmarshal(plan, &p) == nil {
+				for _, o := range p.Operators {
+					onTPU[fmt.Sprintf("%d/%d", o.Subgraph, o.Index)] = o.Placement == "TPU"
+				}
+			}
+		}
+		drawn := map[string]bool{}
+		for _, n := range nodes {
+			if n.Op == "" {
+				continue
+			}
+			k := n.Subgraph + "/" + n.Op
+			if drawn[k] {
+				t.Errorf("graph: operator %s drawn twice", k)
+			}
+			drawn[k] = true
+			if tpu, ok := onTPU[k]; !ok {
+				t.Errorf("graph: operator %s that inspect does not list", k)
+			} else if tpu != (n.Series == "Edge TPU") {
+				t.Errorf("graph: operator %s drawn as %q; inspect/plan put it on the Edge TPU: %v", k, n.Series, tpu)
+			}
+		}
+		if len(drawn) != len(onTPU) {
+			t.Errorf("graph: %d operator nodes, inspect lists %d operators", len(drawn), len(onTPU))
+		}
+	}
+	if len(r.Cores) > 0 && r.Variant != "" {
+		total := 0
+		for _, c := range r.Cores {
+			total += c.Workloads
+		}
+		single, grouped := 0, 0
+		for _, n := range nodes {
+			if n.Workload != "" {
+				single++
+			}
+			if n.Count != "" {
+				var k int
+				fmt.Sscan(n.Count, &k)
+				grouped += k
+			}
+		}
+		if single+grouped != total {
+			t.Errorf("graph: %d workload nodes and groups of %d, inspect counts %d workloads", single, grouped, total)
+		}
+	}
+}

@@ -69,7 +69,8 @@ func graphSection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
 		if len(sg.Operators) == 0 {
 			continue
 		}
-		g := &report.Graph{Caption: fmt.Sprintf("subgraph %d%s: %s", si, nameSuffix(sg.Name), humanize.Plural(len(sg.Operators), "operator")), Series: graphSeries}
+		g := &report.Graph{Caption: fmt.Sprintf("subgraph %d%s: %s", si, nameSuffix(sg.Name), humanize.Plural(len(sg.Operators), "operator")), Series: graphSeries,
+			Attr: [2]string{"subgraph", strconv.Itoa(si)}}
 		producer := map[int32]int{} // tensor -> node
 		tensorOK := func(ti int32) bool { return ti >= 0 && int(ti) < len(sg.Tensors) }
 		place := make([]int, len(sg.Operators))
