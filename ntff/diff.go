@@ -3,8 +3,11 @@ package ntff
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/npukit/npukit/internal/humanize"
 )
 
 // DiffRow is one compared quantity of two captures.
@@ -110,9 +113,19 @@ func (r *DiffResult) WriteText(w io.Writer) error {
 		if row.Ratio != 0 {
 			ratio = fmt.Sprintf("%.3f", row.Ratio)
 		}
-		fmt.Fprintf(tw, "%s\t%.6g\t%.6g\t%s\n", row.What, row.A, row.B, ratio)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.What, row.value(row.A), row.value(row.B), ratio)
 	}
 	return tw.Flush()
+}
+
+// value prints one side of a row as inspect prints the quantity: times
+// in microseconds with three decimals, counts and bytes whole with
+// thousands separators (%g printed 1573760 bytes as 1.57376e+06).
+func (r DiffRow) value(v float64) string {
+	if strings.HasSuffix(r.What, " us") {
+		return fmt.Sprintf("%.3f", v)
+	}
+	return humanize.Count(int64(math.Round(v)))
 }
 
 // note reports whether the row is a remark (a version or a core present
