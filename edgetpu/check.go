@@ -381,7 +381,7 @@ func checkHints(rep *diag.Report, loc string, e *Executable, ins, outs map[strin
 		return
 	}
 	if !h.FullyDeterministic {
-		rep.Add(RuleNotDeterministic, loc, "dma_hints.fully_deterministic is false")
+		rep.Add(RuleNotDeterministic, loc, "dma_hints.fully_deterministic is false: the USB runtime rejects such an executable unless the descriptors come from the device")
 	}
 	for i, x := range h.Hints {
 		hloc := fmt.Sprintf("%s / hint %d", loc, i)

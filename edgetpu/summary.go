@@ -335,7 +335,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		if op.Subgraph >= 0 {
 			ew.Printf("\nEdge TPU op (subgraph %d, operator %d), execution preference %d", op.Subgraph, op.Operator, op.ExecutionPreference)
 			if len(op.Chips) > 0 {
-				ew.Printf(", chips %s", joinInts(op.Chips, ","))
+				ew.Printf(", chips %s (the op's per-package chip option)", joinInts(op.Chips, ","))
 			}
 			ew.Printf("\n")
 		}
@@ -366,6 +366,8 @@ func writePackage(ew *stickywriter.Writer, p PackageSummary, indent string) {
 			humanize.Bytes(int64(e.NarrowMemPerTile)), capacity, e.Token)
 	}
 	tw.Flush()
+	// Issue 32: say what the columns are.
+	ew.Printf("%s  (NARROW MEM/TILE: the on-tile (narrow) memory the executable uses per tile / the tile's capacity; SCRATCH: off-chip scratch bytes; TOKEN: the caching token models compiled together share)\n", indent)
 	for _, e := range p.Executables {
 		ew.Printf("%s  Executable %d (%s): chunks %s bytes; relocations %s\n", indent, e.Index, e.Type, joinInts(e.ChunkBytes, ", "), mapText(e.Relocations))
 		if e.FullyDeterministic != nil {

@@ -316,6 +316,8 @@ func (s *Summary) WriteText(w io.Writer) error {
 			humanize.Bytes(c.L2Peak), pct(c.L2Peak, s.BufferSize), humanize.Bytes(c.L2Mean), pct(c.L2Mean, s.BufferSize), humanize.Bytes(c.WLPeak))
 	}
 	tw.Flush()
+	// Issue 32: say what the columns are.
+	fmt.Fprintf(ew, "  (L2 PEAK / MEAN: the bytes a workload's buffer snapshot holds in L2, largest and mean, OF L2 as a share of the %s L2; WL PEAK: the largest weight-buffer snapshot (the file's wl buffer))\n", humanize.Bytes(s.BufferSize))
 	if len(s.LayerTraffic) > 0 {
 		fmt.Fprintf(ew, "\nLayers (DRAM reads counted at their first consumer):\n")
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
