@@ -162,6 +162,8 @@ func TestHostilePythonRefused(t *testing.T) {
 		{"dict updated from a big dict", "d1 = {}\nfor i in range(20000):\n    d1[i] = i\nd2 = {}\nwhile True:\n    d2.update(d1)", "evaluation steps"},
 		{"keyword unpacking of a big dict", "d = {}\nfor i in range(20000):\n    d['k' + str(i)] = i\ndef f(**kw):\n    return 0\nwhile True:\n    f(**d)", "evaluation steps"},
 		{"startswith of a long string", "s = 'a' * (1 << 22)\nwhile True:\n    x = s.startswith(s)", "evaluation steps"},
+		{"long strings by identity", "s = 'a' * (1 << 22)\nt = 'a' * (1 << 22)\nwhile True:\n    x = s is t", "evaluation steps"},
+		{"shared tuples by identity", "a = (1,)\nb = (1,)\nfor i in range(80):\n    a = (a, a)\n    b = (b, b)\nx = a is b", "evaluation steps"},
 		{"wide format field", "x = f'{1:>100000000}'", "bound for one Python value"},
 	}
 	for _, c := range cases {

@@ -762,6 +762,18 @@ func (in *interp) unary(op string, v Value, node *python.UnaryOp) Value {
 }
 
 func (in *interp) compare(op string, l, r Value, node python.Node) Value {
+	if ls, ok := l.(string); ok && (op == "is" || op == "is not") {
+		if rs, ok := r.(string); ok && len(ls) == len(rs) {
+			in.charge(int64(len(ls)) / bytesPerStep)
+		}
+	}
+	if _, ok := l.(Tuple); ok && (op == "is" || op == "is not") {
+		// tuples of equal items are taken as the same object (CPython
+		// folds constant tuples), compared with in.equal's charges
+		_, isTuple := r.(Tuple)
+		same := isTuple && (sameObject(l, r) || in.equal(l, r))
+		return same == (op == "is")
+	}
 	switch op {
 	case "is":
 		return identical(l, r)
@@ -813,6 +825,14 @@ func identical(a, b Value) bool {
 	case bool:
 		y, ok := b.(bool)
 		return ok && x == y
+	case string:
+		// (no key built: a 64 MiB string would be copied per `is`)
+		y, ok := b.(string)
+		return ok && x == y
+	case *List, *Dict:
+		return sameObject(a, b)
+	case Tuple:
+		return sameObject(x, b)
 	}
 	if a == nil || b == nil {
 		return false

@@ -256,6 +256,8 @@ func TestNeffExitCodes(t *testing.T) {
 		{[]string{"neff", "unpack", f}, 2, "-o"},
 		{[]string{"neff", "unpack", "/nonexistent.neff", "-o", d}, 2, "no such file"},
 		{[]string{"neff", "pack", empty, "-o", filepath.Join(tmp, "x.neff")}, 2, "header.json"},
+		// an output inside the packed directory would be packed next time
+		{[]string{"neff", "pack", tmp, "-o", filepath.Join(tmp, "x.neff")}, 2, "inside the input directory"},
 		{[]string{"neff", "unpack", f, "-o", d}, 0, ""},
 		{[]string{"neff", "unpack", f, "-o", d}, 2, ""}, // non-empty DIR without --force
 		{[]string{"neff", "unpack", f, "-o", d, "--force"}, 0, ""},
