@@ -161,3 +161,44 @@ func (t *Tree) html() (template.HTML, error) {
 	b.WriteString("</ul>")
 	return template.HTML(b.String()), nil
 }
+
+// Row shows blocks side by side (wrapping to the next line when the page
+// is too narrow), such as the graphs of a pipeline's segments.
+type Row struct {
+	Blocks []Block
+}
+
+func (r *Row) html() (template.HTML, error) {
+	var b strings.Builder
+	b.WriteString(`<div class="brow">`)
+	for _, c := range r.Blocks {
+		h, err := c.html()
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(`<div class="bcell">`)
+		b.WriteString(string(h))
+		b.WriteString(`</div>`)
+	}
+	b.WriteString(`</div>`)
+	return template.HTML(b.String()), nil
+}
+
+// Titled is blocks under a small heading (one model among several).
+type Titled struct {
+	Title  string
+	Blocks []Block
+}
+
+func (t *Titled) html() (template.HTML, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<h3 class="btitle">%s</h3>`, esc(t.Title))
+	for _, c := range t.Blocks {
+		h, err := c.html()
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(string(h))
+	}
+	return template.HTML(b.String()), nil
+}

@@ -56,10 +56,25 @@ func Page(models []edgetpu.NamedModel) (*report.Page, error) {
 	if sec, ok := etpuSlowSection(page.Diagnostics); ok {
 		page.Sections = append(page.Sections, sec)
 	}
+	// The graphs: one section per model, or, for several models (pipeline
+	// segments, co-compiled models), one section with the models side by
+	// side.
+	var graphs []report.Block
 	for i, nm := range named {
 		if sec, ok := graphSection(i, nm); ok {
-			page.Sections = append(page.Sections, sec)
+			if len(named) == 1 {
+				page.Sections = append(page.Sections, sec)
+				continue
+			}
+			graphs = append(graphs, &report.Titled{Title: nm.Path, Blocks: sec.Blocks})
 		}
+	}
+	if len(graphs) > 0 {
+		page.Sections = append(page.Sections, report.Section{ID: "graphs", Title: "Graphs",
+			Intro:  "The models side by side, each coloured by where its operators run; the hand-over tensors between the Edge TPU and the CPU are marked on their edges.",
+			Blocks: []report.Block{&report.Row{Blocks: graphs}}})
+	}
+	for i, nm := range named {
 		page.Sections = append(page.Sections, etpuOperatorSection(i, nm))
 		if sec, ok := etpuLatencySection(i, nm); ok {
 			page.Sections = append(page.Sections, sec)
