@@ -335,8 +335,10 @@ func (m *NeffMeasured) WriteText(w io.Writer) error {
 // comparison holds whatever the cost model adds.
 type predictedTotals struct {
 	TotalNs   int64 `json:"total_ns"`
+	LaunchNs  int64 `json:"launch_ns"`
 	Subgraphs []struct {
 		Subgraph string `json:"subgraph"`
+		StartNs  int64  `json:"start_ns"`
 		KernelNs *int64 `json:"kernel_ns"`
 		Engines  *struct {
 			Engines []struct {
@@ -395,7 +397,10 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 				}
 			}
 			if sg.KernelNs != nil {
-				pred, have = float64(*sg.KernelNs), true
+				// The capture's per-core total spans the launch as its
+				// total does: compare it with the launch, the core's
+				// start and its kernel, as the total row is compared.
+				pred, have = float64(pt.LaunchNs+sg.StartNs+*sg.KernelNs), true
 			}
 			if sg.Engines != nil {
 				for _, e := range sg.Engines.Engines {

@@ -104,3 +104,46 @@ func TestNtffInspectSimTotalAgree(t *testing.T) {
 		}
 	}
 }
+
+// sim X.neff --measured X.ntff compares each core's total as it compares
+// the total: launch included on both sides. The core rows printed the
+// kernel alone against the capture's window (sg00 11.790 us predicted
+// against 26.417 us measured, while the total row said 21.790 us).
+func TestNtffMeasuredCoreRowsIncludeLaunch(t *testing.T) {
+	dir := conformance.Shared(t, "corpus3/ntff")
+	n := 0
+	for _, capf := range conformance.Files(t, dir, "*.ntff") {
+		neff := strings.TrimSuffix(capf, ".ntff") + ".neff"
+		if _, err := os.Stat(neff); err != nil {
+			continue
+		}
+		var cmp struct {
+			Simulation struct {
+				LaunchNs int64 `json:"launch_ns"`
+			} `json:"simulation"`
+			Rows []struct {
+				What        string  `json:"what"`
+				PredictedUs float64 `json:"predicted_us"`
+				MeasuredUs  float64 `json:"measured_us"`
+				Note        string  `json:"note"`
+			} `json:"comparison"`
+		}
+		runJSON(t, &cmp, "sim", neff, "--measured", capf)
+		if len(cmp.Rows) < 2 || cmp.Simulation.LaunchNs <= 0 {
+			t.Fatalf("%s: %+v", filepath.Base(capf), cmp)
+		}
+		total := cmp.Rows[0]
+		for _, r := range cmp.Rows[1:] {
+			if !strings.HasSuffix(r.What, " total") || r.Note != "" {
+				continue
+			}
+			n++
+			if r.PredictedUs < float64(cmp.Simulation.LaunchNs)/1e3 || r.PredictedUs > total.PredictedUs+1e-9 {
+				t.Errorf("%s: %s predicted %.3f us, the total %.3f us with a launch of %d ns", filepath.Base(capf), r.What, r.PredictedUs, total.PredictedUs, cmp.Simulation.LaunchNs)
+			}
+		}
+	}
+	if n == 0 {
+		t.Skip("no capture with its NEFF")
+	}
+}
