@@ -77,8 +77,8 @@ func diffEdgeTPU(a, b *Artifact, o *Options) (Output, bool, error) {
 	return r, r.Identical(), nil
 }
 
-// EdgeTPUHost resolves the host class of o.
-func EdgeTPUHost(o *Options) (edgetpu.HostClass, error) {
+// edgeTPUHost resolves the host class of o.
+func edgeTPUHost(o *Options) (edgetpu.HostClass, error) {
 	name := edgetpu.DefaultHost
 	if o != nil && o.EdgeTPUHost != "" {
 		name = o.EdgeTPUHost
@@ -103,7 +103,7 @@ type EdgeTPUSimulation struct {
 }
 
 func simulateEdgeTPU(a *Artifact, o *Options) (Output, error) {
-	h, err := EdgeTPUHost(o)
+	h, err := edgeTPUHost(o)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func simulateEdgeTPU(a *Artifact, o *Options) (Output, error) {
 	}
 	out := &EdgeTPUSimulation{File: a.Name, Latency: l}
 	if o.TracePath != "" {
-		if err := WriteEdgeTPUTrace(o.TracePath, a.Name, l); err != nil {
+		if err := writeEdgeTPUTrace(o.TracePath, a.Name, l); err != nil {
 			return nil, fmt.Errorf("the trace: %w", err)
 		}
 		out.Trace = o.TracePath
@@ -125,8 +125,8 @@ func simulateEdgeTPU(a *Artifact, o *Options) (Output, error) {
 	return out, nil
 }
 
-// WriteEdgeTPUTrace writes one first inference of l as a Perfetto trace.
-func WriteEdgeTPUTrace(path, name string, l *edgetpu.Latency) error {
+// writeEdgeTPUTrace writes one first inference of l as a Perfetto trace.
+func writeEdgeTPUTrace(path, name string, l *edgetpu.Latency) error {
 	tl, err := sim.Run(l.Timeline(true))
 	if err != nil {
 		return err

@@ -31,7 +31,7 @@ func reportGemini(files []*Artifact, o *Options) (*report.Page, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
-		fs = append(fs, geminireport.File{Name: f.Name, Schedule: s, Sim: GeminiSimParams(f.Name, o)})
+		fs = append(fs, geminireport.File{Name: f.Name, Schedule: s, Sim: geminiSimParams(f.Name, o)})
 	}
 	return geminireport.Page(fs)
 }

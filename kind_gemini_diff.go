@@ -125,8 +125,8 @@ func diffGemini(a, b *Artifact, o *Options) (Output, bool, error) {
 		}
 	}
 	// Simulated cycles, each schedule under its own timing parameters.
-	ra, errA := timing.Simulate(sa, GeminiSimParams(a.Name, o))
-	rb, errB := timing.Simulate(sb, GeminiSimParams(b.Name, o))
+	ra, errA := timing.Simulate(sa, geminiSimParams(a.Name, o))
+	rb, errB := timing.Simulate(sb, geminiSimParams(b.Name, o))
 	if errA == nil && errB == nil {
 		l.Int("simulated cycles", semdiff.Cycles, ra.TotalCycles, rb.TotalCycles)
 	}

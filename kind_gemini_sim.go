@@ -16,10 +16,10 @@ import (
 	"github.com/npukit/npukit/trace"
 )
 
-// GeminiSimParams are the timing parameters a schedule named name is
+// geminiSimParams are the timing parameters a schedule named name is
 // simulated with: timing.Default with the DRAM bandwidth of the file name
 // (bwN) when it has one, adjusted by o.GeminiSim.
-func GeminiSimParams(name string, o *Options) timing.Params {
+func geminiSimParams(name string, o *Options) timing.Params {
 	p := timing.ForName(name)
 	if o != nil && o.ClockGHz > 0 {
 		p.CoreGHz = o.ClockGHz
@@ -35,7 +35,7 @@ func simulateGemini(a *Artifact, o *Options) (Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := timing.Simulate(s, GeminiSimParams(a.Name, o))
+	res, err := timing.Simulate(s, geminiSimParams(a.Name, o))
 	if err != nil {
 		return nil, err
 	}
@@ -114,24 +114,24 @@ type GeminiSimulation struct {
 	TensorIdentity string `json:"tensor_identity,omitempty"`
 }
 
-// GeminiSimLayerRows is the most layers a simulation's text prints
+// geminiSimLayerRows is the most layers a simulation's text prints
 // without --layers (issue 32: a 2,000-workload schedule printed a
 // 2,067-line table by default); past it the text names the longest
 // layers and says how to get them all.
-const GeminiSimLayerRows = 40
+const geminiSimLayerRows = 40
 
 // shownLayers returns the indices of the layers the text prints: all of
-// them, or the GeminiSimLayerRows longest in program order.
+// them, or the geminiSimLayerRows longest in program order.
 func shownLayers(n int, all bool, dur func(i int) int64) []int {
 	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
 	}
-	if all || n <= GeminiSimLayerRows {
+	if all || n <= geminiSimLayerRows {
 		return idx
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return dur(idx[a]) > dur(idx[b]) })
-	idx = idx[:GeminiSimLayerRows]
+	idx = idx[:geminiSimLayerRows]
 	sort.Ints(idx)
 	return idx
 }

@@ -262,7 +262,7 @@ func (l *NeffDMAListing) Execute(inputs []NeffInput, outDir string, force bool, 
 				}
 				b, _ := mems[i].Bytes(name)
 				t, shape := neffVarType(m, p, v)
-				file := NpyFileName(name, v.ID, used)
+				file := npyFileName(name, v.ID, used)
 				path, err := atomicfile.Join(dir, file)
 				if err != nil {
 					return err
@@ -282,10 +282,10 @@ func (l *NeffDMAListing) Execute(inputs []NeffInput, outDir string, force bool, 
 	})
 }
 
-// NpyFileName makes a variable name a safe, unique file name: characters
+// npyFileName makes a variable name a safe, unique file name: characters
 // other than letters, digits, '.', '_' and '-' become '_', and a clash
 // (or an empty or dot name) gets the var_id appended.
-func NpyFileName(name string, id int64, used map[string]bool) string {
+func npyFileName(name string, id int64, used map[string]bool) string {
 	safe := []byte(name)
 	for i, c := range safe {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {

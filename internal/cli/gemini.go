@@ -26,7 +26,7 @@ func init() {
 	}, detect.GeminiIR)
 	registerKindFlags("sim", func(fs *pflag.FlagSet) func(o *npukit.Options) error {
 		var layers bool
-		fs.BoolVar(&layers, "layers", false, fmt.Sprintf("Gemini: print the per-layer table even past %d layers (--json always has it)", npukit.GeminiSimLayerRows))
+		fs.BoolVar(&layers, "layers", false, "Gemini: print every layer in the per-layer tables (a long table otherwise shows its longest layers; --json always has them all)")
 		return func(o *npukit.Options) error { o.Layers = layers; return nil }
 	}, detect.GeminiIR)
 	registerKindFlags("sim", geminiSimFlags, detect.GeminiIR)

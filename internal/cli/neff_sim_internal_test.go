@@ -115,16 +115,3 @@ func TestNeffDemoSteps(t *testing.T) {
 		t.Error(err)
 	}
 }
-
-func TestNpyFileName(t *testing.T) {
-	used := map[string]bool{}
-	for _, c := range []struct {
-		name string
-		id   int64
-		want string
-	}{{"out", 1, "out.npy"}, {"a/b", 2, "a_b.npy"}, {"a_b", 3, "a_b_var3.npy"}, {"..", 4, "_var4.npy"}, {"", 5, "_var5.npy"}} {
-		if got := npukit.NpyFileName(c.name, c.id, used); got != c.want {
-			t.Errorf("%q: %q, want %q", c.name, got, c.want)
-		}
-	}
-}
