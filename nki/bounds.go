@@ -1,6 +1,7 @@
 package nki
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
@@ -451,6 +452,46 @@ type errIntOverflow struct{ op string }
 
 func (e errIntOverflow) Error() string {
 	return "the result of " + e.op + " is beyond 64 bits (Python's integers are unbounded; npukit evaluates 64-bit integers and refuses what they cannot hold)"
+}
+
+// checkedIntOp is intBinOp refusing a result beyond 64 bits (constant
+// folding of symbolic loop expressions; numpy index tables keep numpy's
+// wrapping int64 arithmetic through intBinOp).
+func checkedIntOp(op string, a, b int64) (int64, error) {
+	over := errIntOverflow{fmt.Sprintf("%d %s %d", a, op, b)}
+	switch op {
+	case "+":
+		if (b > 0 && a > math.MaxInt64-b) || (b < 0 && a < math.MinInt64-b) {
+			return 0, over
+		}
+	case "-":
+		if (b < 0 && a > math.MaxInt64+b) || (b > 0 && a < math.MinInt64+b) {
+			return 0, over
+		}
+	case "*":
+		v, ok := mulInt(a, b)
+		if !ok {
+			return 0, over
+		}
+		return v, nil
+	case "<<":
+		if b >= 0 && a != 0 && (b > 62 || (a<<uint(b))>>uint(b) != a) {
+			return 0, over
+		}
+	case "**":
+		if b >= 0 {
+			v, ok := pyIntPow(a, b)
+			if !ok {
+				return 0, over
+			}
+			return v, nil
+		}
+	case "//":
+		if a == math.MinInt64 && b == -1 {
+			return 0, over
+		}
+	}
+	return intBinOp(op, a, b)
 }
 
 // pyIntPow is a**b for b >= 0 by squaring, with overflow refused.

@@ -141,6 +141,7 @@ func TestHostilePythonRefused(t *testing.T) {
 		{"product overflow", "x = 3037000500 * 3037000500", "beyond 64 bits"},
 		{"negation overflow", "x = -(-2**63)", "beyond 64 bits"},
 		{"int of a huge float", "x = int(1e19)", "beyond 64 bits"},
+		{"abs of the smallest integer", "x = abs(-9223372036854775807 - 1)", "beyond 64 bits"},
 		{"round of a huge float", "x = round(1e19)", "beyond 64 bits"},
 		{"string repetition overflow", `x = "ab" * 2**62`, "bound for one Python value"},
 		{"list repetition overflow", "x = [0, 0, 0, 0] * 2**62", "bound of"},

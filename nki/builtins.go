@@ -49,6 +49,9 @@ func (in *interp) initBuiltins() {
 		"abs": bi("abs", func(c *callCtx) Value {
 			switch x := c.need(0, "x").(type) {
 			case int64:
+				if x == math.MinInt64 {
+					c.fail("abs(%d): %v", x, errIntOverflow{"abs()"})
+				}
 				if x < 0 {
 					return -x
 				}

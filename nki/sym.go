@@ -63,7 +63,7 @@ func mergeVars(a, b []int) []int {
 // expression grown beyond bounds.
 func symBin(op string, a, b *Sym) (*Sym, error) {
 	if a.Op == "const" && b.Op == "const" {
-		v, err := intBinOp(op, a.C, b.C)
+		v, err := checkedIntOp(op, a.C, b.C)
 		if err != nil {
 			return nil, err
 		}
