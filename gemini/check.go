@@ -581,7 +581,7 @@ func checkLinks(s *Schedule, ix *Index, sl *slice, st *staleRefs, mr *missingRea
 							if reusedHere(r.Destinations, w, ci, id) {
 								rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (DRAM read) is re-used here from L2 but lists only an earlier consumer on this core", id)
 							} else if other := otherConsumerListed(r.Destinations, ix, ci, w.ID, id); other >= 0 {
-								rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (DRAM read) lists workload %d of this core, which also uses it, not this one", id, other)
+								rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (DRAM read) lists workload %d of this core, which also uses it, not this one: one consumer per core is listed (a writer's convention)", id, other)
 							} else if !coreListed(r.Destinations, ci) && !brokenDest(ix, sl, r.Destinations, id) {
 								// (A destination naming this core names a workload
 								// that does not use the transfer: that link is
@@ -608,7 +608,7 @@ func checkLinks(s *Schedule, ix *Index, sl *slice, st *staleRefs, mr *missingRea
 						if reusedHere(o.Destinations, w, ci, id) {
 							rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (ofmap of %s) is re-used here from L2 but lists only an earlier consumer on this core", id, wlLoc(pc, pw))
 						} else if other := otherConsumerListed(o.Destinations, ix, ci, w.ID, id); other >= 0 {
-							rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (ofmap of %s) lists workload %d of this core, which also uses it, not this one", id, wlLoc(pc, pw), other)
+							rep.Add(RuleWeightFirstOnly, loc(), "transfer %d (ofmap of %s) lists workload %d of this core, which also uses it, not this one: one consumer per core is listed (a writer's convention)", id, wlLoc(pc, pw), other)
 						} else if !coreListed(o.Destinations, ci) && !brokenDest(ix, sl, o.Destinations, id) {
 							rep.Add(RuleConsumerNotListed, loc(), "transfer %d (ofmap of %s) does not list this workload in its destination", id, wlLoc(pc, pw))
 						}
@@ -632,7 +632,7 @@ func checkLinks(s *Schedule, ix *Index, sl *slice, st *staleRefs, mr *missingRea
 					if first := firstListedBefore(r.Destinations, ix, ci, w.ID); first {
 						rep.Add(RuleWeightFirstOnly, loc(), "weight transfer %d is re-used here but lists only an earlier consumer", id)
 					} else if other := otherConsumerListed(r.Destinations, ix, ci, w.ID, id); other >= 0 {
-						rep.Add(RuleWeightFirstOnly, loc(), "weight transfer %d lists workload %d of this core, which also uses it, not this one", id, other)
+						rep.Add(RuleWeightFirstOnly, loc(), "weight transfer %d lists workload %d of this core, which also uses it, not this one: one consumer per core is listed (a writer's convention)", id, other)
 					} else if !coreListed(r.Destinations, ci) && !brokenDest(ix, sl, r.Destinations, id) {
 						rep.Add(RuleConsumerNotListed, loc(), "weight transfer %d does not list this workload in its destination", id)
 					}

@@ -58,8 +58,8 @@ func TestOneConsumerPerCoreConvention(t *testing.T) {
 	for _, d := range rep {
 		if d.Rule == RuleWeightFirstOnly {
 			infos++
-			if d.Count != 3 {
-				t.Errorf("the info stands for %d findings, want 3 (ofmap at workload 1, weight at 0 and 1): %s", d.Count, d)
+			if d.Count != 3 || !strings.Contains(d.Message, "one consumer per core is listed") {
+				t.Errorf("the info stands for %d findings (want 3: ofmap at workload 1, weight at 0 and 1) or does not name the convention: %s", d.Count, d)
 			}
 		}
 	}
