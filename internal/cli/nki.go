@@ -193,13 +193,17 @@ func renderNkiInspect(w io.Writer, r *nki.Result) error {
 	if len(r.Grid) > 0 {
 		fmt.Fprintf(w, ", grid %v", r.Grid)
 	}
-	fmt.Fprintf(w, ")\n\nTensors\n")
+	// A site in the kernel's own file is its line:column (issue 32: a
+	// 100-character file name repeated on every row).
+	own := filepath.Base(r.File) + ":"
+	short := func(site string) string { return strings.TrimPrefix(site, own) }
+	fmt.Fprintf(w, ")\nSITE is line:column in %s unless another file is named.\n\nTensors\n", filepath.Base(r.File))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  ID\tNAME\tSHAPE\tDTYPE\tBUFFER\tALLOCATION\tDECLARED\tAT RUNTIME\tSITE")
 	for _, t := range r.Tensors {
 		site := ""
 		if t.Site != nil {
-			site = t.Site.String()
+			site = short(t.Site.String())
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\t%s\t%s\t%d\t%d\t%s\n", t.ID, t.Name, t.Shape, t.DType, t.Buffer, allocText(t.Alloc), t.Declared, t.Instances, site)
 	}
@@ -221,7 +225,7 @@ func renderNkiInspect(w io.Writer, r *nki.Result) error {
 		if l.Symbolic {
 			kind += " (symbolic)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", l.ID, kind, strings.Join(trips, ","), l.Entries, l.Executed, l.Parent, l.Site, l.Iter)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", l.ID, kind, strings.Join(trips, ","), l.Entries, l.Executed, l.Parent, short(fmt.Sprint(l.Site)), l.Iter)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nEngine calls\n")
@@ -232,7 +236,7 @@ func renderNkiInspect(w io.Writer, r *nki.Result) error {
 		if c.Accumulate {
 			fn += " (+=)"
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\t%s\t%s\n", fn, c.Traced, c.Executed, c.Loop, strings.Join(c.Reads, ","), strings.Join(c.Writes, ","), c.Site)
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\t%s\t%s\n", fn, c.Traced, c.Executed, c.Loop, strings.Join(c.Reads, ","), strings.Join(c.Writes, ","), short(fmt.Sprint(c.Site)))
 	}
 	return tw.Flush()
 }

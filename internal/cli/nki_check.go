@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/diag"
@@ -242,6 +244,7 @@ func newNkiReportCmd(env *Env) *cobra.Command {
 				return usageErr("%s: %v", name, err)
 			}
 			page.Subtitle = name + " (NKI kernel " + ck.Plan.Name + ")"
+			kernelAllocations(page, ck.Trace)
 			if sec, ok := sbufreport.KernelGraphSection(ck); ok {
 				page.Sections = append(page.Sections, sec)
 			}
@@ -259,4 +262,41 @@ func newNkiReportCmd(env *Env) *cobra.Command {
 	cmd.Flags().StringVar(&emit, "emit-plan", "", "write the lowered plan (YAML) to this file")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "HTML file to write")
 	return cmd
+}
+
+// kernelAllocations writes, in a kernel page's tensor table, each directly
+// allocated tensor's allocation as the kernel states it and `nki inspect`
+// prints it (issue 32: the page said "ncc.psum.alloc(table of 1)" where
+// inspect said "psum.mod_alloc"); automatic tensors keep the placement the
+// page suggests.
+func kernelAllocations(page *report.Page, r *nki.Result) {
+	if r == nil {
+		return
+	}
+	by := map[string]*nki.TensorRec{}
+	for _, t := range r.Tensors {
+		if _, dup := by[t.Name]; t.Alloc != nil && !dup {
+			by[t.Name] = t
+		}
+	}
+	for i := range page.Sections {
+		if page.Sections[i].ID != "tensors" {
+			continue
+		}
+		for _, b := range page.Sections[i].Blocks {
+			tb, ok := b.(*report.Table)
+			col := -1
+			if ok {
+				col = slices.Index(tb.Header, "allocation")
+			}
+			if col < 0 {
+				continue
+			}
+			for _, row := range tb.Rows {
+				if t := by[row[0]]; t != nil && col < len(row) && !strings.HasPrefix(row[col], "auto") {
+					row[col] = allocText(t.Alloc)
+				}
+			}
+		}
+	}
 }

@@ -402,3 +402,39 @@ func TestEveryFaceGivesTheSameQuantities(t *testing.T) {
 		t.Error("no corpus file was compared")
 	}
 }
+
+// Issue 32, NKI naming: the report names a tensor's allocation as the
+// kernel and `nki inspect` do (it said ncc.psum.alloc(table of 1) for a
+// psum.mod_alloc), and inspect does not repeat the kernel's file name on
+// every row.
+func TestNkiNamesAllocationsOnce(t *testing.T) {
+	man := conformance.Shared(t, filepath.Join("corpus2", "nki", "manifest.json"))
+	entry := []string{"--manifest", man, "--entry", "sdk.test_sbuf_modulo_alloc"}
+	out := filepath.Join(t.TempDir(), "k.html")
+	if r := run(t, "", append([]string{"nki", "report", "-o", out}, entry...)...); r.code != 0 {
+		t.Skipf("entry not traceable here: %s", r)
+	}
+	b, _ := os.ReadFile(out)
+	if strings.Contains(string(b), "ncc.psum.alloc(table of") || !strings.Contains(string(b), "psum.mod_alloc") {
+		t.Error("the report does not name the kernel's psum.mod_alloc as inspect does")
+	}
+	ins := run(t, "", append([]string{"nki", "inspect"}, entry...)...)
+	first, _, _ := strings.Cut(ins.stdout, "  ")
+	base := filepath.Base(first)
+	if n := strings.Count(ins.stdout, base); n > 2 {
+		t.Errorf("inspect names %s %d times", base, n)
+	}
+}
+
+// Issue 32, jargon: inspect says what its abbreviated columns mean.
+func TestInspectExplainsItsColumns(t *testing.T) {
+	dir := demoFiles(t)
+	for file, want := range map[string]string{
+		"demo_gemini_schedule.json": "WL PEAK: the largest weight-buffer",
+		"demo_edgetpu.tflite":       "NARROW MEM/TILE: the on-tile",
+	} {
+		if r := run(t, dir, "inspect", file); !strings.Contains(r.stdout, want) {
+			t.Errorf("inspect %s does not explain %q:\n%s", file, want, r.stdout)
+		}
+	}
+}
