@@ -19,6 +19,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/npukit/npukit/internal/humanize"
 )
 
 // Severity of a diagnostic. The zero value is invalid.
@@ -324,14 +326,15 @@ func (r Report) Summary() string {
 }
 
 // Counts says how many errors, warnings and infos there are, each noun
-// in the singular for one: "0 errors, 1 warning, 2 infos". Every face
+// in the singular for one, with thousands separators as every other
+// count: "0 errors, 1 warning, 6,784 infos". Every face
 // prints finding counts with it (issue 32: "1 errors", "1 infos").
 func Counts(errors, warnings, infos int) string {
 	noun := func(n int, one string) string {
 		if n == 1 {
 			return "1 " + one
 		}
-		return fmt.Sprintf("%d %ss", n, one)
+		return humanize.Count(int64(n)) + " " + one + "s"
 	}
 	return noun(errors, "error") + ", " + noun(warnings, "warning") + ", " + noun(infos, "info")
 }

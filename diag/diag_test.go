@@ -121,3 +121,14 @@ func TestGroup(t *testing.T) {
 		t.Fatalf("Group changed its receiver: %+v", r)
 	}
 }
+
+// Finding counts carry thousands separators like every other count
+// ("in 163 lines", "1,442 instructions"): check printed "6784 warnings".
+func TestCountsSeparators(t *testing.T) {
+	if got, want := Counts(1, 6784, 35033), "1 error, 6,784 warnings, 35,033 infos"; got != want {
+		t.Errorf("Counts = %q, want %q", got, want)
+	}
+	if got, want := Counts(0, 1, 999), "0 errors, 1 warning, 999 infos"; got != want {
+		t.Errorf("Counts = %q, want %q", got, want)
+	}
+}
