@@ -347,7 +347,24 @@ func (r *DiffResult) WriteText(w io.Writer) error {
 	for _, m := range sortedKeys(r.Renumbered) {
 		ew.Printf("  %s: %d DMA entries renumbered (their id follows their position)\n", m, r.Renumbered[m])
 	}
+	// Fields that differ the same way in many elements (every DMA
+	// descriptor's from_off) are one line each, with how many (issue 32:
+	// a diff of two pool NEFFs listed 238 such lines).
+	shape := func(path string) string { return indexPattern.ReplaceAllString(path, "[]") }
+	count := map[string]int{}
 	for _, d := range r.Differences {
+		count[shape(d.Path)]++
+	}
+	shown := map[string]bool{}
+	for _, d := range r.Differences {
+		k := shape(d.Path)
+		if n := count[k]; n > 3 {
+			if !shown[k] {
+				shown[k] = true
+				ew.Printf("  %s: %v -> %v (and %d more like it; --json lists each)\n", d.Path, d.A, d.B, n-1)
+			}
+			continue
+		}
 		ew.Printf("  %s: %v -> %v\n", d.Path, d.A, d.B)
 	}
 	for _, d := range r.NoiseDifferences {
@@ -355,3 +372,7 @@ func (r *DiffResult) WriteText(w io.Writer) error {
 	}
 	return ew.Err()
 }
+
+// indexPattern matches the indices and keys of a field path
+// ("dma[qPoolIO0 I-20-0-block-1].desc[0]").
+var indexPattern = regexp.MustCompile(`\[[^\]]*\]`)

@@ -438,3 +438,27 @@ func TestInspectExplainsItsColumns(t *testing.T) {
 		}
 	}
 }
+
+// Issue 32, diff: fields that differ alike in many elements are one line
+// each (a diff of two pool NEFFs printed 339 lines); the verdict leads.
+func TestDiffFoldsRepeatedFields(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(conformance.Corpus(t, "neff"), "*.neff"))
+	if len(files) < 2 {
+		t.Skip("fewer than two NEFFs")
+	}
+	for i := 0; i+1 < len(files) && i < 3; i++ {
+		r := run(t, "", "diff", files[i], files[i+1])
+		lines := strings.Count(r.stdout, "\n")
+		var js struct {
+			Differences []any `json:"differences"`
+		}
+		j := run(t, "", "diff", "--json", files[i], files[i+1])
+		json.Unmarshal([]byte(j.stdout), &js)
+		if len(js.Differences) > 100 && lines > len(js.Differences)/2 {
+			t.Errorf("%s vs %s: %d lines for %d listed fields", filepath.Base(files[i]), filepath.Base(files[i+1]), lines, len(js.Differences))
+		}
+		if strings.HasPrefix(r.stdout, "  ") {
+			t.Errorf("the diff does not lead with its verdict:\n%.300s", r.stdout)
+		}
+	}
+}
