@@ -688,7 +688,9 @@ type floorRun struct {
 // mark is a position in the undo log.
 type mark struct{ floors, mfs, stack int }
 
-const maxMemo = 1 << 21
+// maxMemo bounds each search's failed-state memo (about 40 bytes an entry:
+// three searches at 2^21 entries held 180 MB on a 3.5 KB problem).
+const maxMemo = 1 << 19
 
 func (c *component) search(ctx context.Context, worker int, dynamic bool, only int, explored *atomic.Int64, progress func(int64), limit int64, race *atomic.Int64) searchResult {
 	n := len(c.bufs)
