@@ -174,12 +174,12 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	}
 
 	d := r.DRAM
-	fmt.Fprintf(w, "\nDRAM: %d loads %s (weights %s; one load per consuming core), %d stores %s; busy %s cycles (%.1f%%); achieved %.2f GB/s of %.1f GB/s\n",
-		d.Loads, humanize.Bytes(d.ReadBytes), humanize.Bytes(d.WeightBytes), d.Stores, humanize.Bytes(d.WriteBytes),
+	fmt.Fprintf(w, "\nDRAM: %s %s (weights %s; one load per consuming core), %s %s; busy %s cycles (%.1f%%); achieved %.2f GB/s of %.1f GB/s\n",
+		humanize.Plural(d.Loads, "load"), humanize.Bytes(d.ReadBytes), humanize.Bytes(d.WeightBytes), humanize.Plural(d.Stores, "store"), humanize.Bytes(d.WriteBytes),
 		humanize.Count(d.Busy), 100*d.Utilisation, timing.DecimalGBps(d.Achieved), timing.DecimalGBps(d.GBps))
 	if d.FromOtherCoreLoads+d.ToOtherCoreStores > 0 {
-		fmt.Fprintf(w, "  inter-core through DRAM: %d stores %s read back by another core, %d loads %s of another core's ofmap (as inspect's DRAM routes)\n",
-			d.ToOtherCoreStores, humanize.Bytes(d.ToOtherCoreBytes), d.FromOtherCoreLoads, humanize.Bytes(d.FromOtherCoreBytes))
+		fmt.Fprintf(w, "  inter-core through DRAM: %s %s read back by another core, %s %s of another core's ofmap (as inspect's DRAM routes)\n",
+			humanize.Plural(d.ToOtherCoreStores, "store"), humanize.Bytes(d.ToOtherCoreBytes), humanize.Plural(d.FromOtherCoreLoads, "load"), humanize.Bytes(d.FromOtherCoreBytes))
 		fmt.Fprintf(w, "  other loads: %d of the same core's own stores %s, %d inputs %s; other stores: %d read back by the same core only %s, %d not read back %s\n",
 			d.FromSameCoreLoads, humanize.Bytes(d.FromSameCoreBytes), d.InputLoads, humanize.Bytes(d.InputBytes),
 			d.ToSameCoreStores, humanize.Bytes(d.ToSameCoreBytes), d.NotReadBackStores, humanize.Bytes(d.NotReadBackBytes))

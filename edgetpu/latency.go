@@ -391,7 +391,7 @@ func (l *Latency) addCPU(t *tflite.Model, sg *tflite.Subgraph, oi int, h HostCla
 	w := Work(t, sg, op)
 	name := code.Label()
 	l.add(LatencyPart{Name: fmt.Sprintf("op %d %s", oi, name), Kind: PartCPU, Us: cpuOpUs(h, name, w), MACs: w.MACs, Op: oi, Resource: "host",
-		Detail: fmt.Sprintf("%d MACs, %d elements in, %d out", w.MACs, w.InElems, w.OutElems)})
+		Detail: fmt.Sprintf("%s, %s in, %s out", humanize.Plural(int(w.MACs), "MAC"), humanize.Plural(int(w.InElems), "element"), humanize.Count(w.OutElems))})
 }
 
 // addPackage adds one Edge TPU operator: transfers from the runtime's

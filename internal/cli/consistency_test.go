@@ -424,3 +424,19 @@ func TestGeminiDiffNumbersAreInspectAndSim(t *testing.T) {
 		t.Errorf("core named %q", core.Core)
 	}
 }
+
+// Counts of one take the singular in sim's text and JSON details: a
+// Gemini schedule with one DRAM store printed "1 stores", an Edge TPU
+// CPU operator on one element "1 elements in".
+func TestSimSingularCounts(t *testing.T) {
+	one := regexp.MustCompile(`(^|[^0-9.,])1 (loads|stores|elements|MACs)\b`)
+	files := append(corpusGlob(t, "gemini/*.json"), corpusGlob(t, "edgetpu/*.tflite")...)
+	for _, f := range files {
+		for _, args := range [][]string{{"sim", f}, {"sim", "--json", f}} {
+			r := run(t, "", args...)
+			if m := one.FindString(r.stdout); m != "" {
+				t.Errorf("%s %s: %q", strings.Join(args[:len(args)-1], " "), filepath.Base(f), m)
+			}
+		}
+	}
+}

@@ -65,8 +65,8 @@ func geminiSimSections(res *timing.Result, cmp *timing.Comparison) []report.Sect
 	kv := &report.KeyValues{Caption: "Simulation (npukit gemini/timing, default parameters)", Items: []report.KV{
 		{Key: "Total", Value: humanize.Count(res.TotalCycles) + " cycles"},
 		{Key: "DRAM bandwidth", Value: fmt.Sprintf("%.1f GB/s (%.2f B/cycle)", timing.DecimalGBps(d.GBps), d.BytesPerCycle)},
-		{Key: "DRAM traffic", Value: fmt.Sprintf("%d loads %s (weights %s), %d stores %s",
-			d.Loads, humanize.Bytes(d.ReadBytes), humanize.Bytes(d.WeightBytes), d.Stores, humanize.Bytes(d.WriteBytes))},
+		{Key: "DRAM traffic", Value: fmt.Sprintf("%s %s (weights %s), %s %s",
+			humanize.Plural(d.Loads, "load"), humanize.Bytes(d.ReadBytes), humanize.Bytes(d.WeightBytes), humanize.Plural(d.Stores, "store"), humanize.Bytes(d.WriteBytes))},
 		{Key: "DRAM busy", Value: fmt.Sprintf("%s cycles (%.1f%%), achieved %.2f GB/s", humanize.Count(d.Busy), 100*d.Utilisation, timing.DecimalGBps(d.Achieved))},
 	}}
 	if res.QueueOrderRelaxed {
