@@ -65,6 +65,19 @@ func (in *interp) needBytes(n int64, what string) {
 	in.charge(n / bytesPerStep)
 }
 
+// What the kernel's objects cost in memory, charged as steps when one is
+// made (a step per 8 bytes): a kernel keeping millions of closures or
+// dicts reached 1.2 GB within the step bound. Real kernels take at most a
+// few 10^5 steps (nki-library's attention_cte: 366 k of the 20 M).
+const (
+	funcBytes   = 512 // a Func and its keyword-defaults map
+	objectBytes = 256 // a dict or an instance: a struct and a map
+	listBytes   = 64  // a list and its first items
+)
+
+// alloc charges making an object of n bytes.
+func (in *interp) alloc(n int64) { in.charge(n / bytesPerStep) }
+
 // grow refuses a string being built that would pass the value bound with
 // add more bytes, and charges the add bytes.
 func (in *interp) grow(have, add int, what string) {

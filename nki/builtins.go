@@ -234,6 +234,7 @@ func (in *interp) initBuiltins() {
 			return &List{Items: c.in.uniq(c.in.iterate(c.args[0], c.node))}
 		}},
 		"dict": &typeVal{"dict", func(c *callCtx) Value {
+			c.in.alloc(objectBytes)
 			d := newDict()
 			if c.has(0, "") {
 				switch src := c.args[0].(type) {

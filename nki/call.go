@@ -273,6 +273,7 @@ func (in *interp) findAttr(c *Class, name string) (Value, bool) {
 }
 
 func (in *interp) instantiate(c *Class, args []Value, kws []kwarg, pos python.Pos) Value {
+	in.alloc(objectBytes)
 	if isExceptionClass(c) {
 		return &Instance{Class: c, Attrs: map[string]Value{"args": Tuple(args)}}
 	}

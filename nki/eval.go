@@ -65,12 +65,14 @@ func (in *interp) eval(sc *scope, e python.Expr) Value {
 	case *python.Tuple:
 		return Tuple(in.evalElts(sc, x.Elts))
 	case *python.List:
+		in.alloc(listBytes)
 		return &List{Items: in.evalElts(sc, x.Elts)}
 	case *python.Set:
 		// sets are rare in kernels; a list with unique hashable items
 		items := in.evalElts(sc, x.Elts)
 		return &List{Items: in.uniq(items)}
 	case *python.Dict:
+		in.alloc(objectBytes)
 		d := newDict()
 		for i, k := range x.Keys {
 			if k == nil {

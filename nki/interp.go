@@ -596,6 +596,7 @@ func (in *interp) excMatches(sc *scope, typ python.Expr, exc *pyExc) bool {
 }
 
 func (in *interp) makeFunc(sc *scope, name string, params *python.Params, body []python.Stmt, expr python.Expr, def *python.FunctionDef) *Func {
+	in.alloc(funcBytes)
 	fn := &Func{Name: name, QualName: name, Params: params, Body: body, Expr: expr, Closure: sc, Mod: sc.mod, Def: def, KwDefs: map[string]Value{}}
 	if sc.class {
 		fn.Closure = sc.parent

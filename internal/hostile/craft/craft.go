@@ -210,6 +210,10 @@ func NKIKernels(full bool) []NKIKernel {
 		k("string repeat overflow", "x = 'ab' * 2**62"),
 		k("list repeat overflow", "x = [0, 0, 0, 0] * 2**62"),
 		k("integer wraparound", "x = 2**64\nassert x != 0"),
+		// millions of small objects kept: each costs steps by its size
+		k("closures kept", "fs = []\nfor i in range(4000000):\n    fs.append(lambda: 0)"),
+		k("dicts kept", "ds = []\nfor i in range(4000000):\n    ds.append({})"),
+		k("lists kept", "ls = []\nfor i in range(4000000):\n    ls.append([i])"),
 	}
 	return ks
 }
