@@ -101,7 +101,7 @@ func ExampleArtifact_Simulate() {
 	}
 	sim := out.(*npukit.GeminiSimulation)
 	fmt.Println("cores:", len(sim.Cores), "DRAM GB/s:", sim.Params.DRAMGBps)
-	page, err := npukit.Report(nil, a)
+	page, err := a.Report(nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -45,7 +45,7 @@ type NeffSimulation struct {
 
 func us(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1e3) }
 
-func (o NeffSimulation) WriteText(w io.Writer) error {
+func (o *NeffSimulation) WriteText(w io.Writer) error {
 	p := o.Params
 	fmt.Fprintf(w, "NEFF simulation: %s\n", o.File)
 	fmt.Fprintf(w, "Predicted time: %s us (launch %s us + the longest core)\n", us(o.TotalNs), us(o.LaunchNs))
@@ -163,7 +163,7 @@ func simulateNeff(a *Artifact, o *Options) (Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := NeffSimulation{File: a.Name, Setup: run.Setup, TotalNs: run.TotalNs, LaunchNs: run.LaunchNs, Model: neffModelNotes(run), Params: setup.Params}
+	out := &NeffSimulation{File: a.Name, Setup: run.Setup, TotalNs: run.TotalNs, LaunchNs: run.LaunchNs, Model: neffModelNotes(run), Params: setup.Params}
 	for i, p := range progs {
 		// DMA the DGE hardware generates at run time: priced from the
 		// instructions that issue it when the engines were simulated.

@@ -28,7 +28,7 @@ func TestNeffSimTraceCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := out.(NeffSimulation)
+			o := out.(*NeffSimulation)
 			var text bytes.Buffer
 			if err := o.WriteText(&text); err != nil || !bytes.Contains(text.Bytes(), []byte("Predicted time")) {
 				t.Fatalf("text: %v %s", err, text.String())
@@ -80,7 +80,7 @@ func TestNeffReportLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, err := Report(nil, a)
+	page, err := a.Report(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestNeffOneVerdict(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		page, err := Report(nil, a)
+		page, err := a.Report(nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -229,10 +229,16 @@ func (a *Artifact) Simulate(o *Options) (Output, error) {
 	return ad.Simulate(a, orDefault(o))
 }
 
+// Report builds the artifact's report page; report.Render writes it as
+// self-contained HTML.
+func (a *Artifact) Report(o *Options) (*report.Page, error) {
+	return Report([]*Artifact{a}, o)
+}
+
 // Report builds one report page of one or more artifacts of one kind
 // (several Edge TPU models are grouped by caching token, for instance);
 // report.Render writes it as self-contained HTML.
-func Report(o *Options, as ...*Artifact) (*report.Page, error) {
+func Report(as []*Artifact, o *Options) (*report.Page, error) {
 	if len(as) == 0 {
 		return nil, errors.New("report: no artifact")
 	}

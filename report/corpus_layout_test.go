@@ -40,7 +40,7 @@ func TestCorpusChartsLayout(t *testing.T) {
 			if err != nil {
 				t.Skipf("not an input: %v", err)
 			}
-			p, err := npukit.Report(nil, a)
+			p, err := a.Report(nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -50,7 +50,7 @@ func neffDemoSim(env *Env, path, outDir string) error {
 	if err != nil {
 		return err
 	}
-	o := out.(npukit.NeffSimulation)
+	o := out.(*npukit.NeffSimulation)
 	for _, sg := range o.Subgraphs {
 		r := sg.Result
 		fmt.Fprintf(env.Stdout, "%s: %d descriptors, %s in %.3f us on %d DMA engines (%.2f GB/s); trace: %s\n",

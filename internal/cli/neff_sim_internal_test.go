@@ -41,7 +41,7 @@ func TestNeffSimParams(t *testing.T) {
 		if err != nil {
 			return npukit.NeffSimulation{}, err
 		}
-		return out.(npukit.NeffSimulation), nil
+		return *out.(*npukit.NeffSimulation), nil
 	}
 	x, err := sim("--dma-overhead-ns=0", "--dma-min-run=0", "--dma-gibps=27")
 	if err != nil {

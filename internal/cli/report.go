@@ -126,7 +126,7 @@ func writeReport(as []*npukit.Artifact, path string) error {
 
 // writeReportWith renders the page with the given library options.
 func writeReportWith(as []*npukit.Artifact, path string, o *npukit.Options) error {
-	page, err := npukit.Report(o, as...)
+	page, err := npukit.Report(as, o)
 	if err != nil {
 		return libErr(as[0].Name, err)
 	}

@@ -82,7 +82,7 @@ func Analyse(name string, data []byte) Result {
 	res.Check = indentJSON(doc)
 	res.Errors, res.Warnings, res.Infos = doc.Summary.Errors, doc.Summary.Warnings, doc.Summary.Infos
 
-	page, err := npukit.Report(o, a)
+	page, err := a.Report(o)
 	if err != nil {
 		msgs = append(msgs, err.Error())
 	} else {
