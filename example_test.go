@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/npukit/npukit/detect/detecttest"
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/ntff"
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/alloc"
@@ -37,16 +40,33 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println("errors:", rep.Count(diag.Error))
-	sum, err := a.Inspect(nil)
+	m, err := a.EdgeTPUModel()
 	if err != nil {
 		log.Fatal(err)
 	}
-	s := sum.(*edgetpu.Summary)
-	fmt.Println("Edge TPU ops:", len(s.EdgeTPUOps))
+	fmt.Println("Edge TPU ops:", len(edgetpu.Summarize(m).EdgeTPUOps))
 	// Output:
 	// Edge TPU model (TFLite with edgetpu-custom-op)
 	// errors: 0
 	// Edge TPU ops: 1
+}
+
+// Open a model on disk, check it and read it decoded: the code of the
+// package documentation (compiled, not run: it needs the file).
+func Example_open() {
+	a, err := npukit.Open("model_edgetpu.tflite")
+	if err != nil {
+		log.Fatal(err)
+	}
+	rep, err := a.Check(nil) // the findings, a diag.Report
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := a.EdgeTPUModel() // the decoded model, an *edgetpu.Model
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(rep.Count(diag.Error), "errors,", len(edgetpu.Summarize(m).EdgeTPUOps), "Edge TPU ops")
 }
 
 // Build a NEFF with neff.Builder, open it, and check it against the
@@ -238,4 +258,74 @@ func ExampleOpenBytes_tflite() {
 	// Output:
 	// tflite
 	// info edgetpu/no-edgetpu-op
+}
+
+// An unpacked NEFF (the directory neuronx-cc writes before packing, or
+// `npukit neff unpack` gives) opens as one artifact of kind neff-dir and
+// reads, checks and simulates as the packed file does.
+func ExampleArtifact_Neff_directory() {
+	b := neff.NewBuilder("tiny.neff")
+	sg := b.Subgraph("sg00")
+	sg.AddVar("x", "input", 4096)
+	sg.AddVar("y", "output", 4096)
+	sg.AddQueue("qSPIO0", "in", 16, "sp")
+	sp := sg.Engine("sp", "SP")
+	sp.AddDMA("qSPIO0", "copy x to y", neff.Copy("x", 0, []int64{4096}, []int64{1}, "y", 0, []int64{4096}, []int64{1}))
+	members, err := b.Members()
+	if err != nil {
+		log.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "tiny-neff")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	for _, m := range members {
+		p := filepath.Join(dir, filepath.FromSlash(m.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			log.Fatal(err)
+		}
+		if err := os.WriteFile(p, m.Data, 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	a, err := npukit.Open(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := a.Neff(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(a.Kind, "subgraphs:", len(m.Subgraphs), "first:", m.Subgraphs[0].Name)
+	out, err := a.Simulate(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	sim := out.(*npukit.NeffSimulation)
+	fmt.Println("DMA bytes:", sim.Subgraphs[0].Result.Bytes)
+	// Output:
+	// neff-dir subgraphs: 1 first: sg00
+	// DMA bytes: 4096
+}
+
+// Read a Neuron profiler capture (neuron-profile's .ntff, not written by
+// npukit, so this example is compiled but not run) and summarise it as
+// neuron-profile does; Simulate replays the measured run.
+func ExampleArtifact_Ntff() {
+	a, err := npukit.Open("profile.ntff")
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, err := a.Ntff()
+	if err != nil {
+		log.Fatal(err)
+	}
+	s := ntff.Summarize(p, a.Name)
+	fmt.Printf("%s on %s: %.3f us\n", s.NeffName, s.Instance, s.TotalTimeUs)
+	out, err := a.Simulate(&npukit.Options{TracePath: "profile.trace.json"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("replayed:", out.(*npukit.NtffReplay).TotalNs, "ns")
 }

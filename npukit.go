@@ -1,24 +1,62 @@
 // Package npukit is the front door of the npukit library: open any
 // supported artifact — an AWS Neuron NEFF (or an unpacked NEFF directory),
-// a Coral Edge TPU model or plain TFLite model, a DarwiNN package, a Gemini
-// scheduler IR, a MiniMalloc-style allocation problem, a NeuronCore
-// SBUF/PSUM plan, a ZeBu emulator trace — by path or from bytes, the kind
-// detected from content, and get from it what the npukit command gives:
-// its summary (Inspect), its diagnostics (Check), its HTML report page
-// (Report), its timing simulation (Simulate) and its semantic difference
-// from another artifact of the same kind (Diff).
+// a Neuron profiler capture, a Coral Edge TPU model or plain TFLite model,
+// a DarwiNN package, a Gemini scheduler IR, a MiniMalloc-style allocation
+// problem, a NeuronCore SBUF/PSUM plan, a ZeBu emulator trace — by path or
+// from bytes, the kind detected from content, and get from it what the
+// npukit command gives: its summary (Inspect), its diagnostics (Check), its
+// HTML report page (Report), its timing simulation (Simulate) and its
+// semantic difference from another artifact of the same kind (Diff).
 //
 //	a, err := npukit.Open("model_edgetpu.tflite")
-//	if err != nil { ... }
-//	rep, err := a.Check(nil)          // diag.Report
-//	sum, err := a.Inspect(nil)        // text with WriteText, JSON with encoding/json
-//	page, err := npukit.Report(nil, a) // report.Render(w, page) writes the HTML
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	rep, err := a.Check(nil) // the findings, a diag.Report
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	m, err := a.EdgeTPUModel() // the decoded model, an *edgetpu.Model
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	fmt.Println(rep.Count(diag.Error), "errors,", len(edgetpu.Summarize(m).EdgeTPUOps), "Edge TPU ops")
+//
+// # Arguments
+//
+// Operations on one artifact are methods of *Artifact; those on several
+// (Report of a group, Diff) are functions. Either way the artifacts come
+// first and the *Options last; nil Options give every kind's defaults.
+//
+// # Typed access
+//
+// Inspect, Simulate and Diff return an Output, which renders as text
+// (WriteText) and marshals to JSON with the same content. Each kind's
+// concrete types are listed below, and its decoded form is read with a
+// method of *Artifact; the format package then gives the typed summary
+// (edgetpu.Summarize(m), for instance) and everything finer.
+//
+//   - edgetpu-tflite, tflite, darwinn-package: EdgeTPUModel; Inspect
+//     returns *edgetpu.Summary, Simulate *EdgeTPUSimulation, Diff
+//     *edgetpu.DiffResult.
+//   - neff, neff-dir: Neff, and NeffDMA for the DMA programs; Inspect
+//     returns *neff.Summary, Simulate *NeffSimulation (*NeffMeasured with
+//     Options.NeffMeasured), Diff *neff.DiffResult.
+//   - ntff: Ntff; Inspect returns *NtffSummary, Simulate *NtffReplay,
+//     Diff *ntff.DiffResult.
+//   - gemini-ir: GeminiSchedule; Inspect returns *gemini.Summary, Simulate
+//     *GeminiSimulation, Diff *GeminiDiff.
+//   - minimalloc-csv: AllocTable, and SolveAlloc to place it; Inspect
+//     returns *alloc.Summary.
+//   - sbuf-plan: SbufPlan, and SbufSimulate for the simulation itself;
+//     Inspect returns *neuroncore.PlanSummary, Simulate
+//     *neuroncore.SimSummary.
+//   - zebu-trace: ZebuTrace; Inspect returns *zebu.Summary, Simulate
+//     *ZebuReplay.
 //
 // Each kind plugs in through an Adapter registered with Register; the
 // command line, the browser viewer and Go programs all dispatch through the
-// same registry, so they give the same answers. The format packages (neff,
-// edgetpu, gemini, alloc, neuroncore, tflite, ...) remain usable directly
-// for finer work.
+// same registry, so they give the same answers.
 package npukit
 
 import (
@@ -122,8 +160,9 @@ type Adapter struct {
 	Check    func(a *Artifact, o *Options) (diag.Report, error)
 	Report   func(as []*Artifact, o *Options) (*report.Page, error)
 	Simulate func(a *Artifact, o *Options) (Output, error)
-	// Diff returns the difference and whether the two are identical but
-	// for producer noise (unless o.Noise asks to count it).
+	// Diff returns the difference and whether the two are identical
+	// (but for producer noise such as tokens, UUIDs and timestamps, where
+	// the kind has any).
 	Diff func(a, b *Artifact, o *Options) (Output, bool, error)
 }
 
@@ -201,7 +240,8 @@ func orDefault(o *Options) *Options {
 	return o
 }
 
-// Inspect summarises the artifact.
+// Inspect summarises the artifact; the Output's type is the kind's (see
+// the package documentation).
 func (a *Artifact) Inspect(o *Options) (Output, error) {
 	ad, err := a.adapter("inspect", func(ad Adapter) bool { return ad.Inspect != nil })
 	if err != nil {
@@ -220,7 +260,9 @@ func (a *Artifact) Check(o *Options) (diag.Report, error) {
 	return ad.Check(a, orDefault(o))
 }
 
-// Simulate runs the timing model of the artifact's kind.
+// Simulate runs the timing model of the artifact's kind (a measured
+// capture or trace is replayed); the Output's type is the kind's (see the
+// package documentation).
 func (a *Artifact) Simulate(o *Options) (Output, error) {
 	ad, err := a.adapter("simulation", func(ad Adapter) bool { return ad.Simulate != nil })
 	if err != nil {
@@ -255,8 +297,9 @@ func Report(as []*Artifact, o *Options) (*report.Page, error) {
 }
 
 // Diff compares two artifacts of one kind semantically; identical is true
-// when they differ in nothing but producer noise (tokens, uuids,
-// timestamps) unless o.Noise asks to count those.
+// when they differ in nothing but producer noise (tokens, UUIDs,
+// timestamps). The Output's type is the kind's (see the package
+// documentation).
 func Diff(a, b *Artifact, o *Options) (out Output, identical bool, err error) {
 	if !Comparable(a, b) {
 		return nil, false, fmt.Errorf("diff compares files of one kind: %s is %s, %s is %s", a.Name, a.Describe(), b.Name, b.Describe())
