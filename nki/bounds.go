@@ -73,6 +73,7 @@ const (
 	funcBytes   = 512 // a Func and its keyword-defaults map
 	objectBytes = 256 // a dict or an instance: a struct and a map
 	listBytes   = 64  // a list and its first items
+	symBytes    = 96  // a symbolic loop expression node
 )
 
 // alloc charges making an object of n bytes.

@@ -705,6 +705,7 @@ func (in *interp) floatOp(op string, a, b float64, pos python.Pos) Value {
 }
 
 func (in *interp) symOp(op string, l, r Value, node python.Node) Value {
+	in.alloc(symBytes)
 	a, ok1 := toSym(l)
 	b, ok2 := toSym(r)
 	if !ok1 || !ok2 {
