@@ -146,11 +146,7 @@ func pctOf(a, b int64) float64 {
 func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	r := o.Result
 	p := r.Params
-	cores := "cores"
-	if len(r.Cores) == 1 {
-		cores = "core"
-	}
-	fmt.Fprintf(w, "%s: Gemini schedule (%s IR), %d %s, %d workloads\n", o.File, o.Variant, len(r.Cores), cores, o.Workloads)
+	fmt.Fprintf(w, "%s: Gemini schedule (%s IR), %s, %s\n", o.File, o.Variant, humanize.Plural(len(r.Cores), "core"), humanize.Plural(o.Workloads, "workload"))
 	fmt.Fprintf(w, "Total: %s cycles (%.1f us at %g GHz)\n", humanize.Count(r.TotalCycles), r.Micros, p.CoreGHz)
 	fmt.Fprintf(w, "Model: DRAM %.1f GB/s (%.2f B/cycle, +%d cycles per transfer), prefetch %s, NoC links %.1f GB/s, %d cycles per hop\n\n",
 		timing.DecimalGBps(p.DRAMGBps), r.DRAM.BytesPerCycle, p.DRAMOverhead, p.Prefetch, timing.DecimalGBps(p.LinkGBps), p.HopLatency)

@@ -427,10 +427,16 @@ func TestGeminiDiffNumbersAreInspectAndSim(t *testing.T) {
 
 // Counts of one take the singular in sim's text and JSON details: a
 // Gemini schedule with one DRAM store printed "1 stores", an Edge TPU
-// CPU operator on one element "1 elements in".
+// CPU operator on one element "1 elements in", a schedule of one
+// workload "1 core, 1 workloads".
 func TestSimSingularCounts(t *testing.T) {
-	one := regexp.MustCompile(`(^|[^0-9.,])1 (loads|stores|elements|MACs)\b`)
+	one := regexp.MustCompile(`(^|[^0-9.,])1 (loads|stores|elements|MACs|workloads|cores)\b`)
 	files := append(corpusGlob(t, "gemini/*.json"), corpusGlob(t, "edgetpu/*.tflite")...)
+	tiny := filepath.Join(t.TempDir(), "one.json")
+	if r := run(t, "", "gemini", "synth", "--cores", "1", "--workloads", "1", "-o", tiny); r.code != 0 {
+		t.Fatalf("synth: %s", r)
+	}
+	files = append(files, tiny)
 	for _, f := range files {
 		for _, args := range [][]string{{"sim", f}, {"sim", "--json", f}} {
 			r := run(t, "", args...)
