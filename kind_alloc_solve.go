@@ -162,7 +162,8 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 		defer cancel()
 	}
 	var explored int64
-	opt := alloc.Options{Budget: budget, Stage: o.Stage, Progress: func(n int64) {
+	var searched int64
+	opt := alloc.Options{Budget: budget, Stage: o.Stage, Searched: func(n int64) { searched += n }, Progress: func(n int64) {
 		explored = n
 		if progress != nil {
 			progress(n)
@@ -275,7 +276,9 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
-	res.Explored = explored
+	// The nodes of the searches whose answers were kept: the same on
+	// every run (the progress count includes the strategies that lost).
+	res.Explored = searched
 	if sol != nil {
 		q := *p
 		q.Capacity = res.Capacity

@@ -108,7 +108,7 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 	// The budget is shared by the components: each gets what the ones
 	// before it left.
 	left := opt.Budget
-	var charged int64
+	var charged, decidedNodes int64
 	exhausted := false
 	for ci, c := range comps {
 		c = build(c)
@@ -132,9 +132,11 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 		if r.st != TimedOut {
 			charged += r.work
 			left -= r.work
+			decidedNodes += r.nodes
 		} else if r.exhausted {
 			charged += limit
 			exhausted = true
+			decidedNodes += r.nodes // every strategy ran to its budget
 		}
 		if r.st != Solved {
 			break
@@ -142,6 +144,9 @@ func Exact(ctx context.Context, p *Problem, opt Options) (*Solution, Status, err
 	}
 	if opt.charge != nil {
 		opt.charge(charged)
+	}
+	if opt.Searched != nil {
+		opt.Searched(decidedNodes)
 	}
 	status := Solved
 	for ci, r := range results {
@@ -570,6 +575,7 @@ type searchResult struct {
 	st        Status
 	off       []int64
 	work      int64
+	nodes     int64
 	exhausted bool
 }
 
@@ -608,7 +614,9 @@ func (c *component) solvePortfolio(ctx context.Context, limit int64, explored *a
 		<-done
 	}
 	best := searchResult{st: TimedOut, exhausted: true}
+	var all int64
 	for _, r := range results {
+		all += r.nodes
 		switch {
 		case r.st != TimedOut:
 			if best.st == TimedOut || r.work < best.work {
@@ -617,6 +625,9 @@ func (c *component) solvePortfolio(ctx context.Context, limit int64, explored *a
 		case best.st == TimedOut && !r.exhausted && ctxErr(ctx) != nil:
 			best.exhausted = false // stopped by the context, not the budget
 		}
+	}
+	if best.st == TimedOut {
+		best.nodes = all
 	}
 	return best
 }
@@ -654,6 +665,7 @@ type searcher struct {
 	h         [2]uint64 // hash of placed set and floors
 	failed    map[[2]uint64]struct{}
 	nodes     int64
+	flushed   int64 // nodes counted before the last flush
 	// checkMask: the context is polled every checkMask+1 nodes, fewer on
 	// large components where a node costs O(buffers).
 	checkMask int64
@@ -780,7 +792,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 }
 
 func (s *searcher) result(st Status) searchResult {
-	r := searchResult{st: st, work: s.work, exhausted: s.exhausted && st == TimedOut}
+	r := searchResult{st: st, work: s.work, nodes: s.flushed + s.nodes, exhausted: s.exhausted && st == TimedOut}
 	if st == Solved {
 		r.off = s.off
 	}
@@ -893,6 +905,7 @@ func (s *searcher) flush() {
 		if s.progress != nil {
 			s.progress(t)
 		}
+		s.flushed += s.nodes
 		s.nodes = 0
 	}
 }

@@ -87,6 +87,10 @@ type Options struct {
 	// Minimize shares it across its probes (see Minimize).
 	Budget   int64
 	Progress func(explored int64) // optional, called periodically
+	// Searched, if set, is told once per exact solve the nodes of the
+	// searches whose answers were kept (the same on every run, unlike
+	// Progress's count, which includes the strategies that lost).
+	Searched func(nodes int64)
 	// Stage, if set, is told what the solve is doing when that changes
 	// ("first placement", "probe capacity N", "peak window 1 of 2"...),
 	// so a long solve can say more than a node count.
