@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -187,6 +188,12 @@ func TestJSONReportConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 		var rep struct {
+			DMA []struct {
+				Core   string `json:"subgraph"`
+				Engine string `json:"dma_engine"`
+				Queue  string `json:"dma_queue"`
+				Size   int64  `json:"transfer_size"`
+			} `json:"dma"`
 			ModelInfo []map[string]any `json:"model_info"`
 			Layers    []map[string]any `json:"layer_summary"`
 			Summary   []map[string]any `json:"summary"`
@@ -220,9 +227,33 @@ func TestJSONReportConformance(t *testing.T) {
 			{"instance_type", s.Instance}, {"runtime_version", s.Runtime}, {"driver_version", s.Driver}, {"collectives_version", s.Collectives},
 			{"hardware_dynamic_dma_packet_count", float64(s.HardwareDynamicPackets)}, {"hardware_dynamic_dma_size", float64(s.HardwareDynamicBytes)},
 			{"software_dynamic_dma_packet_count", float64(s.SoftwareDynamicPackets)}, {"software_dynamic_dma_size", float64(s.SoftwareDynamicBytes)},
+			{"static_dma_packet_count", float64(s.StaticDMAPackets)}, {"static_dma_size", float64(s.StaticDMABytes)},
 		} {
 			if sum[k.key] != k.got {
 				t.Errorf("%s: %s %v, report %v", name, k.key, k.got, sum[k.key])
+			}
+		}
+		// Per queue: the report lists every packet it counted, naming the
+		// DMA engine as the core's queue table does (64 + the event's).
+		want := map[string][2]int64{}
+		for _, d := range rep.DMA {
+			k := d.Core + " " + d.Engine + "." + d.Queue
+			want[k] = [2]int64{want[k][0] + 1, want[k][1] + d.Size}
+		}
+		got := map[string][2]int64{}
+		for _, c := range s.Cores {
+			for _, q := range c.Queues {
+				got[fmt.Sprintf("%s %d.%d", c.Name, 64+q.DMAEngine, q.Queue)] = [2]int64{int64(q.Packets), q.Bytes}
+			}
+		}
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("%s: queue %s: %d packets %d B, report %d packets %d B", name, k, got[k][0], got[k][1], w[0], w[1])
+			}
+		}
+		for k, g := range got {
+			if _, ok := want[k]; !ok && g[0] > 0 {
+				t.Errorf("%s: queue %s: %d packets, the report lists none", name, k, g[0])
 			}
 		}
 		for _, mi := range rep.ModelInfo {

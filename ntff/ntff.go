@@ -130,6 +130,14 @@ type Instr struct {
 	Opcode     int   // first byte of the instruction, -1 when unknown
 }
 
+// DMAStart is a DMA queue's start event (event code 1): a packet begins.
+// The events carry no size; neuron-profile matches them with the data
+// events in order (see Core.Counted).
+type DMAStart struct {
+	DMAEngine, Queue int
+	T                int64 // ps
+}
+
 // Packet is one DMA data packet.
 type Packet struct {
 	DMAEngine  int // 0-based, as the record numbers it
@@ -150,6 +158,7 @@ type Core struct {
 
 	Instrs        []Instr
 	Packets       []Packet
+	DMAStarts     []DMAStart // in record order
 	Notifications int
 	OtherEvents   int
 	Unpaired      int // start events without an end, and ends without a start
@@ -485,8 +494,9 @@ func (c *Core) decodeInstrs(recs []byte) {
 }
 
 // decodeDMA reads DMA events: byte 3 is 0x80 + the DMA engine, byte 4
-// the queue (high nibble) and event (low nibble: 5 a data packet whose
-// size is bytes 0-1, 6 its completion, in order per queue).
+// the queue (high nibble) and event (low nibble: 1 a packet's start, 5
+// its data, whose size is bytes 0-1, 6 its completion, in order per
+// queue).
 func (c *Core) decodeDMA(recs []byte) {
 	type qk struct{ e, q int }
 	open := map[qk][]int{}
@@ -498,6 +508,8 @@ func (c *Core) decodeDMA(recs []byte) {
 		}
 		k := qk{int(rec[3]) - 0x80, int(rec[4] >> 4)}
 		switch rec[4] & 0x0f {
+		case 1:
+			c.DMAStarts = append(c.DMAStarts, DMAStart{DMAEngine: k.e, Queue: k.q, T: ts(rec)})
 		case 5:
 			t := ts(rec)
 			open[k] = append(open[k], len(c.Packets))

@@ -145,10 +145,8 @@ func Summarize(p *Profile, file string) *Summary {
 		qs := map[qk]*QueueStat{}
 		qiv := map[qk][][2]int64{}
 		var order []qk
-		for _, pk := range c.Packets {
-			if pk.Start < start || pk.Start > end {
-				continue
-			}
+		for _, pi := range c.Counted(start, end) {
+			pk := c.Packets[pi]
 			k := qk{pk.DMAEngine, pk.Queue}
 			st := qs[k]
 			if st == nil {

@@ -108,3 +108,46 @@ func (p *Profile) notifyStart() (int64, bool) {
 // rule neuron-profile counts by (an instruction that starts in the window
 // but ends after it is left out).
 func (in Instr) In(start, end int64) bool { return in.Start >= start && in.End <= end }
+
+// Counted returns the indexes (into c.Packets) of the data packets
+// neuron-profile counts inside the window [start, end]: it keeps the
+// queue's start and data events that lie inside the window and matches
+// them in order, the i-th start with the i-th data event, and counts a
+// data event only when its start does not come after it. In a queue whose
+// first packet started before the window and sent its data inside it,
+// every start is matched one packet late, after its data event, and none
+// of the queue's packets is counted. This is what neuron-profile's
+// reports show: on the five shared JSON reports (format 6, per-packet
+// lists) it leaves out exactly the instruction-fetch packets of the
+// queues whose first fetch straddles the window's start, and changes no
+// other count (the dynamic queues' and the text summaries' stay equal). A
+// core that records no start event (none of the shared captures) counts
+// every data event inside the window.
+func (c *Core) Counted(start, end int64) []int {
+	type qk struct{ e, q int }
+	starts := map[qk][]int64{}
+	for _, s := range c.DMAStarts {
+		if s.T >= start && s.T <= end {
+			k := qk{s.DMAEngine, s.Queue}
+			starts[k] = append(starts[k], s.T)
+		}
+	}
+	seen := map[qk]int{}
+	var out []int
+	for i, pk := range c.Packets {
+		if pk.Start < start || pk.Start > end {
+			continue
+		}
+		if len(c.DMAStarts) == 0 {
+			out = append(out, i)
+			continue
+		}
+		k := qk{pk.DMAEngine, pk.Queue}
+		n := seen[k]
+		seen[k] = n + 1
+		if s := starts[k]; n < len(s) && s[n] <= pk.Start {
+			out = append(out, i)
+		}
+	}
+	return out
+}
