@@ -105,7 +105,7 @@ fi
 timed() {
   local out=$1 err=$2
   shift 2
-  /usr/bin/time -f '%e %M' -o "$tmp/t" "$@" >"$out" 2>"$err" || true
+  /usr/bin/time -f '%e %M %U %S' -o "$tmp/t" "$@" >"$out" 2>"$err" || true
 }
 json() { # json FILE KEY: a number or word of npukit's --json output
   tr -d ' \n' <"$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p"
@@ -114,7 +114,7 @@ json() { # json FILE KEY: a number or word of npukit's --json output
 ratios="$tmp/ratios"
 : >"$ratios"
 echo "== 1. MiniMalloc's benchmark at capacity 1,048,576 (interleaved, wall seconds incl. reading)"
-printf "%-4s %-11s %9s %8s %9s %8s %7s %10s %-7s %s\n" prob setting mm_s mm_MiB npukit_s npk_MiB ratio height proof placement
+printf "%-4s %-11s %9s %8s %9s %8s %7s %7s %7s %10s %-7s %s\n" prob setting mm_s mm_MiB npukit_s npk_MiB ratio mm_cpu npk_cpu height proof placement
 for f in "$shared"/benchmarks/minimalloc/*.csv; do
   name=$(basename "$f" | cut -d. -f1)
   if [ -n "$only" ] && ! echo ",$only," | grep -q ",$name,"; then continue; fi
@@ -124,15 +124,17 @@ for f in "$shared"/benchmarks/minimalloc/*.csv; do
       taskset0) pre=(taskset -c 0); mmpre=(taskset -c 0) ;;
       gomaxprocs1) pre=(env GOMAXPROCS=1); mmpre=() ;;
     esac
-    mm_s=- mm_m=-
+    mm_s=- mm_m=- mm_c=-
     if [ -n "$mm" ]; then
       timed "$tmp/mm.out" "$tmp/mm.err" "${mmpre[@]}" "$mm" --capacity=1048576 --input="$f" --output=/dev/null --validate
-      read -r mm_s mm_k < <(tail -n 1 "$tmp/t")
+      read -r mm_s mm_k mm_u mm_sy < <(tail -n 1 "$tmp/t")
+      mm_c=$(awk -v u="$mm_u" -v s="$mm_sy" 'BEGIN{printf "%.2f", u+s}')
       mm_m=$(awk -v k="$mm_k" 'BEGIN{printf "%.1f", k/1024}')
       grep -q "Validation PASS" "$tmp/mm.err" || mm_s="FAIL"
     fi
     timed "$tmp/np.json" "$tmp/np.err" "${pre[@]}" "$tmp/npukit" --json alloc -o "$tmp/sol.csv" "$f"
-    read -r np_s np_k < <(tail -n 1 "$tmp/t")
+    read -r np_s np_k np_u np_sy < <(tail -n 1 "$tmp/t")
+    np_c=$(awk -v u="$np_u" -v s="$np_sy" 'BEGIN{printf "%.2f", u+s}')
     np_m=$(awk -v k="$np_k" 'BEGIN{printf "%.1f", k/1024}')
     status=$(json "$tmp/np.json" status)
     height=$(json "$tmp/np.json" height)
@@ -143,12 +145,14 @@ for f in "$shared"/benchmarks/minimalloc/*.csv; do
     if [ "$mm_s" != - ] && [ "$mm_s" != FAIL ]; then
       ratio=$(awk -v a="$np_s" -v b="$mm_s" 'BEGIN{printf "%.3f", a/b}')
       echo "$setting $name $ratio" >>"$ratios"
+      echo "cpu $name $(awk -v a="$np_c" -v b="$mm_c" 'BEGIN{printf "%.3f", a/b}')" >>"$ratios"
     fi
-    printf "%-4s %-11s %9s %8s %9s %8s %7s %10s %-7s %s\n" "$name" "$setting" "$mm_s" "$mm_m" "$np_s" "$np_m" "$ratio" "$height" "$proof" "$fp"
+    printf "%-4s %-11s %9s %8s %9s %8s %7s %7s %7s %10s %-7s %s\n" "$name" "$setting" "$mm_s" "$mm_m" "$np_s" "$np_m" "$ratio" "$mm_c" "$np_c" "$height" "$proof" "$fp"
   done
 done
 if [ -s "$ratios" ]; then
-  echo "ratio = npukit seconds / MiniMalloc seconds in the same setting (0.1 = ten times faster)"
+  echo "ratio = npukit seconds / MiniMalloc seconds in the same setting (0.1 = ten times faster);"
+  echo "cpu = npukit's CPU seconds (user+sys, all its threads) / MiniMalloc's: the one-core ratio, less sensitive to load"
   awk '{n[$1]++; l[$1]+=log($3); if ($3>m[$1]) {m[$1]=$3; w[$1]=$2}}
        END{for (s in n) printf "%-12s geomean %.3f  worst %.3f (%s)  over %d problems\n", s, exp(l[s]/n[s]), m[s], w[s], n[s]}' "$ratios"
 fi
@@ -161,7 +165,7 @@ for f in "$shared"/corpus2/alloc/*.csv; do
   # Capacity benchmarks (NAME.N.csv, NAME.capN.csv) are not traces.
   if basename "$f" | grep -Eq '\.(cap)?[0-9]+(__[^.]*)?\.csv$'; then continue; fi
   timed "$tmp/np.json" "$tmp/np.err" "$tmp/npukit" --json alloc --minimize "$f"
-  read -r np_s np_k < <(tail -n 1 "$tmp/t")
+  read -r np_s np_k _ _ < <(tail -n 1 "$tmp/t")
   buffers=$(json "$tmp/np.json" buffers)
   peak=$(json "$tmp/np.json" peak)
   cap=$(json "$tmp/np.json" capacity)
@@ -173,7 +177,7 @@ for f in "$shared"/corpus2/alloc/*.csv; do
     # Its --timeout does not bound its preprocessing (minutes on 28k buffers): 90 s at most.
     timed "$tmp/mm.out" "$tmp/mm.err" timeout -k 5 90 "$mm" --capacity="$cap" --timeout=60s \
       --input="$f" --output=/dev/null --validate
-    read -r mm_s mm_k < <(tail -n 1 "$tmp/t")
+    read -r mm_s mm_k _ _ < <(tail -n 1 "$tmp/t")
     mm_m=$(awk -v k="$mm_k" 'BEGIN{printf "%.1f", k/1024}')
     mm_h=$(grep -q "Validation PASS" "$tmp/mm.err" && echo placed || echo "no answer")
   fi
