@@ -143,6 +143,9 @@ func pctOf(a, b int64) float64 {
 	return 100 * float64(a) / float64(b)
 }
 
+// WriteText prints the totals, then per core, DRAM, NoC link and layer
+// tables (the longest layers only of a long schedule unless
+// Options.Layers) and the comparison with a ZeBu trace.
 func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	r := o.Result
 	p := r.Params

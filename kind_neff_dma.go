@@ -97,9 +97,9 @@ type NeffNpyFile struct {
 }
 
 // WriteText prints the listing as `npukit neff dma` does.
-func (o *NeffDMAListing) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "NEFF DMA program: %s\n", o.File)
-	for _, sg := range o.Subgraphs {
+func (l *NeffDMAListing) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "NEFF DMA program: %s\n", l.File)
+	for _, sg := range l.Subgraphs {
 		a := sg.Analysis
 		fmt.Fprintf(w, "\nSubgraph %s: %s descriptors moving %s over %d queue sets\n", sg.Subgraph, humanize.Count(int64(a.Descriptors)), humanize.Bytes(a.Bytes), len(sg.Queues))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -128,11 +128,11 @@ func (o *NeffDMAListing) WriteText(w io.Writer) error {
 				fmt.Fprintf(w, "  %s: %s\n", p.Location, p.Message)
 			}
 		}
-		writeDMADiagnostics(w, a.Diagnostics, o.ShowAll)
+		writeDMADiagnostics(w, a.Diagnostics, l.ShowAll)
 		if sg.Executed != nil {
 			fmt.Fprintf(w, "Executed %d descriptors (%s written); engine instructions were not executed.\n", sg.Executed.Descriptors, humanize.Bytes(sg.Executed.Bytes))
 			for i, f := range sg.Written {
-				if i == neffDMAShown && !o.ShowAll {
+				if i == neffDMAShown && !l.ShowAll {
 					fmt.Fprintf(w, "  ... %d more files (--all lists them)\n", len(sg.Written)-i)
 					break
 				}

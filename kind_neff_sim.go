@@ -28,8 +28,9 @@ type NeffSimSubgraph struct {
 	Trace   string             `json:"trace,omitempty"`
 }
 
-// NeffSimulation is the simulated DMA of a NEFF (Simulate's Output for
-// NEFFs).
+// NeffSimulation is the simulated run of a NEFF: its engines'
+// instructions and its DMA where npukit decodes them, its DMA program
+// alone where not (Simulate's Output for NEFFs).
 type NeffSimulation struct {
 	File  string        `json:"file"`
 	Setup dmaprog.Setup `json:"setup"`
@@ -45,6 +46,8 @@ type NeffSimulation struct {
 
 func us(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1e3) }
 
+// WriteText prints the prediction and, per subgraph, its engines and DMA
+// queues.
 func (o *NeffSimulation) WriteText(w io.Writer) error {
 	p := o.Params
 	fmt.Fprintf(w, "NEFF simulation: %s\n", o.File)

@@ -48,6 +48,7 @@ type NtffSummary struct {
 	Neff string `json:"neff,omitempty"`
 }
 
+// WriteText prints the summary and the profiled NEFF when found.
 func (s *NtffSummary) WriteText(w io.Writer) error {
 	if err := s.Summary.WriteText(w); err != nil {
 		return err
@@ -125,8 +126,8 @@ func diffNtff(a, b *Artifact, o *Options) (Output, bool, error) {
 }
 
 // NtffReplay is Simulate of a capture: the run is already timed, so the
-// "simulation" replays it (its totals, and with --trace the captured
-// window as a Perfetto trace, one track per engine and DMA queue).
+// "simulation" replays it: its totals, and with Options.TracePath the
+// captured window as a Perfetto trace, one track per engine and DMA queue.
 type NtffReplay struct {
 	File    string `json:"file"`
 	Source  string `json:"source"`
@@ -136,6 +137,7 @@ type NtffReplay struct {
 	Trace   string        `json:"trace,omitempty"`
 }
 
+// WriteText prints the measured total and where the trace was written.
 func (r *NtffReplay) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s\nTotal: %.3f us (measured; to compare a NEFF's simulation with it: npukit sim X.neff --measured %s)\n",
 		r.File, r.Source, r.totalUs(), filepath.Base(r.File))
@@ -291,8 +293,9 @@ func ntffTimeline(p *ntff.Profile, name, what string) *report.Timeline {
 	return tl
 }
 
-// NeffMeasured is `npukit sim X.neff --measured X.ntff`: the NEFF's
-// simulation and the capture side by side, total, per core and per DMA
+// NeffMeasured is Simulate of a NEFF given Options.NeffMeasured (`npukit
+// sim X.neff --measured X.ntff`): the NEFF's simulation and the capture
+// side by side, total, per core and per DMA
 // queue, with the ratio predicted/measured.
 type NeffMeasured struct {
 	Simulation Output        `json:"simulation"`
@@ -310,6 +313,8 @@ type MeasuredRow struct {
 	Note        string  `json:"note,omitempty"`
 }
 
+// WriteText prints the simulation, then the predicted and measured
+// quantities side by side.
 func (m *NeffMeasured) WriteText(w io.Writer) error {
 	if err := m.Simulation.WriteText(w); err != nil {
 		return err

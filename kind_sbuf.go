@@ -80,9 +80,11 @@ func simulateSbuf(a *Artifact, o *Options) (Output, error) {
 // trace, and parsing it back took 7 GB.
 const sbufTraceCheckTasks = 200000
 
-// SbufSimulate simulates a plan and writes the trace when asked to; a
-// trace of up to sbufTraceCheckTasks tasks is validated by package trace
-// before it is kept, a larger one is streamed to the file.
+// SbufSimulate simulates a plan (one read with Artifact.SbufPlan, or
+// one an NKI kernel was traced to) and, when tracePath is not "", writes
+// its Perfetto trace there: a trace of up to 200,000 tasks is validated
+// by package trace before it is kept, a larger one is streamed to the
+// file.
 func SbufSimulate(p *neuroncore.Plan, tracePath string) (*neuroncore.SimResult, error) {
 	r, err := neuroncore.Simulate(p)
 	if err != nil {

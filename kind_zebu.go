@@ -34,8 +34,9 @@ func (a *Artifact) ZebuTrace() (*zebu.Trace, error) {
 }
 
 // ZebuReplay is Simulate of an emulator trace: the run is already
-// timed, so the "simulation" replays it (the totals, and with --trace its
-// timeline as a Perfetto trace beside the simulator's).
+// timed, so the "simulation" replays it: the totals, and with
+// Options.TracePath its timeline as a Perfetto trace to set beside the
+// simulator's.
 type ZebuReplay struct {
 	File        string `json:"file"`
 	Source      string `json:"source"`
@@ -75,19 +76,20 @@ func simulateZebu(a *Artifact, o *Options) (Output, error) {
 	return out, nil
 }
 
-func (o *ZebuReplay) WriteText(w io.Writer) error {
+// WriteText prints the totals and the busy cycles per instruction class.
+func (r *ZebuReplay) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s\nTotal: %s cycles (%.1f us at %g GHz; measured by the emulator; to simulate a schedule against it: npukit sim SCHEDULE.json --zebu %s)\n",
-		o.File, o.Source, humanize.Count(o.TotalCycles), float64(o.TotalCycles)/(o.ClockGHz*1e3), o.ClockGHz, filepath.Base(o.File))
+		r.File, r.Source, humanize.Count(r.TotalCycles), float64(r.TotalCycles)/(r.ClockGHz*1e3), r.ClockGHz, filepath.Base(r.File))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CLASS\tINSTRUCTIONS\tBUSY (cycles)\t")
-	for _, c := range o.Classes {
+	for _, c := range r.Classes {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t\n", c.Class, c.Insts, humanize.Count(c.Busy))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if o.Trace != "" {
-		fmt.Fprintf(w, "trace written to %s\n", o.Trace)
+	if r.Trace != "" {
+		fmt.Fprintf(w, "trace written to %s\n", r.Trace)
 	}
 	return nil
 }

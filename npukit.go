@@ -216,6 +216,7 @@ type UnsupportedError struct {
 	Op   string
 }
 
+// Error says which operation the kind does not support.
 func (e *UnsupportedError) Error() string {
 	return fmt.Sprintf("%s: %s is not supported for %s", e.Name, e.Op, e.Kind)
 }
@@ -223,6 +224,7 @@ func (e *UnsupportedError) Error() string {
 // ErrUnsupported matches every *UnsupportedError with errors.Is.
 var ErrUnsupported = errors.New("operation not supported for this kind")
 
+// Is makes errors.Is(err, ErrUnsupported) true.
 func (e *UnsupportedError) Is(target error) bool { return target == ErrUnsupported }
 
 func (a *Artifact) adapter(op string, has func(Adapter) bool) (Adapter, error) {
