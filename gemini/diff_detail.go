@@ -1,10 +1,10 @@
 package gemini
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/semdiff"
 )
 
@@ -329,7 +329,7 @@ func DiffDetails(a, b *Schedule) *DiffDetail {
 			if !okA {
 				t = y
 			}
-			l.Presence("layer", fmt.Sprintf("%s, %d workloads", t.Type, t.Workloads), okA)
+			l.Presence("layer", t.Type+", "+humanize.Plural(t.Workloads, "workload"), okA)
 		} else {
 			l.Str("type", x.Type, y.Type)
 			l.Int("workloads", semdiff.Count, int64(x.Workloads), int64(y.Workloads))

@@ -166,7 +166,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			saved = fmt.Sprintf("%.1f%%", 100*float64(c.FileExtent-c.MinCapacity)/float64(c.FileExtent))
 			if c.Waits > c.FileWaits {
 				// The saving is not free: say so beside it.
-				saved += fmt.Sprintf(" (+%d waits)", c.Waits-c.FileWaits)
+				saved += " (+" + humanize.Plural(c.Waits-c.FileWaits, "wait") + ")"
 			}
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d -> %d\t%s\t\n", c.Core, c.Key, c.Tensors, humanize.Bytes(c.FileExtent),

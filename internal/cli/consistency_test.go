@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/npukit/npukit/internal/conformance"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -443,6 +444,53 @@ func TestSimSingularCounts(t *testing.T) {
 			if m := one.FindString(r.stdout); m != "" {
 				t.Errorf("%s %s: %q", strings.Join(args[:len(args)-1], " "), filepath.Base(f), m)
 			}
+		}
+	}
+}
+
+// Counts of one take the singular in what inspect, check, diff and realloc
+// print of real files: "1 tiles on 1 locations" (nki inspect), "over 1
+// partitions" (a NEFF's DMA finding), "pe, 1 workloads" (a Gemini diff)
+// and "(+1 waits)" (gemini realloc) were printed.
+func TestSingularCountsOnCorpus(t *testing.T) {
+	one := regexp.MustCompile(`(^|[^0-9.,])1 (workloads|tiles|locations|partitions|waits)\b`)
+	look := func(r result, args ...string) {
+		t.Helper()
+		for _, ix := range one.FindAllStringIndex(r.stdout, -1) {
+			if before := r.stdout[:ix[0]+1]; strings.HasSuffix(strings.TrimSpace(before), "core") {
+				continue // "core 1 workloads" names core 1
+			}
+			t.Errorf("%s: %q", strings.Join(args, " "), r.stdout[ix[0]:ix[1]])
+			return
+		}
+	}
+	man := conformance.Shared(t, filepath.Join("corpus2", "nki", "manifest.json"))
+	var m struct {
+		Entries []struct {
+			ID string `json:"id"`
+		} `json:"entries"`
+	}
+	b, err := os.ReadFile(man)
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	for _, e := range m.Entries {
+		args := []string{"nki", "inspect", "--manifest", man, "--entry", e.ID}
+		look(run(t, "", args...), args...)
+	}
+	neffs := corpusGlob(t, "neff/*.neff")
+	if d := conformance.SharedDir(); d != "" {
+		more, _ := filepath.Glob(filepath.Join(d, "corpus3", "*", "*.neff"))
+		neffs = append(neffs, more...)
+	}
+	for _, f := range neffs {
+		look(run(t, "", "check", f), "check", f)
+	}
+	gem := corpusGlob(t, "gemini/*.json")
+	for i, f := range gem {
+		look(run(t, "", "gemini", "realloc", "--timeout", "2s", f), "gemini realloc", f)
+		if i > 0 {
+			look(run(t, "", "diff", "--json", gem[i-1], f), "diff --json", gem[i-1], f)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/nki"
 	"github.com/spf13/cobra"
 )
@@ -249,7 +250,7 @@ func allocText(a *nki.Alloc) string {
 	case a.Partition != nil:
 		return fmt.Sprintf("address=(%d, %d)", *a.Partition, *a.Offset)
 	case len(a.Tiles) > 0:
-		s := fmt.Sprintf("%s: %d tiles on %d locations", a.Kind, len(a.Tiles), a.PhysicalTiles)
+		s := fmt.Sprintf("%s: %s on %s", a.Kind, humanize.Plural(len(a.Tiles), "tile"), humanize.Plural(a.PhysicalTiles, "location"))
 		if len(a.Tiles) <= 4 {
 			s += fmt.Sprint(" ", a.Tiles)
 		}

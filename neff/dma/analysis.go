@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff/accesspattern"
 )
 
@@ -251,7 +252,7 @@ func checkSide(d Descriptor, s Side, sum accesspattern.Summary, l Layout, rep *d
 	}
 	per := sum.Bytes / int64(parts)
 	if per < MinPartitionPayload {
-		rep.Add(RuleSmallPartition, loc, "%s side moves %d bytes per partition over %d partitions (under %d B)", s.Var, per, parts, MinPartitionPayload)
+		rep.Add(RuleSmallPartition, loc, "%s side moves %d bytes per partition over %s (under %d B)", s.Var, per, humanize.Plural(parts, "partition"), MinPartitionPayload)
 	}
 	allowed := int(min(int64(l.partitions()), sum.Bytes/MinPartitionPayload))
 	if parts < allowed {
