@@ -156,26 +156,36 @@ func TestSummaryTextConformance(t *testing.T) {
 				t.Errorf("%s: %s %q, neuron-profile %q", name, c.key, c.got, kv[c.key])
 			}
 		}
+		_, _, _, anchor := p.window()
 		for _, e := range Engines {
 			key := strings.ToLower(e) + "_engine_instruction_count"
-			if got := strconv.Itoa(s.EngineCounts[e]); got != kv[key] {
-				t.Logf("%s: %s %s, neuron-profile %s (estimated window)", name, key, got, kv[key])
-				if !knownCountGap(name) {
-					t.Errorf("%s: %s %s, neuron-profile %s", name, key, got, kv[key])
-				}
+			want, _ := strconv.Atoi(kv[key])
+			got := s.EngineCounts[e]
+			if got == want {
+				continue
 			}
+			if d := got - want; anchor == anchorNotify && d >= -countGapNotify && d <= countGapNotify {
+				t.Logf("%s: %s %d, neuron-profile %d (known gap of a window placed after the Tensor NOTIFY)", name, key, got, want)
+				continue
+			}
+			t.Errorf("%s: %s %d, neuron-profile %d (window %s, %s)", name, key, got, want, s.Window, anchor)
 		}
 	}
 }
 
-// knownCountGap names the summaries whose per-engine counts the
-// estimated window (captures before format 6 do not record theirs) does
-// not reproduce: the Sync-engine pair that brackets the two stream
-// kernels is absent from this one; the window placed after the Tensor
-// NOTIFY gives its DMA packets exactly but leaves four engines one or two
-// instructions short (no window of the kernel time's length gives all five
-// counts: neuron-profile's counting window there is longer).
-func knownCountGap(name string) bool { return strings.Contains(name, "transpose") }
+// countGapNotify bounds the known gap of per-engine counts in a window
+// estimated after core 0's Tensor NOTIFY (a format 5 capture without the
+// Sync-engine semaphore-wait pair that brackets the stream kernels): the
+// window gives the DMA packets exactly, but engines come out up to two
+// instructions short. No rule found reproduces neuron-profile there: no
+// window of the kernel time's length placed within 5 us of the estimate,
+// whether an instruction counts when it lies inside, starts inside, ends
+// inside or overlaps the window, nor one window per core, nor matching
+// start and end events in order (as DMA packets are), gives all five
+// counts; the only window that does (instructions inside it) is 218 ns
+// longer than the kernel time and starts on no marker. Where the Sync
+// pair brackets the window, counts must be exact.
+const countGapNotify = 2
 
 // neuron-profile's JSON reports (format 6 captures, which record the
 // window): per-core instruction counts, the kernel time, DMA packets of

@@ -23,17 +23,31 @@ const pairTolerancePs = 10_000
 // captures place their recorded window), else the kernel time before the
 // last instruction of core 0 ended.
 func (p *Profile) Window() (start, end int64, how string) {
+	start, end, how, _ = p.window()
+	return start, end, how
+}
+
+// How an estimated window was placed (Profile.window).
+const (
+	anchorNone      = ""                 // recorded, whole capture, or no core
+	anchorSyncPair  = "sync-pair"        // two Sync semaphore waits bracket it
+	anchorNotify    = "notify"           // after core 0's Tensor NOTIFY
+	anchorLastInstr = "last-instruction" // before core 0's last instruction ended
+)
+
+// window is Window with the rule that placed an estimated window.
+func (p *Profile) window() (start, end int64, how, anchor string) {
 	if p.HasWindow {
-		return p.WindowStart, p.WindowEnd, "recorded"
+		return p.WindowStart, p.WindowEnd, "recorded", anchorNone
 	}
 	if len(p.Cores) == 0 {
-		return 0, 0, "estimated"
+		return 0, 0, "estimated", anchorNone
 	}
 	if p.Format <= 4 {
 		// Format 4 (trn1, 2024) stamps instruction and DMA events from
 		// two clocks of different origins and records no window: every
 		// event is counted.
-		return 0, 1<<63 - 1, WholeCapture
+		return 0, 1<<63 - 1, WholeCapture, anchorNone
 	}
 	c := &p.Cores[0]
 	total := c.TotalPs
@@ -61,12 +75,12 @@ func (p *Profile) Window() (start, end int64, how string) {
 		}
 	}
 	if bestEnd >= 0 {
-		return bestEnd - total, bestEnd, "estimated"
+		return bestEnd - total, bestEnd, "estimated", anchorSyncPair
 	}
 	if s, ok := p.notifyStart(); ok {
-		return s, s + total, "estimated"
+		return s, s + total, "estimated", anchorNotify
 	}
-	return last - total, last, "estimated"
+	return last - total, last, "estimated", anchorLastInstr
 }
 
 // notifyDelayPs is how long after core 0's Tensor-engine NOTIFY starts
