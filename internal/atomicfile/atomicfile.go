@@ -72,12 +72,18 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	var f *os.File
+	tmp, err := newTemp(func() (string, error) {
+		var err error
+		f, err = os.CreateTemp(dir, "."+base+".tmp-*")
+		if err != nil {
+			return "", err
+		}
+		return f.Name(), nil
+	})
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	track(tmp)
 	defer untrack(tmp)
 	defer func() {
 		if err != nil {
@@ -134,11 +140,10 @@ func Dir(path string, replace bool, fill func(tmp string) error) (err error) {
 	if err := os.MkdirAll(parent, 0o777); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := newTemp(func() (string, error) { return os.MkdirTemp(parent, "."+filepath.Base(path)+".tmp-*") })
 	if err != nil {
 		return err
 	}
-	track(tmp)
 	defer untrack(tmp)
 	defer func() {
 		if err != nil {
@@ -281,10 +286,21 @@ var (
 	interrupted bool
 )
 
-func track(p string) {
+// newTemp makes a temporary (file or directory) and tracks it as one
+// step for a signal: one made after Interrupt, or between its making and
+// its tracking, would be left behind.
+func newTemp(create func() (string, error)) (string, error) {
 	tempsMu.Lock()
+	defer tempsMu.Unlock()
+	if interrupted {
+		return "", errInterrupted
+	}
+	p, err := create()
+	if err != nil {
+		return "", err
+	}
 	temps[p] = true
-	tempsMu.Unlock()
+	return p, nil
 }
 
 func untrack(p string) {

@@ -155,6 +155,18 @@ func main() {
 	for _, d := range cgroupDirs {
 		os.Remove(d)
 	}
+	// Signals during a --force directory replacement: the old or the new
+	// directory is always there, and no temporary is left.
+	trials := 40
+	if full {
+		trials = 300
+	}
+	if problems := signalTrials(bin, work, trials); len(problems) > 0 {
+		failed++
+		fmt.Printf("%-34s %d trials\n  FAIL: %s\n", "signals during unpack --force", trials, strings.Join(problems, "; "))
+	} else if *verbose {
+		fmt.Printf("%-34s %d trials, old or new directory always present\n", "signals during unpack --force", trials)
+	}
 	fmt.Printf("%d runs, %d failed\n", len(runs), failed)
 	if failed > 0 {
 		os.Exit(1)
@@ -439,6 +451,52 @@ func plan(work string, full bool, shared string) []run {
 		runs = append(runs, run{in: in, args: []string{"nki", "check", "{}", "--kernel", "kernel"}, wantExit: k.Exits, timeout: 60 * time.Second})
 	}
 	return runs
+}
+
+// signalTrials replaces a directory with neff unpack --force and
+// interrupts it (SIGINT, SIGTERM, SIGHUP) at random moments; after each,
+// the target must hold the old directory or the complete new one, and no
+// hidden temporary may remain beside it.
+func signalTrials(bin, work string, n int) []string {
+	dir := filepath.Join(work, "signals")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return []string{err.Error()}
+	}
+	in := filepath.Join(dir, "in.neff")
+	if err := os.WriteFile(in, craft.NEFFBigMember(1<<20, craft.ZeroMember), 0o644); err != nil {
+		return []string{err.Error()}
+	}
+	out := filepath.Join(dir, "out")
+	os.MkdirAll(out, 0o755)
+	os.WriteFile(filepath.Join(out, "old"), []byte("x"), 0o644)
+	rng := rand.New(rand.NewSource(39))
+	sigs := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+	var problems []string
+	for i := range n {
+		cmd := exec.Command(bin, "neff", "unpack", in, "-o", out, "--force")
+		if err := cmd.Start(); err != nil {
+			return append(problems, err.Error())
+		}
+		// the whole run takes some 10 ms: signals land in every phase
+		time.Sleep(time.Duration(rng.Intn(20_000)) * time.Microsecond)
+		cmd.Process.Signal(sigs[i%len(sigs)])
+		cmd.Wait()
+		_, errOld := os.Stat(filepath.Join(out, "old"))
+		_, errNew := os.Stat(filepath.Join(out, "header.json"))
+		if errOld != nil && errNew != nil {
+			problems = append(problems, fmt.Sprintf("trial %d (%v): neither the old nor the new directory is at the target", i, sigs[i%len(sigs)]))
+			os.MkdirAll(out, 0o755)
+			os.WriteFile(filepath.Join(out, "old"), []byte("x"), 0o644)
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".") {
+				problems = append(problems, fmt.Sprintf("trial %d (%v): temporary %s left", i, sigs[i%len(sigs)], e.Name()))
+				os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return problems
 }
 
 // nestedMemoryCgroup makes a memory cgroup of limit bytes under this
