@@ -462,3 +462,17 @@ func TestDiffFoldsRepeatedFields(t *testing.T) {
 		}
 	}
 }
+
+// Issue 32: the Gemini report says what its NoC rows "link (-1,0)->(0,0)"
+// are (positions outside the mesh are the DRAM ports).
+func TestGeminiReportExplainsLinks(t *testing.T) {
+	dir := demoFiles(t)
+	out := filepath.Join(dir, "g.html")
+	if r := run(t, dir, "report", "demo_gemini_schedule.json", "-o", out); r.code != 0 {
+		t.Fatal(r)
+	}
+	b, _ := os.ReadFile(out)
+	if strings.Contains(string(b), "link (-1,") && !strings.Contains(string(b), "x = -1 and the column right of the last core are the DRAM ports") {
+		t.Error("the report draws links to (-1,y) without saying what they are")
+	}
+}

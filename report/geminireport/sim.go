@@ -89,7 +89,7 @@ func geminiSimSections(res *timing.Result, cmp *timing.Comparison) []report.Sect
 	}
 
 	gantt := &report.Timeline{
-		Caption: "Per-core timeline: compute and the stalls before each workload, by cause; DRAM channel and NoC links below",
+		Caption: "Per-core timeline: compute and the stalls before each workload, by cause; DRAM channel and NoC links below (a link (x,y)->(x',y') joins mesh positions; x = -1 and the column right of the last core are the DRAM ports at each row's ends, which carry each core's DRAM loads and stores)",
 		Series:  gsSeries, Unit: report.Cycles, XLabel: "cycles",
 	}
 	for _, c := range res.Cores {
