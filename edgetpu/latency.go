@@ -43,7 +43,8 @@ type HostClass struct {
 	Name    string `json:"name"`
 	Summary string `json:"summary"`
 	Link    string `json:"link"`
-	// LinkMBps is the effective host-link throughput in MB/s (10^6 bytes).
+	// LinkMBps is the effective host-link throughput in MB/s (10^6 bytes);
+	// the text prints it in GB/s, as every bandwidth npukit prints.
 	LinkMBps float64 `json:"link_mb_per_s"`
 	// CPUGMACs is the host CPU's int8 multiply-accumulate rate in the
 	// TFLite CPU kernels of dense convolutions and fully-connected layers,
@@ -680,7 +681,7 @@ func (l *Latency) WriteText(w io.Writer) error {
 		}
 		ew.Printf("  %-44s %10s %12s %s\n", shortName(p.Name), ms(p.Us), amount, flag)
 	}
-	ew.Printf("  host link %s at %.0f MB/s effective; host CPU %.2f GMAC/s; Edge TPU %.0f GMAC/s effective\n", l.Host.Link, l.Host.LinkMBps, l.Host.CPUGMACs, tpuMACsPerUs/1e3)
+	ew.Printf("  host link %s at %.3g GB/s effective; host CPU %.2f GMAC/s; Edge TPU %.0f GMAC/s effective\n", l.Host.Link, l.Host.LinkMBps/1e3, l.Host.CPUGMACs, tpuMACsPerUs/1e3)
 	for _, n := range l.Notes {
 		ew.Printf("  note: %s\n", n)
 	}
@@ -699,7 +700,7 @@ func HostsText(w io.Writer) error {
 			def = " (default)"
 		}
 		ew.Printf("  %-14s %s%s\n", h.Name, h.Summary, def)
-		ew.Printf("  %-14s link %s at %.0f MB/s effective, CPU %.2f GMAC/s int8; %s\n", "", h.Link, h.LinkMBps, h.CPUGMACs, h.Source)
+		ew.Printf("  %-14s link %s at %.3g GB/s effective, CPU %.2f GMAC/s int8; %s\n", "", h.Link, h.LinkMBps/1e3, h.CPUGMACs, h.Source)
 	}
 	return ew.Err()
 }

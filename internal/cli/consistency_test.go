@@ -494,3 +494,20 @@ func TestSingularCountsOnCorpus(t *testing.T) {
 		}
 	}
 }
+
+// Every bandwidth sim prints is in GB/s (README: "Bandwidths are GB/s in
+// every flag and output"): the Edge TPU estimate printed its host link in
+// MB/s ("USB 3.0 at 470 MB/s effective").
+func TestSimBandwidthUnits(t *testing.T) {
+	other := regexp.MustCompile(`[0-9] ?(MB/s|MiB/s|GiB/s|Gb/s|Mb/s)`)
+	files := append(corpusGlob(t, "edgetpu/*.tflite"), corpusGlob(t, "gemini/*.json")...)
+	files = append(files, corpusGlob(t, "neff/*.neff")...)
+	for _, f := range files {
+		if m := other.FindString(run(t, "", "sim", f).stdout); m != "" {
+			t.Errorf("sim %s: %q", filepath.Base(f), m)
+		}
+	}
+	if m := other.FindString(run(t, "", "sim", "--host", "help", files[0]).stdout); m != "" {
+		t.Errorf("sim --host help: %q", m)
+	}
+}
