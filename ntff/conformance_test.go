@@ -289,11 +289,13 @@ func TestJSONReportConformance(t *testing.T) {
 				if float64(e.Instructions) != want {
 					t.Errorf("%s: %s %s instructions %d, report %v", name, sg, e.Engine, e.Instructions, want)
 				}
-				// Instruction time: within 0.5% (the Tensor engine
-				// comes out about 100 ns, 0.3%, above the report's; the
-				// other engines within a nanosecond per instruction).
+				// Instruction time: equal but for the report's rounding
+				// to whole nanoseconds (it was 100-120 ns above on the
+				// Tensor engine while ends were paired with starts in
+				// record order: the Tensor engine records some ends out
+				// of order, and both events carry the PC).
 				if it, ok := layer[strings.ToLower(e.Engine)+"_engine_instruction_time"].(float64); ok {
-					if d := e.InstructionNs - it; d > 0.005*it+float64(e.Instructions) || -d > 0.005*it+float64(e.Instructions) {
+					if d := e.InstructionNs - it; d >= 2 || d <= -2 {
 						t.Errorf("%s: %s %s instruction time %.1f ns, report %v", name, sg, e.Engine, e.InstructionNs, it)
 					}
 				}

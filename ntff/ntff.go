@@ -443,10 +443,20 @@ func (c *Core) decode(r Region, recs []byte) {
 
 func ts(rec []byte) int64 { return int64(binary.LittleEndian.Uint64(rec[8:16]) & (1<<63 - 1)) }
 
-// decodeInstrs pairs each engine's start events (code 0x84+4e) with its
-// next end event (0x85+4e), in record order.
+// pairWindow bounds how many of an engine's open instructions an end
+// event is matched against by PC (bounded time on hostile input).
+const pairWindow = 64
+
+// decodeInstrs pairs each engine's start events (code 0x84+4e) with an
+// end event (0x85+4e): the earliest open start whose PC (bytes 0-1, which
+// both events carry) is the end's, else the oldest open one. The Tensor
+// engine overlaps its instructions and records some ends out of start
+// order (on the transpose capture, matmuls end before the instruction
+// started ahead of them): pairing in record order alone gave them the
+// wrong ends.
 func (c *Core) decodeInstrs(recs []byte) {
-	open := map[int][]int{} // engine -> indexes into c.Instrs awaiting an end
+	open := map[int][]int{}      // engine -> indexes into c.Instrs awaiting an end
+	openPC := map[int][]uint16{} // engine -> their PCs as recorded
 	for off := 0; off+RecordSize <= len(recs); off += RecordSize {
 		rec := recs[off : off+RecordSize]
 		code := int(rec[3])
@@ -465,15 +475,29 @@ func (c *Core) decodeInstrs(recs []byte) {
 				}
 			}
 			open[e] = append(open[e], len(c.Instrs))
+			openPC[e] = append(openPC[e], binary.LittleEndian.Uint16(rec[0:2]))
 			c.Instrs = append(c.Instrs, in)
 		case 1:
-			q := open[e]
+			q, qpc := open[e], openPC[e]
 			if len(q) == 0 {
 				c.Unpaired++
 				continue
 			}
-			c.Instrs[q[0]].End = ts(rec)
-			open[e] = q[1:]
+			j, pc := 0, binary.LittleEndian.Uint16(rec[0:2])
+			for i := 0; i < len(qpc) && i < pairWindow; i++ {
+				if qpc[i] == pc {
+					j = i
+					break
+				}
+			}
+			c.Instrs[q[j]].End = ts(rec)
+			if j == 0 {
+				open[e], openPC[e] = q[1:], qpc[1:]
+				continue
+			}
+			copy(q[j:], q[j+1:])
+			copy(qpc[j:], qpc[j+1:])
+			open[e], openPC[e] = q[:len(q)-1], qpc[:len(qpc)-1]
 		default:
 			c.OtherEvents++
 		}
