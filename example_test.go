@@ -329,3 +329,32 @@ func ExampleArtifact_Ntff() {
 	}
 	fmt.Println("replayed:", out.(*npukit.NtffReplay).TotalNs, "ns")
 }
+
+// List a NEFF's DMA program (what `npukit neff dma` prints): per subgraph
+// the descriptors and bytes each queue moves and the efficiency findings.
+func ExampleArtifact_NeffDMA() {
+	b := neff.NewBuilder("tiny.neff")
+	sg := b.Subgraph("sg00")
+	sg.AddVar("x", "input", 4096)
+	sg.AddVar("y", "output", 4096)
+	sg.AddQueue("qSPIO0", "in", 16, "sp")
+	sp := sg.Engine("sp", "SP")
+	sp.AddDMA("qSPIO0", "copy x to y", neff.Copy("x", 0, []int64{4096}, []int64{1}, "y", 0, []int64{4096}, []int64{1}))
+	data, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	a, err := npukit.OpenBytes("tiny.neff", data)
+	if err != nil {
+		log.Fatal(err)
+	}
+	l, err := a.NeffDMA(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, sg := range l.Subgraphs {
+		fmt.Println(sg.Subgraph, "descriptors:", sg.Analysis.Descriptors, "bytes:", sg.Analysis.Bytes)
+	}
+	// Output:
+	// sg00 descriptors: 1 bytes: 4096
+}
