@@ -390,3 +390,25 @@ func TestEmptyTableIsNotHeaderOnly(t *testing.T) {
 		t.Errorf("empty table: %s", h)
 	}
 }
+
+// A page of several files names each file once in its navigation, with
+// that file's sections on its line (issue 32: a three-model report's
+// header was ten lines of repeated file names).
+func TestNavNamesEachFileOnce(t *testing.T) {
+	name := func(i int) string { return fmt.Sprintf("cocompiled_model_number_%d_edgetpu.tflite", i) }
+	var nav []navItem
+	nav = append(nav, navItem{"summary", "Summary"})
+	for i := range 3 {
+		nav = append(nav, navItem{fmt.Sprintf("ops-%d", i), "Operators: " + name(i)}, navItem{fmt.Sprintf("exe-%d", i), name(i) + ": executables and layers"})
+	}
+	h := string(navHTML(nav))
+	visible := regexp.MustCompile(` title="[^"]*"`).ReplaceAllString(h, "")
+	for i := range 3 {
+		if n := strings.Count(visible, name(i)); n != 1 {
+			t.Errorf("%s shown %d times in %s", name(i), n, h)
+		}
+	}
+	if strings.Count(h, "<li>") != 4 || !strings.Contains(h, `href="#exe-2"`) {
+		t.Errorf("nav: %s", h)
+	}
+}

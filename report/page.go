@@ -72,7 +72,7 @@ var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <header>
 <h1>{{.Title}}</h1>
 {{if .Subtitle}}<p class="subtitle">{{.Subtitle}}</p>{{end}}
-<nav><ul>{{range .Nav}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}</ul></nav>
+<nav><ul>{{.NavHTML}}</ul></nav>
 </header>
 <main>
 {{if .Summary}}<section id="summary" class="summary"><h2>Summary</h2><dl class="kv">{{range .Summary}}<dt>{{.Key}}</dt><dd>{{.Value}}</dd>{{end}}</dl></section>{{end}}
@@ -132,14 +132,14 @@ func Render(w io.Writer, p *Page) error {
 	err := pageTmpl.Execute(&buf, struct {
 		Title, Subtitle string
 		Summary         []KV
-		Nav             []navItem
+		NavHTML         template.HTML
 		Sections        []renderedSection
 		Diagnostics     template.HTML
 		SectionIDs      string
 		CSS             template.CSS
 		JS              template.JS
 		Patterns        template.HTML
-	}{p.Title, p.Subtitle, p.Summary, nav, secs, diagHTML, sectionIDs(nav), template.CSS(pageCSS), template.JS(pageJS), template.HTML(patternDefs)})
+	}{p.Title, p.Subtitle, p.Summary, navHTML(nav), secs, diagHTML, sectionIDs(nav), template.CSS(pageCSS), template.JS(pageJS), template.HTML(patternDefs)})
 	if err != nil {
 		return err
 	}
@@ -229,4 +229,64 @@ func sectionIDs(nav []navItem) string {
 		ids[i] = n.ID
 	}
 	return strings.Join(ids, ",")
+}
+
+// navHTML renders the page's navigation. Sections named after one of
+// several files ("Operators: NAME", "NAME: DMA plan") are gathered on one
+// line per file, the name said once (issue 32: a three-model report's
+// header was ten lines of repeated file names).
+func navHTML(nav []navItem) template.HTML {
+	const long = 20 // a group name shorter than this is repeated as is
+	split := func(t string) (prefix, suffix string, ok bool) {
+		i, j := strings.Index(t, ": "), strings.LastIndex(t, ": ")
+		if i < 0 {
+			return "", "", false
+		}
+		return t[:i], t[j+2:], true
+	}
+	count := map[string]int{}
+	for _, n := range nav {
+		if p, q, ok := split(n.Title); ok {
+			count[p]++
+			if q != p {
+				count[q]++
+			}
+		}
+	}
+	groupOf := func(t string) (group, label string) {
+		p, q, ok := split(t)
+		switch {
+		case !ok:
+		case len(p) >= long && count[p] > 1:
+			return p, strings.TrimPrefix(t, p+": ")
+		case len(q) >= long && count[q] > 1:
+			return q, strings.TrimSuffix(t, ": "+q)
+		}
+		return "", t
+	}
+	var b strings.Builder
+	open := ""
+	for _, n := range nav {
+		g, label := groupOf(n.Title)
+		if g != open {
+			if open != "" {
+				b.WriteString("</li>")
+			}
+			if g != "" {
+				fmt.Fprintf(&b, `<li>%s: `, esc(g))
+			}
+			open = g
+		} else if g != "" {
+			b.WriteString(" · ")
+		}
+		link := fmt.Sprintf(`<a href="#%s" title="%s">%s</a>`, esc(n.ID), esc(n.Title), esc(label))
+		if g == "" {
+			link = "<li>" + link + "</li>"
+		}
+		b.WriteString(link)
+	}
+	if open != "" {
+		b.WriteString("</li>")
+	}
+	return template.HTML(b.String())
 }
