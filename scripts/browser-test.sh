@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-bench/out/browser}
-rm -rf "$out"; mkdir -p "$out/reports" "$out/shots" "$out/demo"
+rm -rf "$out"; mkdir -p "$out/reports" "$out/reports-nki" "$out/shots" "$out/demo"
 # go test runs in the package directory: hand it absolute paths.
 out=$(cd "$out" && pwd)
 
@@ -55,6 +55,23 @@ if [ -d "$shared/corpus" ]; then
       echo "report failed: set of $f: $msg" >&2; exit 1
     fi
   done < <(find "$shared/corpus" "$shared/corpus2" -type f -name '*_segment_0_of_*.tflite' -not -path '*/golden/*' -not -path '*/goldens/*' 2>/dev/null | sort)
+  # Every NKI kernel of the corpora's manifests (a kernel the tracer
+  # refuses, exit 2, is skipped and counted), with nki inspect beside it.
+  for m in "$shared"/corpus2/nki/manifest.json "$shared"/corpus3/nki/manifest.json; do
+    [ -f "$m" ] || continue
+    refused=0
+    for id in $(grep -o '"id": *"[^"]*"' "$m" | sed 's/.*"\([^"]*\)"$/\1/'); do
+      r="$out/reports-nki/nki-$id.html"
+      if "$out/npukit" nki report --manifest "$m" --entry "$id" -o "$r" >/dev/null 2>&1; then
+        "$out/npukit" --json nki inspect --manifest "$m" --entry "$id" >"$r.inspect.json" 2>/dev/null || true
+      else
+        code=$?
+        [ "$code" -eq 2 ] || { echo "nki report failed (exit $code): $m $id" >&2; exit 1; }
+        refused=$((refused + 1))
+      fi
+    done
+    echo "kernels of $m: $refused refused by the tracer (not reported)"
+  done
   for f in "$shared"/benchmarks/minimalloc/*.csv; do
     if ! msg=$("$out/npukit" report "$f" -o "$out/reports/bench-$(basename "$f").html" 2>&1); then
       echo "report failed: $f: $msg" >&2; exit 1
@@ -69,6 +86,16 @@ if [ "$n" -eq 0 ]; then
   exit 0
 fi
 go test -count=1 -tags browser ./report/browsertest -reports "$out/reports" -shots "$out/shots" -v 2>&1 | grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' | grep -v '^=== RUN'
+# The corpora's NKI kernels, graphs matched against nki inspect. A long
+# kernel's page (every executed step of its timeline and lifetimes) can pass
+# the 5 MB of the other reports: these are opened with a 10 MB limit.
+if ls "$out"/reports-nki/*.html >/dev/null 2>&1; then
+  for r in "$out"/reports-nki/*.html; do
+    sz=$(stat -c %s "$r")
+    if [ "$sz" -gt 5000000 ]; then echo "note: $(basename "$r") is $sz bytes (over the 5 MB of other reports)"; fi
+  done
+  go test -count=1 -tags browser ./report/browsertest -reports "$out/reports-nki" -max-bytes 10000000 -v 2>&1 | grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' | grep -v '^=== RUN'
+fi
 echo "screenshots in $out/shots"
 
 # The web viewer (npukit compiled to WebAssembly): one file of every kind
