@@ -82,7 +82,7 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 		return f.Name(), nil
 	})
 	if err != nil {
-		return err
+		return tempErr(err, path)
 	}
 	defer untrack(tmp)
 	defer func() {
@@ -142,7 +142,7 @@ func Dir(path string, replace bool, fill func(tmp string) error) (err error) {
 	}
 	tmp, err := newTemp(func() (string, error) { return os.MkdirTemp(parent, "."+filepath.Base(path)+".tmp-*") })
 	if err != nil {
-		return err
+		return tempErr(err, path)
 	}
 	defer untrack(tmp)
 	defer func() {
@@ -213,6 +213,16 @@ func outputErr(err error, tmp, path string) error {
 			return fmt.Errorf("writing %s: %w", path, &named)
 		}
 		return &named
+	}
+	return err
+}
+
+// tempErr names the output in an error creating its temporary: a missing
+// directory said "open /d/.out.tmp-123: no such file or directory".
+func tempErr(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: "create", Path: path, Err: pe.Err}
 	}
 	return err
 }

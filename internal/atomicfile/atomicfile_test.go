@@ -254,3 +254,13 @@ func TestErrorNamesTheOutput(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// An output in a directory that does not exist is named in the error, not
+// its temporary ("open /d/.x.html.tmp-123: no such file or directory").
+func TestMissingDirectoryNamesTheOutput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "missing", "x.html")
+	err := Write(out, 0o644, func(w io.Writer) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), out) || strings.Contains(err.Error(), ".tmp-") || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/npukit/npukit"
@@ -95,6 +96,13 @@ func libErr(path string, err error) error {
 	}
 	if path == "" { // the error names the file (diff's does)
 		return usageErr("%v", ioCause(err))
+	}
+	// A file other than the input (a --trace or -o output) keeps its
+	// name: "x.neff: no such file or directory" blamed an input that
+	// exists for a trace directory that does not.
+	var pe *fs.PathError
+	if errors.As(err, &pe) && filepath.Clean(pe.Path) != filepath.Clean(path) {
+		return usageErr("%s: %v", path, err)
 	}
 	return usageErr("%s: %v", path, ioCause(err))
 }

@@ -162,3 +162,25 @@ func containsInt(l []int, v int) bool {
 	}
 	return false
 }
+
+// An output that cannot be created is named in the error, not the input
+// nor a temporary: sim X --trace /missing/t.json said "X: no such file or
+// directory" of an input that exists.
+func TestUnwritableOutputNamed(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
+	var inputs []string
+	for _, pat := range []string{"neff/*.neff", "edgetpu/*.tflite", "gemini/*.json"} {
+		if fs := corpusGlob(t, pat); len(fs) > 0 {
+			inputs = append(inputs, fs[0])
+		}
+	}
+	for _, in := range inputs {
+		for _, args := range [][]string{{"sim", in, "--trace", filepath.Join(missing, "t.json")}, {"report", in, "-o", filepath.Join(missing, "x.html")}} {
+			r := run(t, dir, args...)
+			if r.code != 2 || !strings.Contains(r.stderr, filepath.Join(missing, filepath.Base(args[3]))) || strings.Contains(r.stderr, ".tmp-") {
+				t.Errorf("%s %s: %s", args[0], filepath.Base(in), r)
+			}
+		}
+	}
+}
