@@ -58,13 +58,13 @@ type Policy struct {
 func (p *Policy) Add(c Config, source string) error {
 	for _, r := range c.Disable {
 		if err := checkPattern(r); err != nil {
-			return fmt.Errorf("%s: disable: %w", source, err)
+			return fmt.Errorf("%s: %w", where(source, "disable"), err)
 		}
 		p.dirs = append(p.dirs, directive{pattern: r, on: false, source: source})
 	}
 	for _, r := range c.Enable {
 		if err := checkPattern(r); err != nil {
-			return fmt.Errorf("%s: enable: %w", source, err)
+			return fmt.Errorf("%s: %w", where(source, "enable"), err)
 		}
 		p.dirs = append(p.dirs, directive{pattern: r, on: true, source: source})
 	}
@@ -75,7 +75,7 @@ func (p *Policy) Add(c Config, source string) error {
 	sort.Strings(keys) // map order must not decide between two patterns
 	for _, r := range keys {
 		if err := checkPattern(r); err != nil {
-			return fmt.Errorf("%s: severity: %w", source, err)
+			return fmt.Errorf("%s: %w", where(source, "severity"), err)
 		}
 		s, err := diag.ParseSeverity(strings.TrimSpace(c.Severity[r]))
 		if err != nil {
@@ -84,6 +84,16 @@ func (p *Policy) Add(c Config, source string) error {
 		p.dirs = append(p.dirs, directive{pattern: r, severity: s, source: source})
 	}
 	return nil
+}
+
+// where names a directive's source and key: ".npukit.yaml: disable", but
+// "--disable" for the flag, which names the key already ("--disable:
+// disable: no rule" said it twice).
+func where(source, key string) string {
+	if source == "--"+key {
+		return source
+	}
+	return source + ": " + key
 }
 
 // Empty reports whether the policy changes nothing.

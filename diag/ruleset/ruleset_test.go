@@ -156,3 +156,23 @@ func TestSourcePosition(t *testing.T) {
 		}
 	}
 }
+
+// An error names the flag once ("--disable: no rule ..."), a file with
+// its key (".npukit.yaml: disable: no rule ..."): the flag's said
+// "--disable: disable: no rule".
+func TestPolicyErrorSource(t *testing.T) {
+	var p Policy
+	for _, c := range []struct {
+		cfg          Config
+		source, want string
+	}{
+		{Config{Disable: []string{"rstest/lod"}}, "--disable", "--disable: no rule"},
+		{Config{Severity: map[string]string{"rstest/lod": "info"}}, "--severity", "--severity: no rule"},
+		{Config{Disable: []string{"rstest/lod"}}, ".npukit.yaml", ".npukit.yaml: disable: no rule"},
+	} {
+		err := p.Add(c.cfg, c.source)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q...", c.source, err, c.want)
+		}
+	}
+}
