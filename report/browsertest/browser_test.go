@@ -260,10 +260,13 @@ const checkScript = `(() => {
       const r = t.getBoundingClientRect();
       if (r.width === 0) continue;
       const cx = (r.left + r.right) / 2, cy = (r.top + r.bottom) / 2;
-      const inside = [...svg.querySelectorAll('rect.mark')].some(m => {
-        const b = m.getBoundingClientRect();
-        return cx >= b.left - 1 && cx <= b.right + 1 && cy >= b.top - 1 && cy <= b.bottom + 1 && r.width <= b.width + 2 && r.height <= b.height + 2;
-      });
+      // A label names the mark under its centre, or the area of marks of
+      // that mark's colour it is centred on (a tile drawn as many cells):
+      // each corner of the label lies on a mark of that colour.
+      const marks = [...svg.querySelectorAll('rect.mark')].map(m => ({b: m.getBoundingClientRect(), fill: m.getAttribute('fill')}));
+      const on = (x, y, fill) => marks.some(m => (fill === null || m.fill === fill) && x >= m.b.left - 1 && x <= m.b.right + 1 && y >= m.b.top - 1 && y <= m.b.bottom + 1);
+      const under = marks.find(m => cx >= m.b.left - 1 && cx <= m.b.right + 1 && cy >= m.b.top - 1 && cy <= m.b.bottom + 1);
+      const inside = !!under && [[r.left + 1, r.top + 1], [r.right - 1, r.top + 1], [r.left + 1, r.bottom - 1], [r.right - 1, r.bottom - 1]].every(([x, y]) => on(x, y, under.fill));
       if (!inside) out.bad.push(where + ': label "' + short(t.textContent) + '" lies outside every mark it could name');
     }
     for (const t of texts) {
