@@ -58,6 +58,27 @@ func graphSection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
 		plan = edgetpu.PlanModel(t, edgetpu.PlanOptions{})
 		sec.Intro = fmt.Sprintf("Not compiled: colours show where the Edge TPU compiler %d would run each operator (npukit edgetpu plan); click one for the reason and the fix.", plan.Compiler)
 	}
+	// What `npukit sim` estimates for each operator of the main subgraph
+	// on the default host, steady state: the compiled model's own parts,
+	// or, for an uncompiled model, the parts of its predicted mapping.
+	timeOf := map[int]float64{}
+	var est *edgetpu.Latency
+	if h, ok := edgetpu.HostByName(edgetpu.DefaultHost); ok {
+		if compiled {
+			est, _ = edgetpu.EstimateModel(nm.Model, h, edgetpu.LatencyOptions{})
+		} else if plan.TPU > 0 {
+			est = edgetpu.EstimatePlan(t, plan, h, edgetpu.LatencyOptions{})
+		} else {
+			est, _ = edgetpu.EstimateModel(nm.Model, h, edgetpu.LatencyOptions{})
+		}
+	}
+	if est != nil {
+		for _, p := range est.Parts {
+			if p.Op >= 0 && !p.FirstOnly {
+				timeOf[p.Op] += p.Us
+			}
+		}
+	}
 	planOf := map[[2]int]*edgetpu.OpPlan{}
 	if plan != nil {
 		for k := range plan.Ops {
@@ -107,6 +128,9 @@ func graphSection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
 						n.Detail = append(n.Detail, report.KV{Key: "uncertain", Value: po.Uncertain})
 					}
 				}
+			}
+			if us, ok := timeOf[oi]; ok && si == 0 {
+				n.Detail = append(n.Detail, report.KV{Key: "estimated time", Value: fmt.Sprintf("%s per inference on %s (npukit sim, steady state)", usText(us), edgetpu.DefaultHost)})
 			}
 			place[oi] = n.Series
 			for _, ti := range op.Inputs {
