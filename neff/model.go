@@ -103,6 +103,18 @@ type DVETable struct {
 	Extra         Extra  `json:"-"`
 }
 
+// Describe names the three tables, "none" for one the set leaves empty
+// (a trn2 NEFF's set has no control table: it printed "control , datapath").
+func (t DVETable) Describe() string {
+	name := func(s string) string {
+		if s == "" {
+			return "none"
+		}
+		return s
+	}
+	return "control " + name(t.ControlTable) + ", datapath " + name(t.DatapathTable) + ", opcode " + name(t.OpcodeTable)
+}
+
 // DMAEntry is one element of an engine's dma list.
 type DMAEntry struct {
 	Comment          string  `json:"#comment,omitempty"`

@@ -567,7 +567,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 			ew.Printf("  activation function sets: %s\n", strings.Join(sg.ActivationSets, ", "))
 		}
 		for _, t := range sg.DVETables {
-			ew.Printf("  DVE table: control %s, datapath %s, opcode %s\n", t.ControlTable, t.DatapathTable, t.OpcodeTable)
+			ew.Printf("  DVE table: %s\n", t.Describe())
 		}
 		for _, t := range sg.DGETables {
 			ew.Printf("  DGE table %s\n", t.Describe(termsafe.Name))

@@ -511,3 +511,14 @@ func TestSimBandwidthUnits(t *testing.T) {
 		t.Errorf("sim --host help: %q", m)
 	}
 }
+
+// inspect and report name every table of a DVE table set: a trn2 NEFF's
+// set without a control table printed "control , datapath ...".
+func TestNeffDVETablesNamed(t *testing.T) {
+	empty := regexp.MustCompile(`(control|datapath|opcode) ,|DVE tables ,`)
+	for _, f := range corpusGlob(t, "neff/*.neff") {
+		if m := empty.FindString(run(t, "", "inspect", f).stdout); m != "" {
+			t.Errorf("inspect %s: %q", filepath.Base(f), m)
+		}
+	}
+}

@@ -193,7 +193,7 @@ func neffSections(i int, name string, m *neff.Model, s *neff.Summary) []report.S
 			tables = append(tables, sg.Name+": activation function set "+a)
 		}
 		for _, t := range sg.DVETables {
-			tables = append(tables, fmt.Sprintf("%s: DVE tables %s, %s, %s", sg.Name, t.ControlTable, t.DatapathTable, t.OpcodeTable))
+			tables = append(tables, sg.Name+": DVE tables "+t.Describe())
 		}
 	}
 	blocks := []report.Block{eng, qs}
