@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/npukit/npukit/internal/inputfile"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -74,7 +74,10 @@ func ntffNeff(a *Artifact, p *ntff.Profile, o *Options) string {
 	m, _ := filepath.Glob(filepath.Join(filepath.Dir(a.path), "*.neff"))
 	var found []string
 	for _, f := range m {
-		fh, err := os.Open(f)
+		// inputfile.Open refuses what is not a regular file without
+		// blocking: a FIFO named *.neff beside the capture would hang a
+		// plain open until something writes to it.
+		fh, _, err := inputfile.Open(f)
 		if err != nil {
 			continue
 		}

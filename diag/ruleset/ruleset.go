@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/inputfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -184,12 +185,11 @@ func (p *Policy) Apply(r diag.Report) (kept, suppressed diag.Report) {
 // that a misspelt key ("disabled:") does not silently do nothing.
 func ReadConfig(file string) (Config, error) {
 	var c Config
-	data, err := os.ReadFile(file)
+	// A configuration is a regular file of at most 1 MiB: a FIFO or a
+	// device must neither block nor flood the read.
+	data, err := inputfile.ReadFileMax(file, 1<<20)
 	if err != nil {
 		return c, err
-	}
-	if len(data) > 1<<20 {
-		return c, fmt.Errorf("%s: %d bytes; a configuration file is at most 1 MiB", file, len(data))
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

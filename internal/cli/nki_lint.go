@@ -12,6 +12,7 @@ import (
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/diag/ruleset"
 	"github.com/npukit/npukit/internal/clidoc"
+	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/nki"
 )
 
@@ -58,14 +59,7 @@ func (f *nkiFlags) manyKernels(args []string, skipOther bool) bool {
 const maxKernelSource = 8 << 20
 
 func readKernelSource(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > maxKernelSource {
-		return nil, fmt.Errorf("%s: %d bytes; a kernel source is at most %d", path, st.Size(), maxKernelSource)
-	}
-	return os.ReadFile(path)
+	return inputfile.ReadFileMax(path, maxKernelSource)
 }
 
 // kernelJobs lists the kernels to check: a manifest's entries, or the

@@ -234,6 +234,13 @@ func execute(bin, work string, r run) result {
 		sh := append([]string{"-c", `echo $$ > "$0/cgroup.procs" && exec prlimit "$@"`, r.cgroup}, cmdArgs...)
 		cmd = exec.CommandContext(ctx, "sh", sh...)
 	}
+	// At the deadline the whole process group is killed: /usr/bin/time
+	// forks npukit, and killing only the direct child left a blocked
+	// npukit holding the output pipes, so Run waited for it forever (a
+	// FIFO open hung a CI run so). WaitDelay bounds the wait for the pipes.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
 	var so, se limitWriter
 	cmd.Stdout, cmd.Stderr = &so, &se
 	if r.in.path == "-" || strings.HasSuffix(r.in.name, "(stdin)") {
