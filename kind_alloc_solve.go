@@ -193,6 +193,9 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 		}
 		m, err = alloc.Minimize(sctx, p, alloc.Exact, opt)
 		if err != nil && m == nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return nil, timeLimitError{err}
+			}
 			return nil, err
 		}
 		res.Minimized, res.Proven, res.Lower = true, m.Proven, m.LowerBound
@@ -295,6 +298,17 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 	}
 	return res, nil
 }
+
+// timeLimitError is a time limit that ran out before any placement was
+// found, said in words ("context deadline exceeded" is Go's); errors.Is
+// still sees the deadline.
+type timeLimitError struct{ err error }
+
+func (e timeLimitError) Error() string {
+	return "the time limit ran out before a first placement was found: give more time, or no --timeout (the default work budget gives the same answer on every machine)"
+}
+
+func (e timeLimitError) Unwrap() error { return e.err }
 
 // timeLimitedNote says that a deadline cut the search short.
 const timeLimitedNote = "stopped by the time limit: the answer may differ on a faster, slower or busier machine (without --timeout the search is bounded by work and gives the same answer everywhere)"
