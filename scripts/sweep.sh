@@ -111,7 +111,7 @@ while IFS=$'\t' read -r i rc cpu label; do
 		bad=1
 	fi
 	awk -v c="$cpu" 'BEGIN {exit !(c > 20)}' && echo "SLOW  ${cpu}s CPU: npukit $label"
-	m=$(sed 's/core 1 //g' "$out/$i.out" | grep -ohE '(^|[^0-9.,])1 [a-z]+s\b' | grep -vE ' 1 (us|ns|ms|s|is|was|has|does)$' | head -1)
+	m=$(sed 's/core 1 //g' "$out/$i.out" | grep -ohE '(^|[^0-9A-Za-z_.,])1 [a-z]+s\b' | grep -vE '1 (us|ns|ms|s|is|was|has|does)$' | head -1)
 	[ -n "$m" ] && echo "LOOK  plural '${m# }': npukit $label"
 	m=$(grep -ohE '[0-9] ?(MB/s|MiB/s|GiB/s|Gb/s|Mb/s)' "$out/$i.out" | head -1)
 	[ -n "$m" ] && echo "LOOK  bandwidth unit '$m': npukit $label"
