@@ -595,6 +595,12 @@ func (c *RectMap) html() (template.HTML, error) {
 		if textWidth(l.Text, fontSize)+4 > bw || fontSize+4 > bh {
 			continue // does not fit: the legend and the hover text tell
 		}
+		// Marks of another colour under the label (overlapping tensors in
+		// a memory map, one drawn over the other) would put the name on
+		// what it does not name: such a label is left to the hover text.
+		if mixedUnder(c, box, pl.x0, pl.x1, pl.y0, pl.y1) {
+			continue
+		}
 		taken = append(taken, pl)
 		fmt.Fprintf(&s, `<text class="area-label" x="%s" y="%s" text-anchor="middle" pointer-events="none">%s</text>`, f1(bx+bw/2), f1(by+bh/2+4), esc(l.Text))
 	}
@@ -613,4 +619,21 @@ func (c *RectMap) html() (template.HTML, error) {
 	}
 	s.WriteString(`</figure>`)
 	return template.HTML(s.String()), nil
+}
+
+// mixedUnder reports whether marks of more than one series cover any part
+// of the screen box x0..x1, y0..y1 of a rectangle map.
+func mixedUnder(c *RectMap, box func(ax0, ax1, ay0, ay1 float64) (bx, by, bw, bh float64), x0, x1, y0, y1 float64) bool {
+	series := -1
+	for _, r := range c.Rects {
+		bx, by, bw, bh := box(r.X0, r.X1, r.Y0, r.Y1)
+		if bx >= x1 || bx+bw <= x0 || by >= y1 || by+bh <= y0 {
+			continue
+		}
+		if series >= 0 && r.Series != series {
+			return true
+		}
+		series = r.Series
+	}
+	return false
 }
