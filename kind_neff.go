@@ -116,7 +116,15 @@ func reportNeff(files []*Artifact, o *Options) (*report.Page, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
-		fs = append(fs, neffreport.File{Name: f.Name, Model: m, Diagnostics: rep})
+		nf := neffreport.File{Name: f.Name, Model: m, Diagnostics: rep}
+		// The time `npukit sim` predicts, in its own words, so that the
+		// report and sim give one answer (issue 32).
+		if out, err := simulateNeff(f, o); err == nil {
+			if sim, ok := out.(*NeffSimulation); ok {
+				nf.Predicted = fmt.Sprintf("%s us (launch %s us + the longest core; %s, see npukit sim)", us(sim.TotalNs), us(sim.LaunchNs), sim.Setup.NeuronCore)
+			}
+		}
+		fs = append(fs, nf)
 	}
 	return neffreport.Page(fs)
 }

@@ -22,6 +22,10 @@ type File struct {
 	Name        string
 	Model       *neff.Model
 	Diagnostics diag.Report
+	// Predicted is `npukit sim`'s predicted kernel time with what it
+	// includes ("" when the NEFF could not be simulated), so that the
+	// report and sim give one answer.
+	Predicted string
 }
 
 // Page renders one or more NEFFs: per NEFF its container, graph and
@@ -53,6 +57,9 @@ func Page(files []File) (*report.Page, error) {
 		s := neff.Summarize(m)
 		if len(files) == 1 {
 			page.Summary = neffSummaryKVs(s, rep)
+			if f.Predicted != "" {
+				page.Summary = append(page.Summary, report.KV{Key: "Predicted time (npukit sim)", Value: f.Predicted})
+			}
 		} else {
 			// One line per file (issue 32: the summary covered the first
 			// file only, "0 errors" above another file's warning).
