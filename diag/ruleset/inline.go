@@ -12,6 +12,14 @@ import (
 // anywhere in a line (after code, or alone on the line above).
 var inlineIgnore = regexp.MustCompile(`#\s*npukit:\s*ignore(?:\[([^\]]*)\])?`)
 
+// inlineReason starts the Suppressed reason of a finding hidden by an
+// inline comment (InSource tells such reasons from a policy's).
+const inlineReason = "ignored by the comment "
+
+// InSource reports whether a finding's Suppressed reason is an inline
+// comment in the source (SARIF's "inSource"), not a rule policy.
+func InSource(reason string) bool { return strings.HasPrefix(reason, inlineReason) }
+
 // SourcePosition splits a location of the form "FILE:LINE" or
 // "FILE:LINE:COLUMN" (how kernel findings name a source line); ok is false
 // for other locations ("kernel", "tensors", "sg00/def.json: var[3]").
@@ -62,12 +70,12 @@ func Inline(r diag.Report, lines func(file string) []string) (kept, suppressed d
 		if ok {
 			if src := lines(file); n <= len(src) {
 				if ignores(src[n-1], d.Rule) {
-					d.Suppressed = "ignored by the comment on " + d.Location
+					d.Suppressed = inlineReason + "on " + d.Location
 					suppressed = append(suppressed, d)
 					continue
 				}
 				if n >= 2 && strings.HasPrefix(strings.TrimSpace(src[n-2]), "#") && ignores(src[n-2], d.Rule) {
-					d.Suppressed = "ignored by the comment above " + d.Location
+					d.Suppressed = inlineReason + "above " + d.Location
 					suppressed = append(suppressed, d)
 					continue
 				}

@@ -162,7 +162,7 @@ func Write(w io.Writer, t Tool, findings diag.Report) error {
 		res.Locations = locations(d)
 		if d.Suppressed != "" {
 			kind := "external"
-			if strings.HasPrefix(d.Suppressed, "ignored by the comment") {
+			if ruleset.InSource(d.Suppressed) {
 				kind = "inSource"
 			}
 			res.Suppressions = []suppression{{Kind: kind, Justification: d.Suppressed}}
