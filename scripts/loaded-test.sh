@@ -6,7 +6,7 @@
 # than on a shared CI machine. The loops are this script's own children and
 # are stopped when it exits, however it exits.
 #   bash scripts/loaded-test.sh                 # go test ./...
-#   bash scripts/loaded-test.sh ./alloc/ ./internal/cli/ -run Alloc
+#   bash scripts/loaded-test.sh ./alloc/ ./cmd/npukit/internal/cli/ -run Alloc
 #   LOOPS_PER_CORE=1 bash scripts/loaded-test.sh ./...
 # Arguments are passed to go test (default ./...). The corpus is read from
 # $NPUKIT_SHARED or ../shared as the tests always do.

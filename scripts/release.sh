@@ -34,7 +34,7 @@ for p in $platforms; do
 	echo "building $name"
 	CGO_ENABLED=0 GOOS=$os GOARCH=$arch GOFLAGS= \
 		go build -trimpath -buildvcs=true \
-		-ldflags "-s -w -buildid= -X github.com/npukit/npukit/internal/cli.Version=${version} -X github.com/npukit/npukit/internal/cli.Commit=${commit}" \
+		-ldflags "-s -w -buildid= -X github.com/npukit/npukit/cmd/npukit/internal/cli.Version=${version} -X github.com/npukit/npukit/cmd/npukit/internal/cli.Commit=${commit}" \
 		-o "$tmp/$name" ./cmd/npukit
 done
 

@@ -9,7 +9,7 @@ import (
 	"syscall"
 
 	"github.com/npukit/npukit/internal/atomicfile"
-	"github.com/npukit/npukit/internal/cli"
+	"github.com/npukit/npukit/cmd/npukit/internal/cli"
 	"github.com/npukit/npukit/internal/inputfile"
 )
 

@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/npukit/npukit/diag"
-	_ "github.com/npukit/npukit/internal/cli" // registers every format's rules
+	_ "github.com/npukit/npukit/cmd/npukit/internal/cli" // registers every format's rules
 )
 
 // TestReadmeRuleCounts: the formats table of README.md states how many
 // check rules each format has ("42 rules (`neff/...`)"); the numbers must
 // be those registered, so the README stays true as rules are added.
 func TestReadmeRuleCounts(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "npukit")
-	out, err := exec.Command("go", "build", "-o", binary, "../../cmd/npukit").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", binary, "../..").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "building npukit: %v\n%s", err, out)
 		os.Exit(1)

@@ -242,7 +242,7 @@ func TestVersionFromBuildInfo(t *testing.T) {
 		t.Skip("no git")
 	}
 	bin := filepath.Join(t.TempDir(), "npukit")
-	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, "../../cmd/npukit").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, "../..").CombinedOutput(); err != nil {
 		t.Skipf("no VCS stamping here: %v %s", err, out)
 	}
 	if m, _ := exec.Command("go", "version", "-m", bin).Output(); !strings.Contains(string(m), "vcs.revision") {

@@ -14,7 +14,7 @@ import (
 	"github.com/npukit/npukit/trace"
 )
 
-func sbufExample(name string) string { return filepath.Join("..", "..", "examples", "sbuf", name) }
+func sbufExample(name string) string { return filepath.Join("..", "..", "..", "..", "examples", "sbuf", name) }
 
 // The guide's examples give the outcomes the guide states through the CLI.
 func TestSbufCheckExamples(t *testing.T) {
@@ -263,7 +263,7 @@ body:
 // A plan with only direct allocations has nothing to place: that is not an
 // error, and -o still receives the plan unchanged.
 func TestSbufPlaceNothingToPlace(t *testing.T) {
-	in := filepath.Join("..", "..", "examples", "sbuf", "disjoint-t0-t1.yaml")
+	in := filepath.Join("..", "..", "..", "..", "examples", "sbuf", "disjoint-t0-t1.yaml")
 	out := filepath.Join(t.TempDir(), "placed.yaml")
 	r := run(t, "", "sbuf", "place", in, "-o", out)
 	if r.code != 0 || !strings.Contains(r.stdout, "no automatic tensors") {

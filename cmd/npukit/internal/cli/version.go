@@ -10,7 +10,7 @@ import (
 
 func init() { registerCommand(90, newVersionCmd) }
 
-// Version is set at link time (-ldflags "-X github.com/npukit/npukit/internal/cli.Version=v1.2.3").
+// Version is set at link time (-ldflags "-X github.com/npukit/npukit/cmd/npukit/internal/cli.Version=v1.2.3").
 var Version = ""
 
 // Commit is the VCS revision, set at link time by scripts/release.sh for

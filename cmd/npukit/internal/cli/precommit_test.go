@@ -14,7 +14,7 @@ import (
 // other files mixed; the hook fails on an error finding and passes on
 // clean files and files that are not its kind.
 func TestPreCommitHooks(t *testing.T) {
-	data, err := os.ReadFile("../../.pre-commit-hooks.yaml")
+	data, err := os.ReadFile("../../../../.pre-commit-hooks.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
