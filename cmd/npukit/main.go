@@ -8,8 +8,8 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/cmd/npukit/internal/cli"
+	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/inputfile"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/npukit/npukit/diag"
 	_ "github.com/npukit/npukit/cmd/npukit/internal/cli" // registers every format's rules
+	"github.com/npukit/npukit/diag"
 )
 
 // TestReadmeRuleCounts: the formats table of README.md states how many

@@ -14,7 +14,9 @@ import (
 	"github.com/npukit/npukit/trace"
 )
 
-func sbufExample(name string) string { return filepath.Join("..", "..", "..", "..", "examples", "sbuf", name) }
+func sbufExample(name string) string {
+	return filepath.Join("..", "..", "..", "..", "examples", "sbuf", name)
+}
 
 // The guide's examples give the outcomes the guide states through the CLI.
 func TestSbufCheckExamples(t *testing.T) {
