@@ -156,7 +156,7 @@ func TestSummaryTextConformance(t *testing.T) {
 				t.Errorf("%s: %s %q, neuron-profile %q", name, c.key, c.got, kv[c.key])
 			}
 		}
-		_, _, _, anchor := p.window()
+		start, end, _, anchor := p.window()
 		for _, e := range Engines {
 			key := strings.ToLower(e) + "_engine_instruction_count"
 			want, _ := strconv.Atoi(kv[key])
@@ -164,28 +164,38 @@ func TestSummaryTextConformance(t *testing.T) {
 			if got == want {
 				continue
 			}
-			if d := got - want; anchor == anchorNotify && d >= -countGapNotify && d <= countGapNotify {
-				t.Logf("%s: %s %d, neuron-profile %d (known gap of a window placed after the Tensor NOTIFY)", name, key, got, want)
+			if d := got - want; e == "Sync" && anchor == anchorSyncEntry && !syncWaitNear(p, end) && d >= -syncGapUnbracketed && d < 0 {
+				t.Logf("%s: %s %d, neuron-profile %d (known gap: the Sync engine's closing wait does not end the window)", name, key, got, want)
 				continue
 			}
-			t.Errorf("%s: %s %d, neuron-profile %d (window %s, %s)", name, key, got, want, s.Window, anchor)
+			t.Errorf("%s: %s %d, neuron-profile %d (window %s, %s, %d..%d)", name, key, got, want, s.Window, anchor, start, end)
 		}
 	}
 }
 
-// countGapNotify bounds the known gap of per-engine counts in a window
-// estimated after core 0's Tensor NOTIFY (a format 5 capture without the
-// Sync-engine semaphore-wait pair that brackets the stream kernels): the
-// window gives the DMA packets exactly, but engines come out up to two
-// instructions short. No rule found reproduces neuron-profile there: no
-// window of the kernel time's length placed within 5 us of the estimate,
-// whether an instruction counts when it lies inside, starts inside, ends
-// inside or overlaps the window, nor one window per core, nor matching
-// start and end events in order (as DMA packets are), gives all five
-// counts; the only window that does (instructions inside it) is 218 ns
-// longer than the kernel time and starts on no marker. Where the Sync
-// pair brackets the window, counts must be exact.
-const countGapNotify = 2
+// syncWaitNear reports whether one of core 0's Sync-engine semaphore waits
+// starts within 5 ns of t.
+func syncWaitNear(p *Profile, t int64) bool {
+	for _, in := range p.Cores[0].Instrs {
+		if in.Engine == 4 && in.Opcode == OpEventSemaphore && in.Start >= t-5000 && in.Start <= t+5000 {
+			return true
+		}
+	}
+	return false
+}
+
+// syncGapUnbracketed bounds the one known gap of per-engine counts: in a
+// format 5 capture whose Sync engine does not start its closing semaphore
+// wait where the kernel time ends (transpose_1024: the wait starts 121 ns
+// later; on the stream kernels it starts at the window's end), the Sync
+// engine comes out 4 instructions short of neuron-profile while the four
+// other engines and the DMA packets are exact. No rule found gives the
+// four: they are not instructions the window cuts (the Sync engine's
+// instructions are in the kernel time or its pre/post-amble, and a window
+// reaching the four nearest ones over-counts Tensor), not start/end/
+// overlap counting, not one window per core, not instructions missing
+// from the trace (every PC of the kernel's Sync stream executes once).
+const syncGapUnbracketed = 4
 
 // neuron-profile's JSON reports (format 6 captures, which record the
 // window): per-core instruction counts, the kernel time, DMA packets of

@@ -37,3 +37,34 @@ func TestCountedMatchesStartsInOrder(t *testing.T) {
 		t.Errorf("without starts: Counted = %v, want %v", got, want)
 	}
 }
+
+// The kernel-entry wait is the Sync engine's last semaphore wait before
+// its first taken branch; waits after the branch (the kernel's own, the
+// closing one) and other engines' waits do not move it.
+func TestKernelEntryWait(t *testing.T) {
+	in := func(e, pc, op int, s int64) Instr { return Instr{Engine: e, PC: pc, Opcode: op, Start: s, End: s + 5} }
+	c := &Core{Instrs: []Instr{
+		in(4, 10, OpEventSemaphore, 100),
+		in(4, 11, 0xa2, 200),
+		in(4, 12, OpEventSemaphore, 300), // the entry wait
+		in(0, 30, OpEventSemaphore, 310),
+		in(4, 13, OpNotify, 400),
+		in(4, 14, OpCompareBranch, 500), // taken: next is PC 40
+		in(4, 40, OpEventSemaphore, 600),
+		in(4, 41, OpCompareBranch, 700),
+		in(4, 50, 0xa2, 800),
+	}}
+	if s, ok := c.KernelEntryWait(); !ok || s != 300 {
+		t.Errorf("KernelEntryWait = %d, %v; want 300, true", s, ok)
+	}
+	// A branch not taken (next PC follows it) does not enter the kernel.
+	c.Instrs[6].PC = 15
+	if s, ok := c.KernelEntryWait(); !ok || s != 600 {
+		t.Errorf("with the first branch not taken: %d, %v; want 600, true", s, ok)
+	}
+	// No wait before the branch: no entry wait.
+	c = &Core{Instrs: []Instr{in(4, 1, OpNotify, 10), in(4, 2, OpCompareBranch, 20), in(4, 9, 0xa2, 30)}}
+	if _, ok := c.KernelEntryWait(); ok {
+		t.Error("found an entry wait where the Sync engine waits on none")
+	}
+}
