@@ -25,7 +25,6 @@ import (
 
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/diag/ruleset"
-	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/nki"
 )
 
@@ -289,14 +288,7 @@ func (s *Server) Check(uri, text string) []Diagnostic {
 	}
 	for _, j := range jobs {
 		j.o.Overlay = map[string][]byte{j.o.File: []byte(text)}
-		res, err := nki.Trace(j.o)
-		var ck *nki.Checked
-		if err == nil {
-			var arch *neuroncore.Arch
-			if arch, err = neuroncore.ArchByName(j.o.NCVersion); err == nil {
-				ck, err = nki.CheckKernel(res, arch)
-			}
-		}
+		ck, err := nki.TraceCheck(j.o)
 		if err != nil {
 			n := j.line
 			if m := errLine.FindStringSubmatch(err.Error()); m != nil && m[1] == file {

@@ -1,20 +1,14 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
-	"sort"
-	"strings"
 
-	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/diag/ruleset"
 	"github.com/npukit/npukit/diag/sarif"
+	"github.com/npukit/npukit/internal/checkinputs"
 	"github.com/npukit/npukit/internal/clidoc"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/spf13/cobra"
@@ -23,13 +17,11 @@ import (
 // lintFlags are the flags every checking command shares (check, nki check,
 // sbuf check): which rules, at what severity, in which output format.
 type lintFlags struct {
-	disable, enable, severity []string
-	config                    string
-	noConfig                  bool
-	format                    string
-	noInfo                    bool
-	skipOther                 bool
-	all                       bool // no folding of repeated findings
+	rules     ruleset.Sources
+	format    string
+	noInfo    bool
+	skipOther bool
+	all       bool // no folding of repeated findings
 }
 
 func (f *lintFlags) bind(cmd *cobra.Command) {
@@ -44,84 +36,48 @@ func (f *lintFlags) bind(cmd *cobra.Command) {
 // bindRules binds the rule-control flags alone (for the language server).
 func (f *lintFlags) bindRules(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringSliceVar(&f.disable, "disable", nil, "leave out the findings of these rules (IDs or patterns such as gemini/*); repeatable")
-	fl.StringSliceVar(&f.enable, "enable", nil, "keep the findings of these rules even where the configuration file disables them")
-	fl.StringArrayVar(&f.severity, "severity", nil, "re-grade a rule: RULE=error|warning|info (a pattern such as neff/* too); repeatable")
-	fl.StringVar(&f.config, "config", "", "rule configuration file (default: the first "+ruleset.ConfigName+" from the working directory up)")
-	fl.BoolVar(&f.noConfig, "no-config", false, "do not read a "+ruleset.ConfigName+" file")
+	fl.StringSliceVar(&f.rules.Disable, "disable", nil, "leave out the findings of these rules (IDs or patterns such as gemini/*); repeatable")
+	fl.StringSliceVar(&f.rules.Enable, "enable", nil, "keep the findings of these rules even where the configuration file disables them")
+	fl.StringArrayVar(&f.rules.Severity, "severity", nil, "re-grade a rule: RULE=error|warning|info (a pattern such as neff/* too); repeatable")
+	fl.StringVar(&f.rules.Config, "config", "", "rule configuration file (default: the first "+ruleset.ConfigName+" from the working directory up)")
+	fl.BoolVar(&f.rules.NoConfig, "no-config", false, "do not read a "+ruleset.ConfigName+" file")
 }
 
 // policy builds the rule policy: the configuration file's directives,
 // then the flags' (a later directive about a rule wins).
 func (f *lintFlags) policy() (*ruleset.Policy, error) {
-	p := &ruleset.Policy{}
-	cfg := f.config
-	if cfg == "" && !f.noConfig {
-		if wd, err := os.Getwd(); err == nil {
-			cfg = ruleset.FindConfig(wd)
-		}
-	}
-	if cfg != "" {
-		c, err := ruleset.ReadConfig(cfg)
-		if err != nil {
-			return nil, usageErr("%v", ioCause(err))
-		}
-		if err := p.Add(c, cfg); err != nil {
-			return nil, usageErr("%v", err)
-		}
-	}
-	sev := map[string]string{}
-	for _, s := range f.severity {
-		rule, level, ok := strings.Cut(s, "=")
-		if !ok {
-			return nil, usageErr("--severity %q: want RULE=error|warning|info", s)
-		}
-		sev[strings.TrimSpace(rule)] = level
-	}
-	for _, c := range []struct {
-		cfg  ruleset.Config
-		name string
-	}{
-		{ruleset.Config{Disable: f.disable}, "--disable"},
-		{ruleset.Config{Enable: f.enable}, "--enable"},
-		{ruleset.Config{Severity: sev}, "--severity"},
-	} {
-		if err := p.Add(c.cfg, c.name); err != nil {
-			return nil, usageErr("%v", err)
-		}
+	p, err := ruleset.Load(f.rules)
+	if err != nil {
+		return nil, usageErr("%v", ioCause(err))
 	}
 	return p, nil
 }
 
+// collector gathers the findings of a check in the chosen format: text
+// and JSON fold a rule repeated in a file (issue 32: 736 lines of one
+// info); SARIF and annotations keep every location.
+func (f *lintFlags) collector(policy *ruleset.Policy, format string) *clidoc.Collector {
+	return &clidoc.Collector{Policy: policy, NoInfo: f.noInfo, Fold: !f.all && (format == "text" || format == "json")}
+}
+
 // outputFormat resolves --format against the global --json.
 func (f *lintFlags) outputFormat(env *Env) (string, error) {
-	switch f.format {
-	case "":
-		if env.JSON {
-			return "json", nil
-		}
+	switch {
+	case f.format == "" && env.JSON:
+		return "json", nil
+	case f.format == "":
 		return "text", nil
-	case "text", "json", "sarif", "github":
-		if env.JSON && f.format != "json" {
-			return "", usageErr("--json and --format %s: choose one", f.format)
-		}
-		return f.format, nil
+	case !slices.Contains(clidoc.Formats, f.format):
+		return "", usageErr("--format %q: want text, json, sarif or github", f.format)
+	case env.JSON && f.format != "json":
+		return "", usageErr("--json and --format %s: choose one", f.format)
 	}
-	return "", usageErr("--format %q: want text, json, sarif or github", f.format)
+	return f.format, nil
 }
 
 // writeFindings renders a check document in the chosen format.
-func writeFindings(env *Env, format string, doc clidoc.CheckDocument, text Output) error {
-	switch format {
-	case "json":
-		return writeJSON(env.Stdout, doc)
-	case "sarif":
-		all := append(append(diag.Report{}, doc.Diagnostics...), doc.Suppressed...)
-		return sarif.Write(env.Stdout, sarif.Tool{Name: "npukit", Version: buildVersion().Version, InformationURI: "https://github.com/npukit/npukit"}, all)
-	case "github":
-		return sarif.WriteGitHub(env.Stdout, doc.Diagnostics)
-	}
-	return text.WriteText(env.Stdout)
+func writeFindings(env *Env, format string, doc clidoc.CheckDocument) error {
+	return doc.Write(env.Stdout, format, sarif.Tool{Name: "npukit", Version: buildVersion().Version, InformationURI: "https://github.com/npukit/npukit"})
 }
 
 // runChecks checks each file with checkOne and renders one check document:
@@ -129,34 +85,29 @@ func writeFindings(env *Env, format string, doc clidoc.CheckDocument, text Outpu
 // finding and 2 on a file that could not be checked.
 func runChecks(env *Env, format string, lf *lintFlags, policy *ruleset.Policy, files []string, skipped int, checkOne func(path string) (diag.Report, error)) error {
 	code := ExitOK
-	var all diag.Report
-	var ferrs []clidoc.FileError
+	c := lf.collector(policy, format)
 	for _, path := range files {
 		rep, err := checkOne(path)
 		if err != nil {
 			code = worstCode(code, exitCodeOf(err))
-			ferrs = append(ferrs, clidoc.FileError{Path: path, Message: err.Error()})
+			c.Fail(path, err)
 			if format == "text" {
 				fmt.Fprintf(env.Stderr, "npukit: %v\n", err)
 			}
 			continue
 		}
-		rep = rep.WithFile(path)
-		// Text and JSON fold a rule repeated in a file (issue 32: 736
-		// lines of one info); SARIF and annotations keep every location.
-		if !lf.all && (format == "text" || format == "json") {
-			rep = rep.GroupRepeated(diag.RepeatLimit)
-		}
-		all = append(all, rep...)
+		c.Add(path, rep, nil)
 	}
-	kept, hidden := policy.Apply(all)
-	doc := clidoc.NewCheck(len(files), kept, ferrs, lf.noInfo)
-	doc.Suppress(hidden)
-	doc.Summary.Skipped = skipped
+	return finishChecks(env, format, c.Document(len(files), skipped), code)
+}
+
+// finishChecks writes a check document and returns the exit code of the
+// check: 1 on an error finding, code when worse.
+func finishChecks(env *Env, format string, doc clidoc.CheckDocument, code int) error {
 	if doc.Diagnostics.HasErrors() {
 		code = worstCode(code, ExitFindings)
 	}
-	if err := writeFindings(env, format, doc, doc); err != nil {
+	if err := writeFindings(env, format, doc); err != nil {
 		return err
 	}
 	if code != ExitOK {
@@ -165,116 +116,13 @@ func runChecks(env *Env, format string, lf *lintFlags, policy *ruleset.Policy, f
 	return nil
 }
 
-// inputs expands check's arguments: a file is itself; a glob pattern that
-// names no file is expanded; a directory that is an artifact (an unpacked
-// NEFF) is itself, any other directory is walked recursively. Files met
-// in a walk are kept when their content is an artifact npukit checks and
-// counted as skipped otherwise (listed with -v), as are other kinds than
-// kinds when given. A named file is kept, so that a file that is not an
-// artifact is reported, not skipped, unless skipOther (--skip-other: a
-// pre-commit hook passes every file its pattern matches).
+// inputs expands a checking command's arguments (checkinputs.Artifacts).
 func inputs(args []string, skipOther bool, kinds ...detect.Kind) (files, skipped []string, err error) {
-	for _, a := range args {
-		if _, statErr := os.Lstat(a); statErr != nil && strings.ContainsAny(a, "*?[") {
-			m, gerr := filepath.Glob(a)
-			if gerr != nil {
-				return nil, nil, usageErr("%q: %v", a, gerr)
-			}
-			if len(m) == 0 {
-				return nil, nil, usageErr("%s: no file matches", a)
-			}
-			for _, p := range m {
-				f, s, err := inputs([]string{p}, skipOther, kinds...)
-				if err != nil {
-					return nil, nil, err
-				}
-				files, skipped = append(files, f...), append(skipped, s...)
-			}
-			continue
-		}
-		st, statErr := os.Stat(a)
-		if statErr != nil || !st.IsDir() {
-			if skipOther && statErr == nil && !checkable(a, kinds) {
-				skipped = append(skipped, a)
-				continue
-			}
-			files = append(files, a)
-			continue
-		}
-		if r, err := detect.Path(a); err == nil && r.Kind != "" {
-			files = append(files, a) // an unpacked NEFF directory
-			continue
-		}
-		f, s, err := artifactsUnder(a, kinds)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(f) == 0 {
-			// Checking nothing is a mistake worth saying (a wrong path, a
-			// tree of sources), not a clean result.
-			return nil, nil, usageErr("%s: no artifact npukit checks under this directory (%s skipped)", a, humanize.Plural(len(s), "file"))
-		}
-		files, skipped = append(files, f...), append(skipped, s...)
-	}
-	return files, skipped, nil
-}
-
-// artifactsUnder lists the artifacts under dir in lexical order; hidden
-// directories (.git) are not entered and symbolic links not followed.
-func artifactsUnder(dir string, kinds []detect.Kind) (files, skipped []string, err error) {
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			skipped = append(skipped, p)
-			return nil
-		}
-		if d.IsDir() {
-			if p != dir && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			if p != dir {
-				if r, err := detect.Path(p); err == nil && r.Kind != "" && (len(kinds) == 0 || slices.Contains(kinds, r.Kind)) {
-					files = append(files, p)
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			skipped = append(skipped, p)
-			return nil
-		}
-		if checkable(p, kinds) {
-			files = append(files, p) // an artifact, or one that cannot be read: check says which
-		} else {
-			skipped = append(skipped, p)
-		}
-		return nil
-	})
+	files, skipped, err = checkinputs.Artifacts(args, skipOther, kinds...)
 	if err != nil {
-		return nil, nil, usageErr("%s: %v", dir, ioCause(err))
+		return nil, nil, usageErr("%v", err)
 	}
-	sort.Strings(files)
 	return files, skipped, nil
-}
-
-// checkable reports whether a file's content is an artifact npukit checks
-// (of one of kinds, when given); a file of a recognised kind that cannot
-// be read further counts as checkable, so that check says what is wrong.
-func checkable(p string, kinds []detect.Kind) bool {
-	r, err := detect.Path(p)
-	var ue *detect.UnknownError
-	switch {
-	case errors.As(err, &ue):
-		return false
-	case err == nil && !npukit.Supports(r.Kind, "check"):
-		return false
-	case err == nil && len(kinds) > 0 && !slices.Contains(kinds, r.Kind):
-		return false
-	}
-	return true
 }
 
 // reportSkipped says how many files a tree walk left out, and with -v which.

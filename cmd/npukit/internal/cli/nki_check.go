@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/diag/ruleset"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/clidoc"
-	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/nki"
 	"github.com/npukit/npukit/report"
@@ -19,88 +17,34 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// nkiArch is the architecture a kernel is checked against: --arch, else
-// the manifest entry's target, else v2.
-func nkiArch(o nki.Options) (*neuroncore.Arch, error) {
-	a, err := neuroncore.ArchByName(o.NCVersion)
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	return a, nil
-}
-
-// checkKernel traces, lowers and checks; --emit-plan writes the lowered
-// plan (YAML) next to nothing else.
+// checkKernel traces, lowers and checks the kernel the flags name;
+// --emit-plan writes the lowered plan (YAML) next to nothing else.
 func checkKernel(f *nkiFlags, args []string, emit string) (*nki.Checked, string, error) {
 	o, _, err := f.options(args)
 	if err != nil {
 		return nil, "", err
 	}
-	res, err := traceKernel(o)
+	ck, err := checkOptions(o)
 	if err != nil {
 		return nil, "", err
 	}
-	arch, err := nkiArch(o)
-	if err != nil {
-		return nil, "", err
-	}
-	ck, err := nki.CheckKernel(res, arch)
-	if err != nil {
-		return nil, "", usageErr("%s: %v", o.File, err)
-	}
-	name := filepath.Base(o.File)
 	if emit != "" {
 		data := neuroncore.EncodePlan(ck.Plan)
 		if err := atomicfile.Write(emit, 0o644, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return nil, "", &ExitError{Code: ExitUsage, Err: err}
 		}
 	}
-	return ck, name, nil
+	return ck, filepath.Base(o.File), nil
 }
 
-// nkiCheckOutput is what `nki check` prints.
-type nkiCheckOutput struct {
-	Kernel       string              `json:"kernel"`
-	Diagnostics  diag.Report         `json:"diagnostics"`
-	Summary      clidoc.CheckSummary `json:"summary"`
-	Instructions map[string]int64    `json:"instructions"`
-	Tensors      int                 `json:"tensors"`
-	Steps        int                 `json:"steps_executed"`
-	Plan         string              `json:"plan,omitempty"`
-	// Suppressed: findings hidden by an inline comment or rule control.
-	Suppressed diag.Report `json:"suppressed,omitempty"`
-}
-
-// setFindings replaces the findings shown (recounting the summary) and
-// records the hidden ones.
-func (o *nkiCheckOutput) setFindings(shown, hidden diag.Report) {
-	if shown == nil {
-		shown = diag.Report{}
+// checkOptions traces and checks one kernel (kernelErr on failure).
+func checkOptions(o nki.Options) (*nki.Checked, error) {
+	shortRunGC()
+	ck, err := nki.TraceCheck(o)
+	if err != nil {
+		return nil, kernelErr(err)
 	}
-	o.Diagnostics, o.Suppressed = shown, hidden
-	o.Summary.Errors, o.Summary.Warnings, o.Summary.Infos = shown.Count(diag.Error), shown.Count(diag.Warning), shown.Count(diag.Info)
-	o.Summary.Suppressed = len(hidden)
-}
-
-func newNkiCheckOutput(ck *nki.Checked, name, emit string) nkiCheckOutput {
-	rep := ck.Report.WithFile(name)
-	if rep == nil {
-		rep = diag.Report{}
-	}
-	return nkiCheckOutput{Kernel: name, Diagnostics: rep, Instructions: ck.Instructions, Tensors: len(ck.Plan.Tensors), Steps: len(ck.Exec.Events), Plan: emit,
-		Summary: clidoc.CheckSummary{Files: 1, Errors: rep.Count(diag.Error), Warnings: rep.Count(diag.Warning), Infos: rep.Count(diag.Info)}}
-}
-
-func (o nkiCheckOutput) WriteText(w io.Writer) error {
-	if err := o.Diagnostics.WriteText(w); err != nil {
-		return err
-	}
-	if o.Plan != "" {
-		fmt.Fprintf(w, "plan written to %s\n", o.Plan)
-	}
-	_, err := fmt.Fprintf(w, "%s checked (%s, %s executed): %s\n",
-		o.Kernel, humanize.Plural(o.Tensors, "on-chip tensor"), humanize.Plural(o.Steps, "step"), diag.Counts(o.Summary.Errors, o.Summary.Warnings, o.Summary.Infos))
-	return err
+	return ck, nil
 }
 
 func newNkiCheckCmd(env *Env) *cobra.Command {
@@ -155,13 +99,21 @@ Exit code 1 when an error is found, 2 when a kernel cannot be traced.`,
 			if err != nil {
 				return err
 			}
-			out := newNkiCheckOutput(ck, name, emit)
-			kept, hidden := filterKernelFindings(out.Diagnostics, o.Dir, policy)
+			out := clidoc.NewKernelCheck(ck, name, emit)
+			kept, hidden := ruleset.Inline(out.Diagnostics, nki.SourceLines(o.Dir))
+			kept, byPolicy := policy.Apply(kept)
+			hidden = append(hidden, byPolicy...)
 			if lf.noInfo {
 				kept = kept.WithoutInfos()
 			}
-			out.setFindings(kept, hidden)
-			if format == "sarif" || format == "github" {
+			out.SetFindings(kept, hidden)
+			var werr error
+			switch format {
+			case "json":
+				werr = writeJSON(env.Stdout, out) // nki check's document: the findings and what was traced
+			case "text":
+				werr = out.WriteText(env.Stdout)
+			default:
 				// Code scanning wants the kernel's path, not its base name.
 				kernel := relPath(filepath.Join(o.Dir, o.File))
 				for _, r := range []diag.Report{kept, hidden} {
@@ -169,13 +121,7 @@ Exit code 1 when an error is found, 2 when a kernel cannot be traced.`,
 						r[i].File = kernel
 					}
 				}
-			}
-			var werr error
-			switch format {
-			case "json":
-				werr = writeJSON(env.Stdout, out) // nki check's document: the findings and what was traced
-			default:
-				werr = writeFindings(env, format, clidoc.CheckDocument{Diagnostics: kept, Suppressed: hidden, Summary: out.Summary}, out)
+				werr = writeFindings(env, format, clidoc.CheckDocument{Diagnostics: kept, Suppressed: hidden, Summary: out.Summary})
 			}
 			if werr != nil {
 				return werr
@@ -239,14 +185,9 @@ func newNkiReportCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			page, err := sbufreport.CheckedPage(ck.Exec, ck.Report.WithFile(name))
+			page, err := sbufreport.KernelPage(ck, name)
 			if err != nil {
 				return usageErr("%s: %v", name, err)
-			}
-			page.Subtitle = name + " (NKI kernel " + ck.Plan.Name + ")"
-			kernelAllocations(page, ck.Trace)
-			if sec, ok := sbufreport.KernelGraphSection(ck); ok {
-				page.Sections = append(page.Sections, sec)
 			}
 			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return report.Render(w, page) }); err != nil {
 				return &ExitError{Code: ExitUsage, Err: err}
@@ -262,41 +203,4 @@ func newNkiReportCmd(env *Env) *cobra.Command {
 	cmd.Flags().StringVar(&emit, "emit-plan", "", "write the lowered plan (YAML) to this file")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "HTML file to write")
 	return cmd
-}
-
-// kernelAllocations writes, in a kernel page's tensor table, each directly
-// allocated tensor's allocation as the kernel states it and `nki inspect`
-// prints it (issue 32: the page said "ncc.psum.alloc(table of 1)" where
-// inspect said "psum.mod_alloc"); automatic tensors keep the placement the
-// page suggests.
-func kernelAllocations(page *report.Page, r *nki.Result) {
-	if r == nil {
-		return
-	}
-	by := map[string]*nki.TensorRec{}
-	for _, t := range r.Tensors {
-		if _, dup := by[t.Name]; t.Alloc != nil && !dup {
-			by[t.Name] = t
-		}
-	}
-	for i := range page.Sections {
-		if page.Sections[i].ID != "tensors" {
-			continue
-		}
-		for _, b := range page.Sections[i].Blocks {
-			tb, ok := b.(*report.Table)
-			col := -1
-			if ok {
-				col = slices.Index(tb.Header, "allocation")
-			}
-			if col < 0 {
-				continue
-			}
-			for _, row := range tb.Rows {
-				if t := by[row[0]]; t != nil && col < len(row) && !strings.HasPrefix(row[col], "auto") {
-					row[col] = allocText(t.Alloc)
-				}
-			}
-		}
-	}
 }

@@ -8,6 +8,8 @@ import (
 
 	nkiexamples "github.com/npukit/npukit/examples/nki"
 	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/clidoc"
+	"github.com/npukit/npukit/nki"
 )
 
 // demoNKI writes npukit's kernels after the direct allocation guide's
@@ -42,9 +44,9 @@ func demoNKI(env *Env, dir string) int {
 	failed := 0
 	for _, entry := range []string{"guide.overlap", "guide.disjoint"} {
 		fmt.Fprintf(out, "-- nki check --manifest %s --entry %s\n", manifest, entry)
-		ck, name, err := checkKernel(&nkiFlags{manifest: manifest, entry: entry}, nil, "")
+		ck, name, err := checkKernel(&nkiFlags{nki.Request{Manifest: manifest, Entry: entry}}, nil, "")
 		if err == nil {
-			err = newNkiCheckOutput(ck, name, "").WriteText(out)
+			err = clidoc.NewKernelCheck(ck, name, "").WriteText(out)
 		}
 		if err != nil {
 			failed++

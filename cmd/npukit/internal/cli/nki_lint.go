@@ -1,36 +1,25 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
-	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/diag/ruleset"
+	"github.com/npukit/npukit/internal/checkinputs"
 	"github.com/npukit/npukit/internal/clidoc"
-	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/nki"
 )
-
-// kernelJob is one kernel `nki check` checks: its trace options and the
-// path its findings name.
-type kernelJob struct {
-	o    nki.Options
-	path string
-}
 
 // manyKernels reports whether `nki check` checks a set of kernels (every
 // entry of a manifest; files, directories or globs whose kernels carry
 // '# npukit: check' directives) rather than the one kernel the flags name.
 func (f *nkiFlags) manyKernels(args []string, skipOther bool) bool {
-	if f.manifest != "" {
-		return f.entry == ""
+	if f.Manifest != "" {
+		return f.Entry == ""
 	}
-	if f.kernel != "" || len(f.args) > 0 || len(f.grid) > 0 {
+	if f.Function != "" || len(f.Args) > 0 || len(f.Grid) > 0 {
 		return false
 	}
 	if skipOther {
@@ -46,7 +35,7 @@ func (f *nkiFlags) manyKernels(args []string, skipOther bool) bool {
 	if st.IsDir() {
 		return true
 	}
-	src, err := readKernelSource(args[0])
+	src, err := nki.ReadSource(args[0])
 	if err != nil {
 		return false
 	}
@@ -54,107 +43,28 @@ func (f *nkiFlags) manyKernels(args []string, skipOther bool) bool {
 	return err != nil || len(ds) > 0
 }
 
-// maxKernelSource bounds a kernel file read for its directives or comments
-// (the tracer's own limit on a source file).
-const maxKernelSource = 8 << 20
-
-func readKernelSource(path string) ([]byte, error) {
-	return inputfile.ReadFileMax(path, maxKernelSource)
-}
-
 // kernelJobs lists the kernels to check: a manifest's entries, or the
 // directives of the kernel files named or found under the directories
 // named (*.py files without a directive are skipped there).
-func (f *nkiFlags) kernelJobs(args []string, skipOther bool) (jobs []kernelJob, skipped []string, err error) {
-	ver := archVersion[f.arch]
-	if f.manifest != "" {
+func (f *nkiFlags) kernelJobs(args []string, skipOther bool) (jobs []nki.Job, skipped []string, err error) {
+	if f.Manifest != "" {
 		if len(args) > 0 {
 			return nil, nil, usageErr("--manifest takes the files from its entries; give no KERNEL.py")
 		}
-		m, err := nki.ReadManifest(f.manifest)
-		if err != nil {
-			return nil, nil, usageErr("%v", ioCause(err))
-		}
-		for i := range m.Entries {
-			o := nki.OptionsFor(m, &m.Entries[i])
-			if ver != "" {
-				o.NCVersion = ver
-			}
-			if f.api != "" {
-				o.API = f.api
-			}
-			jobs = append(jobs, kernelJob{o: o, path: relPath(filepath.Join(o.Dir, o.File))})
-		}
-		return jobs, nil, nil
-	}
-	var files []string
-	named := map[string]bool{}
-	for _, a := range args {
-		m := []string{a}
-		if _, err := os.Lstat(a); err != nil && strings.ContainsAny(a, "*?[") {
-			if m, err = filepath.Glob(a); err != nil || len(m) == 0 {
-				return nil, nil, usageErr("%s: no file matches", a)
-			}
-		}
-		for _, p := range m {
-			st, err := os.Stat(p)
-			if err != nil {
-				return nil, nil, usageErr("%s: %v", p, ioCause(err))
-			}
-			if !st.IsDir() {
-				files = append(files, p)
-				named[p] = true
-				continue
-			}
-			err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-				switch {
-				case err != nil:
-					skipped = append(skipped, q)
-				case d.IsDir() && q != p && strings.HasPrefix(d.Name(), "."):
-					return filepath.SkipDir
-				case d.Type().IsRegular() && strings.HasSuffix(q, ".py"):
-					files = append(files, q)
-				case d.Type().IsRegular():
-					skipped = append(skipped, q)
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, nil, usageErr("%s: %v", p, ioCause(err))
-			}
+		jobs, err = f.ManifestJobs(relPath)
+	} else {
+		var files []string
+		var named map[string]bool
+		if files, named, skipped, err = checkinputs.Sources(args, ".py"); err == nil {
+			var s []string
+			jobs, s, err = f.DirectiveJobs(files, named, skipOther)
+			skipped = append(skipped, s...)
 		}
 	}
-	sort.Strings(files)
-	for _, p := range files {
-		src, err := readKernelSource(p)
-		if err != nil {
-			return nil, nil, usageErr("%v", ioCause(err))
-		}
-		ds, err := nki.Directives(src)
-		if err != nil {
-			return nil, nil, usageErr("%s: %v", p, err)
-		}
-		if len(ds) == 0 {
-			if named[p] && !skipOther {
-				return nil, nil, usageErr("%s: no '# npukit: check KERNEL(ARG=SPEC, ...)' comment; give --kernel and --arg, or a manifest", p)
-			}
-			skipped = append(skipped, p)
-			continue
-		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return nil, nil, usageErr("%v", err)
-		}
-		for _, d := range ds {
-			o := d.Options(filepath.Dir(abs), filepath.Base(abs))
-			if ver != "" {
-				o.NCVersion = ver
-			}
-			o.API = f.api
-			jobs = append(jobs, kernelJob{o: o, path: p})
-		}
+	if err != nil {
+		return nil, nil, usageErr("%v", err)
 	}
-	if len(jobs) == 0 && !skipOther {
+	if len(jobs) == 0 && !skipOther && f.Manifest == "" {
 		return nil, nil, usageErr("no kernel with a '# npukit: check' comment under %s", strings.Join(args, ", "))
 	}
 	return jobs, skipped, nil
@@ -172,36 +82,6 @@ func relPath(p string) string {
 	return p
 }
 
-// kernelSourceLines returns, by the file name a finding's FILE:LINE uses,
-// the lines of a source file in the kernel's directory (the kernel or a
-// helper module beside it); names with a directory part are not read.
-func kernelSourceLines(dir string) func(string) []string {
-	cache := map[string][]string{}
-	return func(name string) []string {
-		if name != filepath.Base(name) || name == ".." {
-			return nil
-		}
-		if l, ok := cache[name]; ok {
-			return l
-		}
-		src, err := readKernelSource(filepath.Join(dir, name))
-		var lines []string
-		if err == nil {
-			lines = strings.Split(string(bytes.TrimRight(src, "\n")), "\n")
-		}
-		cache[name] = lines
-		return lines
-	}
-}
-
-// filterKernelFindings applies inline '# npukit: ignore[...]' comments in
-// the kernel's sources, then the rule policy.
-func filterKernelFindings(rep diag.Report, dir string, p *ruleset.Policy) (kept, hidden diag.Report) {
-	kept, hidden = ruleset.Inline(rep, kernelSourceLines(dir))
-	kept, byPolicy := p.Apply(kept)
-	return kept, append(hidden, byPolicy...)
-}
-
 // checkKernels checks several kernels and renders one check document.
 func checkKernels(env *Env, f *nkiFlags, lf *lintFlags, args []string, format string, policy *ruleset.Policy) error {
 	jobs, skipped, err := f.kernelJobs(args, lf.skipOther)
@@ -210,46 +90,21 @@ func checkKernels(env *Env, f *nkiFlags, lf *lintFlags, args []string, format st
 	}
 	reportSkipped(env, skipped, false)
 	code := ExitOK
-	var all, hidden diag.Report
-	var ferrs []clidoc.FileError
+	c := &clidoc.Collector{Policy: policy, NoInfo: lf.noInfo}
+	files := map[string]bool{}
 	for _, j := range jobs {
-		label := j.path + " (" + j.o.Function + ")"
-		res, err := traceKernel(j.o)
-		var ck *nki.Checked
-		if err == nil {
-			arch, aerr := nkiArch(j.o)
-			if err = aerr; err == nil {
-				if ck, err = nki.CheckKernel(res, arch); err != nil {
-					err = usageErr("%v", err)
-				}
-			}
-		}
+		files[j.Path] = true
+		ck, err := checkOptions(j.Options)
 		if err != nil {
+			label := j.Path + " (" + j.Options.Function + ")"
 			code = worstCode(code, exitCodeOf(err))
-			ferrs = append(ferrs, clidoc.FileError{Path: label, Message: err.Error()})
+			c.Fail(label, err)
 			if format == "text" {
 				fmt.Fprintf(env.Stderr, "npukit: %s: %v\n", label, err)
 			}
 			continue
 		}
-		kept, h := filterKernelFindings(ck.Report.WithFile(j.path), j.o.Dir, policy)
-		all, hidden = append(all, kept...), append(hidden, h...)
+		c.Add(j.Path, ck.Report, nki.SourceLines(j.Options.Dir))
 	}
-	files := map[string]bool{}
-	for _, j := range jobs {
-		files[j.path] = true
-	}
-	doc := clidoc.NewCheck(len(files), all, ferrs, lf.noInfo)
-	doc.Suppress(hidden)
-	doc.Summary.Skipped = len(skipped)
-	if doc.Diagnostics.HasErrors() {
-		code = worstCode(code, ExitFindings)
-	}
-	if err := writeFindings(env, format, doc, doc); err != nil {
-		return err
-	}
-	if code != ExitOK {
-		return &ExitError{Code: code}
-	}
-	return nil
+	return finishChecks(env, format, c.Document(len(files), len(skipped)), code)
 }

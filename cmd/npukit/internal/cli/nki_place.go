@@ -68,23 +68,15 @@ is left unchanged (exit 0).`,
 			if err != nil {
 				return err
 			}
-			res, err := traceKernel(o)
+			ck, err := checkOptions(o)
 			if err != nil {
 				return err
-			}
-			arch, err := nkiArch(o)
-			if err != nil {
-				return err
-			}
-			ck, err := nki.CheckKernel(res, arch)
-			if err != nil {
-				return usageErr("%s: %v", o.File, err)
 			}
 			src, err := inputfile.ReadFileMax(filepath.Join(o.Dir, o.File), python.MaxSource)
 			if err != nil {
 				return usageErr("%v", ioCause(err))
 			}
-			p, err := nki.PlaceKernel(res, ck, src, neuroncore.PlaceOptions{Fewest: fewest})
+			p, err := nki.PlaceKernel(ck.Trace, ck, src, neuroncore.PlaceOptions{Fewest: fewest})
 			if errors.Is(err, neuroncore.ErrNothingToPlace) {
 				// not a failure: the kernel allocates every tensor
 				// directly already (as sbuf place on a placed plan); -o
@@ -112,7 +104,7 @@ is left unchanged (exit 0).`,
 				}
 				return usageErr("%s: %v", o.File, err)
 			}
-			ck2, err := nki.CheckPlaced(o, p, arch)
+			ck2, err := nki.CheckPlaced(o, p, ck.Plan.Arch)
 			if err != nil {
 				return &ExitError{Code: ExitUnexpected, Err: err}
 			}
