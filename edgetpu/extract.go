@@ -5,6 +5,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/npukit/npukit/edgetpu/link"
+	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/humanize"
 )
 
 // ExtractedFile is one file `npukit edgetpu extract` writes.
@@ -75,4 +83,55 @@ func Extract(m *Model) ([]ExtractedFile, error) {
 		return nil, err
 	}
 	return append(man.Files, ExtractedFile{Name: "manifest.json", What: "this manifest", Bytes: len(b), Data: append(b, '\n')}), nil
+}
+
+// WriteExtracted writes the files of Extract into dir, atomically: dir
+// appears complete or not at all, and a non-empty dir is replaced only
+// with force. A blob the package refers to many times is written once;
+// the other names are hard links to it.
+func WriteExtracted(dir string, force bool, files []ExtractedFile) error {
+	data := make([][]byte, len(files))
+	for i, f := range files {
+		data[i] = f.Data
+	}
+	same := link.Same(data)
+	return atomicfile.Dir(dir, force, func(tmp string) error {
+		for i, f := range files {
+			p, err := atomicfile.Join(tmp, f.Name)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			first, _ := atomicfile.Join(tmp, files[same[i]].Name)
+			if same[i] != i {
+				if err := os.Link(first, p); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Extraction is what `npukit edgetpu extract` wrote: the files and where.
+type Extraction struct {
+	Dir   string          `json:"dir"`
+	Files []ExtractedFile `json:"files"`
+}
+
+// WriteText lists the files written with their sizes and what each holds.
+func (o Extraction) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "Extracted %s into %s\n", humanize.Plural(len(o.Files), "file"), o.Dir)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  FILE\tSIZE\tWHAT")
+	for _, f := range o.Files {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Name, humanize.Bytes(int64(f.Bytes)), f.What)
+	}
+	return tw.Flush()
 }

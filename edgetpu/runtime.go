@@ -95,3 +95,19 @@ func (m *Model) OutputTensorType(op *CustomOp, e *Executable, layer *Layer) Tens
 	}
 	return TensorTypeOf(layer.DataType)
 }
+
+// DMAPlans builds the transfer plan of every package of every Edge TPU
+// operator of m over links (dmaplan.Build).
+func (m *Model) DMAPlans(links []dmaplan.Link) (*dmaplan.Listing, error) {
+	var res dmaplan.Listing
+	for oi, op := range m.Ops {
+		for pi, p := range op.Packages {
+			plan, err := dmaplan.Build(PlanInput(p), links)
+			if err != nil {
+				return nil, err
+			}
+			res.Plans = append(res.Plans, dmaplan.PackagePlan{Op: oi, Package: pi, Plan: plan})
+		}
+	}
+	return &res, nil
+}

@@ -2,19 +2,14 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
-	"text/tabwriter"
 
 	"github.com/npukit/npukit"
 
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/edgetpu"
 	"github.com/npukit/npukit/edgetpu/link"
-	"github.com/npukit/npukit/internal/atomicfile"
-	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/spf13/cobra"
 )
@@ -93,21 +88,6 @@ token: models compiled together share the cache, any other switch evicts it.`,
 	}, edgetpuKinds...)
 }
 
-type etpuExtractOutput struct {
-	Dir   string                  `json:"dir"`
-	Files []edgetpu.ExtractedFile `json:"files"`
-}
-
-func (o etpuExtractOutput) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "Extracted %s into %s\n", humanize.Plural(len(o.Files), "file"), o.Dir)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  FILE\tSIZE\tWHAT")
-	for _, f := range o.Files {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Name, humanize.Bytes(int64(f.Bytes)), f.What)
-	}
-	return tw.Flush()
-}
-
 // demoRelayoutMax bounds the buffers the demo's relayout round trip
 // makes: a layer's sizes are declarations, not bytes of the file.
 const demoRelayoutMax = 256 << 20
@@ -134,39 +114,10 @@ appears complete or not at all; an existing non-empty DIR is replaced only with 
 			if err != nil {
 				return err
 			}
-			// A blob the package refers to many times is written once; the
-			// other names are hard links to it.
-			data := make([][]byte, len(files))
-			for i, f := range files {
-				data[i] = f.Data
-			}
-			same := link.Same(data)
-			err = atomicfile.Dir(out, force, func(tmp string) error {
-				for i, f := range files {
-					p, err := atomicfile.Join(tmp, f.Name)
-					if err != nil {
-						return err
-					}
-					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-						return err
-					}
-					first, _ := atomicfile.Join(tmp, files[same[i]].Name)
-					if same[i] != i {
-						if err := os.Link(first, p); err != nil {
-							return err
-						}
-						continue
-					}
-					if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
+			if err := edgetpu.WriteExtracted(out, force, files); err != nil {
 				return usageErr("%v", err)
 			}
-			return render(env, etpuExtractOutput{Dir: out, Files: files})
+			return render(env, edgetpu.Extraction{Dir: out, Files: files})
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "directory to write into")
