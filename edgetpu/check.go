@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/edgetpu/dmaplan"
 )
 
 // Rule IDs. The load-time rules mirror what the public runtime checks
@@ -65,7 +66,12 @@ func init() {
 		diag.Rule{ID: RuleRelocBatch, Severity: diag.Error, Description: "a relocation's batch must be below batch_size (0 for parameters and scratch)"},
 		diag.Rule{ID: RuleHintRange, Severity: diag.Error, Description: "a DMA descriptor's byte range must lie within its layer, the parameters or scratch"},
 		diag.Rule{ID: RuleHintChunk, Severity: diag.Error, Description: "an instruction hint's chunk index must name a chunk of the executable"},
-		diag.Rule{ID: RuleNotDeterministic, Severity: diag.Warning, Description: "DMA hints are not fully deterministic: the USB runtime rejects the executable unless descriptors come from the device"},
+		// libedgetpu driver/usb/usb_driver.cc (DoCreateRequest): unless
+		// USB_ENABLE_BULK_DESCRIPTORS_FROM_DEVICE is set (default false,
+		// driver/beagle/beagle_usb_driver_provider.cc), the USB driver
+		// fails every inference of such an executable; the PCIe driver
+		// does not use the hints.
+		diag.Rule{ID: RuleNotDeterministic, Severity: diag.Warning, Description: "on the USB Accelerator the model does not run with the default runtime settings: the compiler could not plan all of its transfers ahead, and libedgetpu's USB driver then fails every inference (\"must have fully deterministic DMA hints when DMA descriptors from device are disabled\") unless the process sets USB_ENABLE_BULK_DESCRIPTORS_FROM_DEVICE=1; PCIe Edge TPUs (M.2, Mini PCIe, Dev Board) run it as is"},
 		diag.Rule{ID: RuleOutputLayout, Severity: diag.Error, Description: "an output's OutputLayout maps must have y/x entries, be injective and stay inside size_bytes"},
 		diag.Rule{ID: RuleShapeInfo, Severity: diag.Error, Description: "OutputShapeInfo slices must be valid ranges of the layer shape, element-aligned and inside size_bytes"},
 		diag.Rule{ID: RuleNarrowMemory, Severity: diag.Error, Description: "used narrow memory per tile exceeds the Edge TPU's (beagle) 196,608 bytes"},
@@ -79,6 +85,10 @@ func init() {
 		diag.Rule{ID: RuleDuplicateLayerName, Severity: diag.Error, Description: "layer names must be unique among an executable's inputs and among its outputs"},
 	)
 }
+
+// NotDeterministicAdvice says what an executable whose DMA hints are not
+// fully deterministic means for the user and what to do about it.
+const NotDeterministicAdvice = dmaplan.NotDeterministicAdvice
 
 // VariableOutputSuffix marks outputs the runtime writes back into an input
 // of the same name (recurrent state).
@@ -381,7 +391,7 @@ func checkHints(rep *diag.Report, loc string, e *Executable, ins, outs map[strin
 		return
 	}
 	if !h.FullyDeterministic {
-		rep.Add(RuleNotDeterministic, loc, "dma_hints.fully_deterministic is false: the USB runtime rejects such an executable unless the descriptors come from the device")
+		rep.Add(RuleNotDeterministic, loc, "%s", NotDeterministicAdvice)
 	}
 	for i, x := range h.Hints {
 		hloc := fmt.Sprintf("%s / hint %d", loc, i)

@@ -126,7 +126,7 @@ type Plan struct {
 	First          Totals    `json:"first_inference_totals"`
 	Steady         Totals    `json:"steady_state_totals"`
 	Links          []Link    `json:"links"`
-	USBRejects     []string  `json:"usb_rejects,omitempty"` // executables the USB runtime would reject
+	USBRejects     []string  `json:"usb_rejects,omitempty"` // executables the USB runtime would reject (NotDeterministicAdvice)
 	Warnings       []string  `json:"warnings,omitempty"`
 	Executables    []ExeInfo `json:"executables"`
 }
@@ -246,3 +246,13 @@ func (t Totals) TargetNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+// NotDeterministicAdvice says what an executable whose DMA hints are not
+// fully deterministic means for the user and what to do about it: with
+// its default settings libedgetpu's USB driver refuses to run it
+// (driver/usb/usb_driver.cc, DoCreateRequest: "must have fully
+// deterministic DMA hints when DMA descriptors from device are disabled");
+// the setting is the environment variable read in
+// driver/beagle/beagle_usb_driver_provider.cc; the PCIe driver does not
+// use the hints.
+const NotDeterministicAdvice = "on a USB Accelerator every inference of this model fails with the default runtime settings (the compiler left some transfers for the device to request, which libedgetpu's USB driver refuses unless told to accept them): set USB_ENABLE_BULK_DESCRIPTORS_FROM_DEVICE=1 in the environment of the process, or run it on a PCIe Edge TPU (M.2, Mini PCIe, Dev Board), which runs it as is"

@@ -53,7 +53,7 @@ func (o Listing) WriteText(w io.Writer) error {
 		fmt.Fprintln(w, "Times are lower bounds: bytes over raw link bandwidth, no protocol overhead, latency or compute.")
 		fmt.Fprintln(w, "If the model runs faster than the steady-state bound on your CPU, the Edge TPU over that link is slower than the CPU.")
 		for _, r := range p.USBRejects {
-			fmt.Fprintf(w, "warning: executable %s is not fully deterministic: the USB runtime rejects it unless descriptors come from the device\n", r)
+			fmt.Fprintf(w, "warning: executable %s: %s\n", r, NotDeterministicAdvice)
 		}
 		for _, x := range p.Warnings {
 			fmt.Fprintf(w, "warning: %s\n", x)

@@ -265,7 +265,7 @@ func etpuModelSections(i int, nm edgetpu.NamedModel) []report.Section {
 				}
 				dma = append(dma, tt)
 				for _, r := range plan.USBRejects {
-					dma = append(dma, &report.Text{Text: fmt.Sprintf("Executable %s is not fully deterministic: the USB runtime rejects it unless descriptors come from the device.", r)})
+					dma = append(dma, &report.Text{Text: fmt.Sprintf("Executable %s: %s.", r, edgetpu.NotDeterministicAdvice)})
 				}
 			}
 		}
