@@ -93,16 +93,6 @@ const (
 	// DeepLab v3, BodyPix, YOLOv8).
 	classifierMACsPerParamPixel = 1.0 / 650
 	denseMACsPerParamPixel      = 1.0 / 250
-	// instrBase + instrBytesPerOp*ops + instrBytesPerOutput*elements
-	// estimates the instruction bytes the runtime sends every inference
-	// for a planned (uncompiled) model: a fixed part, a part per mapped
-	// operator and a part per output element the mapped operators write
-	// (larger activations take more tiles and loop iterations). Fitted on
-	// the compiled twins of ../shared/corpus2/edgetpu-pairs (YOLOv8n at
-	// 320 and 640 give the per-element part, the rest the per-op one).
-	instrBase           = 8192
-	instrBytesPerOp     = 1100
-	instrBytesPerOutput = 0.004
 )
 
 // Host classes. Links: USB 3.0 signals at 5 Gb/s and PCIe Gen2 x1 at
@@ -453,14 +443,14 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 			if op.Subgraph != 0 || op.Placement != "TPU" || op.Index >= len(sg.Operators) {
 				continue
 			}
-			w := Work(u, sg, &sg.Operators[op.Index])
-			l.add(LatencyPart{Name: fmt.Sprintf("%s layer %d %s", label, op.Index, op.Op), Kind: PartTPU, Us: float64(w.MACs) / tpuMACsPerUs, MACs: w.MACs, Op: oi, Resource: "edgetpu",
-				Detail: "a layer of the uncompiled model, at the effective rate"})
+			l.addTPULayer(u, sg, op.Index, fmt.Sprintf("%s layer %d %s", label, op.Index, op.Op), oi, "a layer of the uncompiled model")
 		}
 	} else {
 		macs := estimatedMACs(p)
 		l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: float64(macs) / tpuMACsPerUs, MACs: macs, Op: oi, Resource: "edgetpu",
 			Detail: "MACs estimated from the parameters and input pixels (the layers are compiled away), at the effective rate"})
+		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of parameters were assumed to work at %s, giving %.0fM MACs (off by up to 30%% on the shared compiled twins); give the uncompiled model (--uncompiled) for a layer-by-layer estimate",
+			label, humanize.Bytes(MemoryOf(p).Cached+MemoryOf(p).Streamed), macsAssumption(p), float64(macs)/1e6))
 	}
 	if b := st["OUTPUT"]; b > 0 {
 		l.add(LatencyPart{Name: label + " output transfer", Kind: PartTransfer, Us: linkUs(h, b), Bytes: b, Op: oi, Resource: "link", Detail: "output activations to the host"})
@@ -515,10 +505,40 @@ func estimatedMACs(p *Package) int64 {
 	return int64(k * params * pixels)
 }
 
+// macsAssumption says in words what estimatedMACs assumed of a package.
+func macsAssumption(p *Package) string {
+	e := p.Main()
+	if e == nil {
+		return "no input"
+	}
+	var channels int32
+	var pixels int64
+	for _, in := range e.InputLayers {
+		if px := int64(in.Y) * int64(in.X); px > pixels {
+			pixels, channels = px, in.Z
+		}
+	}
+	dense := false
+	for _, out := range e.OutputLayers {
+		dense = dense || out.Y > 1 && out.X > 1
+	}
+	switch {
+	case channels > 4:
+		return fmt.Sprintf("the geometric mean of the input's %d and the outputs' pixels (the input is a feature map: a later pipeline segment)", pixels)
+	case dense:
+		return fmt.Sprintf("the input's %d pixels at 1/250 MAC per parameter byte and pixel (a dense predictor: map outputs)", pixels)
+	}
+	return fmt.Sprintf("the input's %d pixels at 1/650 MAC per parameter byte and pixel (a classifier: vector outputs)", pixels)
+}
+
 // EstimatePlan estimates the latency of an uncompiled model from its
-// predicted mapping: the mapped operators' MACs layer by layer, the
-// segment's inputs and outputs over the link, the parameters against the
-// 8 MiB cache, and the CPU operators as EstimateModel prices them.
+// predicted mapping: the mapped operators' MACs layer by layer (priced as
+// EstimateModel prices the layers of an uncompiled twin), and what the
+// plan predicts the package moves (Plan.Package, Plan.Parameters,
+// Plan.Spill: the segment's inputs and outputs in the device layout, the
+// instructions, the parameters against the on-chip cache, the activation
+// spill) priced as EstimateModel prices the same quantities read from a
+// compiled file; the CPU operators as EstimateModel prices them.
 func EstimatePlan(t *tflite.Model, p *Plan, h HostClass, o LatencyOptions) *Latency {
 	l := &Latency{Host: h, Source: "plan"}
 	l.add(LatencyPart{Name: "invocation overhead", Kind: PartInvoke, Us: invokeUs(h), Op: -1, Resource: "host",
@@ -531,101 +551,64 @@ func EstimatePlan(t *tflite.Model, p *Plan, h HostClass, o LatencyOptions) *Late
 		return l
 	}
 	sg := &t.Subgraphs[0]
-	n := len(sg.Tensors)
 	onTPU := make([]bool, len(sg.Operators))
 	for _, op := range p.Ops {
 		if op.Subgraph == 0 && op.Placement == "TPU" && op.Index < len(onTPU) {
 			onTPU[op.Index] = true
 		}
 	}
-	producedTPU := make([]bool, n)
-	readTPU := make([]bool, n)
-	readCPU := make([]bool, n)
-	for oi, op := range sg.Operators {
-		for _, i := range op.Outputs {
-			if i >= 0 && int(i) < n && onTPU[oi] {
-				producedTPU[i] = true
-			}
-		}
-		for _, i := range op.Inputs {
-			if i >= 0 && int(i) < n {
-				if onTPU[oi] {
-					readTPU[i] = true
-				} else {
-					readCPU[i] = true
-				}
-			}
-		}
+	pk := p.Package
+	if pk == nil {
+		pk = &PackageEstimate{}
 	}
-	isOut := map[int32]bool{}
-	for _, i := range sg.Outputs {
-		isOut[i] = true
-	}
-	var inBytes, outBytes int64
 	mapped := 0
-	for i := range sg.Tensors {
-		ten := &sg.Tensors[i]
-		if t.IsConstant(ten) {
-			continue
-		}
-		size := max(ten.Elements(), 0) * int64(max(ten.Type.ElemSize(), 1))
-		if readTPU[i] && !producedTPU[i] {
-			inBytes += size
-		}
-		if producedTPU[i] && (readCPU[i] || isOut[int32(i)]) {
-			outBytes += size
-		}
-	}
-	var outElems int64
-	for oi := range sg.Operators {
-		if onTPU[oi] {
-			outElems += Work(t, sg, &sg.Operators[oi]).OutElems
-		}
-	}
-	first := true
 	for oi := range sg.Operators {
 		if !onTPU[oi] {
 			l.addCPU(t, sg, oi, h)
 			continue
 		}
-		mapped++
-		if first {
-			first = false
+		if mapped++; mapped == 1 {
 			if p.Parameters.OnChip > 0 {
 				l.add(LatencyPart{Name: "Edge TPU parameter caching", Kind: PartParameters, Us: linkUs(h, p.Parameters.OnChip), Bytes: p.Parameters.OnChip,
-					Op: -1, FirstOnly: !o.Evicted, Resource: "link", Detail: "parameters loaded into the 8 MiB on-chip memory"})
+					Op: -1, FirstOnly: !o.Evicted, Resource: "link", Detail: "parameters (in the compiler's layout) loaded into the 8 MiB on-chip memory"})
 			}
-			l.add(LatencyPart{Name: "Edge TPU input transfer", Kind: PartTransfer, Us: linkUs(h, inBytes), Bytes: inBytes, Op: -1, Resource: "link"})
-			instr := int64(instrBase + instrBytesPerOp*float64(countTPU(onTPU)) + instrBytesPerOutput*float64(outElems))
-			l.add(LatencyPart{Name: "Edge TPU instructions", Kind: PartTransfer, Us: linkUs(h, instr), Bytes: instr, Op: -1, Resource: "link",
-				Detail: "estimated from the mapped operators and their output sizes"})
+			l.add(LatencyPart{Name: "Edge TPU input transfer", Kind: PartTransfer, Us: linkUs(h, pk.InputBytes), Bytes: pk.InputBytes, Op: -1, Resource: "link",
+				Detail: "the segment's inputs in the device layout"})
+			l.add(LatencyPart{Name: "Edge TPU instructions", Kind: PartTransfer, Us: linkUs(h, pk.InstructionBytes), Bytes: pk.InstructionBytes, Op: -1, Resource: "link",
+				Detail: "estimated from the mapped operators, the segment's input and output layers and the operators' output sizes"})
 			if p.Parameters.Streamed > 0 {
-				l.add(LatencyPart{Name: "Edge TPU streamed parameters", Kind: PartParameters, Us: linkUs(h, p.Parameters.Streamed), Bytes: p.Parameters.Streamed, Op: -1, Resource: "link"})
+				l.add(LatencyPart{Name: "Edge TPU streamed parameters", Kind: PartParameters, Us: linkUs(h, p.Parameters.Streamed), Bytes: p.Parameters.Streamed, Op: -1, Resource: "link",
+					Detail: "parameters that do not fit the on-chip cache, streamed every inference"})
+			}
+			if sp := p.Spill; sp != nil {
+				l.add(LatencyPart{Name: "Edge TPU scratch spill", Kind: PartTransfer, Us: linkUs(h, sp.TrafficBytes), Bytes: sp.TrafficBytes, Op: -1, Resource: "link",
+					Detail: "activations spilled to host memory and read back (uncertain)"})
+				l.Notes = append(l.Notes, "scratch spill: "+sp.Uncertain)
 			}
 		}
-		w := Work(t, sg, &sg.Operators[oi])
-		name := t.OperatorCodes[sg.Operators[oi].OpcodeIndex].Label()
-		l.add(LatencyPart{Name: fmt.Sprintf("op %d %s", oi, name), Kind: PartTPU, Us: float64(w.MACs) / tpuMACsPerUs, MACs: w.MACs, Op: oi, Resource: "edgetpu"})
+		l.addTPULayer(t, sg, oi, fmt.Sprintf("op %d %s", oi, t.OperatorCodes[sg.Operators[oi].OpcodeIndex].Label()), -1, "")
 	}
 	for k := 2; k <= p.Segments; k++ {
 		l.add(LatencyPart{Name: fmt.Sprintf("Edge TPU subgraph %d invocation", k), Kind: PartInvoke, Us: invokeFixedUs, Op: -1, Resource: "host",
 			Detail: "each further Edge TPU subgraph is another device round trip"})
 	}
 	if mapped > 0 {
-		l.add(LatencyPart{Name: "Edge TPU output transfer", Kind: PartTransfer, Us: linkUs(h, outBytes), Bytes: outBytes, Op: -1, Resource: "link"})
+		l.add(LatencyPart{Name: "Edge TPU output transfer", Kind: PartTransfer, Us: linkUs(h, pk.OutputBytes), Bytes: pk.OutputBytes, Op: -1, Resource: "link",
+			Detail: "the segment's outputs in the device layout"})
 	}
 	l.finish()
 	return l
 }
 
-func countTPU(on []bool) int {
-	n := 0
-	for _, b := range on {
-		if b {
-			n++
-		}
+// addTPULayer prices one mapped layer on the Edge TPU: its MACs at the
+// effective rate. EstimatePlan and EstimateModel (given the uncompiled
+// twin) both price layers here, so the two estimates are one model.
+func (l *Latency) addTPULayer(t *tflite.Model, sg *tflite.Subgraph, index int, name string, op int, detail string) {
+	w := Work(t, sg, &sg.Operators[index])
+	if op < 0 {
+		op = index
 	}
-	return n
+	l.add(LatencyPart{Name: name, Kind: PartTPU, Us: float64(w.MACs) / tpuMACsPerUs, MACs: w.MACs, Op: op, Resource: "edgetpu", Detail: detail})
 }
 
 // Timeline lowers one inference onto a sim graph (microsecond units):

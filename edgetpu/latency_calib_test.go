@@ -155,44 +155,30 @@ func TestLatencyCalibration(t *testing.T) {
 }
 
 // sim (the compiled model) and plan (its uncompiled twin, from the
-// predicted mapping) agree on the steady-state latency within 10% on every
-// shared twin pair, on every host class.
+// predicted mapping) on every shared twin pair, on every host class. Two
+// comparisons, both printed (bench/edgetpu-hw.sh):
+//
+//   - sim given the twin (npukit sim --uncompiled): both estimates price
+//     the same layers with the same constants, so what differs is what the
+//     plan predicts of the package (instructions, padded transfers,
+//     parameters, scratch spill) against what the compiled file holds.
+//     Every combination agrees within 10%, except where an activation
+//     spill is involved (the compiled file has scratch or the plan
+//     predicts it, which it always flags uncertain): within 25% there.
+//   - sim on the compiled file alone: its Edge TPU compute is estimated
+//     from the parameters and input pixels (the file keeps no layer
+//     shapes, which it says in its notes); every combination within 25%.
 func TestLatencySimPlanAgree(t *testing.T) {
 	dir := conformance.Shared(t, "corpus2/edgetpu-pairs")
-	b, err := os.ReadFile(filepath.Join(dir, "truth.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tr struct {
-		Entries []struct {
-			ID         string
-			Uncompiled struct{ File string }
-			Compiled   []struct {
-				File      string `json:"file"`
-				AlreadyIn string `json:"already_in"`
-			}
-		}
-	}
-	if err := json.Unmarshal(b, &tr); err != nil {
-		t.Fatal(err)
-	}
-	shared := filepath.Dir(filepath.Dir(dir))
-	pairs, combos, agree := 0, 0, 0
-	for _, e := range tr.Entries {
-		um, err := tflite.ReadFile(filepath.Join(dir, e.Uncompiled.File))
+	pairs, combos, agreeTwin, agreeAlone := 0, 0, 0, 0
+	var rows []string
+	for _, pr := range twinFiles(t, dir) {
+		path := pr[1]
+		um, err := tflite.ReadFile(pr[0])
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range e.Compiled {
-			var path string
-			switch {
-			case c.File != "":
-				path = filepath.Join(dir, c.File)
-			case strings.HasPrefix(c.AlreadyIn, "shared/"):
-				path = filepath.Join(shared, strings.TrimPrefix(c.AlreadyIn, "shared/"))
-			default:
-				continue
-			}
+		{
 			cb, err := os.ReadFile(path)
 			if err != nil {
 				continue
@@ -206,43 +192,87 @@ func TestLatencySimPlanAgree(t *testing.T) {
 			}
 			pairs++
 			p := PlanModel(um, PlanOptions{})
+			scratch := false
+			for _, pk := range cm.Packages() {
+				scratch = scratch || MemoryOf(pk).Scratch > 0
+			}
+			spill := scratch || p.Spill != nil
+			row := fmt.Sprintf("%-44.44s", shortName(filepath.Base(path)))
 			for _, h := range Hosts() {
-				ls, err := EstimateModel(cm, h, LatencyOptions{})
+				alone, err := EstimateModel(cm, h, LatencyOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				twin, err := EstimateModel(cm, h, LatencyOptions{Uncompiled: um})
 				if err != nil {
 					t.Fatal(err)
 				}
 				lp := EstimatePlan(um, p, h, LatencyOptions{})
-				r := lp.SteadyStateUs / ls.SteadyStateUs
-				if h.Name == DefaultHost {
-					t.Logf("%-70s sim %8.0f us plan %8.0f us ratio %.2f", shortName(filepath.Base(path)), ls.SteadyStateUs, lp.SteadyStateUs, r)
-				}
+				rt, ra := lp.SteadyStateUs/twin.SteadyStateUs, lp.SteadyStateUs/alone.SteadyStateUs
+				row += fmt.Sprintf(" %5.2f %5.2f", rt, ra)
 				combos++
-				if math.Abs(r-1) <= 0.10 {
-					agree++
-					continue
+				if math.Abs(rt-1) <= 0.10 {
+					agreeTwin++
+				} else if tol := map[bool]float64{false: 0.10, true: 0.25}[spill]; math.Abs(rt-1) > tol {
+					t.Errorf("%s on %s: plan %.0f us, sim given the twin %.0f us (ratio %.2f, want within %.0f%%)", filepath.Base(path), h.Name, lp.SteadyStateUs, twin.SteadyStateUs, rt, 100*tol)
 				}
-				spill := false
-				for _, p := range ls.Parts {
-					spill = spill || strings.Contains(p.Name, "scratch")
-				}
-				t.Logf("%s on %s: plan %.0f us vs sim %.0f us (ratio %.2f)", filepath.Base(path), h.Name, lp.SteadyStateUs, ls.SteadyStateUs, r)
-				if h.Name == DefaultHost && !spill {
-					// Without a scratch spill (which the plan
-					// does not predict), the default host
-					// agrees within 20% on every pair (the
-					// compiled model's MACs are estimated).
-					if math.Abs(r-1) > 0.20 {
-						t.Errorf("%s: plan and sim differ by more than 20%% without a scratch spill", filepath.Base(path))
-					}
+				if math.Abs(ra-1) <= 0.10 {
+					agreeAlone++
+				} else if math.Abs(ra-1) > 0.25 {
+					t.Errorf("%s on %s: plan %.0f us, sim of the compiled file %.0f us (ratio %.2f, want within 25%%)", filepath.Base(path), h.Name, lp.SteadyStateUs, alone.SteadyStateUs, ra)
 				}
 			}
+			if spill {
+				row += " (activation spill)"
+			}
+			rows = append(rows, row)
 		}
 	}
 	if pairs == 0 {
 		t.Skip("no twin pairs")
 	}
-	t.Logf("%d of %d (pair, host) combinations agree within 10%%", agree, combos)
-	if agree*10 < combos*6 {
-		t.Errorf("only %d of %d (pair, host) combinations agree within 10%%", agree, combos)
+	hdr := fmt.Sprintf("%-44s", "plan / sim: given the twin, of the file alone")
+	for _, h := range Hosts() {
+		hdr += fmt.Sprintf(" %-11.11s", h.Name)
 	}
+	t.Log(hdr)
+	for _, r := range rows {
+		t.Log(r)
+	}
+	t.Logf("within 10%%: %d of %d (pair, host) combinations with sim given the twin, %d of %d with sim of the compiled file alone", agreeTwin, combos, agreeAlone, combos)
+}
+
+// twinFiles lists the (uncompiled, compiled) file pairs of the twin
+// corpus dir (its truth.json), compiled files found in place.
+func twinFiles(t *testing.T, dir string) [][2]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		Entries []struct {
+			Uncompiled struct{ File string }
+			Compiled   []struct {
+				File      string `json:"file"`
+				AlreadyIn string `json:"already_in"`
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatal(err)
+	}
+	shared := filepath.Dir(filepath.Dir(dir))
+	var out [][2]string
+	for _, e := range tr.Entries {
+		for _, c := range e.Compiled {
+			switch {
+			case c.File != "":
+				out = append(out, [2]string{filepath.Join(dir, e.Uncompiled.File), filepath.Join(dir, c.File)})
+			case strings.HasPrefix(c.AlreadyIn, "shared/"):
+				out = append(out, [2]string{filepath.Join(dir, e.Uncompiled.File), filepath.Join(shared, strings.TrimPrefix(c.AlreadyIn, "shared/"))})
+			}
+		}
+	}
+	return out
 }

@@ -107,7 +107,12 @@ type Plan struct {
 	// Parameters estimates the constant bytes (weights, biases) of the
 	// mapped ops against the 8 MiB on-chip memory.
 	Parameters ParamEstimate `json:"parameters"`
-	Notes      []string      `json:"notes,omitempty"`
+	// Spill is the predicted activation spill to host memory (scratch),
+	// nil when none is predicted.
+	Spill *ActivationSpill `json:"activation_spill,omitempty"`
+	// Package is what the compiled package would move every inference.
+	Package *PackageEstimate `json:"package,omitempty"`
+	Notes   []string         `json:"notes,omitempty"`
 	// Latency is the estimated inference time of the predicted mapping
 	// on a host class (set by the caller: EstimatePlan).
 	Latency *Latency `json:"latency,omitempty"`
@@ -115,7 +120,12 @@ type Plan struct {
 
 // ParamEstimate is the parameter memory of the mapped ops.
 type ParamEstimate struct {
-	Bytes    int64 `json:"bytes"`
+	// Bytes are the TFLite constant bytes of the mapped ops.
+	Bytes int64 `json:"bytes"`
+	// Compiled are the same parameters in the compiler's layout (output
+	// channels padded, a bias and requantization word per channel), which
+	// OnChip and Streamed split as the compiler does.
+	Compiled int64 `json:"compiled_bytes"`
 	OnChip   int64 `json:"on_chip_bytes"`
 	Streamed int64 `json:"streamed_bytes"`
 }
@@ -220,12 +230,11 @@ func PlanModel(t *tflite.Model, opt PlanOptions) *Plan {
 			p.CPU++
 		}
 	}
-	if p.Parameters.Bytes > ParameterCacheCapacity {
-		p.Parameters.OnChip = ParameterCacheCapacity
-		p.Parameters.Streamed = p.Parameters.Bytes - ParameterCacheCapacity
-		p.Notes = append(p.Notes, fmt.Sprintf("the mapped ops' parameters (%d bytes) exceed the about 7 MiB of the 8 MiB on-chip memory the compiler gives parameters: about %d bytes would be streamed from the host every inference (an estimate)", p.Parameters.Bytes, p.Parameters.Streamed))
-	} else {
-		p.Parameters.OnChip = p.Parameters.Bytes
+	if p.TPU > 0 && len(t.Subgraphs) > 0 {
+		planParameters(p, t)
+		s := segmentOf(t, p)
+		planSpill(p, t, s)
+		planPackage(p, t, s)
 	}
 	return p
 }
@@ -706,7 +715,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 	ew := stickywriter.New(w)
 	ew.Printf("%s, as Edge TPU compiler %d would map them\n", p, p.Compiler)
 	if p.TPU > 0 {
-		ew.Printf("Parameters of the mapped operators: %s", humanize.Bytes(p.Parameters.Bytes))
+		ew.Printf("Parameters of the mapped operators: %s, about %s in the compiler's layout", humanize.Bytes(p.Parameters.Bytes), humanize.Bytes(p.Parameters.Compiled))
 		if p.Parameters.Streamed > 0 {
 			ew.Printf(" (over the about 7 MiB the compiler caches of the 8 MiB on-chip memory: about %s streamed every inference)\n", humanize.Bytes(p.Parameters.Streamed))
 		} else {

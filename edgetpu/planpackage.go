@@ -1,0 +1,375 @@
+package edgetpu
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/npukit/npukit/tflite"
+)
+
+// What the compiler's package will hold, predicted from the uncompiled
+// model and its predicted mapping: the parameters in the compiler's layout
+// (and which of them it caches on chip), the activations it spills to host
+// memory (scratch), the instruction bytes and the padded sizes of the
+// segment's inputs and outputs. The latency estimate of a plan
+// (EstimatePlan) prices exactly these, as EstimateModel prices the same
+// quantities read from a compiled file, so the two are one model.
+
+// The compiler's parameter layout. Each matrix operator's output channels
+// are padded to a multiple of paramChannelAlign (the 64-wide MAC array
+// takes 64 output channels at a time) and each padded output channel
+// carries paramBytesPerChannel more bytes (a 32-bit bias and a 32-bit
+// requantization word). Fitted on the 11 distinct compiled twins of
+// ../shared/corpus2/edgetpu-pairs and ../shared/hw/edgetpu/models
+// (MobileNet v1/v2, DeepLab v3 at two widths, BodyPix, face-mask
+// classifier, YOLOv8n at 320 and 640, an MLP): the compiled caching
+// executable's parameter bytes are predicted within 7% on every one (the
+// TFLite weight bytes alone are 1-43% short); padding the input channels as
+// well changes no prediction by more than 2%.
+const (
+	paramChannelAlign    = 64
+	paramBytesPerChannel = 8
+)
+
+// Device-side activation layout: an input or output layer's z dimension
+// is padded to a multiple of 4 bytes per (y, x) position and the layer's
+// size to a multiple of 8 bytes (notes, "Output re-layout": every real
+// output; inputs are padded to 8 bytes).
+const (
+	layerZAlignBytes = 4
+	layerSizeAlign   = 8
+)
+
+// The instruction bytes the runtime sends every inference:
+// instrBytesPerOp per mapped operator, instrBytesPerIO per input or output
+// layer of the segment (each has its own DMA and re-layout program) and
+// instrBytesPerOutput per output element of the mapped operators (larger
+// activations take more tiles and loop iterations). Fitted (least squares
+// on the relative error) on the execution executables of the 11 distinct
+// compiled twins above: within 25% on 8 of them; the worst are DeepLab v3
+// at full width (0.6: its instructions grow with the channels too) and
+// YOLOv8n-640 with 6 classes (1.3).
+const (
+	instrBytesPerOp     = 1208
+	instrBytesPerIO     = 2529
+	instrBytesPerOutput = 0.0034
+)
+
+// heldActivationBytes is how much of the 3 MiB of narrow memory (16 tiles
+// of 196,608 bytes) the compiler leaves to activations that must stay
+// whole while other operators run (skip connections, the branches of a
+// block, outputs waiting for the end of the segment); the rest streams the
+// running operators' inputs and outputs in bands, which is why a 721x1281
+// PoseNet spills nothing. When the held tensors exceed it, the compiler
+// writes some to host memory (scratch) and reads them back when needed.
+// Fitted on the shared twins: 418 KB held (BodyPix) never spilled; the
+// YOLOv8n-640 compiles hold 1.23 MB in their first C2f block and kept
+// 0.82 MB of it on chip. 1 MiB (a third of narrow memory) lies in that
+// range. Which tensors the compiler picks is not documented: the spill is
+// always reported uncertain.
+const heldActivationBytes = 1 << 20
+
+// ActivationSpill is the predicted scratch traffic of a plan.
+type ActivationSpill struct {
+	// ScratchBytes is the host memory the spilled tensors occupy at once.
+	ScratchBytes int64 `json:"scratch_bytes"`
+	// TrafficBytes is what moves over the host link every inference: each
+	// spilled tensor written out once and read back once per later
+	// reader.
+	TrafficBytes int64    `json:"traffic_bytes_per_inference"`
+	Tensors      []string `json:"spilled_tensors"`
+	Uncertain    string   `json:"uncertain"`
+}
+
+// layerBytes is a tensor's size in the device layout: its innermost
+// dimension padded to layerZAlignBytes per position when pad is set
+// (outputs), the whole rounded up to layerSizeAlign.
+func layerBytes(x *tflite.Tensor, pad bool) int64 {
+	es := int64(max(x.Type.ElemSize(), 1))
+	n := max(x.Elements(), 0)
+	if pad && len(x.Shape) > 0 {
+		z := int64(max(x.Shape[len(x.Shape)-1], 1))
+		zb := (z*es + layerZAlignBytes - 1) / layerZAlignBytes * layerZAlignBytes
+		n = n / z * zb
+	} else {
+		n *= es
+	}
+	return (n + layerSizeAlign - 1) / layerSizeAlign * layerSizeAlign
+}
+
+// compiledParamBytes predicts an operator's parameter bytes in the
+// compiler's layout; other operators keep their constant bytes.
+func compiledParamBytes(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator) int64 {
+	var plain int64
+	for _, i := range op.Inputs {
+		if i >= 0 && int(i) < len(sg.Tensors) && t.IsConstant(&sg.Tensors[i]) {
+			plain += t.BufferSizes[sg.Tensors[i].Buffer]
+		}
+	}
+	if int(op.OpcodeIndex) >= len(t.OperatorCodes) {
+		return plain
+	}
+	weights := func(k int) []int32 {
+		if k < len(op.Inputs) && op.Inputs[k] >= 0 && int(op.Inputs[k]) < len(sg.Tensors) && t.IsConstant(&sg.Tensors[op.Inputs[k]]) {
+			return sg.Tensors[op.Inputs[k]].Shape
+		}
+		return nil
+	}
+	pad := func(c int64) int64 { return (c + paramChannelAlign - 1) / paramChannelAlign * paramChannelAlign }
+	dims := func(s []int32) (int64, bool) {
+		n := int64(1)
+		for _, d := range s {
+			if d <= 0 {
+				return 0, false
+			}
+			n *= int64(d)
+		}
+		return n, true
+	}
+	var out, per int64
+	switch t.OperatorCodes[op.OpcodeIndex].Name() {
+	case "CONV_2D", "FULLY_CONNECTED":
+		// [out, kh, kw, in] or [out, in].
+		s := weights(1)
+		n, ok := dims(s)
+		if !ok || len(s) < 2 {
+			return plain
+		}
+		out, per = int64(s[0]), n/int64(s[0])
+	case "TRANSPOSE_CONV":
+		s := weights(1)
+		n, ok := dims(s)
+		if !ok || len(s) != 4 {
+			return plain
+		}
+		out, per = int64(s[0]), n/int64(s[0])
+	case "DEPTHWISE_CONV_2D":
+		// [1, kh, kw, out].
+		s := weights(1)
+		n, ok := dims(s)
+		if !ok || len(s) != 4 {
+			return plain
+		}
+		out, per = int64(s[3]), n/int64(s[3])
+	default:
+		return plain
+	}
+	return pad(out) * (per + paramBytesPerChannel)
+}
+
+// planParameters fills the plan's parameter estimate: the compiler's
+// layout of each mapped operator's parameters, cached on chip in graph
+// order while they fit the ParameterCacheCapacity (an operator that does
+// not fit is streamed, a later smaller one may still be cached: the logs
+// show caches filled to within 2 KiB).
+func planParameters(p *Plan, t *tflite.Model) {
+	if len(t.Subgraphs) == 0 {
+		return
+	}
+	sg := &t.Subgraphs[0]
+	free := int64(ParameterCacheCapacity)
+	for _, o := range p.Ops {
+		if o.Subgraph != 0 || o.Placement != "TPU" || o.Index >= len(sg.Operators) {
+			continue
+		}
+		b := compiledParamBytes(t, sg, &sg.Operators[o.Index])
+		p.Parameters.Compiled += b
+		if b <= free {
+			free -= b
+			p.Parameters.OnChip += b
+		} else {
+			p.Parameters.Streamed += b
+		}
+	}
+	if p.Parameters.Streamed > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("the mapped ops' parameters (about %d bytes in the compiler's layout) exceed the about 7 MiB of the 8 MiB on-chip memory the compiler gives parameters: about %d bytes would be streamed from the host every inference (an estimate)", p.Parameters.Compiled, p.Parameters.Streamed))
+	}
+}
+
+// segment describes the mapped operators of subgraph 0 for the package
+// predictions.
+type segment struct {
+	on       []bool // by operator index
+	producer []int  // by tensor: the mapped operator writing it, -1
+	readers  [][]int
+	// leaves: tensors written by a mapped operator and read by the CPU or
+	// a graph output (the segment's outputs); enters: tensors read by a
+	// mapped operator and written by none (its inputs).
+	leaves, enters []int32
+}
+
+func segmentOf(t *tflite.Model, p *Plan) *segment {
+	sg := &t.Subgraphs[0]
+	n := len(sg.Tensors)
+	s := &segment{on: make([]bool, len(sg.Operators)), producer: make([]int, n), readers: make([][]int, n)}
+	for _, o := range p.Ops {
+		if o.Subgraph == 0 && o.Placement == "TPU" && o.Index < len(s.on) {
+			s.on[o.Index] = true
+		}
+	}
+	for i := range s.producer {
+		s.producer[i] = -1
+	}
+	readCPU := make([]bool, n)
+	for oi, op := range sg.Operators {
+		for _, i := range op.Inputs {
+			if i < 0 || int(i) >= n || t.IsConstant(&sg.Tensors[i]) {
+				continue
+			}
+			if s.on[oi] {
+				s.readers[i] = append(s.readers[i], oi)
+			} else {
+				readCPU[i] = true
+			}
+		}
+		if s.on[oi] {
+			for _, i := range op.Outputs {
+				if i >= 0 && int(i) < n {
+					s.producer[i] = oi
+				}
+			}
+		}
+	}
+	for _, i := range sg.Outputs {
+		if i >= 0 && int(i) < n {
+			readCPU[i] = true
+		}
+	}
+	for i := 0; i < n; i++ {
+		switch {
+		case s.producer[i] >= 0 && readCPU[i]:
+			s.leaves = append(s.leaves, int32(i))
+		case s.producer[i] < 0 && len(s.readers[i]) > 0:
+			s.enters = append(s.enters, int32(i))
+		}
+	}
+	return s
+}
+
+// planSpill predicts the activations the compiler spills to host memory:
+// walking the mapped operators in order, the tensors held whole across an
+// operator (written before it, read after it, not by it; a segment output
+// is held to the end) must fit heldActivationBytes; when they do not, the
+// ones needed furthest ahead (the largest first among equals) go to
+// scratch until the rest fits.
+func planSpill(p *Plan, t *tflite.Model, s *segment) {
+	sg := &t.Subgraphs[0]
+	n := len(sg.Tensors)
+	const end = int(^uint(0) >> 1)
+	leaves := map[int]bool{}
+	for _, i := range s.leaves {
+		leaves[int(i)] = true
+	}
+	next := func(i, after int) int {
+		for _, r := range s.readers[i] {
+			if r > after {
+				return r
+			}
+		}
+		if leaves[i] {
+			return end
+		}
+		return -1
+	}
+	size := func(i int) int64 { return layerBytes(&sg.Tensors[i], true) }
+	spilled := make([]bool, n)
+	var out, cur, peak int64
+	var names []string
+	for oi := range sg.Operators {
+		if !s.on[oi] {
+			continue
+		}
+		type held struct {
+			i, next int
+			size    int64
+		}
+		var hs []held
+		var total int64
+		for i := 0; i < n; i++ {
+			if spilled[i] || s.producer[i] < 0 || s.producer[i] >= oi || containsTensor(sg.Operators[oi].Inputs, i) {
+				continue
+			}
+			if nx := next(i, oi); nx > oi {
+				hs = append(hs, held{i, nx, size(i)})
+				total += size(i)
+			}
+		}
+		if total <= heldActivationBytes {
+			continue
+		}
+		sort.Slice(hs, func(a, b int) bool {
+			if hs[a].next != hs[b].next {
+				return hs[a].next > hs[b].next
+			}
+			return hs[a].size > hs[b].size
+		})
+		for _, h := range hs {
+			if total <= heldActivationBytes {
+				break
+			}
+			spilled[h.i] = true
+			total -= h.size
+			cur += h.size
+			peak = max(peak, cur)
+			out += h.size // written out once
+			for _, r := range s.readers[h.i] {
+				if r > oi {
+					out += h.size // read back by each later reader
+				}
+			}
+			names = append(names, sg.Tensors[h.i].Name)
+		}
+	}
+	if out == 0 {
+		return
+	}
+	p.Spill = &ActivationSpill{ScratchBytes: peak, TrafficBytes: out, Tensors: names,
+		Uncertain: fmt.Sprintf("the tensors held whole across other operators exceed about %d KiB of the 3 MiB of on-chip activation memory (a capacity fitted on compiled YOLOv8n models); which tensors the compiler spills, and how often it reads them back, is not documented: expect the traffic to be off by up to 2x", heldActivationBytes>>10)}
+	p.Notes = append(p.Notes, fmt.Sprintf("activations spill to host memory (scratch): about %d bytes written out and read back every inference (%s)", out, p.Spill.Uncertain))
+}
+
+func containsTensor(list []int32, i int) bool {
+	for _, x := range list {
+		if int(x) == i {
+			return true
+		}
+	}
+	return false
+}
+
+// PackageEstimate is what the plan predicts the compiled package moves
+// every inference.
+type PackageEstimate struct {
+	InputBytes       int64 `json:"input_bytes"`
+	OutputBytes      int64 `json:"output_bytes"`
+	InstructionBytes int64 `json:"instruction_bytes"`
+	// Layers are the segment's input and output layers.
+	InputLayers  int `json:"input_layers"`
+	OutputLayers int `json:"output_layers"`
+}
+
+// planPackage fills the plan's package estimate: the segment's inputs and
+// outputs in the device layout and the instruction bytes.
+func planPackage(p *Plan, t *tflite.Model, s *segment) {
+	sg := &t.Subgraphs[0]
+	e := &PackageEstimate{InputLayers: len(s.enters), OutputLayers: len(s.leaves)}
+	for _, i := range s.enters {
+		e.InputBytes += layerBytes(&sg.Tensors[i], false)
+	}
+	for _, i := range s.leaves {
+		e.OutputBytes += layerBytes(&sg.Tensors[i], true)
+	}
+	var ops int
+	var outElems int64
+	for oi := range sg.Operators {
+		if s.on[oi] {
+			ops++
+			outElems += Work(t, sg, &sg.Operators[oi]).OutElems
+		}
+	}
+	if ops == 0 {
+		return
+	}
+	e.InstructionBytes = int64(instrBytesPerOp*float64(ops) + instrBytesPerIO*float64(e.InputLayers+e.OutputLayers) + instrBytesPerOutput*float64(outElems))
+	p.Package = e
+}
