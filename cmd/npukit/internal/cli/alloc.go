@@ -8,8 +8,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/npukit/npukit"
@@ -20,6 +18,7 @@ import (
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/inputfile"
+	"github.com/npukit/npukit/internal/progress"
 	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/spf13/cobra"
 )
@@ -202,83 +201,19 @@ func (d *secondsOrDuration) Set(s string) error {
 	return nil
 }
 
-// allocProgress reports a long solve on stderr unless --quiet: what it
-// is doing (the stage), the exact search's nodes and the time so far. On
-// a terminal one line is redrawn every 200 ms from the second second on
-// and cleared at the end; on a pipe or a file a line is written after 2 s
-// and then every 10 s, so a log shows that the command is working (a
-// 618 KB trace ran 6-15 s with a node count stuck at 0, or nothing at
-// all when piped). Other writers (tests' buffers) get nothing.
+// allocProgress reports a long solve on stderr unless --quiet
+// (progress.Start; a 618 KB trace ran 6-15 s with a node count stuck at 0,
+// or nothing at all when piped). Other writers (tests' buffers) get
+// nothing.
 func allocProgress(env *Env) (func(int64), func(string), func()) {
 	w := env.Stderr
 	if tw, ok := w.(*termsafe.Writer); ok {
 		w = tw.W // the line is redrawn with carriage returns
 	}
-	f, ok := w.(*os.File)
-	if env.Quiet || !ok {
+	if env.Quiet {
 		return nil, nil, func() {}
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, func() {}
-	}
-	term := st.Mode()&os.ModeCharDevice != 0
-	var mu sync.Mutex
-	var nodes int64
-	stage := "solving"
-	start := time.Now()
-	line := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		s := fmt.Sprintf("alloc: %s, %.0f s", stage, time.Since(start).Seconds())
-		if nodes > 0 {
-			s += fmt.Sprintf(", %s nodes searched", humanize.Count(nodes))
-		}
-		return s
-	}
-	stop := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		period, first := 10*time.Second, 2*time.Second
-		if term {
-			period, first = 200*time.Millisecond, time.Second
-		}
-		timer := time.NewTimer(first)
-		defer timer.Stop()
-		drawn := 0
-		for {
-			select {
-			case <-stop:
-				if term && drawn > 0 {
-					fmt.Fprintf(f, "\r%s\r", strings.Repeat(" ", drawn))
-				}
-				return
-			case <-timer.C:
-				s := line()
-				if term {
-					pad := max(drawn-len(s), 0)
-					fmt.Fprintf(f, "\r%s%s", s, strings.Repeat(" ", pad))
-					drawn = len(s)
-				} else {
-					fmt.Fprintln(f, s)
-				}
-				timer.Reset(period)
-			}
-		}
-	}()
-	return func(n int64) {
-			mu.Lock()
-			nodes = max(nodes, n)
-			mu.Unlock()
-		}, func(s string) {
-			mu.Lock()
-			stage = s
-			mu.Unlock()
-		}, func() {
-			close(stop)
-			<-finished
-		}
+	return progress.Start(w, "alloc")
 }
 
 // runAlloc solves a problem file. timeout > 0 bounds the command in time,

@@ -2,20 +2,19 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/npukit/npukit/alloc"
 	"github.com/npukit/npukit/detect"
-	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/l2alloc"
 	"github.com/npukit/npukit/internal/atomicfile"
-	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/progress"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -28,36 +27,6 @@ type allocFromOptions struct {
 	Budget   time.Duration // per core; 0 = no limit
 	Align    int64         // offset alignment in bytes; 0/1 = none
 	Prefetch string        // DRAM load policy: none, all or file (l2alloc.ParsePrefetch)
-}
-
-// allocFromResult is the output: the per-core report and where the
-// rewritten schedule went.
-type allocFromResult struct {
-	File string `json:"file"`
-	*l2alloc.Report
-	Rewritten string `json:"rewritten,omitempty"`
-	// InputErrors is the number of check errors of the input schedule
-	// (as check counts them); the rewrite is written only if it has no
-	// error of any rule beyond the input's.
-	InputErrors int `json:"input_check_errors"`
-}
-
-func (r *allocFromResult) WriteText(w io.Writer) error {
-	if _, err := fmt.Fprintf(w, "%s (%s IR)\n", r.File, r.Variant); err != nil {
-		return err
-	}
-	if err := r.Report.WriteText(w); err != nil {
-		return err
-	}
-	if r.Rewritten != "" {
-		verdict := "checked clean"
-		if r.InputErrors > 0 {
-			verdict = fmt.Sprintf("no new check errors (the input has %s)", humanize.Plural(r.InputErrors, "error"))
-		}
-		_, err := fmt.Fprintf(w, "wrote %s: new addresses, %s\n", r.Rewritten, verdict)
-		return err
-	}
-	return nil
 }
 
 // allocFromCmdRun re-allocates the L2 of every core of a Gemini schedule:
@@ -80,96 +49,36 @@ func allocFromCmdRun(env *Env, path string, opts allocFromOptions) error {
 		return usageErr("--prefetch: %v", err)
 	}
 	sopt := l2alloc.SolveOptions{Timeout: opts.Timeout, Budget: opts.Budget}
-	if !env.Quiet && isTerminal(env.Stderr) {
+	if !env.Quiet && progress.IsTerminal(env.Stderr) {
 		sopt.Probe = func(c int64, st alloc.Status, d time.Duration) {
-			fmt.Fprintf(env.Stderr, "probe capacity %d: %s in %v\n", c, probeStatus(st), d.Round(time.Millisecond))
+			fmt.Fprintf(env.Stderr, "probe capacity %d: %s in %v\n", c, st, d.Round(time.Millisecond))
 		}
 	}
 	rep, err := l2alloc.Reallocate(context.Background(), s, l2alloc.Options{Align: opts.Align, Prefetch: pf}, sopt)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
 	}
-	res := &allocFromResult{File: path, Report: rep}
+	res := &l2alloc.FileReport{File: path, Report: rep}
 	var rewriteErr error
-	if opts.Rewrite != "" {
-		for _, c := range rep.Cores {
-			if c.RegionBytes > 0 && c.MinCapacity > c.RegionBytes {
-				rewriteErr = &ExitError{Code: ExitFindings, Err: fmt.Errorf("core %d: the smallest placement found (%d bytes) exceeds the ring-buffer region (%d bytes): %s not written", c.Key, c.MinCapacity, c.RegionBytes, opts.Rewrite)}
-				break
-			}
+	if c := rep.Oversized(); opts.Rewrite != "" && c != nil {
+		rewriteErr = &ExitError{Code: ExitFindings, Err: fmt.Errorf("core %d: the smallest placement found (%d bytes) exceeds the ring-buffer region (%d bytes): %s not written", c.Key, c.MinCapacity, c.RegionBytes, opts.Rewrite)}
+	} else if opts.Rewrite != "" {
+		n, err := rep.RewriteChecked(s)
+		if errors.Is(err, l2alloc.ErrNothingToRewrite) {
+			return usageErr("%s: %v", opts.Rewrite, err)
 		}
-		if rewriteErr == nil {
-			n, err := rewriteSchedule(s, rep, opts.Rewrite)
-			if err != nil {
-				return err
-			}
-			res.Rewritten, res.InputErrors = opts.Rewrite, n
+		if err != nil {
+			return &ExitError{Code: ExitUnexpected, Err: err}
 		}
+		if err := atomicfile.Write(opts.Rewrite, 0o644, func(w io.Writer) error { return gemini.Write(w, s) }); err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		res.Rewritten, res.InputErrors = opts.Rewrite, n
 	}
-	if env.JSON {
-		if err := writeJSON(env.Stdout, res); err != nil {
-			return err
-		}
-	} else if err := res.WriteText(env.Stdout); err != nil {
+	if err := render(env, res); err != nil {
 		return err
 	}
 	return rewriteErr
-}
-
-// rewriteSchedule applies the report's placements to s and writes it,
-// refusing when the result has more errors of any check rule than the
-// input had. It returns the number of check errors of the input.
-func rewriteSchedule(s *gemini.Schedule, rep *l2alloc.Report, out string) (int, error) {
-	before, total := errorsByRule(gemini.Check(s))
-	n, err := rep.Rewrite(s)
-	if err != nil {
-		return 0, &ExitError{Code: ExitUnexpected, Err: err}
-	}
-	if n == 0 {
-		return 0, usageErr("%s: nothing to rewrite (the schedule's snapshots have no addresses)", out)
-	}
-	after, _ := errorsByRule(gemini.Check(s))
-	for rule, k := range after {
-		if k > before[rule] {
-			return 0, &ExitError{Code: ExitUnexpected, Err: fmt.Errorf("rewritten schedule fails %s (%d errors, input had %d): not written", rule, k, before[rule])}
-		}
-	}
-	if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return gemini.Write(w, s) }); err != nil {
-		return 0, &ExitError{Code: ExitUsage, Err: err}
-	}
-	return total, nil
-}
-
-// errorsByRule counts a report's errors per rule, a grouped line counting
-// for the findings it stands for (so that a rewrite cannot hide a new
-// error in a group), and in all as check counts them (one per line).
-func errorsByRule(rep diag.Report) (map[string]int, int) {
-	m := map[string]int{}
-	for _, d := range rep {
-		if d.Severity == diag.Error {
-			m[d.Rule] += max(d.Count, 1)
-		}
-	}
-	return m, rep.Count(diag.Error)
-}
-
-func probeStatus(st alloc.Status) string {
-	switch st {
-	case alloc.Solved:
-		return "solved"
-	case alloc.Infeasible:
-		return "infeasible"
-	}
-	return "timed out"
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // allocFromDefaultTimeout bounds each exact probe of a re-allocation

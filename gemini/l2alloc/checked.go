@@ -1,0 +1,95 @@
+package l2alloc
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/gemini"
+	"github.com/npukit/npukit/internal/humanize"
+)
+
+// ErrNothingToRewrite is RewriteChecked's answer for a schedule whose
+// snapshots have no addresses (raw IR).
+var ErrNothingToRewrite = errors.New("nothing to rewrite (the schedule's snapshots have no addresses)")
+
+// Oversized returns the first core whose smallest placement found exceeds
+// its ring-buffer region (nil when every core fits): its schedule cannot
+// be rewritten.
+func (r *Report) Oversized() *CoreReport {
+	for i, c := range r.Cores {
+		if c.RegionBytes > 0 && c.MinCapacity > c.RegionBytes {
+			return &r.Cores[i]
+		}
+	}
+	return nil
+}
+
+// RewriteChecked applies the report's placements to s (Rewrite) and
+// refuses the result when it has more errors of any check rule than the
+// input had (a grouped finding counting for the findings it stands for,
+// so that a rewrite cannot hide a new error in a group). It returns the
+// number of check errors of the input, as check counts them (one per
+// line).
+func (r *Report) RewriteChecked(s *gemini.Schedule) (int, error) {
+	before, total := errorsByRule(gemini.Check(s))
+	n, err := r.Rewrite(s)
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, ErrNothingToRewrite
+	}
+	after, _ := errorsByRule(gemini.Check(s))
+	for rule, k := range after {
+		if k > before[rule] {
+			return 0, fmt.Errorf("rewritten schedule fails %s (%d errors, input had %d): not written", rule, k, before[rule])
+		}
+	}
+	return total, nil
+}
+
+// errorsByRule counts a report's errors per rule and in all.
+func errorsByRule(rep diag.Report) (map[string]int, int) {
+	m := map[string]int{}
+	for _, d := range rep {
+		if d.Severity == diag.Error {
+			m[d.Rule] += max(d.Count, 1)
+		}
+	}
+	return m, rep.Count(diag.Error)
+}
+
+// FileReport is the re-allocation of a schedule file as `npukit gemini
+// realloc` prints it: the per-core report and where the rewritten
+// schedule went.
+type FileReport struct {
+	File string `json:"file"`
+	*Report
+	Rewritten string `json:"rewritten,omitempty"`
+	// InputErrors is the number of check errors of the input schedule
+	// (as check counts them); the rewrite is written only if it has no
+	// error of any rule beyond the input's.
+	InputErrors int `json:"input_check_errors"`
+}
+
+// WriteText writes the file's name and variant, the per-core table and
+// the rewrite's verdict.
+func (r *FileReport) WriteText(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "%s (%s IR)\n", r.File, r.Variant); err != nil {
+		return err
+	}
+	if err := r.Report.WriteText(w); err != nil {
+		return err
+	}
+	if r.Rewritten != "" {
+		verdict := "checked clean"
+		if r.InputErrors > 0 {
+			verdict = fmt.Sprintf("no new check errors (the input has %s)", humanize.Plural(r.InputErrors, "error"))
+		}
+		_, err := fmt.Fprintf(w, "wrote %s: new addresses, %s\n", r.Rewritten, verdict)
+		return err
+	}
+	return nil
+}
