@@ -3,19 +3,15 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
-	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/neff"
 	"github.com/spf13/cobra"
@@ -39,31 +35,15 @@ const neffMaxBytesEnv = "NPUKIT_NEFF_MAX_BYTES"
 // cap from NPUKIT_NEFF_MAX_BYTES when it is set.
 func neffLimits() (neff.Limits, error) {
 	lim := neff.DefaultLimits()
-	v := strings.TrimSpace(os.Getenv(neffMaxBytesEnv))
-	if v == "" {
+	v := os.Getenv(neffMaxBytesEnv)
+	if strings.TrimSpace(v) == "" {
 		return lim, nil
 	}
-	mult := int64(1)
-	if i := strings.IndexAny(strings.ToUpper(v), "KMGT"); i > 0 {
-		switch strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(v[i:]), "B"), "I") {
-		case "K":
-			mult = 1 << 10
-		case "M":
-			mult = 1 << 20
-		case "G":
-			mult = 1 << 30
-		case "T":
-			mult = 1 << 40
-		default:
-			mult = 0
-		}
-		v = strings.TrimSpace(v[:i])
+	n, ok := inputfile.ParseSize(v)
+	if !ok || n <= 0 {
+		return lim, usageErr("%s=%q: want a positive number of bytes, e.g. 8G", neffMaxBytesEnv, v)
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || mult == 0 || n <= 0 || n > math.MaxInt64/mult {
-		return lim, usageErr("%s=%q: want a positive number of bytes, e.g. 8G", neffMaxBytesEnv, os.Getenv(neffMaxBytesEnv))
-	}
-	lim.MaxDecompressed = n * mult
+	lim.MaxDecompressed = n
 	return lim, nil
 }
 
@@ -107,30 +87,6 @@ func neffArg(path string) (*neff.File, error) {
 	return f, nil
 }
 
-type neffUnpackOutput struct {
-	Dir      string              `json:"dir"`
-	HashForm neff.HashForm       `json:"hash_form"`
-	HashOK   bool                `json:"hash_ok"`
-	Payload  neff.Payload        `json:"payload"`
-	Tar      neff.TarInfo        `json:"tar"`
-	Files    []neff.UnpackedFile `json:"files"`
-	Total    int64               `json:"total_bytes"`
-}
-
-func (o neffUnpackOutput) WriteText(w io.Writer) error {
-	hash := "hash ok"
-	if !o.HashOK {
-		hash = "HASH MISMATCH (npukit check explains)"
-	}
-	fmt.Fprintf(w, "Unpacked %s (%s) into %s; %s, %s form\n", humanize.Plural(len(o.Files), "file"), humanize.Bytes(o.Total), o.Dir, hash, o.HashForm)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  FILE\tSIZE")
-	for _, f := range o.Files {
-		fmt.Fprintf(tw, "  %s\t%s\n", f.Name, humanize.Bytes(f.Bytes))
-	}
-	return tw.Flush()
-}
-
 func newNeffUnpackCmd(env *Env) *cobra.Command {
 	var out string
 	var force bool
@@ -151,13 +107,9 @@ replaced only with --force. A wrong payload hash is reported, not fatal.`,
 			if err != nil {
 				return err
 			}
-			files, err := neff.Unpack(f, out, force)
+			o, err := neff.UnpackReport(f, out, force)
 			if err != nil {
 				return usageErr("%v", err)
-			}
-			o := neffUnpackOutput{Dir: out, HashForm: f.Hash.Form, HashOK: f.Hash.OK, Files: files, Payload: f.Payload, Tar: f.Tar}
-			for _, x := range files {
-				o.Total += x.Bytes
 			}
 			if env.Quiet && !env.JSON {
 				return nil
@@ -168,20 +120,6 @@ replaced only with --force. A wrong payload hash is reported, not fatal.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "directory to write into")
 	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty DIR")
 	return acceptsKinds(cmd, detect.NEFF)
-}
-
-type neffPackOutput struct {
-	Output   string        `json:"output"`
-	Members  int           `json:"members"`
-	Bytes    int64         `json:"bytes"`
-	DataSize uint64        `json:"data_size"`
-	HashForm neff.HashForm `json:"hash_form"`
-	Hash     neff.Bytes    `json:"hash"`
-}
-
-func (o neffPackOutput) WriteText(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "Packed %d members into %s (%s, data_size %d, %s hash %s)\n", o.Members, o.Output, humanize.Bytes(o.Bytes), o.DataSize, o.HashForm, o.Hash)
-	return err
 }
 
 func newNeffPackCmd(env *Env) *cobra.Command {
@@ -216,38 +154,29 @@ written atomically.`,
 				}
 				return usageErr("%s: not a directory: pack takes the directory unpack wrote", args[0])
 			}
-			hj, ms, err := neff.ReadDir(args[0], lim)
+			hf, err := neff.ParseHashForm(form)
+			if err != nil && cmd.Flags().Changed("hash-form") {
+				return usageErr("--hash-form: %v", err)
+			}
+			raw, res, err := neff.PackDir(args[0], lim, func(opt *neff.PackOptions) {
+				if cmd.Flags().Changed("hash-form") {
+					opt.HashForm = hf
+				}
+				if cmd.Flags().Changed("no-padding") {
+					opt.NoPadding = noPad
+				}
+			})
 			if err != nil {
 				return usageErr("%v", err)
-			}
-			opt := hj.PackOptions()
-			if cmd.Flags().Changed("hash-form") {
-				if opt.HashForm, err = neff.ParseHashForm(form); err != nil {
-					return usageErr("--hash-form: %v", err)
-				}
-			}
-			if cmd.Flags().Changed("no-padding") {
-				opt.NoPadding = noPad
-			}
-			hf := opt.HashForm
-			raw, err := neff.Pack(hj.Header, ms, opt)
-			if err != nil {
-				return usageErr("%s: %v", args[0], err)
 			}
 			if err := atomicfile.WriteFile(out, raw, 0o644); err != nil {
 				return usageErr("%v", err)
 			}
-			h, err := neff.ParseHeader(raw)
-			if err != nil {
-				return err
-			}
-			if hj.PkgVersion == 1 {
-				hf = neff.HashSHA256
-			}
+			res.Output = out
 			if env.Quiet && !env.JSON {
 				return nil
 			}
-			return render(env, neffPackOutput{Output: out, Members: len(ms), Bytes: int64(len(raw)), DataSize: h.DataSize, HashForm: hf, Hash: h.Hash})
+			return render(env, res)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "NEFF file to write")
