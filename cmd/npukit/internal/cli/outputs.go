@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/npukit/npukit/internal/outputcheck"
 	"github.com/npukit/npukit/nki"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -95,17 +96,8 @@ func checkOutputs(cmd *cobra.Command, args []string) error {
 			inputs = append(inputs, v)
 			if name == "manifest" {
 				// The kernels a manifest names are read too (nki place -o
-				// onto the entry's own kernel would replace it), and so
-				// are its modules.
-				if m, err := nki.ReadManifest(v); err == nil {
-					for _, e := range m.Entries {
-						inputs = append(inputs, filepath.Join(m.Dir(), e.File))
-						inputs = append(inputs, nki.ImportedFiles(m.Dir(), e.File, m.Modules)...)
-					}
-					for _, f := range m.Modules {
-						inputs = append(inputs, filepath.Join(m.Dir(), f))
-					}
-				}
+				// onto the entry's own kernel would replace it).
+				inputs = append(inputs, nki.ManifestInputs(v)...)
 			}
 		}
 	}
@@ -115,78 +107,16 @@ func checkOutputs(cmd *cobra.Command, args []string) error {
 			inputs = append(inputs, nki.ImportedFiles(filepath.Dir(a), filepath.Base(a), nil)...)
 		}
 	}
-	named := map[string]string{} // cleaned path -> flag
+	var outs []outputcheck.Output
 	for _, name := range fileOutputFlags {
-		f := cmd.Flags().Lookup(name)
-		if f == nil || !f.Changed || f.Value.String() == "" {
-			continue
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() != "" {
+			outs = append(outs, outputcheck.Output{Flag: name, Path: f.Value.String(), Dir: dirOutput(cmd, name)})
 		}
-		path := f.Value.String()
-		if dirOutput(cmd, name) {
-			// a directory output replaces what it holds (with --force):
-			// an input inside it would be deleted
-			for _, in := range inputs {
-				if within(in, path) {
-					return usageErr("--%s %s holds the input %s: write the output elsewhere (replacing the directory would delete its own input)", name, path, in)
-				}
-			}
-			continue
-		}
-		// a file written into a directory the command reads would be
-		// read as an input the next time (neff pack d -o d/x.neff)
-		for _, in := range inputs {
-			if st, err := os.Stat(in); err == nil && st.IsDir() && within(path, in) {
-				return usageErr("--%s %s is inside the input directory %s: write the output elsewhere", name, path, in)
-			}
-		}
-		if prev, ok := named[filepath.Clean(path)]; ok {
-			return usageErr("--%s and --%s name one file, %s: give each its own", prev, name, path)
-		}
-		named[filepath.Clean(path)] = name
-		st, err := os.Stat(path)
-		if err != nil {
-			continue // a new file (or an unwritable place, reported when written)
-		}
-		if st.IsDir() {
-			return usageErr("--%s %s: is a directory; name a file", name, path)
-		}
-		for _, in := range inputs {
-			if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
-				return usageErr("--%s %s is the input %s: write the output elsewhere (it would replace its own input)", name, path, in)
-			}
-		}
+	}
+	if err := outputcheck.Check(outs, inputs); err != nil {
+		return usageErr("%v", err)
 	}
 	return nil
-}
-
-// within reports whether path is dir or lies inside it, symbolic links
-// resolved where the paths exist.
-func within(path, dir string) bool {
-	p, d := realPath(path), realPath(dir)
-	if p == "" || d == "" {
-		return false
-	}
-	rel, err := filepath.Rel(d, p)
-	return err == nil && (rel == "." || filepath.IsLocal(rel))
-}
-
-// realPath is path made absolute, with the symbolic links of its longest
-// existing prefix resolved.
-func realPath(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return ""
-	}
-	rest := ""
-	for p := abs; ; p = filepath.Dir(p) {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if filepath.Dir(p) == p {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-	}
 }
 
 // flagValues is a flag's value, or each element of a list flag.
