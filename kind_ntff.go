@@ -390,8 +390,8 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 	}
 	add("total (core 0)", float64(pt.TotalNs), float64(s.TotalTimePs)/1e3, "")
 	for _, c := range s.Cores {
-		var pred float64
-		var have bool
+		var pred, predKernel float64
+		var have, haveKernel bool
 		predQ := map[string]float64{}
 		predE := map[string]float64{}
 		for _, sg := range pt.Subgraphs {
@@ -409,6 +409,7 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 				// total does: compare it with the launch, the core's
 				// start and its kernel, as the total row is compared.
 				pred, have = float64(pt.LaunchNs+sg.StartNs+*sg.KernelNs), true
+				predKernel, haveKernel = float64(*sg.KernelNs), true
 			}
 			if sg.Engines != nil {
 				for _, e := range sg.Engines.Engines {
@@ -421,6 +422,11 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 			note = "not simulated"
 		}
 		add(c.Name+" total", pred, c.TotalTimeUs*1e3, note)
+		if haveKernel && c.KernelUs > 0 {
+			// The kernel alone: its instructions' span in the capture
+			// against the simulated kernel, the launch left out of both.
+			add(c.Name+" kernel (no launch)", predKernel, c.KernelUs*1e3, "")
+		}
 		for _, e := range c.Engines {
 			if p, ok := predE[strings.ToLower(e.Engine)]; ok {
 				add(c.Name+" "+e.Engine+" busy", p, e.BusyNs, "")

@@ -93,18 +93,26 @@ type Arch struct {
 	// is latency: the engines move other transfers meanwhile.
 	DMAFixedNs float64
 	// DMAMinChargedBytes: a contiguous run (a partition's row) shorter
-	// than this costs an engine as much time as one of this size (runs
-	// under 512 B are overhead-bound, NeuronCore notes; the guide asks
-	// for >= 4 KiB per partition to reach full bandwidth).
+	// than this costs an engine as much time as one of this size. Fitted:
+	// 256 B. The conv2d captures of corpus3/ntff (final_*_smaller: 64 B
+	// runs on the SBUF side) took 31.7-55.3 us of kernel time (the capture
+	// less its launch, ntff.Core.KernelSpan) and sim X.neff predicts
+	// 0.95-0.99 of it at 256 B (1.29-1.49 at 512 B, 0.70-0.84 at 128 B);
+	// their DMA engines moved 12 such runs a packet about every 160 ns,
+	// 13 ns a run. AWS's DMA bandwidth guide puts the knee there: under
+	// 256 B per partition "severely overhead-bound", 256 B - 2 KiB
+	// "improving".
 	DMAMinChargedBytes int64
 	// LaunchNs is the fixed cost of running a kernel on a NeuronCore
 	// around its own instructions: the runtime's pre- and post-amble
-	// (engine barriers, semaphore resets, the trace notifications).
-	// Fitted, not published: a core given no work at all (subgraph sg01
-	// of the two-core captures in corpus3/ntff, truth.csv) takes 7.9 us
-	// under Neuron runtime 2.27 (8 captures) and 11.9-14.4 us under 2.30
-	// (6 captures); 10 us is their mean, so a prediction's launch share
-	// is uncertain by about +-4 us with the runtime version.
+	// (engine barriers, semaphore resets, DMA ring setup, the trace
+	// notifications) inside the time the runtime measures. Measured:
+	// from the start of the profiled window to the kernel's first
+	// instruction plus from its last instruction to the window's end
+	// (ntff.Core.KernelSpan) is 14.96-15.19 us on the 9 shared captures
+	// of runtime 2.27 and 14.58-15.74 us on the 6 of runtime 2.30 (all
+	// trn2); 15.1 us is their mean. (An idle core's whole window, 7.9-14.4
+	// us, used before, is not the launch of a core that runs a kernel.)
 	LaunchNs float64
 
 	// MMInitLatency is TensorE's minimum matmul initiation interval in
@@ -164,8 +172,8 @@ var V2 = Arch{
 	DMAEngines:              16,
 	DMABytesPerNs:           17,
 	DMAFixedNs:              1300,
-	DMAMinChargedBytes:      512,
-	LaunchNs:                10000,
+	DMAMinChargedBytes:      256,
+	LaunchNs:                15100,
 	MMInitLatency:           64,
 	MMMaxMoving:             512,
 	MMMaxStationary:         128,

@@ -74,6 +74,13 @@ type Stream struct {
 	Engine int
 	Addr   uint64 // device address of the first instruction
 	Code   []byte
+	// KernelStart, KernelEnd bound the NEFF's own instructions in the
+	// stream (PCs [KernelStart, KernelEnd)): the runtime loads its
+	// preamble before them and its postamble after (the core's program
+	// layout, field 5: per engine a preamble segment at 0, a one-word
+	// segment of kind 2 where the kernel starts, and the postamble
+	// segment where it ends). Both -1 when the capture does not say.
+	KernelStart, KernelEnd int
 }
 
 // Queue is a DMA queue of a core.
@@ -378,7 +385,7 @@ func readCore(b, events []byte) (Core, error) {
 		if err != nil {
 			return c, fmt.Errorf("instruction stream: %v", err)
 		}
-		s := Stream{Engine: int(sm.uint(1)), Addr: sm.uint(2), Code: sm.bytes(3)}
+		s := Stream{Engine: int(sm.uint(1)), Addr: sm.uint(2), Code: sm.bytes(3), KernelStart: -1, KernelEnd: -1}
 		if s.Code == nil && sm.has(8) {
 			off, l := sm.uint(7), sm.uint(8)
 			if off > uint64(len(events)) || l > uint64(len(events))-off {
@@ -387,6 +394,11 @@ func readCore(b, events []byte) (Core, error) {
 			s.Code = events[off : off+l]
 		}
 		c.Streams = append(c.Streams, s)
+	}
+	for _, lb := range m.all(5) {
+		if err := c.readLayout(lb); err != nil {
+			return c, fmt.Errorf("program layout: %v", err)
+		}
 	}
 	for _, qb := range m.all(7) {
 		qm, err := parse(qb, 4)
@@ -415,6 +427,46 @@ func readCore(b, events []byte) (Core, error) {
 		c.Regions = append(c.Regions, r)
 	}
 	return c, nil
+}
+
+// segmentKernel is the kind of the program-layout segment that marks
+// where the kernel's instructions start.
+const segmentKernel = 2
+
+// readLayout reads one engine's program layout (field 5: engine, then
+// segments {address, instructions, kind}) into its stream's KernelStart
+// and KernelEnd: the kernel runs from the kind-2 segment's address to the
+// next segment's (the postamble's).
+func (c *Core) readLayout(b []byte) error {
+	m, err := parse(b, 4)
+	if err != nil {
+		return err
+	}
+	s := c.stream(int(m.uint(1)))
+	if s == nil {
+		return nil
+	}
+	segs := m.all(2)
+	for i, sb := range segs {
+		sm, err := parse(sb, 5)
+		if err != nil {
+			return err
+		}
+		if sm.uint(3) != segmentKernel || i+1 >= len(segs) {
+			continue
+		}
+		nm, err := parse(segs[i+1], 5)
+		if err != nil {
+			return err
+		}
+		start, end := sm.uint(1)/64, nm.uint(1)/64
+		if end >= start && end <= uint64(len(s.Code)/64) {
+			// (A layout outside the stream is left unknown.)
+			s.KernelStart, s.KernelEnd = int(start), int(end)
+		}
+		return nil
+	}
+	return nil
 }
 
 // stream returns the engine's instruction stream (nil when absent).

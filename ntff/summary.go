@@ -37,12 +37,19 @@ type QueueStat struct {
 
 // CoreStat summarises one NeuronCore.
 type CoreStat struct {
-	Name        string       `json:"name"`
-	Index       int          `json:"neuroncore"`
-	TotalTimeUs float64      `json:"total_time_us"`
-	Engines     []EngineStat `json:"engines"`
-	Queues      []QueueStat  `json:"dma_queues"`
-	Memory      []MemUsage   `json:"memory"`
+	Name        string  `json:"name"`
+	Index       int     `json:"neuroncore"`
+	TotalTimeUs float64 `json:"total_time_us"`
+	// KernelUs is how long the kernel's own instructions ran (first start
+	// to last end, Core.KernelSpan); LaunchBeforeUs and LaunchAfterUs the
+	// window's time before and after it: the runtime's launch. All zero
+	// when the capture does not lay its streams out.
+	KernelUs       float64      `json:"kernel_us,omitempty"`
+	LaunchBeforeUs float64      `json:"launch_before_us,omitempty"`
+	LaunchAfterUs  float64      `json:"launch_after_us,omitempty"`
+	Engines        []EngineStat `json:"engines"`
+	Queues         []QueueStat  `json:"dma_queues"`
+	Memory         []MemUsage   `json:"memory"`
 }
 
 // Summary is what `npukit inspect` prints of a capture. Where
@@ -119,6 +126,13 @@ func Summarize(p *Profile, file string) *Summary {
 	for i := range p.Cores {
 		c := &p.Cores[i]
 		cs := CoreStat{Name: c.Name, Index: c.Index, TotalTimeUs: float64(c.TotalPs) / 1e6, Memory: c.Memory}
+		if how != WholeCapture {
+			if f, l, ok := c.KernelSpan(start, end); ok {
+				cs.KernelUs = float64(l-f) / 1e6
+				cs.LaunchBeforeUs = float64(f-start) / 1e6
+				cs.LaunchAfterUs = float64(end-l) / 1e6
+			}
+		}
 		ivs := make([][][2]int64, len(Engines))
 		es := make([]EngineStat, len(Engines))
 		for e := range es {
@@ -206,7 +220,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 		s.StaticDMAPackets, humanize.Bytes(s.StaticDMABytes), s.HardwareDynamicPackets, humanize.Bytes(s.HardwareDynamicBytes),
 		s.SoftwareDynamicPackets, humanize.Bytes(s.SoftwareDynamicBytes))
 	for _, c := range s.Cores {
-		fmt.Fprintf(w, "\nCore %s (NeuronCore %d): total %.3f us\n", c.Name, c.Index, c.TotalTimeUs)
+		fmt.Fprintf(w, "\nCore %s (NeuronCore %d): total %.3f us", c.Name, c.Index, c.TotalTimeUs)
+		if c.KernelUs > 0 {
+			fmt.Fprintf(w, ": kernel instructions %.3f us, launch %.3f us before and %.3f us after", c.KernelUs, c.LaunchBeforeUs, c.LaunchAfterUs)
+		}
+		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "ENGINE\tINSTRUCTIONS\tINSTRUCTION us\tBUSY us\tSEMAPHORE WAIT us\t")
 		for _, e := range c.Engines {

@@ -12,7 +12,9 @@ import (
 // ../shared/notes/neuroncore.md: 16 DMA engines per core, one transfer
 // each at a time, 27 GiB/s per engine, a fixed per-transfer overhead of
 // about 1.3 us, and contiguous runs under 512 B being overhead-bound (each
-// is charged as 512 B). ParamsFor takes them from a NeuronCore generation.
+// is charged as 512 B). ParamsFor takes them from a NeuronCore generation,
+// whose shortest charged run (256 B, neuroncore.Arch.DMAMinChargedBytes)
+// was fitted on captured runs.
 type SimParams struct {
 	Engines         int     `json:"engines"`           // DMA engines per core
 	BytesPerNs      float64 `json:"bytes_per_ns"`      // per-engine bandwidth
@@ -42,6 +44,7 @@ func DefaultSimParams() SimParams {
 func ParamsFor(a *neuroncore.Arch) SimParams {
 	p := DefaultSimParams()
 	p.Engines, p.BytesPerNs, p.OverheadNs = a.DMAEngines, a.DMABytesPerNs, int64(a.DMAFixedNs)
+	p.MinChargedRun = a.DMAMinChargedBytes
 	return p
 }
 

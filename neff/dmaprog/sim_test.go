@@ -103,8 +103,8 @@ func TestSimulateTransposeCost(t *testing.T) {
 	trNs, notes := cost(true)
 	p := dma.ParamsFor(&neuroncore.V3)
 	// 32 KiB of 2-byte elements in runs of 16 elements (32 B, charged as
-	// 512 B): 1024 runs, 512 KiB charged instead of 32 KiB.
-	extra := int64(float64(512<<10-32<<10) / p.BytesPerNs)
+	// the shortest charged run): 1024 runs charged instead of 32 KiB.
+	extra := int64(float64(1024*p.MinChargedRun-32<<10) / p.BytesPerNs)
 	if d := trNs - copyNs; d < extra*9/10 || d > extra*11/10 {
 		t.Errorf("transpose adds %d ns of engine time, want about %d", d, extra)
 	}
