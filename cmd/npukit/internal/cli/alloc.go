@@ -25,7 +25,6 @@ import (
 
 func init() {
 	registerCommand(50, newAllocCmd)
-	registerDemoStep(demoStep{order: 50, kind: detect.MiniMallocCSV, name: "alloc --minimize", run: demoAlloc})
 }
 
 // readAllocTable reads an allocation CSV; capacity 0 means "from the file
@@ -52,31 +51,8 @@ func newAllocCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "alloc [solve] PROBLEM.csv [--capacity N] [-o SOLUTION.csv] [--minimize] [--timeout D] | --validate PROBLEM.csv SOLUTION.csv | --from SCHEDULE.json [--rewrite OUT.json]",
 		Short: "Solve, minimise or validate static memory allocation problems (MiniMalloc CSV)",
-		Long: `alloc places buffers with known lifetimes at offsets so that no two buffers alive at
-the same time overlap, within a capacity. The solver is exact: it finds a placement
-whenever one exists or proves that none does (exit 1), unless --timeout stops it.
-
-The capacity comes from --capacity or from a file name of the form NAME.<capacity>.csv
-or NAME.cap<capacity>.csv; without one, or with --minimize, alloc finds the smallest
-capacity that holds the problem, with a proof. An offset column is a previous solution
-when every row has one (the buffers are placed anew and compared with it) and fixed
-offsets otherwise (--offsets fixed|previous chooses). When a problem whose lifetimes
-end in an inclusive "end" column is infeasible but fits with half-open ends, alloc says
-so: MiniMalloc's own files used that convention for a while.
--o writes the input CSV with an offset column. --validate checks a solution.
-The modes may be written as words: alloc solve|minimize|validate FILES.
-Without --timeout the search is bounded by its work (about 40 s on a 2-core
-machine), not by time, so the same command gives the same answer on any machine,
-busy or not. --timeout D bounds the whole command by time instead, reading the file
-included (the answer may then depend on the machine's speed and load; 0 = no limit);
-the search stops early enough for the fallback placement and the output to fit.
-
---from re-allocates the L2 of a Gemini schedule: each core's buffer snapshots
-become an allocation problem (tensor lifetimes in workload order, byte sizes, the
-L2 region as capacity); it reports the smallest L2 that holds the schedule against
-the file's own extent, and --rewrite writes the schedule with the new addresses
-(only when it passes check as well as the input did).`,
-		Args: cobra.MaximumNArgs(3),
+		Long:  longHelp("alloc"),
+		Args:  cobra.MaximumNArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// `alloc solve|minimize|validate ...` spell the modes as words
 			// (unless a file of that name is meant).
@@ -352,12 +328,4 @@ func runAllocValidate(env *Env, problemPath, solutionPath string, capacity int64
 		return &ExitError{Code: ExitFindings}
 	}
 	return nil
-}
-
-func demoAlloc(env *Env, path, outDir string) error {
-	out, err := atomicfile.Join(outDir, "alloc-solution.csv")
-	if err != nil {
-		return err
-	}
-	return runAlloc(env, path, 0, out, true, -1, alloc.OffsetsAuto)
 }

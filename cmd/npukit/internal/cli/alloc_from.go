@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/npukit/npukit/alloc"
@@ -93,20 +91,8 @@ func newGeminiReallocCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "realloc SCHEDULE.json [--rewrite OUT.json] [--timeout D]",
 		Short: "Smallest L2 per core for a schedule (exact solver) and a rewrite with new addresses",
-		Long: `realloc builds each core's L2 allocation problem from the buffer snapshots (one
-buffer per tensor_id, alive over the workloads whose snapshots list it; the ring-buffer
-region is the capacity) and finds the smallest capacity that holds it: a binary search
-with the exact solver between the live-bytes peak and the file's own extent. "optimal"
-means proven minimal; "best found" means a probe timed out (--timeout) and the lower
-bound is the largest proven one. "load waits" counts the DRAM loads whose region is still
-held by the previous workload (file -> new placement). --prefetch all keeps every load's
-region free one workload early (no waits, larger L2); --prefetch file keeps every load that
-does not wait in the file from waiting (never more L2 than the file's own placement).
-
---rewrite writes the schedule with the new addresses (no tensor wraps; every entry of a
-tensor_id at one address); it is written only if it adds no check error. The raw IR has
-no addresses: only its live peak is shown and there is nothing to rewrite.`,
-		Args: cobra.ExactArgs(1),
+		Long:  longHelp("gemini-realloc"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return allocFromCmdRun(env, args[0], opts)
 		},
@@ -137,12 +123,4 @@ func allocFromFlags(f *pflag.FlagSet, opts *allocFromOptions) {
 
 func init() {
 	registerGeminiCommand(newGeminiReallocCmd)
-	registerDemoStep(demoStep{order: 40, kind: detect.GeminiIR, name: "gemini realloc (minimal L2 per core, rewrite)", run: geminiDemoRealloc})
-}
-
-// geminiDemoRealloc re-allocates the example schedule's L2 and writes the
-// rewrite beside the demo's other outputs.
-func geminiDemoRealloc(env *Env, path, outDir string) error {
-	out := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".realloc.json")
-	return allocFromCmdRun(env, path, allocFromOptions{Rewrite: out, Timeout: 2 * time.Second, Budget: 5 * time.Second})
 }

@@ -18,33 +18,7 @@ func newCheckCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check FILE|DIR|GLOB...",
 		Short: "Verify NPU artifacts with rule-based diagnostics",
-		Long: `check reads each FILE and verifies it against the rules of its format: the checks
-its runtime performs at load time and the consistency rules of the format. Every
-finding is printed as
-
-    FILE: LOCATION: SEVERITY [RULE] MESSAGE
-
-sorted by file, severity, location and rule. More than 10 findings of one rule in one
-file are folded into one line ("N findings like this one; the first: ..."); --all
-lists each (SARIF and GitHub annotations always do). --list-rules lists every rule.
-
-A directory is checked as a tree: every file under it whose content is an artifact
-npukit checks (recognised by content, never by name); other files are counted and
-skipped (-v lists them). A quoted glob ('models/*.tflite') is expanded.
-
-Rule control: --disable RULE, --enable RULE and --severity RULE=LEVEL (RULE is an ID
-or a pattern such as 'gemini/*'), or the same keys in a .npukit.yaml file found from
-the working directory upward (--config FILE names one, --no-config reads none):
-
-    disable: [gemini/ring-wrap]
-    enable: []
-    severity: {neff/var-required: warning}
-
-The file's directives apply first, then the flags'; for each rule the last one wins.
-Hidden findings are listed under "suppressed" in --json, and in SARIF with a
-suppression. --format sarif writes SARIF 2.1.0 (for code scanning); --format github
-writes GitHub Actions annotations.
-Exit code 1 when any error is found, 2 when a file cannot be read or recognised.`,
+		Long:  longHelp("check"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if listRules {
 				if len(args) > 0 {

@@ -19,21 +19,8 @@ func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan MODEL.tflite",
 		Short: "Predict which operators the Edge TPU compiler maps and which stay on the CPU, and why",
-		Long: `plan predicts, for an uncompiled TFLite model, what the Edge TPU compiler will do with
-each operator: map it to the Edge TPU or leave it on the CPU, with the compiler's own
-status words, the reason, and what to change. The rules are Coral's published model
-requirements and per-operation limitations, and the single-segment rule (compiler 16
-also maps operations that do not depend on an unmapped one; --compiler 15 predicts
-the older behaviour). Limits inferred from compiled models rather than documented are
-marked uncertain. It also names the tensors where the Edge TPU segment hands over to
-the CPU (for the compiler's -i option), estimates the mapped parameters against the
-about 7 MiB of on-chip memory the compiler caches parameters in, and estimates the
-inference latency of the predicted mapping on a host class (--host), as npukit sim
-does for the compiled model. The compiler's own options are accepted under their
-short and long names (-a -d -i -k -m -n); -s also prints the compiler's summary and
-Operator / Count / Status table. A compiled model (with an edgetpu-custom-op) needs
-no plan: npukit inspect shows where its operators run.`,
-		Args: cobra.ExactArgs(1),
+		Long:  longHelp("edgetpu-plan"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := openArg(args[0])
 			if err != nil {

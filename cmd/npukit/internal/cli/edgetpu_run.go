@@ -21,16 +21,8 @@ func newEdgeTPULinkCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "link FILE --layer NAME=ADDR[@BATCH]... [--parameters ADDR] [--scratch ADDR] -o DIR",
 		Short: "Patch buffer addresses into copies of the instruction chunks, as the driver does",
-		Long: `link writes copies of an executable's instruction chunks with every relocation
-patched: the 32-bit value is written LSB first at its bit offset (offsets are not
-byte aligned), LOWER/UPPER fields get the low/high half of the 64-bit address.
-Parameters are linked only when the executable has parameters, scratch only when it
-needs scratch. Unknown names, missing addresses and batches out of range are errors.
---verify re-reads the output and proves that exactly the relocation bits changed.
---layer gives an input or output layer's address by the layer's name (in:NAME or
-out:NAME when a name is both). Addresses accept 0x prefixes. The executable is the
-package's main one unless --exe.`,
-		Args: cobra.ExactArgs(1),
+		Long:  longHelp("edgetpu-link"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageErr("link needs -o DIR")
@@ -77,12 +69,8 @@ func newEdgeTPURelayoutCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "relayout FILE --layer NAME --in raw.bin -o out.npy",
 		Short: "Convert a device output buffer to plain order and write it as .npy",
-		Long: `relayout converts the raw bytes an output layer produces on the device (tiled,
-padded, signed types offset-binary) into plain row-major order, as the runtime does,
-and writes a .npy with shape (y, x, z) (or the layer's shape), prefixed by the
-execution count and the batch when they exceed 1, and the TFLite dtype.
-The batch is the input size divided by the layer's padded size unless --batch.`,
-		Args: cobra.ExactArgs(1),
+		Long:  longHelp("edgetpu-relayout"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if layerName == "" || in == "" || out == "" {
 				return usageErr("relayout needs --layer NAME, --in FILE and -o FILE")
@@ -129,11 +117,8 @@ func newEdgeTPUDMACmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dma FILE",
 		Short: "The ordered DMA transfer plan the USB runtime derives from the hints",
-		Long: `dma lists the transfers the USB runtime performs for each package, in order (kind,
-direction, layer, offset, size, chunk, interrupts, fences): the first inference (the
-parameter-caching executable, then the run) and the steady state, with per-inference
-totals by direction and lower-bound transfer times over USB 2.0, USB 3.0 and PCIe.`,
-		Args: cobra.ExactArgs(1),
+		Long:  longHelp("edgetpu-dma"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := edgetpuArg(args[0])
 			if err != nil {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
-	"strings"
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
@@ -32,7 +30,6 @@ func init() {
 	registerKindFlags("sim", geminiSimFlags, detect.GeminiIR)
 	registerKindFlags("sim", clockFlags, detect.GeminiIR, detect.ZebuTrace)
 	registerGeminiCommand(newGeminiSynthCmd)
-	registerDemoStep(demoStep{order: 50, kind: detect.GeminiIR, name: "sim --trace (cores, DRAM, NoC)", run: geminiDemoSim})
 }
 
 // geminiSimFlags binds the Gemini timing model's flags of `npukit sim`.
@@ -74,28 +71,6 @@ func geminiSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	}
 }
 
-// geminiDemoSim simulates the example schedule and writes its trace.
-func geminiDemoSim(env *Env, path, outDir string) error {
-	tp := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".sim-trace.json")
-	a, err := openArg(path)
-	if err != nil {
-		return err
-	}
-	out, err := a.Simulate(&npukit.Options{TracePath: tp})
-	if err != nil {
-		return err
-	}
-	r := out.(*npukit.GeminiSimulation).Result
-	var dram, cores int64
-	for _, c := range r.Cores {
-		dram += c.WaitDRAM
-		cores += c.WaitCores
-	}
-	fmt.Fprintf(env.Stdout, "%d cores: %s cycles; waiting on DRAM %s, on other cores %s core-cycles; DRAM %.2f GB/s achieved; trace: %s\n",
-		len(r.Cores), humanize.Count(r.TotalCycles), humanize.Count(dram), humanize.Count(cores), timing.DecimalGBps(r.DRAM.Achieved), tp)
-	return nil
-}
-
 type synthResult struct {
 	Path      string `json:"path"`
 	Bytes     int64  `json:"bytes"`
@@ -125,13 +100,8 @@ func newGeminiSynthCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "synth --cores X --workloads N -o out.json",
 		Short: "Generate a consistent synthetic multi-core schedule (for scale tests and demos)",
-		Long: `synth writes a compiler-IR schedule of X cores with N workloads each: every layer
-runs on all cores, layers exchange data core to core or, every --dram-every layers,
-through DRAM with related_ifmap/related_ofmap links; buffer snapshots carry addresses
-in a ring over the L2 (tensors wrap around its end), stable tensor IDs and a total
-tensor_order. The output passes npukit check without errors. Size grows linearly:
-about 8 KiB per workload.`,
-		Args: cobra.NoArgs,
+		Long:  longHelp("gemini-synth"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageErr("synth needs -o FILE")

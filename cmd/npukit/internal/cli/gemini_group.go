@@ -16,8 +16,7 @@ func newGeminiCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gemini",
 		Short: "Gemini scheduler IR tools: synth, realloc",
-		Long: `gemini groups the tools for Gemini multi-core schedules (*.json scheduler IR).
-inspect, check, report and sim also accept schedules directly.`,
+		Long:  longHelp("gemini"),
 	}
 	for _, f := range geminiCommands {
 		cmd.AddCommand(f(env))

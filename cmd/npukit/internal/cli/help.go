@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"embed"
 	"fmt"
 	"strings"
 
@@ -91,4 +92,19 @@ func addKindsHelp(c *cobra.Command) {
 		}
 		c.Long = long + "\n\n" + kindsHelp(ks)
 	}
+}
+
+// helpFiles holds the long help of every command, one text file per
+// command (help/GROUP-COMMAND.txt), kept as text rather than Go strings.
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
+// longHelp is the long help of a command, the text of help/NAME.txt.
+func longHelp(name string) string {
+	b, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic(err) // a programming error: every name has its file
+	}
+	return string(b)
 }

@@ -16,12 +16,8 @@ func newInspectCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inspect FILE...",
 		Short: "Show what is inside NPU artifacts (any supported format)",
-		Long: `inspect recognises each FILE by content and prints what it holds: for an Edge TPU
-model its executables, I/O layers and memory; for a NEFF its header, subgraphs and
-tensors; for a Gemini schedule its cores, workloads and traffic; for an allocation
-problem its buffers. With --json the same content is written as a JSON array with one
-entry per file.`,
-		Args: cobra.MinimumNArgs(1),
+		Long:  longHelp("inspect"),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := options()
 			if err != nil {

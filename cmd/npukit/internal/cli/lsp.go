@@ -15,23 +15,8 @@ func newLspCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lsp",
 		Short: "Language server (stdio): nki check's findings on an NKI kernel as it is edited",
-		Long: `lsp speaks the Language Server Protocol on standard input and output. An editor
-starts it for Python files; on every open, change and save of a kernel it traces the
-text being edited (unsaved changes included), runs 'nki check' and publishes the
-findings on the lines they name, before anything is compiled.
-
-The kernel and its arguments come from a comment in the file,
-
-    # npukit: check my_kernel(a=float32[128,512], b=float32[128,512]) grid=2 arch=v2
-
-or from the entry of --manifest FILE for the file. '# npukit: ignore[RULE]' on a line (or
-the comment line above it) hides that rule's finding there; rule control flags and a
-.npukit.yaml work as in 'npukit check'.
-
-Editors: in Neovim, vim.lsp.start({name = "npukit", cmd = {"npukit", "lsp"}}) for
-python buffers; in VS Code, any generic LSP client extension with the command
-'npukit lsp'.`,
-		Args: cobra.NoArgs,
+		Long:  longHelp("lsp"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			policy, err := lf.policy()
 			if err != nil {

@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
-	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/neff"
@@ -22,7 +20,6 @@ func init() {
 	registerKindFlags("check", neffCheckFlags, detect.NEFF, detect.NEFFDir)
 	registerNeffCommand(newNeffUnpackCmd)
 	registerNeffCommand(newNeffPackCmd)
-	registerDemoStep(demoStep{order: 10, kind: detect.NEFF, name: "neff unpack + pack round trip", run: neffDemoRoundTrip})
 }
 
 // neffMaxBytesEnv raises (or lowers) the cap on a NEFF's decompressed
@@ -93,12 +90,8 @@ func newNeffUnpackCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "unpack FILE -o DIR",
 		Short: "Write a NEFF's members and header.json into a directory",
-		Long: `unpack writes every member of the NEFF's tar payload into DIR under its own path,
-and the header fields to DIR/header.json (edit them there; pack reads them back).
-Absolute paths, "..", links and device entries are refused. DIR is built
-atomically: it appears complete or not at all; an existing non-empty DIR is
-replaced only with --force. A wrong payload hash is reported, not fatal.`,
-		Args: cobra.ExactArgs(1),
+		Long:  longHelp("neff-unpack"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageErr("unpack needs -o DIR")
@@ -128,18 +121,8 @@ func newNeffPackCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pack DIR -o FILE",
 		Short: "Build a NEFF from a directory written by unpack, reproducibly",
-		Long: `pack builds a NEFF from DIR: the header fields come from DIR/header.json, every
-other regular file becomes a member. The tar is sorted ustar with mtime 0,
-uid/gid 1000 "nobody" and mode 0664; pkg_version 2 payloads are gzip-compressed
-and zero-padded to a multiple of 10240 bytes, like neuronx-cc. data_size and
-the hash are recomputed and stored in the form header.json records (the form
-the unpacked file had, so unpack -> pack keeps it), or as --hash-form says:
-neuronx-cc (MD5, 32-bit words byte-reversed, zero tail), natural-zero (MD5,
-natural order, zero tail) or natural (MD5, natural order, ASCII '0' tail);
-pkg_version 1 always uses SHA-256. The padding also follows header.json unless
---no-padding is given. The same DIR always packs to the same bytes. FILE is
-written atomically.`,
-		Args: cobra.ExactArgs(1),
+		Long:  longHelp("neff-pack"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageErr("pack needs -o FILE")
@@ -183,38 +166,6 @@ written atomically.`,
 	cmd.Flags().StringVar(&form, "hash-form", "", "MD5 storage form for pkg_version 2: neuronx-cc, natural-zero or natural (default: header.json's, else neuronx-cc)")
 	cmd.Flags().BoolVar(&noPad, "no-padding", false, "do not zero-pad the gzip payload to 10240 bytes")
 	return acceptsKinds(cmd, detect.NEFFDir)
-}
-
-// neffDemoRoundTrip unpacks the demo NEFF, packs it again and shows that
-// the members survive and the repacked file still checks clean.
-func neffDemoRoundTrip(env *Env, path, outDir string) error {
-	f, err := neff.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	// One directory per example, so two NEFF examples do not overwrite
-	// each other's members.
-	dir := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".unpacked")
-	files, err := neff.Unpack(f, dir, true)
-	if err != nil {
-		return err
-	}
-	hj, ms, err := neff.ReadDir(dir, neff.DefaultLimits())
-	if err != nil {
-		return err
-	}
-	raw, err := neff.Pack(hj.Header, ms, neff.PackOptions{})
-	if err != nil {
-		return err
-	}
-	rep, m := neff.CheckBytes(raw, neff.DefaultLimits(), neff.DefaultRuntime)
-	if m == nil {
-		return fmt.Errorf("repacked NEFF unreadable: %v", rep)
-	}
-	d := neff.Diff(&neff.Model{File: f}, m, neff.DiffOptions{})
-	fmt.Fprintf(env.Stdout, "unpacked %d files into %s, packed them again: %s; check of the repacked file: %d errors\n",
-		len(files), dir, d.Statement, rep.Count(diag.Error))
-	return nil
 }
 
 // neffRuntimeFlags name the runtime `npukit check` gates NEFF headers

@@ -63,20 +63,8 @@ func newNeffDMACmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dma FILE.neff [--execute --input NAME=x.npy ... -o DIR]",
 		Short: "DMA traffic per engine and queue with efficiency findings; --execute runs the DMA program",
-		Long: `dma lists the DMA program of every subgraph: per engine JSON and queue the
-descriptors, bytes, contiguous runs by size class and the state-buffer partitions
-touched, then efficiency findings (rule IDs neff/dma-*) located at the descriptor
-(engine JSON member, dma[i].desc[j], #comment).
-
---execute runs the DMA program functionally over variable memories laid out as
-def.json declares (state buffer of 128 partitions with a 262144-byte stride, file
-variables loaded from their constants, inputs from --input NAME=x.npy, all else
-zero) and writes every device variable the program touched to DIR/NAME.npy
-(DIR/SUBGRAPH/NAME.npy for several subgraphs); an existing non-empty DIR is
-replaced only with --force. Engine instructions are NOT
-executed: only the data movement (copy, cast, add, fma, min, max, transpose) is.
-Loads run first, then other transfers, then stores to outputs.`,
-		Args: cobra.ExactArgs(1),
+		Long:  longHelp("neff-dma"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !execute && (len(inputs) > 0 || outDir != "") {
 				return usageErr("--input and -o need --execute")

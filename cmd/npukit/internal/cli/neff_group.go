@@ -15,9 +15,7 @@ func newNeffCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "neff",
 		Short: "AWS Neuron NEFF tools: unpack, pack, dma",
-		Long: `neff groups the tools for AWS Neuron executables (*.neff): the container as files
-(unpack, pack) and the DMA program (dma). inspect, check, diff, report and sim
-also accept NEFFs directly.`,
+		Long:  longHelp("neff"),
 	}
 	for _, f := range neffCommands {
 		cmd.AddCommand(f(env))

@@ -1,21 +1,12 @@
 package cli
 
 import (
-	"bytes"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
 
 	"github.com/npukit/npukit"
-	"github.com/npukit/npukit/detect"
-	"github.com/npukit/npukit/dtype"
 	"github.com/npukit/npukit/internal/conformance"
-	"github.com/npukit/npukit/internal/examples"
-	"github.com/npukit/npukit/neff"
 )
 
 // Flags change the model: halving the bandwidth of a bandwidth-bound
@@ -61,57 +52,5 @@ func TestNeffSimParams(t *testing.T) {
 	// Flags not given keep the NEFF's own generation's figures.
 	if d, err := sim(); err != nil || d.Params.Engines != 16 || d.Params.OverheadNs != 1300 || d.Setup.NeuronCore != "NeuronCore-v2" {
 		t.Errorf("defaults: %+v %v", d.Params, err)
-	}
-}
-
-// The demo steps run on the generated demo NEFF: it checks clean, its DMA
-// program executes (y = w since x is zero) and simulates.
-func TestNeffDemoSteps(t *testing.T) {
-	data, err := fs.ReadFile(examples.FS(), "demo_neff_dma.neff")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "demo_neff_dma.neff")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := neff.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep := neff.Check(m, neff.DefaultRuntime); rep.HasErrors() {
-		t.Fatalf("demo NEFF does not check: %v", rep)
-	}
-	var out bytes.Buffer
-	env := &Env{Stdout: &out, Stderr: &out}
-	for _, s := range stepsFor(detect.NEFF) {
-		if err := s.run(env, path, dir); err != nil {
-			t.Fatalf("%s: %v", s.name, err)
-		}
-	}
-	if !strings.Contains(out.String(), "not executed") || !strings.Contains(out.String(), "trace:") {
-		t.Fatalf("output:\n%s", out.String())
-	}
-	y, err := os.ReadFile(filepath.Join(dir, "demo_neff_dma.dma", "y.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	y16, err := os.ReadFile(filepath.Join(dir, "demo_neff_dma.dma", "y16.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, _ := m.File.Member("sg00/w.bin")
-	// y (float32) = w + 0; y16 (float16, kept as such in its .npy) is w
-	// in float16 (all values are multiples of 1/8 below 125, exact).
-	w16 := make([]byte, len(w.Data)/2)
-	for i := 0; 4*i < len(w.Data); i++ {
-		dtype.Convert(dtype.Float16, w16[2*i:], dtype.Float32, w.Data[4*i:])
-	}
-	if !bytes.HasSuffix(y, w.Data) || !bytes.HasSuffix(y16, w16) {
-		t.Errorf("output differs from the constant")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "demo_neff_dma.dma-trace.json")); err != nil {
-		t.Error(err)
 	}
 }

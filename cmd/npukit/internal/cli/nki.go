@@ -17,16 +17,9 @@ func newNkiCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "nki",
 		Short: "Trace NKI kernels (Python, Beta 1 and current API): tensors, allocations, loops, engine calls",
-		Long: `nki reads an NKI kernel as written (@nki.jit Python) and evaluates what the NKI
-tracer evaluates at compile time: shapes, trip counts, allocations and addresses. Give the
-kernel file, the function and its arguments, or a manifest entry:
-
-  npukit nki inspect kernel.py --kernel my_kernel --arg a=bfloat16[128,512] --arg n=4
-  npukit nki inspect --manifest manifest.json --entry samples.tensor_add
-
-Constructs npukit cannot evaluate honestly are refused (exit 2) naming file:line:column.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		Long:  longHelp("nki"),
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newNkiInspectCmd(env), newNkiCheckCmd(env), newNkiSimCmd(env), newNkiReportCmd(env), newNkiPlaceCmd(env))
 	return cmd

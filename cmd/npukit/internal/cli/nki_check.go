@@ -54,28 +54,8 @@ func newNkiCheckCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check [KERNEL.py|DIR|GLOB...]",
 		Short: "Check a kernel's allocations: lower it to the sbuf plan model and run the placement, lifetime and accumulation checks",
-		Long: `check traces the kernel, lowers it to the plan model of 'npukit sbuf' (on-chip tensors
-with their allocation, the body as loops of engine steps reading and writing logical
-tiles) and runs the plan checks plus the kernel-author checks: direct-allocation rules
-(start partition, byte range, PSUM banks, lifetimes of physical tiles and, in Beta-1
-kernels only, mixed allocation, implicit tensors and non-IO HBM tensors), accumulation
-groups, '+=' outside PSUM accumulation, and an estimate of the unrolled instruction count
-per engine. Every finding names the kernel's file:line, the tensor and the loop iteration.
---emit-plan FILE writes the lowered plan as YAML ('npukit sbuf check FILE' reads it; there
-sbuf/matmul-shape compares whole tensors, while a kernel's matmul operands are views, so
-'nki check' leaves that rule out).
-
-Several kernels at once: --manifest FILE without --entry checks every entry; files,
-directories and globs check every kernel named by a comment in its file,
-
-    # npukit: check my_kernel(a=float32[128,512], b=float32[128,512], n=4) grid=2 arch=v2
-
-(*.py files without one are skipped in a directory). '# npukit: ignore[RULE]' on a line,
-or on the comment line above it, hides that rule's finding there (listed as suppressed
-in --json). Rule control and output formats (--format sarif|github) are those of
-'npukit check'.
-Exit code 1 when an error is found, 2 when a kernel cannot be traced.`,
-		Args: cobra.ArbitraryArgs,
+		Long:  longHelp("nki-check"),
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format, err := lf.outputFormat(env)
 			if err != nil {
@@ -144,14 +124,8 @@ func newNkiSimCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sim [KERNEL.py]",
 		Short: "Simulate a kernel's lowered body on the engine and DMA model of 'npukit sbuf sim'",
-		Long: `sim traces and lowers the kernel as 'nki check' does and runs the body on the
-NeuronCore engine and DMA model (docs/sbuf-plan.md): total time, per-engine
-utilisation; --trace writes a Perfetto trace whose steps are named after the kernel's
-calls and lines. Automatic tensors get a private location per logical tile, except
-in kernels marked skip_middle_end_transformations (one location per tile a loop
-declares: iterations wait for each other). The time printed is the body's critical
-path plus a launch overhead; the lines under it say what the model includes.`,
-		Args: cobra.MaximumNArgs(1),
+		Long:  longHelp("nki-sim"),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ck, name, err := checkKernel(&f, args, emit)
 			if err != nil {

@@ -48,21 +48,8 @@ func newNkiPlaceCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "place [KERNEL.py]",
 		Short: "Allocate a kernel's automatic tensors and write the kernel back with them (mod_alloc for Beta 1, address= for the current API)",
-		Long: `place traces and lowers the kernel as 'nki check' does, places every automatically
-allocated tensor with the planner of 'npukit sbuf place' (physical tile counts by
-simulated time, exact placement) and writes the kernel file back with the allocations in
-the API the kernel uses: Beta 1 buffer=ncc.sbuf/psum.mod_alloc(...) (or alloc(func) with
-the function defined before the kernel), current API address=(partition, byte). A Beta-1
-instruction result bound to a name becomes a declared tensor the instruction writes.
-It prints a unified diff, or writes the whole kernel with -o FILE; the rewritten kernel is
-traced and checked again and the outcome printed. Declarations in helper modules, a line
-whose executions need different allocations and statement forms place does not rewrite
-are refused (exit 2) naming file:line. A kernel whose tiles alive at once do not fit
-on chip is a finding (exit 1) naming the step, the tensors and the bytes or PSUM banks
-needed against those available; so is a Beta-1 kernel that declares HBM tensors it does
-not return, which the compiler rejects in any directly allocated kernel. A kernel that allocates every tensor directly already
-is left unchanged (exit 0).`,
-		Args: cobra.MaximumNArgs(1),
+		Long:  longHelp("nki-place"),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, _, err := f.options(args)
 			if err != nil {

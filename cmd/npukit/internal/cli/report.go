@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/internal/atomicfile"
@@ -22,14 +21,8 @@ func newReportCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report FILE... [-o report.html]",
 		Short: "Render artifacts as one self-contained HTML page with SVG charts",
-		Long: `report renders FILE (or several files of one kind) as a single HTML page that opens
-offline in any browser: no external scripts, fonts or requests. Charts are SVG with
-labelled axes, legends and units; hovering shows details, the mouse wheel zooms
-timelines. The check diagnostics are included and linked to the part of the page
-they concern.
-
-` + reportNameRule("FILE", "model_edgetpu.tflite") + "\nWith several files, the first names the page.",
-		Args: cobra.MinimumNArgs(1),
+		Long:  longHelp("report") + reportNameRule("FILE", "model_edgetpu.tflite") + "\nWith several files, the first names the page.",
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var as []*npukit.Artifact
 			for _, path := range args {
@@ -72,7 +65,7 @@ they concern.
 // in every command that writes one (report, sbuf report, demo), for the
 // argument arg of a command whose example input is example.
 func reportNameRule(arg, example string) string {
-	return fmt.Sprintf("Without -o the page is written to the current directory, named after %s's base\nname without its extension (%s gives %s; standard input, -,\ngives stdin.html). An existing file of that name is replaced only with --force; a file\nnamed with -o is replaced.", arg, example, reportName(example))
+	return fmt.Sprintf("Without -o the page is written to the current directory, named after %s's base\nname without its extension (%s gives %s; standard input, -,\ngives stdin.html). An existing file of that name is replaced only with --force; a file\nnamed with -o is replaced.", arg, example, report.FileName(example))
 }
 
 // reportOutputUsage is the -o usage of a command writing a report.
@@ -80,25 +73,12 @@ func reportOutputUsage(arg string) string {
 	return "HTML file to write (default: " + arg + "'s base name without extension, .html, in the current directory)"
 }
 
-// reportName is the file name of the report of input: its base name
-// without the extension, plus .html.
-func reportName(input string) string {
-	if input == "-" {
-		return "stdin.html"
-	}
-	base := filepath.Base(filepath.Clean(input))
-	if stem := strings.TrimSuffix(base, filepath.Ext(base)); stem != "" {
-		base = stem
-	}
-	return base + ".html"
-}
-
 // defaultReportPath is where a report of inputs goes without -o: dir
 // joined with reportName of the first input. It refuses to name one of
 // the inputs themselves (a schedule called x.html is recognised by
 // content, and its report must not replace it).
 func defaultReportPath(dir string, inputs []string, force bool) (string, error) {
-	p := filepath.Join(dir, reportName(inputs[0]))
+	p := filepath.Join(dir, report.FileName(inputs[0]))
 	st, err := os.Stat(p)
 	if err != nil {
 		return p, nil

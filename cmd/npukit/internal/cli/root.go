@@ -69,23 +69,9 @@ func registerCommand(order int, make func(env *Env) *cobra.Command) {
 // NewRoot builds the command tree writing to the given streams.
 func NewRoot(env *Env) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "npukit",
-		Short: "Inspect, check, link, simulate and plan NPU executables and schedules",
-		Long: `npukit reads the artifacts NPU compilers produce (AWS Neuron NEFF, Google Edge TPU
-DarwiNN executables inside *_edgetpu.tflite, Gemini multi-core scheduler IR, MiniMalloc
-allocation problems), checks them against the rules their runtimes enforce, explains
-where memory and time go, and models the hardware well enough to predict timing.
-
-Input formats are recognised by content, never by file name.
-
-Exit codes:
-  0  success
-  1  findings: check, sbuf check, nki check and nki lint found an error; diff found a
-     difference; alloc found no placement (infeasible, timeout) or alloc --from could not
-     rewrite; sbuf place / nki place could not place every tensor
-  2  usage error, an input that cannot be read or recognised, or an output that cannot be
-     written
-  3  internal error in npukit (a bug: please report it with the input)`,
+		Use:           "npukit",
+		Short:         "Inspect, check, link, simulate and plan NPU executables and schedules",
+		Long:          longHelp("npukit"),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -20,19 +20,15 @@ import (
 
 func init() {
 	registerCommand(45, newSbufCmd)
-	registerDemoStep(demoStep{order: 10, kind: detect.SBUFPlan, name: "sbuf sim: single tile vs double buffering", run: sbufDemoSim})
 }
 
 func newSbufCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sbuf",
 		Short: "Check, place and simulate NeuronCore SBUF/PSUM allocation plans (NKI direct allocation)",
-		Long: `sbuf works on an allocation plan: the on-chip tensors of an NKI kernel with their
-allocation (ncc.sbuf/psum.alloc tables, mod_alloc or automatic) and the kernel body as
-loops of engine steps. The plan format is documented in docs/sbuf-plan.md; examples are
-under examples/sbuf/.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		Long:  longHelp("sbuf"),
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newSbufCheckCmd(env), newSbufSimCmd(env), newSbufPlaceCmd(env), newSbufShowCmd(env), newSbufReportCmd(env))
 	return cmd
@@ -69,16 +65,8 @@ func newSbufCheckCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check PLAN|DIR|GLOB...",
 		Short: "Verify an allocation plan: placement rules, lifetimes, PSUM accumulation groups",
-		Long: `check verifies every logical tile of every directly allocated tensor (start partition
-by partition count, byte range within the usable partition bytes, alignment, PSUM bank),
-computes tile lifetimes from the kernel body and reports physical tiles alive at the same
-time that overlap, tensors with fewer physical tiles than logical tiles alive at once,
-mixed direct and automatic allocation and interleaved accumulation groups in one PSUM
-bank. Messages name the tensors, tiles and steps involved.
-A directory is walked for plans (other files are skipped); rule control and output
-formats are those of 'npukit check' (see its help).
-Exit code 1 when an error is found, 2 when a plan cannot be read.`,
-		Args: cobra.MinimumNArgs(1),
+		Long:  longHelp("sbuf-check"),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format, err := lf.outputFormat(env)
 			if err != nil {
@@ -108,13 +96,8 @@ func newSbufSimCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sim PLAN",
 		Short: "Simulate a plan's kernel body on the engine and DMA model (time, utilisation, trace)",
-		Long: `sim runs the kernel body on a model of the NeuronCore's engines and DMA queues:
-engines run in parallel, each in program order, with the architecture guide's cost
-formulas; steps wait for the tiles they read (read after write) and for earlier users of
-the physical tiles they overwrite (write after read), so a tensor with one physical tile
-serialises its loop and double buffering shows as overlap. It prints the total time and
-per-engine utilisation; --trace writes a Perfetto/Chrome trace JSON.`,
-		Args: cobra.ExactArgs(1),
+		Long:  longHelp("sbuf-sim"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := readSbufPlan(args[0])
 			if err != nil {
@@ -153,17 +136,8 @@ func newSbufPlaceCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "place PLAN",
 		Short: "Allocate a plan's automatic tensors directly (physical tiles, placement, NKI code)",
-		Long: `place allocates every tensor the plan leaves automatic: it finds the fewest physical
-tiles per tensor that keep tiles alive at the same time apart (lifetimes from the kernel
-body), chooses their partitions (partition-quadrant aware: tiles of up to 64 or 32
-partitions may use partitions 64 or 32/64/96, and may spread over quadrants) and places
-their bytes with the exact solver of package alloc (PSUM tiles get a bank each; directly
-allocated tensors stay where they are), then raises the tile counts while the plan fits
-and the simulated time drops. Tile counts the solver proves infeasible are listed.
-It prints the NKI allocation per tensor (ncc.sbuf/psum.mod_alloc arguments, or an
-ncc.sbuf.alloc function for a quadrant layout mod_alloc cannot express). -o writes the
-placed plan, which passes sbuf check.`,
-		Args: cobra.ExactArgs(1),
+		Long:  longHelp("sbuf-place"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := refuseOtherKind(args[0], detect.SBUFPlan.Describe(), detect.SBUFPlan); err != nil {
 				return err
@@ -238,55 +212,14 @@ func newSbufShowCmd(env *Env) *cobra.Command {
 	}, detect.SBUFPlan)
 }
 
-// sbufDemoSim simulates a demo plan next to the same plan with one
-// physical tile per tensor, showing what multi-buffering gains, and writes
-// the trace beside the plan.
-func sbufDemoSim(env *Env, path, outDir string) error {
-	p, err := neuroncore.ReadPlanFile(path)
-	if err != nil {
-		return err
-	}
-	tr := path + ".trace.json"
-	r, err := npukit.SbufSimulate(p, tr)
-	if err != nil {
-		return err
-	}
-	one, err := neuroncore.Simulate(neuroncore.OneTile(p))
-	if err != nil {
-		return err
-	}
-	rep, _, err := neuroncore.Check(neuroncore.OneTile(p))
-	if err != nil {
-		return err
-	}
-	w := env.Stdout
-	fmt.Fprintln(w, "as written:")
-	if err := r.Summary().WriteText(w); err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "with one physical tile per tensor:")
-	if err := one.Summary().WriteText(w); err != nil {
-		return err
-	}
-	a, b := float64(r.Timeline.Makespan), float64(one.Timeline.Makespan)
-	verdict := "no gain from multi-buffering"
-	if a < b {
-		verdict = fmt.Sprintf("%.2fx faster: DMA transfers overlap the compute of earlier tiles", b/a)
-	}
-	fmt.Fprintf(w, "%.3f us as written vs %.3f us with one tile (%s); one-tile plan checks with %s\n", a/1e6, b/1e6, verdict, rep.Summary())
-	fmt.Fprintf(w, "Perfetto trace: %s\n", tr)
-	return nil
-}
-
 func newSbufReportCmd(env *Env) *cobra.Command {
 	var out string
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "report PLAN [-o x.html]",
 		Short: "Write a visual HTML report of a plan (memory maps, lifetimes, engine timeline)",
-		Long: `report writes a plan's HTML page: the page npukit report writes for it.
-` + reportNameRule("PLAN", "plan.yaml"),
-		Args: cobra.ExactArgs(1),
+		Long:  longHelp("sbuf-report") + reportNameRule("PLAN", "plan.yaml"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				var err error

@@ -16,14 +16,7 @@ func newSimCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sim FILE",
 		Short: "Simulate an artifact's timing (summary, --trace for a Perfetto timeline)",
-		Long: `sim runs a timing model of FILE on the hardware it targets and reports total time,
-per-resource busy and stall time. --trace writes a Chrome/Perfetto trace JSON that
-opens in ui.perfetto.dev or chrome://tracing.
-
-For an Edge TPU model (or a plain TFLite model on the host CPU) it estimates one
-inference on a host class (--host; --host help lists them): first inference and steady
-state, split into invocation overhead, transfers over the host link, parameter loading
-(cached or streamed), Edge TPU compute and every operator left on the CPU.`,
+		Long:  longHelp("sim"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if f := cmd.Flags().Lookup("host"); f != nil && f.Value.String() == "help" && len(args) == 0 {
 				return nil

@@ -1,0 +1,83 @@
+package demo
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/dtype"
+	"github.com/npukit/npukit/internal/examples"
+	"github.com/npukit/npukit/neff"
+)
+
+// The demo's NKI step runs from the embedded kernels (no file of the
+// repository is read): the guide's overlapping allocation is an error,
+// its fix checks clean, and no step fails.
+func TestKernels(t *testing.T) {
+	var out bytes.Buffer
+	dir := t.TempDir()
+	if failed := kernels(&out, dir); failed != 0 {
+		t.Fatalf("%d steps failed:\n%s", failed, out.String())
+	}
+	s := out.String()
+	overlap, fix, ok := strings.Cut(s, "--entry guide.disjoint")
+	if !ok || !strings.Contains(overlap, "error [sbuf/lifetime-overlap] t1[0]") || !strings.Contains(overlap, "1 error,") ||
+		!strings.Contains(fix, "0 errors, 0 warnings") {
+		t.Errorf("demo output:\n%s", s)
+	}
+}
+
+// The demo steps run on the generated demo NEFF: it checks clean, its DMA
+// program executes (y = w since x is zero) and simulates.
+func TestNeffDemoSteps(t *testing.T) {
+	data, err := fs.ReadFile(examples.FS(), "demo_neff_dma.neff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "demo_neff_dma.neff")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := neff.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := neff.Check(m, neff.DefaultRuntime); rep.HasErrors() {
+		t.Fatalf("demo NEFF does not check: %v", rep)
+	}
+	var out bytes.Buffer
+	for _, s := range stepsFor(detect.NEFF) {
+		if err := s.run(&out, path, dir, nil); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+	}
+	if !strings.Contains(out.String(), "not executed") || !strings.Contains(out.String(), "trace:") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	y, err := os.ReadFile(filepath.Join(dir, "demo_neff_dma.dma", "y.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y16, err := os.ReadFile(filepath.Join(dir, "demo_neff_dma.dma", "y16.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := m.File.Member("sg00/w.bin")
+	// y (float32) = w + 0; y16 (float16, kept as such in its .npy) is w
+	// in float16 (all values are multiples of 1/8 below 125, exact).
+	w16 := make([]byte, len(w.Data)/2)
+	for i := 0; 4*i < len(w.Data); i++ {
+		dtype.Convert(dtype.Float16, w16[2*i:], dtype.Float32, w.Data[4*i:])
+	}
+	if !bytes.HasSuffix(y, w.Data) || !bytes.HasSuffix(y16, w16) {
+		t.Errorf("output differs from the constant")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "demo_neff_dma.dma-trace.json")); err != nil {
+		t.Error(err)
+	}
+}
