@@ -128,7 +128,10 @@ type ConstantSummary struct {
 
 // MemoryEstimate is the device memory a NEFF needs, by the rules of the
 // public Python NEFF memory estimator (notes/neff.md): IO and constants
-// are their var sizes; the shared scratchpad is the high-water mark of the
+// are their var sizes, each input or output variable counted once for the
+// NEFF (every subgraph of an LNC=2 trn2 NEFF declares the same input and
+// output variables, one tensor the two physical cores share; counting
+// them per subgraph doubled IO); the shared scratchpad is the high-water mark of the
 // virtual vars rounded up to 64 MiB; the private scratchpad is the sum of
 // tmp-buf vars; DMA rings take 16 bytes per descriptor, with
 // prod(sizes[1:]) descriptors per side of every DMA descriptor plus 16
@@ -376,18 +379,19 @@ func (m *Model) constants(sg *Subgraph) []ConstantSummary {
 func EstimateMemory(m *Model) MemoryEstimate {
 	var e MemoryEstimate
 	var virtualHWM int64
+	io := map[string]int64{} // "input NAME" -> its largest declared size
 	for _, sg := range m.Subgraphs {
 		if sg.Def == nil {
 			continue
 		}
-		for _, v := range sg.Def.Var {
+		for name, v := range sg.Def.Var {
 			if v == nil {
 				continue
 			}
 			size := max(v.SizeBytes(), 0)
 			switch v.TypeName() {
 			case "input", "output":
-				e.IO = satAdd(e.IO, size)
+				io[v.TypeName()+" "+name] = max(io[v.TypeName()+" "+name], size)
 			case "file":
 				e.Constants = satAdd(e.Constants, size)
 			case "tmp-buf":
@@ -424,6 +428,9 @@ func EstimateMemory(m *Model) MemoryEstimate {
 		}
 		descs = satAdd(descs, int64(len(used))*2*ringSemaphoreDescs)
 		e.DMARings = satAdd(e.DMARings, satMul(descs, ringDescBytes))
+	}
+	for _, size := range io {
+		e.IO = satAdd(e.IO, size)
 	}
 	if virtualHWM > 0 {
 		e.SharedScratchpad = satMul((virtualHWM+scratchpadQuantum-1)/scratchpadQuantum, scratchpadQuantum)
@@ -599,7 +606,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for _, r := range []struct {
 		k string
 		v int64
-	}{{"IO", mem.IO}, {"constants", mem.Constants}, {"shared scratchpad (virtual, 64 MiB units)", mem.SharedScratchpad},
+	}{{"IO (each input and output once)", mem.IO}, {"constants", mem.Constants}, {"shared scratchpad (virtual, 64 MiB units)", mem.SharedScratchpad},
 		{"private scratchpad (tmp-buf)", mem.PrivateScratchpad}, {"DMA rings", mem.DMARings}, {"total", mem.Total}} {
 		fmt.Fprintf(tw, "  %s\t%s\n", r.k, humanize.Bytes(r.v))
 	}

@@ -114,3 +114,39 @@ func TestCorpusSummaryIO(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateMemoryLNC2 builds an LNC=2 NEFF whose two subgraphs declare
+// the same input and output variables, as every trn2 NEFF of the corpus
+// does: IO is the tensors' size once, not once per subgraph (it was
+// doubled), while each subgraph's own constants still add up.
+func TestEstimateMemoryLNC2(t *testing.T) {
+	b := baseBuilder(t)
+	b.Header.LNCSize = 2
+	b.Target = "cayman"
+	sg1 := b.Subgraph("sg01")
+	sg1.AddVar("in", "input", 4096)
+	sg1.AddVar("out", "output", 4096)
+	sg1.AddConstant("w1", "w1.npy", 64, b.Subgraphs[0].Files["w.npy"])
+	raw, err := b.Bytes(PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := OpenBytes(raw, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Subgraphs) != 2 {
+		t.Fatalf("%d subgraphs, want 2", len(m.Subgraphs))
+	}
+	e := EstimateMemory(m)
+	if e.IO != 8192 || e.Constants != 128 {
+		t.Errorf("IO %d, constants %d; want 8192 (in and out once) and 128 (each subgraph's constant)", e.IO, e.Constants)
+	}
+	var buf bytes.Buffer
+	if err := Summarize(m).WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "IO (each input and output once)") {
+		t.Errorf("the estimate does not say how IO is counted:\n%s", buf.String())
+	}
+}

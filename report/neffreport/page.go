@@ -220,7 +220,7 @@ func neffSections(i int, name string, m *neff.Model, s *neff.Summary) []report.S
 			{Series: 4, Value: float64(mem.DMARings), Tip: humanize.Bytes(mem.DMARings)},
 		}}}}
 	memBlocks := []report.Block{chart, &report.KeyValues{Caption: "Estimate", Items: []report.KV{
-		{Key: "IO", Value: humanize.Bytes(mem.IO)}, {Key: "constants", Value: humanize.Bytes(mem.Constants)},
+		{Key: "IO (each input and output once)", Value: humanize.Bytes(mem.IO)}, {Key: "constants", Value: humanize.Bytes(mem.Constants)},
 		{Key: "shared scratchpad (virtual vars, 64 MiB units)", Value: humanize.Bytes(mem.SharedScratchpad)},
 		{Key: "private scratchpad (tmp-buf vars)", Value: humanize.Bytes(mem.PrivateScratchpad)},
 		{Key: "DMA rings (16 B per descriptor)", Value: humanize.Bytes(mem.DMARings)}, {Key: "total", Value: humanize.Bytes(mem.Total)},
