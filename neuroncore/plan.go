@@ -29,13 +29,15 @@ type Plan struct {
 	// in a directly allocated kernel; the current API does not (see
 	// checkMixed).
 	API string
-	// SerialTiles: the compiler keeps one location per automatically
-	// allocated tensor, so the tiles a loop declares afresh each iteration
-	// reuse it and successive iterations wait for each other (kernels
-	// marked nki.compiler.skip_middle_end_transformations, whose loops the
-	// compiler does not pipeline). Otherwise each logical tile of an
-	// automatic tensor gets a private location (the compiler's
-	// multi-buffering at its best).
+	// SerialTiles: the kernel is marked
+	// nki.compiler.skip_middle_end_transformations. The compiler then
+	// unrolls a loop and gives each declaration of an automatic tensor its
+	// own location while the loop declares it at most
+	// MaxPrivateDeclarations times, and keeps one location per tile
+	// beyond, so that successive iterations wait for each other
+	// (Plan.SharedLocation). Otherwise each logical tile of an automatic
+	// tensor gets a private location (the compiler's multi-buffering at
+	// its best).
 	SerialTiles bool
 	Tensors     []*Tensor
 	HBM         []HBMTensor
@@ -1070,4 +1072,54 @@ func planYAMLError(err error) string {
 		}
 		return "into " + what
 	})
+}
+
+// MaxPrivateDeclarations is the most declarations of an automatic tensor
+// that get a location each in a skip_middle_end_transformations kernel.
+// Bounded by evidence on both sides: the NEFFs neuronx-cc 2.21 compiled
+// from two such kernels (corpus3/ntff) give every declaration its own SBUF
+// location, 2 in vector_add_stream at FREE_DIM 1000 (a and b tiles at
+// four addresses) and 64 in matrix_transpose (64 load destinations), and
+// the captured run of the first overlapped its two iterations (the second
+// iteration's loads streamed while the first's add ran); the Trainium2
+// measurements of the same kernel at 100 iterations (FREE_DIM 2, hw/neuron
+// nki-25) and of vector_add_tiled at 25,600 (nki-23) cost 1.5-1.9 us per
+// iteration, a dependent load, add and store each: iterations did not
+// overlap. Where between 64 and 100 the compiler stops is not known.
+const MaxPrivateDeclarations = 64
+
+// Declarations is how many times the kernel declares automatic tensor t:
+// the iterations of the loop that declares it (Tensor.Scope) times those
+// of every loop around that loop; 1 for a tensor declared at kernel
+// level.
+func (p *Plan) Declarations(t *Tensor) int64 {
+	if t.Scope == "" {
+		return 1
+	}
+	var walk func(ns []Node, outer int64) int64
+	walk = func(ns []Node, outer int64) int64 {
+		for _, n := range ns {
+			if n.Loop == nil {
+				continue
+			}
+			k := outer * max(n.Loop.Trips(), 1)
+			if n.Loop.Var == t.Scope {
+				return k
+			}
+			if d := walk(n.Loop.Body, k); d > 0 {
+				return d
+			}
+		}
+		return 0
+	}
+	return max(walk(p.Body, 1), 1)
+}
+
+// SharedLocation reports whether automatic tensor t keeps one location
+// per tile for all its declarations, so that each iteration that declares
+// it waits for the previous one: in a skip_middle_end_transformations
+// kernel (SerialTiles), when it is declared more than
+// MaxPrivateDeclarations times.
+func (p *Plan) SharedLocation(t *Tensor) bool {
+	return p.SerialTiles && !t.Direct() && p.Declarations(t) > MaxPrivateDeclarations
 }

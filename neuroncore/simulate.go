@@ -58,12 +58,10 @@ type SimResult struct {
 // usable bytes per partition is spilled (stored after it is written,
 // reloaded before it is read: twice its bytes over its partitions) and
 // does not count toward the live set. Tensors at one location per tile
-// (SerialTiles) and direct ones are where they are; they are not counted.
+// (Plan.SharedLocation) and direct ones are where they are; they are not
+// counted.
 func (r *SimResult) spill() {
 	x, p := r.Exec, r.Plan
-	if p.SerialTiles {
-		return
-	}
 	a := p.Arch
 	type edge struct {
 		t     int
@@ -74,7 +72,7 @@ func (r *SimResult) spill() {
 	var es []edge
 	for i, l := range x.Lifetimes {
 		t := p.Tensors[l.Key.Tensor]
-		if t.Direct() || t.Buffer != SBUF || l.End <= l.Start {
+		if t.Direct() || t.Buffer != SBUF || l.End <= l.Start || p.SharedLocation(t) {
 			continue
 		}
 		b := t.TileBytes()
@@ -308,10 +306,14 @@ func newMemState(x *Execution) *memState {
 	rects := map[rk]int{}
 	var rs []placed
 	serial := map[TileKey]int{}
+	shared := map[int]bool{}
+	for i, t := range p.Tensors {
+		shared[i] = p.SharedLocation(t)
+	}
 	for _, l := range x.Lifetimes {
 		t := p.Tensors[l.Key.Tensor]
 		pl, ok := rectOf(p.Arch, t, l.Key.Tile)
-		if !ok && p.SerialTiles {
+		if !ok && shared[l.Key.Tensor] {
 			// One location per automatic tensor tile, whatever the
 			// iteration that declared it.
 			k := TileKey{Tensor: l.Key.Tensor, Tile: l.Key.Tile}
@@ -460,13 +462,19 @@ func MemoryAssumption(p *Plan) string {
 			auto++
 		}
 	}
+	shared := 0
+	for _, t := range p.Tensors {
+		if p.SharedLocation(t) {
+			shared++
+		}
+	}
 	switch {
 	case auto == 0:
 		return "every tensor at its direct allocation"
-	case p.SerialTiles && auto == len(p.Tensors):
-		return fmt.Sprintf("automatic tensors (all %d) at one location per tile, reused by every loop iteration (skip_middle_end_transformations: the compiler does not pipeline loops)", auto)
+	case p.SerialTiles && shared > 0:
+		return fmt.Sprintf("%d of the %d automatic tensors at one location per tile, reused by every loop iteration (skip_middle_end_transformations: declared more than %d times, which the compiler does not unroll into private locations; iterations wait for each other), the others at a location per declaration", shared, auto, MaxPrivateDeclarations)
 	case p.SerialTiles:
-		return fmt.Sprintf("direct tensors at their allocation; the %d automatic ones at one location per tile, reused by every loop iteration (skip_middle_end_transformations: the compiler does not pipeline loops)", auto)
+		return fmt.Sprintf("automatic tensors (%d) at a location per declaration (skip_middle_end_transformations: the compiler unrolls loops of up to %d declarations into private locations, as in the captured NEFFs, and iterations overlap)", auto, MaxPrivateDeclarations)
 	case auto == len(p.Tensors):
 		return fmt.Sprintf("automatic tensors (all %d) given unlimited memory: a private location per logical tile", auto)
 	}
