@@ -39,9 +39,11 @@ func (a *Artifact) NeffDMA(o *Options) (*NeffDMAListing, error) {
 		return nil, err
 	}
 	l := &NeffDMAListing{File: a.Name, model: m, progs: progs}
+	params := dmaprog.SetupFor(m).Params
 	for _, p := range progs {
 		sg := NeffDMASubgraph{Subgraph: p.Subgraph, Queues: p.Queues, Vars: p.Vars,
-			Analysis: dma.Analyze(p.Descriptors, p.Layout), Skipped: p.Problems}
+			Analysis: dma.Analyze(p.Descriptors, p.Layout), Findings: dma.Findings(p.Descriptors, p.Layout, params), Skipped: p.Problems}
+		sg.Findings.Sort()
 		sg.DGENote = neffDGENote(m, p.Subgraph, len(p.Descriptors))
 		l.Subgraphs = append(l.Subgraphs, sg)
 	}
@@ -65,7 +67,8 @@ type NeffDMAListing struct {
 	File      string            `json:"file"`
 	Subgraphs []NeffDMASubgraph `json:"subgraphs"`
 	// ShowAll makes the text list every finding and written file (else
-	// the first 20 and counts per rule).
+	// the findings as check prints them, one line per rule, and the first
+	// 20 files written).
 	ShowAll bool `json:"-"`
 	model   *neff.Model
 	progs   []*dmaprog.Program
@@ -73,10 +76,13 @@ type NeffDMAListing struct {
 
 // NeffDMASubgraph is one subgraph's DMA program.
 type NeffDMASubgraph struct {
-	Subgraph string            `json:"subgraph"`
-	Queues   []dma.QueueSet    `json:"queue_sets"`
-	Vars     []dmaprog.Var     `json:"vars"`
-	Analysis *dma.Analysis     `json:"analysis"`
+	Subgraph string         `json:"subgraph"`
+	Queues   []dma.QueueSet `json:"queue_sets"`
+	Vars     []dmaprog.Var  `json:"vars"`
+	Analysis *dma.Analysis  `json:"analysis"`
+	// Findings are Analysis's diagnostics as check prints them: one line
+	// per rule (dma.Findings), with how many descriptors show it.
+	Findings diag.Report       `json:"findings"`
 	Skipped  []dmaprog.Problem `json:"skipped,omitempty"`
 	// DGENote says what the figures leave out when the subgraph uses
 	// hardware descriptor generation (a dge-table variable).
@@ -128,7 +134,7 @@ func (l *NeffDMAListing) WriteText(w io.Writer) error {
 				fmt.Fprintf(w, "  %s: %s\n", p.Location, p.Message)
 			}
 		}
-		writeDMADiagnostics(w, a.Diagnostics, l.ShowAll)
+		writeDMADiagnostics(w, a.Diagnostics, sg.Findings, l.ShowAll)
 		if sg.Executed != nil {
 			fmt.Fprintf(w, "Executed %d descriptors (%s written); engine instructions were not executed.\n", sg.Executed.Descriptors, humanize.Bytes(sg.Executed.Bytes))
 			for i, f := range sg.Written {
@@ -147,8 +153,9 @@ func (l *NeffDMAListing) WriteText(w io.Writer) error {
 	return nil
 }
 
-// writeDMADiagnostics prints counts per rule and the first diagnostics.
-func writeDMADiagnostics(w io.Writer, rep diag.Report, all bool) {
+// writeDMADiagnostics prints counts per rule and the findings: as check
+// prints them (folded, one line per rule: grouped), or every one (all).
+func writeDMADiagnostics(w io.Writer, rep, grouped diag.Report, all bool) {
 	if len(rep) == 0 {
 		fmt.Fprintln(w, "Efficiency: no findings.")
 		return
@@ -170,13 +177,13 @@ func writeDMADiagnostics(w io.Writer, rep diag.Report, all bool) {
 		}
 		fmt.Fprintf(w, "  %-34s %6d  %s\n", r, byRule[r], desc)
 	}
-	shown := rep
-	if !all && len(shown) > neffDMAShown {
-		shown = shown[:neffDMAShown]
+	if all {
+		rep.WriteText(w)
+		return
 	}
-	shown.WriteText(w)
-	if len(shown) < len(rep) {
-		fmt.Fprintf(w, "... %d more (--all lists every finding, --json gives them all)\n", len(rep)-len(shown))
+	grouped.WriteText(w)
+	if grouped.Findings() > len(grouped) {
+		fmt.Fprintln(w, "(--all lists every finding, --json gives them all)")
 	}
 }
 

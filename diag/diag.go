@@ -194,10 +194,28 @@ func (r Report) GroupRepeated(limit int) Report {
 		}
 		done[k] = true
 		d.Count = c
-		d.Message = fmt.Sprintf("%d findings like this one (check --all lists each); the first: %s", c, d.Message)
+		d.Message = fmt.Sprintf("%d findings like this one (--all lists each); the first: %s", c, d.Message)
 		out = append(out, d)
 	}
 	return out
+}
+
+// Folds is the one folding rule of every command that prints findings
+// (check, sbuf check, nki check, neff dma): its text and JSON fold more
+// than RepeatLimit findings of one rule in one file into one line, unless
+// all (the commands' --all) asks for each; SARIF and GitHub annotations
+// keep every location.
+func Folds(format string, all bool) bool {
+	return !all && (format == "text" || format == "json")
+}
+
+// Fold applies the folding rule (Folds) to r for a command's output
+// format: GroupRepeated(RepeatLimit) where it folds, r unchanged else.
+func (r Report) Fold(format string, all bool) Report {
+	if !Folds(format, all) {
+		return r
+	}
+	return r.GroupRepeated(RepeatLimit)
 }
 
 // Findings is how many findings the report stands for: a grouped line

@@ -2,6 +2,7 @@ package diag
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -130,5 +131,28 @@ func TestCountsSeparators(t *testing.T) {
 	}
 	if got, want := Counts(0, 1, 999), "0 errors, 1 warning, 999 infos"; got != want {
 		t.Errorf("Counts = %q, want %q", got, want)
+	}
+}
+
+// Fold is the one folding rule: text and JSON fold more than RepeatLimit
+// findings of one rule in one file; --all, SARIF and annotations do not.
+func TestFold(t *testing.T) {
+	var r Report
+	for i := range RepeatLimit + 1 {
+		r = append(r, Diagnostic{File: "f", Rule: "x/y", Severity: Info, Message: fmt.Sprint(i)})
+	}
+	r = append(r, Diagnostic{File: "g", Rule: "x/y", Severity: Info, Message: "other file"})
+	for _, c := range []struct {
+		format string
+		all    bool
+		lines  int
+	}{{"text", false, 2}, {"json", false, 2}, {"text", true, RepeatLimit + 2}, {"sarif", false, RepeatLimit + 2}, {"github", false, RepeatLimit + 2}} {
+		got := append(Report(nil), r...).Fold(c.format, c.all)
+		if len(got) != c.lines || got.Findings() != len(r) {
+			t.Errorf("%s all=%v: %d lines for %d findings, want %d lines for %d", c.format, c.all, len(got), got.Findings(), c.lines, len(r))
+		}
+	}
+	if r[:RepeatLimit].Fold("text", false)[0].Count != 0 {
+		t.Error("RepeatLimit findings were folded")
 	}
 }

@@ -53,11 +53,10 @@ func (f *lintFlags) policy() (*ruleset.Policy, error) {
 	return p, nil
 }
 
-// collector gathers the findings of a check in the chosen format: text
-// and JSON fold a rule repeated in a file (issue 32: 736 lines of one
-// info); SARIF and annotations keep every location.
+// collector gathers the findings of a check in the chosen format, folded
+// by the one folding rule (diag.Folds; issue 32: 736 lines of one info).
 func (f *lintFlags) collector(policy *ruleset.Policy, format string) *clidoc.Collector {
-	return &clidoc.Collector{Policy: policy, NoInfo: f.noInfo, Fold: !f.all && (format == "text" || format == "json")}
+	return &clidoc.Collector{Policy: policy, NoInfo: f.noInfo, Fold: diag.Folds(format, f.all)}
 }
 
 // outputFormat resolves --format against the global --json.

@@ -86,7 +86,7 @@ func newNkiCheckCmd(env *Env) *cobra.Command {
 			if lf.noInfo {
 				kept = kept.WithoutInfos()
 			}
-			out.SetFindings(kept, hidden)
+			out.SetFindings(kept.Fold(format, lf.all), hidden)
 			var werr error
 			switch format {
 			case "json":

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -171,5 +172,40 @@ def mm(a, b):
 	}
 	if !strings.Contains(string(b), "<dt>Check</dt><dd>0 errors, 0 warnings") {
 		t.Errorf("the report's summary does not count the kernel's findings: %s", regexp.MustCompile(`<dt>Check</dt><dd>[^<]*`).FindString(string(b)))
+	}
+}
+
+// nki check folds as check does (diag.Folds): 12 directly allocated
+// tensors no step uses are one nki/allocated-unused line in the text and
+// --json (it printed each, 11 lines for nkilib.attention_cte, though more
+// than 10 findings of one rule in one file are folded), --all lists each,
+// and a kernel set checked at once folds too.
+func TestNkiCheckFolds(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.compiler as ncc\n\n# npukit: check scale(a=bfloat16[128,512])\n@nki.jit\ndef scale(a):\n")
+	b.WriteString("    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)\n")
+	for i := range 12 {
+		fmt.Fprintf(&b, "    s%d = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=%d))\n", i, i*1024)
+	}
+	b.WriteString("    x = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=16384))\n")
+	b.WriteString("    x[...] = nl.load(a[0:128, :])\n    nl.store(out[0:128, :], value=x)\n    return out\n")
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	one := []string{"nki", "check", "k.py", "--kernel", "scale", "--arg", "a=bfloat16[128,512]"}
+	const rule = "[nki/allocated-unused]"
+	if r := run(t, dir, append(one, "--all")...); strings.Count(r.stdout, rule) != 12 {
+		t.Fatalf("--all: want 12 %s lines: %s", rule, r)
+	}
+	for _, args := range [][]string{one, {"nki", "check", "k.py"}} {
+		r := run(t, dir, args...)
+		if c := strings.Count(r.stdout, rule); c != 1 || !strings.Contains(r.stdout, "12 findings like this one") || !strings.Contains(r.stdout, "13 infos") {
+			t.Errorf("%v: %d %s lines, want one folded line standing for 12:\n%s", args, c, rule, r)
+		}
+		r = run(t, dir, append(args, "--json")...)
+		if c := strings.Count(r.stdout, `"nki/allocated-unused"`); c != 1 || !strings.Contains(r.stdout, `"count": 12`) {
+			t.Errorf("%v --json: %d allocated-unused findings, want one with count 12:\n%s", args, c, r.stdout)
+		}
 	}
 }

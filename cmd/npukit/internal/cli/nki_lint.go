@@ -8,7 +8,6 @@ import (
 
 	"github.com/npukit/npukit/diag/ruleset"
 	"github.com/npukit/npukit/internal/checkinputs"
-	"github.com/npukit/npukit/internal/clidoc"
 	"github.com/npukit/npukit/nki"
 )
 
@@ -90,7 +89,7 @@ func checkKernels(env *Env, f *nkiFlags, lf *lintFlags, args []string, format st
 	}
 	reportSkipped(env, skipped, false)
 	code := ExitOK
-	c := &clidoc.Collector{Policy: policy, NoInfo: lf.noInfo}
+	c := lf.collector(policy, format)
 	files := map[string]bool{}
 	for _, j := range jobs {
 		files[j.Path] = true

@@ -1,0 +1,73 @@
+package npukit
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/npukit/npukit/neff"
+)
+
+// neff dma prints a rule repeated on many descriptors as check does: one
+// line with how many descriptors show it (it printed the first 20 one by
+// one, then "... N more", where check printed one folded line); --all
+// lists each.
+func TestNeffDMAFoldsAsCheck(t *testing.T) {
+	b := neff.NewBuilder("t.neff")
+	sg := b.Subgraph("sg00")
+	sg.AddVar("in", "input", 1<<17)
+	sg.AddVar("out", "output", 4096)
+	sg.AddQueue("qIn", "in", 16, "sp")
+	sp := sg.Engine("sp", "SP")
+	const n = 12
+	for i := range n {
+		// 128 runs of 32 bytes, 64 bytes apart: small runs on the in side.
+		sp.AddDMA("qIn", "load", neff.Copy("in", int64(i)*8192, []int64{32, 128}, []int64{1, 64}, "SB", 0, []int64{32, 128}, []int64{1, neff.SBPartitionStride}))
+	}
+	pool := sg.Engine("pool", "Pool")
+	sg.AddQueue("qOut", "out", 16, "pool")
+	pool.AddDMA("qOut", "store", neff.Copy("SB", 0, []int64{32, 128}, []int64{1, neff.SBPartitionStride}, "out", 0, []int64{32, 128}, []int64{1, 32}))
+	b.Signature.Inputs["in"] = neff.SigTensor{DType: "float32", Shape: []int64{1 << 15}}
+	b.Signature.Outputs["out"] = neff.SigTensor{DType: "float32", Shape: []int64{1024}}
+	raw, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := OpenBytes("t.neff", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := a.Check(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checkLine string
+	for _, d := range rep {
+		if d.Rule == "neff/dma-small-runs" {
+			checkLine = d.String()
+		}
+	}
+	if !strings.Contains(checkLine, "13 descriptors like this one") {
+		t.Fatalf("check does not fold the %d small-run descriptors (and the store): %q\n%v", n, checkLine, rep)
+	}
+	l, err := a.NeffDMA(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := l.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(buf.String(), "[neff/dma-small-runs]"); c != 1 || !strings.Contains(buf.String(), checkLine) {
+		t.Errorf("neff dma prints %d small-run lines, want check's one line %q:\n%s", c, checkLine, buf.String())
+	}
+	l.ShowAll = true
+	buf.Reset()
+	if err := l.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	// each load and the store (its SB side has 32-byte runs too)
+	if c := strings.Count(buf.String(), "[neff/dma-small-runs]"); c < n+1 {
+		t.Errorf("neff dma --all prints %d small-run lines, want at least %d:\n%s", c, n+1, buf.String())
+	}
+}
