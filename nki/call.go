@@ -2,6 +2,7 @@ package nki
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/npukit/npukit/nki/python"
@@ -211,6 +212,9 @@ func (in *interp) callFunc(f *Func, args []Value, kws []kwarg, pos python.Pos) V
 		extra.set(k.Name, k.Value)
 	}
 	nd := len(positional) - ps.NDefault
+	if in.cur().fn == "<trace>" {
+		in.kernelArgsGiven(f, positional[:max(nd, 0)], bound)
+	}
 	for i, p := range positional {
 		if bound(p.Name) {
 			continue
@@ -756,4 +760,45 @@ func describeCallee(e python.Expr) string {
 		return n
 	}
 	return fmt.Sprintf("%T", e)
+}
+
+// kernelArgsGiven refuses the traced kernel's call when a parameter
+// without a default has no value. It is not the kernel's TypeError (the
+// kernel never called itself wrongly) but the request's: the error names
+// every missing argument at its parameter and says where to give it.
+func (in *interp) kernelArgsGiven(f *Func, required []python.Param, bound func(string) bool) {
+	var missing []python.Param
+	for _, p := range required {
+		if !bound(p.Name) {
+			missing = append(missing, p)
+		}
+	}
+	for _, p := range f.Params.KwOnly {
+		if _, ok := f.KwDefs[p.Name]; !ok && !bound(p.Name) {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	var names, flags []string
+	for _, p := range missing {
+		names = append(names, strconv.Quote(p.Name))
+		flags = append(flags, "--arg "+p.Name+"=DTYPE[D0,D1,...]")
+	}
+	noun := "argument"
+	if len(missing) > 1 {
+		noun = "arguments"
+	}
+	msg := fmt.Sprintf("%s(): no value for %s %s", f.Name, noun, strings.Join(names, ", "))
+	if in.argsFrom == "" {
+		msg += fmt.Sprintf(": give %s (a tensor; NAME=VALUE for a number, bool, None or string)", strings.Join(flags, " "))
+	} else {
+		msg += fmt.Sprintf(": %s gives none", in.argsFrom)
+	}
+	file := in.cur().mod.File
+	if f.Mod != nil {
+		file = f.Mod.File
+	}
+	panic(&Error{File: file, Pos: missing[0].Pos, Msg: msg})
 }

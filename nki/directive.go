@@ -183,7 +183,8 @@ func ParseArg(s string) (Arg, error) {
 // Options returns the trace options of a directive for the kernel file
 // (dir, file as in Options).
 func (d Directive) Options(dir, file string) Options {
-	o := Options{Dir: dir, File: file, Function: d.Function, Args: d.Args, Grid: d.Grid, NCVersion: d.NCVersion}
+	o := Options{Dir: dir, File: file, Function: d.Function, Args: d.Args, Grid: d.Grid, NCVersion: d.NCVersion,
+		ArgsFrom: fmt.Sprintf("the '# npukit: check' comment on line %d", d.Line)}
 	if o.NCVersion == "" {
 		o.NCVersion = "gen2"
 	}

@@ -79,6 +79,7 @@ type frame struct {
 
 type interp struct {
 	tr       *tracer
+	argsFrom string // Options.ArgsFrom
 	steps    int
 	frames   []*frame
 	builtins map[string]Value

@@ -55,12 +55,17 @@ type Options struct {
 	Overlay map[string][]byte
 	// Constants overrides nl.tile_size values ("nl.tile_size.NAME").
 	Constants map[string]int64
+	// ArgsFrom says where the kernel's arguments come from, for the error
+	// naming an argument that has no value: "" for --arg flags, else the
+	// manifest entry or '# npukit: check' comment that lists them.
+	ArgsFrom string
 }
 
 // OptionsFor builds the options of a manifest entry.
 func OptionsFor(m *Manifest, e *Entry) Options {
 	o := Options{Dir: m.dir, Modules: m.Modules, File: e.File, Function: e.Function, API: e.API, Args: e.Args, Kwargs: e.Kwargs,
-		Grid: e.Grid, ProgramID: e.ProgramID, NCVersion: e.NCVersion, PrefixLines: e.ModulePrefixLines, Constants: e.Constants}
+		Grid: e.Grid, ProgramID: e.ProgramID, NCVersion: e.NCVersion, PrefixLines: e.ModulePrefixLines, Constants: e.Constants,
+		ArgsFrom: fmt.Sprintf("manifest entry %s", e.ID)}
 	if o.Constants == nil {
 		o.Constants = m.Defaults.Constants
 	}
@@ -115,7 +120,7 @@ func Trace(opt Options) (res *Result, err error) {
 	tr.constants = opt.Constants
 	tr.grid = opt.Grid
 	tr.programID = opt.ProgramID
-	in := &interp{tr: tr, maxSteps: MaxSteps}
+	in := &interp{tr: tr, maxSteps: MaxSteps, argsFrom: opt.ArgsFrom}
 	if opt.MaxSteps > 0 && opt.MaxSteps < MaxSteps {
 		in.maxSteps = opt.MaxSteps
 	}

@@ -29,6 +29,10 @@ type Request struct {
 	API       string   // beta1 or current ("" = from the kernel's imports)
 }
 
+// ErrKernelCount is Options' error when no kernel file, or more than one,
+// is given without a manifest.
+var ErrKernelCount = errors.New("give one KERNEL.py (or --manifest FILE --entry ID)")
+
 // generation is the NCVersion of r.Arch ("" when none is given).
 func (r Request) generation() (string, error) {
 	if r.Arch == "" {
@@ -75,7 +79,7 @@ func (r Request) Options(files []string) (Options, string, error) {
 		return o, e.ID, nil
 	}
 	if len(files) != 1 {
-		return o, "", errors.New("give one KERNEL.py (or --manifest FILE --entry ID)")
+		return o, "", ErrKernelCount
 	}
 	abs, err := filepath.Abs(files[0])
 	if err != nil {

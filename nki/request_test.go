@@ -38,3 +38,45 @@ func TestRequestOptions(t *testing.T) {
 		t.Errorf("%d lines", len(lines))
 	}
 }
+
+// A kernel argument with no value is the request's mistake, not a Python
+// TypeError at an invented 1:1: the error names the parameter where it is
+// declared and says how to give it (audit item 12).
+func TestMissingKernelArgument(t *testing.T) {
+	d := t.TempDir()
+	k := filepath.Join(d, "k.py")
+	src := "import nki\n\n@nki.jit\ndef add(a, b, *, scale):\n    return a\n"
+	if err := os.WriteFile(k, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, _, err := Request{Args: []string{"a=float32[128,512]"}}.Options([]string{k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Trace(o)
+	if err == nil {
+		t.Fatal("traced without b and scale")
+	}
+	msg := err.Error()
+	for _, want := range []string{"k.py:4:", `"b", "scale"`, "--arg b=DTYPE[", "--arg scale="} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "TypeError") || strings.Contains(msg, ":1:1:") {
+		t.Errorf("%q reads as the kernel's own TypeError", msg)
+	}
+	o.ArgsFrom = "manifest entry x.add"
+	if _, err = Trace(o); err == nil || !strings.Contains(err.Error(), "manifest entry x.add gives none") || strings.Contains(err.Error(), "--arg") {
+		t.Errorf("from a manifest: %v", err)
+	}
+	// a call inside the kernel that misses an argument stays Python's TypeError
+	src = "import nki\n\ndef f(x):\n    return x\n\n@nki.jit\ndef add(a):\n    return f()\n"
+	if err := os.WriteFile(k, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.ArgsFrom = ""
+	if _, err = Trace(o); err == nil || !strings.Contains(err.Error(), "TypeError") {
+		t.Errorf("f(): %v", err)
+	}
+}

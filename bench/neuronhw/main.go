@@ -345,7 +345,7 @@ func scratch(file, name, value, tmp string) (string, error) {
 	return out, os.WriteFile(out, b, 0o644)
 }
 
-var missingArg = regexp.MustCompile(`missing required argument "(\w+)"`)
+var missingArg = regexp.MustCompile(`no value for arguments? "(\w+)"`)
 
 // runNkiSim runs nki sim, adding a missing output parameter with the shape
 // of the first tensor argument.

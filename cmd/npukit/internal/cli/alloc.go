@@ -73,7 +73,7 @@ func newAllocCmd(env *Env) *cobra.Command {
 				}
 			}
 			if len(args) > 2 {
-				return usageErr("alloc takes at most two files (PROBLEM.csv [SOLUTION.csv])")
+				return argsErr("takes at most two files (PROBLEM.csv [SOLUTION.csv])")
 			}
 			if from != "" {
 				if len(args) != 0 || validate || minimize || out != "" || capacity != 0 {
@@ -86,7 +86,7 @@ func newAllocCmd(env *Env) *cobra.Command {
 				return allocFromCmdRun(env, from, fromOpts)
 			}
 			if len(args) == 0 {
-				return usageErr("alloc needs PROBLEM.csv (or --from SCHEDULE.json)")
+				return argsErr("needs PROBLEM.csv (or --from SCHEDULE.json)")
 			}
 			// The schedule flags would otherwise be accepted and ignored
 			// (--budget 5s on a CSV problem ran the default work budget).
@@ -101,7 +101,7 @@ func newAllocCmd(env *Env) *cobra.Command {
 			}
 			if validate {
 				if len(args) != 2 {
-					return usageErr("--validate needs PROBLEM.csv SOLUTION.csv")
+					return argsErr("--validate needs PROBLEM.csv SOLUTION.csv")
 				}
 				return runAllocValidate(env, args[0], args[1], capacity)
 			}

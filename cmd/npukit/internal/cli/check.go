@@ -27,7 +27,7 @@ func newCheckCmd(env *Env) *cobra.Command {
 				return printRules(env)
 			}
 			if len(args) == 0 {
-				return usageErr("check needs at least one FILE or directory (or --list-rules)")
+				return argsErr("needs at least one FILE or directory (or --list-rules)")
 			}
 			format, err := lf.outputFormat(env)
 			if err != nil {

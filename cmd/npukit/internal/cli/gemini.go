@@ -104,7 +104,7 @@ func newGeminiSynthCmd(env *Env) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return usageErr("synth needs -o FILE")
+				return argsErr("needs -o FILE")
 			}
 			if _, err := gemini.Synth(gemini.SynthConfig{Cores: cfg.Cores, Workloads: 1, XLen: cfg.XLen, Buffer: cfg.Buffer, DRAMEvery: cfg.DRAMEvery}); err != nil {
 				return usageErr("%v", err)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"io"
 	"regexp"
 	"slices"
@@ -155,6 +156,42 @@ func TestOutputFlagsAudited(t *testing.T) {
 	for p := range audited {
 		if !seen[p] {
 			t.Errorf("%s is in the output audit but has no output flag", p)
+		}
+	}
+}
+
+// Audit item 12: every command that needs an operand says so the same
+// way when given none (and when given too many): naming the command, in
+// words rather than cobra's "requires at least 1 arg(s)", with its usage
+// line; whichever check refuses it (cobra's count, the command's own, the
+// library's).
+func TestNoArgumentsShowUsage(t *testing.T) {
+	noOperand := map[string]bool{"npukit demo": true, "npukit version": true, "npukit help": true, "npukit lsp": true}
+	n := 0
+	walkTree(t, func(c *cobra.Command) {
+		if !c.HasParent() || c.HasSubCommands() || !c.Runnable() || noOperand[c.CommandPath()] ||
+			c.Parent().Name() == "completion" {
+			return
+		}
+		n++
+		path := strings.Fields(c.CommandPath())[1:]
+		var out, errb bytes.Buffer
+		code := Main(path, &out, &errb)
+		se := errb.String()
+		if code != ExitUsage || !strings.Contains(se, "usage: "+c.CommandPath()+" ") || strings.Contains(se, "arg(s)") ||
+			!strings.HasPrefix(se, "npukit: "+strings.Join(path, " ")+": ") {
+			t.Errorf("%s with no arguments: exit %d\n%s", c.CommandPath(), code, se)
+		}
+	})
+	if n < 20 {
+		t.Errorf("only %d commands walked", n)
+	}
+	for _, args := range [][]string{{"sim", "a", "b"}, {"alloc", "a", "b", "c"}, {"nki", "sim", "a.py", "b.py"}} {
+		var out, errb bytes.Buffer
+		cmd := strings.Join(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.ContainsAny(a, ".") || len(a) == 1 }), " ")
+		if code := Main(args, &out, &errb); code != ExitUsage || !strings.Contains(errb.String(), "usage: npukit "+cmd+" ") ||
+			strings.Contains(errb.String(), "arg(s)") {
+			t.Errorf("%v: exit %d\n%s", args, code, errb.String())
 		}
 	}
 }

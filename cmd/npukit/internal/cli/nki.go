@@ -42,6 +42,9 @@ func (f *nkiFlags) bind(cmd *cobra.Command) {
 // options turns the flags into trace options (exit 2 on bad usage).
 func (f *nkiFlags) options(args []string) (nki.Options, string, error) {
 	o, entry, err := f.Request.Options(args)
+	if errors.Is(err, nki.ErrKernelCount) {
+		return o, "", argsErr("%v", err)
+	}
 	if err != nil {
 		return o, "", usageErr("%v", err)
 	}

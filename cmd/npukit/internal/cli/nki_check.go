@@ -153,7 +153,7 @@ func newNkiReportCmd(env *Env) *cobra.Command {
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return usageErr("report needs -o FILE.html")
+				return argsErr("needs -o FILE.html")
 			}
 			ck, name, err := checkKernel(&f, args, emit)
 			if err != nil {

@@ -46,6 +46,22 @@ func usageErr(format string, args ...any) error {
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
 }
 
+// argsError is a usage error about a command's operands: a missing or
+// extra argument, or a missing -o. Main prints every one the same way,
+// naming the command and showing its usage line (README: "A wrong argument
+// count names the command and shows its usage line"), whichever check
+// found it: cobra's argument count, a command's own (check, alloc) or the
+// library's (nki.ErrKernelCount).
+type argsError struct{ err error }
+
+func (e *argsError) Error() string { return e.err.Error() }
+func (e *argsError) Unwrap() error { return e.err }
+
+// argsErr is a usage error (exit 2) about the command's operands.
+func argsErr(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: &argsError{fmt.Errorf(format, args...)}}
+}
+
 // Env is what every command receives.
 type Env struct {
 	Stdout, Stderr io.Writer
@@ -156,8 +172,36 @@ func nameArgErrors(c *cobra.Command) {
 		if err == nil || errors.As(err, &ee) {
 			return err
 		}
-		return &ExitError{Code: ExitUsage, Err: withUsage(cmd, err)}
+		if strings.Contains(err.Error(), "arg(s)") { // cobra's count check
+			return argsErr("%s", argCountMsg(cmd, len(a)))
+		}
+		return argsErr("%v", err)
 	}
+}
+
+// argCountMsg says what a command whose argument count cobra refused
+// wants, from its usage line ("inspect FILE..." wants at least one FILE),
+// instead of cobra's "requires at least 1 arg(s), only received 0".
+func argCountMsg(c *cobra.Command, n int) string {
+	var spec []string
+	for _, w := range strings.Fields(c.Use)[1:] {
+		if strings.HasPrefix(w, "-") || strings.HasPrefix(w, "[-") {
+			break
+		}
+		spec = append(spec, w)
+	}
+	want := strings.Join(spec, " ")
+	switch {
+	case want == "":
+		return fmt.Sprintf("takes no arguments (%d given)", n)
+	case n == 0 && len(spec) == 1 && strings.HasSuffix(want, "..."):
+		return "needs at least one " + strings.TrimSuffix(want, "...")
+	case n == 0:
+		return "needs " + want
+	case n == 1:
+		return fmt.Sprintf("takes %s (1 argument given)", want)
+	}
+	return fmt.Sprintf("takes %s (%d arguments given)", want, n)
 }
 
 // withUsage prefixes a usage error with the command's path and follows it
@@ -197,12 +241,16 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 	env.Stdout = &termsafe.Writer{W: stdout, Skip: func() bool { return env.JSON }}
 	root := NewRoot(env)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return ExitOK
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) {
+		var ae *argsError
+		if errors.As(ee.Err, &ae) && cmd != nil {
+			ee.Err = withUsage(cmd, ae.err)
+		}
 		if ee.Err != nil {
 			fmt.Fprintf(env.Stderr, "npukit: %v\n", ee.Err)
 		}
