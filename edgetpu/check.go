@@ -43,6 +43,7 @@ const (
 	RuleExecutionCount     = "edgetpu/execution-count"
 	RuleDuplicateLayerName = "edgetpu/duplicate-layer-name"
 	RuleNoEdgeTPUOp        = "edgetpu/no-edgetpu-op"
+	RuleLegacyExecutable   = "edgetpu/legacy-executable"
 )
 
 func init() {
@@ -83,6 +84,7 @@ func init() {
 		diag.Rule{ID: RuleExecutionCount, Severity: diag.Error, Description: "execution_count_per_inference must be at least 1"},
 		diag.Rule{ID: RuleNoEdgeTPUOp, Severity: diag.Info, Description: "no operator of the TFLite model is an edgetpu-custom-op: every operator runs on the CPU"},
 		diag.Rule{ID: RuleDuplicateLayerName, Severity: diag.Error, Description: "layer names must be unique among an executable's inputs and among its outputs"},
+		diag.Rule{ID: RuleLegacyExecutable, Severity: diag.Error, Description: `custom options key "4" holds a bare executable (Edge TPU compiler 1.x serialisation, before DWN1 packages): the runtime verifies key "4" as a package and refuses it`},
 	)
 }
 
@@ -147,7 +149,11 @@ func Check(m *Model) diag.Report {
 
 func checkOptions(rep *diag.Report, loc string, op *CustomOp) {
 	o := op.Options
-	if len(op.Packages) == 0 {
+	if o.LegacyExecutable > 0 {
+		// libedgetpu driver/package_registry.cc: VerifyBuffer<Package>, then
+		// the MultiExecutable, fail on an Executable's table layout.
+		rep.Add(RuleLegacyExecutable, loc, "key \"4\" holds a bare %d-byte executable in the Edge TPU compiler 1.x serialisation, not a DWN1 package: libedgetpu refuses it (\"Package verification failed\"); recompile the source model with a current edgetpu_compiler", o.LegacyExecutable)
+	} else if len(op.Packages) == 0 {
 		rep.Add(RuleNoExecutables, loc, "the op carries no package (custom options key \"4\")")
 	}
 	// Without key "6" the runtime never reads key "7" (see below), so only

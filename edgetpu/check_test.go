@@ -142,6 +142,15 @@ func TestCheckRules(t *testing.T) {
 			second.Operator = 2
 			m.Ops = append(m.Ops, &second)
 		}},
+		{RuleLegacyExecutable, "demo", func(m *Model) {
+			// Compiler 1.x: key "4" holds the bare executable.
+			exe, err := WriteExecutable(exe0(m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.TFLite.Subgraphs[0].Operators[0].CustomOptions = EncodeOptions(CustomOptions{Version: 0, ChipName: "beagle", ExecutionPreference: -1}, [][]byte{exe})
+			m.Ops = nil
+		}},
 		{RuleDuplicateLayerName, "demo", func(m *Model) {
 			c := m.Ops[0].Packages[0].Executables[1]
 			l := synthLayer(DemoSpec().Inputs[0], false)

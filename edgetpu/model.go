@@ -99,6 +99,10 @@ type CustomOptions struct {
 	ChipName string `json:"chip_name,omitempty"`
 	// HasCachingExecutable: the deprecated key "3" is present.
 	HasCachingExecutable bool `json:"deprecated_caching_executable"`
+	// LegacyExecutable is the size of the bare Executable key "4" holds in
+	// the Edge TPU compiler 1.x serialisation (no DWN1 Package around it;
+	// current runtimes refuse it); 0 otherwise.
+	LegacyExecutable int `json:"legacy_executable_bytes,omitempty"`
 	// ExecutionPreference is key "5" (default -1).
 	ExecutionPreference int64 `json:"execution_preference"`
 	// Chips is key "6": one chip value per package.

@@ -168,6 +168,8 @@ func (d *decoder) customOp(op *Operator, path string) (*CustomOp, error) {
 	}
 	var pkgKey4 *Package
 	var extra []*Package
+	var key4 []byte
+	var key4Err error
 	// Keys are converted once per key string, not once per entry: entries
 	// may share one key string (see fbs.FlexMapRef.KeyBytes), and a key
 	// longer than any the runtime reads is kept shortened.
@@ -218,7 +220,8 @@ func (d *decoder) customOp(op *Operator, path string) (*CustomOp, error) {
 			}
 			p, err := d.pkg(b, v.Path, 0)
 			if err != nil {
-				return nil, rebase(err, off)
+				key4, key4Err = b, rebase(err, off)
+				continue
 			}
 			p.FileOffset, p.Source = op.CustomOptionsOffset+off, `flex key "4"`
 			pkgKey4 = p
@@ -263,11 +266,32 @@ func (d *decoder) customOp(op *Operator, path string) (*CustomOp, error) {
 			}
 		}
 	}
+	if key4Err != nil {
+		// Edge TPU compiler 1.x (early 2019) wrote a bare Executable under
+		// key "4" (and its parameter-caching executable under "3"), before
+		// the DWN1 Package existed; later runtimes verify key "4" as a
+		// Package and refuse it. Such a file is read at its TFLite level
+		// with the executable's size noted (Check reports the refusal); a
+		// key "4" that is neither is unreadable.
+		if o.HasChips || fbs.Identifier(key4) == PackageIdentifier || !d.bareExecutable(key4) {
+			return nil, key4Err
+		}
+		o.LegacyExecutable = len(key4)
+	}
 	if pkgKey4 != nil {
 		c.Packages = append(c.Packages, pkgKey4)
 	}
 	c.Packages = append(c.Packages, extra...)
 	return c, nil
+}
+
+// bareExecutable reports whether data reads as an Executable of its own
+// (the pre-package serialisation of key "4"), without charging the budget
+// of the model being read.
+func (d *decoder) bareExecutable(data []byte) bool {
+	probe := &decoder{budget: fbs.InputBudget(int64(len(data)), budgetSlack)}
+	_, err := probe.executable(data, "legacy executable")
+	return err == nil
 }
 
 // numeric says whether a FlexBuffer value reads as an integer.

@@ -56,11 +56,14 @@ func (t TensorSummary) Label() string {
 
 // TPUOpSummary describes one Edge TPU op.
 type TPUOpSummary struct {
-	Subgraph            int              `json:"subgraph"`
-	Operator            int              `json:"operator"`
-	ExecutionPreference int64            `json:"execution_preference"`
-	Chips               []int64          `json:"chips,omitempty"`
-	Packages            []PackageSummary `json:"packages"`
+	Subgraph            int     `json:"subgraph"`
+	Operator            int     `json:"operator"`
+	ExecutionPreference int64   `json:"execution_preference"`
+	Chips               []int64 `json:"chips,omitempty"`
+	// LegacyExecutableBytes: key "4" holds a bare executable of this size
+	// (Edge TPU compiler 1.x), not a package.
+	LegacyExecutableBytes int              `json:"legacy_executable_bytes,omitempty"`
+	Packages              []PackageSummary `json:"packages"`
 }
 
 // PackageSummary describes one package.
@@ -177,7 +180,7 @@ func Summarize(m *Model) *Summary {
 		}
 	}
 	for _, op := range m.Ops {
-		o := TPUOpSummary{Subgraph: op.Subgraph, Operator: op.Operator, ExecutionPreference: op.Options.ExecutionPreference, Chips: op.Options.Chips}
+		o := TPUOpSummary{Subgraph: op.Subgraph, Operator: op.Operator, ExecutionPreference: op.Options.ExecutionPreference, Chips: op.Options.Chips, LegacyExecutableBytes: op.Options.LegacyExecutable}
 		for _, p := range op.Packages {
 			o.Packages = append(o.Packages, summarizePackage(p))
 		}
@@ -338,6 +341,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 				ew.Printf(", chips %s (the op's per-package chip option)", joinInts(op.Chips, ","))
 			}
 			ew.Printf("\n")
+		}
+		if op.LegacyExecutableBytes > 0 {
+			ew.Printf("  No package: key \"4\" holds a bare %s executable in the Edge TPU compiler 1.x serialisation, which current runtimes refuse (npukit check explains)\n", humanize.Bytes(int64(op.LegacyExecutableBytes)))
 		}
 		for _, p := range op.Packages {
 			writePackage(ew, p, "")
