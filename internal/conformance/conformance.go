@@ -1,7 +1,8 @@
 // Package conformance finds the shared real-file corpus for tests. The
 // corpus lives beside the checkout at ../shared (override with the
 // NPUKIT_SHARED environment variable); tests that need it skip with a
-// clear message when it is absent, as in a user's fresh clone. CI sets
+// clear message when it is absent, as in a user's fresh clone, and the
+// run says so in one line on the terminal (see noteAbsent). CI sets
 // NPUKIT_REQUIRE_SHARED=1 so that a missing corpus fails instead.
 package conformance
 
@@ -32,8 +33,17 @@ func ModuleRoot() (string, error) {
 	}
 }
 
-// SharedDir returns the shared folder, or "" when it does not exist.
+// SharedDir returns the shared folder, or "" when it does not exist (and
+// then says so once, see noteAbsent).
 func SharedDir() string {
+	d := sharedDir()
+	if d == "" {
+		noteAbsent()
+	}
+	return d
+}
+
+func sharedDir() string {
 	if d := os.Getenv("NPUKIT_SHARED"); d != "" {
 		if st, err := os.Stat(d); err == nil && st.IsDir() {
 			return d
