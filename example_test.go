@@ -120,7 +120,7 @@ func ExampleArtifact_Simulate() {
 		log.Fatal(err)
 	}
 	sim := out.(*npukit.GeminiSimulation)
-	fmt.Println("cores:", len(sim.Cores), "DRAM GB/s:", sim.Params.DRAMGBps)
+	fmt.Printf("cores: %d, DRAM %.2f GB/s\n", len(sim.Cores), sim.Params.DRAMGBps)
 	page, err := a.Report(nil)
 	if err != nil {
 		log.Fatal(err)
@@ -130,7 +130,7 @@ func ExampleArtifact_Simulate() {
 	}
 	fmt.Println(page.Title)
 	// Output:
-	// cores: 4 DRAM GB/s: 16
+	// cores: 4, DRAM 17.18 GB/s
 	// Gemini schedule
 }
 

@@ -70,7 +70,7 @@ func geminiTraceOptions(path string, res *timing.Result) trace.Options {
 		Metadata: [][2]string{
 			{"schedule", filepath.Base(path)},
 			{"model", "npukit gemini/timing"},
-			{"dram_gbps", fmt.Sprint(p.DRAMGBps)},
+			{"dram_gb_per_s", fmt.Sprint(p.DRAMGBps)},
 			{"total_cycles", fmt.Sprint(res.TotalCycles)},
 		},
 		Args: func(t sim.TaskID, a *trace.Args) {
@@ -152,7 +152,7 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: Gemini schedule (%s IR), %s, %s\n", o.File, o.Variant, humanize.Plural(len(r.Cores), "core"), humanize.Plural(o.Workloads, "workload"))
 	fmt.Fprintf(w, "Total: %s cycles (%.1f us at %g GHz)\n", humanize.Count(r.TotalCycles), r.Micros, p.CoreGHz)
 	fmt.Fprintf(w, "Model: DRAM %.1f GB/s (%.2f B/cycle, +%d cycles per transfer), prefetch %s, NoC links %.1f GB/s, %d cycles per hop\n\n",
-		timing.DecimalGBps(p.DRAMGBps), r.DRAM.BytesPerCycle, p.DRAMOverhead, p.Prefetch, timing.DecimalGBps(p.LinkGBps), p.HopLatency)
+		p.DRAMGBps, r.DRAM.BytesPerCycle, p.DRAMOverhead, p.Prefetch, p.LinkGBps, p.HopLatency)
 	if o.TensorIdentity != "" {
 		fmt.Fprintf(w, "L2 tensors: %s\n\n", o.TensorIdentity)
 	}
@@ -175,7 +175,7 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	d := r.DRAM
 	fmt.Fprintf(w, "\nDRAM: %s %s (weights %s; one load per consuming core), %s %s; busy %s cycles (%.1f%%); achieved %.2f GB/s of %.1f GB/s\n",
 		humanize.Plural(d.Loads, "load"), humanize.Bytes(d.ReadBytes), humanize.Bytes(d.WeightBytes), humanize.Plural(d.Stores, "store"), humanize.Bytes(d.WriteBytes),
-		humanize.Count(d.Busy), 100*d.Utilisation, timing.DecimalGBps(d.Achieved), timing.DecimalGBps(d.GBps))
+		humanize.Count(d.Busy), 100*d.Utilisation, d.Achieved, d.GBps)
 	if d.FromOtherCoreLoads+d.ToOtherCoreStores > 0 {
 		fmt.Fprintf(w, "  inter-core through DRAM: %s %s read back by another core, %s %s of another core's ofmap (as inspect's DRAM routes)\n",
 			humanize.Plural(d.ToOtherCoreStores, "store"), humanize.Bytes(d.ToOtherCoreBytes), humanize.Plural(d.FromOtherCoreLoads, "load"), humanize.Bytes(d.FromOtherCoreBytes))

@@ -70,7 +70,11 @@
 //     That is 16 GiB/s at a nominal 1 GHz core clock: the emulator runs the
 //     core at 25 MHz and DRAM at 16.95 MHz, both 1/40 of 1 GHz and 678 MHz,
 //     so the DRAM clock cancels out of bytes per core cycle. Hence
-//     bytes/cycle = bwN * 2^30 / 1e9 / CoreGHz, DRAMOverhead = 20.
+//     bytes/cycle = bwN * 2^30 / 1e9 / CoreGHz, DRAMOverhead = 20: a
+//     name's bwN is N GiB/s. The model, its parameters and its results
+//     hold GB/s of 10^9 bytes (bytes/cycle = GB/s / CoreGHz), the unit
+//     npukit prints, takes and writes in JSON; the name's GiB/s is
+//     converted once, where it is read (BandwidthFromName).
 //   - TileOverhead 20: every emulated compute instruction lasts its tile's
 //     share of `time` plus 20 cycles.
 //   - PEConfig 42, VPConfig 105, DTConfig 21: the gaps the emulator leaves
@@ -121,10 +125,10 @@ const (
 
 // Params are the model's parameters; Default gives the calibrated set.
 type Params struct {
-	// DRAMGBps is the DRAM bandwidth in GB/s as the file name's bwN names
-	// it (GiB/s, see the package doc). 0 means: from the file name, else
-	// DefaultDRAMGBps.
-	DRAMGBps float64 `json:"dram_gbps"`
+	// DRAMGBps is the DRAM bandwidth in GB/s (10^9 bytes per second; a
+	// file name's bwN, N GiB/s, is 1.074*N GB/s). 0 means: from the file
+	// name, else DefaultDRAMGBps.
+	DRAMGBps float64 `json:"dram_gb_per_s"`
 	// CoreGHz is the nominal core clock the bandwidths are converted at.
 	CoreGHz float64 `json:"core_ghz"`
 	// DRAMOverhead is the fixed cost of one DRAM transfer in cycles.
@@ -147,15 +151,19 @@ type Params struct {
 	Startup  int64    `json:"startup_cycles"`
 	Finish   int64    `json:"finish_cycles"`
 	Prefetch Prefetch `json:"prefetch"`
-	// LinkGBps is the bandwidth of one directed mesh link; HopLatency the
-	// cycles per hop.
-	LinkGBps   float64 `json:"link_gbps"`
+	// LinkGBps is the bandwidth of one directed mesh link in GB/s (10^9
+	// bytes per second); HopLatency the cycles per hop.
+	LinkGBps   float64 `json:"link_gb_per_s"`
 	HopLatency int64   `json:"hop_latency_cycles"`
 }
 
 // DefaultDRAMGBps is used when neither the caller nor the file name gives
-// the DRAM bandwidth.
-const DefaultDRAMGBps = 16
+// the DRAM bandwidth: 16 GiB/s, the bw16 of the calibration runs, in GB/s.
+const DefaultDRAMGBps = 16 * GiBps
+
+// GiBps is one GiB/s in GB/s (2^30 / 10^9): a Gemini file name's bwN and
+// the uncalibrated link default are counted in GiB/s.
+const GiBps = float64(1<<30) / 1e9
 
 // Default returns the calibrated parameters (see the package doc).
 func Default() Params {
@@ -171,17 +179,18 @@ func Default() Params {
 		Startup:      161,
 		Finish:       37,
 		Prefetch:     PrefetchSnapshot,
-		LinkGBps:     32,
+		LinkGBps:     32 * GiBps,
 		HopLatency:   10,
 	}
 }
 
 // bwName matches bwN as a name component; a unit suffix (bw32GB,
-// bw32gbps) is allowed, since GB/s is what N means.
+// bw32gbps) is allowed: the generator's N is GiB/s whatever suffix
+// follows it (see the package doc's calibration).
 var bwName = regexp.MustCompile(`(?i)(?:^|[_.\-])bw(\d+(?:\.\d+)?)(?:g|gb|gbs|gbps|gib|gibps)?(?:[_.\-]|$)`)
 
-// BandwidthFromName returns the DRAM bandwidth a Gemini file name carries
-// ("..._c1_bw16_stschedule.json" is 16 GB/s).
+// BandwidthFromName returns the DRAM bandwidth a Gemini file name carries,
+// in GB/s ("..._c1_bw16_stschedule.json" is 16 GiB/s, 17.18 GB/s).
 func BandwidthFromName(path string) (float64, bool) {
 	m := bwName.FindStringSubmatch(filepath.Base(path))
 	if m == nil {
@@ -191,7 +200,7 @@ func BandwidthFromName(path string) (float64, bool) {
 	if err != nil || v <= 0 {
 		return 0, false
 	}
-	return v, true
+	return v * GiBps, true
 }
 
 // ForName is Default with the DRAM bandwidth the file name carries
@@ -205,17 +214,9 @@ func ForName(path string) Params {
 	return p
 }
 
-// DecimalGBps converts one of the model's bandwidths (GiB/s, as bwN names
-// it) to GB/s of 10^9 bytes, the unit npukit prints and takes on the
-// command line (issue 32: one unit convention for the whole tool).
-func DecimalGBps(gibps float64) float64 { return gibps * (1 << 30) / 1e9 }
-
-// FromDecimalGBps is DecimalGBps's inverse.
-func FromDecimalGBps(gbps float64) float64 { return gbps * 1e9 / (1 << 30) }
-
-// bytesPerCycle converts GB/s (GiB/s) at the core clock.
+// bytesPerCycle converts GB/s at the core clock.
 func (p *Params) bytesPerCycle(gbps float64) float64 {
-	return gbps * (1 << 30) / 1e9 / p.CoreGHz
+	return gbps / p.CoreGHz
 }
 
 func (p *Params) validate() error {

@@ -23,7 +23,8 @@ func TestBandwidthFromName(t *testing.T) {
 	}
 	for _, c := range cases {
 		got, ok := BandwidthFromName(c.name)
-		if got != c.want || ok != c.ok {
+		// A name's bwN is N GiB/s; the result is GB/s.
+		if got != c.want*GiBps || ok != c.ok {
 			t.Errorf("%s: got %g %v, want %g %v", c.name, got, ok, c.want, c.ok)
 		}
 	}
@@ -54,15 +55,16 @@ func TestParamsValidate(t *testing.T) {
 
 func TestBytesPerCycle(t *testing.T) {
 	p := Default()
-	// 16 GiB/s at 1 GHz: 17.18 bytes per cycle (the emulator's ld rate).
-	got := p.bytesPerCycle(16)
+	// 16 GiB/s (17.18 GB/s) at 1 GHz: 17.18 bytes per cycle (the
+	// emulator's ld rate).
+	got := p.bytesPerCycle(DefaultDRAMGBps)
 	if got < 17.17 || got > 17.19 {
 		t.Fatalf("bytes per cycle %g, want about 17.18", got)
 	}
 }
 
 func TestForName(t *testing.T) {
-	if p := ForName("x_c1_bw32_stschedule.json"); p.DRAMGBps != 32 || p.CoreGHz != Default().CoreGHz {
+	if p := ForName("x_c1_bw32_stschedule.json"); p.DRAMGBps != 32*GiBps || p.CoreGHz != Default().CoreGHz {
 		t.Errorf("bw32: %+v", p)
 	}
 	if p := ForName("schedule.json"); p.DRAMGBps != DefaultDRAMGBps {

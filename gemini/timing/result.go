@@ -202,7 +202,7 @@ func (l *lowering) result(tl *sim.Timeline) *Result {
 	d.Busy = tl.Resources[l.dram].Busy
 	if total > 0 {
 		bpc := float64(d.ReadBytes+d.WriteBytes) / float64(total)
-		d.Achieved = bpc * p.CoreGHz * 1e9 / (1 << 30)
+		d.Achieved = bpc * p.CoreGHz
 		d.Utilisation = float64(d.Busy) / float64(total)
 	}
 	for _, r := range l.linkRs {

@@ -71,7 +71,7 @@ type CoreStats struct {
 
 // DRAMStats is the DRAM channel's traffic.
 type DRAMStats struct {
-	GBps          float64 `json:"bandwidth_gbps"`
+	GBps          float64 `json:"bandwidth_gb_per_s"`
 	BytesPerCycle float64 `json:"bytes_per_cycle"`
 	Loads         int     `json:"loads"`
 	Stores        int     `json:"stores"`
@@ -99,9 +99,9 @@ type DRAMStats struct {
 	NotReadBackStores int   `json:"not_read_back_stores"`
 	NotReadBackBytes  int64 `json:"not_read_back_store_bytes"`
 	Busy              int64 `json:"busy_cycles"`
-	// Achieved is the bytes moved over the whole run, in GB/s (GiB/s at
-	// the nominal clock, like the bandwidth).
-	Achieved    float64 `json:"achieved_gbps"`
+	// Achieved is the bytes moved over the whole run, in GB/s at the
+	// nominal clock, like the bandwidth (GBps).
+	Achieved    float64 `json:"achieved_gb_per_s"`
 	Utilisation float64 `json:"utilisation"`
 }
 

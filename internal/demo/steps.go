@@ -13,7 +13,6 @@ import (
 	"github.com/npukit/npukit/edgetpu/link"
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/l2alloc"
-	"github.com/npukit/npukit/gemini/timing"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/termsafe"
@@ -156,7 +155,7 @@ func geminiSim(w io.Writer, path, outDir string, _ *npukit.Options) error {
 		cores += c.WaitCores
 	}
 	fmt.Fprintf(w, "%d cores: %s cycles; waiting on DRAM %s, on other cores %s core-cycles; DRAM %.2f GB/s achieved; trace: %s\n",
-		len(r.Cores), humanize.Count(r.TotalCycles), humanize.Count(dram), humanize.Count(cores), timing.DecimalGBps(r.DRAM.Achieved), tp)
+		len(r.Cores), humanize.Count(r.TotalCycles), humanize.Count(dram), humanize.Count(cores), r.DRAM.Achieved, tp)
 	return nil
 }
 

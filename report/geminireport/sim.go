@@ -64,10 +64,10 @@ func geminiSimSections(res *timing.Result, cmp *timing.Comparison) []report.Sect
 	d := res.DRAM
 	kv := &report.KeyValues{Caption: "Simulation (npukit gemini/timing, default parameters)", Items: []report.KV{
 		{Key: "Total", Value: humanize.Count(res.TotalCycles) + " cycles"},
-		{Key: "DRAM bandwidth", Value: fmt.Sprintf("%.1f GB/s (%.2f B/cycle)", timing.DecimalGBps(d.GBps), d.BytesPerCycle)},
+		{Key: "DRAM bandwidth", Value: fmt.Sprintf("%.1f GB/s (%.2f B/cycle)", d.GBps, d.BytesPerCycle)},
 		{Key: "DRAM traffic", Value: fmt.Sprintf("%s %s (weights %s), %s %s",
 			humanize.Plural(d.Loads, "load"), humanize.Bytes(d.ReadBytes), humanize.Bytes(d.WeightBytes), humanize.Plural(d.Stores, "store"), humanize.Bytes(d.WriteBytes))},
-		{Key: "DRAM busy", Value: fmt.Sprintf("%s cycles (%.1f%%), achieved %.2f GB/s", humanize.Count(d.Busy), 100*d.Utilisation, timing.DecimalGBps(d.Achieved))},
+		{Key: "DRAM busy", Value: fmt.Sprintf("%s cycles (%.1f%%), achieved %.2f GB/s", humanize.Count(d.Busy), 100*d.Utilisation, d.Achieved)},
 	}}
 	if res.QueueOrderRelaxed {
 		kv.Items = append(kv.Items, report.KV{Key: "DRAM access order", Value: "the file's tensor_order contradicts its data dependencies; transfers were served as they became ready"})

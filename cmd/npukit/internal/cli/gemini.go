@@ -39,7 +39,7 @@ func geminiSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	var hopLatency int64
 	var prefetch, zebuPath string
 	fs.Float64Var(&dramGBps, "dram-bw", 0, "Gemini: DRAM bandwidth in GB/s (default: bwN of the file name, N GiB/s, else 16 GiB/s = 17.2 GB/s)")
-	fs.Float64Var(&linkGBps, "link-bw", math.Round(timing.DecimalGBps(d.LinkGBps)*10)/10, "Gemini: bandwidth of one NoC link in GB/s")
+	fs.Float64Var(&linkGBps, "link-bw", math.Round(d.LinkGBps*10)/10, "Gemini: bandwidth of one NoC link in GB/s")
 	fs.Int64Var(&hopLatency, "hop-latency", d.HopLatency, "Gemini: cycles per NoC hop")
 	fs.StringVar(&prefetch, "prefetch", string(d.Prefetch), "Gemini: DRAM load prefetch rule: snapshot (a load starts once the previous workload ended) or hazard (only address write-after-read hazards hold it)")
 	fs.StringVar(&zebuPath, "zebu", "", "Gemini: compare with a ZeBu emulator trace of the same run")
@@ -47,13 +47,13 @@ func geminiSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	markRange(fs, "non-negative", "hop-latency")
 	return func(o *npukit.Options) error {
 		o.GeminiSim = func(p timing.Params) timing.Params {
-			// The flags are GB/s; the model's bandwidths GiB/s.
+			// The flags are GB/s, as the model's bandwidths.
 			p.HopLatency, p.Prefetch = hopLatency, timing.Prefetch(prefetch)
 			if fs.Changed("link-bw") {
-				p.LinkGBps = timing.FromDecimalGBps(linkGBps)
+				p.LinkGBps = linkGBps
 			}
 			if dramGBps != 0 {
-				p.DRAMGBps = timing.FromDecimalGBps(dramGBps)
+				p.DRAMGBps = dramGBps
 			}
 			return p
 		}
