@@ -37,23 +37,26 @@ func newCheckCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			o, err := options()
-			if err != nil {
-				return err
-			}
 			files, skipped, err := inputs(args, lf.skipOther)
 			if err != nil {
 				return err
 			}
+			arts, errs := openAll(files)
+			if err := refuseInapplicableFlags(cmd.Flags(), arts); err != nil {
+				return err
+			}
+			o, err := options()
+			if err != nil {
+				return err
+			}
 			reportSkipped(env, skipped, verbose)
-			var opened []*npukit.Artifact
-			defer func() { noteKindFlagsUnused(env, cmd, opened) }()
+			i := -1
 			return runChecks(env, format, &lf, policy, files, len(skipped), func(path string) (diag.Report, error) {
-				a, err := openArg(path)
+				i++ // runChecks checks files in order
+				a, err := arts[i], errs[i]
 				if err != nil {
 					return nil, err
 				}
-				opened = append(opened, a)
 				rep, err := a.Check(o)
 				if err != nil {
 					return nil, libErr(path, err)

@@ -139,7 +139,7 @@ func newEdgeTPUDMACmd(env *Env) *cobra.Command {
 	// The old name, in gigabits per second: bandwidths are GB/s
 	// everywhere (issue 32).
 	cmd.Flags().Float64Var(&pcieGbit, "pcie-gbps", 0, "PCIe bandwidth in Gb/s")
-	cmd.Flags().MarkDeprecated("pcie-gbps", "use --pcie-bw in GB/s (8 Gb/s = 1 GB/s)")
+	markDeprecated(cmd.Flags(), "pcie-gbps", "use --pcie-bw in GB/s (8 Gb/s = 1 GB/s)")
 	markRange(cmd.Flags(), "positive", "pcie-bw", "pcie-gbps")
 	return acceptsKinds(cmd, edgetpuKinds...)
 }

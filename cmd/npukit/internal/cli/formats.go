@@ -12,7 +12,6 @@ import (
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -76,12 +75,36 @@ func refuseOtherKind(path, want string, ok ...detect.Kind) error {
 	return wrongKind(path, a, want)
 }
 
-// noteKindFlagsUnused prints a one-line note on stderr for every kind
-// flag that applied to none of the files a multi-file command read.
-func noteKindFlagsUnused(env *Env, cmd *cobra.Command, opened []*npukit.Artifact) {
-	for _, m := range kindFlagsUnused(cmd.Flags(), opened) {
-		fmt.Fprintf(env.Stderr, "npukit: note: %s: ignored\n", m)
+// openAll opens every FILE argument before any work (detection only: the
+// library reads a file when an operation asks), so that a kind flag is
+// judged against all of them first; errs[i] is paths[i]'s error, kept for
+// the command's loop to report in its place.
+func openAll(paths []string) (arts []*npukit.Artifact, errs []error) {
+	arts, errs = make([]*npukit.Artifact, len(paths)), make([]error, len(paths))
+	for i, p := range paths {
+		arts[i], errs[i] = openArg(p)
 	}
+	return arts, errs
+}
+
+// refuseInapplicableFlags is the one rule for a kind's flag (--dram-bw,
+// --measured, --layers, --neff-runtime-major, ...) given with files it
+// applies to none of: a usage error (exit 2) before any work, in every
+// command that takes kind flags (issue 32: sim refused it, inspect and
+// check printed a note after their output, report ignored it). A flag
+// that applies to one of several files is used for that one. Files that
+// did not open (nil) are left to the command's own error.
+func refuseInapplicableFlags(fs *pflag.FlagSet, given []*npukit.Artifact) error {
+	var opened []*npukit.Artifact
+	for _, a := range given {
+		if a != nil {
+			opened = append(opened, a)
+		}
+	}
+	if msgs := kindFlagsUnused(fs, opened); len(msgs) > 0 {
+		return usageErr("%s", strings.Join(msgs, "; "))
+	}
+	return nil
 }
 
 // libErr turns an error of a library operation on path into exit 2,
@@ -121,8 +144,8 @@ type kindFlagBinder struct {
 var kindFlagBinders = map[string][]kindFlagBinder{}
 
 // registerKindFlags adds flags of command that apply to files of kinds
-// only; given with no file of those kinds they are refused or noted, not
-// silently ignored (see kindFlagsUnused).
+// only; given with no file of those kinds they are refused, not ignored
+// (refuseInapplicableFlags).
 func registerKindFlags(command string, b kindFlags, kinds ...detect.Kind) {
 	kindFlagBinders[command] = append(kindFlagBinders[command], kindFlagBinder{b, kinds})
 }

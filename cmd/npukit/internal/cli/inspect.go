@@ -19,19 +19,20 @@ func newInspectCmd(env *Env) *cobra.Command {
 		Long:  longHelp("inspect"),
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			arts, errs := openAll(args)
+			if err := refuseInapplicableFlags(cmd.Flags(), arts); err != nil {
+				return err
+			}
 			o, err := options()
 			if err != nil {
 				return err
 			}
 			code := ExitOK
-			var opened []*npukit.Artifact
-			defer func() { noteKindFlagsUnused(env, cmd, opened) }()
 			var entries []clidoc.InspectEntry
 			for i, path := range args {
 				e := clidoc.InspectEntry{Path: path}
-				a, err := openArg(path)
+				a, err := arts[i], errs[i]
 				if err == nil {
-					opened = append(opened, a)
 					e.Kind, e.Variant = a.Kind, a.Variant
 					if e.Result, err = a.Inspect(o); err != nil {
 						err = libErr(path, err)

@@ -35,6 +35,9 @@ func newReportCmd(env *Env) *cobra.Command {
 				}
 				as = append(as, a)
 			}
+			if err := refuseInapplicableFlags(cmd.Flags(), as); err != nil {
+				return err
+			}
 			if out == "" {
 				var err error
 				if out, err = defaultReportPath(".", args, force); err != nil {

@@ -102,6 +102,7 @@ func NewRoot(env *Env) *cobra.Command {
 		if err := checkFlagRanges(cmd.Flags()); err != nil {
 			return err
 		}
+		noteDeprecated(env, cmd.Flags())
 		return checkOutputs(cmd, args)
 	}
 	var showVersion bool
@@ -293,6 +294,29 @@ func markRange(fs *pflag.FlagSet, rng string, names ...string) {
 			panic(err) // a programming error: no such flag
 		}
 	}
+}
+
+// flagDeprecated is the annotation key of a deprecated flag's advice.
+const flagDeprecated = "npukit-deprecated"
+
+// markDeprecated hides a flag from the help and makes its use print the
+// advice on stderr. pflag's MarkDeprecated printed it through cobra on
+// the command's output, stdout, where it broke --json ("Flag --dma-gibps
+// has been deprecated" above the JSON document).
+func markDeprecated(fs *pflag.FlagSet, name, advice string) {
+	if err := fs.SetAnnotation(name, flagDeprecated, []string{advice}); err != nil {
+		panic(err) // a programming error: no such flag
+	}
+	fs.Lookup(name).Hidden = true
+}
+
+// noteDeprecated prints one note on stderr per deprecated flag given.
+func noteDeprecated(env *Env, fs *pflag.FlagSet) {
+	fs.Visit(func(f *pflag.Flag) {
+		if a := f.Annotations[flagDeprecated]; len(a) > 0 {
+			fmt.Fprintf(env.Stderr, "npukit: note: --%s is deprecated: %s\n", f.Name, a[0])
+		}
+	})
 }
 
 // checkFlagRanges refuses, with exit 2, a given flag outside its range.

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"strings"
-
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/edgetpu"
 	"github.com/spf13/cobra"
@@ -31,8 +29,8 @@ func newSimCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if msgs := kindFlagsUnused(cmd.Flags(), []*npukit.Artifact{a}); len(msgs) > 0 {
-				return usageErr("%s", strings.Join(msgs, "; "))
+			if err := refuseInapplicableFlags(cmd.Flags(), []*npukit.Artifact{a}); err != nil {
+				return err
 			}
 			o, err := options()
 			if err != nil {

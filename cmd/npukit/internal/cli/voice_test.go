@@ -152,7 +152,8 @@ func TestOutputFlagOneMeaning(t *testing.T) {
 
 // TestFlagRangesAndKinds: a value out of range is refused like a negative
 // one (--dram-bw 0 is not "the default"); a flag of another kind is
-// refused (one file) or noted on stderr (several), never silently ignored.
+// refused, whatever the command and however many files (issue 32: it was
+// an error in sim and a note in inspect and check), never silently ignored.
 func TestFlagRangesAndKinds(t *testing.T) {
 	dir := demoFiles(t)
 	for _, c := range []struct {
@@ -169,8 +170,9 @@ func TestFlagRangesAndKinds(t *testing.T) {
 		{[]string{"gemini", "realloc", "demo_gemini_schedule.json", "--budget", "-1s"}, 2, "--budget -1s: must not be negative"},
 		{[]string{"sim", "demo.neff", "--dram-bw", "5"}, 2, "--dram-bw applies to Gemini scheduler IR only, not to a NEFF"},
 		{[]string{"sim", "demo_gemini_schedule.json", "--dma-engines", "4"}, 2, "--dma-engines applies to NEFF"},
-		{[]string{"inspect", "demo.neff", "--layers"}, 0, "note: --layers applies to Gemini scheduler IR only"},
-		{[]string{"check", "demo_edgetpu.tflite", "--neff-runtime-major", "3"}, 0, "note: --neff-runtime-major applies to NEFF"},
+		{[]string{"inspect", "demo.neff", "--layers"}, 2, "--layers applies to Gemini scheduler IR only"},
+		{[]string{"inspect", "demo.neff", "demo_edgetpu.tflite", "--layers"}, 2, "--layers applies to Gemini scheduler IR only, not to a NEFF"},
+		{[]string{"check", "demo_edgetpu.tflite", "--neff-runtime-major", "3"}, 2, "--neff-runtime-major applies to NEFF"},
 	} {
 		r := run(t, dir, c.args...)
 		if r.code != c.code || !strings.Contains(r.stderr, c.stderr) {
