@@ -181,3 +181,58 @@ func niceTicks(lo, hi float64, n int, u Unit) []float64 {
 	}
 	return out
 }
+
+// wholeTicks is niceTicks for an axis whose values are all whole numbers
+// (counts, bytes, cycles, indices) when whole is set: its step is a whole
+// number, at least 1, since a tick between two counts names nothing
+// (issue 32: a one-row chart of runs read 0.2, 0.4, ...; a step of 2.5
+// would read 2.5, 7.5).
+func wholeTicks(lo, hi float64, n int, u Unit, whole bool) []float64 {
+	t := niceTicks(lo, hi, n, u)
+	if !whole || len(t) < 2 || (t[1]-t[0] >= 1 && t[1]-t[0] == math.Trunc(t[1]-t[0])) {
+		return t
+	}
+	raw := (hi - lo) / float64(n)
+	step := 1.0
+	if raw > 1 {
+		mag := math.Pow(10, math.Floor(math.Log10(raw)))
+		step = 10 * mag
+		for _, m := range []float64{1, 2, 5} {
+			if m*mag >= raw {
+				step = m * mag
+				break
+			}
+		}
+		step = math.Max(1, math.Round(step))
+	}
+	var out []float64
+	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9 && len(out) < 50; v += step {
+		out = append(out, v)
+	}
+	return out
+}
+
+// allWhole reports whether every value is a whole number, for an axis
+// of a unit that can hold fractions (times cannot claim it: a time axis
+// in us may well need 0.5 us).
+func allWhole(u Unit, vals ...float64) bool {
+	if u == Microseconds || u == Nanoseconds {
+		return false
+	}
+	for _, v := range vals {
+		if v != math.Trunc(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// integralAttr marks an axis title whose axis counts whole things in the
+// unit its ticks show, for the browser test (a fractional tick there is a
+// bug; 0.5 on an axis in MiB of whole bytes is not).
+func integralAttr(whole bool, s axisScale) string {
+	if whole && s.div == 1 {
+		return ` data-integral="true"`
+	}
+	return ""
+}

@@ -100,11 +100,12 @@ func (c *BarChart) html() (template.HTML, error) {
 		maxv = 1
 	}
 	const maxLabelW = 320.0
-	labelW := 40.0
-	for _, b := range c.Bars {
-		labelW = math.Max(labelW, textWidth(b.Label, fontSize)+10)
+	names := make([]string, len(c.Bars))
+	for i, b := range c.Bars {
+		names[i] = b.Label
 	}
-	labelW = math.Min(labelW, maxLabelW)
+	labelW := math.Max(40, labelRoom(names, fontSize, maxLabelW-10)+10)
+	shown := fitLabels(names, fontSize, labelW-10)
 	// The total printed after the longest bar needs room on the right.
 	totalW := 0.0
 	for _, b := range c.Bars {
@@ -120,7 +121,14 @@ func (c *BarChart) html() (template.HTML, error) {
 	x := func(v float64) float64 { return p.left + v/maxv*p.pw() }
 	var s strings.Builder
 	fmt.Fprintf(&s, `<figure><svg class="chart bar-chart" viewBox="0 0 %s %s" width="%s" role="img" aria-label="%s">`, f1(p.w), f1(p.h), f1(p.w), esc(c.Caption))
-	ticks := niceTicks(0, maxv, 6, c.Unit)
+	var vals []float64
+	for _, b := range c.Bars {
+		for _, g := range b.Segments {
+			vals = append(vals, g.Value)
+		}
+	}
+	whole := allWhole(c.Unit, vals...)
+	ticks := wholeTicks(0, maxv, 6, c.Unit, whole)
 	sc := scaleFor(c.Unit, ticks)
 	s.WriteString(`<g class="grid">`)
 	for _, t := range ticks {
@@ -131,10 +139,10 @@ func (c *BarChart) html() (template.HTML, error) {
 	for _, t := range ticks {
 		fmt.Fprintf(&s, `<text %s>%s</text>`, tickAttrs("x", x(t), p.h-p.bottom+14, "middle"), esc(sc.tick(t)))
 	}
-	fmt.Fprintf(&s, `<text class="axis-title" data-axis="x" x="%s" y="%s" text-anchor="middle">%s</text></g>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(sc.title(c.XLabel)))
+	fmt.Fprintf(&s, `<text class="axis-title" data-axis="x"%s x="%s" y="%s" text-anchor="middle">%s</text></g>`, integralAttr(whole, sc), f1(p.left+p.pw()/2), f1(p.h-6), esc(sc.title(c.XLabel)))
 	for i, b := range c.Bars {
 		y := p.top + float64(i)*(barH+8) + 4
-		svgText(&s, fmt.Sprintf(`x="%s" y="%s" text-anchor="end"`, f1(p.left-6), f1(y+barH/2+4)), fitText(b.Label, fontSize, labelW-10), b.Label)
+		svgText(&s, fmt.Sprintf(`x="%s" y="%s" text-anchor="end"`, f1(p.left-6), f1(y+barH/2+4)), shown[i], b.Label)
 		acc := 0.0
 		total := 0.0
 		for _, g := range b.Segments {
@@ -210,7 +218,14 @@ func (c *ColumnChart) html() (template.HTML, error) {
 	if maxv <= 0 {
 		maxv = 1
 	}
-	ticks := niceTicks(0, maxv, 5, c.Unit)
+	var vals []float64
+	for _, col := range c.Columns {
+		for _, g := range col.Segments {
+			vals = append(vals, g.Value)
+		}
+	}
+	whole := allWhole(c.Unit, vals...)
+	ticks := wholeTicks(0, maxv, 5, c.Unit, whole)
 	sc := scaleFor(c.Unit, ticks)
 	tickW := 0.0
 	for _, t := range ticks {
@@ -221,11 +236,16 @@ func (c *ColumnChart) html() (template.HTML, error) {
 	// under it, the axis title.
 	const labelMaxW, sin60, cos60 = 120.0, 0.866, 0.5
 	labelEvery := int(math.Ceil(float64(len(c.Columns)) / 60))
-	longest := 0.0
+	var names []string
 	for i, col := range c.Columns {
 		if i%labelEvery == 0 {
-			longest = math.Max(longest, textWidth(fitText(col.Label, smallFontSize, labelMaxW), smallFontSize))
+			names = append(names, col.Label)
 		}
+	}
+	shown := fitLabels(names, smallFontSize, labelMaxW)
+	longest := 0.0
+	for _, l := range shown {
+		longest = math.Max(longest, textWidth(l, smallFontSize))
 	}
 	p := plot{w: 960, left: math.Max(56, tickW+28), right: 16, top: 12}
 	p.bottom = 8 + longest*sin60 + smallFontSize*cos60 + 26
@@ -246,7 +266,7 @@ func (c *ColumnChart) html() (template.HTML, error) {
 	for _, t := range ticks {
 		fmt.Fprintf(&s, `<text %s>%s</text>`, tickAttrs("y", p.left-4, y(t)+4, "end"), esc(sc.tick(t)))
 	}
-	fmt.Fprintf(&s, `<text class="axis-title" data-axis="y" transform="translate(12,%s) rotate(-90)" text-anchor="middle">%s</text>`, f1(p.top+p.ph()/2), esc(sc.title(c.YLabel)))
+	fmt.Fprintf(&s, `<text class="axis-title" data-axis="y"%s transform="translate(12,%s) rotate(-90)" text-anchor="middle">%s</text>`, integralAttr(whole, sc), f1(p.top+p.ph()/2), esc(sc.title(c.YLabel)))
 	fmt.Fprintf(&s, `<text class="axis-title" data-axis="x" x="%s" y="%s" text-anchor="middle">%s</text></g>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(c.XLabel))
 	for i, col := range c.Columns {
 		x0 := p.left + float64(i)*cw
@@ -271,7 +291,7 @@ func (c *ColumnChart) html() (template.HTML, error) {
 		}
 		if i%labelEvery == 0 {
 			svgText(&s, fmt.Sprintf(`transform="translate(%s,%s) rotate(-60)" text-anchor="end" class="small" font-size="%g"`, f1(x0+cw/2+3), f1(p.h-p.bottom+8), smallFontSize),
-				fitText(col.Label, smallFontSize, labelMaxW), col.Label)
+				shown[i/labelEvery], col.Label)
 		}
 	}
 	s.WriteString(`</svg>`)
@@ -327,11 +347,12 @@ func (c *Timeline) html() (template.HTML, error) {
 	if hi <= lo {
 		hi = lo + 1
 	}
-	labelW := 60.0
-	for _, t := range c.Tracks {
-		labelW = math.Max(labelW, textWidth(t.Name, fontSize)+10)
+	names := make([]string, len(c.Tracks))
+	for i, t := range c.Tracks {
+		names[i] = t.Name
 	}
-	labelW = math.Min(labelW, 260)
+	labelW := math.Max(60, labelRoom(names, fontSize, 250)+10)
+	shown := fitLabels(names, fontSize, labelW-10)
 	rowH := 20.0
 	p := plot{w: 1200, left: labelW, right: 24, top: 10, bottom: 44}
 	p.h = p.top + p.bottom + float64(len(c.Tracks))*(rowH+4)
@@ -365,7 +386,7 @@ func (c *Timeline) html() (template.HTML, error) {
 	fmt.Fprintf(&s, `<text class="axis-title" data-axis="x" x="%s" y="%s" text-anchor="middle">%s</text></g>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(sc.title(c.XLabel)))
 	for i, t := range c.Tracks {
 		y := p.top + float64(i)*(rowH+4)
-		svgText(&s, fmt.Sprintf(`x="%s" y="%s" text-anchor="end"`, f1(p.left-6), f1(y+rowH/2+4)), fitText(t.Name, fontSize, labelW-10), t.Name)
+		svgText(&s, fmt.Sprintf(`x="%s" y="%s" text-anchor="end"`, f1(p.left-6), f1(y+rowH/2+4)), shown[i], t.Name)
 		spans := append([]Span(nil), t.Spans...)
 		sort.SliceStable(spans, func(a, b int) bool { return spans[a].Start < spans[b].Start })
 		for j := 0; j < len(spans); j++ {
@@ -525,7 +546,13 @@ func (c *RectMap) html() (template.HTML, error) {
 	if h == 0 {
 		h = 420
 	}
-	xticks, yticks := niceTicks(x0, x1, 8, c.XUnit), niceTicks(y0, y1, 6, c.YUnit)
+	var xs0, ys0 []float64
+	for _, r := range c.Rects {
+		xs0 = append(xs0, r.X0, r.X1)
+		ys0 = append(ys0, r.Y0, r.Y1)
+	}
+	xwhole, ywhole := allWhole(c.XUnit, xs0...), allWhole(c.YUnit, append(ys0, c.YLimit)...)
+	xticks, yticks := wholeTicks(x0, x1, 8, c.XUnit, xwhole), wholeTicks(y0, y1, 6, c.YUnit, ywhole)
 	xs, ys := scaleFor(c.XUnit, xticks), scaleFor(c.YUnit, yticks)
 	tickW := 0.0
 	for _, t := range yticks {
@@ -561,8 +588,8 @@ func (c *RectMap) html() (template.HTML, error) {
 	for _, t := range yticks {
 		fmt.Fprintf(&s, `<text %s>%s</text>`, tickAttrs("y", p.left-4, y(t)+4, "end"), esc(ys.tick(t)))
 	}
-	fmt.Fprintf(&s, `<text class="axis-title" data-axis="x" x="%s" y="%s" text-anchor="middle">%s</text>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(xs.title(c.XLabel)))
-	fmt.Fprintf(&s, `<text class="axis-title" data-axis="y" transform="translate(12,%s) rotate(-90)" text-anchor="middle">%s</text></g>`, f1(p.top+p.ph()/2), esc(ys.title(c.YLabel)))
+	fmt.Fprintf(&s, `<text class="axis-title" data-axis="x"%s x="%s" y="%s" text-anchor="middle">%s</text>`, integralAttr(xwhole, xs), f1(p.left+p.pw()/2), f1(p.h-6), esc(xs.title(c.XLabel)))
+	fmt.Fprintf(&s, `<text class="axis-title" data-axis="y"%s transform="translate(12,%s) rotate(-90)" text-anchor="middle">%s</text></g>`, integralAttr(ywhole, ys), f1(p.top+p.ph()/2), esc(ys.title(c.YLabel)))
 	for _, r := range c.Rects {
 		tip := fmt.Sprintf("%s\n%s: %s .. %s\n%s: %s .. %s (%s)", r.Label, c.XLabel, c.XUnit.Format(r.X0), c.XUnit.Format(r.X1), c.YLabel, c.YUnit.Format(r.Y0), c.YUnit.Format(r.Y1), c.YUnit.Format(r.Y1-r.Y0))
 		if r.Tip != "" {

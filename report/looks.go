@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // palette holds 20 categorical colours: ten mid-tone hues, then ten deep
@@ -138,4 +139,98 @@ func svgText(s *strings.Builder, attrs, shown, full string) {
 		return
 	}
 	fmt.Fprintf(s, `<text %s>%s</text>`, attrs, esc(shown))
+}
+
+// shortLabel is the length in runes up to which an axis label is never
+// shortened: the chart makes room for it. A short name cut in its middle
+// is no name at all (issue 32: "sg00/Pool.json qPoolIO0" read
+// "sg00/Pool.…n qPoolIO0" under a column).
+const shortLabel = 32
+
+// fitLabels shortens the labels of one axis to width px at size px. A
+// label of at most shortLabel runes is kept whole; a longer one keeps its
+// start and its end (fitText) unless that reads like another label of the
+// axis ("dequantize_Add_98_input_2_1" and "dequantize_Add_121_input_2_1"
+// both read "dequantize…_input_2_1"): then it shows, between ellipses,
+// the part where it differs from them.
+func fitLabels(labels []string, size, width float64) []string {
+	shown := make([]string, len(labels))
+	for i, l := range labels {
+		if utf8.RuneCountInString(l) <= shortLabel {
+			shown[i] = l
+		} else {
+			shown[i] = fitText(l, size, width)
+		}
+	}
+	groups := map[string][]int{}
+	for i, s := range shown {
+		if s != labels[i] {
+			groups[s] = append(groups[s], i)
+		}
+	}
+	for _, g := range groups {
+		distinct := map[string]bool{}
+		for _, i := range g {
+			distinct[labels[i]] = true
+		}
+		if len(distinct) < 2 {
+			continue
+		}
+		for _, i := range g {
+			d := 0 // where labels[i] departs from the others of its group
+			for _, j := range g {
+				if labels[j] != labels[i] {
+					d = max(d, commonPrefix([]rune(labels[i]), []rune(labels[j])))
+				}
+			}
+			shown[i] = window(labels[i], max(0, d-6), size, width)
+		}
+	}
+	return shown
+}
+
+// commonPrefix is the number of leading runes a and b share.
+func commonPrefix(a, b []rune) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// window shows s from rune start on, as much as fits in width px at size
+// px, with an ellipsis for each end left out.
+func window(s string, start int, size, width float64) string {
+	rs := []rune(s)
+	head := ""
+	if start > 0 {
+		head = "…"
+	}
+	best := head + string(rs[start:start+min(1, len(rs)-start)])
+	for n := 1; start+n <= len(rs); n++ {
+		t := head + string(rs[start:start+n])
+		if start+n < len(rs) {
+			t += "…"
+		}
+		if textWidth(t, size) > width {
+			break
+		}
+		best = t
+	}
+	return best
+}
+
+// labelRoom is the width in px the labels of an axis take at size px: the
+// widest, at most limit, but never less than the widest label of
+// shortLabel runes or fewer (which fitLabels keeps whole).
+func labelRoom(labels []string, size, limit float64) float64 {
+	w, short := 0.0, 0.0
+	for _, l := range labels {
+		lw := textWidth(l, size)
+		w = max(w, lw)
+		if utf8.RuneCountInString(l) <= shortLabel {
+			short = max(short, lw)
+		}
+	}
+	return max(min(w, limit), short)
 }

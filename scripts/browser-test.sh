@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Browser test of the HTML reports: renders a report of every corpus file
-# (../shared, when present) and every demo example, opens each in headless
+# (corpus, corpus2, corpus3 and hw of $NPUKIT_SHARED or ../shared, when
+# present; profiler summaries and measured-time tables are ground truth,
+# not inputs) and every demo example, opens each in headless
 # Chromium, fails on console errors, exceptions or network requests, checks
 # the announced sections and charts, and saves screenshots.
 # Usage: scripts/browser-test.sh [OUTDIR]   (default bench/out/browser)
@@ -44,8 +46,9 @@ if [ -d "$shared/corpus" ]; then
         *.tflite) "$out/npukit" --json edgetpu plan "$f" >"$out/reports/corpus-$name.html.plan.json" 2>/dev/null || rm -f "$out/reports/corpus-$name.html.plan.json" ;;
       esac
     fi
-  done < <(find "$shared/corpus" "$shared/corpus2" -type f -not -path '*/golden/*' -not -path '*/goldens/*' \
-      -not -path '*/logs/*' -not -path '*/tracer/*' -not -path '*/nki/*' -not -name 'truth.json' \
+  done < <(find "$shared/corpus" "$shared/corpus2" "$shared/corpus3" "$shared/hw" -type f -not -path '*/golden/*' -not -path '*/goldens/*' \
+      -not -path '*/logs/*' -not -path '*/tracer/*' -not -path '*/nki/*' -not -path '*/kernels/*' -not -name 'truth.json' \
+      -not -name 'truth.csv' -not -name 'measurements.csv' -not -name '*_profile_full.json' -not -name '*.txt' \
       -not -name '*.md' -not -name 'README*' -not -name 'LICENSE*' 2>/dev/null | sort)
   # Multi-file reports: every set of pipeline segments (NAME_segment_K_of_N)
   # reported together, as a user reports a pipeline.
@@ -54,7 +57,7 @@ if [ -d "$shared/corpus" ]; then
     if ! msg=$("$out/npukit" report $(echo "$f" | sed 's/_segment_0_of_/_segment_*_of_/') -o "$out/reports/multi-$(basename "$f").html" 2>&1); then
       echo "report failed: set of $f: $msg" >&2; exit 1
     fi
-  done < <(find "$shared/corpus" "$shared/corpus2" -type f -name '*_segment_0_of_*.tflite' -not -path '*/golden/*' -not -path '*/goldens/*' 2>/dev/null | sort)
+  done < <(find "$shared/corpus" "$shared/corpus2" "$shared/corpus3" "$shared/hw" -type f -name '*_segment_0_of_*.tflite' -not -path '*/golden/*' -not -path '*/goldens/*' 2>/dev/null | sort)
   # Every NKI kernel of the corpora's manifests (a kernel the tracer
   # refuses, exit 2, is skipped and counted), with nki inspect beside it.
   for m in "$shared"/corpus2/nki/manifest.json "$shared"/corpus3/nki/manifest.json; do
@@ -79,13 +82,23 @@ if [ -d "$shared/corpus" ]; then
   done
 fi
 
+# browser_go ARGS...: one go test run of the browser tests, its verdict
+# kept so that every part runs and the script fails at the end.
+failed=0
+browser_go() {
+  local rc=0
+  go test -count=1 -tags browser "$@" -v >"$out/go-test.log" 2>&1 || rc=$?
+  grep -E '^(--- |    |ok|FAIL|PASS)' "$out/go-test.log" || true
+  if [ "$rc" -ne 0 ]; then failed=1; fi
+}
+
 n=$(find "$out/reports" -maxdepth 1 -name '*.html' | wc -l)
 echo "browser test: $n reports"
 if [ "$n" -eq 0 ]; then
   echo "no reports were produced yet (no format has a reporter): nothing to open"
   exit 0
 fi
-go test -count=1 -tags browser ./report/browsertest -reports "$out/reports" -shots "$out/shots" -v 2>&1 | grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' | grep -v '^=== RUN'
+browser_go ./report/browsertest -reports "$out/reports" -shots "$out/shots"
 # The corpora's NKI kernels, graphs matched against nki inspect. A long
 # kernel's page (every executed step of its timeline and lifetimes) can pass
 # the 5 MB of the other reports: these are opened with a 10 MB limit.
@@ -94,11 +107,16 @@ if ls "$out"/reports-nki/*.html >/dev/null 2>&1; then
     sz=$(stat -c %s "$r")
     if [ "$sz" -gt 5000000 ]; then echo "note: $(basename "$r") is $sz bytes (over the 5 MB of other reports)"; fi
   done
-  go test -count=1 -tags browser ./report/browsertest -reports "$out/reports-nki" -max-bytes 10000000 -v 2>&1 | grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' | grep -v '^=== RUN'
+  browser_go ./report/browsertest -reports "$out/reports-nki" -max-bytes 10000000
 fi
 echo "screenshots in $out/shots"
 
 # The web viewer (npukit compiled to WebAssembly): one file of every kind
 # fed through the page's file input, served over HTTP and from file://.
 bash scripts/build-web.sh "$out/site"
-go test -count=1 -tags browser ./internal/viewer -site "$out/site" -v 2>&1 | grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' | grep -v '^=== RUN'
+browser_go ./internal/viewer -site "$out/site"
+if [ "$failed" -ne 0 ]; then
+  echo "browser test: FAILED (see the --- FAIL lines above)" >&2
+  exit 1
+fi
+echo "browser test: every page passed"

@@ -18,6 +18,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -31,12 +32,13 @@ import (
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/internal/conformance"
 	"github.com/npukit/npukit/internal/viewer"
 )
 
 var (
 	siteDir    = flag.String("site", "", "site built by scripts/build-web.sh")
-	corpusDirs = flag.String("corpus", "../../../shared/corpus,../../../shared/corpus2,../../examples", "comma-separated folders of input files (the corpora and the repository's examples)")
+	corpusDirs = flag.String("corpus", "", "comma-separated folders of input files (default: the corpora of $NPUKIT_SHARED or ../shared, and the repository's examples)")
 	allFiles   = flag.Bool("all", false, "feed every corpus file, not one per kind and the largest")
 	chromePath = flag.String("chromium", "/usr/bin/chromium", "Chromium binary")
 )
@@ -44,8 +46,15 @@ var (
 // pick returns one file of every kind the viewer shows (the first by
 // path) and the largest model (NEFF, Edge TPU or TFLite) of the corpus.
 func pick(t *testing.T) []string {
+	dirs := *corpusDirs
+	if dirs == "" {
+		dirs = "../../examples"
+		if d := conformance.SharedDir(); d != "" {
+			dirs = filepath.Join(d, "corpus") + "," + filepath.Join(d, "corpus2") + "," + dirs
+		}
+	}
 	var files []string
-	for _, dir := range strings.Split(*corpusDirs, ",") {
+	for _, dir := range strings.Split(dirs, ",") {
 		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err != nil {
 				return nil
@@ -92,11 +101,13 @@ func pick(t *testing.T) []string {
 		out = append(out, f)
 	}
 	sort.Strings(out)
-	out = append(out, largest)
+	if largest != "" && !slices.Contains(out, largest) {
+		out = append(out, largest)
+	}
 	// An allocation problem whose exact search runs into the report's
 	// time limit: in WebAssembly no goroutine is preempted, so the solver
 	// must watch the clock itself (it once never returned).
-	if hard := filepath.Join(filepath.Dir(strings.Split(*corpusDirs, ",")[0]), "benchmarks", "minimalloc", "A.1048576.csv"); fileExists(hard) {
+	if hard := filepath.Join(filepath.Dir(strings.Split(dirs, ",")[0]), "benchmarks", "minimalloc", "A.1048576.csv"); fileExists(hard) {
 		out = append(out, hard)
 	}
 	return out

@@ -237,9 +237,25 @@ const checkScript = `(() => {
   };
   // Tables: a table with a header and no row says nothing (issue 32: an
   // Edge TPU section showed two header-only tables).
+  // An empty row, or blank space under the last row inside the table's
+  // frame, reads as an empty last row (issue 32: every table seemed to end
+  // with one, the table's bottom margin inside its bordered box).
   document.querySelectorAll('table').forEach((tb, i) => {
+    const where = (tb.closest('section') || {}).id + ' table ' + i + ' "' + short((tb.querySelector('caption') || tb.querySelector('tr') || tb).textContent) + '"';
+    if (tb.closest('.gdetail')) return; // filled in on a click
     if (tb.querySelectorAll('th').length > 0 && tb.querySelectorAll('td').length === 0) {
-      out.bad.push((tb.closest('section') || {}).id + ' table ' + i + ' "' + short((tb.querySelector('caption') || tb).textContent) + '": a header and no row');
+      out.bad.push(where + ': a header and no row');
+    }
+    const rows = [...tb.rows].filter(r => r.querySelector('td'));
+    rows.forEach((r, k) => {
+      if ([...r.cells].every(c => c.textContent.trim() === '' && !c.querySelector('svg, img'))) out.bad.push(where + ': row ' + (k + 1) + ' of ' + rows.length + ' is empty');
+    });
+    const wrap = tb.parentElement;
+    if (rows.length > 0 && wrap && wrap.classList.contains('table-wrap') && wrap.scrollHeight <= wrap.clientHeight + 1) {
+      const wb = wrap.getBoundingClientRect();
+      const inner = wb.top + wrap.clientTop + wrap.clientHeight;
+      const gap = inner - rows[rows.length - 1].getBoundingClientRect().bottom;
+      if (gap > 3) out.bad.push(where + ': ' + px(gap) + ' px of blank space under the last row inside the table\'s frame (reads as an empty row)');
     }
   });
   document.querySelectorAll('svg.chart').forEach((svg, i) => {
@@ -275,6 +291,20 @@ const checkScript = `(() => {
       const d = Math.max(box.left - r.left, r.right - box.right, box.top - r.top, r.bottom - box.bottom);
       if (d > 1) out.bad.push(where + ': text "' + short(t.textContent) + '" is cut: it reaches ' + px(d) + ' px outside the chart');
     }
+    // A label shortened to fit (its full text on hover) is still a name:
+    // a short name is never cut (issue 32: "sg00/Pool.json qPoolIO0" read
+    // "sg00/Pool.…n qPoolIO0" under a column), and two labels of one chart
+    // never shorten to the same text.
+    const shownAs = new Map();
+    for (const t of texts) {
+      const full = t.getAttribute('data-tip');
+      if (full === null || t.classList.contains('mark')) continue;
+      const shown = t.textContent;
+      if (shown === full) continue;
+      if ([...full].length <= 32) out.bad.push(where + ': label "' + full + '" (' + [...full].length + ' characters) is cut to "' + shown + '"');
+      if (shownAs.has(shown) && shownAs.get(shown) !== full) out.bad.push(where + ': labels "' + short(shownAs.get(shown)) + '" and "' + short(full) + '" both read "' + shown + '"');
+      shownAs.set(shown, full);
+    }
     // No two texts overlap.
     const qs = texts.map(t => [t, quad(t)]).filter(x => x[1]);
     let overlaps = 0;
@@ -294,10 +324,17 @@ const checkScript = `(() => {
       const title = svg.querySelector('.axis-title[data-axis="' + ax + '"]');
       const tu = title ? titleUnit(title.textContent) : '';
       const units = new Set();
+      // An axis of counts (data-integral: every value drawn on it is a
+      // whole number) has whole-number ticks (issue 32: a one-row chart of
+      // runs read 0.2, 0.4, ...).
+      const integral = svg.querySelector('[data-axis="' + ax + '"][data-integral]') !== null;
+      const signed = svg.querySelector('[data-axis="' + ax + '"][data-signed]') !== null;
       for (const tk of ticks) {
         // Times, sizes and counts start at 0 (issue 32: a time axis read
-        // "-0"); a negative tick on an axis with a unit is a layout bug.
-        if (/^[-−]\s*0([.,]0*)?(\s|$)/.test(tk.trim()) || tu !== '' && /^[-−]/.test(tk.trim())) out.bad.push(where + ': ' + ax + ' tick "' + tk + '" is negative');
+        // "-0"): a negative tick is a layout bug unless the axis says it
+        // carries signed values (data-signed); "-0" is one anywhere.
+        if (/^[-−]\s*0([.,]0*)?(\s|$)/.test(tk.trim()) || !signed && /^[-−]/.test(tk.trim())) out.bad.push(where + ': ' + ax + ' tick "' + tk + '" is negative');
+        if (integral && /^[-+]?[0-9,]*\.[0-9]+$/.test(tk.trim())) out.bad.push(where + ': ' + ax + ' axis counts whole things but has tick "' + tk + '"');
         const u = tickUnit(tk);
         if (u.bad) { out.bad.push(where + ': ' + ax + ' tick "' + tk + '" is not NUMBER [UNIT]'); continue; }
         if (u.unit !== '' || !/^[-+]?0([.,]0*)?$/.test(tk.trim())) units.add(u.unit);
