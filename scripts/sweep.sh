@@ -8,9 +8,11 @@
 # entry) and diff of neighbouring files of one extension.
 #
 # It fails (exit 1) on what is a bug whatever the file: exit 3, a panic or
-# "internal error", or output that is not JSON under --json. It lists, without
-# failing, what needs a look: runs over 20 s of CPU time, "1 <noun>s" plurals
-# and bandwidths not in GB/s. Exit 2 on a file that is not an artifact is
+# "internal error", output that is not JSON under --json, a plural after a
+# count of one ("1 errors") or thousands separators mixed within one text
+# output ("1,530,664" beside "1128059"; humanize.Lint). It lists, without
+# failing, what needs a look: runs over 20 s of CPU time and bandwidths not
+# in GB/s. Exit 2 on a file that is not an artifact is
 # expected (READMEs, goldens, logs) and only counted.
 #   bash scripts/sweep.sh [OUTDIR]        # default bench/out/sweep; about 10 min on 2 cores
 # Environment: NPUKIT_SHARED (default ../shared), NPUKIT (a built binary; default: build one).
@@ -111,9 +113,15 @@ while IFS=$'\t' read -r i rc cpu label; do
 		bad=1
 	fi
 	awk -v c="$cpu" 'BEGIN {exit !(c > 20)}' && echo "SLOW  ${cpu}s CPU: npukit $label"
-	m=$(sed 's/core 1 //g' "$out/$i.out" | grep -ohE '(^|[^0-9A-Za-z_.,])1 [a-z]+s\b' | grep -vE '1 (us|ns|ms|s|is|was|has|does)$' | head -1)
-	[ -n "$m" ] && echo "LOOK  plural '${m# }': npukit $label"
 	m=$(grep -ohE '[0-9] ?(MB/s|MiB/s|GiB/s|Gb/s|Mb/s)' "$out/$i.out" | head -1)
 	[ -n "$m" ] && echo "LOOK  bandwidth unit '$m': npukit $label"
 done <"$runs"
+# Plurals after a count of one and thousands separators mixed within one
+# output, in every text output (humanize.Lint, the rules Count and Plural
+# keep): each is a bug.
+if ! (cd "$root" && NPUKIT_SWEEP=$out go test -count=1 -run '^TestSweepOutputs$' ./internal/humanize >"$out/lint.log" 2>&1); then
+	grep -E '^\s+sweep_test.go:[0-9]+: ' "$out/lint.log" | sed -E 's/^\s+sweep_test.go:[0-9]+: /BUG   /'
+	grep -qE '^\s+sweep_test.go:[0-9]+: ' "$out/lint.log" || cat "$out/lint.log"
+	bad=1
+fi
 exit $bad

@@ -1,0 +1,95 @@
+package humanize
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Lint finds, in a command's text output, what breaks the conventions
+// Count and Plural keep, so that a test or a sweep over every command and
+// file can hold the whole tool to them (issue 32: "1,530,664" beside
+// "1128059" in one output; "1 errors", "1 infos", "1 operators"):
+//
+//   - a plural after a count of one ("1 errors");
+//   - integers of five digits or more written both with and without
+//     thousands separators in one output.
+//
+// Numbers that are not counts are left alone: inside words and paths
+// (sg00, bw16, 0x1f400), decimals, inside [shapes], after '#', and
+// after a name of what is numbered ("core 1 workloads" is core 1's
+// workloads).
+func Lint(text string) []string {
+	var out []string
+	if p := wrongPlural(text); p != "" {
+		out = append(out, fmt.Sprintf("plural after one: %q", p))
+	}
+	sep, bare := separatedRe.FindString(text), ""
+	for _, m := range bareRe.FindAllStringSubmatchIndex(stripBrackets(text), -1) {
+		bare = text[m[2]:m[3]]
+		break
+	}
+	if sep != "" && bare != "" {
+		out = append(out, fmt.Sprintf("thousands separators mixed: %q beside %q", sep, bare))
+	}
+	return out
+}
+
+var (
+	// A count of one followed by a word ending in s (not -ss, -us, -is:
+	// class, bus, basis are singular).
+	pluralRe = regexp.MustCompile(`(?:^|[^0-9A-Za-z_.,:/#+\-])(?:([A-Za-z]+) )?1 ([a-z]+[^su\s]s|[a-z]*[^aeiousy\s]s)\b`)
+	// 1,234 and up (a decimal part allowed).
+	separatedRe = regexp.MustCompile(`(?:^|[^0-9A-Za-z_.,])[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?(?:$|[^0-9A-Za-z_,])`)
+	// 12345 and up, standing alone: not in a word, path, decimal or
+	// version, not after 0x or '#'.
+	bareRe = regexp.MustCompile(`(?:^|[\s(=:<>])([1-9][0-9]{4,})(?:$|[\s),;:%<>]|\.(?:\s|$))`)
+)
+
+// notPlural are words ending in s that follow a count of one correctly.
+var notPlural = map[string]bool{"us": true, "ns": true, "ms": true, "s": true, "is": true, "was": true, "has": true,
+	"does": true, "its": true, "this": true, "as": true, "plus": true, "minus": true, "times": false, "series": true,
+	"bias": true, "alias": true, "axis": true, "status": true, "corpus": true, "versus": true, "nms": true, "gelus": false}
+
+// indexWords name what a number numbers: "core 1 workloads" is core 1's
+// workloads, "layer 1 outputs" layer 1's outputs.
+var indexWords = map[string]bool{"core": true, "cores": true, "layer": true, "engine": true, "queue": true, "subgraph": true,
+	"sg": true, "workload": true, "partition": true, "tile": true, "row": true, "column": true, "step": true, "op": true,
+	"operator": true, "node": true, "id": true, "index": true, "exe": true, "executable": true, "segment": true, "set": true,
+	"batch": true, "input": true, "output": true, "channel": true, "line": true, "kernel": true, "part": true, "region": true,
+	"bank": true, "port": true, "link": true, "level": true, "file": true, "stage": true, "axis": true, "dim": true,
+	"entry": true, "var": true, "buffer": true, "tensor": true, "block": true, "group": true, "chip": true, "device": true,
+	"call": true, "instruction": true, "version": true, "v": true, "rank": true, "program": true, "pass": true, "phase": true,
+	"iteration": true, "loop": true, "case": true, "model": true, "graph": true, "run": true, "exec": true, "nc": true,
+	"tpb": true, "lnc": true, "slot": true, "lane": true, "window": true, "problem": true, "solution": true, "argument": true}
+
+func wrongPlural(text string) string {
+	for _, m := range pluralRe.FindAllStringSubmatch(text, -1) {
+		prev, noun := strings.ToLower(m[1]), m[2]
+		if notPlural[noun] || indexWords[prev] {
+			continue
+		}
+		return strings.TrimLeft(m[0][strings.Index(m[0], "1 "):], " ")
+	}
+	return ""
+}
+
+// stripBrackets blanks what lies between square brackets (shapes, lists
+// of indices), keeping the text's length.
+func stripBrackets(s string) string {
+	b := []byte(s)
+	depth := 0
+	for i, c := range b {
+		switch {
+		case c == '[':
+			depth++
+		case c == ']' && depth > 0:
+			depth--
+		case depth > 0 && c != '\n':
+			b[i] = ' '
+		case c == '\n':
+			depth = 0
+		}
+	}
+	return string(b)
+}

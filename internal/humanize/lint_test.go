@@ -1,0 +1,50 @@
+package humanize
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLint(t *testing.T) {
+	bad := map[string]string{
+		"0 errors, 1 warnings, 2 infos":             "plural",
+		"check: 1 infos (in 1 line)":                "plural",
+		"model: 1 operators on the CPU":             "plural",
+		"DRAM: 1 stores of 4 KiB":                   "plural",
+		"total 1,530,664 cycles\ncore 0: 1128059":   "mixed",
+		"busy 1,530,664 (of 1128059 cycles)":        "mixed",
+		"loads: 2,048; stores: 123456.":             "mixed",
+		"a 1 files and 99999 B beside 100,000 B ok": "plural",
+	}
+	for text, want := range bad {
+		got := strings.Join(Lint(text), "; ")
+		if !strings.Contains(got, map[string]string{"plural": "plural after one", "mixed": "separators mixed"}[want]) {
+			t.Errorf("%q: got %q, want a %s finding", text, got, want)
+		}
+	}
+	good := []string{
+		"0 errors, 1 warning, 2 infos",
+		"core 1 workloads 12, layer 1 outputs",
+		"1 us, 1 ns, 1 ms, 1 s; 1 status; 1 class; 1 bus; 1 axis",
+		"total 1,530,664 cycles; core 0: 1,128,059",
+		"shape [1 16384 3] of 12,345 elements",
+		"sg00/x_bw16_12345.json 0x1f4000 v2.12345 12,345 B",
+		"uuid 6ceac95ea7a04369ae2380ea5f38f95d, 1,000 nodes",
+		"#123456 beside 1,000",
+		"1.5 files", // a fraction takes the plural
+		"only bare 1128059 numbers 123456 without any separated one",
+	}
+	for _, text := range good {
+		if got := Lint(text); len(got) != 0 {
+			t.Errorf("%q: %v", text, got)
+		}
+	}
+	// What Count and Plural write passes.
+	var b strings.Builder
+	for _, n := range []int{0, 1, 2, 999, 1000, 12345, 1530664} {
+		b.WriteString(Plural(n, "error") + ", " + Plural(n, "operator") + ", " + Plural(n, "cycle") + "; " + Count(int64(n)) + " B\n")
+	}
+	if got := Lint(b.String()); len(got) != 0 {
+		t.Errorf("Count and Plural's own output: %v", got)
+	}
+}
