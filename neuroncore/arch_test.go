@@ -106,3 +106,19 @@ func TestGenerations(t *testing.T) {
 		}
 	}
 }
+
+// On NeuronCore-v3 VectorE streams a two-input instruction at one element
+// per cycle (the Trainium2 captures' TENSOR_TENSOR: N cycles plus the
+// instruction overhead); NeuronCore-v2 keeps the architecture guide's
+// roughly 2N.
+func TestVectorTwoInputsCycles(t *testing.T) {
+	if got := V3.VectorCycles(2, 1000, false); got != 1000 {
+		t.Errorf("v3 tensor_tensor of 1000 elements: %d cycles, want 1000", got)
+	}
+	if got := V2.VectorCycles(2, 1000, false); got != 2000 {
+		t.Errorf("v2 tensor_tensor of 1000 elements: %d cycles, want 2000", got)
+	}
+	if got := V3.VectorCycles(1, 1000, false); got != 1000 {
+		t.Errorf("v3 one-input op of 1000 elements: %d cycles, want 1000", got)
+	}
+}
