@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -194,4 +196,89 @@ func TestNoArgumentsShowUsage(t *testing.T) {
 			t.Errorf("%v: exit %d\n%s", args, code, errb.String())
 		}
 	}
+}
+
+// Audit item 6: the README, the docs and --help's exit codes named a
+// command (`nki lint`) that does not exist. Every subcommand they name
+// must be one of the tree.
+func TestDocumentedCommandsExist(t *testing.T) {
+	root := NewRoot(&Env{Stdout: io.Discard, Stderr: io.Discard})
+	groups := map[string]*cobra.Command{}
+	for _, c := range root.Commands() {
+		if c.HasSubCommands() {
+			groups[c.Name()] = c
+		}
+	}
+	exists := func(where, group, sub string) {
+		g := groups[group]
+		for _, c := range g.Commands() {
+			if c.Name() == sub || slices.Contains(c.Aliases, sub) {
+				return
+			}
+		}
+		t.Errorf("%s names `%s %s`, which is no command", where, group, sub)
+	}
+	ref := regexp.MustCompile(`\b([a-z]+) ([a-z][a-z-]*)\b`)
+	n := 0
+	docs, _ := filepath.Glob("../../../../docs/*.md")
+	for _, p := range append(docs, "../../../../README.md") {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, span := range regexp.MustCompile("`[^`\n]+`").FindAllString(string(b), -1) {
+			m := ref.FindStringSubmatch(strings.TrimPrefix(strings.Trim(span, "`"), "npukit "))
+			if m != nil && groups[m[1]] != nil && strings.HasPrefix(strings.TrimPrefix(strings.Trim(span, "`"), "npukit "), m[0]) {
+				n++
+				exists(filepath.Base(p), m[1], m[2])
+			}
+		}
+	}
+	_, codes, ok := strings.Cut(root.Long, "Exit codes:")
+	if !ok {
+		t.Fatal("--help lists no exit codes")
+	}
+	for _, m := range ref.FindAllStringSubmatch(codes, -1) {
+		if groups[m[1]] != nil {
+			n++
+			exists("--help's exit codes", m[1], m[2])
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d command names found in the docs", n)
+	}
+}
+
+// Audit item 13: --help's description names every kind npukit reads, and
+// no flag's help has back-quoted text (pflag takes it for the value's
+// name: "--version npukit version").
+func TestRootHelpNamesEveryKind(t *testing.T) {
+	root := NewRoot(&Env{Stdout: io.Discard, Stderr: io.Discard})
+	desc, _, _ := strings.Cut(root.Long, "Exit codes:")
+	word := map[detect.Kind]string{
+		detect.NEFF: "NEFF", detect.NEFFDir: "unpacked directories", detect.EdgeTPU: "_edgetpu.tflite",
+		detect.TFLite: "TFLite models", detect.DarwiNN: "DWN1", detect.GeminiIR: "scheduler IR",
+		detect.MiniMallocCSV: "MiniMalloc", detect.SBUFPlan: "SBUF/PSUM allocation plans",
+		detect.ZebuTrace: "ZeBu", detect.NTFF: "NTFF",
+	}
+	for _, k := range npukit.Kinds() {
+		w, ok := word[k]
+		if !ok {
+			t.Errorf("kind %s: add the words that name it in --help to this test", k)
+			continue
+		}
+		if !strings.Contains(desc, w) {
+			t.Errorf("--help does not name %s (%q)", k.Describe(), w)
+		}
+	}
+	if !strings.Contains(desc, "NKI kernels") {
+		t.Error("--help does not name NKI kernels")
+	}
+	walkTree(t, func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if name, _ := pflag.UnquoteUsage(f); f.Value.Type() == "bool" && name != "" {
+				t.Errorf("%s --%s: a switch shown taking a value %q", c.CommandPath(), f.Name, name)
+			}
+		})
+	})
 }

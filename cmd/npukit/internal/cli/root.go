@@ -106,7 +106,7 @@ func NewRoot(env *Env) *cobra.Command {
 		return checkOutputs(cmd, args)
 	}
 	var showVersion bool
-	root.Flags().BoolVar(&showVersion, "version", false, "print npukit's version (as `npukit version`)")
+	root.Flags().BoolVar(&showVersion, "version", false, "print npukit's version (as the version command does)")
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		if showVersion {
 			return printVersion(env)
