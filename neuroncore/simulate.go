@@ -489,10 +489,20 @@ type EngineStats struct {
 	Utilisation float64 `json:"utilisation"`
 }
 
+// KernelNs is the simulated kernel body: the critical path on the engines
+// and DMA queues plus any spill traffic.
+func (r *SimResult) KernelNs() float64 { return float64(r.Timeline.Makespan+r.SpillPs) / 1000 }
+
+// TimeNs is the predicted time `npukit sbuf sim` prints: the kernel body
+// plus the architecture's launch overhead. Every command that prints a
+// simulated time of a plan (sim, sbuf sim, sbuf place, sbuf report) uses
+// it, so one quantity has one number.
+func (r *SimResult) TimeNs() float64 { return r.KernelNs() + r.Plan.Arch.LaunchNs }
+
 // Summary condenses a simulation.
 func (r *SimResult) Summary() *SimSummary {
 	a := r.Plan.Arch
-	k := float64(r.Timeline.Makespan+r.SpillPs) / 1000
+	k := r.KernelNs()
 	s := &SimSummary{Plan: r.Plan.Name, Arch: a.Name, Steps: len(r.Exec.Events), TimeNs: k + a.LaunchNs, KernelNs: k, LaunchNs: a.LaunchNs, Memory: MemoryAssumption(r.Plan)}
 	s.Model = ModelNotes(r.Plan)
 	if r.SpillBytes > 0 {

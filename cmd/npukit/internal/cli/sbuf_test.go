@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"html"
 	"math"
 	"os"
@@ -359,6 +360,56 @@ func TestSimAndReportSayOneTimeAndItsAssumption(t *testing.T) {
 		want := humanize.Nanos(int64(math.Round(s.TimeNs))) + ", assuming " + s.Memory
 		if !strings.Contains(html.UnescapeString(string(h)), want) {
 			t.Errorf("%s: the report's simulated time is not sim's %q", c.name, want)
+		}
+	}
+}
+
+// Audit item 2: sbuf place printed its times without the launch while sim
+// and sbuf report include it (56.0 against 66.0 us for the same plan with
+// unlimited memory, 165.8 against 175.8 us placed). The three commands give
+// one number per quantity.
+func TestSbufPlaceTimesAgreeWithSimAndReport(t *testing.T) {
+	plan := sbufExample("place-32.yaml")
+	var pl struct {
+		TimeNs      float64 `json:"time_ns"`
+		UnboundedNs float64 `json:"unbounded_time_ns"`
+		LaunchNs    float64 `json:"launch_ns"`
+	}
+	p := run(t, "", "--json", "sbuf", "place", plan)
+	if err := json.Unmarshal([]byte(p.stdout), &pl); err != nil || p.code != 0 || pl.LaunchNs <= 0 {
+		t.Fatalf("%v %s", err, p)
+	}
+	var sim struct {
+		TimeNs   float64 `json:"time_ns"`
+		LaunchNs float64 `json:"launch_ns"`
+	}
+	for _, cmd := range [][]string{{"sim"}, {"sbuf", "sim"}} {
+		s := run(t, "", append(append([]string{"--json"}, cmd...), plan)...)
+		if err := json.Unmarshal([]byte(s.stdout), &sim); err != nil || s.code != 0 {
+			t.Fatalf("%v %s", err, s)
+		}
+		if math.Abs(sim.TimeNs-pl.UnboundedNs) > 0.5 || sim.LaunchNs != pl.LaunchNs {
+			t.Errorf("%v: %.1f ns (launch %.1f), sbuf place with unlimited memory %.1f ns (launch %.1f)", cmd, sim.TimeNs, sim.LaunchNs, pl.UnboundedNs, pl.LaunchNs)
+		}
+	}
+	txt := run(t, "", "sbuf", "place", plan)
+	for _, want := range []string{fmt.Sprintf("%.3f us with unlimited memory", pl.UnboundedNs/1000), fmt.Sprintf("launch's %.3f us included", pl.LaunchNs/1000)} {
+		if !strings.Contains(txt.stdout, want) {
+			t.Errorf("sbuf place does not say %q:\n%s", want, txt.stdout)
+		}
+	}
+	page := filepath.Join(t.TempDir(), "r.html")
+	if r := run(t, "", "sbuf", "report", plan, "-o", page); r.code != 0 {
+		t.Fatal(r)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, ns := range map[string]float64{"Simulated time": pl.UnboundedNs, "Simulated time, placed": pl.TimeNs} {
+		want := "<dt>" + key + "</dt><dd>" + humanize.Nanos(int64(math.Round(ns)))
+		if !strings.Contains(string(b), want) {
+			t.Errorf("sbuf report lacks %q (sbuf place: %.1f ns)", want, ns)
 		}
 	}
 }
