@@ -150,7 +150,7 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	r := o.Result
 	p := r.Params
 	fmt.Fprintf(w, "%s: Gemini schedule (%s IR), %s, %s\n", o.File, o.Variant, humanize.Plural(len(r.Cores), "core"), humanize.Plural(o.Workloads, "workload"))
-	fmt.Fprintf(w, "Total: %s cycles (%.1f us at %g GHz)\n", humanize.Count(r.TotalCycles), r.Micros, p.CoreGHz)
+	fmt.Fprintf(w, "Total: %s cycles (%s at %g GHz)\n", humanize.Count(r.TotalCycles), humanize.Micros(r.Micros), p.CoreGHz)
 	fmt.Fprintf(w, "Model: DRAM %.1f GB/s (%.2f B/cycle, +%d cycles per transfer), prefetch %s, NoC links %.1f GB/s, %d cycles per hop\n\n",
 		p.DRAMGBps, r.DRAM.BytesPerCycle, p.DRAMOverhead, p.Prefetch, p.LinkGBps, p.HopLatency)
 	if o.TensorIdentity != "" {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/neff/dma"
 	"github.com/npukit/npukit/neff/dmaprog"
@@ -121,7 +122,7 @@ func reportNeff(files []*Artifact, o *Options) (*report.Page, error) {
 		// report and sim give one answer (issue 32).
 		if out, err := simulateNeff(f, o); err == nil {
 			if sim, ok := out.(*NeffSimulation); ok {
-				nf.Predicted = fmt.Sprintf("%s us (launch %s us + the longest core; %s, see npukit sim)", us(sim.TotalNs), us(sim.LaunchNs), sim.Setup.NeuronCore)
+				nf.Predicted = fmt.Sprintf("%s (launch %s + the longest core; %s, see npukit sim)", humanize.Nanos(sim.TotalNs), humanize.Nanos(sim.LaunchNs), sim.Setup.NeuronCore)
 			}
 		}
 		fs = append(fs, nf)

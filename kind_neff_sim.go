@@ -51,7 +51,7 @@ func us(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1e3) }
 func (o *NeffSimulation) WriteText(w io.Writer) error {
 	p := o.Params
 	fmt.Fprintf(w, "NEFF simulation: %s\n", o.File)
-	fmt.Fprintf(w, "Predicted time: %s us (launch %s us + the longest core)\n", us(o.TotalNs), us(o.LaunchNs))
+	fmt.Fprintf(w, "Predicted time: %s (launch %s + the longest core)\n", humanize.Nanos(o.TotalNs), humanize.Nanos(o.LaunchNs))
 	fmt.Fprintf(w, "Model: %s, %d DMA engines per core, %.1f GB/s each, %d ns fixed latency per DMA, runs under %d B charged as %d B\n",
 		o.Setup.NeuronCore, p.Engines, p.BytesPerNs, p.OverheadNs, p.MinChargedRun, p.MinChargedRun)
 	for _, m := range o.Model {
@@ -68,10 +68,10 @@ func (o *NeffSimulation) WriteText(w io.Writer) error {
 	}
 	for _, sg := range o.Subgraphs {
 		r := sg.Result
-		fmt.Fprintf(w, "\nSubgraph %s (physical core %d, from %s us): %s us\n", sg.Subgraph, sg.Core, us(sg.StartNs), us(sg.KernelNs))
+		fmt.Fprintf(w, "\nSubgraph %s (physical core %d, from %s): %s\n", sg.Subgraph, sg.Core, humanize.Nanos(sg.StartNs), humanize.Nanos(sg.KernelNs))
 		if e := sg.Engines; e != nil {
-			fmt.Fprintf(w, "Instructions: %d static DMA entries and %d DGE transfers started, %s moved, DMA engines busy %s us\n",
-				e.StaticDMAs, e.DGEDMAs, humanize.Bytes(e.DMABytes), us(e.DMABusyNs))
+			fmt.Fprintf(w, "Instructions: %d static DMA entries and %d DGE transfers started, %s moved, DMA engines busy %s (summed over the engines)\n",
+				e.StaticDMAs, e.DGEDMAs, humanize.Bytes(e.DMABytes), humanize.Nanos(e.DMABusyNs))
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "ENGINE\tINSTRUCTIONS\tBUSY us\tLAST END us\t")
 			for _, t := range e.Engines {
@@ -91,17 +91,23 @@ func (o *NeffSimulation) WriteText(w io.Writer) error {
 				fmt.Fprintf(w, "%d static DMA entries no instruction triggers (the subgraph is given at least the DMA program's own time); %d triggers name no entry\n", e.Untriggered, e.BadTriggers)
 			}
 		}
-		fmt.Fprintf(w, "DMA program alone (no instruction order): %s descriptors, %s, %s us, achieved %.2f GB/s\n",
-			humanize.Count(int64(r.Descriptors)), humanize.Bytes(r.Bytes), us(r.TotalNs), r.AchievedGBps)
+		fmt.Fprintf(w, "DMA program alone (no instruction order): %s descriptors, %s, %s, achieved %.2f GB/s\n",
+			humanize.Count(int64(r.Descriptors)), humanize.Bytes(r.Bytes), humanize.Nanos(r.TotalNs), r.AchievedGBps)
 		if r.Descriptors == 0 {
 			continue
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "QUEUE\tENGINES\tDESCRIPTORS\tBYTES\tBUSY us\tFIRST us\tLAST us\tGB/s\t")
+		overlap := false
 		for _, q := range r.Queues {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.2f\t\n", q.Queue, engineList(q.Engines), q.Descriptors, humanize.Bytes(q.Bytes), us(q.BusyNs), us(q.FirstStartNs), us(q.LastEndNs), q.AchievedGBps)
+			overlap = overlap || q.BusyNs > q.LastEndNs-q.FirstStartNs
 		}
 		tw.Flush()
+		if overlap {
+			// a queue's descriptors spread over several engines at once
+			fmt.Fprintln(w, "(BUSY is queue-time: the time of every engine on the queue, summed, so it can exceed LAST - FIRST)")
+		}
 		if sg.Trace != "" {
 			fmt.Fprintf(w, "Trace: %s (open in ui.perfetto.dev)\n", sg.Trace)
 		}
@@ -111,7 +117,7 @@ func (o *NeffSimulation) WriteText(w io.Writer) error {
 
 // neffModelNotes says what a NEFF prediction includes and assumes.
 func neffModelNotes(run *dmaprog.Run) []string {
-	notes := []string{fmt.Sprintf("launch overhead %s us (measured: a capture's window less its kernel instructions, 14.6-15.7 us on 15 trn2 captures)", us(run.LaunchNs))}
+	notes := []string{fmt.Sprintf("launch overhead %s (measured: a capture's window less its kernel instructions, 14.6-15.7 us on 15 trn2 captures)", humanize.Nanos(run.LaunchNs))}
 	instr := false
 	for _, sg := range run.Subgraphs {
 		instr = instr || sg.Engines != nil

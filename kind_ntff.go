@@ -142,8 +142,8 @@ type NtffReplay struct {
 
 // WriteText prints the measured total and where the trace was written.
 func (r *NtffReplay) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "%s: %s\nTotal: %.3f us (measured; to compare a NEFF's simulation with it: npukit sim X.neff --measured %s)\n",
-		r.File, r.Source, r.totalUs(), filepath.Base(r.File))
+	fmt.Fprintf(w, "%s: %s\nTotal: %s (measured; to compare a NEFF's simulation with it: npukit sim X.neff --measured %s)\n",
+		r.File, r.Source, humanize.Micros(r.totalUs()), filepath.Base(r.File))
 	if r.Trace != "" {
 		fmt.Fprintf(w, "trace written to %s (open in ui.perfetto.dev)\n", r.Trace)
 	}
@@ -221,10 +221,10 @@ func reportNtff(files []*Artifact, o *Options) (*report.Page, error) {
 		}
 		s := ntff.Summarize(p, f.Name)
 		if i == 0 {
-			page.Summary = []report.KV{{Key: "Total time", Value: fmt.Sprintf("%.3f us", s.TotalTimeUs)}, {Key: "Instance", Value: s.Instance}, {Key: "Runtime", Value: s.Runtime}, {Key: "NeuronCores", Value: strconv.Itoa(len(s.Cores))}}
+			page.Summary = []report.KV{{Key: "Total time", Value: humanize.Micros(s.TotalTimeUs)}, {Key: "Instance", Value: s.Instance}, {Key: "Runtime", Value: s.Runtime}, {Key: "NeuronCores", Value: strconv.Itoa(len(s.Cores))}}
 		}
 		page.Sections = append(page.Sections, report.Section{ID: fmt.Sprintf("f%d", i), Title: name,
-			Intro:  fmt.Sprintf("Measured on %s (NTFF format %d, NEFF %s): %.3f us on core 0, window %s.", s.Instance, s.Format, s.NeffName, s.TotalTimeUs, s.Window),
+			Intro:  fmt.Sprintf("Measured on %s (NTFF format %d, NEFF %s): %s on core 0, window %s.", s.Instance, s.Format, s.NeffName, humanize.Micros(s.TotalTimeUs), s.Window),
 			Blocks: ntffBlocks(p, s, name, "measured")})
 	}
 	return page, nil
@@ -519,8 +519,8 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 		blocks = append(blocks, tl)
 	}
 	page.Sections = append(page.Sections, report.Section{ID: "measured", Title: "Predicted and measured",
-		Intro: fmt.Sprintf("The simulation beside the capture %s (%s, runtime %s, window %s): total %.3f us measured, %.3f us predicted. The predicted timeline is drawn above the measured one, both from the start of the kernel.",
-			filepath.Base(name), s.Instance, s.Runtime, s.Window, s.TotalTimeUs, cmp.Rows[0].PredictedUs),
+		Intro: fmt.Sprintf("The simulation beside the capture %s (%s, runtime %s, window %s): total %s measured, %s predicted. The predicted timeline is drawn above the measured one, both from the start of the kernel.",
+			filepath.Base(name), s.Instance, s.Runtime, s.Window, humanize.Micros(s.TotalTimeUs), humanize.Micros(cmp.Rows[0].PredictedUs)),
 		Blocks: blocks})
 	return page, nil
 }

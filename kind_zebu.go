@@ -78,8 +78,8 @@ func simulateZebu(a *Artifact, o *Options) (Output, error) {
 
 // WriteText prints the totals and the busy cycles per instruction class.
 func (r *ZebuReplay) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "%s: %s\nTotal: %s cycles (%.1f us at %g GHz; measured by the emulator; to simulate a schedule against it: npukit sim SCHEDULE.json --zebu %s)\n",
-		r.File, r.Source, humanize.Count(r.TotalCycles), float64(r.TotalCycles)/(r.ClockGHz*1e3), r.ClockGHz, filepath.Base(r.File))
+	fmt.Fprintf(w, "%s: %s\nTotal: %s cycles (%s at %g GHz; measured by the emulator; to simulate a schedule against it: npukit sim SCHEDULE.json --zebu %s)\n",
+		r.File, r.Source, humanize.Count(r.TotalCycles), humanize.Micros(float64(r.TotalCycles)/(r.ClockGHz*1e3)), r.ClockGHz, filepath.Base(r.File))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CLASS\tINSTRUCTIONS\tBUSY (cycles)\t")
 	for _, c := range r.Classes {

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/dtype"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/sim"
 )
 
@@ -415,7 +416,7 @@ func (m *memState) update(e *Event, done sim.TaskID) {
 func ModelNotes(p *Plan) []string {
 	a := p.Arch
 	notes := []string{
-		fmt.Sprintf("launch overhead %.1f us (measured: a capture's window less its kernel instructions, 14.6-15.7 us on 15 trn2 captures)", a.LaunchNs/1000),
+		fmt.Sprintf("launch overhead %s (measured: a capture's window less its kernel instructions, 14.6-15.7 us on 15 trn2 captures)", humanize.Micros(a.LaunchNs/1000)),
 		fmt.Sprintf("DMA: each load/store spreads its partition rows over %d engines of %.0f GB/s (rows under %d B cost %d B) and completes %.0f ns after its last row (NKI DMA bandwidth guide)", a.DMAEngines, a.DMABytesPerNs, a.DMAMinChargedBytes, a.DMAMinChargedBytes, a.DMAFixedNs),
 		"compute: each engine runs its instructions in order at the architecture guide's cycle formulas; an instruction on a slice costs the slice",
 	}
@@ -507,7 +508,7 @@ func (r *SimResult) Summary() *SimSummary {
 	s.Model = ModelNotes(r.Plan)
 	if r.SpillBytes > 0 {
 		s.SpillBytes, s.SpillNs = r.SpillBytes, float64(r.SpillPs)/1000
-		s.Model = append(s.Model, fmt.Sprintf("SBUF spill: the automatic tiles alive together need %d bytes per partition, more than the %d usable; %d bytes stored and reloaded add %.3f us of DMA time", r.LiveBytes, a.SBUFUsableBytes, r.SpillBytes, s.SpillNs/1000))
+		s.Model = append(s.Model, fmt.Sprintf("SBUF spill: the automatic tiles alive together need %d bytes per partition, more than the %d usable; %d bytes stored and reloaded add %s of DMA time", r.LiveBytes, a.SBUFUsableBytes, r.SpillBytes, humanize.Micros(s.SpillNs/1000)))
 	}
 	best := -1.0
 	for _, e := range Engines() {
@@ -538,7 +539,7 @@ func (s *SimSummary) WriteText(w io.Writer) error {
 	if name == "" {
 		name = "plan"
 	}
-	fmt.Fprintf(w, "%s on NeuronCore-%s: %d steps, %.3f us (kernel body %.3f us + launch %.3f us)", name, s.Arch, s.Steps, s.TimeNs/1000, s.KernelNs/1000, s.LaunchNs/1000)
+	fmt.Fprintf(w, "%s on NeuronCore-%s: %d steps, %s (kernel body %s + launch %s)", name, s.Arch, s.Steps, humanize.Micros(s.TimeNs/1000), humanize.Micros(s.KernelNs/1000), humanize.Micros(s.LaunchNs/1000))
 	if s.Bottleneck != "" {
 		fmt.Fprintf(w, ", busiest engine %s", s.Bottleneck)
 	}

@@ -208,7 +208,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: Neuron profile capture (NTFF format %d) of %s\n", s.File, s.Format, orDash(s.NeffName))
 	fmt.Fprintf(w, "NEFF UUID %s, instance %s\n", orDash(s.NeffUUID), orDash(s.Instance))
 	fmt.Fprintf(w, "Versions: runtime %s, driver %s, collectives %s\n", s.Runtime, s.Driver, s.Collectives)
-	fmt.Fprintf(w, "Total time: %.3f us (core 0; window %s), %s event records\n", s.TotalTimeUs, s.Window, humanize.Count(int64(s.Records)))
+	fmt.Fprintf(w, "Total time: %s (core 0; window %s), %s event records\n", humanize.Micros(s.TotalTimeUs), s.Window, humanize.Count(int64(s.Records)))
 	fmt.Fprintf(w, "Instructions: ")
 	for i, e := range Engines {
 		if i > 0 {
@@ -220,9 +220,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 		s.StaticDMAPackets, humanize.Bytes(s.StaticDMABytes), s.HardwareDynamicPackets, humanize.Bytes(s.HardwareDynamicBytes),
 		s.SoftwareDynamicPackets, humanize.Bytes(s.SoftwareDynamicBytes))
 	for _, c := range s.Cores {
-		fmt.Fprintf(w, "\nCore %s (NeuronCore %d): total %.3f us", c.Name, c.Index, c.TotalTimeUs)
+		fmt.Fprintf(w, "\nCore %s (NeuronCore %d): total %s", c.Name, c.Index, humanize.Micros(c.TotalTimeUs))
 		if c.KernelUs > 0 {
-			fmt.Fprintf(w, ": kernel instructions %.3f us, launch %.3f us before and %.3f us after", c.KernelUs, c.LaunchBeforeUs, c.LaunchAfterUs)
+			fmt.Fprintf(w, ": kernel instructions %s, launch %s before and %s after", humanize.Micros(c.KernelUs), humanize.Micros(c.LaunchBeforeUs), humanize.Micros(c.LaunchAfterUs))
 		}
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

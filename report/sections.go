@@ -107,8 +107,8 @@ func NeffDMASections(a *dma.Analysis, res *dma.SimResult, tl *sim.Timeline) []Se
 			rows = append(rows, []string{q.Queue, fmt.Sprint(q.Engines), humanize.Count(int64(q.Descriptors)), humanize.Bytes(q.Bytes), fmt.Sprintf("%.1f", float64(q.BusyNs)/1000), fmt.Sprintf("%.2f", q.AchievedGBps)})
 		}
 		secs = append(secs, Section{ID: "dma-timeline", Title: "Simulated DMA timeline",
-			Intro: fmt.Sprintf("DMA program alone (no instruction order; npukit sim prices the engines' instructions too): %.1f us at %.1f GB/s achieved over %d engines (model: %.1f GB/s per engine, a descriptor's rows spread over the engines, %d ns fixed latency).",
-				float64(res.TotalNs)/1000, res.AchievedGBps, res.Params.Engines, res.Params.BytesPerNs, res.Params.OverheadNs),
+			Intro: fmt.Sprintf("DMA program alone (no instruction order; npukit sim prices the engines' instructions too): %s at %.1f GB/s achieved over %d engines (model: %.1f GB/s per engine, a descriptor's rows spread over the engines, %d ns fixed latency).",
+				humanize.Nanos(res.TotalNs), res.AchievedGBps, res.Params.Engines, res.Params.BytesPerNs, res.Params.OverheadNs),
 			Blocks: []Block{
 				SimTimeline(tl, Nanoseconds, "One track per DMA engine; colour = queue", nil),
 				&Table{Header: []string{"queue", "engines", "descriptors", "bytes", "busy us", "GB/s"}, Numeric: []int{2, 3, 4, 5}, Rows: rows},

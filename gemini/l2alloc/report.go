@@ -208,12 +208,4 @@ func (r *Report) WriteText(w io.Writer) error {
 	return err
 }
 
-func micros(us int64) string {
-	switch {
-	case us >= 10_000_000:
-		return fmt.Sprintf("%.1f s", float64(us)/1e6)
-	case us >= 10_000:
-		return fmt.Sprintf("%.1f ms", float64(us)/1e3)
-	}
-	return fmt.Sprintf("%d us", us)
-}
+func micros(us int64) string { return humanize.Micros(float64(us)) }

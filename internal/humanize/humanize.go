@@ -1,9 +1,10 @@
 // Package humanize renders quantities for people: bytes in binary units,
-// large counts with separators.
+// large counts with separators, times in us, ms or s.
 package humanize
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -59,18 +60,23 @@ func Plural(n int, noun string) string {
 	return Count(int64(n)) + " " + noun + "s"
 }
 
-// Nanos renders a time in nanoseconds in the largest unit that keeps it
-// at least 1: "850 ns", "12.3 us", "4.56 ms", "1.23 s".
-func Nanos(ns int64) string {
-	v := float64(ns)
+// Micros is the one formatter of a time in every text output (JSON keeps
+// its fields' units): microseconds below 1 ms, milliseconds below 1 s,
+// seconds above, always with three decimals in the unit shown ("0.850 us",
+// "29.133 us", "22.537 ms", "1.234 s"), so that times below 1 ms read as
+// they always did and a long one is not "22536.867 us" in one command
+// and "13.85 ms" in the next.
+func Micros(us float64) string {
+	a := math.Abs(us)
 	switch {
-	case ns < 1000 && ns > -1000:
-		return fmt.Sprintf("%d ns", ns)
-	case ns < 1_000_000 && ns > -1_000_000:
-		return fmt.Sprintf("%.1f us", v/1e3)
-	case ns < 1_000_000_000 && ns > -1_000_000_000:
-		return fmt.Sprintf("%.2f ms", v/1e6)
+	case a < 999.9995:
+		return fmt.Sprintf("%.3f us", us)
+	case a < 999_999.5:
+		return fmt.Sprintf("%.3f ms", us/1e3)
 	default:
-		return fmt.Sprintf("%.2f s", v/1e9)
+		return fmt.Sprintf("%.3f s", us/1e6)
 	}
 }
+
+// Nanos is Micros of a time in nanoseconds.
+func Nanos(ns int64) string { return Micros(float64(ns) / 1e3) }

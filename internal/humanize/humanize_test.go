@@ -1,6 +1,9 @@
 package humanize
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestBytes(t *testing.T) {
 	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 8 << 20: "8.0 MiB", 3 << 30: "3.00 GiB", -2048: "-2.0 KiB"} {
@@ -27,9 +30,16 @@ func TestPlural(t *testing.T) {
 }
 
 func TestNanos(t *testing.T) {
-	for ns, want := range map[int64]string{850: "850 ns", 12_345: "12.3 us", 4_560_000: "4.56 ms", 1_234_000_000: "1.23 s", -2500: "-2.5 us"} {
+	for ns, want := range map[int64]string{850: "0.850 us", 12_345: "12.345 us", 999_999: "999.999 us", 999_9996: "10.000 ms",
+		4_560_000: "4.560 ms", 22_536_867: "22.537 ms", 999_999_499: "999.999 ms", 999_999_500: "1.000 s", 1_234_000_000: "1.234 s", -2500: "-2.500 us", 0: "0.000 us"} {
 		if got := Nanos(ns); got != want {
 			t.Errorf("Nanos(%d) = %q, want %q", ns, got, want)
+		}
+	}
+	// rounding never shows 1000.000 in a unit
+	for _, us := range []float64{999.9996, 999_999.6} {
+		if got := Micros(us); strings.HasPrefix(got, "1000.") {
+			t.Errorf("Micros(%g) = %q", us, got)
 		}
 	}
 }

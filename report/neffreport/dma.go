@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/neff/dma"
 	"github.com/npukit/npukit/neff/dmaprog"
@@ -42,8 +43,8 @@ func neffDMASections(m *neff.Model) []report.Section {
 		ss := report.NeffDMASections(a, res, drawn)
 		if drawn == nil && res != nil {
 			ss = append(ss, report.Section{ID: "dma-timeline", Title: "Simulated DMA time",
-				Intro: fmt.Sprintf("Total DMA time %.1f us at %.1f GB/s achieved over %d engines; %d descriptors are too many to draw (use npukit sim --trace and ui.perfetto.dev).",
-					float64(res.TotalNs)/1000, res.AchievedGBps, res.Params.Engines, len(p.Descriptors))})
+				Intro: fmt.Sprintf("Total DMA time %s at %.1f GB/s achieved over %d engines; %d descriptors are too many to draw (use npukit sim --trace and ui.perfetto.dev).",
+					humanize.Nanos(res.TotalNs), res.AchievedGBps, res.Params.Engines, len(p.Descriptors))})
 		}
 		for i := range ss {
 			if len(progs) > 1 {

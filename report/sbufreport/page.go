@@ -207,7 +207,7 @@ func CheckedPage(x *neuroncore.Execution, rep diag.Report) (*report.Page, error)
 	}
 	intro := "The kernel body on the engine and DMA model: engines run in parallel, each in program order; a step waits for the tiles it reads and for earlier users of the physical tiles it overwrites. DMA utilisation is over all queues."
 	if cut, total, ok := capTimeline(tl, sbufMaxTimelineSpans); ok {
-		intro += fmt.Sprintf(" Only the first %d of %d spans are drawn (up to %.3f us); the table covers the whole run.", sbufMaxTimelineSpans, total, cut/1000)
+		intro += fmt.Sprintf(" Only the first %d of %d spans are drawn (up to %s); the table covers the whole run.", sbufMaxTimelineSpans, total, humanize.Micros(cut/1000))
 	}
 	blocks := []report.Block{tl, et}
 	if len(tl.Tracks) == 0 {

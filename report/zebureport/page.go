@@ -61,7 +61,7 @@ func Page(files []File) (*report.Page, error) {
 		}
 		blocks = append(blocks, lt)
 		page.Sections = append(page.Sections, report.Section{ID: fmt.Sprintf("f%d", i), Title: name,
-			Intro:  fmt.Sprintf("Total %s cycles (end of the last instruction): %.1f us at the nominal 1 GHz clock npukit states cycles at everywhere (1 cycle = 1 ns; the emulator itself runs 40 times slower).", humanize.Count(total), float64(total)/1e3),
+			Intro:  fmt.Sprintf("Total %s cycles (end of the last instruction): %s at the nominal 1 GHz clock npukit states cycles at everywhere (1 cycle = 1 ns; the emulator itself runs 40 times slower).", humanize.Count(total), humanize.Nanos(total)),
 			Blocks: blocks})
 		page.Diagnostics = append(page.Diagnostics, zebu.Check(t).WithFile(name)...)
 	}
