@@ -314,7 +314,12 @@ func Diff(a, b *Artifact, o *Options) (out Output, identical bool, err error) {
 }
 
 // Comparable reports whether Diff compares a and b: artifacts of one kind,
-// or a NEFF and an unpacked NEFF directory (one format, packed or not).
+// a NEFF and an unpacked NEFF directory (one format, packed or not), or a
+// TFLite model and an Edge TPU model (one model before and after
+// edgetpu_compiler: the diff says what moved to the Edge TPU).
 func Comparable(a, b *Artifact) bool {
-	return a.Kind == b.Kind || a.IsNeff() && b.IsNeff()
+	return a.Kind == b.Kind || a.IsNeff() && b.IsNeff() || tfliteFamily(a.Kind) && tfliteFamily(b.Kind)
 }
+
+// tfliteFamily: TFLite FlatBuffers, compiled for the Edge TPU or not.
+func tfliteFamily(k Kind) bool { return k == detect.EdgeTPU || k == detect.TFLite }
