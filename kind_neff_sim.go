@@ -46,12 +46,18 @@ type NeffSimulation struct {
 
 func us(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1e3) }
 
+// Headline is the prediction's line as `npukit sim` prints it (the demo
+// quotes it: it showed the DMA program's time as sim's).
+func (o *NeffSimulation) Headline() string {
+	return fmt.Sprintf("Predicted time: %s (launch %s + the longest core)", humanize.Nanos(o.TotalNs), humanize.Nanos(o.LaunchNs))
+}
+
 // WriteText prints the prediction and, per subgraph, its engines and DMA
 // queues.
 func (o *NeffSimulation) WriteText(w io.Writer) error {
 	p := o.Params
 	fmt.Fprintf(w, "NEFF simulation: %s\n", o.File)
-	fmt.Fprintf(w, "Predicted time: %s (launch %s + the longest core)\n", humanize.Nanos(o.TotalNs), humanize.Nanos(o.LaunchNs))
+	fmt.Fprintln(w, o.Headline())
 	fmt.Fprintf(w, "Model: %s, %d DMA engines per core, %.1f GB/s each, %d ns fixed latency per DMA, runs under %d B charged as %d B\n",
 		o.Setup.NeuronCore, p.Engines, p.BytesPerNs, p.OverheadNs, p.MinChargedRun, p.MinChargedRun)
 	for _, m := range o.Model {

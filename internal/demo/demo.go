@@ -41,7 +41,7 @@ var steps = []step{
 	{50, detect.GeminiIR, "sim --trace (cores, DRAM, NoC)", geminiSim},
 	{10, detect.NEFF, "neff unpack + pack round trip", neffRoundTrip},
 	{50, detect.NEFF, "neff dma --execute (DMA program only)", neffExecute},
-	{51, detect.NEFF, "sim --trace (DMA engines)", neffSim},
+	{51, detect.NEFF, "sim --trace (engines and DMA)", neffSim},
 	{10, detect.SBUFPlan, "sbuf sim: single tile vs double buffering", sbufSim},
 	{50, detect.MiniMallocCSV, "alloc --minimize", allocMinimize},
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/dtype"
 	"github.com/npukit/npukit/internal/examples"
@@ -79,5 +80,52 @@ func TestNeffDemoSteps(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "demo_neff_dma.dma-trace.json")); err != nil {
 		t.Error(err)
+	}
+}
+
+// Audit item 4: the demo's "sim --trace" line showed the DMA program's
+// time alone (2.5 us) where `npukit sim` predicts 12.5 us. It now quotes
+// sim's headline, and labels the DMA program's time as such.
+func TestNeffDemoSimIsSims(t *testing.T) {
+	for _, name := range []string{"demo.neff", "demo_neff_dma.neff"} {
+		data, err := fs.ReadFile(examples.FS(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var demo bytes.Buffer
+		if err := neffSim(&demo, path, dir, nil); err != nil {
+			t.Fatal(err)
+		}
+		a, err := npukit.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := a.Simulate(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sim bytes.Buffer
+		if err := out.WriteText(&sim); err != nil {
+			t.Fatal(err)
+		}
+		head := ""
+		for _, l := range strings.Split(sim.String(), "\n") {
+			if strings.HasPrefix(l, "Predicted time:") {
+				head = l
+			}
+		}
+		if head == "" || !strings.Contains(demo.String(), head+"\n") {
+			t.Errorf("%s: sim says %q, the demo:\n%s", name, head, demo.String())
+		}
+		for _, l := range strings.Split(strings.TrimSpace(demo.String()), "\n")[1:] {
+			if !strings.Contains(l, "DMA program alone") {
+				t.Errorf("%s: a time not labelled as the DMA program's: %q", name, l)
+			}
+		}
 	}
 }
