@@ -22,7 +22,7 @@ import (
 func geminiSimParams(name string, o *Options) timing.Params {
 	p := timing.ForName(name)
 	if o != nil && o.ClockGHz > 0 {
-		p.CoreGHz = o.ClockGHz
+		p.CoreGHz, p.Source.Clock = o.ClockGHz, "given"
 	}
 	if o != nil && o.GeminiSim != nil {
 		p = o.GeminiSim(p)
@@ -151,8 +151,9 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	p := r.Params
 	fmt.Fprintf(w, "%s: Gemini schedule (%s IR), %s, %s\n", o.File, o.Variant, humanize.Plural(len(r.Cores), "core"), humanize.Plural(o.Workloads, "workload"))
 	fmt.Fprintf(w, "Total: %s cycles (%s at %g GHz)\n", humanize.Count(r.TotalCycles), humanize.Micros(r.Micros), p.CoreGHz)
-	fmt.Fprintf(w, "Model: DRAM %.1f GB/s (%.2f B/cycle, +%d cycles per transfer), prefetch %s, NoC links %.1f GB/s, %d cycles per hop\n\n",
-		p.DRAMGBps, r.DRAM.BytesPerCycle, p.DRAMOverhead, p.Prefetch, p.LinkGBps, p.HopLatency)
+	src := p.Source
+	fmt.Fprintf(w, "Model: DRAM %.1f GB/s (%s; %.2f B/cycle, +%d cycles per transfer), prefetch %s (%s), NoC links %.1f GB/s (%s), %d cycles per hop (%s), clock %g GHz (%s)\n\n",
+		p.DRAMGBps, src.DRAM, r.DRAM.BytesPerCycle, p.DRAMOverhead, p.Prefetch, src.Prefetch, p.LinkGBps, src.Link, p.HopLatency, src.Hop, p.CoreGHz, src.Clock)
 	if o.TensorIdentity != "" {
 		fmt.Fprintf(w, "L2 tensors: %s\n\n", o.TensorIdentity)
 	}

@@ -107,6 +107,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // Prefetch says how early a DRAM load may start.
@@ -155,7 +156,24 @@ type Params struct {
 	// bytes per second); HopLatency the cycles per hop.
 	LinkGBps   float64 `json:"link_gb_per_s"`
 	HopLatency int64   `json:"hop_latency_cycles"`
+	// Source says where the assumptions a user can change came from:
+	// "default", "from the file name's bw8, 8 GiB/s", "--dram-bw" (audit item 7: the
+	// DRAM bandwidth changed with the file name and nothing said so).
+	Source Sources `json:"source"`
 }
+
+// Sources says where each assumption of Params came from, by the field's
+// JSON name.
+type Sources struct {
+	DRAM     string `json:"dram_gb_per_s"`
+	Clock    string `json:"core_ghz"`
+	Prefetch string `json:"prefetch"`
+	Link     string `json:"link_gb_per_s"`
+	Hop      string `json:"hop_latency_cycles"`
+}
+
+// SourceDefault is the Source of a parameter nobody set.
+const SourceDefault = "default"
 
 // DefaultDRAMGBps is used when neither the caller nor the file name gives
 // the DRAM bandwidth: 16 GiB/s, the bw16 of the calibration runs, in GB/s.
@@ -181,6 +199,7 @@ func Default() Params {
 		Prefetch:     PrefetchSnapshot,
 		LinkGBps:     32 * GiBps,
 		HopLatency:   10,
+		Source:       Sources{DRAM: SourceDefault, Clock: SourceDefault, Prefetch: SourceDefault, Link: SourceDefault, Hop: SourceDefault},
 	}
 }
 
@@ -192,24 +211,33 @@ var bwName = regexp.MustCompile(`(?i)(?:^|[_.\-])bw(\d+(?:\.\d+)?)(?:g|gb|gbs|gb
 // BandwidthFromName returns the DRAM bandwidth a Gemini file name carries,
 // in GB/s ("..._c1_bw16_stschedule.json" is 16 GiB/s, 17.18 GB/s).
 func BandwidthFromName(path string) (float64, bool) {
+	gbps, _, ok := bandwidthFromName(path)
+	return gbps, ok
+}
+
+// bandwidthFromName is BandwidthFromName and where it was read: "from the
+// file name's bw8, 8 GiB/s".
+func bandwidthFromName(path string) (float64, string, bool) {
 	m := bwName.FindStringSubmatch(filepath.Base(path))
 	if m == nil {
-		return 0, false
+		return 0, "", false
 	}
 	v, err := strconv.ParseFloat(m[1], 64)
 	if err != nil || v <= 0 {
-		return 0, false
+		return 0, "", false
 	}
-	return v * GiBps, true
+	return v * GiBps, fmt.Sprintf("from the file name's %s, %s GiB/s", strings.Trim(m[0], "_.-"), m[1]), true
 }
 
 // ForName is Default with the DRAM bandwidth the file name carries
-// (BandwidthFromName), DefaultDRAMGBps when it carries none.
+// (BandwidthFromName), DefaultDRAMGBps when it carries none; Source.DRAM
+// says which.
 func ForName(path string) Params {
 	p := Default()
 	p.DRAMGBps = DefaultDRAMGBps
-	if bw, ok := BandwidthFromName(path); ok {
-		p.DRAMGBps = bw
+	p.Source.DRAM = "default: no bwN in the file name"
+	if bw, from, ok := bandwidthFromName(path); ok {
+		p.DRAMGBps, p.Source.DRAM = bw, from
 	}
 	return p
 }

@@ -55,6 +55,13 @@ func geminiSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 			if dramGBps != 0 {
 				p.DRAMGBps = dramGBps
 			}
+			// where each assumption came from (Params.Source)
+			for name, src := range map[string]*string{"dram-bw": &p.Source.DRAM, "link-bw": &p.Source.Link,
+				"hop-latency": &p.Source.Hop, "prefetch": &p.Source.Prefetch, "clock": &p.Source.Clock} {
+				if fs.Changed(name) {
+					*src = "--" + name
+				}
+			}
 			return p
 		}
 		if zebuPath != "" {
@@ -145,7 +152,9 @@ func clockFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	fs.Float64Var(&clock, "clock", 1, "Gemini and ZeBu: nominal core clock in GHz; converts cycles to time in the output and traces (1: 1 cycle = 1 ns) and a Gemini DRAM bandwidth to bytes per cycle")
 	markRange(fs, "positive", "clock")
 	return func(o *npukit.Options) error {
-		o.ClockGHz = clock
+		if fs.Changed("clock") {
+			o.ClockGHz = clock // else the default, which the output calls so
+		}
 		return nil
 	}
 }

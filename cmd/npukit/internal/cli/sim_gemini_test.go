@@ -190,3 +190,59 @@ func TestGeminiSimZebu(t *testing.T) {
 		t.Error("hazard prefetch: no total")
 	}
 }
+
+// Audit item 7: renaming a schedule to *_bw8.json changed its predicted
+// time by half and nothing said why. The Model line and the JSON say where
+// each assumption came from: the file name, a flag, or the default.
+func TestGeminiSimSaysWhereAssumptionsCameFrom(t *testing.T) {
+	data, err := os.ReadFile("../../../../internal/examples/data/demo_gemini_schedule.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	plain, bw8 := filepath.Join(dir, "s.json"), filepath.Join(dir, "s_bw8.json")
+	for _, p := range []string{plain, bw8} {
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	source := func(m map[string]any) map[string]any {
+		s, _ := m["params"].(map[string]any)["source"].(map[string]any)
+		return s
+	}
+	for _, c := range []struct {
+		path  string
+		args  []string
+		text  []string
+		json  map[string]string
+		other string // the source of every other assumption
+	}{
+		{plain, nil, []string{"DRAM 17.2 GB/s (default: no bwN in the file name;", "clock 1 GHz (default)"},
+			map[string]string{"dram_gb_per_s": "default: no bwN in the file name"}, "default"},
+		{bw8, nil, []string{"DRAM 8.6 GB/s (from the file name's bw8, 8 GiB/s;", "prefetch snapshot (default)"},
+			map[string]string{"dram_gb_per_s": "from the file name's bw8, 8 GiB/s"}, "default"},
+		{bw8, []string{"--dram-bw", "20", "--clock", "2", "--link-bw", "30", "--hop-latency", "5", "--prefetch", "hazard"},
+			[]string{"DRAM 20.0 GB/s (--dram-bw;", "clock 2 GHz (--clock)", "NoC links 30.0 GB/s (--link-bw)", "5 cycles per hop (--hop-latency)", "prefetch hazard (--prefetch)"},
+			map[string]string{"dram_gb_per_s": "--dram-bw", "core_ghz": "--clock", "link_gb_per_s": "--link-bw", "hop_latency_cycles": "--hop-latency", "prefetch": "--prefetch"}, ""},
+	} {
+		text, m := geminiSim(t, c.path, "", c.args...)
+		for _, w := range c.text {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s %v: the text lacks %q:\n%s", filepath.Base(c.path), c.args, w, text)
+			}
+		}
+		src := source(m)
+		if len(src) != 5 {
+			t.Errorf("%s %v: params.source %v", filepath.Base(c.path), c.args, src)
+		}
+		for k, v := range src {
+			want, ok := c.json[k]
+			if !ok {
+				want = c.other
+			}
+			if v != want {
+				t.Errorf("%s %v: params.source.%s = %v, want %q", filepath.Base(c.path), c.args, k, v, want)
+			}
+		}
+	}
+}
