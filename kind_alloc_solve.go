@@ -200,7 +200,13 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 		}
 		res.Minimized, res.Proven, res.Lower = true, m.Proven, m.LowerBound
 		if noCapacity {
-			res.Message = "no capacity given (--capacity N, or a name NAME.<capacity>.csv / NAME.cap<capacity>.csv): the smallest one was found"
+			// "the smallest one was found" contradicted "minimum not
+			// proven" beside it (audit item 20)
+			found := "the smallest one was found"
+			if !m.Proven {
+				found = "the smallest one the search found is used"
+			}
+			res.Message = "no capacity given (--capacity N, or a name NAME.<capacity>.csv / NAME.cap<capacity>.csv): " + found
 		}
 		res.Capacity, sol = m.Capacity, m.Solution
 		res.Status = "solved"

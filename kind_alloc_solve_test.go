@@ -2,6 +2,7 @@ package npukit
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -110,4 +111,40 @@ func solveLoaded(t *testing.T, name string, tab *alloc.Table, procs int) *AllocR
 		t.Fatalf("%s: no placement: %+v", name, res)
 	}
 	return res
+}
+
+// Audit item 20: without a capacity, a minimum the search did not prove
+// was noted as "the smallest one was found; minimum not proven". The note
+// says the smallest found is used, and claims "the smallest one was found"
+// only when it is proven.
+func TestSolveAllocNoCapacityNoteAgreesWithProof(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("id,lower,upper,size\n")
+	// a deterministic problem the exact search cannot decide in a budget of 1
+	x := uint32(1)
+	next := func(n uint32) int { x = x*1664525 + 1013904223; return int((x >> 8) % n) }
+	for i := 0; i < 200; i++ {
+		lo := next(100)
+		fmt.Fprintf(&b, "b%d,%d,%d,%d\n", i, lo, lo+1+next(30), 1+next(100))
+	}
+	proven := "id,lower,upper,size\na,0,2,400\nb,1,3,300\nc,2,4,500\n"
+	unproven := false
+	for _, csv := range []string{b.String(), proven} {
+		tab, err := alloc.ReadCSV(strings.NewReader(csv), 0, alloc.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := SolveAlloc(context.Background(), "p.csv", tab, alloc.OffsetsAuto, AllocSolveOptions{Budget: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		claims := strings.Contains(res.Message, "the smallest one was found")
+		if claims != res.Proven || !strings.Contains(res.Message, "no capacity given") {
+			t.Errorf("%d buffers: proven %v, note %q", res.Buffers, res.Proven, res.Message)
+		}
+		unproven = unproven || !res.Proven
+	}
+	if !unproven {
+		t.Error("the budget of 1 decided the problem: the test no longer sees an unproven minimum")
+	}
 }
