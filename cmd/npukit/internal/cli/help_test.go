@@ -144,8 +144,9 @@ func TestOutputFlagsAudited(t *testing.T) {
 			if !strings.HasSuffix(f.Usage, replacedNote) && !strings.HasSuffix(f.Usage, forceNote) {
 				t.Errorf("%s --%s: help does not say what it replaces: %q", c.CommandPath(), f.Name, f.Usage)
 			}
-			if dirOutput(c, f.Name) && c.Flags().Lookup("force") == nil {
-				t.Errorf("%s -o DIR has no --force", c.CommandPath())
+			// audit item 22: every command that writes takes --force
+			if c.Flags().Lookup("force") == nil {
+				t.Errorf("%s --%s: the command has no --force", c.CommandPath(), f.Name)
 			}
 			seen[c.CommandPath()] = true
 		})
@@ -281,4 +282,17 @@ func TestRootHelpNamesEveryKind(t *testing.T) {
 			}
 		})
 	})
+}
+
+// Audit item 22: `report -o x.html --force` worked and `sbuf place -o
+// p.yaml --force` was refused as an unknown flag.
+func TestForceTakenWithNamedOutput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "p.yaml")
+	var so, se bytes.Buffer
+	if code := Main([]string{"sbuf", "place", "../../../../examples/sbuf/place-32.yaml", "-o", out, "--force"}, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Error(err)
+	}
 }

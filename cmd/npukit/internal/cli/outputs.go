@@ -44,17 +44,27 @@ func dirOutput(cmd *cobra.Command, flag string) bool {
 	return flag == "output" && f != nil && strings.HasPrefix(f.Usage, "directory")
 }
 
-// documentOutputs states the rule in the help of every output flag.
+// documentOutputs states the rule in the help of every output flag, and
+// gives every command that writes the same flags: one with a file output
+// and no --force of its own takes --force too, which changes nothing (the
+// file is replaced anyway), so that a script passing --force to every
+// writing command is not refused by some (audit item 22: report -o x
+// --force worked, sbuf place -o x --force was "unknown flag").
 func documentOutputs(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		documentOutputs(sub)
 	}
+	var named []string
 	for _, name := range fileOutputFlags {
 		// before the command runs, Flags holds only the flags the command
 		// declares itself (LocalNonPersistentFlags builds a new set per
 		// call, which for every command at start-up cost milliseconds)
 		f := c.Flags().Lookup(name)
-		if f == nil || strings.HasSuffix(f.Usage, replacedNote) || strings.HasSuffix(f.Usage, forceNote) {
+		if f == nil {
+			continue
+		}
+		named = append(named, "--"+name)
+		if strings.HasSuffix(f.Usage, replacedNote) || strings.HasSuffix(f.Usage, forceNote) {
 			continue
 		}
 		if dirOutput(c, name) {
@@ -62,6 +72,9 @@ func documentOutputs(c *cobra.Command) {
 		} else {
 			f.Usage += replacedNote
 		}
+	}
+	if len(named) > 0 && c.Flags().Lookup("force") == nil {
+		c.Flags().Bool("force", false, "changes nothing here: the file "+strings.Join(named, " or ")+" names is replaced anyway (every command that writes takes --force)")
 	}
 }
 
