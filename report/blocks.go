@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"html/template"
+	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Table is a data table. Columns whose header is listed in Numeric are
@@ -71,20 +73,54 @@ func (t *Table) html() (template.HTML, error) {
 // after the separators of fused layer names and paths (; / , _ .):
 // a 300-character layer name must not make the page scroll sideways, and
 // short cells (types, numbers, tokens) never break.
+//
+// A number never breaks: not at its decimal point or thousands separator
+// ("3.4", "1,234"), not before its unit ("3.4 MiB", keepUnits), not
+// inside a unit ("GB/s").
 func breakable(s string) string {
 	const long = 24
-	if len([]rune(s)) <= long {
+	s = keepUnits(s)
+	rs := []rune(s)
+	if len(rs) <= long {
 		return esc(s)
 	}
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range rs {
 		b.WriteString(esc(string(r)))
-		if strings.ContainsRune(";/,_.", r) {
+		if strings.ContainsRune(";/,_.", r) && !inNumberOrUnit(rs, i) {
 			b.WriteString("<wbr>")
 		}
 	}
 	return b.String()
 }
+
+// inNumberOrUnit reports whether rs[i], a separator, is inside a number
+// (a digit on both sides: "3.4", "1,234") or a unit's slash ("GB/s",
+// "MAC/s": a lone "s" after it).
+func inNumberOrUnit(rs []rune, i int) bool {
+	digit := func(k int) bool { return k >= 0 && k < len(rs) && unicode.IsDigit(rs[k]) }
+	if (rs[i] == '.' || rs[i] == ',') && digit(i-1) && digit(i+1) {
+		return true
+	}
+	letter := func(k int) bool {
+		return k < len(rs) && (unicode.IsLetter(rs[k]) || unicode.IsDigit(rs[k]) || rs[k] == '_')
+	}
+	return rs[i] == '/' && i+1 < len(rs) && rs[i+1] == 's' && !letter(i+2)
+}
+
+// keepUnits joins a number to its unit with a no-break space ("3.4 MiB",
+// "12 us", "0.47 GB/s", "50 %"), so that a wrapped line never separates a
+// quantity from its unit. Other words after a number ("3 files") may
+// wrap as usual.
+func keepUnits(s string) string {
+	if !strings.Contains(s, " ") {
+		return s
+	}
+	return unitSpace.ReplaceAllString(s, "$1\u00a0$2")
+}
+
+// unitSpace matches a digit, a space and a unit npukit prints.
+var unitSpace = regexp.MustCompile(`(\d) ((?:B|KiB|MiB|GiB|TiB|KB|MB|GB|ns|us|µs|ms|s|GB/s|MB/s|GMAC/s|MACs?|%|x)(?:[^\p{L}\p{N}_/]|$))`)
 
 func cls(on bool, name string) string {
 	if on {

@@ -92,11 +92,20 @@ func Page(models []edgetpu.NamedModel) (*report.Page, error) {
 	return page, nil
 }
 
+// fitsWords says whether a token group's cached parameters fit the
+// parameter SRAM, in words (not "true").
+func fitsWords(fits bool) string {
+	if fits {
+		return "fits"
+	}
+	return "does not fit"
+}
+
 func etpuMemorySection(r *edgetpu.MemoryReport) report.Section {
 	chart := &report.BarChart{Caption: "Parameters and instructions per file against the 8 MiB parameter SRAM",
 		Series: []report.Series{{Name: "on-chip cached parameters"}, {Name: "streamed parameters"}, {Name: "instructions"}},
 		Unit:   report.Bytes, XLabel: "size", Limit: edgetpu.ParameterSRAM, LimitLabel: "8 MiB SRAM"}
-	t := &report.Table{Caption: "Token groups", Header: []string{"token", "files", "cached total", "fits", "statement"}, Numeric: []int{1, 2}}
+	t := &report.Table{Caption: "Token groups", Header: []string{"token", "files", "cached total", "8 MiB SRAM", "statement"}, Numeric: []int{1, 2}}
 	for _, g := range r.Groups {
 		for _, f := range g.Files {
 			chart.Bars = append(chart.Bars, report.HBar{Label: filepath.Base(f.Path), Segments: []report.Segment{
@@ -105,7 +114,7 @@ func etpuMemorySection(r *edgetpu.MemoryReport) report.Section {
 				{Series: 2, Value: float64(f.Instructions), Tip: humanize.Bytes(f.Instructions)},
 			}})
 		}
-		t.Rows = append(t.Rows, []string{g.Token, strconv.Itoa(len(g.Files)), humanize.Bytes(g.Cached), strconv.FormatBool(g.Fits), g.Statement})
+		t.Rows = append(t.Rows, []string{g.Token, strconv.Itoa(len(g.Files)), humanize.Bytes(g.Cached), fitsWords(g.Fits), g.Statement})
 	}
 	intro := r.Statement
 	if r.Pipeline != nil {
@@ -409,6 +418,11 @@ func etpuLatencySection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
 		t.Rows = append(t.Rows, []string{p.Name, p.Kind, usText(p.Us), b, macs, first})
 	}
 	sec.Blocks = []report.Block{chart, t}
+	for _, n := range def.Notes {
+		// What the estimate assumed (a model wholly on the CPU, float
+		// kernels at the int8 rates, compute estimated from parameters).
+		sec.Blocks = append(sec.Blocks, &report.Text{Text: "Note: " + n, Muted: true})
+	}
 	return sec, true
 }
 
