@@ -115,6 +115,7 @@ func simulateEdgeTPU(a *Artifact, o *Options) (Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.AllParts = o.Layers
 	out := &EdgeTPUSimulation{File: a.Name, Latency: l}
 	if o.TracePath != "" {
 		if err := writeEdgeTPUTrace(o.TracePath, a.Name, l); err != nil {

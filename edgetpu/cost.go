@@ -18,7 +18,13 @@ type OpWork struct {
 	// Quantized: the first output is an 8- or 16-bit integer tensor
 	// (element-wise kernels then rescale every element).
 	Quantized bool `json:"quantized"`
+	// Float: the first output is a floating-point tensor (a float CPU
+	// kernel, which the latency model prices at the int8 kernels' rates).
+	Float bool `json:"float,omitempty"`
 }
+
+// tensorFloat64 is TFLite's FLOAT64 tensor type.
+const tensorFloat64 tflite.TensorType = 11
 
 // Work computes an operator's OpWork.
 func Work(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator) OpWork {
@@ -51,6 +57,8 @@ func Work(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator) OpWork {
 			switch x.Type {
 			case tflite.TensorInt8, tflite.TensorUint8, tflite.TensorInt16:
 				w.Quantized = true
+			case tflite.TensorFloat32, tflite.TensorFloat16, tflite.TensorBFloat16, tensorFloat64:
+				w.Float = true
 			}
 		}
 	}

@@ -42,7 +42,10 @@ import (
 type HostClass struct {
 	Name    string `json:"name"`
 	Summary string `json:"summary"`
-	Link    string `json:"link"`
+	// CPU is the host's CPU alone, for a model that leaves the Edge TPU
+	// unused.
+	CPU  string `json:"cpu"`
+	Link string `json:"link"`
 	// LinkMBps is the effective host-link throughput in MB/s (10^6 bytes);
 	// the text prints it in GB/s, as every bandwidth npukit prints.
 	LinkMBps float64 `json:"link_mb_per_s"`
@@ -105,25 +108,31 @@ const (
 // much slower MobileNet v2 runs on that host's CPU alone (etpu-19..22), one
 // constant per host CPU.
 var hostClasses = []HostClass{
-	{Name: "desktop-usb3", Summary: "x86-64 desktop (Xeon E5-1650 v3 class, 3.5 GHz) with the USB Accelerator on USB 3.0",
+	{Name: "desktop-usb3", Summary: "x86-64 desktop (Xeon E5-1650 v3 class, 3.5 GHz) with the USB Accelerator on USB 3.0", CPU: desktopCPU,
 		Link: "USB 3.0", LinkMBps: 470, CPUGMACs: desktopCPUGMACs,
 		Source: "link: cited (Coral benchmark table, streamed VGG16); CPU: dense rate cited (Coral benchmark table, Inception v1), depthwise cost fitted on etpu-18"},
-	{Name: "desktop-usb2", Summary: "the same desktop with the USB Accelerator on a USB 2.0 port",
+	{Name: "desktop-usb2", Summary: "the same desktop with the USB Accelerator on a USB 2.0 port", CPU: desktopCPU,
 		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: desktopCPUGMACs,
 		Source: "link: fitted on etpu-03/04 (USB 2.0 class); CPU: as desktop-usb3"},
 	{Name: "rpi4-usb3", Summary: "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS) with the USB Accelerator on USB 3.0 (VL805 controller behind one PCIe lane)",
+		CPU:  "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS)",
 		Link: "USB 3.0", LinkMBps: 100, CPUGMACs: 6.68,
 		Source: "link: fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: relative to the desktop, fitted on etpu-22"},
 	{Name: "rpi3-usb2", Summary: "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS) with the USB Accelerator on USB 2.0",
+		CPU:  "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS)",
 		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: 2.82,
 		Source: "link: fitted on etpu-03/04; CPU: relative to the desktop, fitted on etpu-20/21 (3 B and 3 B+, one class)"},
 	{Name: "devboard-pcie", Summary: "Coral Dev Board (NXP i.MX 8M, Cortex-A53 1.5 GHz, aarch64), Edge TPU on PCIe Gen2 x1",
+		CPU:  "Coral Dev Board (NXP i.MX 8M, Cortex-A53 1.5 GHz, aarch64)",
 		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: 4.78,
 		Source: "link: cited (Coral benchmark table, streamed VGG16 on the Dev Board); CPU: relative to the desktop, fitted on etpu-19"},
-	{Name: "m2-pcie", Summary: "x86-64 desktop with the M.2 or Mini PCIe Accelerator (PCIe Gen2 x1)",
+	{Name: "m2-pcie", Summary: "x86-64 desktop with the M.2 or Mini PCIe Accelerator (PCIe Gen2 x1)", CPU: desktopCPU,
 		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: desktopCPUGMACs,
 		Source: "link: as devboard-pcie (cited); CPU: as desktop-usb3"},
 }
+
+// desktopCPU is the reference desktop's CPU.
+const desktopCPU = "x86-64 desktop (Xeon E5-1650 v3 class, 3.5 GHz)"
 
 // usb2MBps is USB 2.0's effective rate for the runtime's transfers: the
 // Raspberry Pi 3 rows (etpu-03/04) leave 8.7 ms for MobileNet v2's 286 KB
@@ -214,6 +223,17 @@ type Latency struct {
 	// ByKind sums the steady-state parts by kind.
 	ByKind map[string]float64 `json:"steady_by_kind_us"`
 	Notes  []string           `json:"notes,omitempty"`
+	// UsesEdgeTPU: the model has Edge TPU work (a compiled model's Edge
+	// TPU operator, or operators a plan maps). Without it the model runs
+	// wholly on the host CPU and pays no Edge TPU invocation or transfer.
+	UsesEdgeTPU bool `json:"uses_edgetpu"`
+	// FloatCPUOps counts the CPU operators that compute in floating
+	// point: they are priced at the int8 kernels' rates, an assumption
+	// (no shared measurement gives a float CPU rate).
+	FloatCPUOps int `json:"float_cpu_ops_at_int8_rate,omitempty"`
+	// AllParts makes WriteText list every part; otherwise a long table
+	// shows its longest operators and says how many it left out.
+	AllParts bool `json:"-"`
 
 	tpuOps int // Edge TPU operators added so far
 }
@@ -221,6 +241,17 @@ type Latency struct {
 func (l *Latency) add(p LatencyPart) { l.Parts = append(l.Parts, p) }
 
 func (l *Latency) finish() {
+	if !l.UsesEdgeTPU {
+		how := "compile it with edgetpu_compiler to use the accelerator"
+		if l.FloatCPUOps > 0 {
+			how = "the Edge TPU runs 8-bit quantized operators only: quantize the model, then compile it with edgetpu_compiler (npukit edgetpu plan predicts what maps)"
+		}
+		l.Notes = append([]string{"the model has no Edge TPU work: every operator runs on the host CPU, so there is no Edge TPU invocation, transfer or compute; " + how}, l.Notes...)
+	}
+	if l.FloatCPUOps > 0 {
+		l.Notes = append(l.Notes, fmt.Sprintf("%s compute in floating point: priced at the int8 kernels' rates (%.2f GMAC/s and their per-element costs), an assumption: npukit has no float CPU rate (every shared measurement is of a quantized model), so their time may be off either way",
+			humanize.Plural(l.FloatCPUOps, "CPU operator"), l.Host.CPUGMACs))
+	}
 	l.ByKind = map[string]float64{}
 	for _, p := range l.Parts {
 		l.FirstInferenceUs += p.Us
@@ -228,6 +259,23 @@ func (l *Latency) finish() {
 			l.SteadyStateUs += p.Us
 			l.ByKind[p.Kind] += p.Us
 		}
+	}
+}
+
+// addInvocation adds what every inference pays before the operators: the
+// Edge TPU invocation overhead when the model uses the Edge TPU (a model
+// wholly on the CPU makes no device round trip: the interpreter's
+// dispatch is in each operator's cost), and the input image resize when
+// asked for.
+func (l *Latency) addInvocation(o LatencyOptions) {
+	h := l.Host
+	if l.UsesEdgeTPU {
+		l.add(LatencyPart{Name: "invocation overhead", Kind: PartInvoke, Us: invokeUs(h), Op: -1, Resource: "host",
+			Detail: "runtime call, driver and interrupt handling"})
+	}
+	if o.ResizeFromPixels > 0 {
+		l.add(LatencyPart{Name: "input image resize", Kind: PartPreprocess, Us: preprocessUs(h, o.ResizeFromPixels), Op: -1, Resource: "host",
+			Detail: fmt.Sprintf("%d source pixels", o.ResizeFromPixels)})
 	}
 }
 
@@ -320,13 +368,8 @@ const customNsPerElem = 6.0
 // and inputs the compute) or a plain TFLite model (every operator on the
 // CPU).
 func EstimateModel(m *Model, h HostClass, o LatencyOptions) (*Latency, error) {
-	l := &Latency{Host: h, Source: "compiled"}
-	l.add(LatencyPart{Name: "invocation overhead", Kind: PartInvoke, Us: invokeUs(h), Op: -1, Resource: "host",
-		Detail: "runtime call, driver and interrupt handling"})
-	if o.ResizeFromPixels > 0 {
-		l.add(LatencyPart{Name: "input image resize", Kind: PartPreprocess, Us: preprocessUs(h, o.ResizeFromPixels), Op: -1, Resource: "host",
-			Detail: fmt.Sprintf("%d source pixels", o.ResizeFromPixels)})
-	}
+	l := &Latency{Host: h, Source: "compiled", UsesEdgeTPU: len(m.Ops) > 0}
+	l.addInvocation(o)
 	if other := o.AlternateWith; other != nil {
 		a, b := cacheToken(m), cacheToken(other)
 		if a == 0 || a != b {
@@ -381,8 +424,12 @@ func (l *Latency) addCPU(t *tflite.Model, sg *tflite.Subgraph, oi int, h HostCla
 	code := t.OperatorCodes[op.OpcodeIndex]
 	w := Work(t, sg, op)
 	name := code.Label()
-	l.add(LatencyPart{Name: fmt.Sprintf("op %d %s", oi, name), Kind: PartCPU, Us: cpuOpUs(h, name, w), MACs: w.MACs, Op: oi, Resource: "host",
-		Detail: fmt.Sprintf("%s, %s in, %s out", humanize.Plural(int(w.MACs), "MAC"), humanize.Plural(int(w.InElems), "element"), humanize.Count(w.OutElems))})
+	detail := fmt.Sprintf("%s, %s in, %s out", humanize.Plural(int(w.MACs), "MAC"), humanize.Plural(int(w.InElems), "element"), humanize.Count(w.OutElems))
+	if w.Float {
+		l.FloatCPUOps++
+		detail += "; floating point, priced at the int8 kernels' rates (an assumption)"
+	}
+	l.add(LatencyPart{Name: fmt.Sprintf("op %d %s", oi, name), Kind: PartCPU, Us: cpuOpUs(h, name, w), MACs: w.MACs, Op: oi, Resource: "host", Detail: detail})
 }
 
 // addPackage adds one Edge TPU operator: transfers from the runtime's
@@ -541,12 +588,8 @@ func macsAssumption(p *Package) string {
 // compiled file; the CPU operators as EstimateModel prices them.
 func EstimatePlan(t *tflite.Model, p *Plan, h HostClass, o LatencyOptions) *Latency {
 	l := &Latency{Host: h, Source: "plan"}
-	l.add(LatencyPart{Name: "invocation overhead", Kind: PartInvoke, Us: invokeUs(h), Op: -1, Resource: "host",
-		Detail: "runtime call, driver and interrupt handling"})
-	if o.ResizeFromPixels > 0 {
-		l.add(LatencyPart{Name: "input image resize", Kind: PartPreprocess, Us: preprocessUs(h, o.ResizeFromPixels), Op: -1, Resource: "host"})
-	}
 	if len(t.Subgraphs) == 0 {
+		l.addInvocation(o)
 		l.finish()
 		return l
 	}
@@ -555,8 +598,10 @@ func EstimatePlan(t *tflite.Model, p *Plan, h HostClass, o LatencyOptions) *Late
 	for _, op := range p.Ops {
 		if op.Subgraph == 0 && op.Placement == "TPU" && op.Index < len(onTPU) {
 			onTPU[op.Index] = true
+			l.UsesEdgeTPU = true
 		}
 	}
+	l.addInvocation(o)
 	pk := p.Package
 	if pk == nil {
 		pk = &PackageEstimate{}
@@ -635,10 +680,21 @@ func (l *Latency) Timeline(first bool) *sim.Graph {
 	return g
 }
 
-// WriteText renders the latency breakdown.
+// shownParts is how many rows a latency table shows at most before it
+// keeps to the parts that are not operators and the longest operators
+// (AllParts, the CLI's --layers, lists them all).
+const shownParts = 24
+
+// WriteText renders the latency breakdown: the totals, the parts (a long
+// table keeps to its longest operators unless AllParts), the rates the
+// estimate used, and the notes.
 func (l *Latency) WriteText(w io.Writer) error {
 	ew := stickywriter.New(w)
-	ew.Printf("Latency on %s (%s): first inference %s, steady state %s per inference\n", l.Host.Name, l.Host.Summary, ms(l.FirstInferenceUs), ms(l.SteadyStateUs))
+	if l.UsesEdgeTPU {
+		ew.Printf("Latency on %s (%s): first inference %s, steady state %s per inference\n", l.Host.Name, l.Host.Summary, ms(l.FirstInferenceUs), ms(l.SteadyStateUs))
+	} else {
+		ew.Printf("Latency on the CPU of %s (%s), no Edge TPU work: first inference %s, steady state %s per inference\n", l.Host.Name, l.Host.CPU, ms(l.FirstInferenceUs), ms(l.SteadyStateUs))
+	}
 	kinds := make([]string, 0, len(l.ByKind))
 	for k := range l.ByKind {
 		kinds = append(kinds, k)
@@ -649,8 +705,12 @@ func (l *Latency) WriteText(w io.Writer) error {
 		sums = append(sums, fmt.Sprintf("%s %s (%.0f%%)", kindNames[k], ms(l.ByKind[k]), 100*l.ByKind[k]/max(l.SteadyStateUs, 1e-9)))
 	}
 	ew.Printf("  steady state: %s\n", strings.Join(sums, ", "))
+	show, hidden, hiddenUs := l.shown()
 	ew.Printf("  %-44s %10s %12s %s\n", "PART", "TIME", "BYTES/MACS", "")
-	for _, p := range l.Parts {
+	for i, p := range l.Parts {
+		if !show[i] {
+			continue
+		}
 		amount := ""
 		switch {
 		case p.Bytes > 0:
@@ -662,13 +722,76 @@ func (l *Latency) WriteText(w io.Writer) error {
 		if p.FirstOnly {
 			flag = "first inference only"
 		}
-		ew.Printf("  %-44s %10s %12s %s\n", shortName(p.Name), ms(p.Us), amount, flag)
+		ew.Printf("  %-44s %10s %12s %s\n", humanize.Shorten(p.Name, 44), ms(p.Us), amount, flag)
 	}
-	ew.Printf("  host link %s at %.3g GB/s effective; host CPU %.2f GMAC/s; Edge TPU %.0f GMAC/s effective\n", l.Host.Link, l.Host.LinkMBps/1e3, l.Host.CPUGMACs, tpuMACsPerUs/1e3)
+	if hidden > 0 {
+		ew.Printf("  … %s not listed, %s together (--layers lists every one; --json has them all)\n", humanize.Plural(hidden, "shorter operator"), ms(hiddenUs))
+	}
+	if r := l.rates(); r != "" {
+		ew.Printf("  %s\n", r)
+	}
 	for _, n := range l.Notes {
 		ew.Printf("  note: %s\n", n)
 	}
 	return ew.Err()
+}
+
+// shown picks the rows of the table: every part when AllParts or when
+// there are few; otherwise the parts of no operator (invocation,
+// transfers) and the longest operators, shownParts rows in all, in their
+// order. It returns which parts to show, and how many operators it left
+// out and their time.
+func (l *Latency) shown() (show []bool, hidden int, hiddenUs float64) {
+	show = make([]bool, len(l.Parts))
+	var ops []int
+	for i, p := range l.Parts {
+		if p.Kind == PartCPU || p.Kind == PartTPU {
+			ops = append(ops, i)
+		} else {
+			show[i] = true
+		}
+	}
+	if l.AllParts || len(l.Parts) <= shownParts {
+		for i := range show {
+			show[i] = true
+		}
+		return show, 0, 0
+	}
+	sort.SliceStable(ops, func(a, b int) bool { return l.Parts[ops[a]].Us > l.Parts[ops[b]].Us })
+	keep := max(shownParts-(len(l.Parts)-len(ops)), 5)
+	for k, i := range ops {
+		if k < keep {
+			show[i] = true
+			continue
+		}
+		hidden++
+		if !l.Parts[i].FirstOnly {
+			hiddenUs += l.Parts[i].Us
+		}
+	}
+	return show, hidden, hiddenUs
+}
+
+// rates says which rates the estimate used, only those: the host link
+// (when something crosses it), the host CPU (when an operator runs there)
+// and the Edge TPU's (when it computes).
+func (l *Latency) rates() string {
+	used := map[string]bool{}
+	for _, p := range l.Parts {
+		used[p.Resource] = true
+		used[p.Kind] = true
+	}
+	var r []string
+	if used["link"] {
+		r = append(r, "host link "+LinkRateText(l.Host))
+	}
+	if used[PartCPU] {
+		r = append(r, fmt.Sprintf("host CPU %.2f GMAC/s (int8 kernels)", l.Host.CPUGMACs))
+	}
+	if used[PartTPU] {
+		r = append(r, fmt.Sprintf("Edge TPU %.0f GMAC/s effective", tpuMACsPerUs/1e3))
+	}
+	return strings.Join(r, "; ")
 }
 
 var kindNames = map[string]string{PartInvoke: "invocation", PartTransfer: "transfers", PartParameters: "parameters", PartTPU: "Edge TPU compute", PartCPU: "CPU operators", PartPreprocess: "image resize"}
@@ -683,7 +806,7 @@ func HostsText(w io.Writer) error {
 			def = " (default)"
 		}
 		ew.Printf("  %-14s %s%s\n", h.Name, h.Summary, def)
-		ew.Printf("  %-14s link %s at %.3g GB/s effective, CPU %.2f GMAC/s int8; %s\n", "", h.Link, h.LinkMBps/1e3, h.CPUGMACs, h.Source)
+		ew.Printf("  %-14s link %s, CPU %.2f GMAC/s int8; %s\n", "", LinkRateText(h), h.CPUGMACs, h.Source)
 	}
 	return ew.Err()
 }

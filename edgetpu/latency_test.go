@@ -1,7 +1,10 @@
 package edgetpu
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/npukit/npukit/tflite"
@@ -81,10 +84,12 @@ func TestLatencyParts(t *testing.T) {
 	}
 }
 
-// A plain TFLite model runs on the host CPU, operator by operator: a
-// convolution costs its MACs at the host's rate, a reshape nothing but its
-// dispatch, and the plan of the same model puts both on the Edge TPU,
-// where the convolution's 67 M MACs take less than the CPU's time.
+// A plain TFLite model runs on the host CPU, operator by operator, with no
+// Edge TPU invocation (it makes no device round trip): a convolution
+// costs its MACs at the host's rate, a reshape nothing but its dispatch,
+// and the plan of the same model puts both on the Edge TPU, where the
+// convolution's 67 M MACs take less than the CPU's time, and the
+// invocation is paid.
 func TestLatencyCPUModel(t *testing.T) {
 	g := newGraph()
 	x := g.act("x", tflite.TensorInt8, 1, 32, 32, 256)
@@ -97,16 +102,102 @@ func TestLatencyCPUModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Parts) != 3 || l.Parts[1].MACs != 32*32*256*256 || l.Parts[2].Us >= l.Parts[1].Us/10 {
+	if len(l.Parts) != 2 || l.Parts[0].MACs != 32*32*256*256 || l.Parts[1].Us >= l.Parts[0].Us/10 {
 		t.Fatalf("parts %+v", l.Parts)
 	}
-	if want := float64(32*32*256*256) / (h.CPUGMACs * 1e3); l.Parts[1].Us < want {
-		t.Errorf("conv %v us, at least %v at the host's MAC rate", l.Parts[1].Us, want)
+	if l.UsesEdgeTPU || l.ByKind[PartInvoke] != 0 || l.FloatCPUOps != 0 {
+		t.Errorf("a CPU-only int8 model: uses Edge TPU %v, invocation %v us, float ops %d", l.UsesEdgeTPU, l.ByKind[PartInvoke], l.FloatCPUOps)
+	}
+	if want := float64(32*32*256*256) / (h.CPUGMACs * 1e3); l.Parts[0].Us < want {
+		t.Errorf("conv %v us, at least %v at the host's MAC rate", l.Parts[0].Us, want)
 	}
 	p := PlanModel(tm, PlanOptions{})
 	pl := EstimatePlan(tm, p, h, LatencyOptions{})
-	if pl.ByKind[PartCPU] != 0 || pl.ByKind[PartTPU] == 0 || pl.SteadyStateUs >= l.SteadyStateUs {
+	if pl.ByKind[PartCPU] != 0 || pl.ByKind[PartTPU] == 0 || pl.ByKind[PartInvoke] == 0 || !pl.UsesEdgeTPU || pl.SteadyStateUs >= l.SteadyStateUs {
 		t.Errorf("planned: %+v", pl.ByKind)
+	}
+}
+
+// A float32 model with no Edge TPU operator (audit item 8): no Edge TPU
+// invocation, transfer or compute; its float operators are priced at the
+// int8 rates and the estimate says so, in the text and in the JSON; the
+// text is not framed as an accelerator run and quotes only the CPU rate.
+func TestLatencyFloatCPUModel(t *testing.T) {
+	g := newGraph()
+	x := g.act("x", tflite.TensorFloat32, 1, 16, 16, 8)
+	f := g.constant("w", tflite.TensorFloat32, make([]byte, 4*8*16), 16, 1, 1, 8)
+	bias := g.constant("b", tflite.TensorFloat32, make([]byte, 4*16), 16)
+	y := g.act("y", tflite.TensorFloat32, 1, 16, 16, 16)
+	g.op(opConv2D, []int32{x, f, bias}, y)
+	z := g.act("z", tflite.TensorFloat32, 16, 16, 16)
+	g.op(opReshape, []int32{y, g.ints("shape", 16, 16, 16)}, z)
+	tm := g.build(t, []int32{x}, []int32{z})
+	h, _ := HostByName(DefaultHost)
+	l, err := EstimateModel(&Model{TFLite: tm}, h, LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range l.Parts {
+		if p.Kind != PartCPU || p.Resource != "host" {
+			t.Errorf("part %q (%s on %s) in a model wholly on the CPU", p.Name, p.Kind, p.Resource)
+		}
+	}
+	if l.UsesEdgeTPU || l.FloatCPUOps != 2 || !strings.Contains(l.Parts[0].Detail, "int8") {
+		t.Errorf("uses Edge TPU %v, float ops %d, detail %q", l.UsesEdgeTPU, l.FloatCPUOps, l.Parts[0].Detail)
+	}
+	j, err := json.Marshal(l)
+	if err != nil || !strings.Contains(string(j), `"float_cpu_ops_at_int8_rate":2`) || !strings.Contains(string(j), `"uses_edgetpu":false`) {
+		t.Errorf("JSON: %v %s", err, j)
+	}
+	var b strings.Builder
+	if err := l.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, want := range []string{"no Edge TPU work", "2 CPU operators compute in floating point: priced at the int8 kernels' rates", "an assumption", "host CPU 16.50 GMAC/s"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	for _, not := range []string{"USB Accelerator", "invocation overhead", "host link", "GB/s", "Edge TPU 265"} {
+		if strings.Contains(text, not) {
+			t.Errorf("text has %q:\n%s", not, text)
+		}
+	}
+}
+
+// A long latency table keeps to the parts of no operator and the longest
+// operators, and says how many it left out and their time; AllParts (the
+// CLI's --layers) lists every part.
+func TestLatencyTextLongTable(t *testing.T) {
+	g := newGraph()
+	x := g.act("x", tflite.TensorInt8, 1, 8, 8, 8)
+	for i := range 3 * shownParts {
+		x = g.conv(x, 8, 8, 8, 8+int32(i%3))
+		x = g.conv(x, 8, 8, 8+int32(i%3), 8)
+	}
+	tm := g.build(t, []int32{0}, []int32{x})
+	h, _ := HostByName(DefaultHost)
+	l, err := EstimateModel(&Model{TFLite: tm}, h, LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(all bool) string {
+		l.AllParts = all
+		var b strings.Builder
+		if err := l.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	short, long := text(false), text(true)
+	rows := func(s string) int { return strings.Count(s, "\n  op ") }
+	hidden := len(l.Parts) - shownParts
+	if rows(short) != shownParts || !strings.Contains(short, fmt.Sprintf("… %d shorter operators not listed", hidden)) || !strings.Contains(short, "--layers") {
+		t.Errorf("short table: %d rows of %d parts:\n%s", rows(short), len(l.Parts), short)
+	}
+	if rows(long) != len(l.Parts) || strings.Contains(long, "not listed") {
+		t.Errorf("--layers table: %d rows of %d parts", rows(long), len(l.Parts))
 	}
 }
 

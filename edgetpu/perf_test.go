@@ -56,9 +56,10 @@ func TestCoCompiledStreamingReported(t *testing.T) {
 }
 
 // linkBounds: 60,000 bytes take 1 ms over USB 2.0 (480 Mb/s), 96 us over
-// USB 3.0 (5 Gb/s) and 120 us over PCIe Gen2 x1 (4 Gb/s).
+// USB 3.0 (5 Gb/s) and 120 us over PCIe Gen2 x1 (4 Gb/s), each with its
+// raw rate.
 func TestLinkBounds(t *testing.T) {
-	if got, want := linkBounds(60000), "1.0 ms over USB 2.0, 96 us over USB 3.0, 120 us over PCIe Gen2 x1"; got != want {
+	if got, want := linkBounds(60000), "1.0 ms over USB 2.0 (0.06 GB/s), 96 us over USB 3.0 (0.625 GB/s), 120 us over PCIe Gen2 x1 (0.5 GB/s)"; got != want {
 		t.Fatalf("%q, want %q", got, want)
 	}
 }

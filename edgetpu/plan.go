@@ -368,13 +368,7 @@ func dynamicBeyondBatch(t *tflite.Tensor) bool {
 
 // short shortens a tensor name for a message (converters join the names
 // of fused ops with ';' into names of hundreds of characters).
-func shortName(name string) string {
-	const max = 60
-	if r := []rune(name); len(r) > max {
-		return string(r[:max-1]) + "…"
-	}
-	return name
-}
+func shortName(name string) string { return humanize.Shorten(name, 60) }
 
 // eightBit reports whether a type is one the Edge TPU computes on.
 func eightBit(tt tflite.TensorType) bool {

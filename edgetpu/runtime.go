@@ -99,7 +99,7 @@ func (m *Model) OutputTensorType(op *CustomOp, e *Executable, layer *Layer) Tens
 // DMAPlans builds the transfer plan of every package of every Edge TPU
 // operator of m over links (dmaplan.Build).
 func (m *Model) DMAPlans(links []dmaplan.Link) (*dmaplan.Listing, error) {
-	var res dmaplan.Listing
+	res := dmaplan.Listing{Effective: EffectiveLinks()}
 	for oi, op := range m.Ops {
 		for pi, p := range op.Packages {
 			plan, err := dmaplan.Build(PlanInput(p), links)

@@ -28,6 +28,17 @@ func WithPCIe(links []Link, bitsPerSec float64) []Link {
 // Edge TPU operator (`npukit edgetpu dma`).
 type Listing struct {
 	Plans []PackagePlan `json:"plans"`
+	// Effective are the link rates npukit sim charges (measured, below
+	// the raw rates of the lower bounds), so that the two relate.
+	Effective []EffectiveLink `json:"sim_effective_links,omitempty"`
+}
+
+// EffectiveLink is an effective rate of a link, what the host classes
+// named achieve (the latency model's rate, edgetpu.HostClass).
+type EffectiveLink struct {
+	Link        string   `json:"link"`
+	BytesPerSec float64  `json:"bytes_per_s"`
+	Hosts       []string `json:"host_classes"`
 }
 
 // PackagePlan is the plan of one package of one Edge TPU operator.
@@ -48,9 +59,12 @@ func (o Listing) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "DMA plan of op %d package %d (USB runtime; PCIe ignores hints)\n", e.Op, e.Package)
 		writeSteps(w, "First inference (parameter caching, then the run)", p.FirstInference)
 		writeSteps(w, "Steady state (every later inference)", p.SteadyState)
-		writeTotals(w, "First inference", p.First, p.Links)
-		writeTotals(w, "Steady state", p.Steady, p.Links)
+		writeTotals(w, "First inference", p.First, p.Links, o.Effective)
+		writeTotals(w, "Steady state", p.Steady, p.Links, o.Effective)
 		fmt.Fprintln(w, "Times are lower bounds: bytes over raw link bandwidth, no protocol overhead, latency or compute.")
+		if len(o.Effective) > 0 {
+			fmt.Fprintln(w, "npukit sim charges both directions' bytes in turn at the effective rates its host classes measure (after each bound; sim --host help).")
+		}
 		fmt.Fprintln(w, "If the model runs faster than the steady-state bound on your CPU, the Edge TPU over that link is slower than the CPU.")
 		for _, r := range p.USBRejects {
 			fmt.Fprintf(w, "warning: executable %s: %s\n", r, NotDeterministicAdvice)
@@ -77,18 +91,27 @@ func writeSteps(w io.Writer, title string, steps []Step) {
 		if s.Kind == Interrupt.String() {
 			chunk = fmt.Sprintf("int %d", s.Interrupt)
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", s.Index, s.Executable, s.Kind, s.Direction, s.Target, s.Layer, s.Offset, size, chunk)
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", s.Index, s.Executable, s.Kind, s.Direction, s.Target, humanize.Shorten(s.Layer, humanize.NameColumn), s.Offset, size, chunk)
 	}
 	tw.Flush()
 }
 
-func writeTotals(w io.Writer, title string, t Totals, links []Link) {
+func writeTotals(w io.Writer, title string, t Totals, links []Link, eff []EffectiveLink) {
 	fmt.Fprintf(w, "%s: host->device %s, device->host %s", title, humanize.Bytes(t.HostToDevice), humanize.Bytes(t.DeviceToHost))
 	for _, k := range t.TargetNames() {
 		fmt.Fprintf(w, "; %s %s", k, humanize.Bytes(t.ByTarget[k]))
 	}
 	fmt.Fprintln(w)
 	for _, l := range links {
-		fmt.Fprintf(w, "  lower bound over %s (%.3g GB/s): %.1f us\n", l.Name, l.BitsPerSec/8e9, t.LowerBoundUs[l.Name])
+		fmt.Fprintf(w, "  lower bound over %s (raw %.3g GB/s): %.1f us", l.Name, l.BitsPerSec/8e9, t.LowerBoundUs[l.Name])
+		sep, what := "; sim:", " effective"
+		for _, e := range eff {
+			if e.Link == l.Name && e.BytesPerSec > 0 {
+				us := float64(t.HostToDevice+t.DeviceToHost) / e.BytesPerSec * 1e6
+				fmt.Fprintf(w, "%s %.1f us at %.3g GB/s%s (%s)", sep, us, e.BytesPerSec/1e9, what, strings.Join(e.Hosts, ", "))
+				sep, what = ",", ""
+			}
+		}
+		fmt.Fprintln(w)
 	}
 }

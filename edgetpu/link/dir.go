@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/humanize"
 )
 
 // Written is what WriteDir wrote: the linked chunks of one executable,
@@ -86,7 +87,7 @@ func (o *Written) WriteText(w io.Writer) error {
 		if p.Position == Upper32 {
 			half = "UPPER"
 		}
-		fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%d\t0x%08x\n", p.Chunk, p.OffsetBit, p.Kind, half, p.Name, p.Batch, p.Value)
+		fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%d\t0x%08x\n", p.Chunk, p.OffsetBit, p.Kind, half, humanize.Shorten(p.Name, humanize.NameColumn), p.Batch, p.Value)
 	}
 	tw.Flush()
 	if o.Verified {

@@ -15,7 +15,7 @@ func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
 	var compiler int
 	var host string
 	var opt edgetpu.PlanOptions
-	var showOps bool
+	var showOps, layers bool
 	cmd := &cobra.Command{
 		Use:   "plan MODEL.tflite",
 		Short: "Predict which operators the Edge TPU compiler maps and which stay on the CPU, and why",
@@ -53,6 +53,7 @@ func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
 			opt.Compiler = compiler
 			p := edgetpu.PlanModel(m.TFLite, opt)
 			p.Latency = edgetpu.EstimatePlan(m.TFLite, p, h, edgetpu.LatencyOptions{})
+			p.Latency.AllParts = layers
 			if showOps && !env.JSON {
 				b, err := a.Bytes()
 				if err != nil {
@@ -78,6 +79,7 @@ func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
 	f.IntVarP(&opt.MinRuntimeVersion, "min_runtime_version", "m", 0, "as edgetpu_compiler -m: the package's minimum runtime version (does not change the mapping)")
 	f.IntVarP(&opt.NumSegments, "num_segments", "n", 0, "as edgetpu_compiler -n: compile into this many pipeline segments (does not change the mapping)")
 	f.BoolVarP(&showOps, "show_operations", "s", false, "as edgetpu_compiler -s: also print the compiler's own summary and Operator / Count / Status table")
+	f.BoolVar(&layers, "layers", false, "print every operator in the latency table (a long table otherwise shows its longest operators; --json always has them all)")
 	cmd.Flags().StringVar(&host, "host", edgetpu.DefaultHost, "host class of the latency estimate (--host help lists them)")
 	cmd.Flags().IntVar(&compiler, "compiler", 16, "Edge TPU compiler major version to predict (16: maps ops independent of an unmapped one; 15 and older stop at the first)")
 	return acceptsKinds(cmd, detect.TFLite)

@@ -135,7 +135,7 @@ func newEdgeTPUDMACmd(env *Env) *cobra.Command {
 			return render(env, res)
 		},
 	}
-	cmd.Flags().Float64Var(&pcie, "pcie-bw", 0, "PCIe bandwidth in GB/s (default: Gen2 x1, 0.5 GB/s effective)")
+	cmd.Flags().Float64Var(&pcie, "pcie-bw", 0, "PCIe bandwidth in GB/s (default: Gen2 x1, 0.5 GB/s raw after 8b/10b coding; npukit sim charges 0.4 GB/s effective)")
 	// The old name, in gigabits per second: bandwidths are GB/s
 	// everywhere (issue 32).
 	cmd.Flags().Float64Var(&pcieGbit, "pcie-gbps", 0, "PCIe bandwidth in Gb/s")

@@ -5,10 +5,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/npukit/npukit/edgetpu"
+	"github.com/npukit/npukit/edgetpu/dmaplan"
 	"github.com/npukit/npukit/internal/conformance"
 	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/trace"
@@ -326,5 +329,111 @@ func TestEdgeTPUPlanCompilerFlags(t *testing.T) {
 	}
 	if r := run(t, "", "edgetpu", "plan", "-k", "-1", f); r.code == 0 {
 		t.Errorf("-k -1 accepted")
+	}
+}
+
+// One link rate has one value across commands (audit item 24): check's
+// streamed-parameters info, edgetpu dma and sim each give USB 3.0's raw
+// rate (dmaplan's, the lower bounds') and the effective rate sim charges
+// on the default host, and print no other rate: each output relates the
+// two.
+func TestEdgeTPULinkRatesAgree(t *testing.T) {
+	f := edgetpuFile(t, "cocompilation__mobilenet_v1_0.25_128_quant_cocompiled_with_3quant_edgetpu.tflite")
+	h, _ := edgetpu.HostByName(edgetpu.DefaultHost)
+	gb := func(bytesPerSec float64) string { return strconv.FormatFloat(bytesPerSec/1e9, 'g', 3, 64) }
+	allowed := map[string]bool{}
+	var raw string
+	for _, l := range dmaplan.DefaultLinks() {
+		allowed[gb(l.BitsPerSec/8)] = true
+		if l.Name == h.Link {
+			raw = gb(l.BitsPerSec / 8)
+		}
+	}
+	for _, c := range edgetpu.Hosts() {
+		allowed[gb(c.LinkMBps*1e6)] = true
+	}
+	eff := gb(h.LinkMBps * 1e6)
+	rate := regexp.MustCompile(`([0-9.]+) GB/s`)
+	for _, args := range [][]string{{"check", f}, {"edgetpu", "dma", f}, {"sim", f}} {
+		r := run(t, "", args...)
+		if r.code != 0 {
+			t.Fatalf("%v: %s", args, r)
+		}
+		for _, want := range []string{raw + " GB/s", eff + " GB/s effective"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%s does not give %q:\n%s", args[len(args)-2], want, r.stdout)
+			}
+		}
+		for _, m := range rate.FindAllStringSubmatch(r.stdout, -1) {
+			if !allowed[m[1]] {
+				t.Errorf("%s prints a link rate %s GB/s that is neither a raw rate nor a host class's effective rate", args[len(args)-2], m[1])
+			}
+		}
+	}
+}
+
+// No floods (audit item 18): edgetpu plan keeps its per-operator latency
+// table to the longest operators, with a hint, unless --layers; sim does
+// the same; edgetpu dma shortens a 300-character layer name, so its rows
+// stay narrow.
+func TestEdgeTPULongTables(t *testing.T) {
+	y := filepath.Join(conformance.Shared(t, "corpus2/edgetpu-pairs"), "models", "edgetpu_lite__yolov8n_full_integer_quant.tflite")
+	short, long := run(t, "", "edgetpu", "plan", y), run(t, "", "edgetpu", "plan", "--layers", y)
+	if short.code != 0 || long.code != 0 {
+		t.Fatalf("plan: %s / %s", short, long)
+	}
+	ops := func(s string) int { return strings.Count(s, "\n  op ") }
+	if n := strings.Count(short.stdout, "\n"); n > 120 || !strings.Contains(short.stdout, "(--layers lists every one") {
+		t.Errorf("plan prints %d lines by default, or no --layers hint:\n%s", n, short.stdout)
+	}
+	if ops(long.stdout) <= ops(short.stdout)+100 || strings.Contains(long.stdout, "--layers lists") {
+		t.Errorf("plan --layers: %d operator rows, default %d", ops(long.stdout), ops(short.stdout))
+	}
+	ecg := filepath.Join(conformance.Shared(t, "corpus2/edgetpu"), "coral_ecg__model_edgetpu.tflite")
+	s, l := run(t, "", "sim", ecg), run(t, "", "sim", "--layers", ecg)
+	if s.code != 0 || l.code != 0 || ops(l.stdout) <= ops(s.stdout) || !strings.Contains(s.stdout, "--layers") {
+		t.Errorf("sim: %d operator rows, with --layers %d: %s / %s", ops(s.stdout), ops(l.stdout), s, l)
+	}
+	d := run(t, "", "edgetpu", "dma", edgetpuFile(t, "pipeline__ssd_mobilenet_v1_coco_quant_postprocess_segment_1_of_2_edgetpu.tflite"))
+	if d.code != 0 || !strings.Contains(d.stdout, "…") {
+		t.Fatalf("dma: %s", d)
+	}
+	for _, line := range strings.Split(d.stdout, "\n") {
+		if strings.HasPrefix(line, "  ") && len([]rune(line)) > 160 {
+			t.Errorf("dma row of %d characters: %.120s…", len([]rune(line)), line)
+		}
+	}
+}
+
+// sim of a plain float32 model with no Edge TPU operator (audit item 8)
+// is not an accelerator run: no invocation overhead, no link or Edge TPU
+// rate, and the float kernels' pricing is stated in the text and --json.
+func TestEdgeTPUSimFloatCPUModel(t *testing.T) {
+	f := filepath.Join(conformance.Shared(t, "corpus2/edgetpu"), "coral_ecg__model_edgetpu.tflite")
+	r := run(t, "", "sim", f)
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	for _, not := range []string{"invocation overhead", "USB Accelerator", "host link", "Edge TPU 265"} {
+		if strings.Contains(r.stdout, not) {
+			t.Errorf("sim of a CPU-only model says %q:\n%s", not, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stdout, "no Edge TPU work") || !strings.Contains(r.stdout, "priced at the int8 kernels' rates") {
+		t.Errorf("sim does not say the model is CPU-only and float kernels are priced as int8:\n%s", r.stdout)
+	}
+	j := run(t, "", "sim", "--json", f)
+	var l struct {
+		UsesEdgeTPU *bool `json:"uses_edgetpu"`
+		Float       int   `json:"float_cpu_ops_at_int8_rate"`
+		Parts       []struct{ Kind string }
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &l); err != nil || l.UsesEdgeTPU == nil || *l.UsesEdgeTPU || l.Float == 0 {
+		t.Fatalf("--json: %v %+v", err, l)
+	}
+	for _, p := range l.Parts {
+		if p.Kind != edgetpu.PartCPU {
+			t.Errorf("a %s part in a CPU-only model", p.Kind)
+		}
 	}
 }

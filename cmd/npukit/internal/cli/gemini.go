@@ -24,9 +24,9 @@ func init() {
 	}, detect.GeminiIR)
 	registerKindFlags("sim", func(fs *pflag.FlagSet) func(o *npukit.Options) error {
 		var layers bool
-		fs.BoolVar(&layers, "layers", false, "Gemini: print every layer in the per-layer tables (a long table otherwise shows its longest layers; --json always has them all)")
+		fs.BoolVar(&layers, "layers", false, "Gemini, Edge TPU/TFLite: print every layer in the per-layer tables (a long table otherwise shows its longest layers; --json always has them all)")
 		return func(o *npukit.Options) error { o.Layers = layers; return nil }
-	}, detect.GeminiIR)
+	}, detect.GeminiIR, detect.EdgeTPU, detect.DarwiNN, detect.TFLite)
 	registerKindFlags("sim", geminiSimFlags, detect.GeminiIR)
 	registerKindFlags("sim", clockFlags, detect.GeminiIR, detect.ZebuTrace)
 	registerGeminiCommand(newGeminiSynthCmd)
