@@ -24,6 +24,9 @@ func (s *Writer) Write(p []byte) (int, error) {
 		return 0, s.err
 	}
 	n, err := s.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite // the io.Writer contract: a short write is an error
+	}
 	s.err = err
 	return n, err
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/npukit/npukit/internal/stickywriter"
 	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -220,7 +221,7 @@ func isNoArgs(c *cobra.Command) bool { return c.Args(c, []string{"x"}) != nil }
 
 // Main runs npukit with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) (code int) {
-	out := &failWriter{w: stdout}
+	out := stickywriter.New(stdout)
 	stdout = out
 	defer func() {
 		if r := recover(); r != nil {
@@ -230,8 +231,8 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 		// output that did not reach its destination (a full disk,
 		// /dev/full, a closed pipe) is a failure, whatever the command
 		// concluded
-		if out.err != nil && code == ExitOK {
-			fmt.Fprintf(stderr, "npukit: writing standard output: %v\n", out.err)
+		if out.Err() != nil && code == ExitOK {
+			fmt.Fprintf(stderr, "npukit: writing standard output: %v\n", out.Err())
 			code = ExitUsage
 		}
 	}()
@@ -260,25 +261,6 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 	// Errors cobra raises itself (unknown command, bad args) are usage errors.
 	fmt.Fprintf(env.Stderr, "npukit: %v\n", err)
 	return ExitUsage
-}
-
-// failWriter keeps the first error of its writer and returns it for every
-// later write, so a command's output that fails part way is noticed.
-type failWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (f *failWriter) Write(p []byte) (int, error) {
-	if f.err != nil {
-		return 0, f.err
-	}
-	n, err := f.w.Write(p)
-	if err == nil && n < len(p) {
-		err = io.ErrShortWrite
-	}
-	f.err = err
-	return n, err
 }
 
 // flagRange is the annotation key of a numeric flag's allowed range:
