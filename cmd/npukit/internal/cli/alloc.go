@@ -16,7 +16,6 @@ import (
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
-	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/internal/progress"
 	"github.com/npukit/npukit/internal/termsafe"
@@ -252,36 +251,18 @@ func allocMemoryBound(size int64) int64 {
 	return 60*size + 128<<20 - 16<<20
 }
 
-// closeWord returns the word of words within two edits of s ("" if none),
-// for a mistyped mode.
+// closeWord returns the word of words s most likely misspells ("" if
+// none), by cobra's rule for an unknown subcommand (within two edits, or
+// a prefix).
 func closeWord(s string, words ...string) string {
+	c := &cobra.Command{SuggestionsMinimumDistance: 2}
 	for _, w := range words {
-		if editDistance(s, w) <= 2 {
-			return w
-		}
+		c.AddCommand(&cobra.Command{Use: w, Run: func(*cobra.Command, []string) {}})
+	}
+	if m := c.SuggestionsFor(s); len(m) > 0 {
+		return m[0]
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance of two short words.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func runAllocValidate(env *Env, problemPath, solutionPath string, capacity int64) error {
@@ -302,12 +283,11 @@ func runAllocValidate(env *Env, problemPath, solutionPath string, capacity int64
 	if p.Capacity <= 0 {
 		return usageErr("%s: no capacity: give --capacity N", problemPath)
 	}
-	sol, err := alloc.SolutionFrom(p, st)
+	v, err := alloc.ValidateTable(p, st, solutionPath)
 	if err != nil {
 		return usageErr("%s: %v", solutionPath, err)
 	}
-	rep := alloc.Validate(p, sol).WithFile(solutionPath)
-	rep.Sort()
+	rep := v.Findings
 	if env.JSON {
 		if rep == nil {
 			rep = diag.Report{}
@@ -315,14 +295,8 @@ func runAllocValidate(env *Env, problemPath, solutionPath string, capacity int64
 		if err := writeJSON(env.Stdout, rep); err != nil {
 			return err
 		}
-	} else {
-		if err := rep.WriteText(env.Stdout); err != nil {
-			return err
-		}
-		if len(rep) == 0 {
-			fmt.Fprintf(env.Stdout, "%s: valid: %d buffers within %s, height %s\n", solutionPath,
-				len(p.Buffers), humanize.Bytes(p.Capacity), humanize.Bytes(alloc.Height(p, sol)))
-		}
+	} else if err := v.WriteText(env.Stdout); err != nil {
+		return err
 	}
 	if rep.HasErrors() {
 		return &ExitError{Code: ExitFindings}
