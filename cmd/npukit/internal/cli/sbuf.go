@@ -152,18 +152,8 @@ func newSbufPlaceCmd(env *Env) *cobra.Command {
 			}
 			pl, err := neuroncore.Place(p, opt)
 			if errors.Is(err, neuroncore.ErrNothingToPlace) {
-				// Not a failure: the plan is already fully placed; -o
-				// still gets it, unchanged, so scripts can chain.
-				if out != "" {
-					if err := atomicfile.WriteFile(out, src, 0o644); err != nil {
-						return err
-					}
-				}
-				if env.JSON {
-					return writeJSON(env.Stdout, map[string]any{"plan": args[0], "placed": 0, "message": err.Error(), "written": out})
-				}
-				fmt.Fprintf(env.Stdout, "%s: %v; plan unchanged\n", args[0], err)
-				return nil
+				// Not a failure: the plan is already fully placed.
+				return placedAlready(env, "plan", args[0], src, out, err)
 			}
 			if errors.Is(err, neuroncore.ErrUnplaceable) {
 				// A finding about the plan (as alloc's infeasible is).
@@ -252,4 +242,20 @@ func newSbufReportCmd(env *Env) *cobra.Command {
 	cmd.Flags().StringVarP(&out, "output", "o", "", reportOutputUsage("PLAN"))
 	cmd.Flags().BoolVar(&force, "force", false, "without -o: replace an existing file of the default name")
 	return acceptsKinds(cmd, detect.SBUFPlan)
+}
+
+// placedAlready answers a place command whose input (a plan or a kernel:
+// what, named name) allocates every tensor directly already: not a
+// failure; -o still gets the input, unchanged, so scripts can chain.
+func placedAlready(env *Env, what, name string, src []byte, out string, err error) error {
+	if out != "" {
+		if err := atomicfile.WriteFile(out, src, 0o644); err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+	}
+	if env.JSON {
+		return writeJSON(env.Stdout, map[string]any{what: name, "placed": 0, "message": err.Error(), "written": out})
+	}
+	_, werr := fmt.Fprintf(env.Stdout, "%s: %v; %s unchanged\n", name, err, what)
+	return werr
 }
