@@ -1,16 +1,15 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/timing"
 	"github.com/npukit/npukit/internal/atomicfile"
-	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -78,29 +77,6 @@ func geminiSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	}
 }
 
-type synthResult struct {
-	Path      string `json:"path"`
-	Bytes     int64  `json:"bytes"`
-	Cores     int    `json:"cores"`
-	Workloads int    `json:"workloads_per_core"`
-}
-
-func (s *synthResult) WriteText(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "wrote %s: %s, %s x %s\n", s.Path, humanize.Bytes(s.Bytes), humanize.Plural(s.Cores, "core"), humanize.Plural(s.Workloads, "workload"))
-	return err
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
 func newGeminiSynthCmd(env *Env) *cobra.Command {
 	var cfg gemini.SynthConfig
 	var out string
@@ -113,24 +89,18 @@ func newGeminiSynthCmd(env *Env) *cobra.Command {
 			if out == "" {
 				return argsErr("needs -o FILE")
 			}
-			if _, err := gemini.Synth(gemini.SynthConfig{Cores: cfg.Cores, Workloads: 1, XLen: cfg.XLen, Buffer: cfg.Buffer, DRAMEvery: cfg.DRAMEvery}); err != nil {
+			if err := cfg.Validate(); err != nil {
 				return usageErr("%v", err)
 			}
-			var n int64
-			err := atomicfile.Write(out, 0o644, func(w io.Writer) error {
-				cw := &countingWriter{w: w}
-				err := gemini.SynthWrite(cw, cfg)
-				n = cw.n
-				return err
-			})
+			err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return gemini.SynthWrite(w, cfg) })
 			if err != nil {
 				return &ExitError{Code: ExitUsage, Err: err}
 			}
-			res := &synthResult{Path: out, Bytes: n, Cores: cfg.Cores, Workloads: cfg.Workloads}
-			if env.JSON {
-				return writeJSON(env.Stdout, res)
+			st, err := os.Stat(out)
+			if err != nil {
+				return &ExitError{Code: ExitUsage, Err: err}
 			}
-			return res.WriteText(env.Stdout)
+			return render(env, &gemini.SynthReport{Path: out, Bytes: st.Size(), Cores: cfg.Cores, Workloads: cfg.Workloads})
 		},
 	}
 	f := cmd.Flags()
