@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"fmt"
-	"runtime"
-	"runtime/debug"
-
+	"github.com/npukit/npukit/internal/buildinfo"
 	"github.com/spf13/cobra"
 )
 
@@ -18,33 +15,7 @@ var Version = ""
 // tarball); the stamped vcs.revision wins when present.
 var Commit = ""
 
-type versionInfo struct {
-	Version  string `json:"version"`
-	Go       string `json:"go"`
-	Commit   string `json:"commit,omitempty"`
-	Modified bool   `json:"modified,omitempty"`
-}
-
-func buildVersion() versionInfo {
-	v := versionInfo{Version: Version, Go: runtime.Version(), Commit: Commit}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v.Version = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				v.Commit = s.Value
-			case "vcs.modified":
-				v.Modified = s.Value == "true"
-			}
-		}
-	}
-	if v.Version == "" {
-		v.Version = "devel"
-	}
-	return v
-}
+func buildVersion() buildinfo.Info { return buildinfo.Read(Version, Commit) }
 
 func newVersionCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
@@ -57,25 +28,8 @@ func newVersionCmd(env *Env) *cobra.Command {
 
 // printVersion is `npukit version` (and `npukit --version`).
 func printVersion(env *Env) error {
-	{
-		{
-			v := buildVersion()
-			if env.JSON {
-				return writeJSON(env.Stdout, v)
-			}
-			fmt.Fprintf(env.Stdout, "npukit %s (%s", v.Version, v.Go)
-			if v.Commit != "" {
-				c := v.Commit
-				if len(c) > 12 {
-					c = c[:12]
-				}
-				fmt.Fprintf(env.Stdout, ", commit %s", c)
-				if v.Modified {
-					fmt.Fprint(env.Stdout, ", modified")
-				}
-			}
-			fmt.Fprintln(env.Stdout, ")")
-			return nil
-		}
+	if env.JSON {
+		return writeJSON(env.Stdout, buildVersion())
 	}
+	return buildVersion().WriteText(env.Stdout)
 }
