@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/diag/ruleset"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/nki"
 )
@@ -56,4 +57,22 @@ func (o KernelCheck) WriteText(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "%s checked (%s, %s executed): %s\n",
 		o.Kernel, humanize.Plural(o.Tensors, "on-chip tensor"), humanize.Plural(o.Steps, "step"), diag.Counts(o.Summary.Errors, o.Summary.Warnings, o.Summary.Infos))
 	return err
+}
+
+// Filter hides the findings the kernel's inline '# npukit: ignore[RULE]'
+// comments (lines, see nki.SourceLines) and the rule policy hide, and
+// the infos when noInfo, folds repeated findings when fold (diag.Folds),
+// and returns the findings kept and hidden.
+func (o *KernelCheck) Filter(lines func(string) []string, p *ruleset.Policy, noInfo, fold bool) (kept, hidden diag.Report) {
+	kept, hidden = ruleset.Inline(o.Diagnostics, lines)
+	kept, byPolicy := p.Apply(kept)
+	hidden = append(hidden, byPolicy...)
+	if noInfo {
+		kept = kept.WithoutInfos()
+	}
+	if fold {
+		kept = kept.GroupRepeated(diag.RepeatLimit)
+	}
+	o.SetFindings(kept, hidden)
+	return kept, hidden
 }

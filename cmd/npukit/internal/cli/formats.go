@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/internal/clidoc"
 	"github.com/spf13/pflag"
 )
 
@@ -239,12 +239,7 @@ func ioCause(err error) error {
 }
 
 // writeJSON writes v as indented JSON followed by a newline.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false) // "a -> b", not "a -\u003e b": the output is not HTML
-	return enc.Encode(v)
-}
+func writeJSON(w io.Writer, v any) error { return clidoc.WriteJSON(w, v) }
 
 // render writes an output as text, or JSON under --json.
 func render(env *Env, out Output) error {

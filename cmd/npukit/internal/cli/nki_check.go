@@ -7,7 +7,6 @@ import (
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/diag"
-	"github.com/npukit/npukit/diag/ruleset"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/clidoc"
 	"github.com/npukit/npukit/neuroncore"
@@ -80,13 +79,7 @@ func newNkiCheckCmd(env *Env) *cobra.Command {
 				return err
 			}
 			out := clidoc.NewKernelCheck(ck, name, emit)
-			kept, hidden := ruleset.Inline(out.Diagnostics, nki.SourceLines(o.Dir))
-			kept, byPolicy := policy.Apply(kept)
-			hidden = append(hidden, byPolicy...)
-			if lf.noInfo {
-				kept = kept.WithoutInfos()
-			}
-			out.SetFindings(kept.Fold(format, lf.all), hidden)
+			kept, hidden := out.Filter(nki.SourceLines(o.Dir), policy, lf.noInfo, diag.Folds(format, lf.all))
 			var werr error
 			switch format {
 			case "json":
