@@ -7,6 +7,7 @@ import (
 
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/gemini"
+	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
 )
 
@@ -91,5 +92,45 @@ func (r *FileReport) WriteText(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "wrote %s: new addresses, %s\n", r.Rewritten, verdict)
 		return err
 	}
+	return nil
+}
+
+// OversizeError is WriteRewrite's refusal when a core's smallest
+// placement found exceeds its ring-buffer region: the schedule would not
+// fit, and is not written.
+type OversizeError struct {
+	Core *CoreReport
+	Out  string
+}
+
+func (e *OversizeError) Error() string {
+	return fmt.Sprintf("core %d: the smallest placement found (%d bytes) exceeds the ring-buffer region (%d bytes): %s not written", e.Core.Key, e.Core.MinCapacity, e.Core.RegionBytes, e.Out)
+}
+
+// RewriteError is a rewrite that could not be applied or that adds check
+// errors (RewriteChecked): a bug of the re-allocation, not of the input.
+type RewriteError struct{ Err error }
+
+func (e *RewriteError) Error() string { return e.Err.Error() }
+func (e *RewriteError) Unwrap() error { return e.Err }
+
+// WriteRewrite writes s with the report's placements to out, atomically,
+// once RewriteChecked accepts it, and records it in r. An oversized core
+// is an *OversizeError, a rejected rewrite a *RewriteError.
+func (r *FileReport) WriteRewrite(s *gemini.Schedule, out string) error {
+	if c := r.Oversized(); c != nil {
+		return &OversizeError{Core: c, Out: out}
+	}
+	n, err := r.RewriteChecked(s)
+	if errors.Is(err, ErrNothingToRewrite) {
+		return fmt.Errorf("%s: %w", out, err)
+	}
+	if err != nil {
+		return &RewriteError{err}
+	}
+	if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return gemini.Write(w, s) }); err != nil {
+		return err
+	}
+	r.Rewritten, r.InputErrors = out, n
 	return nil
 }

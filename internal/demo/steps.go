@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 	"github.com/npukit/npukit/edgetpu/link"
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/l2alloc"
-	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/npukit/npukit/neff"
@@ -120,20 +120,13 @@ func geminiRealloc(w io.Writer, path, outDir string, _ *npukit.Options) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	res := &l2alloc.FileReport{File: path, Report: rep}
-	if c := rep.Oversized(); c != nil {
-		if err := res.WriteText(w); err != nil {
-			return err
-		}
-		return fmt.Errorf("core %d: the smallest placement found (%d bytes) exceeds the ring-buffer region (%d bytes): %s not written", c.Key, c.MinCapacity, c.RegionBytes, out)
-	}
-	n, err := rep.RewriteChecked(s)
-	if err != nil {
+	var oe *l2alloc.OversizeError
+	if err := res.WriteRewrite(s, out); errors.As(err, &oe) {
+		res.WriteText(w)
+		return err
+	} else if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return gemini.Write(w, s) }); err != nil {
-		return err
-	}
-	res.Rewritten, res.InputErrors = out, n
 	return res.WriteText(w)
 }
 

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/npukit/npukit/alloc"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/l2alloc"
-	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/progress"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -58,20 +56,18 @@ func allocFromCmdRun(env *Env, path string, opts allocFromOptions) error {
 	}
 	res := &l2alloc.FileReport{File: path, Report: rep}
 	var rewriteErr error
-	if c := rep.Oversized(); opts.Rewrite != "" && c != nil {
-		rewriteErr = &ExitError{Code: ExitFindings, Err: fmt.Errorf("core %d: the smallest placement found (%d bytes) exceeds the ring-buffer region (%d bytes): %s not written", c.Key, c.MinCapacity, c.RegionBytes, opts.Rewrite)}
-	} else if opts.Rewrite != "" {
-		n, err := rep.RewriteChecked(s)
-		if errors.Is(err, l2alloc.ErrNothingToRewrite) {
-			return usageErr("%s: %v", opts.Rewrite, err)
-		}
-		if err != nil {
+	if opts.Rewrite != "" {
+		err := res.WriteRewrite(s, opts.Rewrite)
+		var oe *l2alloc.OversizeError
+		var re *l2alloc.RewriteError
+		switch {
+		case errors.As(err, &oe):
+			rewriteErr = &ExitError{Code: ExitFindings, Err: err} // after the report
+		case errors.As(err, &re):
 			return &ExitError{Code: ExitUnexpected, Err: err}
+		case err != nil:
+			return usageErr("%v", err)
 		}
-		if err := atomicfile.Write(opts.Rewrite, 0o644, func(w io.Writer) error { return gemini.Write(w, s) }); err != nil {
-			return &ExitError{Code: ExitUsage, Err: err}
-		}
-		res.Rewritten, res.InputErrors = opts.Rewrite, n
 	}
 	if err := render(env, res); err != nil {
 		return err
