@@ -43,6 +43,19 @@ func (a *Artifact) Neff(o *Options) (*neff.Model, error) {
 	return m, neffLimitError(err)
 }
 
+// NeffFile reads a NEFF file's container (header, hash, payload and
+// members) within the reading limits of o (nil: neff.DefaultLimits),
+// without decoding its graph; a NEFF past them is an error matching
+// ErrNeffTooLarge.
+func (a *Artifact) NeffFile(o *Options) (*neff.File, error) {
+	b, err := a.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	f, err := neff.Read(b, orDefault(o).neffLimits())
+	return f, neffLimitError(err)
+}
+
 // neffLimitError marks a too-large NEFF so that ErrNeffTooLarge matches
 // (the message is the reader's).
 func neffLimitError(err error) error {

@@ -39,7 +39,8 @@
 //   - edgetpu-tflite, tflite, darwinn-package: EdgeTPUModel; Inspect
 //     returns *edgetpu.Summary, Simulate *EdgeTPUSimulation, Diff
 //     *edgetpu.DiffResult.
-//   - neff, neff-dir: Neff, and NeffDMA for the DMA programs; Inspect
+//   - neff, neff-dir: Neff, NeffFile for a NEFF file's container alone
+//     (header, hash, members) and NeffDMA for the DMA programs; Inspect
 //     returns *neff.Summary, Simulate *NeffSimulation (*NeffMeasured with
 //     Options.NeffMeasured), Diff *neff.DiffResult.
 //   - ntff: Ntff; Inspect returns *NtffSummary, Simulate *NtffReplay,

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -44,30 +43,6 @@ func neffLimits() (neff.Limits, error) {
 	return lim, nil
 }
 
-// readNeffFile reads a NEFF container with neffLimits; a member total past
-// the cap names the variable that raises it.
-func readNeffFile(path string) (*neff.File, error) {
-	lim, err := neffLimits()
-	if err != nil {
-		return nil, err
-	}
-	b, err := inputfile.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	f, err := neff.Read(b, lim)
-	return f, neffLimitHint(err)
-}
-
-// neffLimitHint adds how to raise the limit to a too-large error.
-func neffLimitHint(err error) error {
-	var fe *neff.FormatError
-	if errors.As(err, &fe) && fe.Rule == neff.RuleTooLarge {
-		return fmt.Errorf("%w (set %s to raise the limit)", err, neffMaxBytesEnv)
-	}
-	return err
-}
-
 // neffArg reads a FILE argument that must be a NEFF.
 func neffArg(path string) (*neff.File, error) {
 	a, err := openArg(path)
@@ -77,9 +52,13 @@ func neffArg(path string) (*neff.File, error) {
 	if a.Kind != detect.NEFF {
 		return nil, wrongKind(path, a, "NEFF")
 	}
-	f, err := readNeffFile(path)
+	o, err := libOptions()
 	if err != nil {
-		return nil, usageErr("%s: %v", path, err)
+		return nil, err
+	}
+	f, err := a.NeffFile(o)
+	if err != nil {
+		return nil, libErr(path, err)
 	}
 	return f, nil
 }
@@ -168,50 +147,24 @@ func newNeffPackCmd(env *Env) *cobra.Command {
 	return acceptsKinds(cmd, detect.NEFFDir)
 }
 
-// neffRuntimeFlags name the runtime `npukit check` gates NEFF headers
+// neffCheckFlags bind the runtime `npukit check` gates NEFF headers
 // against (default: the public Neuron runtime 2.x).
-var neffRuntimeFlags struct {
-	major    uint64
-	features string
-	fs       *pflag.FlagSet
-}
-
 func neffCheckFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
-	neffRuntimeFlags.fs = fs
-	fs.Uint64Var(&neffRuntimeFlags.major, "neff-runtime-major", neff.DefaultRuntime.MaxMajor,
-		"NEFF: highest neff_version_major the target runtime loads")
-	fs.StringVar(&neffRuntimeFlags.features, "neff-runtime-features", fmt.Sprintf("%#x", neff.DefaultRuntime.Features),
+	var major uint64
+	var features string
+	fs.Uint64Var(&major, "neff-runtime-major", neff.DefaultRuntime.MaxMajor, "NEFF: highest neff_version_major the target runtime loads")
+	fs.StringVar(&features, "neff-runtime-features", fmt.Sprintf("%#x", neff.DefaultRuntime.Features),
 		"NEFF: feature-bit mask the target runtime supports (its \"Currently supporting: 0x...\" message)")
 	return func(o *npukit.Options) error {
-		rt, err := neffCheckRuntime()
+		feats, err := strconv.ParseUint(strings.TrimSpace(features), 0, 64)
 		if err != nil {
-			return usageErr("%v", err)
+			return usageErr("--neff-runtime-features %q: want a 64-bit mask such as 0x80000000000000ff", features)
 		}
+		rt := neff.RuntimeFor(major, feats)
+		// A runtime the user names is a gate (errors); the default one
+		// only warns about feature bits (see neff.Runtime.Assumed).
+		rt.Assumed = rt.Assumed && !fs.Changed("neff-runtime-features") && !fs.Changed("neff-runtime-major")
 		o.NeffRuntime = &rt
 		return nil
 	}
-}
-
-// neffCheckRuntime is the runtime the flags describe; it keeps the default
-// runtime's name unless a flag changed what it accepts.
-func neffCheckRuntime() (neff.Runtime, error) {
-	rt := neff.DefaultRuntime
-	f := neffRuntimeFlags
-	if f.major == 0 && f.features == "" { // flags not bound (library callers, tests)
-		return rt, nil
-	}
-	feats, err := strconv.ParseUint(strings.TrimSpace(f.features), 0, 64)
-	if err != nil {
-		return rt, fmt.Errorf("--neff-runtime-features %q: want a 64-bit mask such as 0x80000000000000ff", f.features)
-	}
-	if f.major != rt.MaxMajor || feats != rt.Features {
-		rt = neff.Runtime{Name: fmt.Sprintf("a runtime loading NEFF major <= %d with feature bits %#x", f.major, feats),
-			MaxMajor: f.major, Features: feats}
-	}
-	// A runtime the user names is a gate (errors); the default one only
-	// warns about feature bits (see neff.Runtime.Assumed).
-	if f.fs != nil && (f.fs.Changed("neff-runtime-features") || f.fs.Changed("neff-runtime-major")) {
-		rt.Assumed = false
-	}
-	return rt, nil
 }
