@@ -35,26 +35,6 @@ func openNeffDMA(path string) (*npukit.NeffDMAListing, error) {
 	return l, nil
 }
 
-// neffExecute runs the listing's programs; a failing program is exit 1,
-// any other problem (inputs, budget, output directory) exit 2.
-func neffExecute(l *npukit.NeffDMAListing, ins []npukit.NeffInput, outDir string, force bool, budget int64) error {
-	err := l.Execute(ins, outDir, force, budget)
-	var be *dmaprog.BudgetError
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, npukit.ErrDMAExecute):
-		return &ExitError{Code: 1, Err: err}
-	case errors.As(err, &be):
-		return usageErr("%v (--max-memory BYTES raises the budget)", err)
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return err
-	}
-	return usageErr("%v", err)
-}
-
 func newNeffDMACmd(env *Env) *cobra.Command {
 	var execute, all, force bool
 	var maxMemory string
@@ -95,15 +75,20 @@ func newNeffDMACmd(env *Env) *cobra.Command {
 					}
 					ins = append(ins, npukit.NeffInput{Var: name, Path: file})
 				}
-				if err := neffExecute(l, ins, outDir, force, budget); err != nil {
-					return err
+				// a failing program is exit 1, any other problem (inputs,
+				// budget, output directory) exit 2
+				err := l.Execute(ins, outDir, force, budget)
+				var be *dmaprog.BudgetError
+				switch {
+				case errors.Is(err, npukit.ErrDMAExecute):
+					return &ExitError{Code: ExitFindings, Err: err}
+				case errors.As(err, &be):
+					return usageErr("%v (--max-memory BYTES raises the budget)", err)
+				case err != nil:
+					return usageErr("%v", err)
 				}
 			}
-			out := l
-			if env.JSON {
-				return writeJSON(env.Stdout, out)
-			}
-			return out.WriteText(env.Stdout)
+			return render(env, l)
 		},
 	}
 	cmd.Flags().BoolVar(&execute, "execute", false, "run the DMA program and write the variables as .npy (engine instructions are not executed)")

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 	"path/filepath"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/npukit/npukit/internal/clidoc"
 	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/nki"
-	"github.com/npukit/npukit/report"
 	"github.com/npukit/npukit/report/sbufreport"
 	"github.com/spf13/cobra"
 )
@@ -156,14 +154,10 @@ func newNkiReportCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return usageErr("%s: %v", name, err)
 			}
-			if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return report.Render(w, page) }); err != nil {
+			if err := writePage(out, page); err != nil {
 				return &ExitError{Code: ExitUsage, Err: err}
 			}
-			if env.JSON {
-				return writeJSON(env.Stdout, map[string]string{"report": out})
-			}
-			_, err = fmt.Fprintf(env.Stdout, "report written to %s\n", out)
-			return err
+			return reportWritten(env, out)
 		},
 	}
 	f.bind(cmd)

@@ -51,11 +51,7 @@ func newReportCmd(env *Env) *cobra.Command {
 			if err := writeReportWith(as, out, o); err != nil {
 				return err
 			}
-			if env.JSON {
-				return writeJSON(env.Stdout, map[string]string{"report": out})
-			}
-			_, err = io.WriteString(env.Stdout, "report written to "+out+"\n")
-			return err
+			return reportWritten(env, out)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", reportOutputUsage("FILE"))
@@ -113,5 +109,19 @@ func writeReportWith(as []*npukit.Artifact, path string, o *npukit.Options) erro
 	if err != nil {
 		return libErr(as[0].Name, err)
 	}
+	return writePage(path, page)
+}
+
+// writePage renders a report page to path atomically.
+func writePage(path string, page *report.Page) error {
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return report.Render(w, page) })
+}
+
+// reportWritten says where a report went.
+func reportWritten(env *Env, out string) error {
+	if env.JSON {
+		return writeJSON(env.Stdout, map[string]string{"report": out})
+	}
+	_, err := fmt.Fprintf(env.Stdout, "report written to %s\n", out)
+	return err
 }

@@ -232,11 +232,7 @@ func newSbufReportCmd(env *Env) *cobra.Command {
 			if err := writeReport([]*npukit.Artifact{a}, out); err != nil {
 				return err
 			}
-			if env.JSON {
-				return writeJSON(env.Stdout, map[string]string{"report": out})
-			}
-			_, err = fmt.Fprintf(env.Stdout, "report written to %s\n", out)
-			return err
+			return reportWritten(env, out)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", reportOutputUsage("PLAN"))
