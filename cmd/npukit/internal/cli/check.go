@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"fmt"
-	"text/tabwriter"
-
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/diag"
 	"github.com/spf13/cobra"
@@ -73,17 +70,8 @@ func newCheckCmd(env *Env) *cobra.Command {
 }
 
 func printRules(env *Env) error {
-	rules := diag.Rules()
 	if env.JSON {
-		if rules == nil {
-			rules = []diag.Rule{}
-		}
-		return writeJSON(env.Stdout, rules)
+		return writeJSON(env.Stdout, diag.Rules()) // never null: Rules returns a list
 	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tSEVERITY\tDESCRIPTION")
-	for _, r := range rules {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Description)
-	}
-	return tw.Flush()
+	return diag.WriteRules(env.Stdout, diag.Rules())
 }
