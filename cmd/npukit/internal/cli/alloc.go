@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"github.com/npukit/npukit"
@@ -16,7 +15,7 @@ import (
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
-	"github.com/npukit/npukit/internal/inputfile"
+	"github.com/npukit/npukit/internal/flagvalue"
 	"github.com/npukit/npukit/internal/progress"
 	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/spf13/cobra"
@@ -117,63 +116,19 @@ func newAllocCmd(env *Env) *cobra.Command {
 			return runAlloc(env, args[0], capacity, out, minimize, timeout, use)
 		},
 	}
-	cmd.Flags().Var((*byteSize)(&capacity), "capacity", "capacity in bytes, K, M, G suffixes accepted (default: from NAME.<capacity>.csv or NAME.cap<capacity>.csv, else the smallest that works)")
+	cmd.Flags().Var((*flagvalue.Bytes)(&capacity), "capacity", "capacity in bytes, K, M, G suffixes accepted (default: from NAME.<capacity>.csv or NAME.cap<capacity>.csv, else the smallest that works)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the solution CSV here")
 	cmd.Flags().BoolVar(&minimize, "minimize", false, "find the smallest capacity that holds the problem")
 	cmd.Flags().BoolVar(&validate, "validate", false, "validate SOLUTION.csv against PROBLEM.csv")
-	cmd.Flags().Var((*secondsOrDuration)(&timeout), "timeout", "stop the search after this long, e.g. 30s, 2m or 30 (seconds), and not by its work (the answer may then depend on the machine); 0 = no limit; with --from: each exact probe")
+	cmd.Flags().Var((*flagvalue.Seconds)(&timeout), "timeout", "stop the search after this long, e.g. 30s, 2m or 30 (seconds), and not by its work (the answer may then depend on the machine); 0 = no limit; with --from: each exact probe")
 	// The one default statement names both defaults (pflag prints it).
 	cmd.Flags().Lookup("timeout").DefValue = "none: a work budget, the same on every machine; with --from " + allocFromDefaultTimeout.String()
 	cmd.Flags().StringVar(&offsets, "offsets", "auto", "an offset column is: fixed (pinned), previous (a previous solution; every buffer placed anew) or auto (previous when every row has one and no fixed column, else fixed)")
 	cmd.Flags().StringVar(&from, "from", "", "re-allocate the L2 of this Gemini schedule instead of solving a CSV problem")
-	markRange(cmd.Flags(), "positive", "capacity")
-	markRange(cmd.Flags(), "non-negative", "timeout")
+	flagvalue.MarkRange(cmd.Flags(), flagvalue.Positive, "capacity")
+	flagvalue.MarkRange(cmd.Flags(), flagvalue.NonNegative, "timeout")
 	allocFromFlags(cmd.Flags(), &fromOpts)
 	return acceptsKinds(cmd, detect.MiniMallocCSV, detect.GeminiIR)
-}
-
-// byteSize is a byte-count flag that takes K, M, G and T suffixes (powers
-// of 1024: --capacity 1G, 8MiB) as --max-memory does (issue 32: --capacity
-// 1G failed with a raw ParseInt error).
-type byteSize int64
-
-func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
-func (b *byteSize) Type() string   { return "bytes" }
-func (b *byteSize) Set(s string) error {
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n < 0 {
-		*b = byteSize(n) // refused by the flag's range, naming it
-		return nil
-	}
-	v, ok := inputfile.ParseSize(s)
-	if !ok {
-		return fmt.Errorf("want a number of bytes with an optional K, M, G or T suffix, e.g. 4096 or 8M")
-	}
-	*b = byteSize(v)
-	return nil
-}
-
-// secondsOrDuration is a duration flag that also takes a bare number of
-// seconds (--timeout 30), as solvers' command lines usually do.
-type secondsOrDuration time.Duration
-
-func (d *secondsOrDuration) String() string { return time.Duration(*d).String() }
-func (d *secondsOrDuration) Type() string   { return "duration" }
-func (d *secondsOrDuration) Set(s string) error {
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		if v > 1e9 || v < -1e9 {
-			return fmt.Errorf("%s seconds out of range", s)
-		}
-		*d = secondsOrDuration(time.Duration(v * float64(time.Second)))
-		return nil
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return err
-	}
-	// A negative one is refused by the flag's range (markRange), which
-	// names the flag.
-	*d = secondsOrDuration(v)
-	return nil
 }
 
 // allocProgress reports a long solve on stderr unless --quiet

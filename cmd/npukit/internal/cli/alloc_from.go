@@ -10,6 +10,7 @@ import (
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/l2alloc"
+	"github.com/npukit/npukit/internal/flagvalue"
 	"github.com/npukit/npukit/internal/progress"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -95,8 +96,8 @@ func newGeminiReallocCmd(env *Env) *cobra.Command {
 	}
 	f := cmd.Flags()
 	opts.Timeout = allocFromDefaultTimeout
-	f.Var((*secondsOrDuration)(&opts.Timeout), "timeout", "time limit of each exact probe, e.g. 30s, 2m or 30 (seconds); 0 = no limit")
-	markRange(f, "non-negative", "timeout")
+	f.Var((*flagvalue.Seconds)(&opts.Timeout), "timeout", "time limit of each exact probe, e.g. 30s, 2m or 30 (seconds); 0 = no limit")
+	flagvalue.MarkRange(f, flagvalue.NonNegative, "timeout")
 	allocFromFlags(f, &opts)
 	return acceptsKinds(cmd, detect.GeminiIR)
 }
@@ -111,9 +112,9 @@ func newGeminiReallocCmd(env *Env) *cobra.Command {
 func allocFromFlags(f *pflag.FlagSet, opts *allocFromOptions) {
 	f.StringVar(&opts.Rewrite, "rewrite", "", "schedules: write the schedule with the new addresses to this file")
 	opts.Budget = time.Minute
-	f.Var((*secondsOrDuration)(&opts.Budget), "budget", "schedules: time limit of each core's minimisation, e.g. 30s, 2m or 30 (seconds); 0 = no limit")
-	markRange(f, "non-negative", "budget")
-	f.Var((*byteSize)(&opts.Align), "align", "schedules: align every address to this many bytes (K, M, G suffixes; default: none)")
+	f.Var((*flagvalue.Seconds)(&opts.Budget), "budget", "schedules: time limit of each core's minimisation, e.g. 30s, 2m or 30 (seconds); 0 = no limit")
+	flagvalue.MarkRange(f, flagvalue.NonNegative, "budget")
+	f.Var((*flagvalue.Bytes)(&opts.Align), "align", "schedules: align every address to this many bytes (K, M, G suffixes; default: none)")
 	f.StringVar(&opts.Prefetch, "prefetch", "none", "schedules: DRAM loads whose region stays free during the previous workload: none, all or file (those that do not wait in the file)")
 }
 

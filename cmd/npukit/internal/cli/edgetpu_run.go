@@ -6,6 +6,7 @@ import (
 	"github.com/npukit/npukit/edgetpu/dmaplan"
 	"github.com/npukit/npukit/edgetpu/link"
 	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/flagvalue"
 	"github.com/npukit/npukit/internal/inputfile"
 )
 
@@ -140,6 +141,6 @@ func newEdgeTPUDMACmd(env *Env) *cobra.Command {
 	// everywhere (issue 32).
 	cmd.Flags().Float64Var(&pcieGbit, "pcie-gbps", 0, "PCIe bandwidth in Gb/s")
 	markDeprecated(cmd.Flags(), "pcie-gbps", "use --pcie-bw in GB/s (8 Gb/s = 1 GB/s)")
-	markRange(cmd.Flags(), "positive", "pcie-bw", "pcie-gbps")
+	flagvalue.MarkRange(cmd.Flags(), flagvalue.Positive, "pcie-bw", "pcie-gbps")
 	return acceptsKinds(cmd, edgetpuKinds...)
 }

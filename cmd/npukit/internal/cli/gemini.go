@@ -10,6 +10,7 @@ import (
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/timing"
 	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/flagvalue"
 	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -42,8 +43,8 @@ func geminiSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	fs.Int64Var(&hopLatency, "hop-latency", d.HopLatency, "Gemini: cycles per NoC hop")
 	fs.StringVar(&prefetch, "prefetch", string(d.Prefetch), "Gemini: DRAM load prefetch rule: snapshot (a load starts once the previous workload ended) or hazard (only address write-after-read hazards hold it)")
 	fs.StringVar(&zebuPath, "zebu", "", "Gemini: compare with a ZeBu emulator trace of the same run")
-	markRange(fs, "positive", "dram-bw", "link-bw")
-	markRange(fs, "non-negative", "hop-latency")
+	flagvalue.MarkRange(fs, flagvalue.Positive, "dram-bw", "link-bw")
+	flagvalue.MarkRange(fs, flagvalue.NonNegative, "hop-latency")
 	return func(o *npukit.Options) error {
 		o.GeminiSim = func(p timing.Params) timing.Params {
 			// The flags are GB/s, as the model's bandwidths.
@@ -107,9 +108,9 @@ func newGeminiSynthCmd(env *Env) *cobra.Command {
 	f.IntVar(&cfg.Cores, "cores", 4, "number of cores")
 	f.IntVar(&cfg.Workloads, "workloads", 100, "workloads per core")
 	f.IntVar(&cfg.XLen, "xlen", 0, "mesh width (default: all cores in one row)")
-	f.Var((*byteSize)(&cfg.Buffer), "buffer", "L2 bytes per core, K, M, G suffixes accepted (default 8 MiB)")
+	f.Var((*flagvalue.Bytes)(&cfg.Buffer), "buffer", "L2 bytes per core, K, M, G suffixes accepted (default 8 MiB)")
 	f.IntVar(&cfg.DRAMEvery, "dram-every", 0, "route every Nth layer's input through DRAM (default 4)")
-	markRange(f, "positive", "cores", "workloads", "xlen", "buffer", "dram-every")
+	flagvalue.MarkRange(f, flagvalue.Positive, "cores", "workloads", "xlen", "buffer", "dram-every")
 	f.Uint64Var(&cfg.Seed, "seed", 0, "seed for the compute times")
 	f.StringVarP(&out, "output", "o", "", "JSON file to write")
 	return cmd
@@ -120,7 +121,7 @@ func newGeminiSynthCmd(env *Env) *cobra.Command {
 func clockFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	var clock float64
 	fs.Float64Var(&clock, "clock", 1, "Gemini and ZeBu: nominal core clock in GHz; converts cycles to time in the output and traces (1: 1 cycle = 1 ns) and a Gemini DRAM bandwidth to bytes per cycle")
-	markRange(fs, "positive", "clock")
+	flagvalue.MarkRange(fs, flagvalue.Positive, "clock")
 	return func(o *npukit.Options) error {
 		if fs.Changed("clock") {
 			o.ClockGHz = clock // else the default, which the output calls so

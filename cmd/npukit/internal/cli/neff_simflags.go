@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/internal/flagvalue"
 	"github.com/npukit/npukit/neff/dma"
 	"github.com/spf13/pflag"
 )
@@ -25,7 +26,7 @@ func neffSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	markDeprecated(fs, "dma-gibps", "use --dma-bw in GB/s (1 GiB/s = 1.074 GB/s)")
 	fs.Int64Var(&overhead, "dma-overhead-ns", d.OverheadNs, "NEFF: fixed cost of one DMA descriptor in ns")
 	fs.Int64Var(&minRun, "dma-min-run", d.MinChargedRun, "NEFF: contiguous runs shorter than this many bytes cost as much as this")
-	markRange(fs, "non-negative", "dma-overhead-ns", "dma-min-run")
+	flagvalue.MarkRange(fs, flagvalue.NonNegative, "dma-overhead-ns", "dma-min-run")
 	return func(o *npukit.Options) error {
 		if fs.Changed("dma-engines") && (engines < 1 || engines > 1024) {
 			return usageErr("--dma-engines %d: want 1..1024", engines)

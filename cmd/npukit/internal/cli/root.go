@@ -9,10 +9,9 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 
+	"github.com/npukit/npukit/internal/flagvalue"
 	"github.com/npukit/npukit/internal/stickywriter"
 	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/spf13/cobra"
@@ -100,8 +99,8 @@ func NewRoot(env *Env) *cobra.Command {
 		if env.JSON && cmd.HasParent() && cmd.Parent().Name() == "completion" {
 			return usageErr("completion %s writes a shell script: --json does not apply", cmd.Name())
 		}
-		if err := checkFlagRanges(cmd.Flags()); err != nil {
-			return err
+		if err := flagvalue.CheckRanges(cmd.Flags()); err != nil {
+			return usageErr("%v", err)
 		}
 		noteDeprecated(env, cmd.Flags())
 		return checkOutputs(cmd, args)
@@ -263,21 +262,6 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 	return ExitUsage
 }
 
-// flagRange is the annotation key of a numeric flag's allowed range:
-// "positive" (> 0) or "non-negative" (>= 0).
-const flagRange = "npukit-range"
-
-// markRange sets the allowed range of numeric flags of fs; a value given
-// out of range is refused before the command runs (so that --dram-bw 0 is
-// not taken for "the default" and --pcie-gbps -3 not ignored).
-func markRange(fs *pflag.FlagSet, rng string, names ...string) {
-	for _, n := range names {
-		if err := fs.SetAnnotation(n, flagRange, []string{rng}); err != nil {
-			panic(err) // a programming error: no such flag
-		}
-	}
-}
-
 // flagDeprecated is the annotation key of a deprecated flag's advice.
 const flagDeprecated = "npukit-deprecated"
 
@@ -299,29 +283,4 @@ func noteDeprecated(env *Env, fs *pflag.FlagSet) {
 			fmt.Fprintf(env.Stderr, "npukit: note: --%s is deprecated: %s\n", f.Name, a[0])
 		}
 	})
-}
-
-// checkFlagRanges refuses, with exit 2, a given flag outside its range.
-func checkFlagRanges(fs *pflag.FlagSet) error {
-	var err error
-	fs.Visit(func(f *pflag.Flag) {
-		rng := f.Annotations[flagRange]
-		if err != nil || len(rng) == 0 {
-			return
-		}
-		s := f.Value.String()
-		if d, e := time.ParseDuration(s); e == nil && f.Value.Type() == "duration" {
-			s = strconv.FormatInt(int64(d), 10)
-		}
-		v, e := strconv.ParseFloat(s, 64)
-		switch {
-		case e != nil:
-			return
-		case rng[0] == "positive" && !(v > 0):
-			err = usageErr("--%s %s: want a value greater than 0", f.Name, f.Value.String())
-		case rng[0] == "non-negative" && !(v >= 0):
-			err = usageErr("--%s %s: must not be negative", f.Name, f.Value.String())
-		}
-	})
-	return err
 }

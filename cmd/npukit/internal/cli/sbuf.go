@@ -9,6 +9,7 @@ import (
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/flagvalue"
 	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/neuroncore"
 	"github.com/spf13/cobra"
@@ -179,7 +180,7 @@ func newSbufPlaceCmd(env *Env) *cobra.Command {
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the placed plan (YAML) to this file")
 	cmd.Flags().BoolVar(&opt.Fewest, "fewest", false, "keep the fewest physical tiles per tensor (no search for overlap)")
 	cmd.Flags().IntVar(&opt.MaxEvaluations, "max-simulations", neuroncore.DefaultPlaceEvaluations, "bound on the simulations of the tile-count search")
-	markRange(cmd.Flags(), "positive", "max-simulations")
+	flagvalue.MarkRange(cmd.Flags(), flagvalue.Positive, "max-simulations")
 	return acceptsKinds(cmd, detect.SBUFPlan)
 }
 
