@@ -103,3 +103,29 @@ func CheckRanges(fs *pflag.FlagSet) error {
 	})
 	return err
 }
+
+// deprecatedKey is the annotation key of a deprecated flag's advice.
+const deprecatedKey = "npukit-deprecated"
+
+// MarkDeprecated hides a flag from the help and records the advice that
+// Deprecated returns when it is given. pflag's MarkDeprecated printed it
+// through cobra on the command's output, stdout, where it broke --json
+// ("Flag --dma-gibps has been deprecated" above the JSON document).
+func MarkDeprecated(fs *pflag.FlagSet, name, advice string) {
+	if err := fs.SetAnnotation(name, deprecatedKey, []string{advice}); err != nil {
+		panic(err) // a programming error: no such flag
+	}
+	fs.Lookup(name).Hidden = true
+}
+
+// Deprecated returns a note for each deprecated flag given ("--dma-gibps
+// is deprecated: use --dma-bw ..."), in flag order.
+func Deprecated(fs *pflag.FlagSet) []string {
+	var notes []string
+	fs.Visit(func(f *pflag.Flag) {
+		if a := f.Annotations[deprecatedKey]; len(a) > 0 {
+			notes = append(notes, fmt.Sprintf("--%s is deprecated: %s", f.Name, a[0]))
+		}
+	})
+	return notes
+}

@@ -32,3 +32,20 @@ func TestValuesAndRanges(t *testing.T) {
 		t.Errorf("out of range: %v", err)
 	}
 }
+
+func TestDeprecated(t *testing.T) {
+	var old, cur float64
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.Float64Var(&old, "dma-gibps", 0, "")
+	fs.Float64Var(&cur, "dma-bw", 0, "")
+	MarkDeprecated(fs, "dma-gibps", "use --dma-bw")
+	if err := fs.Parse([]string{"--dma-bw", "2"}); err != nil || len(Deprecated(fs)) != 0 {
+		t.Errorf("no deprecated flag given: %v %v", err, Deprecated(fs))
+	}
+	if err := fs.Parse([]string{"--dma-gibps", "2"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := Deprecated(fs); len(n) != 1 || n[0] != "--dma-gibps is deprecated: use --dma-bw" || !fs.Lookup("dma-gibps").Hidden {
+		t.Errorf("notes %v", n)
+	}
+}

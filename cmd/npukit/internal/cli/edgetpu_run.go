@@ -140,7 +140,7 @@ func newEdgeTPUDMACmd(env *Env) *cobra.Command {
 	// The old name, in gigabits per second: bandwidths are GB/s
 	// everywhere (issue 32).
 	cmd.Flags().Float64Var(&pcieGbit, "pcie-gbps", 0, "PCIe bandwidth in Gb/s")
-	markDeprecated(cmd.Flags(), "pcie-gbps", "use --pcie-bw in GB/s (8 Gb/s = 1 GB/s)")
+	flagvalue.MarkDeprecated(cmd.Flags(), "pcie-gbps", "use --pcie-bw in GB/s (8 Gb/s = 1 GB/s)")
 	flagvalue.MarkRange(cmd.Flags(), flagvalue.Positive, "pcie-bw", "pcie-gbps")
 	return acceptsKinds(cmd, edgetpuKinds...)
 }

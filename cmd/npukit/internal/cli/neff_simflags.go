@@ -23,7 +23,7 @@ func neffSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	fs.Float64Var(&gbps, "dma-bw", 0, "NEFF: bandwidth of one DMA engine in GB/s (default: the NEFF's NeuronCore generation's)")
 	// The old name, in GiB/s: bandwidths are GB/s everywhere (issue 32).
 	fs.Float64Var(&gibps, "dma-gibps", 0, "NEFF: bandwidth of one DMA engine in GiB/s")
-	markDeprecated(fs, "dma-gibps", "use --dma-bw in GB/s (1 GiB/s = 1.074 GB/s)")
+	flagvalue.MarkDeprecated(fs, "dma-gibps", "use --dma-bw in GB/s (1 GiB/s = 1.074 GB/s)")
 	fs.Int64Var(&overhead, "dma-overhead-ns", d.OverheadNs, "NEFF: fixed cost of one DMA descriptor in ns")
 	fs.Int64Var(&minRun, "dma-min-run", d.MinChargedRun, "NEFF: contiguous runs shorter than this many bytes cost as much as this")
 	flagvalue.MarkRange(fs, flagvalue.NonNegative, "dma-overhead-ns", "dma-min-run")

@@ -15,7 +15,6 @@ import (
 	"github.com/npukit/npukit/internal/stickywriter"
 	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // Exit codes of every command.
@@ -102,7 +101,9 @@ func NewRoot(env *Env) *cobra.Command {
 		if err := flagvalue.CheckRanges(cmd.Flags()); err != nil {
 			return usageErr("%v", err)
 		}
-		noteDeprecated(env, cmd.Flags())
+		for _, n := range flagvalue.Deprecated(cmd.Flags()) {
+			fmt.Fprintf(env.Stderr, "npukit: note: %s\n", n)
+		}
 		return checkOutputs(cmd, args)
 	}
 	var showVersion bool
@@ -260,27 +261,4 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 	// Errors cobra raises itself (unknown command, bad args) are usage errors.
 	fmt.Fprintf(env.Stderr, "npukit: %v\n", err)
 	return ExitUsage
-}
-
-// flagDeprecated is the annotation key of a deprecated flag's advice.
-const flagDeprecated = "npukit-deprecated"
-
-// markDeprecated hides a flag from the help and makes its use print the
-// advice on stderr. pflag's MarkDeprecated printed it through cobra on
-// the command's output, stdout, where it broke --json ("Flag --dma-gibps
-// has been deprecated" above the JSON document).
-func markDeprecated(fs *pflag.FlagSet, name, advice string) {
-	if err := fs.SetAnnotation(name, flagDeprecated, []string{advice}); err != nil {
-		panic(err) // a programming error: no such flag
-	}
-	fs.Lookup(name).Hidden = true
-}
-
-// noteDeprecated prints one note on stderr per deprecated flag given.
-func noteDeprecated(env *Env, fs *pflag.FlagSet) {
-	fs.Visit(func(f *pflag.Flag) {
-		if a := f.Annotations[flagDeprecated]; len(a) > 0 {
-			fmt.Fprintf(env.Stderr, "npukit: note: --%s is deprecated: %s\n", f.Name, a[0])
-		}
-	})
 }
