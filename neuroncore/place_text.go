@@ -19,8 +19,8 @@ func (pl *Placement) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "%s on NeuronCore-%s: %d tensors placed; SBUF %s of %s per partition, PSUM %d of %d banks\n",
 		name, pl.Arch, len(pl.Tensors), humanize.Bytes(pl.SBUFBytes), humanize.Bytes(pl.Plan.Arch.SBUFUsableBytes), pl.PSUMBanks, pl.Plan.Arch.PSUMBanks)
-	fmt.Fprintf(w, "simulated time, the launch's %.3f us included as in sbuf sim: %.3f us with the tiles chosen, %.3f us with the fewest, %.3f us with unlimited memory (%d simulations)\n\n",
-		pl.LaunchNs/1000, pl.TimeNs/1000, pl.FewestNs/1000, pl.UnboundedNs/1000, pl.Evaluations)
+	fmt.Fprintf(w, "simulated time, the launch's %s included as in sbuf sim: %s with the tiles chosen, %s with the fewest, %s with unlimited memory (%d simulations)\n\n",
+		humanize.Micros(pl.LaunchNs/1000), humanize.Micros(pl.TimeNs/1000), humanize.Micros(pl.FewestNs/1000), humanize.Micros(pl.UnboundedNs/1000), pl.Evaluations)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TENSOR\tBUFFER\tLOGICAL\tMAX ALIVE\tPHYSICAL\tPARTITIONS\tBYTES\tNKI ALLOCATION")
 	for _, t := range pl.Tensors {
