@@ -2,13 +2,13 @@ package cli_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/npukit/npukit/internal/conformance"
+	"github.com/npukit/npukit/internal/humanize"
 )
 
 // The NEFF report states the time `npukit sim` predicts, the same number
@@ -36,7 +36,7 @@ func TestNeffReportStatesSimTime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := fmt.Sprintf("Predicted time (npukit sim)</dt><dd>%.3f us", float64(sim.TotalNs)/1e3)
+		want := "Predicted time (npukit sim)</dt><dd>" + humanize.Nanos(sim.TotalNs)
 		if !strings.Contains(string(page), want) {
 			t.Errorf("%s: the report does not state sim's %d ns", filepath.Base(f), sim.TotalNs)
 		}
