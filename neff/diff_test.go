@@ -94,12 +94,12 @@ func TestDiffCapsJSON(t *testing.T) {
 	// The verdict counts the engine's DMA in the user's terms.
 	found := false
 	for _, c := range r.Verdict {
-		if c.What == "sp DMA descriptors" {
+		if c.What == "Sync (sp) DMA descriptors" {
 			found = c.B.(int64)-c.A.(int64) == int64(maxJSONDiffs+50)
 		}
 	}
 	if !found {
-		t.Errorf("verdict lacks the sp DMA descriptors change: %+v", r.Verdict)
+		t.Errorf("verdict lacks the Sync (sp) DMA descriptors change: %+v", r.Verdict)
 	}
 }
 

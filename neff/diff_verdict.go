@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/semdiff"
 )
 
@@ -41,7 +42,7 @@ func diffVerdict(a, b *Model) semdiff.List {
 		m := map[string]EngineSummary{}
 		for _, sg := range s.Subgraphs {
 			for _, e := range sg.Engines {
-				k := e.Key
+				k := neuroncore.NEFFEngineLabel(e.Key)
 				if multi {
 					k = sg.Name + " " + k
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/npukit/npukit/internal/stickywriter"
 	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/npukit/npukit/neff/accesspattern"
+	"github.com/npukit/npukit/neuroncore"
 )
 
 // Summary is what `npukit inspect` shows of a NEFF: header, framing,
@@ -563,7 +564,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 				if e.Instructions < 0 {
 					instr = "absent"
 				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%s\n", termsafe.Name(e.Key), termsafe.Name(path.Base(e.Member)), instr, e.DMAEntries, e.Descriptors, humanize.Bytes(e.DMABytes))
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%s\n", termsafe.Name(neuroncore.NEFFEngineLabel(e.Key)), termsafe.Name(path.Base(e.Member)), instr, e.DMAEntries, e.Descriptors, humanize.Bytes(e.DMABytes))
 			}
 			tw.Flush()
 		}

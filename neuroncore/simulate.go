@@ -139,7 +139,7 @@ func SimulateExecution(x *Execution) (*SimResult, error) {
 	g := &sim.Graph{Unit: "ps", Tasks: make([]sim.Task, 0, tasks), Edges: make([]sim.Edge, 0, 3*tasks)}
 	r := &SimResult{Plan: p, Exec: x, Graph: g, Done: make([]sim.TaskID, len(x.Events))}
 	for _, e := range Engines() {
-		res := sim.Resource{Name: e.String() + " engine", Group: "NeuronCore " + a.Name, InOrder: true}
+		res := sim.Resource{Name: e.Title() + " engine", Group: "NeuronCore " + a.Name, InOrder: true}
 		if e == DMA {
 			res = sim.Resource{Name: "DMA", Group: "NeuronCore " + a.Name, Capacity: a.DMAEngines, Bandwidth: a.DMABytesPerNs / 1000}
 		}
@@ -525,9 +525,9 @@ func (r *SimResult) Summary() *SimSummary {
 			s.DMABytes = st.Bytes
 		}
 		u := r.Timeline.Utilisation(id)
-		s.Engines = append(s.Engines, EngineStats{Engine: e.String(), Steps: steps, BusyNs: float64(st.Busy) / 1000, Utilisation: u})
+		s.Engines = append(s.Engines, EngineStats{Engine: e.Title(), Steps: steps, BusyNs: float64(st.Busy) / 1000, Utilisation: u})
 		if steps > 0 && u > best {
-			best, s.Bottleneck = u, e.String()
+			best, s.Bottleneck = u, e.Title()
 		}
 	}
 	return s

@@ -71,7 +71,7 @@ func TestSimSummary(t *testing.T) {
 	}
 	var scalar EngineStats
 	for _, e := range s.Engines {
-		if e.Engine == "scalar" {
+		if e.Engine == "Scalar" {
 			scalar = e
 		}
 	}

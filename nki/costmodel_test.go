@@ -52,7 +52,7 @@ def kernel(a):
 	for _, w := range []int64{512, 8192} {
 		src := strings.ReplaceAll(kernel, "WIDTH", strconv.FormatInt(w, 10))
 		s := simKernel(t, src, &neuroncore.V2, Arg{Name: "a", Shape: []int64{128, w}, DType: "float32"})
-		busy[w] = engineBusy(s, "scalar")
+		busy[w] = engineBusy(s, "Scalar")
 	}
 	if busy[512] <= 0 || busy[8192] != busy[512] {
 		t.Fatalf("ScalarE busy: %.1f ns under a 512-wide tile, %.1f ns under an 8192-wide one; want equal", busy[512], busy[8192])

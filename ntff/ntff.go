@@ -31,6 +31,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/npukit/npukit/neuroncore"
 )
 
 // HeaderSize is the offset of the metadata message.
@@ -42,7 +44,8 @@ const RecordSize = 16
 // Engines in the order of their index in a capture (instruction event
 // code 0x84 + 4*index; stream field 1); the order was fixed by matching
 // per-engine instruction counts with neuron-profile's reports.
-var Engines = []string{"Tensor", "Scalar", "GpSimd", "Vector", "Sync"}
+// The names are npukit's one naming of the engines (neuroncore.EngineNames).
+var Engines = []string{neuroncore.TensorName, neuroncore.ScalarName, neuroncore.GpSimdName, neuroncore.VectorName, neuroncore.SyncName}
 
 // EngineName names engine index e.
 func EngineName(e int) string {

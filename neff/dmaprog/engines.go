@@ -83,11 +83,11 @@ var engineKeys = []struct {
 	name string
 	eng  neuroncore.Engine
 }{
-	{"pe", "tensor", neuroncore.TensorE},
-	{"act", "scalar", neuroncore.ScalarE},
-	{"dve", "vector", neuroncore.VectorE},
-	{"pool", "gpsimd", neuroncore.GpSimdE},
-	{"sp", "sync", neuroncore.GpSimdE}, // the Sync engine: control and DMA triggers
+	{"pe", neuroncore.TensorName, neuroncore.TensorE},
+	{"act", neuroncore.ScalarName, neuroncore.ScalarE},
+	{"dve", neuroncore.VectorName, neuroncore.VectorE},
+	{"pool", neuroncore.GpSimdName, neuroncore.GpSimdE},
+	{"sp", neuroncore.SyncName, neuroncore.GpSimdE}, // the Sync engine: control and DMA triggers
 }
 
 // HasInstructions reports whether the subgraph's engines carry

@@ -7,6 +7,7 @@ import (
 
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff"
+	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/report"
 )
 
@@ -86,8 +87,8 @@ func graphSections(i int, name string, m *neff.Model) []report.Section {
 			if e.JSON == nil {
 				continue
 			}
-			en := add("engine:"+e.Key, report.GraphNode{Label: e.Key, Sub: "engine", Series: 5,
-				Detail: []report.KV{{Key: "engine", Value: e.Key}, {Key: "member", Value: e.Member}, {Key: "instructions", Value: instrText(m, e)}}})
+			en := add("engine:"+e.Key, report.GraphNode{Label: neuroncore.NEFFEngineLabel(e.Key), Sub: "engine", Series: 5,
+				Detail: []report.KV{{Key: "engine", Value: neuroncore.NEFFEngineLabel(e.Key)}, {Key: "member", Value: e.Member}, {Key: "instructions", Value: instrText(m, e)}}})
 			for _, d := range e.JSON.DMA {
 				q := d.QueueName()
 				if q == "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff"
+	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/report"
 )
 
@@ -191,7 +192,7 @@ func neffSections(i int, name string, m *neff.Model, s *neff.Summary) []report.S
 			if e.Instructions < 0 {
 				instr = "absent"
 			}
-			eng.Rows = append(eng.Rows, []string{sg.Name, e.Key, e.Member, instr, strconv.Itoa(e.DMAEntries), strconv.Itoa(e.Descriptors), humanize.Bytes(e.DMABytes)})
+			eng.Rows = append(eng.Rows, []string{sg.Name, neuroncore.NEFFEngineLabel(e.Key), e.Member, instr, strconv.Itoa(e.DMAEntries), strconv.Itoa(e.Descriptors), humanize.Bytes(e.DMABytes)})
 		}
 		for _, q := range sg.Queues {
 			qs.Rows = append(qs.Rows, []string{sg.Name, q.Name, q.Type, strconv.FormatInt(q.Queues, 10), q.Owner})
@@ -284,7 +285,7 @@ func neffGraphTree(m *neff.Model) *report.Tree {
 					if e.JSON != nil {
 						detail += fmt.Sprintf(", %d DMA entries", len(e.JSON.DMA))
 					}
-					engs = append(engs, report.TreeNode{Label: e.Key, Detail: detail})
+					engs = append(engs, report.TreeNode{Label: neuroncore.NEFFEngineLabel(e.Key), Detail: detail})
 				}
 				for _, qn := range sg.Def.QueueNames() {
 					q := sg.Def.DMAQueue[qn]

@@ -119,7 +119,7 @@ func TestSbufSimDoubleBufferingOverlaps(t *testing.T) {
 	}
 	var scalar bool
 	for _, e := range double.Engines {
-		if e.Engine == "scalar" && e.Steps == 8 && e.Utilisation > 0 {
+		if e.Engine == "Scalar" && e.Steps == 8 && e.Utilisation > 0 {
 			scalar = true
 		}
 	}
@@ -140,7 +140,7 @@ func TestSbufSimDoubleBufferingOverlaps(t *testing.T) {
 	}
 	// Text output names the engines with units.
 	r := run(t, "", "sbuf", "sim", sbufExample("single-buffer.yaml"))
-	for _, want := range []string{"us", "UTILISATION", "scalar", "dma"} {
+	for _, want := range []string{"us", "UTILISATION", "Scalar", "DMA"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("sim text lacks %q: %s", want, r.stdout)
 		}
