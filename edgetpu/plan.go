@@ -708,6 +708,10 @@ func (p *Plan) String() string {
 func (p *Plan) WriteText(w io.Writer) error {
 	ew := stickywriter.New(w)
 	ew.Printf("%s, as Edge TPU compiler %d would map them\n", p, p.Compiler)
+	if l := p.Latency; l != nil {
+		// The estimate leads; its breakdown closes the output.
+		ew.Printf("Estimated latency on %s: %s per inference (steady state; first inference %s), breakdown below\n", l.Host.Name, ms(l.SteadyStateUs), ms(l.FirstInferenceUs))
+	}
 	if p.TPU > 0 {
 		ew.Printf("Parameters of the mapped operators: %s, about %s in the compiler's layout", humanize.Bytes(p.Parameters.Bytes), humanize.Bytes(p.Parameters.Compiled))
 		if p.Parameters.Streamed > 0 {
