@@ -3,6 +3,8 @@ package nki
 import (
 	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -18,8 +20,49 @@ type Placed struct {
 	Placement *neuroncore.Placement
 	// Source is the rewritten kernel file.
 	Source []byte
-	// Sites is, per rewritten declaration, "file:line: what was written".
+	// Sites is, per rewritten declaration, "file:line:col: what was
+	// written" (with "(result of OP)" when the tensor is an expression's
+	// result: several may start at one column).
 	Sites []string
+	// Rewrites is the same, one entry per rewritten declaration.
+	Rewrites []Rewrite
+}
+
+// Rewrite is one declaration place rewrote.
+type Rewrite struct {
+	Site Site `json:"site"`
+	// Tensor is the name the declaration assigns to; What, for a tensor
+	// that is an expression's result, says which ("result of nl.mean").
+	Tensor string `json:"tensor,omitempty"`
+	What   string `json:"what,omitempty"`
+	Code   string `json:"code"`
+}
+
+// WriteRewrites prints the rewrites as comment lines (prefix "# "): the
+// file named once, then one line per declaration, line:column first
+// (audit item 27: every line repeated an 80-character file name, and two
+// results starting at one column printed identical lines).
+func (p *Placed) WriteRewrites(w io.Writer, prefix string) error {
+	file := ""
+	for _, r := range p.Rewrites {
+		if f := filepath.Base(r.Site.File); f != file {
+			file = f
+			fmt.Fprintf(w, "%srewritten in %s:\n", prefix, file)
+		}
+		what := ""
+		switch {
+		case r.What != "" && r.Tensor != "":
+			what = " " + r.Tensor + ", " + r.What
+		case r.What != "":
+			what = " " + r.What
+		case r.Tensor != "":
+			what = " " + r.Tensor
+		}
+		if _, err := fmt.Fprintf(w, "%s  %d:%d%s: %s\n", prefix, r.Site.Line, r.Site.Col+1, what, r.Code); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PlaceError is a kernel place cannot write back honestly (a tensor
@@ -281,7 +324,14 @@ func placeKernel(res *Result, ck *Checked, src []byte, opt neuroncore.PlaceOptio
 		if sa.fn != "" {
 			funcs = append(funcs, sa.fn)
 		}
-		out.Sites = append(out.Sites, fmt.Sprintf("%s: %s", sa.rec.Site, sa.code))
+		rw := Rewrite{Site: *sa.rec.Site, Tensor: sa.rec.Name, Code: sa.code}
+		site := sa.rec.Site.String()
+		if strings.HasPrefix(sa.rec.API, "result of ") {
+			rw.What = sa.rec.API
+			site += " (" + sa.rec.API + ")"
+		}
+		out.Rewrites = append(out.Rewrites, rw)
+		out.Sites = append(out.Sites, fmt.Sprintf("%s: %s", site, sa.code))
 	}
 	if err := ed.flushStatements(res.API, lang); err != nil {
 		return nil, err

@@ -14,7 +14,7 @@ import (
 // was written, and the check of the placed kernel traced again.
 type PlaceReport struct {
 	*neuroncore.Placement
-	Sites   []string    `json:"rewritten"`
+	Sites   []Rewrite   `json:"rewritten"`
 	Diff    string      `json:"diff,omitempty"`
 	Written string      `json:"written,omitempty"`
 	Check   diag.Report `json:"placed_kernel_check"`
@@ -33,7 +33,7 @@ func (p *Placed) Report(o Options, arch *neuroncore.Arch, src []byte) (*PlaceRep
 	if rep == nil {
 		rep = diag.Report{}
 	}
-	return &PlaceReport{Placement: p.Placement, Sites: p.Sites, Check: rep, Errors: rep.Count(diag.Error),
+	return &PlaceReport{Placement: p.Placement, Sites: p.Rewrites, Check: rep, Errors: rep.Count(diag.Error),
 		Diff: UnifiedDiff("a/"+name, "b/"+name, string(src), string(p.Source))}, nil
 }
 
@@ -45,8 +45,8 @@ func (o PlaceReport) WriteText(w io.Writer) error {
 			return err
 		}
 	}
-	for _, s := range o.Sites {
-		fmt.Fprintf(w, "# %s\n", s)
+	if err := (&Placed{Rewrites: o.Sites}).WriteRewrites(w, "# "); err != nil {
+		return err
 	}
 	if o.Written != "" {
 		fmt.Fprintf(w, "# placed kernel written to %s\n", o.Written)

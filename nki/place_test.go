@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -665,4 +666,50 @@ def kernel(a, b, c):
 		}
 	}
 	checkPlacedClean(t, o, pl)
+}
+
+// Audit item 27: nki place's comment lines repeated the kernel file's name
+// on every line and printed two identical lines for two results starting
+// at one column (nl.exp(x) * 2.0 and nl.exp(x), both at one address). The file is named
+// once and each line says which result it placed.
+func TestPlaceRewritesPrintedOnce(t *testing.T) {
+	src := authorHeader + `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    nl.store(out, value=nl.exp(x) * 2.0)
+    return out
+`
+	_, pl, err := placeSource(t, src, Arg{Name: "a", Shape: []int64{128, 512}, DType: "float32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := pl.WriteRewrites(&b, "# "); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) < 3 || lines[0] != "# rewritten in k.py:" || strings.Count(b.String(), "k.py") != 1 {
+		t.Fatalf("rewrites:\n%s", b.String())
+	}
+	seen := map[string]bool{}
+	sameCol := map[string]int{}
+	for _, l := range lines[1:] {
+		if seen[l] {
+			t.Errorf("printed twice: %q\n%s", l, b.String())
+		}
+		seen[l] = true
+		sameCol[strings.Fields(l)[1]]++
+	}
+	two := false
+	for _, n := range sameCol {
+		two = two || n > 1
+	}
+	if !two {
+		t.Errorf("no two results at one column: the test no longer covers the case\n%s", b.String())
+	}
+	if len(pl.Sites) != len(pl.Rewrites) || len(slices.Compact(slices.Sorted(slices.Values(pl.Sites)))) != len(pl.Sites) {
+		t.Errorf("sites %q", pl.Sites)
+	}
 }
