@@ -370,7 +370,7 @@ const customNsPerElem = 6.0
 func EstimateModel(m *Model, h HostClass, o LatencyOptions) (*Latency, error) {
 	l := &Latency{Host: h, Source: "compiled", UsesEdgeTPU: len(m.Ops) > 0}
 	l.addInvocation(o)
-	if other := o.AlternateWith; other != nil {
+	if other := o.AlternateWith; other != nil && l.UsesEdgeTPU {
 		a, b := cacheToken(m), cacheToken(other)
 		if a == 0 || a != b {
 			o.Evicted = true
@@ -661,10 +661,18 @@ func (l *Latency) addTPULayer(t *tflite.Model, sg *tflite.Subgraph, index int, n
 // whether the first inference's parts are included.
 func (l *Latency) Timeline(first bool) *sim.Graph {
 	g := &sim.Graph{Unit: "ns"}
+	// A resource no part uses (the link and the Edge TPU of a model
+	// wholly on the CPU) gets no track.
 	res := map[string]sim.ResourceID{}
 	for _, r := range []string{"host", "link", "edgetpu"} {
-		name := map[string]string{"host": "host CPU", "link": l.Host.Link, "edgetpu": "Edge TPU"}[r]
-		res[r] = g.AddResource(sim.Resource{Name: name, Group: l.Host.Name})
+		used := false
+		for _, p := range l.Parts {
+			used = used || p.Resource == r && (first || !p.FirstOnly)
+		}
+		if used {
+			name := map[string]string{"host": "host CPU", "link": l.Host.Link, "edgetpu": "Edge TPU"}[r]
+			res[r] = g.AddResource(sim.Resource{Name: name, Group: l.Host.Name})
+		}
 	}
 	prev := sim.TaskID(sim.None)
 	for i, p := range l.Parts {

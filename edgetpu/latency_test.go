@@ -142,6 +142,9 @@ func TestLatencyFloatCPUModel(t *testing.T) {
 			t.Errorf("part %q (%s on %s) in a model wholly on the CPU", p.Name, p.Kind, p.Resource)
 		}
 	}
+	if g := l.Timeline(true); len(g.Resources) != 1 {
+		t.Errorf("the timeline of a model wholly on the CPU has %d resources, want the host CPU only", len(g.Resources))
+	}
 	if l.UsesEdgeTPU || l.FloatCPUOps != 2 || !strings.Contains(l.Parts[0].Detail, "int8") {
 		t.Errorf("uses Edge TPU %v, float ops %d, detail %q", l.UsesEdgeTPU, l.FloatCPUOps, l.Parts[0].Detail)
 	}
