@@ -235,12 +235,23 @@ func ntffBlocks(p *ntff.Profile, s *ntff.Summary, name, what string) []report.Bl
 	eng := &report.Table{Caption: "Engines inside the profiled window", Header: []string{"core", "engine", "instructions", "instruction us", "busy us"}, Numeric: []int{2, 3, 4}}
 	q := &report.Table{Caption: "DMA queues inside the profiled window", Header: []string{"core", "queue", "engine.queue", "kind", "packets", "bytes", "busy us"}, Numeric: []int{4, 5, 6}, MaxRows: 500}
 	mem := &report.Table{Caption: "Memory usage", Header: []string{"core", "use", "bytes"}, Numeric: []int{2}}
+	var notes []string
 	for _, c := range s.Cores {
 		for _, e := range c.Engines {
-			eng.Rows = append(eng.Rows, []string{c.Name, e.Engine, strconv.Itoa(e.Instructions), fmt.Sprintf("%.3f", e.InstructionNs/1e3), fmt.Sprintf("%.3f", e.BusyNs/1e3)})
+			ins, bz := fmt.Sprintf("%.3f", e.InstructionNs/1e3), fmt.Sprintf("%.3f", e.BusyNs/1e3)
+			if e.NotMeasured != "" {
+				ins, bz = "not measured", "not measured"
+				notes = addNote(notes, "Engine times "+e.NotMeasured)
+			}
+			eng.Rows = append(eng.Rows, []string{c.Name, e.Engine, strconv.Itoa(e.Instructions), ins, bz})
 		}
 		for _, x := range c.Queues {
-			q.Rows = append(q.Rows, []string{c.Name, x.Name, fmt.Sprintf("%d.%d", x.DMAEngine, x.Queue), x.Kind, strconv.Itoa(x.Packets), humanize.Bytes(x.Bytes), fmt.Sprintf("%.3f", x.BusyNs/1e3)})
+			bz := fmt.Sprintf("%.3f", x.BusyNs/1e3)
+			if x.NotMeasured != "" {
+				bz = "not measured"
+				notes = addNote(notes, x.Name+" busy "+x.NotMeasured)
+			}
+			q.Rows = append(q.Rows, []string{c.Name, x.Name, fmt.Sprintf("%d.%d", x.DMAEngine, x.Queue), x.Kind, strconv.Itoa(x.Packets), humanize.Bytes(x.Bytes), bz})
 		}
 		for _, m := range c.Memory {
 			if m.Bytes > 0 {
@@ -249,10 +260,23 @@ func ntffBlocks(p *ntff.Profile, s *ntff.Summary, name, what string) []report.Bl
 		}
 	}
 	blocks := []report.Block{eng, q}
+	for _, n := range notes {
+		blocks = append(blocks, &report.Text{Text: n, Muted: true})
+	}
 	if tl := ntffTimeline(p, name, what); tl != nil {
 		blocks = append(blocks, tl)
 	}
 	return append(blocks, mem)
+}
+
+// addNote adds n to notes unless it is there.
+func addNote(notes []string, n string) []string {
+	for _, x := range notes {
+		if x == n {
+			return notes
+		}
+	}
+	return append(notes, n)
 }
 
 // ntffTimeline draws the captured window: one track per core's engine and
@@ -304,6 +328,9 @@ type NeffMeasured struct {
 	Simulation Output        `json:"simulation"`
 	Measured   *ntff.Summary `json:"measured"`
 	Rows       []MeasuredRow `json:"comparison"`
+	// NotCompared names the measured quantities left out of Rows because
+	// the capture does not measure them (ntff.Sanity), with why.
+	NotCompared []string `json:"not_compared,omitempty"`
 }
 
 // MeasuredRow is one compared quantity (ratio predicted/measured, 0 when
@@ -335,7 +362,13 @@ func (m *NeffMeasured) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t\n", r.What, pred, r.MeasuredUs, ratio)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range m.NotCompared {
+		fmt.Fprintf(w, "Not compared: %s\n", n)
+	}
+	return nil
 }
 
 // predictedTotals reads what any NEFF simulation output predicts through
@@ -427,22 +460,44 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 			// against the simulated kernel, the launch left out of both.
 			add(c.Name+" kernel (no launch)", predKernel, c.KernelUs*1e3, "")
 		}
+		var unE []string
+		reasonE := ""
 		for _, e := range c.Engines {
+			if e.NotMeasured != "" {
+				unE, reasonE = append(unE, e.Engine), e.NotMeasured
+				continue
+			}
 			if p, ok := predE[strings.ToLower(e.Engine)]; ok {
 				add(c.Name+" "+e.Engine+" busy", p, e.BusyNs, "")
 			} else if e.Instructions > 0 {
 				add(c.Name+" "+e.Engine+" busy", 0, e.BusyNs, "not simulated")
 			}
 		}
+		if len(unE) > 0 {
+			m.NotCompared = append(m.NotCompared, fmt.Sprintf("%s busy of %s: %s", c.Name, strings.Join(unE, ", "), reasonE))
+		}
 		measQ := map[string]float64{}
-		var names []string
+		unQ := map[string]string{}
+		var names, unNames []string
 		for _, q := range c.Queues {
 			if _, ok := measQ[q.Name]; !ok {
 				names = append(names, q.Name)
 			}
 			measQ[q.Name] += q.BusyNs
+			if q.NotMeasured != "" && unQ[q.Name] == "" {
+				// One queue of the name unmeasured: their sum is not
+				// a measurement either.
+				unQ[q.Name] = q.NotMeasured
+				unNames = append(unNames, q.Name)
+			}
+		}
+		for _, n := range unNames {
+			m.NotCompared = append(m.NotCompared, fmt.Sprintf("%s %s busy: %s", c.Name, n, strings.TrimPrefix(unQ[n], "not measured: ")))
 		}
 		for _, n := range names {
+			if unQ[n] != "" {
+				continue
+			}
 			if p, ok := predQ[n]; ok {
 				add(c.Name+" "+n+" busy", p, measQ[n], "")
 			} else {

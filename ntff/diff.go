@@ -64,7 +64,10 @@ func Diff(a, b *Summary) *DiffResult {
 		for i, e := range ca.Engines {
 			if i < len(cb.Engines) {
 				add(ca.Name+" "+e.Engine+" instructions", float64(e.Instructions), float64(cb.Engines[i].Instructions))
-				add(ca.Name+" "+e.Engine+" busy us", e.BusyNs/1e3, cb.Engines[i].BusyNs/1e3)
+				if e.NotMeasured == "" && cb.Engines[i].NotMeasured == "" {
+					// (A time one capture does not measure is not compared.)
+					add(ca.Name+" "+e.Engine+" busy us", e.BusyNs/1e3, cb.Engines[i].BusyNs/1e3)
+				}
 			}
 		}
 		qb := map[string]QueueStat{}

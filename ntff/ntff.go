@@ -16,7 +16,8 @@
 //     and the kernel time in picoseconds (14); format 6 adds the profiled
 //     window (15) and moves the event-region table to the top (16);
 //   - after the message come the instruction streams (format 6) and
-//     16-byte event records, grouped in regions the table locates
+//     16-byte event records (timestamps in picoseconds; format 4's DMA
+//     events in nanoseconds, from a clock of another origin), grouped in regions the table locates
 //     (offsets from the end of the message): instruction start/end events
 //     per engine, notifications, DMA events per DMA engine and queue.
 //
@@ -338,9 +339,70 @@ func Parse(data []byte) (*Profile, error) {
 			c.decode(r, events[r.Off:r.Off+r.Len])
 			p.Records += int(r.Len / RecordSize)
 		}
+		if p.Format <= 4 {
+			c.scaleDMA(format4DMAPsPerTick)
+			c.nameMemory4()
+		}
 	}
 	return p, nil
 }
+
+// format4DMAPsPerTick is the unit of format 4's DMA event timestamps: a
+// nanosecond (their clock also has another origin than the instructions'
+// picosecond one). Read as picoseconds they put 62.5 KiB through a queue
+// in 1 ns. Read as nanoseconds they agree with what is known of the DMA
+// hardware on both format 4 captures: a queue's start event precedes its
+// data event by 3 ticks, where format 5 captures (picoseconds) show
+// 3.5 ns; a completion follows its data event by 75-95 ticks, where
+// format 5 shows 60-130 ns; and a DMA engine moving its two I/O queues
+// back to back sustains 17-18 bytes per tick, the 17 B/ns per Trn1 DMA
+// engine of AWS's NKI DMA bandwidth guide.
+const format4DMAPsPerTick = 1000
+
+// scaleDMA converts the core's DMA timestamps to picoseconds (k ps per
+// tick), saturating rather than overflowing on hostile input.
+func (c *Core) scaleDMA(k int64) {
+	sc := func(t int64) int64 {
+		if t > (1<<63-1)/k {
+			return 1<<63 - 1
+		}
+		return t * k
+	}
+	for i := range c.Packets {
+		c.Packets[i].Start, c.Packets[i].End = sc(c.Packets[i].Start), sc(c.Packets[i].End)
+	}
+	for i := range c.DMAStarts {
+		c.DMAStarts[i].T = sc(c.DMAStarts[i].T)
+	}
+}
+
+// format4Memory names the rows of format 4's memory-usage table, which
+// records sizes by position without names, where the capture itself
+// establishes what a row holds. The names are those format 5 and 6
+// captures give the same categories. Rows 1, 2, 3, 10 and 11 equal, byte
+// for byte, the Tensor, Scalar, GpSimd, Vector and Sync instruction
+// streams the same capture holds (format 5 calls them pe, act, pool, dve
+// and sp); row 14 holds 96 MiB and a few KiB: the runtime's "micro-code
+// overhead of 96MB per physical Neuron Core" (AWS, Neuron device memory
+// guide; ucode in format 5); row 13 equals the NEFF's input and output
+// tensors (tensor) and row 15 the 1,088 bytes every format 5 and 6
+// capture lists as pool stdio. Other rows keep their position ("#7"):
+// format 4 has one category more than format 5 before dve and none of its
+// four "dma rings" rows, so their order cannot be carried over.
+var format4Memory = map[int]string{1: "pe", 2: "act", 3: "pool", 10: "dve", 11: "sp", 13: "tensor", 14: "ucode", 15: "pool stdio"}
+
+// nameMemory4 names a format 4 core's memory rows (format4Memory).
+func (c *Core) nameMemory4() {
+	for i := range c.Memory {
+		if n, ok := format4Memory[i]; ok && strings.HasPrefix(c.Memory[i].Name, "#") {
+			c.Memory[i].Name = n
+		}
+	}
+}
+
+// Unnamed reports whether a memory row's name is only its position
+// ("#7"): a category the capture does not name.
+func (u MemUsage) Unnamed() bool { return strings.HasPrefix(u.Name, "#") }
 
 func (p *Profile) coreIndex(nc int) int {
 	for i := range p.Cores {

@@ -19,20 +19,31 @@ type EngineStat struct {
 	// semaphore waits (EVENT_SEMAPHORE, which lasts as long as the engine
 	// waits): neuron-profile's "instruction time". BusyNs is the time at
 	// least one of them ran. WaitNs sums the semaphore waits.
-	InstructionNs float64 `json:"instruction_time_ns"`
-	BusyNs        float64 `json:"busy_ns"`
-	WaitNs        float64 `json:"semaphore_wait_ns"`
+	//
+	// NotMeasured, when set, says why these three are not measurements of
+	// the kernel (they are then zero and left out of the JSON): the
+	// capture records no profiled window (format 4), or a time exceeds the
+	// window it was counted in (Sanity).
+	InstructionNs float64 `json:"instruction_time_ns,omitempty"`
+	BusyNs        float64 `json:"busy_ns,omitempty"`
+	WaitNs        float64 `json:"semaphore_wait_ns,omitempty"`
+	NotMeasured   string  `json:"times_not_measured,omitempty"`
 }
 
 // QueueStat is one DMA queue's packets inside the profiled window.
 type QueueStat struct {
-	Name      string  `json:"name"`
-	DMAEngine int     `json:"dma_engine"`
-	Queue     int     `json:"queue"`
-	Kind      string  `json:"kind"` // static, hardware_dynamic, software_dynamic
-	Packets   int     `json:"packets"`
-	Bytes     int64   `json:"bytes"`
-	BusyNs    float64 `json:"busy_ns"`
+	Name      string `json:"name"`
+	DMAEngine int    `json:"dma_engine"`
+	Queue     int    `json:"queue"`
+	Kind      string `json:"kind"` // static, hardware_dynamic, software_dynamic
+	Packets   int    `json:"packets"`
+	Bytes     int64  `json:"bytes"`
+	// BusyNs is the time at least one of the queue's packets was between
+	// its data event and its completion. NotMeasured, when set, says why
+	// it is not a measurement (BusyNs is then zero and left out of the
+	// JSON): see Sanity.
+	BusyNs      float64 `json:"busy_ns,omitempty"`
+	NotMeasured string  `json:"busy_not_measured,omitempty"`
 }
 
 // CoreStat summarises one NeuronCore.
@@ -198,9 +209,71 @@ func Summarize(p *Profile, file string) *Summary {
 			qs[k].BusyNs = float64(busy(qiv[k])) / 1e3
 			cs.Queues = append(cs.Queues, *qs[k])
 		}
+		Sanity(&cs, how, end-start, p.Instance)
 		s.Cores = append(s.Cores, cs)
 	}
 	return s
+}
+
+// EngineBytesPerNs is the rate of one DMA engine on an instance type, as
+// AWS's NKI DMA bandwidth guide gives it: 17 B/ns on Trn1 (and Inf2, the
+// same NeuronCore-v2), 23 on Trn2, 33 on Trn3; 33, the fastest, when the
+// instance is not recognised.
+func EngineBytesPerNs(instance string) float64 {
+	switch {
+	case strings.HasPrefix(instance, "trn1"), strings.HasPrefix(instance, "inf2"):
+		return 17
+	case strings.HasPrefix(instance, "trn2"):
+		return 23
+	}
+	return 33
+}
+
+// QueueRateMargin is how far above its engine's documented rate a
+// queue's bytes over its busy time may go and still be a measurement:
+// room for timestamp granularity and a packet's data overlapping its
+// neighbours'. On the shared format 5 and 6 captures the measured queues
+// stay under 1.1 times the Trn2 rate, but for one whose large packets
+// complete right after their data event (4.6 times).
+const QueueRateMargin = 2
+
+// Format4NoWindow is why a format 4 capture's engine times are not
+// measurements of the kernel.
+const Format4NoWindow = "not measured in format 4 captures: they record no profiled window, and these times span the runtime's pre- and postamble (a wait for the launch among them), not the kernel"
+
+// Sanity withdraws the times of a core's summary that cannot be
+// measurements, so that none is printed or compared as one: every
+// engine's times when the window is the whole capture (format 4), an
+// engine's busy or semaphore-wait time longer than the window it was
+// counted in (windowPs; an engine runs or waits on one thing at a time),
+// and a queue's busy time during which its bytes would have moved faster
+// than QueueRateMargin times its engine's rate on the instance
+// (EngineBytesPerNs): a queue is served by one DMA engine. Each withdrawn quantity is zeroed and its
+// NotMeasured says why.
+func Sanity(cs *CoreStat, how string, windowPs int64, instance string) {
+	for i := range cs.Engines {
+		e := &cs.Engines[i]
+		switch {
+		case how == WholeCapture:
+			if e.InstructionNs > 0 || e.BusyNs > 0 || e.WaitNs > 0 {
+				e.NotMeasured = Format4NoWindow
+			}
+		case e.WaitNs*1e3 > float64(windowPs):
+			e.NotMeasured = fmt.Sprintf("not measured: a semaphore wait of %s is longer than the %s window", humanize.Micros(e.WaitNs/1e3), humanize.Micros(float64(windowPs)/1e6))
+		case e.BusyNs*1e3 > float64(windowPs):
+			e.NotMeasured = fmt.Sprintf("not measured: %s busy is longer than the %s window", humanize.Micros(e.BusyNs/1e3), humanize.Micros(float64(windowPs)/1e6))
+		}
+		if e.NotMeasured != "" {
+			e.InstructionNs, e.BusyNs, e.WaitNs = 0, 0, 0
+		}
+	}
+	for i := range cs.Queues {
+		q := &cs.Queues[i]
+		if limit := QueueRateMargin * EngineBytesPerNs(instance); q.Bytes > 0 && float64(q.Bytes) > limit*q.BusyNs {
+			q.NotMeasured = fmt.Sprintf("not measured: the queue's bytes over its busy time exceed %g B/ns, %g times the %g B/ns of one DMA engine (AWS, NKI DMA bandwidth guide): its packets' events do not bound their transfer", limit, float64(QueueRateMargin), EngineBytesPerNs(instance))
+			q.BusyNs = 0
+		}
+	}
 }
 
 // WriteText prints the summary.
@@ -227,29 +300,86 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "ENGINE\tINSTRUCTIONS\tINSTRUCTION us\tBUSY us\tSEMAPHORE WAIT us\t")
+		var notes []note
 		for _, e := range c.Engines {
+			if e.NotMeasured != "" {
+				fmt.Fprintf(tw, "%s\t%d\t-\t-\t-\t\n", e.Engine, e.Instructions)
+				notes = appendNote(notes, e.Engine, e.NotMeasured)
+				continue
+			}
 			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t\n", e.Engine, e.Instructions, e.InstructionNs/1e3, e.BusyNs/1e3, e.WaitNs/1e3)
 		}
 		tw.Flush()
+		writeNotes(w, "times", "engine", notes)
 		if len(c.Queues) > 0 {
+			notes = nil
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "DMA QUEUE\tENGINE.QUEUE\tKIND\tPACKETS\tBYTES\tBUSY us\t")
 			for _, q := range c.Queues {
-				fmt.Fprintf(tw, "%s\t%d.%d\t%s\t%d\t%s\t%.3f\t\n", q.Name, q.DMAEngine, q.Queue, q.Kind, q.Packets, humanize.Bytes(q.Bytes), q.BusyNs/1e3)
+				b := fmt.Sprintf("%.3f", q.BusyNs/1e3)
+				if q.NotMeasured != "" {
+					b = "-"
+					notes = appendNote(notes, q.Name, q.NotMeasured)
+				}
+				fmt.Fprintf(tw, "%s\t%d.%d\t%s\t%d\t%s\t%s\t\n", q.Name, q.DMAEngine, q.Queue, q.Kind, q.Packets, humanize.Bytes(q.Bytes), b)
 			}
 			tw.Flush()
+			writeNotes(w, "busy", "queue", notes)
 		}
 		if len(c.Memory) > 0 {
 			var parts []string
+			unnamed := false
 			for _, m := range c.Memory {
 				if m.Bytes > 0 {
 					parts = append(parts, fmt.Sprintf("%s %s", m.Name, humanize.Bytes(m.Bytes)))
+					unnamed = unnamed || m.Unnamed()
 				}
 			}
 			fmt.Fprintf(w, "Memory: %s\n", strings.Join(parts, ", "))
+			if unnamed {
+				fmt.Fprintln(w, "  (#N: a category the capture records by position only, without a name, and that its sizes do not identify)")
+			}
 		}
 	}
 	return nil
+}
+
+// note gathers the quantities one reason withdrew (Sanity): who, with
+// how many times each was named.
+type note struct {
+	reason string
+	who    []string
+	n      map[string]int
+}
+
+// appendNote adds who to the note with reason, or starts a note.
+func appendNote(notes []note, who, reason string) []note {
+	for i := range notes {
+		if notes[i].reason == reason {
+			if notes[i].n[who] == 0 {
+				notes[i].who = append(notes[i].who, who)
+			}
+			notes[i].n[who]++
+			return notes
+		}
+	}
+	return append(notes, note{reason: reason, who: []string{who}, n: map[string]int{who: 1}})
+}
+
+// writeNotes prints what appendNote gathered under the table it follows:
+// "- busy not measured: ... (16 qPoolIO0 queues)".
+func writeNotes(w io.Writer, what, unit string, notes []note) {
+	for _, nt := range notes {
+		var ws []string
+		for _, x := range nt.who {
+			if k := nt.n[x]; k > 1 {
+				ws = append(ws, fmt.Sprintf("%d %s %ss", k, x, unit))
+			} else {
+				ws = append(ws, x)
+			}
+		}
+		fmt.Fprintf(w, "  - %s %s (%s)\n", what, nt.reason, strings.Join(ws, ", "))
+	}
 }
 
 func orDash(s string) string {

@@ -50,8 +50,9 @@ func (p *Profile) window() (start, end int64, how, anchor string) {
 	}
 	if p.Format <= 4 {
 		// Format 4 (trn1, 2024) stamps instruction and DMA events from
-		// two clocks of different origins and records no window: every
-		// event is counted.
+		// two clocks of different origins (the DMA one in nanoseconds,
+		// converted on reading) and records no window: every event is
+		// counted, and the engines' times are not the kernel's (Sanity).
 		return 0, 1<<63 - 1, WholeCapture, anchorNone
 	}
 	c := &p.Cores[0]
