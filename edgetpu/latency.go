@@ -228,8 +228,11 @@ type Latency struct {
 	// wholly on the host CPU and pays no Edge TPU invocation or transfer.
 	UsesEdgeTPU bool `json:"uses_edgetpu"`
 	// FloatCPUOps counts the CPU operators that compute in floating
-	// point: they are priced at the int8 kernels' rates, an assumption
-	// (no shared measurement gives a float CPU rate).
+	// point with a cost fitted on int8 kernels: they are priced at the
+	// int8 kernels' rates, an assumption (no shared measurement gives a
+	// float CPU rate). Views (no data moves), conversions and custom
+	// post-processing operators (fitted on a decoder with float outputs)
+	// are not counted.
 	FloatCPUOps int `json:"float_cpu_ops_at_int8_rate,omitempty"`
 	// AllParts makes WriteText list every part; otherwise a long table
 	// shows its longest operators and says how many it left out.
@@ -249,8 +252,12 @@ func (l *Latency) finish() {
 		l.Notes = append([]string{"the model has no Edge TPU work: every operator runs on the host CPU, so there is no Edge TPU invocation, transfer or compute; " + how}, l.Notes...)
 	}
 	if l.FloatCPUOps > 0 {
-		l.Notes = append(l.Notes, fmt.Sprintf("%s compute in floating point: priced at the int8 kernels' rates (%.2f GMAC/s and their per-element costs), an assumption: npukit has no float CPU rate (every shared measurement is of a quantized model), so their time may be off either way",
-			humanize.Plural(l.FloatCPUOps, "CPU operator"), l.Host.CPUGMACs))
+		verb := "compute"
+		if l.FloatCPUOps == 1 {
+			verb = "computes"
+		}
+		l.Notes = append(l.Notes, fmt.Sprintf("%s %s in floating point: priced at the int8 kernels' rates (%.2f GMAC/s and their per-element costs), an assumption: npukit has no float CPU rate (every shared measurement is of a quantized model), so their time may be off either way",
+			humanize.Plural(l.FloatCPUOps, "CPU operator"), verb, l.Host.CPUGMACs))
 	}
 	l.ByKind = map[string]float64{}
 	for _, p := range l.Parts {
@@ -349,6 +356,19 @@ func cpuOpUs(h HostClass, name string, w OpWork) float64 {
 	return float64(w.MACs)/(h.CPUGMACs*1e3) + (ns/1e3+cpuOpOverheadUs)*h.slowness()
 }
 
+// floatPricedAsInt8 reports whether a float operator of this type is
+// priced by a cost fitted on int8 kernels (cpuOpUs): not a view (RESHAPE
+// moves nothing whatever the type), a conversion (its per-element cost is
+// the conversion's) or a custom post-processing operator (customNsPerElem
+// was fitted on the PoseNet decoder, whose outputs are float).
+func floatPricedAsInt8(name string) bool {
+	switch name {
+	case "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "QUANTIZE", "DEQUANTIZE", "CAST":
+		return false
+	}
+	return !strings.HasPrefix(name, "custom:") && name != ""
+}
+
 // Per-element CPU costs on the desktop reference, in nanoseconds (see
 // cpuOpUs for what each was fitted on).
 const (
@@ -425,7 +445,7 @@ func (l *Latency) addCPU(t *tflite.Model, sg *tflite.Subgraph, oi int, h HostCla
 	w := Work(t, sg, op)
 	name := code.Label()
 	detail := fmt.Sprintf("%s, %s in, %s out", humanize.Plural(int(w.MACs), "MAC"), humanize.Plural(int(w.InElems), "element"), humanize.Count(w.OutElems))
-	if w.Float {
+	if w.Float && floatPricedAsInt8(name) {
 		l.FloatCPUOps++
 		detail += "; floating point, priced at the int8 kernels' rates (an assumption)"
 	}
