@@ -108,7 +108,7 @@ func CheckedPage(x *neuroncore.Execution, rep diag.Report) (*report.Page, error)
 			return nil, err
 		}
 		if pr, err := neuroncore.SimulateExecution(x); err == nil {
-			placedTime = fmt.Sprintf("%s with the automatic tensors where `npukit sbuf place` puts them (drawn below)", usText(pr.Summary().TimeNs))
+			placedTime = fmt.Sprintf("%s with the automatic tensors where `npukit sbuf place` puts them (the memory maps below draw this placement; the engine timeline draws the run of \"Simulated time\")", usText(pr.Summary().TimeNs))
 		}
 	}
 	sum := neuroncore.SummarizeExecution(x)
@@ -201,11 +201,18 @@ func CheckedPage(x *neuroncore.Execution, rep diag.Report) (*report.Page, error)
 			s.End /= 1000
 		}
 	}
-	et := &report.Table{Caption: "Engines", Header: []string{"engine", "steps", "busy (us)", "utilisation"}, Numeric: []int{1, 2, 3}}
+	// Which simulation is drawn (audit item 16): the run of "Simulated
+	// time", not the placed one.
+	run := fmt.Sprintf("the run of \"Simulated time\", %s, assuming %s", usText(ss.TimeNs), ss.Memory)
+	if ss.Memory == "" {
+		run = fmt.Sprintf("the run of \"Simulated time\", %s", usText(ss.TimeNs))
+	}
+	tl.Caption = "Engines and DMA queues: " + run
+	et := &report.Table{Caption: "Engines: " + run, Header: []string{"engine", "steps", "busy (us)", "utilisation"}, Numeric: []int{1, 2, 3}}
 	for _, e := range ss.Engines {
 		et.Rows = append(et.Rows, []string{e.Engine, strconv.Itoa(e.Steps), fmt.Sprintf("%.3f", e.BusyNs/1000), fmt.Sprintf("%.1f%%", e.Utilisation*100)})
 	}
-	intro := "The kernel body on the engine and DMA model: engines run in parallel, each in program order; a step waits for the tiles it reads and for earlier users of the physical tiles it overwrites. DMA utilisation is over all queues."
+	intro := "The kernel body on the engine and DMA model (" + run + "): engines run in parallel, each in program order; a step waits for the tiles it reads and for earlier users of the physical tiles it overwrites. DMA utilisation is over all queues."
 	if cut, total, ok := capTimeline(tl, sbufMaxTimelineSpans); ok {
 		intro += fmt.Sprintf(" Only the first %d of %d spans are drawn (up to %s); the table covers the whole run.", sbufMaxTimelineSpans, total, humanize.Micros(cut/1000))
 	}
