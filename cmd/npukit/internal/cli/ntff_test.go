@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/npukit/npukit/internal/conformance"
+	"github.com/npukit/npukit/internal/humanize"
 )
 
 // A capture reads by content through every command: inspect (with
@@ -134,10 +135,17 @@ func TestNtffMeasuredCoreRowsIncludeLaunch(t *testing.T) {
 		}
 		total := cmp.Rows[0]
 		for _, r := range cmp.Rows[1:] {
-			if !strings.HasSuffix(r.What, " total") || r.Note != "" {
+			if !strings.HasSuffix(r.What, " total (launch + kernel)") || r.Note != "" {
 				continue
 			}
 			n++
+			// sim's section of the subgraph states the same time, labelled
+			// (audit item 17: "sg01 0.000 us" against "sg01 total 10.000")
+			sg, _, _ := strings.Cut(r.What, " ")
+			want := regexp.MustCompile(`(?m)^Subgraph ` + sg + ` \(physical core \d+, from [^)]*\): kernel [^,]+, ` + regexp.QuoteMeta(humanize.Micros(r.PredictedUs)) + ` with the launch$`)
+			if text := run(t, "", "sim", neff).stdout; !want.MatchString(text) {
+				t.Errorf("%s: sim's section of %s does not state %s with the launch:\n%s", filepath.Base(capf), sg, humanize.Micros(r.PredictedUs), text)
+			}
 			if r.PredictedUs < float64(cmp.Simulation.LaunchNs)/1e3 || r.PredictedUs > total.PredictedUs+1e-9 {
 				t.Errorf("%s: %s predicted %.3f us, the total %.3f us with a launch of %d ns", filepath.Base(capf), r.What, r.PredictedUs, total.PredictedUs, cmp.Simulation.LaunchNs)
 			}
