@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 func TestCheck(t *testing.T) {
@@ -29,5 +31,24 @@ func TestCheck(t *testing.T) {
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%v with inputs %v: %v, want %q", c.outs, c.inputs, err, c.want)
 		}
+	}
+}
+
+func TestFromFlags(t *testing.T) {
+	var out, in string
+	var inputs []string
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.StringVarP(&out, "output", "o", "", "")
+	fs.StringVar(&in, "in", "", "")
+	fs.StringArrayVar(&inputs, "input", nil, "")
+	if o, i := FromFlags(fs, []string{"a.neff"}, func(string) bool { return false }); o != nil || i != nil {
+		t.Errorf("no output: %v %v", o, i)
+	}
+	if err := fs.Parse([]string{"-o", "d", "--in", "raw.bin", "--input", "x=v.npy"}); err != nil {
+		t.Fatal(err)
+	}
+	o, i := FromFlags(fs, []string{"a.neff", "-"}, func(f string) bool { return f == "output" })
+	if len(o) != 1 || !o[0].Dir || o[0].Path != "d" || strings.Join(i, " ") != "a.neff raw.bin v.npy" {
+		t.Errorf("outputs %v inputs %v", o, i)
 	}
 }

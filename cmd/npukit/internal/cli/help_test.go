@@ -12,6 +12,7 @@ import (
 
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
+	"github.com/npukit/npukit/internal/outputcheck"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -138,7 +139,7 @@ func TestOutputFlagsAudited(t *testing.T) {
 			if !writesFlag.MatchString(strings.ToLower(f.Usage)) || f.Value.Type() != "string" || f.Name == "dir" {
 				return
 			}
-			if !slices.Contains(fileOutputFlags, f.Name) {
+			if !slices.Contains(outputcheck.FileOutputFlags, f.Name) {
 				t.Errorf("%s --%s writes but is not an output flag checkOutputs guards", c.CommandPath(), f.Name)
 			}
 			if !strings.HasSuffix(f.Usage, replacedNote) && !strings.HasSuffix(f.Usage, forceNote) {

@@ -2,13 +2,10 @@ package cli
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/npukit/npukit/internal/outputcheck"
-	"github.com/npukit/npukit/nki"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // What a command may replace, the one rule of every writing command (as
@@ -25,14 +22,6 @@ import (
 //     an existing file without --force.
 //
 // atomicfile makes every write atomic and keeps it inside its directory.
-
-// fileOutputFlags name a single file a command writes.
-var fileOutputFlags = []string{"output", "trace", "emit-plan", "rewrite"}
-
-// inputFlags name files a command reads besides its arguments (relayout
-// --in, neff dma --input NAME=x.npy, alloc --from, sim --zebu, the nki
-// commands' --manifest).
-var inputFlags = []string{"in", "input", "from", "zebu", "manifest"}
 
 const replacedNote = " (replaced if it exists)"
 const forceNote = " (a non-empty one only with --force)"
@@ -55,7 +44,7 @@ func documentOutputs(c *cobra.Command) {
 		documentOutputs(sub)
 	}
 	var named []string
-	for _, name := range fileOutputFlags {
+	for _, name := range outputcheck.FileOutputFlags {
 		// before the command runs, Flags holds only the flags the command
 		// declares itself (LocalNonPersistentFlags builds a new set per
 		// call, which for every command at start-up cost milliseconds)
@@ -82,62 +71,11 @@ func documentOutputs(c *cobra.Command) {
 // the command's inputs or a directory, and one file named by two output
 // flags.
 func checkOutputs(cmd *cobra.Command, args []string) error {
-	writes := false
-	for _, name := range fileOutputFlags {
-		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() != "" {
-			writes = true
-		}
-	}
-	if !writes {
-		return nil // nothing to compare (and no manifest to read)
-	}
-	var inputs []string
-	for _, a := range args {
-		if a != "-" {
-			inputs = append(inputs, a)
-		}
-	}
-	for _, name := range inputFlags {
-		f := cmd.Flags().Lookup(name)
-		if f == nil || !f.Changed {
-			continue
-		}
-		for _, v := range flagValues(f) {
-			if _, path, ok := strings.Cut(v, "="); ok && name == "input" {
-				v = path
-			}
-			inputs = append(inputs, v)
-			if name == "manifest" {
-				// The kernels a manifest names are read too (nki place -o
-				// onto the entry's own kernel would replace it).
-				inputs = append(inputs, nki.ManifestInputs(v)...)
-			}
-		}
-	}
-	// a kernel's helper modules are inputs as much as the kernel
-	for _, a := range args {
-		if strings.HasSuffix(a, ".py") {
-			inputs = append(inputs, nki.ImportedFiles(filepath.Dir(a), filepath.Base(a), nil)...)
-		}
-	}
-	var outs []outputcheck.Output
-	for _, name := range fileOutputFlags {
-		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() != "" {
-			outs = append(outs, outputcheck.Output{Flag: name, Path: f.Value.String(), Dir: dirOutput(cmd, name)})
-		}
-	}
+	outs, inputs := outputcheck.FromFlags(cmd.Flags(), args, func(name string) bool { return dirOutput(cmd, name) })
 	if err := outputcheck.Check(outs, inputs); err != nil {
 		return usageErr("%v", err)
 	}
 	return nil
-}
-
-// flagValues is a flag's value, or each element of a list flag.
-func flagValues(f *pflag.Flag) []string {
-	if sv, ok := f.Value.(pflag.SliceValue); ok {
-		return sv.GetSlice()
-	}
-	return []string{f.Value.String()}
 }
 
 // refuseNonEmptyDir refuses writing into a non-empty directory without
