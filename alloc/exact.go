@@ -650,11 +650,9 @@ type searcher struct {
 	mf        []int64  // per buffer: max floor over its sections
 	xs        []int64  // per buffer scratch: lowest offset it can still take
 	raw       []int64  // per buffer scratch: its canonical offset now
-	paint     []int32  // scratch for the section bound
-	keys      []uint64 // scratch for the section bound's sort
+	low       []int64  // per section scratch: lowest offset of a buffer over it
 	critX     int64    // section bound: lowest capacity minus bytes left
 	critSec   int32    // ... and its section
-	next      []int32  // per section (+1): skip pointers of the section bound
 	placed    []bool
 	off       []int64
 	stack     []int32   // placed buffers, in order
@@ -663,7 +661,7 @@ type searcher struct {
 	first     []int32   // per buffer: first section
 	lastSec   []int32   // per buffer: last section
 	h         [2]uint64 // hash of placed set and floors
-	failed    map[[2]uint64]struct{}
+	failed    memo
 	nodes     int64
 	flushed   int64 // nodes counted before the last flush
 	// checkMask: the context is polled every checkMask+1 nodes, fewer on
@@ -713,13 +711,12 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		mf:      make([]int64, n),
 		xs:      make([]int64, n),
 		raw:     make([]int64, n),
-		next:    make([]int32, c.nsec+2),
+		low:     make([]int64, c.nsec+1),
 		placed:  make([]bool, n),
 		off:     make([]int64, n),
 		cands:   make([][]int32, 2*n+2),
 		first:   make([]int32, n),
 		lastSec: make([]int32, n),
-		failed:  map[[2]uint64]struct{}{},
 	}
 	s.checkMask = 1023
 	s.flushAt = max(1024, (1<<24)/int64(max(n, 1)))
@@ -1044,12 +1041,10 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 	// of the rest exists at all; one that skipped some is remembered with
 	// prev and the ordering in its key.
 	key := [2]uint64{(s.h[0] ^ splitmix(uint64(last))) + sh[0], s.h[1] ^ splitmix(uint64(last)^0x5851f42d4c957f2d) ^ sh[1]}
-	keyPrev := [2]uint64{key[0] ^ splitmix(uint64(prev)+0x1234567+s.rankID<<32), key[1] ^ splitmix(uint64(prev)^0x3c6ef372fe94f82b^splitmix(s.rankID))}
-	if _, seen := s.failed[key]; seen {
-		s.budget++
-		return false
-	}
-	if _, seen := s.failed[keyPrev]; seen {
+	// keyPrev shares key's first half (its bucket in the memo): they
+	// differ in the second, which mixes in prev and the ordering.
+	keyPrev := [2]uint64{key[0], key[1] ^ splitmix(uint64(prev)^0x3c6ef372fe94f82b^splitmix(s.rankID+uint64(prev)<<32))}
+	if s.failed.has(key) || s.failed.has(keyPrev) {
 		s.budget++
 		return false
 	}
@@ -1108,13 +1103,21 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 	// A candidate is kept as its position in set (4 bytes: the lists of
 	// all levels are alive at once); set is the same after each child,
 	// and so is the candidate's offset, recomputed from the state.
-	sort.Slice(cs, func(a, b int) bool {
-		ka, kb := set[cs[a]], set[cs[b]]
-		if s.raw[ka] != s.raw[kb] {
-			return s.raw[ka] < s.raw[kb]
+	// By offset, then rank: insertion sort (a level has a few candidates;
+	// sort.Slice's reflection and closure were a tenth of the search).
+	for i := 1; i < len(cs); i++ {
+		p := cs[i]
+		kp := set[p]
+		j := i
+		for ; j > 0; j-- {
+			kq := set[cs[j-1]]
+			if s.raw[kq] < s.raw[kp] || (s.raw[kq] == s.raw[kp] && s.rank[kq] <= s.rank[kp]) {
+				break
+			}
+			cs[j] = cs[j-1]
 		}
-		return s.rank[ka] < s.rank[kb]
-	})
+		cs[j] = p
+	}
 	s.cands[level] = cs
 	critX, critSec := s.critX, s.critSec
 	for _, pos32 := range cs {
@@ -1201,85 +1204,46 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 }
 
 // sectionBound reports whether some section cannot hold the buffers of
-// set still to place in it. Buffers are taken in increasing order of the
-// lowest offset they can take and paint the sections of their hull not
-// painted yet (skip pointers make each section painted once), so every
-// section is checked with the lowest offset of the buffers over it. A
-// buffer counts over its whole hull: a lower minimum only weakens the
-// bound, it stays sound.
+// set still to place in it: the bytes left in a section stack above its
+// floor and the lowest offset any buffer alive there can take. A buffer
+// counts over its whole hull (a lower minimum only weakens the bound, it
+// stays sound). The lowest offset per section is a plain minimum over the
+// hulls: on these components (hulls of tens of sections) that is a
+// fraction of the cost of sorting the buffers by offset and painting the
+// sections in that order, which it replaced.
 func (s *searcher) sectionBound(set []int32, last, capa int64) bool {
 	lo, hi := s.first[set[0]], int32(0)
-	rest := s.paint[:0]
 	for _, k := range set {
 		hi = max(hi, s.lastSec[k])
-		if s.xs[k] != last {
-			rest = append(rest, k)
-		}
 	}
 	s.critX, s.critSec = math.MaxInt64, -1
 	s.work += int64(hi - lo + 1)
-	for sec := lo; sec <= hi+1; sec++ {
-		s.next[sec] = sec
-		if sec <= hi && s.rem[sec] > 0 && capa-s.rem[sec] < s.critX {
-			s.critX, s.critSec = capa-s.rem[sec], sec
-		}
+	low := s.low[lo : hi+1]
+	for i := range low {
+		low[i] = math.MaxInt64
 	}
-	find := func(x int32) int32 {
-		r := x
-		for s.next[r] != r {
-			r = s.next[r]
-		}
-		for s.next[x] != r {
-			s.next[x], x = r, s.next[x]
-		}
-		return r
-	}
-	paint := func(k int32) bool {
-		v := s.xs[k]
-		end := s.lastSec[k]
-		for sec := find(s.first[k]); sec <= end; sec = find(sec + 1) {
-			if r := s.rem[sec]; r > 0 && max(s.floor[sec], v)+r > capa {
-				return true
-			}
-			s.next[sec] = sec + 1
-		}
-		return false
-	}
-	// Buffers at the last offset first (the lowest possible), unsorted.
 	for _, k := range set {
-		if s.xs[k] == last && paint(k) {
-			s.paint = rest
-			return true
-		}
-	}
-	// Sorting took half the search's time with a comparison closure:
-	// where offsets fit 40 bits and buffers 24, each buffer is one
-	// integer (offset, then buffer), sorted without a closure. Buffers of
-	// equal offset paint the same value, so their order does not change
-	// the answer.
-	if capa < 1<<40 && len(s.c.bufs) < 1<<24 {
-		keys := s.keys[:0]
-		for _, k := range rest {
-			keys = append(keys, uint64(s.xs[k])<<24|uint64(k))
-		}
-		slices.Sort(keys)
-		s.keys = keys
-		s.paint = rest
-		for _, key := range keys {
-			if paint(int32(key & (1<<24 - 1))) {
-				return true
+		v := s.xs[k]
+		seg := s.low[s.first[k] : s.lastSec[k]+1]
+		for i, x := range seg {
+			if v < x {
+				seg[i] = v
 			}
 		}
-		return false
 	}
-	slices.SortFunc(rest, func(a, b int32) int { return cmp.Compare(s.xs[a], s.xs[b]) })
-	for _, k := range rest {
-		if paint(k) {
-			s.paint = rest
+	rem := s.rem[lo : hi+1]
+	floor := s.floor[lo : hi+1]
+	for i, r := range rem {
+		if r <= 0 {
+			continue
+		}
+		if low[i] != math.MaxInt64 && max(floor[i], low[i])+r > capa {
 			return true
 		}
+		if capa-r < s.critX {
+			s.critX, s.critSec = capa-r, lo+int32(i)
+		}
 	}
-	s.paint = rest
 	return false
 }
 
@@ -1290,8 +1254,87 @@ func floorHash(sec int32, floor int64, half int) uint64 {
 }
 
 func (s *searcher) remember(key [2]uint64) {
-	if len(s.failed) >= maxMemo {
-		clear(s.failed)
+	if s.failed.n >= maxMemo {
+		s.failed.clear()
 	}
-	s.failed[key] = struct{}{}
+	s.failed.add(key)
+}
+
+// memo is the failed-state set: open addressing over 128-bit keys (a Go
+// map of [2]uint64 cost a tenth of the search in hashing and probing its
+// groups). Slots come in buckets of four, one cache line; a key is looked
+// for from its home bucket, then in the buckets after it. The
+// two keys of a node (with and without its predecessor) share a home, so
+// a node's two look-ups touch one line of memory: on a table of
+// megabytes, a cache miss each was a fifth of the search. The keys are
+// random hashes already, so the first half's low bits pick the bucket
+// (a node's two keys differ in their second half only). The table
+// doubles at half load.
+type memo struct {
+	b [][4][2]uint64
+	n int
+}
+
+// memoKey makes a key non-zero (zero marks an empty slot).
+func memoKey(k [2]uint64) [2]uint64 {
+	k[1] |= 1
+	return k
+}
+
+func (m *memo) has(k [2]uint64) bool {
+	if m.n == 0 {
+		return false
+	}
+	k = memoKey(k)
+	mask := uint64(len(m.b) - 1)
+	for i := k[0] & mask; ; i = (i + 1) & mask {
+		b := &m.b[i]
+		for j := range b {
+			switch b[j] {
+			case k:
+				return true
+			case [2]uint64{}:
+				return false
+			}
+		}
+	}
+}
+
+func (m *memo) add(k [2]uint64) {
+	if 2*(m.n+1) > 4*len(m.b) {
+		old := m.b
+		m.b = make([][4][2]uint64, max(256, 2*len(old)))
+		m.n = 0
+		for _, b := range old {
+			for _, o := range b {
+				if o != ([2]uint64{}) {
+					m.put(o)
+				}
+			}
+		}
+	}
+	m.put(memoKey(k))
+}
+
+// put stores a non-zero key.
+func (m *memo) put(k [2]uint64) {
+	mask := uint64(len(m.b) - 1)
+	for i := k[0] & mask; ; i = (i + 1) & mask {
+		b := &m.b[i]
+		for j := range b {
+			switch b[j] {
+			case k:
+				return
+			case [2]uint64{}:
+				b[j] = k
+				m.n++
+				return
+			}
+		}
+	}
+}
+
+func (m *memo) clear() {
+	clear(m.b)
+	m.n = 0
 }
