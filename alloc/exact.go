@@ -645,14 +645,14 @@ type searcher struct {
 	// Both are complete; they search differently, so the portfolio runs
 	// both.
 	dynamic   bool
-	floor     []int64  // per section
-	rem       []int64  // per section: bytes still to place
-	mf        []int64  // per buffer: max floor over its sections
-	xs        []int64  // per buffer scratch: lowest offset it can still take
-	raw       []int64  // per buffer scratch: its canonical offset now
-	low       []int64  // per section scratch: lowest offset of a buffer over it
-	critX     int64    // section bound: lowest capacity minus bytes left
-	critSec   int32    // ... and its section
+	floor     []int64 // per section
+	rem       []int64 // per section: bytes still to place
+	mf        []int64 // per buffer: max floor over its sections
+	xs        []int64 // per buffer scratch: lowest offset it can still take
+	raw       []int64 // per buffer scratch: its canonical offset now
+	low       []int64 // per section scratch: lowest offset of a buffer over it
+	critX     int64   // section bound: lowest capacity minus bytes left
+	critSec   int32   // ... and its section
 	placed    []bool
 	off       []int64
 	stack     []int32   // placed buffers, in order
