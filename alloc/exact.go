@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 )
 
@@ -564,10 +565,19 @@ func (c *component) key(k int, letter byte) int64 {
 // decomposition (they win on heavy-tailed problems) and one persistent
 // search (TAW, dynamic decomposition, no restarts: it wins when a long
 // single run is needed). All are complete; they share the cores.
+//
+// They share the work in rounds (see rounds), each in proportion to its
+// weight: the restarting search with static decomposition decided first
+// with the least work on 7 of MiniMalloc's 11 benchmark problems, the
+// persistent one on 3 (by 4-16x where it did), the restarting dynamic
+// one on 1, but it decided on every one of them (within 26*10^6 work
+// units, where each of the others ran 3*10^8 on some without deciding):
+// it is the safety net, at a small share.
 var portfolio = []struct {
 	dynamic bool
-	only    int // ordering without restarts, or -1 to restart over all
-}{{false, -1}, {true, 1}, {true, -1}}
+	only    int   // ordering without restarts, or -1 to restart over all
+	scale   int64 // work is weighed as work x scale: 12/weight
+}{{false, -1, 3}, {true, 1, 4}, {true, -1, 12}}
 
 // searchResult is the outcome of one search strategy: its status, the
 // placement when solved, the work it did and whether its budget ran out.
@@ -580,47 +590,46 @@ type searchResult struct {
 }
 
 // solvePortfolio runs every strategy of the portfolio, each in its own
-// goroutine (the runtime spreads them over the cores it has), and returns
-// the decisive answer (Solved or Infeasible: every search is complete) of
-// the strategy that reached it with the least work, ties to the first.
-// Each strategy is deterministic in its own work, so that answer is the
-// same on one core or two, loaded or not: a strategy stops only once its
-// work passes that of a strategy already decided, when it can no longer
-// win. (Taking the first to finish in time made the placement depend on
-// the machine's load.) limit bounds each strategy's work.
+// goroutine (the runtime spreads them over the cores it has), in rounds:
+// in each round a strategy may do its weight's share of a level of work
+// that grows 25% a round, and waits for the others at the round's end.
+// The answer is that of the strategy that decided (Solved or Infeasible:
+// every search is complete) in the first round in which any decided,
+// with the least weighed work, ties to the first. Each strategy is
+// deterministic in its own work and which round a strategy decides in
+// does not depend on the others, so that answer is the same on one core
+// or two, loaded or not. A strategy stops once its weighed work passes a
+// decided one's, or at the end of the round in which one decided. (Taking
+// the first to finish in time made the placement depend on the machine's
+// load; racing all three at once cost three times the winner's work on
+// one core.) limit bounds each strategy's work.
 func (c *component) solvePortfolio(ctx context.Context, limit int64, explored *atomic.Int64, progress func(int64)) searchResult {
-	var race atomic.Int64
-	race.Store(math.MaxInt64)
+	rs := newRounds(len(portfolio), int64(1)<<18)
 	results := make([]searchResult, len(portfolio))
+	keys := make([]int64, len(portfolio))
 	done := make(chan struct{}, len(portfolio))
 	for w := range portfolio {
 		go func(w int) {
 			defer func() { done <- struct{}{} }()
 			cfg := portfolio[w]
-			r := c.search(ctx, 0, cfg.dynamic, cfg.only, explored, progress, limit, &race)
+			r := c.search(ctx, 0, cfg.dynamic, cfg.only, explored, progress, limit, &strategySlot{rs, w, cfg.scale})
 			results[w] = r
-			if r.st == TimedOut {
-				return
-			}
-			for {
-				cur := race.Load()
-				if r.work >= cur || race.CompareAndSwap(cur, r.work) {
-					return
-				}
-			}
+			keys[w] = weighed(r.work, cfg.scale, w)
+			rs.finish(r.st != TimedOut, keys[w])
 		}(w)
 	}
 	for range portfolio {
 		<-done
 	}
 	best := searchResult{st: TimedOut, exhausted: true}
+	bestKey := int64(math.MaxInt64)
 	var all int64
-	for _, r := range results {
+	for w, r := range results {
 		all += r.nodes
 		switch {
 		case r.st != TimedOut:
-			if best.st == TimedOut || r.work < best.work {
-				best = r
+			if keys[w] < bestKey {
+				best, bestKey = r, keys[w]
 			}
 		case best.st == TimedOut && !r.exhausted && ctxErr(ctx) != nil:
 			best.exhausted = false // stopped by the context, not the budget
@@ -630,6 +639,95 @@ func (c *component) solvePortfolio(ctx context.Context, limit int64, explored *a
 		best.nodes = all
 	}
 	return best
+}
+
+// weighed is a strategy's work as the portfolio compares it: work x
+// scale, with the strategy's index in the low bits (ties to the first).
+func weighed(work, scale int64, idx int) int64 {
+	if work > math.MaxInt64/64/scale {
+		return math.MaxInt64
+	}
+	return work*scale<<2 | int64(idx)
+}
+
+// rounds paces the portfolio's strategies: a strategy that has done its
+// share of the current level waits until every running strategy has,
+// then all go on to the next level. Once one decides, the others stop at
+// the end of the round (or earlier, once their weighed work passes it).
+type rounds struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	level   int64 // weighed work allowed in the current round
+	gen     int
+	active  int // strategies still searching
+	waiting int
+	decided bool
+	best    atomic.Int64 // least weighed work of a decided strategy
+}
+
+func newRounds(n int, level int64) *rounds {
+	rs := &rounds{level: level, active: n}
+	rs.cond = sync.NewCond(&rs.mu)
+	rs.best.Store(math.MaxInt64)
+	return rs
+}
+
+// next is called by a strategy that has done its share of the round. It
+// returns the next round's level once every running strategy has done
+// its share, or false when one has decided (the caller stops).
+func (rs *rounds) next() (int64, bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.decided {
+		return 0, false
+	}
+	gen := rs.gen
+	rs.waiting++
+	if rs.waiting == rs.active {
+		rs.advance()
+	}
+	for rs.gen == gen && !rs.decided {
+		rs.cond.Wait()
+	}
+	if rs.decided {
+		return 0, false
+	}
+	return rs.level, true
+}
+
+func (rs *rounds) advance() {
+	rs.gen++
+	rs.level += rs.level / 4
+	rs.waiting = 0
+	rs.cond.Broadcast()
+}
+
+// finish is called once by each strategy when its search ends.
+func (rs *rounds) finish(decided bool, key int64) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.active--
+	if decided {
+		rs.decided = true
+		for {
+			cur := rs.best.Load()
+			if key >= cur || rs.best.CompareAndSwap(cur, key) {
+				break
+			}
+		}
+		rs.cond.Broadcast()
+		return
+	}
+	if rs.active > 0 && rs.waiting == rs.active {
+		rs.advance()
+	}
+}
+
+// strategySlot is one strategy's place in the rounds.
+type strategySlot struct {
+	rs    *rounds
+	idx   int
+	scale int64
 }
 
 // searcher is the state of one depth-first search over a component.
@@ -674,11 +772,13 @@ type searcher struct {
 	progress  func(int64)
 	stop      bool
 	// work counts the buffers and sections scanned (a deterministic
-	// measure of effort); limit bounds it, race is the least work at
-	// which a rival strategy decided (nil: no rivals).
+	// measure of effort); limit bounds it; slot paces it against rival
+	// strategies (nil: none), allow is the work at which this round's
+	// share is done.
 	work      int64
 	limit     int64
-	race      *atomic.Int64
+	slot      *strategySlot
+	allow     int64
 	exhausted bool
 	// The undo log, compact: runs of equal old floors over consecutive
 	// sections, and the old max-floors of neighbours (the bytes left per
@@ -702,10 +802,11 @@ type mark struct{ floors, mfs, stack int }
 // three searches at 2^21 entries held 180 MB on a 3.5 KB problem).
 const maxMemo = 1 << 19
 
-func (c *component) search(ctx context.Context, worker int, dynamic bool, only int, explored *atomic.Int64, progress func(int64), limit int64, race *atomic.Int64) searchResult {
+func (c *component) search(ctx context.Context, worker int, dynamic bool, only int, explored *atomic.Int64, progress func(int64), limit int64, slot *strategySlot) searchResult {
 	n := len(c.bufs)
 	s := &searcher{
-		c: c, ctx: ctx, explored: explored, progress: progress, limit: limit, race: race,
+		c: c, ctx: ctx, explored: explored, progress: progress, limit: limit, slot: slot,
+		allow:   math.MaxInt64,
 		floor:   make([]int64, c.nsec),
 		rem:     make([]int64, c.nsec),
 		mf:      make([]int64, n),
@@ -717,6 +818,9 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		cands:   make([][]int32, 2*n+2),
 		first:   make([]int32, n),
 		lastSec: make([]int32, n),
+	}
+	if slot != nil {
+		s.allow = share(slot.rs.level, slot.scale)
 	}
 	s.checkMask = 1023
 	s.flushAt = max(1024, (1<<24)/int64(max(n, 1)))
@@ -786,6 +890,12 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 			}
 		}
 	}
+}
+
+// share is the work at which a strategy of the given scale has done its
+// share of a round's level.
+func share(level, scale int64) int64 {
+	return (level + scale - 1) / scale
 }
 
 func (s *searcher) result(st Status) searchResult {
@@ -975,13 +1085,21 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 	if s.budget < 0 {
 		s.halt = true
 	}
+	if s.work >= s.allow && !s.halt {
+		// This round's share is done: wait for the rivals.
+		if level, ok := s.slot.rs.next(); ok {
+			s.allow = share(level, s.slot.scale)
+		} else {
+			s.stop, s.halt = true, true
+		}
+	}
 	if s.nodes&s.checkMask == 0 {
 		switch {
 		case ctxErr(s.ctx) != nil:
 			s.stop, s.halt = true, true
 		case s.work > s.limit:
 			s.stop, s.halt, s.exhausted = true, true, true
-		case s.race != nil && s.work > s.race.Load():
+		case s.slot != nil && weighed(s.work, s.slot.scale, s.slot.idx) > s.slot.rs.best.Load():
 			// A rival decided with less work: this one cannot win.
 			s.stop, s.halt = true, true
 		}
