@@ -742,15 +742,19 @@ type searcher struct {
 	// MiniMalloc does; otherwise groups keep the monotone last offset.
 	// Both are complete; they search differently, so the portfolio runs
 	// both.
-	dynamic   bool
-	floor     []int64 // per section
-	rem       []int64 // per section: bytes still to place
-	mf        []int64 // per buffer: max floor over its sections
-	xs        []int64 // per buffer scratch: lowest offset it can still take
-	raw       []int64 // per buffer scratch: its canonical offset now
-	low       []int64 // per section scratch: lowest offset of a buffer over it
-	critX     int64   // section bound: lowest capacity minus bytes left
-	critSec   int32   // ... and its section
+	dynamic bool
+	floor   []int64 // per section
+	rem     []int64 // per section: bytes still to place
+	mf      []int64 // per buffer: max floor over its sections
+	xs      []int64 // per buffer scratch: lowest offset it can still take
+	raw     []int64 // per buffer scratch: its canonical offset now
+	low     []int64 // per section scratch: lowest offset of a buffer over it
+	// levels > 0: the section bound's minima come from sparseMin, with
+	// this many levels in sparse (sparse[0] is low).
+	levels    int
+	sparse    [][]int64
+	critX     int64 // section bound: lowest capacity minus bytes left
+	critSec   int32 // ... and its section
 	placed    []bool
 	off       []int64
 	stack     []int32   // placed buffers, in order
@@ -821,6 +825,25 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 	}
 	if slot != nil {
 		s.allow = share(slot.rs.level, slot.scale)
+	}
+	// Where hulls average more than three section bound levels each
+	// (buffers alive across much of the component: 34 sections of 102 on
+	// MiniMalloc's D, 8-18 on the others), the bound's minima are built
+	// from runs of 2^j sections (sparseMin): 22% less time on D, and 12%
+	// more on E and K, whose hulls are short, if used there.
+	var hulls, longest int
+	for k := range n {
+		l := int(c.secs[k][len(c.secs[k])-1]-c.secs[k][0]) + 1
+		hulls += l
+		longest = max(longest, l)
+	}
+	if lv := bits.Len(uint(longest)); n > 0 && hulls > 3*lv*n {
+		s.levels = lv
+		s.sparse = make([][]int64, lv)
+		s.sparse[0] = s.low
+		for j := 1; j < lv; j++ {
+			s.sparse[j] = make([]int64, len(s.low))
+		}
 	}
 	s.checkMask = 1023
 	s.flushAt = max(1024, (1<<24)/int64(max(n, 1)))
@@ -1337,17 +1360,10 @@ func (s *searcher) sectionBound(set []int32, last, capa int64) bool {
 	s.critX, s.critSec = math.MaxInt64, -1
 	s.work += int64(hi - lo + 1)
 	low := s.low[lo : hi+1]
-	for i := range low {
-		low[i] = math.MaxInt64
-	}
-	for _, k := range set {
-		v := s.xs[k]
-		seg := s.low[s.first[k] : s.lastSec[k]+1]
-		for i, x := range seg {
-			if v < x {
-				seg[i] = v
-			}
-		}
+	if s.levels > 0 {
+		s.sparseMin(set, lo, hi)
+	} else {
+		s.plainMin(set, low)
 	}
 	rem := s.rem[lo : hi+1]
 	floor := s.floor[lo : hi+1]
@@ -1363,6 +1379,59 @@ func (s *searcher) sectionBound(set []int32, last, capa int64) bool {
 		}
 	}
 	return false
+}
+
+// plainMin fills low (s.low[lo..hi]) with the minimum s.xs over the
+// buffers of set whose hulls cover each section.
+func (s *searcher) plainMin(set []int32, low []int64) {
+	for i := range low {
+		low[i] = math.MaxInt64
+	}
+	for _, k := range set {
+		v := s.xs[k]
+		seg := s.low[s.first[k] : s.lastSec[k]+1]
+		for i, x := range seg {
+			if v < x {
+				seg[i] = v
+			}
+		}
+	}
+}
+
+// sparseMin fills s.low[lo..hi] with the minimum s.xs over the buffers
+// of set whose hulls cover each section, in O(len(set) + levels x
+// sections) rather than O(sum of hulls): a hull [f, l] is covered by two
+// runs of length 2^j (j = floor(log2(l-f+1))), one from each end; level
+// j keeps a minimum per run start, and each level is pushed down into
+// the two halves of its runs. It is used on components whose buffers
+// live across many sections (see search), where the plain minimum costs
+// a buffer's whole hull.
+func (s *searcher) sparseMin(set []int32, lo, hi int32) {
+	levels := s.levels
+	for j := 0; j < levels; j++ {
+		t := s.sparse[j][lo : hi+1]
+		for i := range t {
+			t[i] = math.MaxInt64
+		}
+	}
+	for _, k := range set {
+		v := s.xs[k]
+		f, l := s.first[k], s.lastSec[k]
+		j := bits.Len(uint(l-f+1)) - 1
+		t := s.sparse[j]
+		t[f] = min(t[f], v)
+		g := l - int32(1)<<j + 1
+		t[g] = min(t[g], v)
+	}
+	for j := levels - 1; j >= 1; j-- {
+		t, u := s.sparse[j], s.sparse[j-1]
+		h := int32(1) << (j - 1)
+		for i := lo; i+2*h-1 <= hi; i++ {
+			x := t[i]
+			u[i] = min(u[i], x)
+			u[i+h] = min(u[i+h], x)
+		}
+	}
 }
 
 // floorHash mixes a section's floor into the state hash (two independent
