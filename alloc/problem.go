@@ -100,6 +100,17 @@ type Options struct {
 	charge func(work int64)
 }
 
+// Charge tells the caller that passed o (Minimize, sharing a budget
+// among its probes) how much work a solve used. A Solver that wraps
+// another and decides some problems itself charges 0 for those, so they
+// do not draw on the shared budget (one that does not report is charged
+// its whole share).
+func (o Options) Charge(work int64) {
+	if o.charge != nil {
+		o.charge(work)
+	}
+}
+
 func (o *Options) stage(format string, args ...any) {
 	if o.Stage != nil {
 		o.Stage(fmt.Sprintf(format, args...))

@@ -48,8 +48,9 @@ type PlaceOptions struct {
 	MaxEvaluations int
 	// Fewest keeps the fewest feasible physical tiles (no search).
 	Fewest bool
-	// SolveTimeout bounds each exact placement solve (0 =
-	// DefaultSolveTimeout); on a timeout the heuristic's placement is
+	// SolveTimeout bounds each exact placement solve in time instead of
+	// work (0 = the work budget DefaultSolveBudget, the same answer on
+	// every machine); when it runs out the heuristic's placement is
 	// used when it fits.
 	SolveTimeout time.Duration
 }
@@ -190,9 +191,6 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 	p := x.Plan
 	if opt.MaxEvaluations <= 0 {
 		opt.MaxEvaluations = DefaultPlaceEvaluations
-	}
-	if opt.SolveTimeout <= 0 {
-		opt.SolveTimeout = DefaultSolveTimeout
 	}
 	pts, err := newPlaceTensors(x)
 	if err != nil {

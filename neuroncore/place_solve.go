@@ -34,15 +34,21 @@ import (
 //   - capacity: the usable partition bytes (PSUM: the banks).
 //
 // alloc.Exact solves it (sound and complete; it tries alloc.Heuristic
-// first) within PlaceOptions.SolveTimeout; on a timeout alloc.Heuristic's
+// first) within a work budget (DefaultSolveBudget, or PlaceOptions.SolveTimeout
+// in time when set); when it runs out alloc.Heuristic's
 // placement is taken when it fits, else fit's first-fit offsets when they
 // fit. Infeasible proves that these tile counts cannot be placed on these
 // partitions; when no tensor had a choice of partitions (all wider than 64
 // partitions) that proves the counts infeasible outright, else layoutAll
 // tries a second choice (balancedPartitions) before giving up.
 
-// DefaultSolveTimeout bounds one exact solve of Place.
-const DefaultSolveTimeout = 100 * time.Millisecond
+// DefaultSolveBudget bounds one exact solve of Place in work
+// (alloc.Options.Budget's units, per search strategy): about 100 ms at the
+// rate that option states (4*10^7 a second on one core), the time limit
+// it replaced. A budget stops at the same point on every machine, so a
+// placement does not depend on the load (100 ms did: the heuristic's
+// placement was taken when the machine was busy).
+const DefaultSolveBudget = 4e6
 
 // quadrantPartitions is the size of a partition quadrant.
 const quadrantPartitions = 32
@@ -289,8 +295,14 @@ func solveOffsets(a *Arch, buf Buffer, pts []*placeTensor, idx []int, lay []layo
 		b.Size, b.Offset, b.Fixed = o.u1-o.u0, o.u0, true
 		prob.Buffers = append(prob.Buffers, b)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	sol, st, _ := alloc.Exact(ctx, prob, alloc.Options{Workers: 1})
+	// timeout > 0: a time limit the caller chose; else the work budget.
+	ctx, cancel := context.WithCancel(context.Background())
+	opt := alloc.Options{Workers: 1, Budget: DefaultSolveBudget}
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		opt.Budget = 0
+	}
+	sol, st, _ := alloc.Exact(ctx, prob, opt)
 	cancel()
 	what := func() string {
 		var names []string
@@ -328,7 +340,11 @@ func solveOffsets(a *Arch, buf Buffer, pts []*placeTensor, idx []int, lay []layo
 				}
 			}
 			if len(alloc.Validate(prob, sol)) != 0 {
-				return &placeError{msg: fmt.Sprintf("%s: the exact solver found no placement within %v, nor did the heuristics", what(), timeout)}
+				limit := "its work budget"
+				if timeout > 0 {
+					limit = timeout.String()
+				}
+				return &placeError{msg: fmt.Sprintf("%s: the exact solver found no placement within %s, nor did the heuristics", what(), limit)}
 			}
 		}
 	}

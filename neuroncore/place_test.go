@@ -538,7 +538,7 @@ body:
 	if l := lay[4]; l.p0 != 0 || l.q != 1 {
 		t.Errorf("e: %+v", l)
 	}
-	if err := solveAll(p.Arch, pts, lay, directRects(x), DefaultSolveTimeout); err != nil {
+	if err := solveAll(p.Arch, pts, lay, directRects(x), 0); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -575,7 +575,7 @@ body:
 	}
 	fixed := directRects(x)
 	var pe *placeError
-	if err := solveAll(p.Arch, pts, fitPartitions(p.Arch, pts, fixed), fixed, DefaultSolveTimeout); !errors.As(err, &pe) || !pe.proven {
+	if err := solveAll(p.Arch, pts, fitPartitions(p.Arch, pts, fixed), fixed, 0); !errors.As(err, &pe) || !pe.proven {
 		t.Fatalf("fit's partitions: %v", err)
 	}
 	pl := mustPlace(t, src, PlaceOptions{})

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/neuroncore"
@@ -366,7 +365,7 @@ def kernel(a):
 		if err != nil {
 			return
 		}
-		pl, err := PlaceKernel(res, ck, []byte(src), neuroncore.PlaceOptions{Fewest: true, SolveTimeout: 20 * time.Millisecond})
+		pl, err := PlaceKernel(res, ck, []byte(src), neuroncore.PlaceOptions{Fewest: true})
 		if err != nil {
 			return
 		}

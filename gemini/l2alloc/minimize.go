@@ -28,10 +28,16 @@ type SolveOptions struct {
 	// limit beyond the context. A probe that times out leaves its capacity
 	// undecided and the result is BestFound instead of Optimal.
 	Timeout time.Duration
-	// Budget bounds the whole minimisation of one core; 0 means none.
-	// When it runs out the smallest capacity found so far is returned as
-	// BestFound.
-	Budget  time.Duration
+	// Budget bounds the whole minimisation of one core in time; 0 means
+	// none. When it runs out the smallest capacity found so far is
+	// returned as BestFound.
+	Budget time.Duration
+	// Work bounds the minimisation of one core in work instead
+	// (alloc.Options.Budget, shared by its exact probes as alloc.Minimize
+	// shares it): it stops at the same point on every machine, loaded or
+	// not, so the answer does not depend on the machine as a Timeout's or
+	// Budget's may. 0 means none.
+	Work    int64
 	Workers int // workers of the solver; 0 = all CPUs
 	// Solver decides each probe; nil means alloc.Exact.
 	Solver alloc.Solver
@@ -58,7 +64,7 @@ type Result struct {
 // Minimize finds the smallest capacity that holds a core's problem with
 // alloc.Minimize (bisection between the live-bytes peak, probed first, and
 // the greedy heuristic's height), each probe decided by alloc.Exact within
-// opt.Timeout. The probes know two facts of the schedule: the file's own
+// opt.Timeout, and the whole within opt.Work (work) and opt.Budget (time). The probes know two facts of the schedule: the file's own
 // placement solves every capacity from its extent up (when it is a valid
 // solution), and with a common alignment no capacity below the aligned
 // lower bound works (see alignedPeak). The problem's Capacity is left as
@@ -73,21 +79,23 @@ func Minimize(ctx context.Context, cp *CoreProblem, opt SolveOptions) (*Result, 
 	p := cp.Problem // a copy: alloc.Minimize sets the capacity per probe
 	alb := alignedPeak(&p)
 	res := &Result{}
-	solve := func(ctx context.Context, q *alloc.Problem, _ alloc.Options) (*alloc.Solution, alloc.Status, error) {
+	solve := func(ctx context.Context, q *alloc.Problem, o alloc.Options) (*alloc.Solution, alloc.Status, error) {
 		switch {
 		case q.Capacity < alb:
+			o.Charge(0)
 			return nil, alloc.Infeasible, nil
 		case cp.FileValid && q.Capacity >= cp.FileExtent:
+			o.Charge(0)
 			return &alloc.Solution{Offsets: append([]int64(nil), cp.FileSolution.Offsets...)}, alloc.Solved, nil
 		}
 		res.Probes++
-		sol, st, err := probe(ctx, q, opt)
+		sol, st, err := probe(ctx, q, opt, o)
 		if st == alloc.TimedOut {
 			res.TimedOut++
 		}
 		return sol, st, err
 	}
-	m, err := alloc.Minimize(ctx, &p, solve, alloc.Options{Workers: opt.Workers})
+	m, err := alloc.Minimize(ctx, &p, solve, alloc.Options{Workers: opt.Workers, Budget: opt.Work})
 	if m == nil {
 		if err == nil {
 			err = errors.New("no placement")
@@ -112,7 +120,9 @@ func Minimize(ctx context.Context, cp *CoreProblem, opt SolveOptions) (*Result, 
 	return res, nil
 }
 
-func probe(ctx context.Context, p *alloc.Problem, opt SolveOptions) (sol *alloc.Solution, st alloc.Status, err error) {
+// probe decides one capacity; o carries the probe's share of the work
+// budget from alloc.Minimize (and reports the work it used back).
+func probe(ctx context.Context, p *alloc.Problem, opt SolveOptions, o alloc.Options) (sol *alloc.Solution, st alloc.Status, err error) {
 	if opt.Probe != nil {
 		t0 := time.Now()
 		defer func() { opt.Probe(p.Capacity, st, time.Since(t0)) }()
@@ -126,7 +136,8 @@ func probe(ctx context.Context, p *alloc.Problem, opt SolveOptions) (sol *alloc.
 	if solve == nil {
 		solve = alloc.Exact
 	}
-	return solve(ctx, p, alloc.Options{Workers: opt.Workers})
+	o.Workers = opt.Workers
+	return solve(ctx, p, o)
 }
 
 // alignedPeak is a lower bound for problems whose buffers share one

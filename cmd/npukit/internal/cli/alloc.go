@@ -77,10 +77,11 @@ func newAllocCmd(env *Env) *cobra.Command {
 				if len(args) != 0 || validate || minimize || out != "" || capacity != 0 {
 					return usageErr("--from takes a schedule and no problem, --capacity, -o, --minimize or --validate")
 				}
-				fromOpts.Timeout = allocFromDefaultTimeout
+				fromOpts.Timeout = 0
 				if cmd.Flags().Changed("timeout") {
 					fromOpts.Timeout = timeout
 				}
+				allocFromWork(cmd.Flags(), &fromOpts)
 				return allocFromCmdRun(env, from, fromOpts)
 			}
 			if len(args) == 0 {
@@ -122,7 +123,7 @@ func newAllocCmd(env *Env) *cobra.Command {
 	cmd.Flags().BoolVar(&validate, "validate", false, "validate SOLUTION.csv against PROBLEM.csv")
 	cmd.Flags().Var((*flagvalue.Seconds)(&timeout), "timeout", "stop the search after this long, e.g. 30s, 2m or 30 (seconds), and not by its work (the answer may then depend on the machine); 0 = no limit; with --from: each exact probe")
 	// The one default statement names both defaults (pflag prints it).
-	cmd.Flags().Lookup("timeout").DefValue = "none: a work budget, the same on every machine; with --from " + allocFromDefaultTimeout.String()
+	cmd.Flags().Lookup("timeout").DefValue = "none: a work budget, the same on every machine"
 	cmd.Flags().StringVar(&offsets, "offsets", "auto", "an offset column is: fixed (pinned), previous (a previous solution; every buffer placed anew) or auto (previous when every row has one and no fixed column, else fixed)")
 	cmd.Flags().StringVar(&from, "from", "", "re-allocate the L2 of this Gemini schedule instead of solving a CSV problem")
 	flagvalue.MarkRange(cmd.Flags(), flagvalue.Positive, "capacity")

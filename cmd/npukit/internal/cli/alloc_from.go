@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/alloc"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/gemini"
@@ -19,11 +20,16 @@ import (
 // allocFromOptions are the settings of a schedule re-allocation
 // (`npukit gemini realloc`, and `npukit alloc --from` once hooked there).
 type allocFromOptions struct {
-	Rewrite  string        // write the schedule with new addresses here ("" = no)
-	Timeout  time.Duration // per exact probe; 0 = no limit
-	Budget   time.Duration // per core; 0 = no limit
-	Align    int64         // offset alignment in bytes; 0/1 = none
-	Prefetch string        // DRAM load policy: none, all or file (l2alloc.ParsePrefetch)
+	Rewrite string        // write the schedule with new addresses here ("" = no)
+	Timeout time.Duration // per exact probe; 0 = no limit
+	Budget  time.Duration // per core; 0 = no limit
+	// Work bounds each core's minimisation in work (l2alloc.SolveOptions.Work):
+	// the default, npukit.AllocDefaultBudget, unless a time limit
+	// (--timeout, --budget) is given. The same schedule then gives the
+	// same addresses on every machine, loaded or not.
+	Work     int64
+	Align    int64  // offset alignment in bytes; 0/1 = none
+	Prefetch string // DRAM load policy: none, all or file (l2alloc.ParsePrefetch)
 }
 
 // allocFromCmdRun re-allocates the L2 of every core of a Gemini schedule:
@@ -45,7 +51,7 @@ func allocFromCmdRun(env *Env, path string, opts allocFromOptions) error {
 	if err != nil {
 		return usageErr("--prefetch: %v", err)
 	}
-	sopt := l2alloc.SolveOptions{Timeout: opts.Timeout, Budget: opts.Budget}
+	sopt := l2alloc.SolveOptions{Timeout: opts.Timeout, Budget: opts.Budget, Work: opts.Work}
 	if !env.Quiet && progress.IsTerminal(env.Stderr) {
 		sopt.Probe = func(c int64, st alloc.Status, d time.Duration) {
 			fmt.Fprintf(env.Stderr, "probe capacity %d: %s in %v\n", c, st, d.Round(time.Millisecond))
@@ -76,9 +82,15 @@ func allocFromCmdRun(env *Env, path string, opts allocFromOptions) error {
 	return rewriteErr
 }
 
-// allocFromDefaultTimeout bounds each exact probe of a re-allocation
-// when --timeout is not given.
-const allocFromDefaultTimeout = 10 * time.Second
+// allocFromWork sets the work budget of a re-allocation: the default
+// one unless the user bounded it in time (--timeout, --budget), when the
+// answer may depend on the machine.
+func allocFromWork(f *pflag.FlagSet, opts *allocFromOptions) {
+	opts.Work = 0
+	if !f.Changed("timeout") && !f.Changed("budget") {
+		opts.Work = npukit.AllocDefaultBudget
+	}
+}
 
 // newGeminiReallocCmd registers the re-allocation as `npukit gemini
 // realloc`, the same job as `npukit alloc --from SCHEDULE.json`, for users
@@ -91,12 +103,13 @@ func newGeminiReallocCmd(env *Env) *cobra.Command {
 		Long:  longHelp("gemini-realloc"),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			allocFromWork(cmd.Flags(), &opts)
 			return allocFromCmdRun(env, args[0], opts)
 		},
 	}
 	f := cmd.Flags()
-	opts.Timeout = allocFromDefaultTimeout
-	f.Var((*flagvalue.Seconds)(&opts.Timeout), "timeout", "time limit of each exact probe, e.g. 30s, 2m or 30 (seconds); 0 = no limit")
+	f.Var((*flagvalue.Seconds)(&opts.Timeout), "timeout", "time limit of each exact probe, e.g. 30s, 2m or 30 (seconds), instead of the work budget (the answer may then depend on the machine); 0 = no limit")
+	f.Lookup("timeout").DefValue = "none: a work budget, the same on every machine"
 	flagvalue.MarkRange(f, flagvalue.NonNegative, "timeout")
 	allocFromFlags(f, &opts)
 	return acceptsKinds(cmd, detect.GeminiIR)
@@ -111,8 +124,8 @@ func newGeminiReallocCmd(env *Env) *cobra.Command {
 //	// in RunE: if from != "" { fromOpts.Timeout = timeout; return allocFromCmdRun(env, from, fromOpts) }
 func allocFromFlags(f *pflag.FlagSet, opts *allocFromOptions) {
 	f.StringVar(&opts.Rewrite, "rewrite", "", "schedules: write the schedule with the new addresses to this file")
-	opts.Budget = time.Minute
-	f.Var((*flagvalue.Seconds)(&opts.Budget), "budget", "schedules: time limit of each core's minimisation, e.g. 30s, 2m or 30 (seconds); 0 = no limit")
+	f.Var((*flagvalue.Seconds)(&opts.Budget), "budget", "schedules: time limit of each core's minimisation, e.g. 30s, 2m or 30 (seconds), instead of the work budget (the answer may then depend on the machine); 0 = no limit")
+	f.Lookup("budget").DefValue = "none: a work budget, the same on every machine"
 	flagvalue.MarkRange(f, flagvalue.NonNegative, "budget")
 	f.Var((*flagvalue.Bytes)(&opts.Align), "align", "schedules: align every address to this many bytes (K, M, G suffixes; default: none)")
 	f.StringVar(&opts.Prefetch, "prefetch", "none", "schedules: DRAM loads whose region stays free during the previous workload: none, all or file (those that do not wait in the file)")
