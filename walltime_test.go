@@ -6,8 +6,10 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestNoTestAssertsWallClockTime: no test in the module compares a
@@ -109,6 +111,28 @@ func wallClockUses(body *ast.BlockStmt) []wallClockUse {
 				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "time" && sel.Sel.Name == "Sleep" {
 					uses = append(uses, wallClockUse{n.Pos(), "sleeps"})
 				}
+				// context.WithTimeout(ctx, 200*time.Millisecond): a short
+				// deadline bounding a solve makes its outcome (solved or
+				// not, which placement) depend on the load; a work budget
+				// does not. An already-expired or a generous deadline (a
+				// backstop) is fine.
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "context" && len(n.Args) >= 2 {
+					var d ast.Expr
+					switch sel.Sel.Name {
+					case "WithTimeout", "WithTimeoutCause":
+						d = n.Args[1]
+					case "WithDeadline", "WithDeadlineCause":
+						// time.Now().Add(d)
+						if c, ok := n.Args[1].(*ast.CallExpr); ok && len(c.Args) == 1 {
+							if s, ok := c.Fun.(*ast.SelectorExpr); ok && s.Sel.Name == "Add" {
+								d = c.Args[0]
+							}
+						}
+					}
+					if v, ok := constDuration(d); ok && v > 0 && v < time.Second {
+						uses = append(uses, wallClockUse{n.Pos(), "bounds work by a deadline of " + v.String() + ": the outcome depends on the load (use a work budget)"})
+					}
+				}
 				// time.Now().After(deadline): a polling loop's limit.
 				if c, ok := sel.X.(*ast.CallExpr); ok && (sel.Sel.Name == "After" || sel.Sel.Name == "Before") {
 					if s, ok := c.Fun.(*ast.SelectorExpr); ok && s.Sel.Name == "Now" {
@@ -120,4 +144,74 @@ func wallClockUses(body *ast.BlockStmt) []wallClockUse {
 		return true
 	})
 	return uses
+}
+
+// constDuration evaluates a constant duration written as N*time.Unit,
+// time.Unit*N, time.Unit or time.Duration(N).
+func constDuration(e ast.Expr) (time.Duration, bool) {
+	units := map[string]time.Duration{"Nanosecond": time.Nanosecond, "Microsecond": time.Microsecond, "Millisecond": time.Millisecond, "Second": time.Second, "Minute": time.Minute, "Hour": time.Hour}
+	var eval func(e ast.Expr) (int64, bool)
+	eval = func(e ast.Expr) (int64, bool) {
+		switch e := e.(type) {
+		case *ast.ParenExpr:
+			return eval(e.X)
+		case *ast.BasicLit:
+			if e.Kind == token.INT {
+				v, err := strconv.ParseInt(e.Value, 0, 64)
+				return v, err == nil
+			}
+		case *ast.SelectorExpr:
+			if x, ok := e.X.(*ast.Ident); ok && x.Name == "time" {
+				u, ok := units[e.Sel.Name]
+				return int64(u), ok
+			}
+		case *ast.CallExpr:
+			if s, ok := e.Fun.(*ast.SelectorExpr); ok && s.Sel.Name == "Duration" && len(e.Args) == 1 {
+				return eval(e.Args[0])
+			}
+		case *ast.UnaryExpr:
+			if e.Op == token.SUB {
+				v, ok := eval(e.X)
+				return -v, ok
+			}
+		case *ast.BinaryExpr:
+			if e.Op == token.MUL {
+				a, ok1 := eval(e.X)
+				b, ok2 := eval(e.Y)
+				return a * b, ok1 && ok2
+			}
+		}
+		return 0, false
+	}
+	if e == nil {
+		return 0, false
+	}
+	v, ok := eval(e)
+	return time.Duration(v), ok
+}
+
+// The checker finds what it is meant to find, and passes what it should.
+func TestWallClockUsesFindsShortDeadlines(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		want int
+	}{
+		{"ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond); _, _ = ctx, cancel", 1},
+		{"ctx, cancel := context.WithTimeoutCause(bg, time.Millisecond*50, err); _, _ = ctx, cancel", 1},
+		{"ctx, cancel := context.WithDeadline(bg, time.Now().Add(20*time.Millisecond)); _, _ = ctx, cancel", 1},
+		{"ctx, cancel := context.WithTimeout(bg, 2*time.Minute); _, _ = ctx, cancel", 0},
+		{"ctx, cancel := context.WithDeadline(bg, time.Now().Add(-time.Second)); _, _ = ctx, cancel", 0},
+		{"ctx, cancel := context.WithTimeout(bg, d); _, _ = ctx, cancel", 0},
+		{"time.Sleep(time.Millisecond)", 1},
+		{"start := time.Now(); el := time.Since(start); if el > time.Second { t.Fail() }", 1},
+		{"start := time.Now(); t.Log(time.Since(start))", 0},
+	} {
+		f, err := parser.ParseFile(token.NewFileSet(), "x_test.go", "package x\nfunc f() {"+c.body+"}", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(wallClockUses(f.Decls[0].(*ast.FuncDecl).Body)); got != c.want {
+			t.Errorf("%s: %d findings, want %d", c.body, got, c.want)
+		}
+	}
 }
