@@ -641,6 +641,11 @@ func (c *component) solvePortfolio(ctx context.Context, limit int64, explored *a
 	return best
 }
 
+// paceHook, set by tests only, is called by each portfolio strategy at
+// every check point with its index: a test slows one strategy down to
+// check that the answer does not depend on which finishes first.
+var paceHook func(strategy int)
+
 // weighed is a strategy's work as the portfolio compares it: work x
 // scale, with the strategy's index in the low bits (ties to the first).
 func weighed(work, scale int64, idx int) int64 {
@@ -1117,6 +1122,9 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 		}
 	}
 	if s.nodes&s.checkMask == 0 {
+		if paceHook != nil && s.slot != nil {
+			paceHook(s.slot.idx)
+		}
 		switch {
 		case ctxErr(s.ctx) != nil:
 			s.stop, s.halt = true, true
