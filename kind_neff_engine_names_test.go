@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/neuroncore"
 )
@@ -60,6 +61,50 @@ func TestNeffEngineNamesAgree(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("sim names an engine %q, not one of neuroncore.EngineNames", en.Engine)
+		}
+	}
+}
+
+// A report of several NEFFs gives each file's predicted time, as the
+// report of one does (audit item 23: the multi-file summary left it out).
+func TestNeffMultiReportStatesSimTimes(t *testing.T) {
+	var as []*Artifact
+	for i, name := range []string{"a.neff", "b.neff"} {
+		b := neff.NewBuilder(name)
+		sg := b.Subgraph("sg00")
+		size := int64(4096 << i)
+		sg.AddVar("in", "input", size)
+		sg.AddVar("out", "output", size)
+		sg.AddQueue("qIn", "in", 16, "sp")
+		sg.Engine("sp", "SP").AddDMA("qIn", "copy", neff.Copy("in", 0, []int64{size, 1}, []int64{1, size}, "out", 0, []int64{size, 1}, []int64{1, size}))
+		b.Signature.Inputs["in"] = neff.SigTensor{DType: "uint8", Shape: []int64{size}}
+		b.Signature.Outputs["out"] = neff.SigTensor{DType: "uint8", Shape: []int64{size}}
+		raw, err := b.Bytes(neff.PackOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := OpenBytes(name, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		as = append(as, a)
+	}
+	page, err := Report(as, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range as {
+		out, err := a.Simulate(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "predicted time (npukit sim) " + humanize.Nanos(out.(*NeffSimulation).TotalNs)
+		found := false
+		for _, kv := range page.Summary {
+			found = found || kv.Key == a.Name && strings.Contains(kv.Value, want)
+		}
+		if !found {
+			t.Errorf("%s: the summary lacks %q: %+v", a.Name, want, page.Summary)
 		}
 	}
 }

@@ -64,8 +64,14 @@ func Page(files []File) (*report.Page, error) {
 		} else {
 			// One line per file (issue 32: the summary covered the first
 			// file only, "0 errors" above another file's warning).
-			page.Summary = append(page.Summary, report.KV{Key: name, Value: fmt.Sprintf("%s, compiler %s, %s device memory; check: %s",
-				neffTargets(s), s.Compiler, humanize.Bytes(s.Memory.Total), rep.Summary())})
+			// The predicted time too, as the one-file summary gives it
+			// (audit item 23).
+			predicted := ""
+			if f.Predicted != "" {
+				predicted = "; predicted time (npukit sim) " + f.Predicted
+			}
+			page.Summary = append(page.Summary, report.KV{Key: name, Value: fmt.Sprintf("%s, compiler %s, %s device memory; check: %s%s",
+				neffTargets(s), s.Compiler, humanize.Bytes(s.Memory.Total), rep.Summary(), predicted)})
 		}
 		page.Sections = append(page.Sections, neffSections(i, name, m, s)...)
 		page.Sections = append(page.Sections, graphSections(i, name, m)...)
