@@ -31,6 +31,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/npukit/npukit/neuroncore"
@@ -171,8 +172,14 @@ type Core struct {
 	Packets       []Packet
 	DMAStarts     []DMAStart // in record order
 	Notifications int
-	OtherEvents   int
-	Unpaired      int // start events without an end, and ends without a start
+	// ClockShiftPs gives, per engine index, how far its instruction
+	// events were moved onto the capture's common clock (format 4:
+	// alignEngines). Nil when none was.
+	ClockShiftPs map[int]int64
+	OtherEvents  int
+	Unpaired     int // start events without an end, and ends without a start
+
+	notified map[int][]int64 // engine -> its notification events' times
 }
 
 // QueueOf returns the queue a packet went through (ok false when the core
@@ -340,11 +347,121 @@ func Parse(data []byte) (*Profile, error) {
 			p.Records += int(r.Len / RecordSize)
 		}
 		if p.Format <= 4 {
+			c.alignEngines()
 			c.scaleDMA(format4DMAPsPerTick)
 			c.nameMemory4()
 		}
 	}
 	return p, nil
+}
+
+// decodeNotifications keeps the times of the engines' notification
+// events (code 0x87 + 4 x engine).
+func (c *Core) decodeNotifications(recs []byte) {
+	for off := 0; off+RecordSize <= len(recs); off += RecordSize {
+		rec := recs[off : off+RecordSize]
+		code := int(rec[3])
+		if code < 0x87 || (code-0x87)%4 != 0 || (code-0x87)/4 >= len(Engines) {
+			continue
+		}
+		if c.notified == nil {
+			c.notified = map[int][]int64{}
+		}
+		e := (code - 0x87) / 4
+		c.notified[e] = append(c.notified[e], ts(rec))
+	}
+}
+
+// Bounds of alignEngines: a notification lies within notifyNearPs of an
+// instruction end of its engine when the clocks agree (on the format 4
+// captures 83-100% of each agreeing engine's do); at most alignTried
+// notifications are tested per candidate shift, and at most
+// alignCandidates shifts tried (bounded time on hostile input).
+const (
+	notifyNearPs    = 100_000
+	alignTried      = 256
+	alignCandidates = 4096
+)
+
+// alignEngines moves onto the common clock the instruction events of an
+// engine stamped from a clock of another origin. On both format 4
+// captures the Vector engine's instruction events lie 1.1-1.5 ms after
+// every other event of the capture, while its notification events (code
+// 0x93) agree with the others'; shifted by one constant, its instruction
+// ends meet every one of its notifications within 0.1 us, as the other
+// engines' meet theirs unshifted. An engine is shifted when fewer than
+// half its notifications meet an instruction end as recorded and one
+// shift makes at least 90% meet one; the shift chosen is the one that
+// meets the most, then the one nearest them (it is known to within the
+// spread of the notifications' delays, a few hundred ns).
+func (c *Core) alignEngines() {
+	for e, ev := range c.notified {
+		if len(ev) < 8 {
+			continue
+		}
+		var ends []int64
+		for _, in := range c.Instrs {
+			if in.Engine == e {
+				ends = append(ends, in.End)
+			}
+		}
+		if len(ends) == 0 {
+			continue
+		}
+		sort.Slice(ends, func(i, j int) bool { return ends[i] < ends[j] })
+		ev = append([]int64(nil), ev...)
+		sort.Slice(ev, func(i, j int) bool { return ev[i] < ev[j] })
+		tried := ev[:min(len(ev), alignTried)]
+		meet := func(off int64) (n int, dist int64) {
+			for _, t := range tried {
+				i := sort.Search(len(ends), func(i int) bool { return ends[i]+off >= t })
+				d := int64(1<<63 - 1)
+				for _, j := range []int{i - 1, i} {
+					if j >= 0 && j < len(ends) {
+						d = min(d, abs64(ends[j]+off-t))
+					}
+				}
+				if d <= notifyNearPs {
+					n++
+					dist += d
+				}
+			}
+			return n, dist
+		}
+		if n0, _ := meet(0); 2*n0 >= len(tried) {
+			continue
+		}
+		best, bestN, bestD := int64(0), -1, int64(0)
+		for k, x := range ends {
+			if k >= alignCandidates {
+				break
+			}
+			off := tried[0] - x
+			if n, d := meet(off); n > bestN || n == bestN && d < bestD {
+				best, bestN, bestD = off, n, d
+			}
+		}
+		if 10*bestN < 9*len(tried) {
+			continue
+		}
+		for i := range c.Instrs {
+			if c.Instrs[i].Engine == e {
+				c.Instrs[i].Start += best
+				c.Instrs[i].End += best
+			}
+		}
+		if c.ClockShiftPs == nil {
+			c.ClockShiftPs = map[int]int64{}
+		}
+		c.ClockShiftPs[e] = best
+	}
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // format4DMAPsPerTick is the unit of format 4's DMA event timestamps: a
@@ -551,6 +668,7 @@ func (c *Core) decode(r Region, recs []byte) {
 		c.decodeInstrs(recs)
 	case r.Kind == RegionNotifications && r.Sub == 0:
 		c.Notifications += len(recs) / RecordSize
+		c.decodeNotifications(recs)
 	case r.Kind == RegionDMA && r.Sub == 1:
 		c.decodeDMA(recs)
 	default:

@@ -19,6 +19,7 @@ type synth struct {
 	memory   []uint64
 	instrs   [][]byte // instruction records
 	dma      [][]byte // DMA records
+	notes    [][]byte // notification records
 }
 
 func pbField(num int, wire int, payload []byte) []byte {
@@ -56,16 +57,16 @@ func (s synth) bytes() []byte {
 	for i, m := range s.memory {
 		core = append(core, pbField(11, 2, append(pbVint(1, uint64(i)), pbVint(2, m)...))...)
 	}
-	ins, dma := bytes.Join(s.instrs, nil), bytes.Join(s.dma, nil)
+	ins, dma, nts := bytes.Join(s.instrs, nil), bytes.Join(s.dma, nil), bytes.Join(s.notes, nil)
 	top := bytes.Join([][]byte{pbField(1, 2, []byte("file.neff")), pbField(4, 2, pbField(4, 2, pbField(1, 2, core))),
-		pbField(9, 2, []byte(s.instance)), region(0, 0, 0, len(ins)), region(4, 1, len(ins), len(dma))}, nil)
+		pbField(9, 2, []byte(s.instance)), region(0, 0, 0, len(ins)), region(4, 1, len(ins), len(dma)), region(1, 0, len(ins)+len(dma), len(nts))}, nil)
 	if s.window != [2]uint64{} {
 		top = append(top, pbField(15, 2, append(pbVint(2, s.window[0]), pbVint(3, s.window[1])...))...)
 	}
 	out := make([]byte, HeaderSize)
 	out[0] = s.format
 	binary.LittleEndian.PutUint32(out[1:], uint32(len(top)))
-	return bytes.Join([][]byte{out, top, ins, dma}, nil)
+	return bytes.Join([][]byte{out, top, ins, dma, nts}, nil)
 }
 
 func summarizeSynth(t *testing.T, s synth) (*Profile, *Summary) {
@@ -168,5 +169,43 @@ func TestFormat4(t *testing.T) {
 	p, _ = summarizeSynth(t, s)
 	if pk := p.Cores[0].Packets[0]; pk.Start != 1000 {
 		t.Errorf("format 6 packet at %d ps, want 1000", pk.Start)
+	}
+}
+
+// Format 4 stamps one engine's instruction events (the Vector engine's on
+// both shared captures) from a clock of another origin; its notification
+// events keep the common clock, and the reader moves the engine's
+// instructions onto it. An engine whose instructions agree with its
+// notifications is left alone.
+func TestFormat4EngineClockAligned(t *testing.T) {
+	const skew = 1_460_000_000 // ps, the Vector clock's lead
+	s := synth{format: 4, instance: "trn1.2xlarge", totalPs: 10_000_000}
+	for i := uint64(0); i < 10; i++ {
+		t0 := 1_000_000 + i*500_000
+		// Tensor (code 0x84) and Vector (0x90) run the same instruction
+		// at the same time; Vector's events carry the skew.
+		s.instrs = append(s.instrs, record(byte(i), 0, 0x84, 0, t0), record(byte(i), 0, 0x85, 0, t0+200_000),
+			record(byte(i), 0, 0x90, 0, t0+skew), record(byte(i), 0, 0x91, 0, t0+skew+200_000))
+		// Each notifies 30 ns after its instruction ends.
+		s.notes = append(s.notes, record(0, 0, 0x87, 0, t0+230_000), record(0, 0, 0x93, 0, t0+230_000))
+	}
+	p, _ := summarizeSynth(t, s)
+	c := p.Cores[0]
+	if _, ok := c.ClockShiftPs[0]; ok {
+		t.Errorf("Tensor shifted by %d ps though its notifications agree", c.ClockShiftPs[0])
+	}
+	if d := c.ClockShiftPs[3] + skew; d < -notifyNearPs || d > notifyNearPs {
+		t.Fatalf("Vector shifted by %d ps, want -%d", c.ClockShiftPs[3], skew)
+	}
+	for _, in := range c.Instrs {
+		if in.Engine == 3 && (in.Start < 1_000_000-notifyNearPs || in.Start > 6_000_000) {
+			t.Errorf("Vector instruction at %d ps after alignment, outside the Tensor's 1-6 us", in.Start)
+		}
+	}
+	// Format 6 is read as recorded.
+	s.format = 6
+	p, _ = summarizeSynth(t, s)
+	if p.Cores[0].ClockShiftPs != nil {
+		t.Errorf("format 6 engines shifted: %v", p.Cores[0].ClockShiftPs)
 	}
 }

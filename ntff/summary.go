@@ -61,6 +61,9 @@ type CoreStat struct {
 	Engines        []EngineStat `json:"engines"`
 	Queues         []QueueStat  `json:"dma_queues"`
 	Memory         []MemUsage   `json:"memory"`
+	// ClockShiftUs gives, per engine name, how far its instruction events
+	// were moved onto the capture's common clock (Core.ClockShiftPs).
+	ClockShiftUs map[string]float64 `json:"engine_clock_shift_us,omitempty"`
 }
 
 // Summary is what `npukit inspect` prints of a capture. Where
@@ -137,6 +140,12 @@ func Summarize(p *Profile, file string) *Summary {
 	for i := range p.Cores {
 		c := &p.Cores[i]
 		cs := CoreStat{Name: c.Name, Index: c.Index, TotalTimeUs: float64(c.TotalPs) / 1e6, Memory: c.Memory}
+		for e, d := range c.ClockShiftPs {
+			if cs.ClockShiftUs == nil {
+				cs.ClockShiftUs = map[string]float64{}
+			}
+			cs.ClockShiftUs[EngineName(e)] = float64(d) / 1e6
+		}
 		if how != WholeCapture {
 			if f, l, ok := c.KernelSpan(start, end); ok {
 				cs.KernelUs = float64(l-f) / 1e6
@@ -311,6 +320,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 		}
 		tw.Flush()
 		writeNotes(w, "times", "engine", notes)
+		for _, e := range Engines {
+			if d, ok := c.ClockShiftUs[e]; ok {
+				fmt.Fprintf(w, "  - %s instruction events moved by %s onto the capture's clock: the capture stamps them from a clock of another origin (aligned on the engine's notifications, to within a few hundred ns)\n", e, humanize.Micros(d))
+			}
+		}
 		if len(c.Queues) > 0 {
 			notes = nil
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
