@@ -157,7 +157,7 @@ type Params struct {
 	LinkGBps   float64 `json:"link_gb_per_s"`
 	HopLatency int64   `json:"hop_latency_cycles"`
 	// Source says where the assumptions a user can change came from:
-	// "default", "from the file name's bw8, 8 GiB/s", "--dram-bw" (audit item 7: the
+	// "default", "from the file name's bw8", "--dram-bw" (audit item 7: the
 	// DRAM bandwidth changed with the file name and nothing said so).
 	Source Sources `json:"source"`
 }
@@ -216,7 +216,7 @@ func BandwidthFromName(path string) (float64, bool) {
 }
 
 // bandwidthFromName is BandwidthFromName and where it was read: "from the
-// file name's bw8, 8 GiB/s".
+// file name's bw8" (N GiB/s, printed in GB/s like every bandwidth).
 func bandwidthFromName(path string) (float64, string, bool) {
 	m := bwName.FindStringSubmatch(filepath.Base(path))
 	if m == nil {
@@ -226,7 +226,7 @@ func bandwidthFromName(path string) (float64, string, bool) {
 	if err != nil || v <= 0 {
 		return 0, "", false
 	}
-	return v * GiBps, fmt.Sprintf("from the file name's %s, %s GiB/s", strings.Trim(m[0], "_.-"), m[1]), true
+	return v * GiBps, "from the file name's " + strings.Trim(m[0], "_.-"), true
 }
 
 // ForName is Default with the DRAM bandwidth the file name carries

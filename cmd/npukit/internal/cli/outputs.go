@@ -52,7 +52,11 @@ func documentOutputs(c *cobra.Command) {
 		if f == nil {
 			continue
 		}
-		named = append(named, "--"+name)
+		if name == "output" {
+			named = append(named, "-o")
+		} else {
+			named = append(named, "--"+name)
+		}
 		if strings.HasSuffix(f.Usage, replacedNote) || strings.HasSuffix(f.Usage, forceNote) {
 			continue
 		}

@@ -219,8 +219,8 @@ func TestGeminiSimSaysWhereAssumptionsCameFrom(t *testing.T) {
 	}{
 		{plain, nil, []string{"DRAM 17.2 GB/s (default: no bwN in the file name;", "clock 1 GHz (default)"},
 			map[string]string{"dram_gb_per_s": "default: no bwN in the file name"}, "default"},
-		{bw8, nil, []string{"DRAM 8.6 GB/s (from the file name's bw8, 8 GiB/s;", "prefetch snapshot (default)"},
-			map[string]string{"dram_gb_per_s": "from the file name's bw8, 8 GiB/s"}, "default"},
+		{bw8, nil, []string{"DRAM 8.6 GB/s (from the file name's bw8;", "prefetch snapshot (default)"},
+			map[string]string{"dram_gb_per_s": "from the file name's bw8"}, "default"},
 		{bw8, []string{"--dram-bw", "20", "--clock", "2", "--link-bw", "30", "--hop-latency", "5", "--prefetch", "hazard"},
 			[]string{"DRAM 20.0 GB/s (--dram-bw;", "clock 2 GHz (--clock)", "NoC links 30.0 GB/s (--link-bw)", "5 cycles per hop (--hop-latency)", "prefetch hazard (--prefetch)"},
 			map[string]string{"dram_gb_per_s": "--dram-bw", "core_ghz": "--clock", "link_gb_per_s": "--link-bw", "hop_latency_cycles": "--hop-latency", "prefetch": "--prefetch"}, ""},
