@@ -51,7 +51,7 @@ func EffectiveLinks() []dmaplan.EffectiveLink {
 			if !ok {
 				i = len(out)
 				at[h.LinkMBps] = i
-				out = append(out, dmaplan.EffectiveLink{Link: l.Name, BytesPerSec: h.LinkMBps * 1e6})
+				out = append(out, dmaplan.EffectiveLink{Link: l.Name, GBps: h.LinkMBps / 1e3})
 			}
 			out[i].Hosts = append(out[i].Hosts, h.Name)
 		}

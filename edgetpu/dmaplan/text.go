@@ -36,9 +36,10 @@ type Listing struct {
 // EffectiveLink is an effective rate of a link, what the host classes
 // named achieve (the latency model's rate, edgetpu.HostClass).
 type EffectiveLink struct {
-	Link        string   `json:"link"`
-	BytesPerSec float64  `json:"bytes_per_s"`
-	Hosts       []string `json:"host_classes"`
+	Link string `json:"link"`
+	// GBps is the rate in GB/s (10^9 bytes per second).
+	GBps  float64  `json:"effective_gb_per_s"`
+	Hosts []string `json:"host_classes"`
 }
 
 // PackagePlan is the plan of one package of one Edge TPU operator.
@@ -106,9 +107,9 @@ func writeTotals(w io.Writer, title string, t Totals, links []Link, eff []Effect
 		fmt.Fprintf(w, "  lower bound over %s (raw %.3g GB/s): %.1f us", l.Name, l.BitsPerSec/8e9, t.LowerBoundUs[l.Name])
 		sep, what := "; sim:", " effective"
 		for _, e := range eff {
-			if e.Link == l.Name && e.BytesPerSec > 0 {
-				us := float64(t.HostToDevice+t.DeviceToHost) / e.BytesPerSec * 1e6
-				fmt.Fprintf(w, "%s %.1f us at %.3g GB/s%s (%s)", sep, us, e.BytesPerSec/1e9, what, strings.Join(e.Hosts, ", "))
+			if e.Link == l.Name && e.GBps > 0 {
+				us := float64(t.HostToDevice+t.DeviceToHost) / (e.GBps * 1e3)
+				fmt.Fprintf(w, "%s %.1f us at %.3g GB/s%s (%s)", sep, us, e.GBps, what, strings.Join(e.Hosts, ", "))
 				sep, what = ",", ""
 			}
 		}
