@@ -10,7 +10,8 @@ import (
 
 // An uncompiled TFLite model and its compiled Edge TPU twin are one model
 // before and after edgetpu_compiler: diff compares them (what moved to the
-// Edge TPU) instead of refusing two kinds; other kinds stay apart.
+// Edge TPU) and report puts them on one page instead of refusing two kinds;
+// other kinds stay apart.
 func TestDiffUncompiledWithCompiled(t *testing.T) {
 	compiled := edgetpu.Synthetic(edgetpu.DemoSpec())
 	cb, err := edgetpu.Write(compiled)
@@ -44,11 +45,21 @@ func TestDiffUncompiledWithCompiled(t *testing.T) {
 			t.Errorf("diff %s %s: identical %v, err %v", pair[0].Name, pair[1].Name, identical, err)
 		}
 	}
+	// report takes the two as well (one page for the model before and
+	// after compiling); it refused them as two kinds.
+	for _, pair := range [][]*npukit.Artifact{{a, b}, {b, a}} {
+		if _, err := npukit.Report(pair, nil); err != nil {
+			t.Errorf("report %s %s: %v", pair[0].Name, pair[1].Name, err)
+		}
+	}
 	c, err := npukit.OpenBytes("problem.csv", []byte("id,lower,upper,size\n0,0,10,4\n1,5,15,8\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if npukit.Comparable(a, c) || npukit.Comparable(c, b) {
 		t.Errorf("a TFLite model and a %s are comparable", c.Kind)
+	}
+	if _, err := npukit.Report([]*npukit.Artifact{a, c}, nil); err == nil {
+		t.Errorf("report of a TFLite model and a %s", c.Kind)
 	}
 }

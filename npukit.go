@@ -288,7 +288,7 @@ func Report(as []*Artifact, o *Options) (*report.Page, error) {
 		return nil, errors.New("report: no artifact")
 	}
 	for _, a := range as[1:] {
-		if a.Kind != as[0].Kind {
+		if !Comparable(as[0], a) {
 			return nil, fmt.Errorf("report takes artifacts of one kind: %s is %s, %s is %s", as[0].Name, as[0].Describe(), a.Name, a.Describe())
 		}
 	}

@@ -30,7 +30,7 @@ func newReportCmd(env *Env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if len(as) > 0 && a.Kind != as[0].Kind {
+				if len(as) > 0 && !npukit.Comparable(as[0], a) {
 					return usageErr("report takes files of one kind: %s is %s, %s is %s", as[0].Name, as[0].Describe(), path, a.Describe())
 				}
 				as = append(as, a)
