@@ -36,6 +36,8 @@ func newInspectCmd(env *Env) *cobra.Command {
 					e.Kind, e.Variant = a.Kind, a.Variant
 					if e.Result, err = a.Inspect(o); err != nil {
 						err = libErr(path, err)
+					} else {
+						e.Result = npukit.WithCheckNote(e.Result, a, o)
 					}
 				}
 				if err != nil {

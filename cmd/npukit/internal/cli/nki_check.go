@@ -126,7 +126,11 @@ func newNkiSimCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return usageErr("%s: %v", name, err)
 			}
-			return render(env, r.Summary())
+			var out Output = r.Summary()
+			if n := ck.Report.Count(diag.Error); n > 0 {
+				out = &npukit.CheckNoted{Output: out, File: name, Errors: n, Run: "`npukit nki check` with the same arguments"}
+			}
+			return render(env, out)
 		},
 	}
 	f.bind(cmd)

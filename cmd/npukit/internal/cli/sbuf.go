@@ -108,7 +108,11 @@ func newSbufSimCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return usageErr("%s: %v", args[0], err)
 			}
-			return render(env, r.Summary())
+			var out Output = r.Summary()
+			if a, err := npukit.Open(args[0]); err == nil {
+				out = npukit.WithCheckNote(out, a, nil)
+			}
+			return render(env, out)
 		},
 	}
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write a Perfetto-compatible trace JSON to this file")

@@ -41,7 +41,7 @@ func newSimCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return libErr(args[0], err)
 			}
-			return render(env, out)
+			return render(env, npukit.WithCheckNote(out, a, o))
 		},
 	}
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write a Perfetto-compatible trace JSON to this file")
