@@ -257,7 +257,7 @@ func sbufSim(w io.Writer, path, _ string, _ *npukit.Options) error {
 	if a < b {
 		verdict = fmt.Sprintf("%.2fx faster: DMA transfers overlap the compute of earlier tiles", b/a)
 	}
-	fmt.Fprintf(w, "%.3f us as written vs %.3f us with one tile (%s); one-tile plan checks with %s\n", a/1e6, b/1e6, verdict, rep.Summary())
+	fmt.Fprintf(w, "%s as written vs %s with one tile (kernel bodies; %s); one-tile plan checks with %s\n", humanize.Micros(a/1e6), humanize.Micros(b/1e6), verdict, rep.Summary())
 	fmt.Fprintf(w, "Perfetto trace: %s\n", tr)
 	return nil
 }
