@@ -8,10 +8,10 @@ import "testing"
 func TestKeepUnits(t *testing.T) {
 	for in, want := range map[string]string{
 		"Alone in its group: 3.4 MiB of 8.0 MiB SRAM.": "Alone in its group: 3.4\u00a0MiB of 8.0\u00a0MiB SRAM.",
-		"0 errors, 1 warning":                           "0 errors, 1 warning",
-		"at 0.47 GB/s, 12 us (50 %)":                    "at 0.47\u00a0GB/s, 12\u00a0us (50\u00a0%)",
-		"3 B":                                           "3\u00a0B",
-		"op 5 Bar":                                      "op 5 Bar",
+		"0 errors, 1 warning":                          "0 errors, 1 warning",
+		"at 0.47 GB/s, 12 us (50 %)":                   "at 0.47\u00a0GB/s, 12\u00a0us (50\u00a0%)",
+		"3 B":                                          "3\u00a0B",
+		"op 5 Bar":                                     "op 5 Bar",
 	} {
 		if got := keepUnits(in); got != want {
 			t.Errorf("keepUnits(%q) = %q, want %q", in, got, want)
