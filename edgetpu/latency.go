@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -238,13 +239,14 @@ type Latency struct {
 	// shows its longest operators and says how many it left out.
 	AllParts bool `json:"-"`
 
-	tpuOps int // Edge TPU operators added so far
+	tpuOps    int // Edge TPU operators added so far
+	legacyOps int // operators holding a compiler 1.x executable (not loadable, not timed)
 }
 
 func (l *Latency) add(p LatencyPart) { l.Parts = append(l.Parts, p) }
 
 func (l *Latency) finish() {
-	if !l.UsesEdgeTPU {
+	if !l.UsesEdgeTPU && l.legacyOps == 0 {
 		how := "compile it with edgetpu_compiler to use the accelerator"
 		if l.FloatCPUOps > 0 {
 			how = "the Edge TPU runs 8-bit quantized operators only: quantize the model, then compile it with edgetpu_compiler (npukit edgetpu plan predicts what maps)"
@@ -388,7 +390,7 @@ const customNsPerElem = 6.0
 // and inputs the compute) or a plain TFLite model (every operator on the
 // CPU).
 func EstimateModel(m *Model, h HostClass, o LatencyOptions) (*Latency, error) {
-	l := &Latency{Host: h, Source: "compiled", UsesEdgeTPU: len(m.Ops) > 0}
+	l := &Latency{Host: h, Source: "compiled", UsesEdgeTPU: slices.ContainsFunc(m.Ops, func(c *CustomOp) bool { return len(c.Packages) > 0 })}
 	l.addInvocation(o)
 	if other := o.AlternateWith; other != nil && l.UsesEdgeTPU {
 		a, b := cacheToken(m), cacheToken(other)
@@ -456,6 +458,10 @@ func (l *Latency) addCPU(t *tflite.Model, sg *tflite.Subgraph, oi int, h HostCla
 // plan, compute from the parameters and input pixels.
 func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int) error {
 	if len(c.Packages) == 0 {
+		if c.Options.LegacyExecutable > 0 {
+			l.legacyOps++
+			l.Notes = append(l.Notes, fmt.Sprintf("operator %d holds a bare Edge TPU compiler 1.x executable, which current runtimes refuse to load (npukit check: %s): its Edge TPU time is not estimated and not in the total; recompile the model with a current edgetpu_compiler", oi, RuleLegacyExecutable))
+		}
 		return nil
 	}
 	p := c.Packages[0]

@@ -2,6 +2,7 @@ package edgetpu
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +66,37 @@ func TestLegacyExecutableOnlyOldSerialisation(t *testing.T) {
 	}
 	if _, err := Read(legacyModel(t, nil, true)); err == nil {
 		t.Error("a bare executable with key \"6\" was read")
+	}
+}
+
+// sim of a compiler 1.x model does not charge an Edge TPU run for an
+// operator the runtime refuses to load: no invocation, and a note that
+// says its time is not estimated and why.
+func TestLegacyExecutableLatency(t *testing.T) {
+	m, err := Read(legacyModel(t, nil, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := HostByName("desktop-usb3")
+	l, err := EstimateModel(m, h, LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range l.Parts {
+		if p.Kind == PartInvoke {
+			t.Errorf("an Edge TPU invocation is charged for a model whose executable no runtime loads: %+v", p)
+		}
+	}
+	var said bool
+	for _, n := range l.Notes {
+		if strings.Contains(n, "compiler 1.x") && strings.Contains(n, "not estimated") {
+			said = true
+		}
+		if strings.Contains(n, "no Edge TPU work") {
+			t.Errorf("note claims every operator runs on the CPU: %s", n)
+		}
+	}
+	if !said {
+		t.Errorf("no note says the legacy operator is not timed: %q", l.Notes)
 	}
 }
