@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/npukit/npukit/internal/humanize"
 )
 
 // Series names a category of marks (a segment kind, a task class).
@@ -326,8 +328,111 @@ type Timeline struct {
 	Tracks  []Track
 	Unit    Unit
 	XLabel  string
-	// MaxMarks bounds the rectangles drawn (0 = 15000), about 2.5 MB of page.
+	// MaxMarks bounds the rectangles drawn (0 = DefaultMaxMarks), about
+	// 160 bytes of page each.
 	MaxMarks int
+	// Exact names where every span is when some are merged (e.g. "the
+	// --trace Perfetto export of `npukit sim`"); empty: a generic text.
+	Exact string
+}
+
+// DefaultMaxMarks bounds a timeline's marks when Timeline.MaxMarks is 0:
+// about 1 MB of page, some 5 marks per pixel column of a 1200 px chart,
+// more than a screen shows without zoom.
+const DefaultMaxMarks = 6000
+
+// timelineMark is one drawn rectangle of a timeline: a span or a run of
+// merged spans.
+type timelineMark struct {
+	Span
+	merged int       // spans drawn by this mark
+	mix    []float64 // time per series slot of a merged run
+}
+
+// timelineMarks merges each track's spans into at most maxMarks marks in
+// all: spans narrower than a resolution are merged with the spans that
+// follow them within that resolution, and the resolution (starting at the
+// width that gives each track its share of maxMarks) grows until the
+// marks fit. Should wide overlapping spans alone exceed the bound, the
+// later ones of the busiest tracks are not drawn. It returns the marks per
+// track and the number of spans in.
+func timelineMarks(c *Timeline, x func(float64) float64, pw float64, maxMarks int) ([][]timelineMark, int) {
+	total := 0
+	sorted := make([][]Span, len(c.Tracks))
+	for i, t := range c.Tracks {
+		total += len(t.Spans)
+		sorted[i] = append([]Span(nil), t.Spans...)
+		sort.SliceStable(sorted[i], func(a, b int) bool { return sorted[i][a].Start < sorted[i][b].Start })
+	}
+	count := func(minW float64) int {
+		n := 0
+		for _, spans := range sorted {
+			for j := 0; j < len(spans); j++ {
+				sp := spans[j]
+				if minW > 0 && x(sp.End)-x(sp.Start) < minW {
+					end := sp.End
+					for j+1 < len(spans) && x(math.Max(end, spans[j+1].End))-x(sp.Start) < minW {
+						j++
+						end = math.Max(end, spans[j].End)
+					}
+				}
+				n++
+			}
+		}
+		return n
+	}
+	minW := 0.0
+	capped := false
+	if total > maxMarks {
+		minW = pw / float64(maxMarks+1)
+		n := count(minW)
+		for n > maxMarks && minW < 4*pw {
+			minW *= 1.25
+			n = count(minW)
+		}
+		capped = n > maxMarks
+	}
+	out := make([][]timelineMark, len(c.Tracks))
+	// The share of the bound each track may draw should the merging not
+	// reach it (wide overlapping spans).
+	left := maxMarks
+	for i, spans := range sorted {
+		share := len(spans)
+		if capped {
+			share = left / (len(c.Tracks) - i)
+		}
+		for j := 0; j < len(spans) && len(out[i]) < share; j++ {
+			m := timelineMark{Span: spans[j], merged: 1}
+			if minW > 0 && x(m.End)-x(m.Start) < minW {
+				// Spans narrower than the resolution are drawn as one mark
+				// per minW of time whatever their series (alternating
+				// series, e.g. compute and stall, would otherwise never
+				// merge), coloured by the series holding most of the time.
+				for j+1 < len(spans) && x(math.Max(m.End, spans[j+1].End))-x(m.Start) < minW {
+					if m.mix == nil {
+						m.mix = make([]float64, len(c.Series)+1)
+						m.mix[seriesSlot(c.Series, m.Series)] += m.End - m.Start
+					}
+					j++
+					m.mix[seriesSlot(c.Series, spans[j].Series)] += spans[j].End - spans[j].Start
+					m.End = math.Max(m.End, spans[j].End)
+					m.merged++
+				}
+				if m.mix != nil {
+					best := 0
+					for k, v := range m.mix {
+						if v > m.mix[best] {
+							best = k
+						}
+					}
+					m.Series = best - 1
+				}
+			}
+			out[i] = append(out[i], m)
+		}
+		left -= len(out[i])
+	}
+	return out, total
 }
 
 func (c *Timeline) html() (template.HTML, error) {
@@ -358,18 +463,10 @@ func (c *Timeline) html() (template.HTML, error) {
 	p.h = p.top + p.bottom + float64(len(c.Tracks))*(rowH+4)
 	x := func(v float64) float64 { return p.left + (v-lo)/(hi-lo)*p.pw() }
 	maxMarks := c.MaxMarks
-	if maxMarks == 0 {
-		maxMarks = 15000
+	if maxMarks <= 0 {
+		maxMarks = DefaultMaxMarks
 	}
-	total := 0
-	for _, t := range c.Tracks {
-		total += len(t.Spans)
-	}
-	// Resolution below which adjacent spans of one series are merged.
-	minW := 0.0
-	if total > maxMarks {
-		minW = p.pw() / float64(maxMarks/len(c.Tracks)+1)
-	}
+	tracks, spansIn := timelineMarks(c, x, p.pw(), maxMarks)
 	var s strings.Builder
 	fmt.Fprintf(&s, `<figure><svg class="chart timeline zoomable" data-plot-left="%s" viewBox="0 0 %s %s" width="%s" role="img" aria-label="%s">`, f1(p.left), f1(p.w), f1(p.h), f1(p.w), esc(c.Caption))
 	ticks := niceTicks(lo, hi, 8, c.Unit)
@@ -387,44 +484,15 @@ func (c *Timeline) html() (template.HTML, error) {
 	for i, t := range c.Tracks {
 		y := p.top + float64(i)*(rowH+4)
 		svgText(&s, fmt.Sprintf(`x="%s" y="%s" text-anchor="end"`, f1(p.left-6), f1(y+rowH/2+4)), shown[i], t.Name)
-		spans := append([]Span(nil), t.Spans...)
-		sort.SliceStable(spans, func(a, b int) bool { return spans[a].Start < spans[b].Start })
-		for j := 0; j < len(spans); j++ {
-			sp := spans[j]
-			merged := 1
-			var mix []float64 // time per series slot of a merged group
-			if minW > 0 && x(sp.End)-x(sp.Start) < minW {
-				// Spans narrower than the resolution are drawn as one mark
-				// per minW of time whatever their series (alternating
-				// series, e.g. compute and stall, would otherwise never
-				// merge), coloured by the series holding most of the time.
-				for j+1 < len(spans) && x(spans[j+1].End)-x(sp.Start) < minW {
-					if mix == nil {
-						mix = make([]float64, len(c.Series)+1)
-						mix[seriesSlot(c.Series, sp.Series)] += sp.End - sp.Start
-					}
-					j++
-					mix[seriesSlot(c.Series, spans[j].Series)] += spans[j].End - spans[j].Start
-					sp.End = math.Max(sp.End, spans[j].End)
-					merged++
-				}
-				if mix != nil {
-					best := 0
-					for k, v := range mix {
-						if v > mix[best] {
-							best = k
-						}
-					}
-					sp.Series = best - 1
-				}
-			}
+		for _, m := range tracks[i] {
+			sp := m.Span
 			name := ""
 			if sp.Series >= 0 && sp.Series < len(c.Series) {
 				name = c.Series[sp.Series].Name
 			}
 			tip := fmt.Sprintf("%s\n%s: %s .. %s (%s)", sp.Label, name, c.Unit.Format(sp.Start), c.Unit.Format(sp.End), c.Unit.Format(sp.End-sp.Start))
-			if merged > 1 {
-				tip = fmt.Sprintf("%d spans merged at this zoom: %s\n%s .. %s", merged, mixText(c.Series, mix), c.Unit.Format(sp.Start), c.Unit.Format(sp.End))
+			if m.merged > 1 {
+				tip = fmt.Sprintf("%d spans merged at this zoom: %s\n%s .. %s", m.merged, mixText(c.Series, m.mix), c.Unit.Format(sp.Start), c.Unit.Format(sp.End))
 			} else if sp.Tip != "" {
 				tip += "\n" + sp.Tip
 			}
@@ -437,6 +505,25 @@ func (c *Timeline) html() (template.HTML, error) {
 	s.WriteString(`</svg>`)
 	s.WriteString(legend(c.Series))
 	s.WriteString(`<p class="zoom-hint">Mouse wheel over the chart zooms the time axis; double click resets.</p>`)
+	drawn, covered := 0, 0
+	for _, t := range tracks {
+		drawn += len(t)
+		for _, m := range t {
+			covered += m.merged
+		}
+	}
+	if drawn < spansIn {
+		exact := c.Exact
+		if exact == "" {
+			exact = "the --trace Perfetto export of sim"
+		}
+		more := ""
+		if covered < spansIn {
+			more = fmt.Sprintf("; %s more not drawn", humanize.Count(int64(spansIn-covered)))
+		}
+		fmt.Fprintf(&s, `<p class="zoom-hint chart-bound">%s spans drawn as %s marks (at most %s on this chart): spans narrower than a few pixels at the page's width are merged into runs%s; every span is in %s.</p>`,
+			esc(humanize.Count(int64(spansIn))), esc(humanize.Count(int64(drawn))), esc(humanize.Count(int64(maxMarks))), esc(more), esc(exact))
+	}
 	if c.Caption != "" {
 		fmt.Fprintf(&s, `<figcaption>%s</figcaption>`, esc(c.Caption))
 	}
@@ -522,6 +609,131 @@ type RectMap struct {
 	// LabelRects writes each rectangle's Label on it where it fits and
 	// does not cover another label (at most maxRectLabels).
 	LabelRects bool
+	// MaxRects bounds the rectangles drawn (0 = DefaultMaxRects), about
+	// 250 bytes of page each: beyond it, rectangles smaller than a cell of
+	// a few pixels are drawn as one mark per cell.
+	MaxRects int
+}
+
+// DefaultMaxRects bounds a rectangle map's marks when RectMap.MaxRects is
+// 0: about 0.75 MB of page.
+const DefaultMaxRects = 3000
+
+// rectMark is one drawn rectangle of a RectMap: a rectangle (rect >= 0)
+// or the rectangles merged into one cell (rect < 0).
+type rectMark struct {
+	bx, by, bw, bh float64 // screen box
+	x0, x1, y0, y1 float64 // data box
+	series         int
+	rect           int       // index in Rects, or -1 for a cell
+	first          int       // index of the first rectangle drawn by it
+	merged         int       // rectangles drawn by it
+	mix            []float64 // screen area per series slot of a cell
+}
+
+// rectMarks turns the rectangles into at most maxRects marks: when there
+// are more, rectangles narrower than a cell are merged per cell (a column
+// of their centre and a band of their rows), the cell growing until the
+// marks fit; should the rectangles still exceed the bound, the smallest
+// marks are not drawn.
+// It returns the marks in drawing order and the rectangles not drawn.
+func rectMarks(c *RectMap, box func(ax0, ax1, ay0, ay1 float64) (bx, by, bw, bh float64), pw, ph float64, maxRects int) ([]rectMark, int) {
+	marks := make([]rectMark, 0, min(len(c.Rects), maxRects+1))
+	single := func(i int) rectMark {
+		r := c.Rects[i]
+		bx, by, bw, bh := box(r.X0, r.X1, r.Y0, r.Y1)
+		return rectMark{bx, by, bw, bh, r.X0, r.X1, r.Y0, r.Y1, r.Series, i, i, 1, nil}
+	}
+	if len(c.Rects) <= maxRects {
+		for i := range c.Rects {
+			marks = append(marks, single(i))
+		}
+		return marks, 0
+	}
+	// A cell is a column of cw px and a band of rows from one multiple
+	// of ch px to another: rectangles narrower than a cell at one address
+	// band merge into a run across x (time) first; the band grows only
+	// once a column spans the plot.
+	type key struct{ x, y0, y1 int }
+	screen := make([][4]float64, len(c.Rects))
+	for i, r := range c.Rects {
+		bx, by, bw, bh := box(r.X0, r.X1, r.Y0, r.Y1)
+		screen[i] = [4]float64{bx, by, bw, bh}
+	}
+	cellOf := func(b [4]float64, cw, ch float64) key {
+		return key{int(math.Floor((b[0] + b[2]/2) / cw)), int(math.Floor(b[1] / ch)), int(math.Floor((b[1] + b[3]) / ch))}
+	}
+	small := func(b [4]float64, cw, ch float64) bool { return b[2] < cw && (ch <= 1 || b[3] < ch) }
+	cw, ch := 2.0, 1.0
+	for {
+		cells := map[key]bool{}
+		large := 0
+		for _, b := range screen {
+			if small(b, cw, ch) {
+				cells[cellOf(b, cw, ch)] = true
+			} else {
+				large++
+			}
+		}
+		if large+len(cells) <= maxRects || ch > ph {
+			break
+		}
+		if cw < pw {
+			cw *= 1.5
+		} else {
+			ch *= 1.5
+		}
+	}
+	cellIdx := map[key]int{}
+	for i, b := range screen {
+		if !small(b, cw, ch) {
+			marks = append(marks, single(i))
+			continue
+		}
+		r := c.Rects[i]
+		k := cellOf(b, cw, ch)
+		j, ok := cellIdx[k]
+		if !ok {
+			j = len(marks)
+			cellIdx[k] = j
+			marks = append(marks, rectMark{x0: r.X0, x1: r.X1, y0: r.Y0, y1: r.Y1, bx: b[0], by: b[1], bw: b[2], bh: b[3],
+				rect: -1, first: i, mix: make([]float64, len(c.Series)+1)})
+		}
+		m := &marks[j]
+		m.merged++
+		m.mix[seriesSlot(c.Series, r.Series)] += math.Max(b[2]*b[3], 1e-9)
+		m.x0, m.x1, m.y0, m.y1 = math.Min(m.x0, r.X0), math.Max(m.x1, r.X1), math.Min(m.y0, r.Y0), math.Max(m.y1, r.Y1)
+		bx1, by1 := math.Max(m.bx+m.bw, b[0]+b[2]), math.Max(m.by+m.bh, b[1]+b[3])
+		m.bx, m.by = math.Min(m.bx, b[0]), math.Min(m.by, b[1])
+		m.bw, m.bh = bx1-m.bx, by1-m.by
+	}
+	for i := range marks {
+		m := &marks[i]
+		if m.rect >= 0 {
+			continue
+		}
+		if m.merged == 1 {
+			*m = single(m.first)
+			continue
+		}
+		best := 0
+		for k, v := range m.mix {
+			if v > m.mix[best] {
+				best = k
+			}
+		}
+		m.series = best - 1
+	}
+	notDrawn := 0
+	if len(marks) > maxRects {
+		sort.SliceStable(marks, func(a, b int) bool { return marks[a].bw*marks[a].bh > marks[b].bw*marks[b].bh })
+		for _, m := range marks[maxRects:] {
+			notDrawn += m.merged
+		}
+		marks = marks[:maxRects]
+		sort.SliceStable(marks, func(a, b int) bool { return marks[a].first < marks[b].first })
+	}
+	return marks, notDrawn
 }
 
 // maxRectLabels bounds the labels LabelRects draws.
@@ -590,21 +802,35 @@ func (c *RectMap) html() (template.HTML, error) {
 	}
 	fmt.Fprintf(&s, `<text class="axis-title" data-axis="x"%s x="%s" y="%s" text-anchor="middle">%s</text>`, integralAttr(xwhole, xs), f1(p.left+p.pw()/2), f1(p.h-6), esc(xs.title(c.XLabel)))
 	fmt.Fprintf(&s, `<text class="axis-title" data-axis="y"%s transform="translate(12,%s) rotate(-90)" text-anchor="middle">%s</text></g>`, integralAttr(ywhole, ys), f1(p.top+p.ph()/2), esc(ys.title(c.YLabel)))
-	for _, r := range c.Rects {
-		tip := fmt.Sprintf("%s\n%s: %s .. %s\n%s: %s .. %s (%s)", r.Label, c.XLabel, c.XUnit.Format(r.X0), c.XUnit.Format(r.X1), c.YLabel, c.YUnit.Format(r.Y0), c.YUnit.Format(r.Y1), c.YUnit.Format(r.Y1-r.Y0))
-		if r.Tip != "" {
-			tip += "\n" + r.Tip
+	maxRects := c.MaxRects
+	if maxRects <= 0 {
+		maxRects = DefaultMaxRects
+	}
+	marks, notDrawn := rectMarks(c, box, p.pw(), p.ph(), maxRects)
+	for _, m := range marks {
+		var tip string
+		if m.rect >= 0 {
+			r := c.Rects[m.rect]
+			tip = fmt.Sprintf("%s\n%s: %s .. %s\n%s: %s .. %s (%s)", r.Label, c.XLabel, c.XUnit.Format(r.X0), c.XUnit.Format(r.X1), c.YLabel, c.YUnit.Format(r.Y0), c.YUnit.Format(r.Y1), c.YUnit.Format(r.Y1-r.Y0))
+			if r.Tip != "" {
+				tip += "\n" + r.Tip
+			}
+		} else {
+			tip = fmt.Sprintf("%d rectangles merged at this zoom: %s\n%s: %s .. %s\n%s: %s .. %s", m.merged, mixText(c.Series, m.mix), c.XLabel, c.XUnit.Format(m.x0), c.XUnit.Format(m.x1), c.YLabel, c.YUnit.Format(m.y0), c.YUnit.Format(m.y1))
 		}
-		bx, by, bw, bh := box(r.X0, r.X1, r.Y0, r.Y1)
-		rx, ry, rw, rh := f1(bx), f1(by), f1(math.Max(0.5, bw)), f1(math.Max(0.5, bh))
+		rx, ry, rw, rh := f1(m.bx), f1(m.by), f1(math.Max(0.5, m.bw)), f1(math.Max(0.5, m.bh))
 		fmt.Fprintf(&s, `<rect class="mark" x="%s" y="%s" width="%s" height="%s" fill="%s" fill-opacity="0.85" stroke="#fff" stroke-width="0.3" data-tip="%s"/>`,
-			rx, ry, rw, rh, seriesColor(c.Series, r.Series), esc(tip))
-		overlay(&s, c.Series, r.Series, rx, ry, rw, rh)
+			rx, ry, rw, rh, seriesColor(c.Series, m.series), esc(tip))
+		overlay(&s, c.Series, m.series, rx, ry, rw, rh)
 	}
 	labels := c.Labels
 	if c.LabelRects {
-		for _, r := range c.Rects {
-			labels = append(labels, AreaLabel{X0: r.X0, X1: r.X1, Y0: r.Y0, Y1: r.Y1, Text: r.Label})
+		// Only rectangles drawn as themselves are named on the chart.
+		for _, m := range marks {
+			if m.rect >= 0 {
+				r := c.Rects[m.rect]
+				labels = append(labels, AreaLabel{X0: r.X0, X1: r.X1, Y0: r.Y0, Y1: r.Y1, Text: r.Label})
+			}
 		}
 	}
 	type placed struct{ x0, x1, y0, y1 float64 }
@@ -625,7 +851,7 @@ func (c *RectMap) html() (template.HTML, error) {
 		// Marks of another colour under the label (overlapping tensors in
 		// a memory map, one drawn over the other) would put the name on
 		// what it does not name: such a label is left to the hover text.
-		if mixedUnder(c, box, pl.x0, pl.x1, pl.y0, pl.y1) {
+		if mixedUnder(marks, pl.x0, pl.x1, pl.y0, pl.y1) {
 			continue
 		}
 		taken = append(taken, pl)
@@ -641,6 +867,14 @@ func (c *RectMap) html() (template.HTML, error) {
 	}
 	s.WriteString(`</svg>`)
 	s.WriteString(legend(c.Series))
+	if len(marks) < len(c.Rects) {
+		more := ""
+		if notDrawn > 0 {
+			more = fmt.Sprintf("; %s more not drawn", humanize.Count(int64(notDrawn)))
+		}
+		fmt.Fprintf(&s, `<p class="zoom-hint chart-bound">%s rectangles drawn as %s marks (at most %s on this chart): rectangles smaller than a few pixels are merged per cell, hover a mark for what it holds%s.</p>`,
+			esc(humanize.Count(int64(len(c.Rects)))), esc(humanize.Count(int64(len(marks)))), esc(humanize.Count(int64(maxRects))), esc(more))
+	}
 	if c.Caption != "" {
 		fmt.Fprintf(&s, `<figcaption>%s</figcaption>`, esc(c.Caption))
 	}
@@ -650,17 +884,16 @@ func (c *RectMap) html() (template.HTML, error) {
 
 // mixedUnder reports whether marks of more than one series cover any part
 // of the screen box x0..x1, y0..y1 of a rectangle map.
-func mixedUnder(c *RectMap, box func(ax0, ax1, ay0, ay1 float64) (bx, by, bw, bh float64), x0, x1, y0, y1 float64) bool {
+func mixedUnder(marks []rectMark, x0, x1, y0, y1 float64) bool {
 	series := -1
-	for _, r := range c.Rects {
-		bx, by, bw, bh := box(r.X0, r.X1, r.Y0, r.Y1)
-		if bx >= x1 || bx+bw <= x0 || by >= y1 || by+bh <= y0 {
+	for _, m := range marks {
+		if m.bx >= x1 || m.bx+m.bw <= x0 || m.by >= y1 || m.by+m.bh <= y0 {
 			continue
 		}
-		if series >= 0 && r.Series != series {
+		if series >= 0 && m.series != series {
 			return true
 		}
-		series = r.Series
+		series = m.series
 	}
 	return false
 }

@@ -47,6 +47,11 @@ func neffDMASections(m *neff.Model) []report.Section {
 					humanize.Nanos(res.TotalNs), res.AchievedGBps, res.Params.Engines, len(p.Descriptors))})
 		}
 		for i := range ss {
+			for _, b := range ss[i].Blocks {
+				if t, ok := b.(*report.Timeline); ok {
+					t.Exact = "the Perfetto trace of `npukit sim --trace OUT.json` (ui.perfetto.dev)"
+				}
+			}
 			if len(progs) > 1 {
 				ss[i].ID += "-" + p.Subgraph
 				ss[i].Title += " (" + p.Subgraph + ")"

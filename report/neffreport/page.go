@@ -78,13 +78,16 @@ func Page(files []File) (*report.Page, error) {
 		// The DMA traffic and timeline; section IDs unique per file.
 		secs := neffDMASections(m)
 		prefix := fmt.Sprintf("neff-%d-", i)
-		for _, sec := range secs {
-			sec.ID = prefix + sec.ID
+		for j := range secs {
+			secs[j].ID = prefix + secs[j].ID
 			if len(files) > 1 {
-				sec.Title = name + ": " + sec.Title
+				secs[j].Title = name + ": " + secs[j].Title
 			}
-			page.Sections = append(page.Sections, sec)
 		}
+		// Each file's timelines draw its share of one page-wide budget
+		// (a 30-NEFF page was 45 MB, mostly DMA timelines).
+		report.BoundCharts(secs, report.FileMarks(len(files)))
+		page.Sections = append(page.Sections, secs...)
 		mm := m
 		partFor = append(partFor, struct {
 			file string
