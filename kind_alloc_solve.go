@@ -95,21 +95,21 @@ func (r *AllocResult) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "problem\t%s (%s)\n", r.Problem, humanize.Plural(r.Buffers, "buffer"))
 	fmt.Fprintf(tw, "status\t%s\n", r.Status)
-	fmt.Fprintf(tw, "capacity\t%s (%d bytes)\n", humanize.Bytes(r.Capacity), r.Capacity)
+	fmt.Fprintf(tw, "capacity\t%s (%s bytes)\n", humanize.Bytes(r.Capacity), humanize.Count(r.Capacity))
 	if r.Height > 0 {
-		fmt.Fprintf(tw, "height\t%s (%d bytes)\n", humanize.Bytes(r.Height), r.Height)
+		fmt.Fprintf(tw, "height\t%s (%s bytes)\n", humanize.Bytes(r.Height), humanize.Count(r.Height))
 	}
-	fmt.Fprintf(tw, "peak alive\t%s (%d bytes)\n", humanize.Bytes(r.Peak), r.Peak)
+	fmt.Fprintf(tw, "peak alive\t%s (%s bytes)\n", humanize.Bytes(r.Peak), humanize.Count(r.Peak))
 	if r.Minimized {
 		proof := "proven minimal"
 		if !r.Proven {
 			gap := r.Gap
-			proof = fmt.Sprintf("not proven: the best lower bound is %d; the answer is at most %d bytes (%.2f%%) above the minimum", r.Lower, gap, 100*float64(gap)/float64(max(r.Lower, 1)))
+			proof = fmt.Sprintf("not proven: the best lower bound is %s; the answer is at most %s bytes (%.2f%%) above the minimum", humanize.Count(r.Lower), humanize.Count(gap), 100*float64(gap)/float64(max(r.Lower, 1)))
 		}
 		fmt.Fprintf(tw, "minimal capacity\t%s\n", proof)
 	}
 	if r.BestHeight > 0 {
-		fmt.Fprintf(tw, "best found\t%s (%d bytes, greedy; over the capacity)\n", humanize.Bytes(r.BestHeight), r.BestHeight)
+		fmt.Fprintf(tw, "best found\t%s (%s bytes, greedy; over the capacity)\n", humanize.Bytes(r.BestHeight), humanize.Count(r.BestHeight))
 	}
 	switch {
 	case r.Explored > 0:
@@ -223,7 +223,7 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 	} else {
 		var st alloc.Status
 		if o.Stage != nil {
-			o.Stage(fmt.Sprintf("exact search at capacity %d", p.Capacity))
+			o.Stage(fmt.Sprintf("exact search at capacity %s", humanize.Count(p.Capacity)))
 		}
 		sol, st, err = alloc.Exact(sctx, p, opt)
 		switch st {
@@ -246,7 +246,7 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 			if q := t.HalfOpenEnds(p); q != nil {
 				if pk := alloc.Peak(q); pk <= p.Capacity {
 					res.HalfOpenFits = true
-					res.Message += fmt.Sprintf("; with the `end` column read as half-open (the other convention, which MiniMalloc's own files used for a while) at most %d bytes are alive at once, within the capacity: this file probably uses it; rename the column to `upper` to solve it so", pk)
+					res.Message += fmt.Sprintf("; with the `end` column read as half-open (the other convention, which MiniMalloc's own files used for a while) at most %s bytes are alive at once, within the capacity: this file probably uses it; rename the column to `upper` to solve it so", humanize.Count(pk))
 				}
 			}
 		default:
@@ -278,7 +278,7 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 					res.Message = "the exact search stopped before deciding; a windowed search placed every buffer within the capacity"
 					res.BestHeight = 0
 				} else {
-					res.Message += fmt.Sprintf("; the best placement found needs %d bytes (--capacity %d)", res.BestHeight, res.BestHeight)
+					res.Message += fmt.Sprintf("; the best placement found needs %s bytes (--capacity %d)", humanize.Count(res.BestHeight), res.BestHeight)
 				}
 			}
 			cancel()

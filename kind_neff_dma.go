@@ -107,16 +107,16 @@ func (l *NeffDMAListing) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "NEFF DMA program: %s\n", l.File)
 	for _, sg := range l.Subgraphs {
 		a := sg.Analysis
-		fmt.Fprintf(w, "\nSubgraph %s: %s descriptors moving %s over %d queue sets\n", sg.Subgraph, humanize.Count(int64(a.Descriptors)), humanize.Bytes(a.Bytes), len(sg.Queues))
+		fmt.Fprintf(w, "\nSubgraph %s: %s descriptors moving %s over %s\n", sg.Subgraph, humanize.Count(int64(a.Descriptors)), humanize.Bytes(a.Bytes), humanize.Plural(len(sg.Queues), "queue set"))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "ENGINE\tQUEUE\tDESCRIPTORS\tBYTES\tRUNS\t<64B\t<512B\t<2KiB\t<4KiB\t<64KiB\t>=64KiB\tPARTITIONS\t")
 		for _, q := range a.Queues {
 			h := q.Histogram
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", q.Engine, q.Queue, q.Descriptors, humanize.Bytes(q.Bytes), q.Runs,
-				h.Under64, h.Under512, h.Under2K, h.Under4K, h.Under64K, h.From64KUp, q.Partitions)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", q.Engine, q.Queue, cnt(q.Descriptors), humanize.Bytes(q.Bytes), cnt(q.Runs),
+				cnt(h.Under64), cnt(h.Under512), cnt(h.Under2K), cnt(h.Under4K), cnt(h.Under64K), cnt(h.From64KUp), cnt(q.Partitions))
 		}
 		h := a.Histogram
-		fmt.Fprintf(tw, "total\t\t%d\t%s\t\t%d\t%d\t%d\t%d\t%d\t%d\t\t\n", a.Descriptors, humanize.Bytes(a.Bytes), h.Under64, h.Under512, h.Under2K, h.Under4K, h.Under64K, h.From64KUp)
+		fmt.Fprintf(tw, "total\t\t%s\t%s\t\t%s\t%s\t%s\t%s\t%s\t%s\t\t\n", cnt(a.Descriptors), humanize.Bytes(a.Bytes), cnt(h.Under64), cnt(h.Under512), cnt(h.Under2K), cnt(h.Under4K), cnt(h.Under64K), cnt(h.From64KUp))
 		tw.Flush()
 		if len(a.Ops) > 1 || len(a.Ops) == 1 && a.Ops[0].Op != dma.OpCopy {
 			parts := make([]string, len(a.Ops))
@@ -129,17 +129,17 @@ func (l *NeffDMAListing) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "Note: %s\n", sg.DGENote)
 		}
 		if len(sg.Skipped) > 0 {
-			fmt.Fprintf(w, "%d descriptors left out (they do not resolve; see npukit check):\n", len(sg.Skipped))
+			fmt.Fprintf(w, "%s left out (they do not resolve; see npukit check):\n", humanize.Plural(len(sg.Skipped), "descriptor"))
 			for _, p := range sg.Skipped {
 				fmt.Fprintf(w, "  %s: %s\n", p.Location, p.Message)
 			}
 		}
 		writeDMADiagnostics(w, a.Diagnostics, sg.Findings, l.ShowAll)
 		if sg.Executed != nil {
-			fmt.Fprintf(w, "Executed %d descriptors (%s written); engine instructions were not executed.\n", sg.Executed.Descriptors, humanize.Bytes(sg.Executed.Bytes))
+			fmt.Fprintf(w, "Executed %s (%s written); engine instructions were not executed.\n", humanize.Plural(sg.Executed.Descriptors, "descriptor"), humanize.Bytes(sg.Executed.Bytes))
 			for i, f := range sg.Written {
 				if i == neffDMAShown && !l.ShowAll {
-					fmt.Fprintf(w, "  ... %d more files (--all lists them)\n", len(sg.Written)-i)
+					fmt.Fprintf(w, "  ... %s more (--all lists them)\n", humanize.Plural(len(sg.Written)-i, "file"))
 					break
 				}
 				held := f.DType
@@ -175,7 +175,7 @@ func writeDMADiagnostics(w io.Writer, rep, grouped diag.Report, all bool) {
 		if rule, ok := diag.Lookup(r); ok {
 			desc = rule.Description
 		}
-		fmt.Fprintf(w, "  %-34s %6d  %s\n", r, byRule[r], desc)
+		fmt.Fprintf(w, "  %-34s %6s  %s\n", r, humanize.Count(int64(byRule[r])), desc)
 	}
 	if all {
 		rep.WriteText(w)
@@ -419,3 +419,7 @@ func writeVarNpy(path string, t dtype.T, shape []int64, b []byte) (dtype.T, erro
 	})
 	return wt, err
 }
+
+// cnt is a count in a table, with thousands separators like every count
+// npukit prints.
+func cnt[T int | int64](n T) string { return humanize.Count(int64(n)) }

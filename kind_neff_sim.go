@@ -67,7 +67,7 @@ func (o *NeffSimulation) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "LNC %d: the subgraphs run at the same time on %d physical cores (subgraph i on core i mod %d), each with its own DMA engines; the total is the longest core's\n",
 			o.Setup.LNC, o.Setup.LNC, o.Setup.LNC)
 	} else if len(o.Subgraphs) > 1 {
-		fmt.Fprintf(w, "LNC 1: the %d subgraphs run one after another on one core\n", len(o.Subgraphs))
+		fmt.Fprintf(w, "LNC 1: the %s run one after another on one core\n", humanize.Plural(len(o.Subgraphs), "subgraph"))
 	}
 	for _, n := range o.Setup.Notes {
 		fmt.Fprintf(w, "Note: %s\n", n)
@@ -79,12 +79,12 @@ func (o *NeffSimulation) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "\nSubgraph %s (physical core %d, from %s): kernel %s, %s with the launch\n", sg.Subgraph, sg.Core, humanize.Nanos(sg.StartNs),
 			humanize.Nanos(sg.KernelNs), humanize.Nanos(o.LaunchNs+sg.StartNs+sg.KernelNs))
 		if e := sg.Engines; e != nil {
-			fmt.Fprintf(w, "Instructions: %d static DMA entries and %d DGE transfers started, %s moved, DMA engines busy %s (summed over the engines)\n",
-				e.StaticDMAs, e.DGEDMAs, humanize.Bytes(e.DMABytes), humanize.Nanos(e.DMABusyNs))
+			fmt.Fprintf(w, "Instructions: %s static DMA entries and %s DGE transfers started, %s moved, DMA engines busy %s (summed over the engines)\n",
+				humanize.Count(int64(e.StaticDMAs)), humanize.Count(int64(e.DGEDMAs)), humanize.Bytes(e.DMABytes), humanize.Nanos(e.DMABusyNs))
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "ENGINE\tINSTRUCTIONS\tBUSY us\tLAST END us\t")
 			for _, t := range e.Engines {
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", t.Engine, t.Instructions, us(t.BusyNs), us(t.LastEndNs))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", t.Engine, humanize.Count(int64(t.Instructions)), us(t.BusyNs), us(t.LastEndNs))
 			}
 			tw.Flush()
 			if len(e.Unknown) > 0 {
@@ -94,10 +94,10 @@ func (o *NeffSimulation) WriteText(w io.Writer) error {
 				fmt.Fprintln(w, "The instruction streams do not decode cleanly (many unknown opcodes or unsatisfiable waits): the subgraph is given at least its DMA program's own time")
 			}
 			if e.Released > 0 {
-				fmt.Fprintf(w, "%d semaphore waits nothing in the subgraph satisfies were let pass (another core's semaphores, or a decoding npukit gets wrong)\n", e.Released)
+				fmt.Fprintf(w, "%s nothing in the subgraph satisfies %s let pass (another core's semaphores, or a decoding npukit gets wrong)\n", humanize.Plural(e.Released, "semaphore wait"), humanize.Agree(e.Released, "was", "were"))
 			}
 			if e.Untriggered > 0 || e.BadTriggers > 0 {
-				fmt.Fprintf(w, "%d static DMA entries no instruction triggers (the subgraph is given at least the DMA program's own time); %d triggers name no entry\n", e.Untriggered, e.BadTriggers)
+				fmt.Fprintf(w, "%s no instruction triggers (the subgraph is given at least the DMA program's own time); %s no entry\n", humanize.Plural(e.Untriggered, "static DMA entry"), humanize.Agree(e.BadTriggers, humanize.Plural(e.BadTriggers, "trigger")+" names", humanize.Plural(e.BadTriggers, "trigger")+" name"))
 			}
 		}
 		fmt.Fprintf(w, "DMA program alone (no instruction order): %s descriptors, %s, %s, achieved %.2f GB/s\n",
@@ -109,7 +109,7 @@ func (o *NeffSimulation) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, "QUEUE\tENGINES\tDESCRIPTORS\tBYTES\tBUSY us\tFIRST us\tLAST us\tGB/s\t")
 		overlap := false
 		for _, q := range r.Queues {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.2f\t\n", q.Queue, engineList(q.Engines), q.Descriptors, humanize.Bytes(q.Bytes), us(q.BusyNs), us(q.FirstStartNs), us(q.LastEndNs), q.AchievedGBps)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t\n", q.Queue, engineList(q.Engines), humanize.Count(int64(q.Descriptors)), humanize.Bytes(q.Bytes), us(q.BusyNs), us(q.FirstStartNs), us(q.LastEndNs), q.AchievedGBps)
 			overlap = overlap || q.BusyNs > q.LastEndNs-q.FirstStartNs
 		}
 		tw.Flush()

@@ -1,6 +1,10 @@
 package alloc
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/npukit/npukit/internal/humanize"
+)
 
 // OffsetUse says what an offset column of a problem CSV stands for.
 type OffsetUse string
@@ -68,7 +72,7 @@ func (t *Table) ProblemFor(use OffsetUse) (*Problem, Offsets) {
 		}
 		o.Text = "the offset column is read as a previous solution and every buffer is placed anew"
 		if full {
-			o.Text += fmt.Sprintf(" (its height: %d bytes)", o.PreviousHeight)
+			o.Text += fmt.Sprintf(" (its height: %s bytes)", humanize.Count(o.PreviousHeight))
 		}
 		if o.Assumed {
 			o.Text += "; every row has an offset and no `fixed` column says otherwise (--offsets fixed pins them)"

@@ -116,7 +116,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "buffers\t%d\n", s.Buffers)
 	if s.Capacity > 0 {
-		fmt.Fprintf(tw, "capacity\t%s (%d bytes)\n", humanize.Bytes(s.Capacity), s.Capacity)
+		fmt.Fprintf(tw, "capacity\t%s (%s bytes)\n", humanize.Bytes(s.Capacity), humanize.Count(s.Capacity))
 	}
 	fmt.Fprintf(tw, "time span\t[%d, %d)\n", s.TimeStart, s.TimeEnd)
 	fmt.Fprintf(tw, "total size\t%s\n", humanize.Bytes(s.TotalBytes))
@@ -124,7 +124,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "peak alive\t%s (%d bytes, lower bound on capacity)\n", humanize.Bytes(s.Peak), s.Peak)
 	fmt.Fprintf(tw, "fixed / aligned / with gaps\t%d / %d / %d\n", s.Fixed, s.Aligned, s.WithGaps)
 	if s.Height != nil {
-		fmt.Fprintf(tw, "solution height\t%s (%d bytes)", humanize.Bytes(*s.Height), *s.Height)
+		fmt.Fprintf(tw, "solution height\t%s (%s bytes)", humanize.Bytes(*s.Height), humanize.Count(*s.Height))
 		if s.Offsets == OffsetsPrevious {
 			fmt.Fprintf(tw, ", the offset column read as a previous solution: alloc places every buffer anew (--offsets fixed pins them)")
 		}
@@ -155,7 +155,7 @@ func Check(t *Table) diag.Report {
 			for i, d := range rep {
 				if d.Rule == RuleOverPeak {
 					rep = slices.Delete(rep, i, i+1)
-					rep.Add(RuleEndConvention, "", "with `end` inclusive %d bytes are alive at once, more than the capacity %d; with half-open ends the peak is %d, which fits", Peak(&p), p.Capacity, pk)
+					rep.Add(RuleEndConvention, "", "with `end` inclusive %s bytes are alive at once, more than the capacity %s; with half-open ends the peak is %s, which fits", humanize.Count(Peak(&p)), humanize.Count(p.Capacity), humanize.Count(pk))
 					break
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"slices"
 	"sort"
 
@@ -343,7 +344,7 @@ func CheckProblem(p *Problem) diag.Report {
 	var rep diag.Report
 	if p.Capacity > 0 {
 		if pk := Peak(p); pk > p.Capacity {
-			rep.Add(RuleOverPeak, "", "%d bytes are alive at once, more than the capacity %d", pk, p.Capacity)
+			rep.Add(RuleOverPeak, "", "%s bytes are alive at once, more than the capacity %s", humanize.Count(pk), humanize.Count(p.Capacity))
 		}
 	}
 	var fixed Problem

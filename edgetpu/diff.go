@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"io"
 	"sort"
 	"strings"
@@ -128,12 +129,12 @@ func Diff(a, b *Model) (*DiffResult, error) {
 	case len(r.Differences) == 0:
 		r.Statement = fmt.Sprintf("identical except caching tokens (%d executables): separate compiles of one model", len(r.TokenDifferences))
 	default:
-		r.Statement = fmt.Sprintf("differ in %d field(s)", len(r.Differences))
+		r.Statement = fmt.Sprintf("differ in %s", humanize.Plural(len(r.Differences), "field"))
 		if len(r.Verdict) > 0 {
 			r.Statement = r.Verdict.Statement(3) + " (" + r.Statement + ")"
 		}
 		if len(r.TokenDifferences) > 0 {
-			r.Statement += fmt.Sprintf(", plus %d caching-token difference(s)", len(r.TokenDifferences))
+			r.Statement += fmt.Sprintf(", plus %s", humanize.Plural(len(r.TokenDifferences), "caching-token difference"))
 		}
 	}
 	return r, nil
@@ -275,7 +276,7 @@ func diffLayers(l *semdiff.List, what string, a, b []LayerSummary) {
 			if !okA {
 				e = y
 			}
-			l.Presence(w, fmt.Sprintf("%dx%dx%d %s, %d B padded", e.Y, e.X, e.Z, e.DataType, e.SizeBytes), okA)
+			l.Presence(w, fmt.Sprintf("%dx%dx%d %s, %s B padded", e.Y, e.X, e.Z, e.DataType, humanize.Count(int64(e.SizeBytes))), okA)
 			continue
 		}
 		l.Str(w+" shape", fmt.Sprintf("%dx%dx%d", x.Y, x.X, x.Z), fmt.Sprintf("%dx%dx%d", y.Y, y.X, y.Z))

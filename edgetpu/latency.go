@@ -432,7 +432,7 @@ func EstimateModel(m *Model, h HostClass, o LatencyOptions) (*Latency, error) {
 		}
 	}
 	if len(t.Subgraphs) > 1 {
-		l.Notes = append(l.Notes, fmt.Sprintf("%d more subgraph(s) (control flow bodies) are not timed: how often they run is data-dependent", len(t.Subgraphs)-1))
+		l.Notes = append(l.Notes, fmt.Sprintf("%s more %s (control flow bodies) %s not timed: how often they run is data-dependent", humanize.Count(int64(len(t.Subgraphs)-1)), humanize.Agree(len(t.Subgraphs)-1, "subgraph", "subgraphs"), humanize.Agree(len(t.Subgraphs)-1, "is", "are")))
 	}
 	l.finish()
 	return l, nil

@@ -289,7 +289,7 @@ func (r *MemoryReport) WriteText(w io.Writer) error {
 		if i > 0 {
 			ew.Printf("\n")
 		}
-		ew.Printf("Token %s: %d file(s), cached %s of %s SRAM\n", g.Token, len(g.Files), humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM))
+		ew.Printf("Token %s: %s, cached %s of %s SRAM\n", g.Token, humanize.Plural(len(g.Files), "file"), humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "ON-CHIP CACHED\tOFF-CHIP STREAMED\tINSTRUCTIONS\tSCRATCH\tTOTAL\t  FILE")
 		for _, f := range g.Files {

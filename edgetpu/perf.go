@@ -108,8 +108,8 @@ func checkRelayout(rep *diag.Report, loc string, e *Executable) {
 		}
 	}
 	if len(names) > 0 {
-		rep.Add(RuleOutputRelayout, loc, "%d output(s) are re-laid out from the device's tiled layout on the CPU every inference (%s read and rewritten): %s",
-			len(names), humanize.Bytes(bytes), strings.Join(names, ", "))
+		rep.Add(RuleOutputRelayout, loc, "%s %s re-laid out from the device's tiled layout on the CPU every inference (%s read and rewritten): %s",
+			humanize.Plural(len(names), "output"), humanize.Agree(len(names), "is", "are"), humanize.Bytes(bytes), strings.Join(names, ", "))
 	}
 }
 
@@ -124,7 +124,7 @@ func checkRoundTrips(rep *diag.Report, m *Model) {
 		}
 	}
 	if len(between) > 0 {
-		rep.Add(RuleCPURoundTrip, "model", "%d CPU operator(s) run between Edge TPU operators (%s): each inference crosses the host link twice more; making them mappable (npukit edgetpu plan on the uncompiled model says why they are not) keeps the data on the device",
-			len(between), strings.Join(between, ", "))
+		rep.Add(RuleCPURoundTrip, "model", "%s %s between Edge TPU operators (%s): each inference crosses the host link twice more; making them mappable (npukit edgetpu plan on the uncompiled model says why they are not) keeps the data on the device",
+			humanize.Plural(len(between), "CPU operator"), humanize.Agree(len(between), "runs", "run"), strings.Join(between, ", "))
 	}
 }

@@ -194,7 +194,7 @@ var (
 // uncertain when n is in the band ("" otherwise).
 func (l sizeLimit) check(n int64) (refused bool, uncertain string) {
 	if n >= l.low && n <= l.high {
-		uncertain = fmt.Sprintf("%d elements is near an inferred limit (about %d; %s): no public documentation gives it", n, l.limit, l.seen)
+		uncertain = fmt.Sprintf("%s elements is near an inferred limit (about %s; %s): no public documentation gives it", humanize.Count(n), humanize.Count(l.limit), l.seen)
 	}
 	return n > l.limit, uncertain
 }
@@ -579,7 +579,7 @@ func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name st
 	case "SOFTMAX":
 		if x := in(0); x != nil && len(x.Shape) > 0 {
 			if n := int64(x.Shape[len(x.Shape)-1]); n > softmaxMaxAxis {
-				return limit(fmt.Sprintf("SOFTMAX over an axis of %d elements (at most 16,000)", n), "apply softmax on the CPU, or over fewer elements")
+				return limit(fmt.Sprintf("SOFTMAX over an axis of %s elements (at most 16,000)", humanize.Count(int64(n))), "apply softmax on the CPU, or over fewer elements")
 			}
 		}
 	case "TILE":
@@ -610,7 +610,7 @@ func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name st
 		refused, unc := transposeLimit.check(x.Elements())
 		if refused {
 			return verdict{status: StatusUnspecified,
-				reason:    fmt.Sprintf("TRANSPOSE %v of %d elements: compiler 16 maps transposes only when they are small (%s)", v, x.Elements(), transposeLimit.seen),
+				reason:    fmt.Sprintf("TRANSPOSE %v of %s elements: compiler 16 maps transposes only when they are small (%s)", v, humanize.Count(int64(x.Elements())), transposeLimit.seen),
 				fix:       "transpose on the CPU after the Edge TPU segment (cut there with -i), or avoid the transpose",
 				uncertain: unc}
 		}
@@ -619,7 +619,7 @@ func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name st
 		if y := out(0); y != nil {
 			refused, unc := reshapeLimit.check(y.Elements())
 			if refused {
-				return verdict{status: StatusUnspecified, reason: fmt.Sprintf("RESHAPE of %d elements: the compiler refuses very large reshapes (%s) [ops: \"might not be mapped for large tensor sizes\"]", y.Elements(), reshapeLimit.seen),
+				return verdict{status: StatusUnspecified, reason: fmt.Sprintf("RESHAPE of %s elements: the compiler refuses very large reshapes (%s) [ops: \"might not be mapped for large tensor sizes\"]", humanize.Count(int64(y.Elements())), reshapeLimit.seen),
 					fix: "reshape a smaller tensor, or on the CPU", uncertain: unc}
 			}
 			ok.uncertain = unc
@@ -652,7 +652,7 @@ func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name st
 				}
 				refused, unc := lim.check(n)
 				if refused {
-					return verdict{status: StatusUnspecified, reason: fmt.Sprintf("tensor %q %v: its two innermost dimensions hold %d elements; the compiler refuses operators other than convolutions and fully-connected layers on such tensors (%s)", shortName(ten.Name), ten.Shape, n, lim.seen),
+					return verdict{status: StatusUnspecified, reason: fmt.Sprintf("tensor %q %v: its two innermost dimensions hold %s elements; the compiler refuses operators other than convolutions and fully-connected layers on such tensors (%s)", shortName(ten.Name), ten.Shape, humanize.Count(int64(n)), lim.seen),
 						fix: "keep such tensors on the CPU side of the segment (cut with -i), or lay them out with fewer elements in the two innermost dimensions", uncertain: unc}
 				}
 				if unc != "" && ok.uncertain == "" {

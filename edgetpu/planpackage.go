@@ -2,6 +2,7 @@ package edgetpu
 
 import (
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"sort"
 
 	"github.com/npukit/npukit/tflite"
@@ -325,7 +326,7 @@ func planSpill(p *Plan, t *tflite.Model, s *segment) {
 	}
 	p.Spill = &ActivationSpill{ScratchBytes: peak, TrafficBytes: out, Tensors: names,
 		Uncertain: fmt.Sprintf("the tensors held whole across other operators exceed about %d KiB of the 3 MiB of on-chip activation memory (a capacity fitted on compiled YOLOv8n models); which tensors the compiler spills, and how often it reads them back, is not documented: expect the traffic to be off by up to 2x", heldActivationBytes>>10)}
-	p.Notes = append(p.Notes, fmt.Sprintf("activations spill to host memory (scratch): about %d bytes written out and read back every inference (%s)", out, p.Spill.Uncertain))
+	p.Notes = append(p.Notes, fmt.Sprintf("activations spill to host memory (scratch): about %s bytes written out and read back every inference (%s)", humanize.Count(out), p.Spill.Uncertain))
 }
 
 func containsTensor(list []int32, i int) bool {

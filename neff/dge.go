@@ -2,6 +2,7 @@ package neff
 
 import (
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"sort"
 	"strings"
 
@@ -96,6 +97,6 @@ func (sg *Subgraph) DGENote(descriptors int) string {
 		}
 		names = append(names, fmt.Sprintf("%s (%s)", termsafe.Name(t.Name), strings.Join(vs, ", ")))
 	}
-	return fmt.Sprintf("subgraph %s uses hardware descriptor generation (dge-table %s): the DMA the DGE generates at run time is not written in the NEFF and npukit does not model descriptor-generation tables; these figures count only the %d descriptor(s) the engine JSONs write",
-		termsafe.Name(sg.Name), strings.Join(names, "; "), descriptors)
+	return fmt.Sprintf("subgraph %s uses hardware descriptor generation (dge-table %s): the DMA the DGE generates at run time is not written in the NEFF and npukit does not model descriptor-generation tables; these figures count only the %s the engine JSONs write",
+		termsafe.Name(sg.Name), strings.Join(names, "; "), humanize.Plural(descriptors, "descriptor"))
 }

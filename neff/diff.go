@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"io"
 	"regexp"
 	"strconv"
@@ -183,14 +184,14 @@ func Diff(a, b *Model, opt DiffOptions) *DiffResult {
 	case r.Identical() && len(r.NoiseDifferences) == 0:
 		r.Statement = "identical"
 	case r.Identical():
-		r.Statement = fmt.Sprintf("identical except %d producer-noise field(s) (uuid, timestamps, hash, data_size)", len(r.NoiseDifferences))
+		r.Statement = fmt.Sprintf("identical except %s (uuid, timestamps, hash, data_size)", humanize.Plural(len(r.NoiseDifferences), "producer-noise field"))
 	default:
-		r.Statement = fmt.Sprintf("%d differing field(s)", r.Total())
+		r.Statement = humanize.Plural(r.Total(), "differing field")
 		if len(r.Verdict) > 0 {
 			r.Statement = r.Verdict.Statement(3) + " (" + r.Statement + ")"
 		}
 		if len(r.NoiseDifferences) > 0 {
-			r.Statement += fmt.Sprintf(", plus %d producer-noise field(s)", len(r.NoiseDifferences))
+			r.Statement += fmt.Sprintf(", plus %s", humanize.Plural(len(r.NoiseDifferences), "producer-noise field"))
 		}
 	}
 	return r
@@ -238,7 +239,7 @@ func headerFields(h Header) map[string]string {
 
 func describeData(b []byte) string {
 	s := sha256.Sum256(b)
-	return fmt.Sprintf("%d bytes, sha256 %s", len(b), hex.EncodeToString(s[:6]))
+	return fmt.Sprintf("%s bytes, sha256 %s", humanize.Count(int64(len(b))), hex.EncodeToString(s[:6]))
 }
 
 // jsonWalk compares two decoded JSON members, reporting each differing
@@ -332,20 +333,20 @@ func (r *DiffResult) WriteText(w io.Writer) error {
 		}
 	}
 	if n := r.Total(); n > 0 {
-		ew.Printf("Fields (%d differ", n)
+		ew.Printf("Fields (%s differ", humanize.Count(int64(n)))
 		if n != len(r.Differences) {
-			ew.Printf(": %d listed", len(r.Differences))
+			ew.Printf(": %s listed", humanize.Count(int64(len(r.Differences))))
 			for _, m := range sortedKeys(r.Unlisted) {
-				ew.Printf(", %d more in %s", r.Unlisted[m], m)
+				ew.Printf(", %s more in %s", humanize.Count(int64(r.Unlisted[m])), m)
 			}
 			if r.SpillFields > 0 {
-				ew.Printf(", %d of spill variables summarised above", r.SpillFields)
+				ew.Printf(", %s of spill variables summarised above", humanize.Count(int64(r.SpillFields)))
 			}
 		}
 		ew.Printf("):\n")
 	}
 	for _, m := range sortedKeys(r.Renumbered) {
-		ew.Printf("  %s: %d DMA entries renumbered (their id follows their position)\n", m, r.Renumbered[m])
+		ew.Printf("  %s: %s renumbered (their id follows their position)\n", m, humanize.Plural(r.Renumbered[m], "DMA entry"))
 	}
 	// Fields that differ the same way in many elements (every DMA
 	// descriptor's from_off) are one line each, with how many (issue 32:

@@ -3,6 +3,7 @@ package neff
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"strings"
 )
 
@@ -282,7 +283,7 @@ func describeDMA(v any) any {
 		n = 1
 		op, _ = x["op"].(string)
 	}
-	s := fmt.Sprintf("%d descriptor(s)", n)
+	s := humanize.Plural(n, "descriptor")
 	if ep := firstEndpoints(e); ep != "" {
 		if op == "" {
 			op = "copy"

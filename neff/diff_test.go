@@ -2,6 +2,7 @@ package neff
 
 import (
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"strings"
 	"testing"
 )
@@ -83,7 +84,7 @@ func TestDiffCapsJSON(t *testing.T) {
 	if len(r.Differences) != maxJSONDiffs || r.Unlisted["sg00/SP.json"] != 50 || r.Total() != maxJSONDiffs+50 {
 		t.Fatalf("%d differences, unlisted %v", len(r.Differences), r.Unlisted)
 	}
-	if !strings.Contains(r.Statement, fmt.Sprintf("(%d differing field(s))", maxJSONDiffs+50)) {
+	if !strings.Contains(r.Statement, fmt.Sprintf("(%s)", humanize.Plural(maxJSONDiffs+50, "differing field"))) {
 		t.Errorf("statement: %s", r.Statement)
 	}
 	var text strings.Builder

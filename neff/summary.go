@@ -506,10 +506,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 			humanize.Bytes(s.Payload.Uncompressed), strings.Join(s.Tar.Formats, "+"), s.Members))
 	}
 	for _, t := range s.Targets {
-		kv("target", fmt.Sprintf("%s: %q -> %s, %d graph(s)", t.Kelf, t.Target, t.Arch, t.Graphs))
+		kv("target", fmt.Sprintf("%s: %q -> %s, %s", t.Kelf, t.Target, t.Arch, humanize.Plural(t.Graphs, "graph")))
 	}
 	hw := s.Hardware
-	cores := fmt.Sprintf("%d logical core(s) x LNC %d = %d physical NeuronCore(s)", hw.LogicalCores, hw.LNC, hw.PhysicalCores)
+	cores := fmt.Sprintf("%s x LNC %d = %s", humanize.Plural(hw.LogicalCores, "logical core"), hw.LNC, humanize.Plural(hw.PhysicalCores, "physical NeuronCore"))
 	if hw.NeuronCore != "" {
 		kv("runs on", fmt.Sprintf("%s: %s; %s", hw.NeuronCore, strings.Join(hw.Families, ", "), cores))
 	} else {

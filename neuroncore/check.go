@@ -2,6 +2,7 @@ package neuroncore
 
 import (
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"slices"
 	"sort"
 	"strings"
@@ -141,7 +142,7 @@ func checkMixed(p *Plan, rep *diag.Report) {
 		rep.Add(RuleMixedAllocation, "tensors", "%s use direct allocation but %s %s automatic; every tensor of a directly allocated kernel must be allocated directly (run `npukit sbuf place` to assign them)",
 			list(direct), list(auto), isAre(len(auto)))
 	} else if len(auto) > 0 {
-		rep.Add(RuleUnplaced, "tensors", "%s %s automatic allocation", list(auto), useUses(len(auto)))
+		rep.Add(RuleUnplaced, "tensors", "%s %s automatic allocation", list(auto), humanize.Agree(len(auto), "uses", "use"))
 	}
 	if len(direct) == 0 {
 		return
@@ -259,8 +260,8 @@ func checkLiveBytes(x *Execution, rep *diag.Report) {
 		for _, e := range es {
 			cur += e.bytes
 			if cur > limit && e.bytes > 0 {
-				rep.Add(RuleLiveOverCapacity, "tensors", "at %s the automatic tiles of more than 64 partitions alive together need %d bytes per partition of %s, more than its %d",
-					x.EventName(e.t), cur, Buffer(buf), limit)
+				rep.Add(RuleLiveOverCapacity, "tensors", "at %s the automatic tiles of more than 64 partitions alive together need %s bytes per partition of %s, more than its %s",
+					x.EventName(e.t), humanize.Count(cur), Buffer(buf), humanize.Count(int64(limit)))
 				break
 			}
 		}
@@ -454,8 +455,8 @@ func checkLifetimes(x *Execution, rep *diag.Report) {
 		if int64(maxAlive[ti]) > phys {
 			tooFew[ti] = true
 			alive := aliveAt(x, ti, at[ti])
-			rep.Add(RuleTooFewTiles, t.Path, "tensor %s has %d physical %s but %d logical tiles are alive at once at %s (%s); give it at least %d physical tiles or shorten the lifetimes (declare it inside the loop)",
-				t.Name, phys, plural(phys, "tile"), maxAlive[ti], x.EventName(at[ti]), alive, maxAlive[ti])
+			rep.Add(RuleTooFewTiles, t.Path, "tensor %s has %s but %d logical tiles are alive at once at %s (%s); give it at least %d physical tiles or shorten the lifetimes (declare it inside the loop)",
+				t.Name, humanize.Plural(int(phys), "physical tile"), maxAlive[ti], x.EventName(at[ti]), alive, maxAlive[ti])
 		}
 	}
 	ps := make([]placed, 0, len(x.Lifetimes))
@@ -727,20 +728,6 @@ func isAre(n int) string {
 		return "is"
 	}
 	return "are"
-}
-
-func useUses(n int) string {
-	if n == 1 {
-		return "uses"
-	}
-	return "use"
-}
-
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return noun
-	}
-	return noun + "s"
 }
 
 func joinInts(v []int64) string {

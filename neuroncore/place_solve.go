@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"sort"
 	"strings"
 	"time"
@@ -309,7 +310,7 @@ func solveOffsets(a *Arch, buf Buffer, pts []*placeTensor, idx []int, lay []layo
 		for _, i := range idx {
 			t := pts[i].t
 			n := numElems(pts[i].tuple())
-			names = append(names, fmt.Sprintf("%s: %d %s", t.Name, n, plural(n, "tile")))
+			names = append(names, fmt.Sprintf("%s: %s", t.Name, humanize.Plural(int(n), "tile")))
 		}
 		unit := fmt.Sprintf("%d usable bytes per partition", capacity)
 		if buf == PSUM {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"io"
 	"math"
 	"regexp"
@@ -822,7 +823,7 @@ func (bp *bodyParser) step(r *rawNode, path string, vars []string) (*Step, error
 		return nil, fmt.Errorf("%s.read: %s reads %d to %d tiles, got %d", path, op, info.reads[0], info.reads[1], n)
 	}
 	if (op == OpMatmul || op == OpStore) && len(s.Writes) != info.writes {
-		return nil, fmt.Errorf("%s.write: %s writes %d tile(s), got %d", path, op, info.writes, len(s.Writes))
+		return nil, fmt.Errorf("%s.write: %s writes %s, got %d", path, op, humanize.Plural(info.writes, "tile"), len(s.Writes))
 	}
 	if s.Engine == DMA && len(s.Reads)+len(s.Writes) == 0 {
 		// (a DMA's cost is its on-chip tile's; a lowered kernel drops

@@ -2,6 +2,7 @@ package neuroncore
 
 import (
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"io"
 	"sort"
 	"strings"
@@ -103,7 +104,7 @@ func (s *PlanSummary) WriteText(w io.Writer) error {
 	if name == "" {
 		name = "plan"
 	}
-	fmt.Fprintf(w, "%s on NeuronCore-%s: %d %s, %d %s in the body, %d executed\n", name, s.Arch, len(s.Tensors), plural(int64(len(s.Tensors)), "tensor"), s.Steps, plural(int64(s.Steps), "step"), s.Unrolled)
+	fmt.Fprintf(w, "%s on NeuronCore-%s: %s, %s in the body, %s executed\n", name, s.Arch, humanize.Plural(len(s.Tensors), "tensor"), humanize.Plural(s.Steps, "step"), humanize.Count(int64(s.Unrolled)))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TENSOR\tBUFFER\tSHAPE\tDTYPE\tTILE BYTES\tLOGICAL\tPHYSICAL\tMAX ALIVE\tALLOCATION")
 	for _, t := range s.Tensors {

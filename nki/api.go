@@ -2,6 +2,7 @@ package nki
 
 import (
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"strings"
 
 	"github.com/npukit/npukit/nki/python"
@@ -75,7 +76,7 @@ func (in *interp) nlModule(name string) *Module {
 		}
 		// which program this is along an axis the launch grid does not
 		// have is not given (the corpus tracer refuses it too)
-		c.in.fail(c.pos, "nl.program_id", "axis %d of a launch grid with %d dimension(s): give the launch grid (--grid 2,2 and --program-id on the command line, or grid and program_id in a manifest entry)", ax, len(c.in.tr.grid))
+		c.in.fail(c.pos, "nl.program_id", "axis %d of a launch grid with %s: give the launch grid (--grid 2,2 and --program-id on the command line, or grid and program_id in a manifest entry)", ax, humanize.Plural(len(c.in.tr.grid), "dimension"))
 		return nil
 	})
 	m.Attrs["num_programs"] = bi("nl.num_programs", func(c *callCtx) Value {

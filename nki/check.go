@@ -2,6 +2,7 @@ package nki
 
 import (
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 	"strings"
 
 	"github.com/npukit/npukit/diag"
@@ -112,12 +113,12 @@ func CheckKernel(res *Result, arch *neuroncore.Arch) (*Checked, error) {
 	var total int64
 	for _, e := range neuroncore.Engines() {
 		if n := ck.Instructions[e.String()]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", e, n))
+			parts = append(parts, fmt.Sprintf("%s %s", e, humanize.Count(n)))
 			total += n
 		}
 	}
 	if total > 0 {
-		out.Add(RuleInstructionCount, "kernel", "%d instructions once every loop is unrolled: %s", total, strings.Join(parts, ", "))
+		out.Add(RuleInstructionCount, "kernel", "%s instructions once every loop is unrolled: %s", humanize.Count(total), strings.Join(parts, ", "))
 	}
 	out.Sort()
 	ck.Report = out

@@ -31,7 +31,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		if t.Site != nil {
 			site = short(t.Site.String())
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\t%s\t%s\t%d\t%d\t%s\n", t.ID, t.Name, t.Shape, t.DType, t.Buffer, t.Alloc.Describe(), t.Declared, t.Instances, site)
+		fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Shape, t.DType, t.Buffer, t.Alloc.Describe(), humanize.Count(int64(t.Declared)), humanize.Count(int64(t.Instances)), site)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nLoops\n")
@@ -51,7 +51,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		if l.Symbolic {
 			kind += " (symbolic)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", l.ID, kind, strings.Join(trips, ","), l.Entries, l.Executed, l.Parent, short(fmt.Sprint(l.Site)), l.Iter)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s/%s\t%s\t%s\t%s\n", l.ID, kind, strings.Join(trips, ","), humanize.Count(int64(l.Entries)), humanize.Count(int64(l.Executed)), l.Parent, short(fmt.Sprint(l.Site)), l.Iter)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nEngine calls\n")
@@ -62,7 +62,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		if c.Accumulate {
 			fn += " (+=)"
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\t%s\t%s\n", fn, c.Traced, c.Executed, c.Loop, strings.Join(c.Reads, ","), strings.Join(c.Writes, ","), short(fmt.Sprint(c.Site)))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", fn, humanize.Count(int64(c.Traced)), humanize.Count(int64(c.Executed)), c.Loop, strings.Join(c.Reads, ","), strings.Join(c.Writes, ","), short(fmt.Sprint(c.Site)))
 	}
 	return tw.Flush()
 }

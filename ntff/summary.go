@@ -296,11 +296,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 		if i > 0 {
 			fmt.Fprint(w, ", ")
 		}
-		fmt.Fprintf(w, "%s %d", e, s.EngineCounts[e])
+		fmt.Fprintf(w, "%s %s", e, humanize.Count(int64(s.EngineCounts[e])))
 	}
-	fmt.Fprintf(w, "\nDMA packets: static %d (%s), hardware-generated %d (%s), software-generated %d (%s)\n",
-		s.StaticDMAPackets, humanize.Bytes(s.StaticDMABytes), s.HardwareDynamicPackets, humanize.Bytes(s.HardwareDynamicBytes),
-		s.SoftwareDynamicPackets, humanize.Bytes(s.SoftwareDynamicBytes))
+	fmt.Fprintf(w, "\nDMA packets: static %s (%s), hardware-generated %s (%s), software-generated %s (%s)\n",
+		humanize.Count(int64(s.StaticDMAPackets)), humanize.Bytes(s.StaticDMABytes), humanize.Count(int64(s.HardwareDynamicPackets)), humanize.Bytes(s.HardwareDynamicBytes),
+		humanize.Count(int64(s.SoftwareDynamicPackets)), humanize.Bytes(s.SoftwareDynamicBytes))
 	for _, c := range s.Cores {
 		fmt.Fprintf(w, "\nCore %s (NeuronCore %d): total %s", c.Name, c.Index, humanize.Micros(c.TotalTimeUs))
 		if c.KernelUs > 0 {

@@ -109,7 +109,7 @@ func Reallocate(ctx context.Context, s *gemini.Schedule, opt Options, sopt Solve
 		cr.Probes = res.Probes
 		cr.SolveMicros = res.Elapsed.Microseconds()
 		if res.TimedOut > 0 {
-			cr.Note = fmt.Sprintf("%d probe(s) timed out", res.TimedOut)
+			cr.Note = fmt.Sprintf("%s timed out", humanize.Plural(res.TimedOut, "probe"))
 		}
 		if res.Capacity > cp.Problem.Capacity {
 			cr.Note = "the best placement found exceeds the ring-buffer region"
@@ -188,7 +188,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if Prefetch(r.Prefetch) != PrefetchNone {
 			hint = "--prefetch all removes the waits (at the price of a larger L2)"
 		}
-		if _, err := fmt.Fprintf(w, "the smaller L2 of %d core(s) costs %d more DRAM load waits than the file (a load waits when its region is still held by the previous workload): %s\n", n, more, hint); err != nil {
+		if _, err := fmt.Fprintf(w, "the smaller L2 of %s costs %d more DRAM load %s than the file (a load waits when its region is still held by the previous workload): %s\n", humanize.Plural(n, "core"), more, humanize.Agree(more, "wait", "waits"), hint); err != nil {
 			return err
 		}
 	}

@@ -75,7 +75,7 @@ func edgetpuLinkRelayout(w io.Writer, path, _ string, _ *npukit.Options) error {
 	if err := link.Verify(in.Chunks, linked, patches); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "linked %d relocation fields in %d chunk(s) at 64-bit addresses from 0x%x; verified: only those bits changed\n", len(patches), len(linked), uint64(0x1_0000_0000))
+	fmt.Fprintf(w, "linked %s in %s at 64-bit addresses from 0x%x; verified: only those bits changed\n", humanize.Plural(len(patches), "relocation field"), humanize.Plural(len(linked), "chunk"), uint64(0x1_0000_0000))
 	for _, l := range e.OutputLayers {
 		o := l.RelayoutOutput()
 		pb, err := o.PlainBytes(1)

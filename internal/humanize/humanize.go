@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Bytes renders n as "123 B", "1.5 KiB", "12.0 MiB", "1.00 GiB".
@@ -52,12 +53,35 @@ func Count(n int64) string {
 }
 
 // Plural renders a count with its noun and thousands separators: "1
-// file", "2 files", "1,530 files" (regular English plurals only).
+// file", "2 files", "1,530 files", "2 entries", "2 passes" (regular
+// English plurals only).
 func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return Count(int64(n)) + " " + noun + "s"
+	return Count(int64(n)) + " " + plural(noun)
+}
+
+// plural is a regular English plural: -y after a consonant becomes -ies,
+// -s, -x, -z, -ch and -sh take -es, the rest -s.
+func plural(noun string) string {
+	switch {
+	case strings.HasSuffix(noun, "y") && len(noun) > 1 && !strings.ContainsRune("aeiou", rune(noun[len(noun)-2])):
+		return noun[:len(noun)-1] + "ies"
+	case strings.HasSuffix(noun, "s"), strings.HasSuffix(noun, "x"), strings.HasSuffix(noun, "z"),
+		strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "sh"):
+		return noun + "es"
+	}
+	return noun + "s"
+}
+
+// Agree picks the word that agrees with a count: Agree(1, "is", "are")
+// is "is", Agree(2, "is", "are") "are" ("1 output is", "2 outputs are").
+func Agree(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Micros is the one formatter of a time in every text output (JSON keeps

@@ -27,6 +27,15 @@ func TestPlural(t *testing.T) {
 			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
 		}
 	}
+	for noun, want := range map[string]string{"static DMA entry": "2 static DMA entries", "pass": "2 passes", "box": "2 boxes",
+		"batch": "2 batches", "key": "2 keys", "way": "2 ways", "core": "2 cores"} {
+		if got := Plural(2, noun); got != want {
+			t.Errorf("Plural(2, %q) = %q, want %q", noun, got, want)
+		}
+	}
+	if got := Agree(1, "is", "are") + " " + Agree(2, "is", "are"); got != "is are" {
+		t.Errorf("Agree: %q", got)
+	}
 }
 
 func TestNanos(t *testing.T) {

@@ -11,12 +11,14 @@ import (
 // file can hold the whole tool to them (issue 32: "1,530,664" beside
 // "1128059" in one output; "1 errors", "1 infos", "1 operators"):
 //
-//   - a plural after a count of one ("1 errors");
+//   - a plural after a count of one ("1 errors"), or hedged ("1 file(s)");
 //   - integers of five digits or more written both with and without
 //     thousands separators in one output.
 //
 // Numbers that are not counts are left alone: inside words and paths
-// (sg00, bw16, 0x1f400), decimals, inside [shapes], after '#', and
+// (sg00, bw16, 0x1f400), decimals, inside [shapes], after '#', values
+// beside a diff's "->", in JSON ("key":123456) and after a flag (written
+// as read or typed), and
 // after a name of what is numbered ("core 1 workloads" is core 1's
 // workloads).
 func Lint(text string) []string {
@@ -24,8 +26,19 @@ func Lint(text string) []string {
 	if p := wrongPlural(text); p != "" {
 		out = append(out, fmt.Sprintf("plural after one: %q", p))
 	}
+	if h := hedgeRe.FindString(text); h != "" {
+		out = append(out, fmt.Sprintf("plural hedged instead of agreeing with its count: %q", h))
+	}
 	sep, bare := separatedRe.FindString(text), ""
 	for _, m := range bareRe.FindAllStringSubmatchIndex(stripBrackets(text), -1) {
+		before, after := text[:m[2]], text[m[3]:]
+		// A value as a file holds it ("size: 1473280 -> 2619456" in a
+		// diff) or as a flag takes it ("--capacity 1048576") is
+		// written as it is to be read or typed.
+		if strings.HasSuffix(strings.TrimRight(before, " "), "->") || strings.HasSuffix(before, "\":") || strings.HasPrefix(strings.TrimLeft(after, " "), "->") ||
+			flagValueRe.MatchString(before) {
+			continue
+		}
 		bare = text[m[2]:m[3]]
 		break
 	}
@@ -38,12 +51,15 @@ func Lint(text string) []string {
 var (
 	// A count of one followed by a word ending in s (not -ss, -us, -is:
 	// class, bus, basis are singular).
-	pluralRe = regexp.MustCompile(`(?:^|[^0-9A-Za-z_.,:/#+\-])(?:([A-Za-z]+) )?1 ([a-z]+[^su\s]s|[a-z]*[^aeiousy\s]s)\b`)
+	pluralRe = regexp.MustCompile(`(?:^|[^0-9A-Za-z_.,:/#+\-])(?:([A-Za-z]+) )?1 ([a-z]*[a-hj-rtv-z]s)\b(?:[^(]|$)`)
+	// "3 file(s)": Plural and Agree know the count.
+	hedgeRe = regexp.MustCompile(`[0-9][^\n]{0,40}?\b[A-Za-z]+\(s\)`)
 	// 1,234 and up (a decimal part allowed).
 	separatedRe = regexp.MustCompile(`(?:^|[^0-9A-Za-z_.,])[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?(?:$|[^0-9A-Za-z_,])`)
 	// 12345 and up, standing alone: not in a word, path, decimal or
 	// version, not after 0x or '#'.
-	bareRe = regexp.MustCompile(`(?:^|[\s(=:<>])([1-9][0-9]{4,})(?:$|[\s),;:%<>]|\.(?:\s|$))`)
+	flagValueRe = regexp.MustCompile(`--[a-z][a-z-]*[ =]$`)
+	bareRe      = regexp.MustCompile(`(?:^|[\s(=:<>])([1-9][0-9]{4,})(?:$|[\s),;:%<>]|\.(?:\s|$))`)
 )
 
 // notPlural are words ending in s that follow a count of one correctly.

@@ -7,7 +7,7 @@ import (
 
 func TestLint(t *testing.T) {
 	bad := map[string]string{
-		"0 errors, 1 warnings, 2 infos":             "plural",
+		"0 errors, 2 infos, 1 warnings":             "plural",
 		"check: 1 infos (in 1 line)":                "plural",
 		"model: 1 operators on the CPU":             "plural",
 		"DRAM: 1 stores of 4 KiB":                   "plural",
@@ -15,10 +15,12 @@ func TestLint(t *testing.T) {
 		"busy 1,530,664 (of 1128059 cycles)":        "mixed",
 		"loads: 2,048; stores: 123456.":             "mixed",
 		"a 1 files and 99999 B beside 100,000 B ok": "plural",
+		"1 output(s) are re-laid out":               "hedge",
+		"differ in 3 field(s)":                      "hedge",
 	}
 	for text, want := range bad {
 		got := strings.Join(Lint(text), "; ")
-		if !strings.Contains(got, map[string]string{"plural": "plural after one", "mixed": "separators mixed"}[want]) {
+		if !strings.Contains(got, map[string]string{"plural": "plural after one", "mixed": "separators mixed", "hedge": "plural hedged"}[want]) {
 			t.Errorf("%q: got %q, want a %s finding", text, got, want)
 		}
 	}
@@ -31,6 +33,9 @@ func TestLint(t *testing.T) {
 		"sg00/x_bw16_12345.json 0x1f4000 v2.12345 12,345 B",
 		"uuid 6ceac95ea7a04369ae2380ea5f38f95d, 1,000 nodes",
 		"#123456 beside 1,000",
+		"size: 1473280 -> 2619456 beside 1,000 bytes",
+		`var.x: absent -> {"offset":25460736} beside 1,000 bytes`,
+		"needs 1,048,576 bytes (--capacity 1048576)",
 		"1.5 files", // a fraction takes the plural
 		"only bare 1128059 numbers 123456 without any separated one",
 	}

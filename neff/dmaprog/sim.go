@@ -2,6 +2,7 @@ package dmaprog
 
 import (
 	"fmt"
+	"github.com/npukit/npukit/internal/humanize"
 
 	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/neff/dma"
@@ -119,7 +120,7 @@ func Simulate(progs []*Program, s Setup) (*Run, error) {
 		r.TotalNs += r.LaunchNs
 	}
 	if transposes > 0 && s.Params.TransposeBlock > 0 {
-		r.Setup.Notes = append(r.Setup.Notes, fmt.Sprintf("%d DMA transpose(s) charged as destination runs of %d elements (an assumption: no public figure gives the DMA engines' transpose throughput)", transposes, s.Params.TransposeBlock))
+		r.Setup.Notes = append(r.Setup.Notes, fmt.Sprintf("%s charged as destination runs of %d elements (an assumption: no public figure gives the DMA engines' transpose throughput)", humanize.Plural(transposes, "DMA transpose"), s.Params.TransposeBlock))
 	}
 	return r, nil
 }

@@ -110,7 +110,7 @@ func TestSimulateTransposeCost(t *testing.T) {
 	}
 	found := false
 	for _, n := range notes {
-		found = found || strings.HasPrefix(n, "1 DMA transpose(s) charged")
+		found = found || strings.HasPrefix(n, "1 DMA transpose charged")
 	}
 	if !found {
 		t.Errorf("no transpose note in %q", notes)
