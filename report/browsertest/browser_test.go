@@ -237,6 +237,18 @@ const checkScript = `(() => {
   };
   // Tables: a table with a header and no row says nothing (issue 32: an
   // Edge TPU section showed two header-only tables).
+  // A time past 1,000 us reads in ms in running text (issue 32: a report
+  // said "51984.3 us"); tables keep their column's unit.
+  {
+    const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    let found = 0;
+    for (let n = walk.nextNode(); n && found < 3; n = walk.nextNode()) {
+      const el = n.parentElement;
+      if (!el || el.closest('svg, table, script, style, code, pre')) continue;
+      const m = /(^|[^0-9.,])([0-9]{4,}(\.[0-9]+)?|[0-9]{1,3}(,[0-9]{3})+(\.[0-9]+)?) ?us\b/.exec(n.textContent);
+      if (m) { found++; out.bad.push((el.closest('section') || {}).id + ': "' + short(n.textContent) + '" gives ' + m[2] + ' us (past 1,000 us a time reads in ms)'); }
+    }
+  }
   // An empty row, or blank space under the last row inside the table's
   // frame, reads as an empty last row (issue 32: every table seemed to end
   // with one, the table's bottom margin inside its bordered box).
