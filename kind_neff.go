@@ -124,11 +124,13 @@ func neffDMAFindings(m *neff.Model) diag.Report {
 }
 
 func reportNeff(files []*Artifact, o *Options) (*report.Page, error) {
-	var fs []neffreport.File
-	for _, f := range files {
+	// One NEFF read, checked and simulated at a time: the page builder
+	// renders each one's sections before asking for the next.
+	return neffreport.PageFunc(len(files), func(i int) (neffreport.File, error) {
+		f := files[i]
 		rep, m, err := checkNeffModel(f, o)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Name, err)
+			return neffreport.File{}, fmt.Errorf("%s: %w", f.Name, err)
 		}
 		nf := neffreport.File{Name: f.Name, Model: m, Diagnostics: rep}
 		// The time `npukit sim` predicts, in its own words, so that the
@@ -138,9 +140,8 @@ func reportNeff(files []*Artifact, o *Options) (*report.Page, error) {
 				nf.Predicted = fmt.Sprintf("%s (launch %s + the longest core; %s, see npukit sim)", humanize.Nanos(sim.TotalNs), humanize.Nanos(sim.LaunchNs), sim.Setup.NeuronCore)
 			}
 		}
-		fs = append(fs, nf)
-	}
-	return neffreport.Page(fs)
+		return nf, nil
+	})
 }
 
 func diffNeff(a, b *Artifact, o *Options) (Output, bool, error) {

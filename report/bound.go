@@ -1,5 +1,10 @@
 package report
 
+import (
+	"fmt"
+	"html/template"
+)
+
 // BoundCharts sets the mark budget of every timeline and rectangle map of
 // secs that has none (or a larger one) to marks: a page of many files
 // gives each file's charts a share of one page-wide budget, so that the
@@ -36,4 +41,29 @@ func FileMarks(n int) int {
 		n = 1
 	}
 	return max(MinFileMarks, min(DefaultMaxMarks, PageMarks/n))
+}
+
+// prerendered is a block already rendered to HTML.
+type prerendered template.HTML
+
+func (p prerendered) html() (template.HTML, error) { return template.HTML(p), nil }
+
+// Prerender renders the blocks of secs in place, so that a page of many
+// files need not keep every file's model, timeline spans and tables until
+// the page is written: a builder renders one file's sections, drops what
+// they were built from, and goes on to the next file.
+func Prerender(secs []Section) error {
+	for i := range secs {
+		for j, b := range secs[i].Blocks {
+			if _, ok := b.(prerendered); ok {
+				continue
+			}
+			h, err := b.html()
+			if err != nil {
+				return fmt.Errorf("report: section %s: %w", secs[i].ID, err)
+			}
+			secs[i].Blocks[j] = prerendered(h)
+		}
+	}
+	return nil
 }

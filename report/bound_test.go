@@ -120,3 +120,23 @@ func TestBoundChartsSharesPageBudget(t *testing.T) {
 		t.Errorf("page of %d bytes for %d files", len(page), files)
 	}
 }
+
+// Prerendered sections give the page the blocks would have given.
+func TestPrerenderSamePage(t *testing.T) {
+	build := func() *Page {
+		return &Page{Title: "p", Summary: []KV{{Key: "k", Value: "v"}}, Sections: []Section{
+			{ID: "t", Title: "timeline", Blocks: []Block{bigTimeline(3000, 3), &Table{Header: []string{"a"}, Rows: [][]string{{"1"}}}}},
+			{ID: "m", Title: "map", Blocks: []Block{bigRectMap(500)}},
+		}}
+	}
+	p := build()
+	if err := Prerender(p.Sections); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Sections[0].Blocks[0].(*Timeline); ok {
+		t.Fatal("a block is not prerendered")
+	}
+	if a, b := renderSize(t, p), renderSize(t, build()); a != b {
+		t.Error("prerendered page differs")
+	}
+}

@@ -33,19 +33,33 @@ type File struct {
 // engines, and the DMA traffic and simulated DMA timeline, with the
 // findings linked to those sections.
 func Page(files []File) (*report.Page, error) {
-	if len(files) == 0 {
+	return PageFunc(len(files), func(i int) (File, error) { return files[i], nil })
+}
+
+// PageFunc is Page of n NEFFs that file reads one at a time: on a page of
+// several NEFFs each one's sections are rendered before the next is read,
+// so that only one model (and one DMA simulation) is held at once (a
+// 30-NEFF report held every model and every timeline's spans). An error
+// of file stops the page.
+func PageFunc(n int, file func(i int) (File, error)) (*report.Page, error) {
+	if n == 0 {
 		return nil, errors.New("no NEFF")
 	}
 	page := &report.Page{Title: "NEFF", Diagnostics: diag.Report{}}
-	if len(files) > 1 {
-		page.Title = fmt.Sprintf("%d NEFFs", len(files))
+	if n > 1 {
+		page.Title = fmt.Sprintf("%d NEFFs", n)
 	}
 	var names []string
 	var partFor []struct {
 		file string
 		of   func(diag.Diagnostic) string
 	}
-	for i, f := range files {
+	for i := range n {
+		f, err := file(i)
+		if err != nil {
+			return nil, err
+		}
+		first := len(page.Sections)
 		name := filepath.Base(f.Name)
 		names = append(names, name)
 		rep, m := f.Diagnostics, f.Model
@@ -56,7 +70,7 @@ func Page(files []File) (*report.Page, error) {
 			continue
 		}
 		s := neff.Summarize(m)
-		if len(files) == 1 {
+		if n == 1 {
 			page.Summary = neffSummaryKVs(s, rep)
 			if f.Predicted != "" {
 				page.Summary = append(page.Summary, report.KV{Key: "Predicted time (npukit sim)", Value: f.Predicted})
@@ -80,15 +94,25 @@ func Page(files []File) (*report.Page, error) {
 		prefix := fmt.Sprintf("neff-%d-", i)
 		for j := range secs {
 			secs[j].ID = prefix + secs[j].ID
-			if len(files) > 1 {
+			if n > 1 {
 				secs[j].Title = name + ": " + secs[j].Title
 			}
 		}
 		// Each file's timelines draw its share of one page-wide budget
 		// (a 30-NEFF page was 45 MB, mostly DMA timelines).
-		report.BoundCharts(secs, report.FileMarks(len(files)))
+		report.BoundCharts(secs, report.FileMarks(n))
 		page.Sections = append(page.Sections, secs...)
-		mm := m
+		if n > 1 {
+			if err := report.Prerender(page.Sections[first:]); err != nil {
+				return nil, err
+			}
+		}
+		// The findings' links need the subgraphs' names and directories
+		// only, not the model.
+		mm := &neff.Model{}
+		for _, sg := range m.Subgraphs {
+			mm.Subgraphs = append(mm.Subgraphs, &neff.Subgraph{Name: sg.Name, Dir: sg.Dir})
+		}
 		partFor = append(partFor, struct {
 			file string
 			of   func(diag.Diagnostic) string
