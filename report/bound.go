@@ -28,11 +28,12 @@ func BoundCharts(secs []Section, marks int) {
 }
 
 // PageMarks is the page-wide budget of chart marks BoundCharts shares
-// among the files of a multi-file page (about 8 MB of page), and
-// MinFileMarks the least share of a file.
+// among the files of a multi-file page (about 4 MB of page at some 160
+// bytes a mark), and MinFileMarks the least share of a file (a 30-NEFF
+// page draws each DMA timeline at 800 marks, some 50 per engine).
 const (
-	PageMarks    = 48000
-	MinFileMarks = 1500
+	PageMarks    = 24000
+	MinFileMarks = 600
 )
 
 // FileMarks is one file's share of PageMarks on a page of n files.

@@ -707,6 +707,17 @@ func rectMarks(c *RectMap, box func(ax0, ax1, ay0, ay1 float64) (bx, by, bw, bh 
 		m.bx, m.by = math.Min(m.bx, b[0]), math.Min(m.by, b[1])
 		m.bw, m.bh = bx1-m.bx, by1-m.by
 	}
+	// A cell's mark stays in its column: marks of neighbouring cells of
+	// one band would otherwise overlap, which a memory map reads as a
+	// conflict.
+	for k, j := range cellIdx {
+		m := &marks[j]
+		if m.merged < 2 {
+			continue
+		}
+		lo, hi := math.Max(m.bx, float64(k.x)*cw), math.Min(m.bx+m.bw, float64(k.x+1)*cw)
+		m.bx, m.bw = lo, math.Max(hi-lo, 0.5)
+	}
 	for i := range marks {
 		m := &marks[i]
 		if m.rect >= 0 {
