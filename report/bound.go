@@ -28,11 +28,11 @@ func BoundCharts(secs []Section, marks int) {
 }
 
 // PageMarks is the page-wide budget of chart marks BoundCharts shares
-// among the files of a multi-file page (about 4 MB of page at some 160
-// bytes a mark), and MinFileMarks the least share of a file (a 30-NEFF
-// page draws each DMA timeline at 800 marks, some 50 per engine).
+// among the files of a multi-file page (about 4 MB of page at some 250
+// bytes a mark, hover text included), and MinFileMarks the least share of
+// a file (a 30-NEFF page draws each DMA timeline at 600 marks).
 const (
-	PageMarks    = 24000
+	PageMarks    = 16000
 	MinFileMarks = 600
 )
 

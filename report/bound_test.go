@@ -116,7 +116,7 @@ func TestBoundChartsSharesPageBudget(t *testing.T) {
 	if n := strings.Count(page, `<rect class="mark"`); n > max(PageMarks, files*MinFileMarks) {
 		t.Errorf("%d marks on a page of %d files", n, files)
 	}
-	if len(page) > 12<<20 {
+	if len(page) > 6<<20 {
 		t.Errorf("page of %d bytes for %d files", len(page), files)
 	}
 }

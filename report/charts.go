@@ -329,7 +329,7 @@ type Timeline struct {
 	Unit    Unit
 	XLabel  string
 	// MaxMarks bounds the rectangles drawn (0 = DefaultMaxMarks), about
-	// 160 bytes of page each.
+	// 250 bytes of page each with their hover text.
 	MaxMarks int
 	// Exact names where every span is when some are merged (e.g. "the
 	// --trace Perfetto export of `npukit sim`"); empty: a generic text.
@@ -337,7 +337,7 @@ type Timeline struct {
 }
 
 // DefaultMaxMarks bounds a timeline's marks when Timeline.MaxMarks is 0:
-// about 1 MB of page, some 5 marks per pixel column of a 1200 px chart,
+// about 1.5 MB of page, some 5 marks per pixel column of a 1200 px chart,
 // more than a screen shows without zoom.
 const DefaultMaxMarks = 6000
 
