@@ -83,7 +83,7 @@ func CheckedPage(x *neuroncore.Execution, rep diag.Report) (*report.Page, error)
 		}
 	}
 	if auto > 0 {
-		if pl, err := neuroncore.Place(p, neuroncore.PlaceOptions{}); err == nil {
+		if pl, err := neuroncore.PlaceExecution(x, neuroncore.PlaceOptions{}); err == nil {
 			shown = pl.Plan
 			placedNote = fmt.Sprintf(" %d automatic tensors are drawn where `npukit sbuf place` puts them.", auto)
 		} else {
