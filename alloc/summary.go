@@ -114,14 +114,14 @@ func (t *Table) fullSolution() (*Solution, bool) {
 // WriteText renders the summary as an aligned table.
 func (s *Summary) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "buffers\t%d\n", s.Buffers)
+	fmt.Fprintf(tw, "buffers\t%s\n", humanize.Count(int64(s.Buffers)))
 	if s.Capacity > 0 {
 		fmt.Fprintf(tw, "capacity\t%s (%s bytes)\n", humanize.Bytes(s.Capacity), humanize.Count(s.Capacity))
 	}
 	fmt.Fprintf(tw, "time span\t[%d, %d)\n", s.TimeStart, s.TimeEnd)
 	fmt.Fprintf(tw, "total size\t%s\n", humanize.Bytes(s.TotalBytes))
 	fmt.Fprintf(tw, "largest buffer\t%s\n", humanize.Bytes(s.LargestBuf))
-	fmt.Fprintf(tw, "peak alive\t%s (%d bytes, lower bound on capacity)\n", humanize.Bytes(s.Peak), s.Peak)
+	fmt.Fprintf(tw, "peak alive\t%s (%s bytes, lower bound on capacity)\n", humanize.Bytes(s.Peak), humanize.Count(s.Peak))
 	fmt.Fprintf(tw, "fixed / aligned / with gaps\t%d / %d / %d\n", s.Fixed, s.Aligned, s.WithGaps)
 	if s.Height != nil {
 		fmt.Fprintf(tw, "solution height\t%s (%s bytes)", humanize.Bytes(*s.Height), humanize.Count(*s.Height))
@@ -372,7 +372,7 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 			pctx, cancel = context.WithTimeout(ctx, max(time.Until(dl)/2, 10*time.Millisecond))
 		}
 		q.Capacity = probe
-		opt.stage("exact search at capacity %d (bound %d, best %d)", probe, best.LowerBound, best.Capacity)
+		opt.stage("exact search at capacity %s (bound %s, best %s)", humanize.Count(probe), humanize.Count(best.LowerBound), humanize.Count(best.Capacity))
 		popt := opt
 		spent := int64(0)
 		if opt.Budget > 0 {

@@ -91,20 +91,25 @@ func wrongPlural(text string) string {
 }
 
 // stripBrackets blanks what lies between square brackets (shapes, lists
-// of indices), keeping the text's length.
+// of indices) and in a call's parentheses after '=' (code as a kernel
+// writes it: address=(0, 10464)), keeping the text's length.
 func stripBrackets(s string) string {
 	b := []byte(s)
-	depth := 0
+	depth, code := 0, false
 	for i, c := range b {
 		switch {
 		case c == '[':
 			depth++
 		case c == ']' && depth > 0:
 			depth--
-		case depth > 0 && c != '\n':
-			b[i] = ' '
+		case c == '(' && i > 0 && b[i-1] == '=':
+			code = true
+		case c == ')' && code:
+			code = false
 		case c == '\n':
-			depth = 0
+			depth, code = 0, false
+		case depth > 0 || code:
+			b[i] = ' '
 		}
 	}
 	return string(b)

@@ -36,6 +36,7 @@ func TestLint(t *testing.T) {
 		"size: 1473280 -> 2619456 beside 1,000 bytes",
 		`var.x: absent -> {"offset":25460736} beside 1,000 bytes`,
 		"needs 1,048,576 bytes (--capacity 1048576)",
+		"T27 tensor address=(0, 10464) of 1,266 tiles",
 		"1.5 files", // a fraction takes the plural
 		"only bare 1128059 numbers 123456 without any separated one",
 	}

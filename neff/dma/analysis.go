@@ -237,8 +237,8 @@ func checkSide(d Descriptor, s Side, sum accesspattern.Summary, l Layout, rep *d
 	}
 	loc := d.Location()
 	if sum.MinRun < MinEfficientRun && sum.Bytes >= MinEfficientRun {
-		rep.Add(RuleSmallRuns, loc, "%s side moves %d runs, the smallest %d bytes (under %d B); make the innermost dimension longer or contiguous",
-			s.Var, sum.Runs, sum.MinRun, MinEfficientRun)
+		rep.Add(RuleSmallRuns, loc, "%s side moves %s runs, the smallest %d bytes (under %d B); make the innermost dimension longer or contiguous",
+			s.Var, humanize.Count(int64(sum.Runs)), sum.MinRun, MinEfficientRun)
 	}
 	if len(s.Pattern.Steps) > 0 && s.Pattern.Steps[0] > MaxInnermostStride {
 		rep.Add(RuleStridedInnermost, loc, "%s side's innermost stride is %d bytes (over %d B)", s.Var, s.Pattern.Steps[0], MaxInnermostStride)
