@@ -865,6 +865,11 @@ func (c *RectMap) html() (template.HTML, error) {
 		if mixedUnder(marks, pl.x0, pl.x1, pl.y0, pl.y1) {
 			continue
 		}
+		// Merged cells keep to their columns and may leave gaps: a label
+		// not wholly on marks would float over nothing.
+		if !coveredByMarks(marks, bx+bw/2-tw/2, bx+bw/2+tw/2, by+bh/2-fontSize/2, by+bh/2+fontSize/2) {
+			continue
+		}
 		taken = append(taken, pl)
 		fmt.Fprintf(&s, `<text class="area-label" x="%s" y="%s" text-anchor="middle" pointer-events="none">%s</text>`, f1(bx+bw/2), f1(by+bh/2+4), esc(l.Text))
 	}
@@ -907,4 +912,33 @@ func mixedUnder(marks []rectMark, x0, x1, y0, y1 float64) bool {
 		series = m.series
 	}
 	return false
+}
+
+// coveredByMarks reports whether every point of the screen box x0..x1,
+// y0..y1 (sampled each pixel, edges included) lies on a drawn mark
+// (within half a pixel): merged cells keep to their columns, and a gap
+// between two of them can run through the middle of a label.
+func coveredByMarks(marks []rectMark, x0, x1, y0, y1 float64) bool {
+	on := func(x, y float64) bool {
+		for _, m := range marks {
+			if x >= m.bx-0.5 && x <= m.bx+math.Max(0.5, m.bw)+0.5 && y >= m.by-0.5 && y <= m.by+math.Max(0.5, m.bh)+0.5 {
+				return true
+			}
+		}
+		return false
+	}
+	for x := x0; ; x = math.Min(x+1, x1) {
+		for y := y0; ; y = math.Min(y+1, y1) {
+			if !on(x, y) {
+				return false
+			}
+			if y >= y1 {
+				break
+			}
+		}
+		if x >= x1 {
+			break
+		}
+	}
+	return true
 }
