@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/humanize"
 )
 
 // Rule IDs of Check.
@@ -47,7 +48,7 @@ func Check(data []byte) (diag.Report, *Profile) {
 			rep.Add(RuleNoEvents, c.Name, "no instruction event recorded")
 		}
 		if c.Unpaired > 0 {
-			rep.Add(RuleUnpaired, c.Name, "%d instruction events without their start or end", c.Unpaired)
+			rep.Add(RuleUnpaired, c.Name, "%s without %s start or end", humanize.Plural(c.Unpaired, "instruction event"), humanize.Agree(c.Unpaired, "its", "their"))
 		}
 	}
 	if !p.HasWindow {

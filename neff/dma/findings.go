@@ -63,7 +63,7 @@ func Findings(descs []Descriptor, l Layout, p SimParams) diag.Report {
 				cost = fmt.Sprintf("; about %s of DMA engine time beyond moving them in full-length runs", humanize.Nanos(int64(g.extraNs)))
 			}
 			f.Count = g.count
-			f.Message = fmt.Sprintf("%d descriptors like this one move %s%s%s; the first: %s", g.count, humanize.Bytes(g.bytes), share, cost, f.Message)
+			f.Message = fmt.Sprintf("%s like this one %s %s%s%s; the first: %s", humanize.Plural(g.count, "descriptor"), humanize.Agree(g.count, "moves", "move"), humanize.Bytes(g.bytes), share, cost, f.Message)
 		}
 		out[g.position] = f
 	}

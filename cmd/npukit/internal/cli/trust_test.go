@@ -123,7 +123,7 @@ func TestMultiFileReportSummarisesEveryFile(t *testing.T) {
 		t.Errorf("report: %q", m)
 	}
 	if strings.Contains(page, "× 1 ") && strings.Contains(page, "descriptors like this one") {
-		for _, m := range regexp.MustCompile(`× 1 [^<]*</span></summary><ul><li>(?:<code>[^<]*</code>: )*<code>[^<]*</code>: (\d+) descriptors like this one`).FindAllStringSubmatch(page, -1) {
+		for _, m := range regexp.MustCompile(`× 1 [^<]*</span></summary><ul><li>(?:<code>[^<]*</code>: )*<code>[^<]*</code>: ([\d,]+) descriptors like this one`).FindAllStringSubmatch(page, -1) {
 			t.Errorf("a group of %s descriptors is counted × 1", m[1])
 		}
 	}
