@@ -113,6 +113,6 @@ func (d CheckDocument) WriteText(w io.Writer) error {
 	if n := len(d.Diagnostics); n < d.Summary.Errors+d.Summary.Warnings+d.Summary.Infos {
 		lines = fmt.Sprintf(" (in %s)", humanize.Plural(n, "line"))
 	}
-	_, err := fmt.Fprintf(w, "%s checked: %s%s%s\n", humanize.Plural(d.Summary.Files, "file"), diag.Counts(d.Summary.Errors, d.Summary.Warnings, d.Summary.Infos), lines, unread)
+	_, err := fmt.Fprintf(w, "%s checked: %s%s%s\n", humanize.Plural(d.Summary.Files-d.Summary.Unreadable, "file"), diag.Counts(d.Summary.Errors, d.Summary.Warnings, d.Summary.Infos), lines, unread)
 	return err
 }

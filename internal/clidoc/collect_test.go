@@ -52,3 +52,18 @@ func TestCollector(t *testing.T) {
 		}
 	}
 }
+
+// The summary line counts as checked only the files that were read: a
+// path that does not exist is "could not be read", not also "checked".
+func TestSummaryCountsOnlyFilesRead(t *testing.T) {
+	c := &Collector{}
+	c.Add("a.bin", nil, nil)
+	c.Fail("gone.neff", fmt.Errorf("gone.neff: no such file or directory"))
+	var b bytes.Buffer
+	if err := c.Document(2, 0).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); !strings.HasPrefix(got, "1 file checked: ") || !strings.Contains(got, "1 could not be read") {
+		t.Errorf("summary %q", got)
+	}
+}
