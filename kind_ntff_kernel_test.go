@@ -1,7 +1,6 @@
 package npukit
 
 import (
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,39 +17,27 @@ import (
 // 1.29-1.49x while a run under 512 B cost as much as 512 B.)
 func TestNeffKernelAgainstCapture(t *testing.T) {
 	dir := conformance.Shared(t, "corpus3/ntff")
-	f, err := os.Open(filepath.Join(dir, "truth.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
-	}
+	rows := conformance.CSV(t, filepath.Join(dir, "truth.csv"))
 	n, within := 0, 0
-	for _, r := range rows[1:] {
-		if r[col["ntff_version"]] < "5" {
+	for _, r := range rows {
+		if r["ntff_version"] < "5" {
 			continue
 		}
-		a, err := Open(filepath.Join(dir, r[col["neff_file"]]))
+		a, err := Open(filepath.Join(dir, r["neff_file"]))
 		if err != nil {
 			t.Fatal(err)
 		}
-		capb, err := os.ReadFile(filepath.Join(dir, r[col["ntff_file"]]))
+		capb, err := os.ReadFile(filepath.Join(dir, r["ntff_file"]))
 		if err != nil {
 			t.Fatal(err)
 		}
 		out, err := a.Simulate(&Options{NeffMeasured: capb})
 		if err != nil {
-			t.Fatalf("%s: %v", r[col["neff_file"]], err)
+			t.Fatalf("%s: %v", r["neff_file"], err)
 		}
 		m, ok := out.(*NeffMeasured)
 		if !ok {
-			t.Fatalf("%s: %T, not a comparison", r[col["neff_file"]], out)
+			t.Fatalf("%s: %T, not a comparison", r["neff_file"], out)
 		}
 		var kr *MeasuredRow
 		for i := range m.Rows {
@@ -59,16 +46,16 @@ func TestNeffKernelAgainstCapture(t *testing.T) {
 			}
 		}
 		if kr == nil {
-			t.Errorf("%s: no kernel row", r[col["neff_file"]])
+			t.Errorf("%s: no kernel row", r["neff_file"])
 			continue
 		}
 		n++
-		t.Logf("%s: kernel predicted %.3f us, measured %.3f us, ratio %.2f", r[col["neff_file"]], kr.PredictedUs, kr.MeasuredUs, kr.Ratio)
+		t.Logf("%s: kernel predicted %.3f us, measured %.3f us, ratio %.2f", r["neff_file"], kr.PredictedUs, kr.MeasuredUs, kr.Ratio)
 		if kr.Ratio >= 0.75 && kr.Ratio <= 1.25 {
 			within++
 		}
 		if kr.Ratio < 0.5 || kr.Ratio > 2 {
-			t.Errorf("%s: kernel ratio %.2f", r[col["neff_file"]], kr.Ratio)
+			t.Errorf("%s: kernel ratio %.2f", r["neff_file"], kr.Ratio)
 		}
 	}
 	if n == 0 {

@@ -1,7 +1,6 @@
 package npukit
 
 import (
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,32 +17,20 @@ import (
 // nanosecond clock as picoseconds, gave ratios of 2,800x to 16,000x.
 func TestMeasuredLeavesOutWithdrawnTimes(t *testing.T) {
 	dir := conformance.Shared(t, "corpus3/ntff")
-	f, err := os.Open(filepath.Join(dir, "truth.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
-	}
+	rows := conformance.CSV(t, filepath.Join(dir, "truth.csv"))
 	withdrawn := 0
-	for _, r := range rows[1:] {
-		a, err := Open(filepath.Join(dir, r[col["neff_file"]]))
+	for _, r := range rows {
+		a, err := Open(filepath.Join(dir, r["neff_file"]))
 		if err != nil {
 			t.Fatal(err)
 		}
-		capb, err := os.ReadFile(filepath.Join(dir, r[col["ntff_file"]]))
+		capb, err := os.ReadFile(filepath.Join(dir, r["ntff_file"]))
 		if err != nil {
 			t.Fatal(err)
 		}
 		out, err := a.Simulate(&Options{NeffMeasured: capb})
 		if err != nil {
-			t.Fatalf("%s: %v", r[col["neff_file"]], err)
+			t.Fatalf("%s: %v", r["neff_file"], err)
 		}
 		m := out.(*NeffMeasured)
 		gone := map[string]bool{}
@@ -61,17 +48,17 @@ func TestMeasuredLeavesOutWithdrawnTimes(t *testing.T) {
 		}
 		withdrawn += len(gone)
 		if len(gone) > 0 && len(m.NotCompared) == 0 {
-			t.Errorf("%s: %d quantities withdrawn, none named as not compared", r[col["ntff_file"]], len(gone))
+			t.Errorf("%s: %d quantities withdrawn, none named as not compared", r["ntff_file"], len(gone))
 		}
 		for _, row := range m.Rows {
 			if gone[row.What] {
-				t.Errorf("%s: %q compared (measured %.3f us, ratio %.2f) though the capture does not measure it", r[col["ntff_file"]], row.What, row.MeasuredUs, row.Ratio)
+				t.Errorf("%s: %q compared (measured %.3f us, ratio %.2f) though the capture does not measure it", r["ntff_file"], row.What, row.MeasuredUs, row.Ratio)
 			}
 		}
-		if r[col["ntff_version"]] == "4" {
+		if r["ntff_version"] == "4" {
 			for _, row := range m.Rows {
 				if strings.Contains(row.What, "Tensor") || strings.Contains(row.What, "qSPIO0") {
-					t.Errorf("%s: format 4 row %q compared", r[col["ntff_file"]], row.What)
+					t.Errorf("%s: format 4 row %q compared", r["ntff_file"], row.What)
 				}
 			}
 		}

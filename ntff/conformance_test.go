@@ -2,7 +2,6 @@ package ntff
 
 import (
 	"bufio"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -34,46 +33,34 @@ func readCapture(t *testing.T, path string) *Profile {
 // truth.csv's (read from the captures independently of this package).
 func TestCorpusTruth(t *testing.T) {
 	dir := conformance.Shared(t, "corpus3/ntff")
-	f, err := os.Open(filepath.Join(dir, "truth.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
-	}
+	rows := conformance.CSV(t, filepath.Join(dir, "truth.csv"))
 	seen := 0
-	for _, r := range rows[1:] {
-		name := r[col["ntff_file"]]
+	for _, r := range rows {
+		name := r["ntff_file"]
 		p := readCapture(t, filepath.Join(dir, name))
 		seen++
 		s := Summarize(p, name)
-		if got := strconv.Itoa(p.Format); got != r[col["ntff_version"]] {
-			t.Errorf("%s: format %s, truth %s", name, got, r[col["ntff_version"]])
+		if got := strconv.Itoa(p.Format); got != r["ntff_version"] {
+			t.Errorf("%s: format %s, truth %s", name, got, r["ntff_version"])
 		}
-		if p.Instance != r[col["instance"]] {
-			t.Errorf("%s: instance %q, truth %q", name, p.Instance, r[col["instance"]])
+		if p.Instance != r["instance"] {
+			t.Errorf("%s: instance %q, truth %q", name, p.Instance, r["instance"])
 		}
-		if got := strings.Fields(p.Runtime.String())[0]; got != r[col["runtime"]] {
-			t.Errorf("%s: runtime %s, truth %s", name, got, r[col["runtime"]])
+		if got := strings.Fields(p.Runtime.String())[0]; got != r["runtime"] {
+			t.Errorf("%s: runtime %s, truth %s", name, got, r["runtime"])
 		}
-		if got := strconv.Itoa(len(p.Cores)); got != r[col["cores"]] {
-			t.Errorf("%s: %s cores, truth %s", name, got, r[col["cores"]])
+		if got := strconv.Itoa(len(p.Cores)); got != r["cores"] {
+			t.Errorf("%s: %s cores, truth %s", name, got, r["cores"])
 		}
 		var all []string
 		for _, c := range p.Cores {
 			all = append(all, c.Name+"="+strconv.FormatInt(c.TotalPs, 10))
 		}
-		if got := strings.Join(all, ";"); got != r[col["total_time_ps_all"]] {
-			t.Errorf("%s: totals %s, truth %s", name, got, r[col["total_time_ps_all"]])
+		if got := strings.Join(all, ";"); got != r["total_time_ps_all"] {
+			t.Errorf("%s: totals %s, truth %s", name, got, r["total_time_ps_all"])
 		}
-		if got := strconv.FormatInt(s.TotalTimePs, 10); got != r[col["total_time_ps_sg00"]] {
-			t.Errorf("%s: total %s ps, truth %s", name, got, r[col["total_time_ps_sg00"]])
+		if got := strconv.FormatInt(s.TotalTimePs, 10); got != r["total_time_ps_sg00"] {
+			t.Errorf("%s: total %s ps, truth %s", name, got, r["total_time_ps_sg00"])
 		}
 		t.Logf("%s: %.3f us, window %s, %v, static DMA %d packets %d B", name, s.TotalTimeUs, s.Window, s.EngineCounts, s.StaticDMAPackets, s.StaticDMABytes)
 	}

@@ -7,6 +7,7 @@
 package conformance
 
 import (
+	"encoding/csv"
 	"errors"
 	"os"
 	"path/filepath"
@@ -126,4 +127,33 @@ func CorpusFiles(t testing.TB, sub, pattern string) []string {
 		t.Fatalf("conformance: no %s in corpus/%s or corpus2/%s", pattern, sub, sub)
 	}
 	return all
+}
+
+// CSV reads a corpus table with a header row (truth.csv, say) as one map
+// per row, keyed by the header's column names.
+func CSV(t testing.TB, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if len(rows) == 0 {
+		t.Fatalf("%s: no header row", path)
+	}
+	out := make([]map[string]string, 0, len(rows)-1)
+	for _, r := range rows[1:] {
+		m := map[string]string{}
+		for i, h := range rows[0] {
+			if i < len(r) {
+				m[h] = r[i]
+			}
+		}
+		out = append(out, m)
+	}
+	return out
 }
