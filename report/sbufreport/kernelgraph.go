@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/nki"
 	"github.com/npukit/npukit/report"
 )
@@ -23,18 +24,19 @@ var kernelSeries = []report.Series{
 	{Name: "HBM tensor", Color: "#e4e6ea"},
 }
 
+// engineSeries is an engine's colour: the first five series follow
+// neuroncore's one table of engine names (Tensor, Vector, Scalar, GpSimd,
+// then Sync, which triggers the DMA), read by AWS's name or the NEFF's
+// short key.
 func engineSeries(engine string) int {
-	switch strings.ToLower(engine) {
-	case "tensor", "pe":
-		return 0
-	case "vector", "dve":
-		return 1
-	case "scalar", "act":
-		return 2
-	case "gpsimd", "pool":
-		return 3
-	case "dma", "sync", "sp":
+	e := strings.ToLower(engine)
+	if e == "dma" {
 		return 4
+	}
+	for i, n := range neuroncore.EngineNames() {
+		if e == strings.ToLower(n.Name) || e == n.NEFFKey {
+			return i
+		}
 	}
 	return 5
 }
