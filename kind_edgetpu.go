@@ -40,7 +40,11 @@ func reportEdgeTPU(files []*Artifact, o *Options) (*report.Page, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
-		named = append(named, edgetpu.NamedModel{Path: f.Name, Model: m})
+		nm := edgetpu.NamedModel{Path: f.Name, Model: m}
+		if lo, err := edgeTPUTwin(f, m, o); err == nil {
+			nm.Twin = lo.Twin
+		}
+		named = append(named, nm)
 	}
 	return edgetpureport.Page(named)
 }
@@ -111,7 +115,11 @@ func simulateEdgeTPU(a *Artifact, o *Options) (Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := edgetpu.EstimateModel(m, h, o.EdgeTPULatency)
+	lo, err := edgeTPUTwin(a, m, o)
+	if err != nil {
+		return nil, err
+	}
+	l, err := edgetpu.EstimateModel(m, h, lo)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +132,30 @@ func simulateEdgeTPU(a *Artifact, o *Options) (Output, error) {
 		out.Trace = o.TracePath
 	}
 	return out, nil
+}
+
+// edgeTPUTwin gives the latency options of a compiled model with its
+// uncompiled twin: the one given (checked: a model that is not the twin
+// is refused, not priced) or, unless o.EdgeTPUNoTwin, the one found
+// beside the compiled file (edgetpu.FindTwin).
+func edgeTPUTwin(a *Artifact, m *edgetpu.Model, o *Options) (edgetpu.LatencyOptions, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	lo := o.EdgeTPULatency
+	if tw := lo.Twin; tw != nil || lo.Uncompiled != nil {
+		if tw != nil && m.TFLite != nil && len(m.Ops) > 0 {
+			if err := edgetpu.CheckTwin(m, tw.Model); err != nil {
+				return lo, fmt.Errorf("--uncompiled %s is not the model %s was compiled from: %v", tw.Path, a.Name, err)
+			}
+		}
+		return lo, nil
+	}
+	if o.EdgeTPUNoTwin || a.path == "" {
+		return lo, nil
+	}
+	lo.Twin, lo.TwinNote = edgetpu.FindTwin(a.path, m)
+	return lo, nil
 }
 
 // writeEdgeTPUTrace writes one first inference of l as a Perfetto trace.

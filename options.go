@@ -42,6 +42,11 @@ type Options struct {
 	// evicted by another model between inferences, a per-call image
 	// resize).
 	EdgeTPULatency edgetpu.LatencyOptions
+	// EdgeTPUNoTwin: do not look beside a compiled Edge TPU model for
+	// its uncompiled twin (edgetpu.FindTwin); its Edge TPU compute is
+	// then estimated from the compiled file alone unless
+	// EdgeTPULatency.Twin gives the twin.
+	EdgeTPUNoTwin bool
 	// NtffNeff is the NEFF a Neuron profile capture profiled (inspect
 	// names it; "" looks for it beside the capture).
 	NtffNeff string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -172,6 +173,13 @@ type LatencyOptions struct {
 	// compiled package no longer has the layers) in place of the estimate
 	// from parameters and pixels. Used for a model with one Edge TPU op.
 	Uncompiled *tflite.Model `json:"-"`
+	// Twin is where Uncompiled came from (FindTwin, or a file given):
+	// the estimate names it (Latency.Uncompiled). A Twin without
+	// Uncompiled gives its Model.
+	Twin *Twin `json:"-"`
+	// TwinNote says why no uncompiled model is used when one was looked
+	// for (FindTwin's answer): a note of the estimate.
+	TwinNote string `json:"-"`
 	// AlternateWith is another compiled model run on the same Edge TPU
 	// between two inferences of this one: when their caching tokens
 	// differ (compiled separately) each evicts the other's cached
@@ -235,6 +243,9 @@ type Latency struct {
 	// post-processing operators (fitted on a decoder with float outputs)
 	// are not counted.
 	FloatCPUOps int `json:"float_cpu_ops_at_int8_rate,omitempty"`
+	// Uncompiled is the uncompiled model whose layers priced the Edge
+	// TPU compute (nil: estimated from the compiled file alone).
+	Uncompiled *Twin `json:"uncompiled,omitempty"`
 	// AllParts makes WriteText list every part; otherwise a long table
 	// shows its longest operators and says how many it left out.
 	AllParts bool `json:"-"`
@@ -401,9 +412,20 @@ func EstimateModel(m *Model, h HostClass, o LatencyOptions) (*Latency, error) {
 			l.Notes = append(l.Notes, fmt.Sprintf("run in turn with a co-compiled model (the same caching token %#x): the cache holds both", a))
 		}
 	}
+	if o.Uncompiled == nil && o.Twin != nil {
+		o.Uncompiled = o.Twin.Model
+	}
 	if o.Uncompiled != nil && len(m.Ops) != 1 {
 		o.Uncompiled = nil
 		l.Notes = append(l.Notes, "the uncompiled model is used for a model with one Edge TPU operator only: the compute is estimated from the parameters")
+	}
+	if o.Uncompiled != nil {
+		l.Uncompiled = o.Twin
+		if l.Uncompiled == nil {
+			l.Uncompiled = &Twin{How: TwinGiven}
+		}
+	} else if o.TwinNote != "" {
+		l.Notes = append(l.Notes, "no uncompiled model used: "+o.TwinNote)
 	}
 	if m.TFLite == nil {
 		for _, op := range m.Ops {
@@ -739,6 +761,17 @@ func (l *Latency) WriteText(w io.Writer) error {
 		sums = append(sums, fmt.Sprintf("%s %s (%.0f%%)", kindNames[k], ms(l.ByKind[k]), 100*l.ByKind[k]/max(l.SteadyStateUs, 1e-9)))
 	}
 	ew.Printf("  steady state: %s\n", strings.Join(sums, ", "))
+	if u := l.Uncompiled; u != nil {
+		name := "the uncompiled model"
+		if u.Path != "" {
+			name = filepath.Base(u.Path)
+		}
+		also := ""
+		if len(u.Also) > 0 {
+			also = fmt.Sprintf("; the same network as %s", strings.Join(u.Also, ", "))
+		}
+		ew.Printf("  Edge TPU compute layer by layer from the uncompiled model %s (%s%s)\n", name, u.How, also)
+	}
 	show, hidden, hiddenUs := l.shown()
 	ew.Printf("  %-44s %10s %12s %s\n", "PART", "TIME", "BYTES/MACS", "")
 	for i, p := range l.Parts {

@@ -209,6 +209,9 @@ func segmentTimes(ss []PipelineSegment) string {
 type NamedModel struct {
 	Path  string
 	Model *Model
+	// Twin is the compiled model's uncompiled twin (FindTwin; nil:
+	// none): its layers price the Edge TPU compute.
+	Twin *Twin
 }
 
 // BuildMemoryReport groups files by caching token and states what

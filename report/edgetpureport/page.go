@@ -365,7 +365,7 @@ func etpuLatencySection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
 		predicted = edgetpu.PlanModel(m.TFLite, edgetpu.PlanOptions{})
 	}
 	for _, h := range edgetpu.Hosts() {
-		l, err := edgetpu.EstimateModel(m, h, edgetpu.LatencyOptions{})
+		l, err := edgetpu.EstimateModel(m, h, edgetpu.LatencyOptions{Twin: nm.Twin})
 		if err != nil {
 			return sec, false
 		}
@@ -401,6 +401,9 @@ func etpuLatencySection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
 	sec.Intro = fmt.Sprintf("Estimated on %s: first inference %s, steady state %s per inference.", def.Host.Name, usText(def.FirstInferenceUs), usText(def.SteadyStateUs))
 	if plan != nil {
 		sec.Intro += fmt.Sprintf(" Compiled for the Edge TPU as predicted (npukit edgetpu plan): %s per inference.", usText(plan.SteadyStateUs))
+	}
+	if u := def.Uncompiled; u != nil && u.Path != "" {
+		sec.Intro += fmt.Sprintf(" Edge TPU compute layer by layer from the uncompiled model %s (%s).", filepath.Base(u.Path), u.How)
 	}
 	sec.Intro += " Constants and what they were fitted on: npukit sim --host help."
 	t := &report.Table{Caption: "Parts of one inference on " + def.Host.Name, Header: []string{"part", "kind", "time", "bytes", "MACs", "first only"}, Numeric: []int{2, 3, 4}, MaxRows: 2000}

@@ -312,6 +312,44 @@ func TestEdgeTPUSimHosts(t *testing.T) {
 	}
 }
 
+// sim of a compiled model finds its uncompiled twin beside it (the
+// compiler's X.tflite for X_edgetpu.tflite) and says which file priced the
+// Edge TPU compute, in text and JSON; --no-uncompiled keeps to the
+// compiled file; an --uncompiled model that is not the twin is refused.
+func TestEdgeTPUSimFindsTwin(t *testing.T) {
+	dir := filepath.Join(conformance.Shared(t, "corpus2/edgetpu-pairs"), "models")
+	f := filepath.Join(dir, "Face_Mask_RPi__model_edgetpu.tflite")
+	type lat struct {
+		Uncompiled *struct {
+			Path string `json:"path"`
+			How  string `json:"how"`
+		} `json:"uncompiled"`
+	}
+	get := func(args ...string) lat {
+		r := run(t, "", append([]string{"sim", "--json", f}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("sim %v: %d %s", args, r.code, r.stderr)
+		}
+		var l lat
+		if err := json.Unmarshal([]byte(r.stdout), &l); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	if l := get(); l.Uncompiled == nil || filepath.Base(l.Uncompiled.Path) != "Face_Mask_RPi__model.tflite" || !strings.Contains(l.Uncompiled.How, "beside") {
+		t.Errorf("twin not found beside: %+v", l.Uncompiled)
+	}
+	if r := run(t, "", "sim", f); r.code != 0 || !strings.Contains(r.stdout, "from the uncompiled model Face_Mask_RPi__model.tflite (found beside the compiled file)") {
+		t.Errorf("text does not name the twin: %d %s", r.code, r.stdout)
+	}
+	if l := get("--no-uncompiled"); l.Uncompiled != nil {
+		t.Errorf("--no-uncompiled used %+v", l.Uncompiled)
+	}
+	if r := run(t, "", "sim", f, "--uncompiled", filepath.Join(dir, "Franco__model.tflite")); r.code == 0 || !strings.Contains(r.stderr, "is not the model") {
+		t.Errorf("a model that is not the twin was accepted: %d %s", r.code, r.stderr)
+	}
+}
+
 // plan takes the compiler's flags under their short and long names, and
 // -s prints the compiler's own table beside the prediction.
 func TestEdgeTPUPlanCompilerFlags(t *testing.T) {
