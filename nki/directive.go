@@ -140,7 +140,12 @@ func splitTop(s string) []string {
 }
 
 // ParseArg reads one kernel argument: NAME=DTYPE[D0,D1,...] (a tensor in
-// HBM) or NAME=VALUE (an int, float, True/False, None or a string).
+// HBM), NAME=nl.DTYPE (a dtype passed as a value, as flash attention's
+// kernel_dtype=nl.bfloat16; np.DTYPE and nki.language.DTYPE too), NAME=(...)
+// (a tuple of numbers, True/False, None or tuples, as padding=((0, 0), (1, 1)))
+// or NAME=VALUE (an int, float, True/False, None or a string). A kernel
+// called with a dtype or a tuple could not be given them on the command line
+// before: a string "nl.bfloat16" is no dtype to nl.ndarray.
 func ParseArg(s string) (Arg, error) {
 	name, val, ok := strings.Cut(s, "=")
 	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
@@ -161,6 +166,19 @@ func ParseArg(s string) (Arg, error) {
 			shape = append(shape, n)
 		}
 		return Arg{Name: name, Shape: shape, DType: string(dt)}, nil
+	}
+	if d, ok := dtypeValue(val); ok {
+		return Arg{Name: name, DTypeValue: string(d)}, nil
+	}
+	if strings.HasPrefix(val, "(") {
+		t, rest, err := parseTuple(val)
+		if err != nil {
+			return Arg{}, err
+		}
+		if strings.TrimSpace(rest) != "" {
+			return Arg{}, fmt.Errorf("tuple %q: unexpected %q after its closing parenthesis", val, rest)
+		}
+		return Arg{Name: name, Tuple: t}, nil
 	}
 	var v any
 	switch {
@@ -184,10 +202,78 @@ func ParseArg(s string) (Arg, error) {
 // (dir, file as in Options).
 func (d Directive) Options(dir, file string) Options {
 	o := Options{Dir: dir, File: file, Function: d.Function, Args: d.Args, Grid: d.Grid, NCVersion: d.NCVersion,
-		ArgsFrom: fmt.Sprintf("the '# npukit: check' comment on line %d", d.Line)}
+		ArgsFrom: fmt.Sprintf("the '# npukit: check' comment on line %d", d.Line), ArgsByName: true}
 	if o.NCVersion == "" {
 		o.NCVersion = "gen2"
 	}
 	o.ProgramID = make([]int64, len(o.Grid))
 	return o
+}
+
+// dtypeModules are the module prefixes a dtype value is spelled with on the
+// command line (nl.bfloat16, np.float32, nki.language.float16).
+var dtypeModules = []string{"nl.", "nki.language.", "neuronxcc.nki.language.", "np.", "numpy."}
+
+// dtypeValue reads a dtype passed as a value: a dtype module's member.
+func dtypeValue(val string) (DType, bool) {
+	for _, m := range dtypeModules {
+		if rest, ok := strings.CutPrefix(val, m); ok && DType(rest).Size() > 0 {
+			return DType(rest), true
+		}
+	}
+	return "", false
+}
+
+// parseTuple reads "(a, b, ...)" whose items are numbers, True/False, None
+// or tuples, and returns the items and the text after the closing
+// parenthesis. A tuple of one item may end with a comma: "(3,)".
+func parseTuple(s string) ([]any, string, error) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "(") {
+		return nil, s, fmt.Errorf("tuple %q: want '('", s)
+	}
+	s = s[1:]
+	items := []any{}
+	for {
+		s = strings.TrimSpace(s)
+		if strings.HasPrefix(s, ")") {
+			return items, s[1:], nil
+		}
+		if s == "" {
+			return nil, "", errors.New("tuple: missing ')'")
+		}
+		if strings.HasPrefix(s, "(") {
+			t, rest, err := parseTuple(s)
+			if err != nil {
+				return nil, "", err
+			}
+			items = append(items, t)
+			s = rest
+		} else {
+			end := strings.IndexAny(s, ",)")
+			if end < 0 {
+				return nil, "", errors.New("tuple: missing ')'")
+			}
+			tok := strings.TrimSpace(s[:end])
+			switch tok {
+			case "None":
+				items = append(items, nil)
+			case "True", "False":
+				items = append(items, tok == "True")
+			default:
+				f, err := strconv.ParseFloat(tok, 64)
+				if err != nil {
+					return nil, "", fmt.Errorf("tuple item %q: want a number, True, False, None or a tuple", tok)
+				}
+				items = append(items, f)
+			}
+			s = s[end:]
+		}
+		s = strings.TrimSpace(s)
+		if strings.HasPrefix(s, ",") {
+			s = s[1:]
+		} else if !strings.HasPrefix(s, ")") {
+			return nil, "", fmt.Errorf("tuple: want ',' or ')' before %q", s)
+		}
+	}
 }

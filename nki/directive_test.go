@@ -1,6 +1,8 @@
 package nki
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -44,5 +46,128 @@ func TestDirectiveErrorsNameTheLine(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "line 2") {
 			t.Errorf("%q: %v", bad, err)
 		}
+	}
+}
+
+// A kernel that takes its dtype and a padding tuple as arguments (flash
+// attention's kernel_dtype=nl.bfloat16, conv's padding=((0, 0), (1, 1)))
+// can be given them with --arg: nl.DTYPE is a dtype, not the string
+// "nl.bfloat16" nl.ndarray refused, and (..) is a tuple.
+func TestParseArgDTypeAndTuple(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Arg
+	}{
+		{"kernel_dtype=nl.bfloat16", Arg{Name: "kernel_dtype", DTypeValue: "bfloat16"}},
+		{"acc=np.float32", Arg{Name: "acc", DTypeValue: "float32"}},
+		{"d=nki.language.float16", Arg{Name: "d", DTypeValue: "float16"}},
+		{"padding=((0, 0), (1, 1))", Arg{Name: "padding", Tuple: []any{[]any{0.0, 0.0}, []any{1.0, 1.0}}}},
+		{"s=(3,)", Arg{Name: "s", Tuple: []any{3.0}}},
+		{"e=()", Arg{Name: "e", Tuple: []any{}}},
+		{"m=(None, True, 0.5)", Arg{Name: "m", Tuple: []any{nil, true, 0.5}}},
+		{"mode=nl.fast", Arg{Name: "mode", Value: "nl.fast"}}, // not a dtype: a string as before
+	} {
+		got, err := ParseArg(c.in)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %+v %v, want %+v", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"p=(1, 2", "p=(1, x)", "p=(1 2)", "p=(1) 3"} {
+		if _, err := ParseArg(bad); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+	src := authorHeader + `
+@nki.jit
+def kernel(a, kernel_dtype, padding):
+    t = nl.ndarray((128, 512 + padding[1][0] + padding[1][1]), dtype=kernel_dtype, buffer=nl.sbuf)
+    nl.store(a, value=t[:, 0:512])
+`
+	var args []Arg
+	for _, s := range []string{"a=float32[128,512]", "kernel_dtype=nl.bfloat16", "padding=((0, 0), (1, 1))"} {
+		a, err := ParseArg(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, a)
+	}
+	res := traceSource(t, src, "gen2", args...)
+	var found bool
+	for _, r := range res.Tensors {
+		if r.Name == "t" {
+			found = true
+			if r.DType != "bfloat16" || !reflect.DeepEqual(r.Shape, []int64{128, 514}) {
+				t.Errorf("t: %s%v, want bfloat16[128 514]", r.DType, r.Shape)
+			}
+		}
+	}
+	if !found {
+		t.Error("no tensor t traced")
+	}
+}
+
+// --arg and '# npukit: check' name the parameters they give, as Python's
+// kernel(b=..., a=...): given out of order they bind by name (they were
+// bound in order, b's tensor to a); a name the kernel does not have goes to
+// **kwargs (conv's padding=, refused as a third positional argument) or,
+// without **kwargs, fills the next parameter not named (as before), and a
+// keyword-only parameter can be given.
+func TestArgsBindByName(t *testing.T) {
+	src := authorHeader + `
+@nki.jit
+def kernel(a, b, *, scale=1.0, **kw):
+    assert a.shape == (128, 512) and b.shape == (128, 256)
+    assert scale == 2.0 and kw["padding"] == (1, 1)
+    t = nl.load(a)
+    nl.store(a, value=t)
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace := func(byName bool, flags ...string) error {
+		var args []Arg
+		for _, s := range flags {
+			a, err := ParseArg(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args = append(args, a)
+		}
+		_, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: args, NCVersion: "gen2", ArgsByName: byName})
+		return err
+	}
+	for _, flags := range [][]string{
+		{"b=float32[128,256]", "a=float32[128,512]", "scale=2.0", "padding=(1,1)"},
+		{"padding=(1,1)", "scale=2.0", "a=float32[128,512]", "b=float32[128,256]"},
+	} {
+		if err := trace(true, flags...); err != nil {
+			t.Errorf("%v: %v", flags, err)
+		}
+	}
+	// manifest entries stay positional, in order
+	if err := trace(false, "b=float32[128,256]", "a=float32[128,512]"); err == nil {
+		t.Error("positional arguments bound by name")
+	}
+	// a name the kernel lacks, past its positional parameters and without
+	// **kwargs, is still refused as Python refuses it
+	src2 := authorHeader + `
+@nki.jit
+def kernel2(a):
+    t = nl.load(a)
+    nl.store(a, value=t)
+`
+	if err := os.WriteFile(filepath.Join(dir, "k2.py"), []byte(src2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := ParseArg("x=float32[128,512]")
+	if _, err := Trace(Options{Dir: dir, File: "k2.py", Function: "kernel2", Args: []Arg{x}, NCVersion: "gen2", ArgsByName: true}); err != nil {
+		t.Errorf("an argument named x for kernel2(a): %v", err)
+	}
+	a, _ := ParseArg("a=float32[128,512]")
+	z, _ := ParseArg("z=3")
+	_, err := Trace(Options{Dir: dir, File: "k2.py", Function: "kernel2", Args: []Arg{a, z}, NCVersion: "gen2", ArgsByName: true})
+	if err == nil || !strings.Contains(err.Error(), "positional") {
+		t.Errorf("extra argument: %v", err)
 	}
 }

@@ -59,6 +59,13 @@ type Options struct {
 	// naming an argument that has no value: "" for --arg flags, else the
 	// manifest entry or '# npukit: check' comment that lists them.
 	ArgsFrom string
+	// ArgsByName binds each of Args whose name is a parameter of the kernel
+	// to that parameter, as Python binds kernel(a=..., b=...): --arg flags
+	// and '# npukit: check' comments name the parameters they give. The
+	// others fill the parameters not named, in order, then go to *args or,
+	// by name, to **kwargs. Manifest entries list positional arguments
+	// (their names only describe them) and keep Args in order.
+	ArgsByName bool
 }
 
 // OptionsFor builds the options of a manifest entry.
@@ -154,12 +161,19 @@ func Trace(opt Options) (res *Result, err error) {
 		return nil, &Error{File: opt.File, Pos: pyPos(1), Construct: "kernel " + opt.Function, Msg: "no such function in the file"}
 	}
 	var args []Value
-	for _, a := range opt.Args {
+	var kws []kwarg
+	posArgs, kwArgs := opt.Args, []namedArg(nil)
+	if f, ok := fv.(*Func); ok && opt.ArgsByName {
+		posArgs, kwArgs = bindByName(f.Params, opt.Args)
+	}
+	for _, a := range posArgs {
 		args = append(args, in.argValue(a))
 	}
-	var kws []kwarg
 	for k, v := range opt.Kwargs {
 		kws = append(kws, kwarg{k, in.kwargValue(k, v)})
+	}
+	for _, a := range kwArgs {
+		kws = append(kws, kwarg{a.Param, in.argValue(a.Arg)})
 	}
 	sortKw(kws)
 	in.frames = append(in.frames, &frame{mod: mod, fn: "<trace>", kern: true})
@@ -376,3 +390,83 @@ func (in *interp) jsonValue(v any) Value {
 	}
 	return nil
 }
+
+// bindByName splits named arguments into the positional and keyword
+// arguments of the call (Options.ArgsByName): an argument naming a
+// parameter is its keyword; the others go by name to **kwargs if the
+// function takes them (Python's kernel(padding=...)), else fill the
+// positional parameters not named, in order (a name that is only a label);
+// what is left goes, for *args or the "takes N positional arguments"
+// error, after every positional parameter's value in order. kw holds the keyword's parameter name beside
+// each argument (the argument keeps its own name, which names its tensor).
+// A function with positional-only parameters keeps every argument
+// positional, in order.
+func bindByName(ps *python.Params, given []Arg) (pos []Arg, kw []namedArg) {
+	if ps == nil || len(ps.PosOnly) > 0 {
+		return given, nil
+	}
+	params := map[string]bool{}
+	for _, p := range ps.Args {
+		params[p.Name] = true
+	}
+	for _, p := range ps.KwOnly {
+		params[p.Name] = true
+	}
+	byParam := map[string]Arg{}
+	var rest []Arg
+	for _, a := range given {
+		if _, dup := byParam[a.Name]; params[a.Name] && !dup {
+			byParam[a.Name] = a
+			continue
+		}
+		rest = append(rest, a)
+	}
+	var extra []Arg
+	free := 0
+	for _, a := range rest {
+		if ps.KwArg != nil {
+			extra = append(extra, a)
+			continue
+		}
+		for free < len(ps.Args) && hasArg(byParam, ps.Args[free].Name) {
+			free++
+		}
+		if free < len(ps.Args) {
+			byParam[ps.Args[free].Name] = a
+			continue
+		}
+		extra = append(extra, a)
+	}
+	if len(extra) > 0 && ps.KwArg == nil {
+		// every positional parameter has its value: pass them in order,
+		// then the rest
+		for _, p := range ps.Args {
+			pos = append(pos, byParam[p.Name])
+			delete(byParam, p.Name)
+		}
+		pos = append(pos, extra...)
+		extra = nil
+	}
+	for _, p := range ps.Args {
+		if a, ok := byParam[p.Name]; ok {
+			kw = append(kw, namedArg{p.Name, a})
+		}
+	}
+	for _, p := range ps.KwOnly {
+		if a, ok := byParam[p.Name]; ok {
+			kw = append(kw, namedArg{p.Name, a})
+		}
+	}
+	for _, a := range extra {
+		kw = append(kw, namedArg{a.Name, a})
+	}
+	return pos, kw
+}
+
+// namedArg is a keyword argument: the parameter it binds and the argument.
+type namedArg struct {
+	Param string
+	Arg   Arg
+}
+
+func hasArg(m map[string]Arg, k string) bool { _, ok := m[k]; return ok }

@@ -101,7 +101,7 @@ func (r Request) Options(files []string) (Options, string, error) {
 			return o, "", fmt.Errorf("%s has %d kernels (%s): give --kernel NAME", files[0], len(ks), strings.Join(ks, ", "))
 		}
 	}
-	o = Options{Dir: filepath.Dir(abs), File: filepath.Base(abs), Function: kernel, API: r.API, NCVersion: ver}
+	o = Options{Dir: filepath.Dir(abs), File: filepath.Base(abs), Function: kernel, API: r.API, NCVersion: ver, ArgsByName: true}
 	if o.NCVersion == "" {
 		o.NCVersion = "gen2"
 	}
