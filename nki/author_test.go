@@ -315,3 +315,27 @@ def kernel(a, want):
 		}
 	}
 }
+
+// slice() is a builtin: nki-samples' create_indices indexes nl.arange with
+// a tuple of slice(None, None, None) and None (it was "NameError: name
+// slice is not defined"); the slice a[slice(0, 64)] takes is a[0:64].
+func TestSliceBuiltin(t *testing.T) {
+	res := traceSource(t, authorHeader+`
+@nki.jit
+def kernel(a):
+    colon = slice(None, None, None)
+    access = [None] * 2
+    access[0] = colon
+    i_p = nl.arange(128)[tuple(access)]
+    i_f = nl.arange(512)[None, :]
+    assert isinstance(colon, slice) and not isinstance(3, slice)
+    t = nl.load(a[i_p, i_f])
+    half = t[slice(0, 64), slice(None)]
+    u = nl.ndarray(half.shape, dtype=a.dtype, buffer=nl.sbuf)
+    assert u.shape == (64, 512), u.shape
+    nl.store(a[i_p, i_f], value=t)
+`, "gen2", a128)
+	if res.Steps == 0 {
+		t.Error("nothing traced")
+	}
+}

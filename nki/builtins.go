@@ -221,6 +221,24 @@ func (in *interp) initBuiltins() {
 			}
 			return Tuple(c.in.iterate(c.args[0], c.node))
 		}},
+		// slice(stop) or slice(start, stop[, step]): the object a[start:stop:step]
+		// indexes with (nki-samples' create_indices builds its index
+		// tuples of slice(None) and None)
+		"slice": &typeVal{"slice", func(c *callCtx) Value {
+			if len(c.kw) > 0 {
+				c.fail("slice() takes no keyword arguments")
+			}
+			switch len(c.args) {
+			case 1:
+				return &SliceVal{Upper: c.args[0]}
+			case 2:
+				return &SliceVal{Lower: c.args[0], Upper: c.args[1]}
+			case 3:
+				return &SliceVal{Lower: c.args[0], Upper: c.args[1], Step: c.args[2]}
+			}
+			c.in.raise(c.pos, "TypeError", "slice expected 1 to 3 arguments, got %d", len(c.args))
+			return nil
+		}},
 		"list": &typeVal{"list", func(c *callCtx) Value {
 			if !c.has(0, "iterable") {
 				return &List{}
@@ -423,6 +441,9 @@ func (in *interp) isInstance(v, cls Value) bool {
 			return ok
 		case "dict":
 			_, ok := v.(*Dict)
+			return ok
+		case "slice":
+			_, ok := v.(*SliceVal)
 			return ok
 		}
 	case *Class:

@@ -174,6 +174,8 @@ func typeName(v Value) string {
 		return "dtype"
 	case *RangeVal:
 		return "range"
+	case *SliceVal:
+		return "slice"
 	}
 	return fmt.Sprintf("%T", v)
 }
