@@ -2,6 +2,7 @@ package sbufreport
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -81,7 +82,19 @@ func KernelGraphSection(ck *nki.Checked) (report.Section, bool) {
 			}
 		}
 	}
+	// The kernel's file is named once, in the caption; a node says where
+	// it is by line (by file and line when a call or tensor lies in a
+	// module the kernel imports).
 	g := &report.Graph{Caption: fmt.Sprintf("%s, %s", humanize.Plural(len(res.Calls), "engine call"), humanize.Plural(len(res.Tensors), "tensor")), Series: kernelSeries}
+	if res.File != "" {
+		g.Caption = res.File + ": " + g.Caption
+	}
+	where := func(s nki.Site) string {
+		if s.File == res.File || s.File == "" {
+			return fmt.Sprintf("line %d", s.Line)
+		}
+		return fmt.Sprintf("%s:%d", filepath.Base(s.File), s.Line)
+	}
 	loops := map[string]*nki.LoopRec{}
 	for _, l := range res.Loops {
 		loops[l.ID] = l
@@ -117,18 +130,18 @@ func KernelGraphSection(ck *nki.Checked) (report.Section, bool) {
 			}
 		}
 		slices.Sort(callWrites[i])
-		sub := fmt.Sprintf("line %d", c.Site.Line)
+		sub := where(c.Site)
 		if c.Executed > 1 {
 			sub += fmt.Sprintf(" · ×%s", humanize.Count(c.Executed))
 		}
 		det := []report.KV{
 			{Key: "call", Value: c.Fn},
 			{Key: "engine", Value: c.Engine},
-			{Key: "where", Value: fmt.Sprintf("%s:%d", c.Site.File, c.Site.Line)},
+			{Key: "where", Value: where(c.Site)},
 			{Key: "executed", Value: fmt.Sprintf("%s once loops are unrolled (%s traced)", times(c.Executed), times(c.Traced))},
 		}
 		if l := loops[c.Loop]; l != nil {
-			det = append(det, report.KV{Key: "loop", Value: fmt.Sprintf("%s (%s, line %d)", l.Iter, l.Kind, l.At.Line)})
+			det = append(det, report.KV{Key: "loop", Value: fmt.Sprintf("%s (%s, %s)", l.Iter, l.Kind, where(l.At))})
 		}
 		if len(c.Reads) > 0 {
 			det = append(det, report.KV{Key: "reads", Value: names(c.Reads)})
@@ -153,7 +166,7 @@ func KernelGraphSection(ck *nki.Checked) (report.Section, bool) {
 			det = append(det, report.KV{Key: "allocation", Value: allocText(t)})
 		}
 		if t.Site != nil {
-			det = append(det, report.KV{Key: "declared", Value: fmt.Sprintf("%s:%d", t.Site.File, t.Site.Line)})
+			det = append(det, report.KV{Key: "declared", Value: where(*t.Site)})
 		}
 		tensor[t.ID] = len(g.Nodes)
 		g.Nodes = append(g.Nodes, report.GraphNode{Label: name, Sub: t.Buffer + " [" + strings.Join(shape, "x") + "]", Series: bufferSeries(t.Buffer), Detail: det})

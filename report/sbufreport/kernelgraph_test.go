@@ -2,8 +2,10 @@ package sbufreport
 
 import (
 	"bytes"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/npukit/npukit/neuroncore"
@@ -61,6 +63,54 @@ func TestKernelGraphMatchesInspect(t *testing.T) {
 		}
 		if into < reads {
 			t.Errorf("%s: %d edges into calls for %d reads", e.ID, into, reads)
+		}
+	}
+}
+
+// The kernel's file is named once, in the graph's caption: a node's
+// details and its second line say where it is by line only (they
+// repeated the whole path on every node).
+func TestKernelGraphNamesFileOnce(t *testing.T) {
+	m, err := nki.ReadManifest("../../examples/nki/manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		res, err := nki.Trace(nki.OptionsFor(m, e))
+		if err != nil {
+			t.Fatalf("%s: %v", e.ID, err)
+		}
+		arch, _ := neuroncore.ArchByName(e.NCVersion)
+		ck, err := nki.CheckKernel(res, arch)
+		if err != nil {
+			t.Fatalf("%s: %v", e.ID, err)
+		}
+		sec, ok := KernelGraphSection(ck)
+		if !ok {
+			t.Fatalf("%s: no graph", e.ID)
+		}
+		g := sec.Blocks[0].(*report.Graph)
+		if res.File == "" || !strings.HasPrefix(g.Caption, res.File+": ") {
+			t.Errorf("%s: caption %q does not name the kernel file %q", e.ID, g.Caption, res.File)
+		}
+		base := filepath.Base(res.File)
+		lines := 0
+		for _, n := range g.Nodes {
+			if strings.Contains(n.Sub, base) {
+				t.Errorf("%s: node %s: %q repeats the file", e.ID, n.Label, n.Sub)
+			}
+			for _, kv := range n.Detail {
+				if strings.Contains(kv.Value, base) {
+					t.Errorf("%s: node %s: %s %q repeats the file", e.ID, n.Label, kv.Key, kv.Value)
+				}
+				if (kv.Key == "where" || kv.Key == "declared") && strings.HasPrefix(kv.Value, "line ") {
+					lines++
+				}
+			}
+		}
+		if lines == 0 {
+			t.Errorf("%s: no node says its line", e.ID)
 		}
 	}
 }
