@@ -53,6 +53,12 @@ type PlaceOptions struct {
 	// every machine); when it runs out the heuristic's placement is
 	// used when it fits.
 	SolveTimeout time.Duration
+	// Unbounded is the caller's simulation of the execution being placed
+	// (automatic tensors given unlimited memory), when it has one: the
+	// search starts from its time instead of simulating the body again
+	// (nki report draws that run and simulated it twice). Ignored unless
+	// it simulated the same execution.
+	Unbounded *SimResult
 }
 
 // DefaultPlaceEvaluations is the default simulation budget of Place.
@@ -94,6 +100,26 @@ type Placement struct {
 	// Rejected lists the tile counts the search tried that could not be
 	// placed, in the order tried.
 	Rejected []RejectedCounts `json:"rejected,omitempty"`
+
+	exec *Execution
+}
+
+// Execution is Plan's unrolled body. Placing changes where tiles lie, not
+// the body nor the tensors' blocks and scopes that unrolling reads, so it
+// is the placed execution's events and lifetimes with Plan in place of its
+// plan (as the search simulates each candidate), without unrolling again.
+func (pl *Placement) Execution() (*Execution, error) {
+	if pl.exec != nil {
+		return pl.exec, nil
+	}
+	return pl.Plan.Execute()
+}
+
+// withPlan is x with a placement of its plan, pp (see Placement.Execution).
+func (x *Execution) withPlan(pp *Plan) *Execution {
+	xx := *x
+	xx.Plan = pp
+	return &xx
 }
 
 // PlacedTensor is one tensor Place allocated.
@@ -201,13 +227,17 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 	pl := &Placement{Name: p.Name, Arch: p.Arch.Name, LaunchNs: p.Arch.LaunchNs}
 	// The search compares kernel bodies' critical paths; the times
 	// reported are SimResult.TimeNs, as sbuf sim prints them.
-	var unboundedNs float64
-	if r, err := SimulateExecution(x); err == nil {
-		unboundedNs = float64(r.Timeline.Makespan) / 1000
-		pl.UnboundedNs = r.TimeNs()
-	} else {
-		return nil, err
+	// Only two numbers of that run are needed: it is not kept alive
+	// through the search (it is as large as each run the search makes).
+	r := opt.Unbounded
+	opt.Unbounded = nil
+	if r == nil || r.Exec != x {
+		if r, err = SimulateExecution(x); err != nil {
+			return nil, err
+		}
 	}
+	unboundedNs := float64(r.Timeline.Makespan) / 1000
+	pl.UnboundedNs = r.TimeNs()
 	lay, err := layoutAll(p.Arch, pts, fixed, opt.SolveTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("the fewest physical tiles: %w", err)
@@ -231,9 +261,7 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 	reported := map[*Plan]float64{} // SimResult.TimeNs of each plan simulated
 	eval := func(lay []layout) (*Plan, float64, error) {
 		pp := applyLayout(p, pts, lay)
-		xx := *x
-		xx.Plan = pp
-		r, err := SimulateExecution(&xx)
+		r, err := SimulateExecution(x.withPlan(pp))
 		pl.Evaluations++
 		if err != nil {
 			return nil, 0, err
@@ -294,7 +322,7 @@ func PlaceExecution(x *Execution, opt PlaceOptions) (*Placement, error) {
 			break
 		}
 	}
-	pl.Plan, pl.TimeNs = best, reported[best]
+	pl.Plan, pl.TimeNs, pl.exec = best, reported[best], x.withPlan(best)
 	for i, pt := range pts {
 		pl.Tensors = append(pl.Tensors, describePlaced(p.Arch, pt, lay[i], best.Tensors[pt.ti]))
 		l := lay[i]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/npukit/npukit/dtype"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/simhook"
 	"github.com/npukit/npukit/sim"
 )
 
@@ -133,6 +134,7 @@ func SimulateExecution(x *Execution) (*SimResult, error) {
 func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 	p := x.Plan
 	a := p.Arch
+	simhook.Simulated(p)
 	// Size the graph up front (a DMA is a join plus one task per queue):
 	// Place simulates a plan many times.
 	tasks := 0
