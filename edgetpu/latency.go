@@ -86,18 +86,31 @@ const (
 	// cpuOpOverheadUs is the desktop cost of dispatching one CPU operator
 	// (scaled by the host's slowness).
 	cpuOpOverheadUs = 4
-	// classifierMACsPerParamPixel and denseMACsPerParamPixel estimate a
-	// compiled model's MACs from its parameter bytes times its input
-	// pixels when the layers are gone (compiled into the package): a
-	// network whose outputs are vectors (a classifier, downsampled 32x)
-	// does about 1/650 MAC per parameter byte and input pixel, a dense
-	// predictor (outputs kept at 1/8..1/16 resolution) about 1/250 (1/200
-	// for BodyPix to 1/330 for YOLOv8n).
+	// classifierMACsPerParamPixel, denseMACsPerParamPixel and
+	// multiScaleMACsPerParamPixel estimate a compiled model's MACs from
+	// its parameter bytes times its input pixels when the layers are gone
+	// (compiled into the package): MACs per parameter byte are the
+	// parameter-weighted mean of the output pixels the weights work at,
+	// set by where the network keeps its weights.
+	//   - A classifier (vector outputs) keeps its heaviest weights at its
+	//     deepest, 32x downsampled stage: 1/650 MAC per parameter byte
+	//     and input pixel (1/625 to 1/651 on MobileNet v1 0.25, v2 and the
+	//     face-mask MobileNet v2 twins).
+	//   - A single-scale dense predictor (map outputs at one resolution:
+	//     segmentation, pose at output stride 16) keeps its deep weights
+	//     at that stride (dilated): 1/240 (1/200 BodyPix, 1/237 and 1/280
+	//     the two DeepLab v3 widths; geometric mean 1/236).
+	//   - A multi-scale dense predictor (outputs at several resolutions:
+	//     a detector's feature pyramid, YOLOv8's strides 8, 16 and 32)
+	//     reaches stride 32 and keeps most weights there, fewer at the
+	//     finer heads: 1/320 (1/310 to 1/329 on the three YOLOv8n twins
+	//     at 320 and 640).
 	// Fitted on the uncompiled/compiled twins of
-	// ../shared/corpus2/edgetpu-pairs (MobileNets, face-mask classifier;
-	// DeepLab v3, BodyPix, YOLOv8).
+	// ../shared/corpus2/edgetpu-pairs and ../shared/hw/edgetpu/models
+	// (true MACs: the twin's mapped layers); one constant per class.
 	classifierMACsPerParamPixel = 1.0 / 650
-	denseMACsPerParamPixel      = 1.0 / 250
+	denseMACsPerParamPixel      = 1.0 / 240
+	multiScaleMACsPerParamPixel = 1.0 / 320
 )
 
 // Host classes. Links: USB 3.0 signals at 5 Gb/s and PCIe Gen2 x1 at
@@ -544,7 +557,7 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 		macs := estimatedMACs(p)
 		l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: float64(macs) / tpuMACsPerUs, MACs: macs, Op: oi, Resource: "edgetpu",
 			Detail: "MACs estimated from the parameters and input pixels (the layers are compiled away), at the effective rate"})
-		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of parameters were assumed to work at %s, giving %.0fM MACs (off by up to 30%% on the shared compiled twins); give the uncompiled model (--uncompiled) for a layer-by-layer estimate",
+		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of parameters were assumed to work at %s, giving %.0fM MACs (0.83 to 1.17 of the layers' MACs on the shared compiled twins); keep the uncompiled model beside it (X.tflite for X_edgetpu.tflite) or give it (--uncompiled) for a layer-by-layer estimate",
 			label, humanize.Bytes(MemoryOf(p).Cached+MemoryOf(p).Streamed), macsAssumption(p), float64(macs)/1e6))
 	}
 	if b := st["OUTPUT"]; b > 0 {
@@ -554,76 +567,113 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 }
 
 // estimatedMACs estimates a package's MACs from its parameters and
-// spatial sizes. A package whose input is an image (at most 4 channels)
-// is a whole network: parameters times input pixels times
-// classifierMACsPerParamPixel or denseMACsPerParamPixel. A package whose
-// input is a feature map (a pipeline segment after the first, or a model
-// cut with -i) applies its weights near the spatial size it works at: the
-// parameters times the geometric mean of its input and output pixels
-// (outputs that are maps; a quarter of the input's pixels when the outputs
-// are vectors).
+// spatial sizes (macsShape says how). A package whose input is an image
+// (at most 4 channels) is a whole network: its parameters times its input
+// pixels times the MACs per parameter byte and pixel of its class
+// (classifier, single-scale or multi-scale dense predictor). A package
+// whose input is a feature map (a pipeline segment after the first, or a
+// model cut with -i) applies its weights near the spatial size it works
+// at: the parameters times the geometric mean of its input and output
+// pixels (outputs that are maps; a quarter of the input's pixels when the
+// outputs are vectors).
 func estimatedMACs(p *Package) int64 {
-	e := p.Main()
-	if e == nil {
+	s := macsShapeOf(p)
+	if s.pixels == 0 {
 		return 0
 	}
-	mem := MemoryOf(p)
-	params := float64(mem.Cached + mem.Streamed)
-	var pixels, channels float64
-	for _, in := range e.InputLayers {
-		if px := float64(in.Y) * float64(in.X); px > pixels {
-			pixels, channels = px, float64(in.Z)
-		}
-	}
-	dense := false
-	outPixels := 0.0 // of spatial (y and x > 1) outputs
-	for _, out := range e.OutputLayers {
-		// A dense predictor outputs maps (y and x > 1); a classifier
-		// or a detector's head outputs vectors (1x1xN, 1xNx4).
-		if out.Y > 1 && out.X > 1 {
-			dense = true
-			outPixels = max(outPixels, float64(out.Y)*float64(out.X))
-		}
-	}
-	if channels > 4 {
-		if outPixels == 0 {
+	if s.channels > 4 {
+		out := s.outPixels
+		if out == 0 {
 			// Vector outputs (detection heads): the weights work
 			// at about half the input's resolution.
-			outPixels = pixels / 4
+			out = s.pixels / 4
 		}
-		return int64(params * math.Sqrt(pixels*outPixels))
+		return int64(s.params * math.Sqrt(s.pixels*out))
 	}
-	k := classifierMACsPerParamPixel
-	if dense {
-		k = denseMACsPerParamPixel
+	return int64(s.k * s.params * s.pixels)
+}
+
+// macsShape is what estimatedMACs reads of a package: its parameter
+// bytes, its largest input (pixels and channels), the largest output map
+// and the class of network its outputs make it.
+type macsShape struct {
+	params, pixels, channels, outPixels float64
+	// scales is how many distinct position counts the outputs have
+	// (positionCount): 0 a classifier, 1 a single-scale dense
+	// predictor, 2 or more a multi-scale one.
+	scales int
+	k      float64 // MACs per parameter byte and input pixel of the class
+	class  string
+}
+
+func macsShapeOf(p *Package) macsShape {
+	var s macsShape
+	e := p.Main()
+	if e == nil {
+		return s
 	}
-	return int64(k * params * pixels)
+	mem := MemoryOf(p)
+	s.params = float64(mem.Cached + mem.Streamed)
+	for _, in := range e.InputLayers {
+		if px := float64(in.Y) * float64(in.X); px > s.pixels {
+			s.pixels, s.channels = px, float64(in.Z)
+		}
+	}
+	positions := map[int64]bool{}
+	for _, out := range e.OutputLayers {
+		if out.Y > 1 && out.X > 1 {
+			s.outPixels = max(s.outPixels, float64(out.Y)*float64(out.X))
+		}
+		if n := positionCount(out, int64(s.pixels)); n > 0 {
+			positions[n] = true
+		}
+	}
+	s.scales = len(positions)
+	switch {
+	case s.scales >= 2:
+		s.k, s.class = multiScaleMACsPerParamPixel, "a multi-scale dense predictor: outputs at several resolutions"
+	case s.scales == 1:
+		s.k, s.class = denseMACsPerParamPixel, "a single-scale dense predictor: map outputs at one resolution"
+	default:
+		s.k, s.class = classifierMACsPerParamPixel, "a classifier: vector outputs"
+	}
+	return s
+}
+
+// positionCount is how many spatial positions an output layer holds: y*x
+// for a map (y and x above 1); for a vector (y or x is 1), a dimension
+// that is the input's pixels divided by a power of 4 (a map flattened
+// after k stride-2 downsamplings, as detection heads reshape
+// [h, w, c] to [c, h*w]); 0 when neither (class scores, embeddings).
+func positionCount(l *Layer, inPixels int64) int64 {
+	if l.Y > 1 && l.X > 1 {
+		return int64(l.Y) * int64(l.X)
+	}
+	for _, d := range []int32{l.Y, l.X, l.Z} {
+		if d <= 1 || inPixels%int64(d) != 0 {
+			continue
+		}
+		r := inPixels / int64(d)
+		for r > 1 && r%4 == 0 {
+			r /= 4
+		}
+		if r == 1 && inPixels > int64(d) {
+			return int64(d)
+		}
+	}
+	return 0
 }
 
 // macsAssumption says in words what estimatedMACs assumed of a package.
 func macsAssumption(p *Package) string {
-	e := p.Main()
-	if e == nil {
+	s := macsShapeOf(p)
+	if s.pixels == 0 {
 		return "no input"
 	}
-	var channels int32
-	var pixels int64
-	for _, in := range e.InputLayers {
-		if px := int64(in.Y) * int64(in.X); px > pixels {
-			pixels, channels = px, in.Z
-		}
+	if s.channels > 4 {
+		return fmt.Sprintf("the geometric mean of the input's %.0f and the outputs' pixels (the input is a feature map: a later pipeline segment)", s.pixels)
 	}
-	dense := false
-	for _, out := range e.OutputLayers {
-		dense = dense || out.Y > 1 && out.X > 1
-	}
-	switch {
-	case channels > 4:
-		return fmt.Sprintf("the geometric mean of the input's %d and the outputs' pixels (the input is a feature map: a later pipeline segment)", pixels)
-	case dense:
-		return fmt.Sprintf("the input's %d pixels at 1/250 MAC per parameter byte and pixel (a dense predictor: map outputs)", pixels)
-	}
-	return fmt.Sprintf("the input's %d pixels at 1/650 MAC per parameter byte and pixel (a classifier: vector outputs)", pixels)
+	return fmt.Sprintf("the input's %.0f pixels at 1/%.0f MAC per parameter byte and pixel (%s)", s.pixels, 1/s.k, s.class)
 }
 
 // EstimatePlan estimates the latency of an uncompiled model from its

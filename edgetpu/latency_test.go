@@ -239,3 +239,34 @@ func TestLatencyUncompiledTwin(t *testing.T) {
 		t.Errorf("%d Edge TPU parts with %d MACs, want 2 layers with %d", layers, macs, want)
 	}
 }
+
+// From the compiled file alone, the Edge TPU MACs follow the class of
+// network its outputs show: vectors (a classifier), maps at one
+// resolution (a single-scale dense predictor) or at several, counting a
+// map a detection head flattened to [c, h*w] (its h*w is the input's
+// pixels over a power of 4) as a resolution.
+func TestEstimatedMACsByOutputScales(t *testing.T) {
+	in := []LayerSpec{{Name: "image", Y: 64, X: 64, Z: 3, DataType: FixedPoint8, Scale: 1}}
+	const params = 64 << 10
+	cases := []struct {
+		name string
+		outs []LayerSpec
+		k    float64
+	}{
+		{"classifier", []LayerSpec{{Name: "scores", Y: 1, X: 1, Z: 10}}, classifierMACsPerParamPixel},
+		{"single scale", []LayerSpec{{Name: "mask", Y: 4, X: 4, Z: 21}, {Name: "pooled", Y: 1, X: 1, Z: 32}}, denseMACsPerParamPixel},
+		{"multi scale", []LayerSpec{{Name: "p3", Y: 8, X: 8, Z: 70}, {Name: "p4", Y: 4, X: 4, Z: 70}}, multiScaleMACsPerParamPixel},
+		{"flattened head", []LayerSpec{{Name: "p3", Y: 8, X: 8, Z: 70}, {Name: "p5", Y: 1, X: 70, Z: 4}}, multiScaleMACsPerParamPixel},
+		{"not positions", []LayerSpec{{Name: "boxes", Y: 1, X: 70, Z: 12}}, classifierMACsPerParamPixel},
+	}
+	for _, c := range cases {
+		for i := range c.outs {
+			c.outs[i].DataType, c.outs[i].Scale = FixedPoint8, 1
+		}
+		p := SynthPackage(Spec{Name: c.name, Token: 1, CachedParams: params, Inputs: in, Outputs: c.outs, Seed: 1})
+		want := int64(c.k * float64(MemoryOf(p).Cached+MemoryOf(p).Streamed) * 64 * 64)
+		if got := estimatedMACs(p); got != want {
+			t.Errorf("%s: %d MACs, want %d (1/%.0f per parameter byte and pixel)", c.name, got, want, 1/c.k)
+		}
+	}
+}
