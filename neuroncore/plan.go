@@ -274,9 +274,14 @@ const (
 	MaxTotalTiles   = 1 << 21 // logical tiles summed over all tensors
 	MaxLoopDepth    = 16
 	MaxSteps        = 1 << 16 // steps written in the body
-	MaxStepOperands = 256     // tile references of one step (a kernel's slice over block dims touches many)
-	MaxUnrolled     = 1 << 20 // step instances after unrolling the loops
-	maxDim          = 1 << 24
+	MaxStepOperands = 4096    // tile references of one step (a kernel's nl.zeros over block dims touches every tile)
+	MaxUnrolled     = 1 << 20 // step instances after unrolling the loops (a step over more than stepRefsUnit tiles counts once per stepRefsUnit)
+	// stepRefsUnit is the number of tile references one step instance may
+	// touch at the cost of one step against MaxUnrolled: the unrolled work
+	// stays within MaxUnrolled * stepRefsUnit references, the bound of
+	// the 256-operand steps every plan had before MaxStepOperands grew
+	stepRefsUnit = 256
+	maxDim       = 1 << 24
 )
 
 // raw* are the YAML/JSON shapes of the file.
@@ -1024,8 +1029,8 @@ func parseTerm(t string) (int64, string, error) {
 	return coef, v, nil
 }
 
-// Unrolled counts the step instances the body executes, failing when it
-// exceeds MaxUnrolled.
+// Unrolled counts the step instances the body executes (a step over many
+// tiles weighs more: stepWeight), failing when it exceeds MaxUnrolled.
 func (p *Plan) Unrolled() (int64, error) {
 	return countNodes(p.Body)
 }
@@ -1034,7 +1039,7 @@ func countNodes(ns []Node) (int64, error) {
 	var n int64
 	for _, nd := range ns {
 		if nd.Step != nil {
-			n++
+			n += stepWeight(nd.Step)
 		} else {
 			c, err := countNodes(nd.Loop.Body)
 			if err != nil {
@@ -1051,6 +1056,13 @@ func countNodes(ns []Node) (int64, error) {
 		}
 	}
 	return n, nil
+}
+
+// stepWeight is what one instance of the step counts against MaxUnrolled:
+// 1, or one per stepRefsUnit tile references it touches beyond the first.
+func stepWeight(s *Step) int64 {
+	refs := len(s.Reads) + len(s.Writes)
+	return int64(max(1, (refs+stepRefsUnit-1)/stepRefsUnit))
 }
 
 // yamlGoType matches the Go types yaml.v3 names in its messages ("field x

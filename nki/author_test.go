@@ -339,3 +339,21 @@ def kernel(a):
 		t.Error("nothing traced")
 	}
 }
+
+// nl.zeros over a PSUM tensor of 32 x 16 blocks (autocomp's llama MLP
+// decode kernel keeps one [128, 1] accumulator per batch row and output
+// chunk: 2 KiB a partition, one bank) lowers to one step over 512 tiles; it
+// was refused ("touches more than 256 tiles") though the hardware holds it.
+func TestZerosOverManyBlocksLowers(t *testing.T) {
+	rep := checkSource(t, `
+@nki.jit
+def kernel(a):
+    acc = nl.zeros((32, 16, nl.par_dim(128), 1), dtype=nl.float32, buffer=nl.psum)
+    out = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    out[...] = nl.copy(acc[3, 5])
+    nl.store(a[0:128, 0:1], value=out)
+`, a128)
+	if n := rep.Count(diag.Error); n != 0 {
+		t.Errorf("%d errors: %v", n, rep)
+	}
+}
