@@ -579,7 +579,7 @@ func (s *SimSummary) WriteText(w io.Writer) error {
 	if name == "" {
 		name = "plan"
 	}
-	fmt.Fprintf(w, "%s on NeuronCore-%s: %d steps, %s (kernel body %s + launch %s)", name, s.Arch, s.Steps, humanize.Micros(s.TimeNs/1000), humanize.Micros(s.KernelNs/1000), humanize.Micros(s.LaunchNs/1000))
+	fmt.Fprintf(w, "%s on NeuronCore-%s: %s, %s (kernel body %s + launch %s)", name, s.Arch, humanize.Plural(s.Steps, "step"), humanize.Micros(s.TimeNs/1000), humanize.Micros(s.KernelNs/1000), humanize.Micros(s.LaunchNs/1000))
 	if s.Bottleneck != "" {
 		fmt.Fprintf(w, ", busiest engine %s", s.Bottleneck)
 	}
@@ -593,7 +593,7 @@ func (s *SimSummary) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "ENGINE\tSTEPS\tBUSY (us)\tUTILISATION\t")
 	for _, e := range s.Engines {
-		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.1f%%\t\n", e.Engine, e.Steps, e.BusyNs/1000, e.Utilisation*100)
+		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.1f%%\t\n", e.Engine, humanize.Count(int64(e.Steps)), e.BusyNs/1000, e.Utilisation*100)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
