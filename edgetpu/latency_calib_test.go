@@ -175,12 +175,13 @@ func TestLatencyCalibration(t *testing.T) {
 //
 // Each within 10% except the bounds below, which are what is achieved
 // (the test fails if any combination falls outside them):
-// agreeTwinTol where an activation spill is involved (the compiled file
+// agreeSpillTol where an activation spill is involved (the compiled file
 // has scratch, or the plan predicts it, flagged uncertain);
-// agreeAloneTol from the file alone.
+// agreeAloneTol from the file alone otherwise.
 func TestLatencySimPlanAgree(t *testing.T) {
 	dir := conformance.Shared(t, "corpus2/edgetpu-pairs")
 	pairs, combos, agreeBeside, agreeTwin, agreeAlone := 0, 0, 0, 0, 0
+	var worstTwin, worstAlone, worstAloneNoSpill float64
 	var rows []string
 	for _, pr := range append(twinFiles(t, dir), hwTwinFiles(t)...) {
 		path := pr[1]
@@ -221,24 +222,37 @@ func TestLatencySimPlanAgree(t *testing.T) {
 			rb, rt, ra := lp.SteadyStateUs/found.SteadyStateUs, lp.SteadyStateUs/twin.SteadyStateUs, lp.SteadyStateUs/alone.SteadyStateUs
 			row += fmt.Sprintf(" %5.2f %5.2f %5.2f", rb, rt, ra)
 			combos++
-			tolTwin := 0.10
+			worstTwin = max(worstTwin, math.Abs(rt-1))
+			worstAlone = max(worstAlone, math.Abs(ra-1))
+			if !spill {
+				worstAloneNoSpill = max(worstAloneNoSpill, math.Abs(ra-1))
+			}
+			// The bounds achieved: 10% except where an activation spill
+			// is involved, and from the file alone.
+			tolTwin, tolAlone := 0.10, agreeAloneTol
 			if spill {
-				tolTwin = agreeTwinTol
+				tolTwin, tolAlone = agreeSpillTol, agreeSpillTol
 			}
-			if math.Abs(rt-1) <= 0.10 {
-				agreeTwin++
-			} else if math.Abs(rt-1) > tolTwin {
-				t.Errorf("%s on %s: plan %.0f us, sim given the twin %.0f us (ratio %.2f, want within %.0f%%)", filepath.Base(path), h.Name, lp.SteadyStateUs, twin.SteadyStateUs, rt, 100*tolTwin)
+			tolBeside := tolTwin
+			if beside == nil {
+				tolBeside = tolAlone
 			}
-			if math.Abs(ra-1) <= 0.10 {
-				agreeAlone++
-			} else if math.Abs(ra-1) > agreeAloneTol {
-				t.Errorf("%s on %s: plan %.0f us, sim of the compiled file %.0f us (ratio %.2f, want within %.0f%%)", filepath.Base(path), h.Name, lp.SteadyStateUs, alone.SteadyStateUs, ra, 100*agreeAloneTol)
-			}
-			if math.Abs(rb-1) <= 0.10 {
-				agreeBeside++
-			} else if tol := max(tolTwin, agreeAloneTol*float64(map[bool]int{false: 1, true: 0}[beside != nil])); math.Abs(rb-1) > tol {
-				t.Errorf("%s on %s: plan %.0f us, sim as the CLI runs it %.0f us (ratio %.2f, want within %.0f%%)", filepath.Base(path), h.Name, lp.SteadyStateUs, found.SteadyStateUs, rb, 100*tol)
+			for _, c := range []struct {
+				what  string
+				r     float64
+				tol   float64
+				count *int
+				us    float64
+			}{
+				{"sim as the CLI runs it", rb, tolBeside, &agreeBeside, found.SteadyStateUs},
+				{"sim given the twin", rt, tolTwin, &agreeTwin, twin.SteadyStateUs},
+				{"sim of the compiled file alone", ra, tolAlone, &agreeAlone, alone.SteadyStateUs},
+			} {
+				if math.Abs(c.r-1) <= 0.10 {
+					*c.count++
+				} else if math.Abs(c.r-1) > c.tol {
+					t.Errorf("%s on %s: plan %.0f us, %s %.0f us (ratio %.2f, want within %.0f%%)", filepath.Base(path), h.Name, lp.SteadyStateUs, c.what, c.us, c.r, 100*c.tol)
+				}
 			}
 		}
 		if beside == nil {
@@ -261,14 +275,18 @@ func TestLatencySimPlanAgree(t *testing.T) {
 	for _, r := range rows {
 		t.Log(r)
 	}
-	t.Logf("within 10%%: of %d (pair, host) combinations, %d with the twin found beside, %d given the twin, %d from the compiled file alone", combos, agreeBeside, agreeTwin, agreeAlone)
+	t.Logf("within 10%%: of %d (pair, host) combinations, %d with the twin found beside, %d given the twin, %d from the compiled file alone; worst %.1f%% given the twin (activation spill), %.1f%% from the file alone (%.1f%% without a spill)", combos, agreeBeside, agreeTwin, agreeAlone, 100*worstTwin, 100*worstAlone, 100*worstAloneNoSpill)
 }
 
-// The agreement bounds achieved (TestLatencySimPlanAgree): with the twin
-// where an activation spill is involved, and from the compiled file alone.
+// The agreement bounds achieved (TestLatencySimPlanAgree), beyond 10%:
+// agreeSpillTol where an activation spill is involved (the plan's spill
+// is one figure for compiles that spill 1.23 and 2.66 MB: 16.2% on the
+// 80-class YOLOv8n-640 on USB 2.0), agreeAloneTol from the compiled file
+// alone without a spill (the MACs of its network class: BodyPix 0.83 of
+// its layers', 12.4% on desktop USB 3.0 and M.2).
 const (
-	agreeTwinTol  = 0.25
-	agreeAloneTol = 0.25
+	agreeSpillTol = 0.17
+	agreeAloneTol = 0.13
 )
 
 // hwTwinFiles lists the (uncompiled, compiled) pairs of
