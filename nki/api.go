@@ -1125,6 +1125,12 @@ func (t *tracer) op(c *callCtx, fn, rule string) Value {
 		return t.result(c, fn, s, dtArg("float32"), "sbuf", "given shape", tensors)
 	case "iota":
 		e := operand(0, "expr")
+		if isScalarExpr(e) {
+			// a scalar expression (an int, a program id: vLLM's paged
+			// attention builds its head id with nisa.iota(head_id, ...))
+			// gives one value in one partition
+			return t.result(c, fn, []int64{1, 1}, dtArg("int32"), "sbuf", "a scalar expr", tensors)
+		}
 		return t.result(c, fn, shp(e), dtArg("int32"), "sbuf", "shape of expr", tensors)
 	case "affine_select":
 		d := operand(1, "on_true_tile")
@@ -1544,4 +1550,14 @@ func (t *tracer) materializeDead(in *interp) {
 		}
 	}
 	t.results = nil
+}
+
+// isScalarExpr reports whether v is a scalar index expression: an int or a
+// symbolic loop index / program id, not a tile of indices.
+func isScalarExpr(v Value) bool {
+	switch v.(type) {
+	case int64, *Sym:
+		return true
+	}
+	return false
 }
