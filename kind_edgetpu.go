@@ -41,7 +41,9 @@ func reportEdgeTPU(files []*Artifact, o *Options) (*report.Page, error) {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
 		nm := edgetpu.NamedModel{Path: f.Name, Model: m}
-		if lo, err := edgeTPUTwin(f, m, o); err == nil {
+		if lo, err := edgeTPUTwin(f, m, o); err == nil && len(m.Ops) > 0 {
+			// A compiled model that is not the given twin's is
+			// priced from its file alone.
 			nm.Twin = lo.Twin
 		}
 		named = append(named, nm)
