@@ -131,11 +131,7 @@ func (l *loader) nkiModule(in *interp, name string) (*Module, bool) {
 	case "neuronxcc.nki.compiler", "nki.compiler":
 		m = in.nccModule("ncc")
 	case "neuronxcc.nki.typing", "nki.typing":
-		// the annotation types of nki.typing: tensor, scalar and
-		// mutable_tensor (an output written in place: nki-library's
-		// router_topk, vLLM's paged attention masks)
-		m = &Module{Name: "nt", Attrs: map[string]Value{"tensor": &Opaque{What: "nt.tensor"}, "scalar": &Opaque{What: "nt.scalar"},
-			"mutable_tensor": &Opaque{What: "nt.mutable_tensor"}}}
+		m = &Module{Name: "nt", Attrs: map[string]Value{"tensor": &Opaque{What: "nt.tensor"}, "scalar": &Opaque{What: "nt.scalar"}}}
 	case "neuronxcc.nki", "nki":
 		m = &Module{Name: "nki", Attrs: map[string]Value{}}
 		lang, _ := l.nkiModule(in, "nki.language")
