@@ -357,3 +357,28 @@ def kernel(a):
 		t.Errorf("%d errors: %v", n, rep)
 	}
 }
+
+// nisa.iota of a scalar expression (vLLM's paged attention passes its head
+// id, an int, and reshapes the result to (1, 1)) is one value in one
+// partition; it was refused ("operand of type int is not a tensor").
+func TestIotaOfScalar(t *testing.T) {
+	src := authorHeader + `
+@nki.jit
+def kernel(a, head_id):
+    h = nisa.iota(head_id, dtype=nl.int32).reshape((1, 1))
+    assert h.shape == (1, 1), h.shape
+    for j in nl.affine_range(4):
+        p = nisa.iota(j, dtype=nl.int32)
+        assert p.shape == (1, 1), p.shape
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(512)[None, :]
+    q = nisa.iota(i_p + i_f, dtype=nl.int32)
+    assert q.shape == (128, 512), q.shape
+    t = nl.load(a)
+    nl.store(a, value=t)
+`
+	res := traceSource(t, src, "gen2", a128, Arg{Name: "head_id", Value: float64(3)})
+	if res.Steps == 0 {
+		t.Error("nothing traced")
+	}
+}
