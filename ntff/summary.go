@@ -94,6 +94,20 @@ type Summary struct {
 	SoftwareDynamicPackets int            `json:"software_dynamic_dma_packet_count"`
 	SoftwareDynamicBytes   int64          `json:"software_dynamic_dma_size"`
 	NeffNamed              bool           `json:"neff_named,omitempty"`
+
+	// EngineInstructionNs and EngineActiveNs are, per engine name, its
+	// instruction time and active time over every core (neuron-profile's
+	// <engine>_engine_instruction_time and _active_time): the durations of
+	// its instructions other than semaphore waits summed over the cores,
+	// and the time at least one core's engine ran one of them (the union
+	// of their intervals across cores, not the sum of the cores' busy
+	// times). Both equal the five shared JSON reports' summaries to the
+	// picosecond (format 6). An engine is left out where its times are
+	// not measurements (format 4, or a core's withdrawn by Sanity). On
+	// format 5 captures neuron-profile 2.25 prints other times for the
+	// same instructions (see TestSummaryTextConformance).
+	EngineInstructionNs map[string]float64 `json:"engine_instruction_time_ns,omitempty"`
+	EngineActiveNs      map[string]float64 `json:"engine_active_time_ns,omitempty"`
 }
 
 // busy is the length of the union of [s, e) intervals.
@@ -133,6 +147,9 @@ func Summarize(p *Profile, file string) *Summary {
 		EngineCounts: map[string]int{}}
 	start, end, how := p.Window()
 	s.Window = how
+	allIvs := make([][][2]int64, len(Engines)) // every core's non-wait instructions, per engine
+	allNs := make([]int64, len(Engines))
+	withdrawn := make([]bool, len(Engines))
 	if len(p.Cores) > 0 {
 		s.TotalTimePs = p.Cores[0].TotalPs
 		s.TotalTimeUs = float64(s.TotalTimePs) / 1e6
@@ -169,6 +186,8 @@ func Summarize(p *Profile, file string) *Summary {
 			}
 			es[in.Engine].InstructionNs += float64(in.End-in.Start) / 1e3
 			ivs[in.Engine] = append(ivs[in.Engine], [2]int64{in.Start, in.End})
+			allIvs[in.Engine] = append(allIvs[in.Engine], [2]int64{in.Start, in.End})
+			allNs[in.Engine] += in.End - in.Start
 		}
 		for e := range es {
 			es[e].BusyNs = float64(busy(ivs[e])) / 1e3
@@ -219,7 +238,19 @@ func Summarize(p *Profile, file string) *Summary {
 			cs.Queues = append(cs.Queues, *qs[k])
 		}
 		Sanity(&cs, how, end-start, p.Instance)
+		for e := range cs.Engines {
+			withdrawn[e] = withdrawn[e] || cs.Engines[e].NotMeasured != ""
+		}
 		s.Cores = append(s.Cores, cs)
+	}
+	if how != WholeCapture && len(p.Cores) > 0 {
+		s.EngineInstructionNs, s.EngineActiveNs = map[string]float64{}, map[string]float64{}
+		for e, name := range Engines {
+			if !withdrawn[e] {
+				s.EngineInstructionNs[name] = float64(allNs[e]) / 1e3
+				s.EngineActiveNs[name] = float64(busy(allIvs[e])) / 1e3
+			}
+		}
 	}
 	return s
 }
@@ -297,6 +328,21 @@ func (s *Summary) WriteText(w io.Writer) error {
 			fmt.Fprint(w, ", ")
 		}
 		fmt.Fprintf(w, "%s %s", e, humanize.Count(int64(s.EngineCounts[e])))
+	}
+	if len(s.EngineActiveNs) > 0 {
+		fmt.Fprintf(w, "\nEngine time over all cores (instructions / active): ")
+		first := true
+		for _, e := range Engines {
+			a, ok := s.EngineActiveNs[e]
+			if !ok {
+				continue
+			}
+			if !first {
+				fmt.Fprint(w, ", ")
+			}
+			first = false
+			fmt.Fprintf(w, "%s %s / %s", e, humanize.Micros(s.EngineInstructionNs[e]/1e3), humanize.Micros(a/1e3))
+		}
 	}
 	fmt.Fprintf(w, "\nDMA packets: static %s (%s), hardware-generated %s (%s), software-generated %s (%s)\n",
 		humanize.Count(int64(s.StaticDMAPackets)), humanize.Bytes(s.StaticDMABytes), humanize.Count(int64(s.HardwareDynamicPackets)), humanize.Bytes(s.HardwareDynamicBytes),

@@ -68,3 +68,30 @@ func TestKernelEntryWait(t *testing.T) {
 		t.Error("found an entry wait where the Sync engine waits on none")
 	}
 }
+
+// An engine's active time over the capture is the time at least one
+// core's engine ran a (non-wait) instruction, the union across cores, as
+// neuron-profile's summary counts it; its instruction time is the plain
+// sum. Semaphore waits count in neither; a format 4 capture (no window)
+// gives neither.
+func TestEngineTimesOverCores(t *testing.T) {
+	in := func(e, op int, s, end int64) Instr { return Instr{Engine: e, PC: -1, Opcode: op, Start: s, End: end} }
+	p := &Profile{Format: 6, HasWindow: true, WindowStart: 0, WindowEnd: 10_000, Cores: []Core{
+		{Name: "sg00", TotalPs: 10_000, Instrs: []Instr{in(4, 0xa2, 1_000, 3_000), in(4, OpEventSemaphore, 3_000, 9_000)}},
+		{Name: "sg01", TotalPs: 5_000, Instrs: []Instr{in(4, 0xa2, 2_000, 4_000), in(0, 0xa2, 5_000, 6_000)}},
+	}}
+	s := Summarize(p, "x")
+	if got := s.EngineInstructionNs["Sync"]; got != 4 {
+		t.Errorf("Sync instruction time %v ns, want 4 (2 + 2 ns, the wait left out)", got)
+	}
+	if got := s.EngineActiveNs["Sync"]; got != 3 {
+		t.Errorf("Sync active time %v ns, want 3 (1..3 us and 2..4 us overlap across cores)", got)
+	}
+	if got := s.EngineActiveNs["Tensor"]; got != 1 {
+		t.Errorf("Tensor active time %v ns, want 1", got)
+	}
+	p.Format, p.HasWindow = 4, false
+	if s := Summarize(p, "x"); len(s.EngineActiveNs) != 0 || len(s.EngineInstructionNs) != 0 {
+		t.Errorf("format 4: engine times %v %v, want none", s.EngineInstructionNs, s.EngineActiveNs)
+	}
+}
