@@ -66,6 +66,10 @@ func TwinCandidates(path string) []string {
 	return out
 }
 
+// maxTwinCandidates is how many renamed copies FindTwin reads at most
+// beside the compiler's own name for the twin.
+const maxTwinCandidates = 8
+
 // globEscape quotes the glob metacharacters of a literal name.
 func globEscape(s string) string {
 	var b strings.Builder
@@ -93,7 +97,15 @@ func FindTwin(path string, m *Model) (*Twin, string) {
 	}
 	var found []*Twin
 	var refused []string
-	for k, c := range TwinCandidates(path) {
+	skipped := ""
+	cands := TwinCandidates(path)
+	if len(cands) > maxTwinCandidates+1 {
+		// A directory of many copies: reading them all to guess is
+		// not worth it; the compiler's own name is still tried.
+		skipped = fmt.Sprintf("%d files beside it are named like the uncompiled model, too many to check (more than %d): give it with --uncompiled", len(cands)-1, maxTwinCandidates)
+		cands = cands[:1]
+	}
+	for k, c := range cands {
 		if _, err := os.Stat(c); err != nil {
 			continue
 		}
@@ -133,11 +145,15 @@ func FindTwin(path string, m *Model) (*Twin, string) {
 		}
 		return nil, fmt.Sprintf("%d files beside it could be the uncompiled model (%s): none is used; give one with --uncompiled", len(found), strings.Join(names, ", "))
 	case len(refused) > 0 && len(refused) <= 3:
-		return nil, "not the uncompiled model: " + strings.Join(refused, "; ")
+		note := "not the uncompiled model: " + strings.Join(refused, "; ")
+		if skipped != "" {
+			note += "; " + skipped
+		}
+		return nil, note
 	case len(refused) > 3:
 		return nil, fmt.Sprintf("%d files beside it named like the uncompiled model are not it (e.g. %s)", len(refused), refused[0])
 	}
-	return nil, ""
+	return nil, skipped
 }
 
 // CheckTwin reports whether u can be the model m was compiled from: u has

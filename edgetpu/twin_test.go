@@ -1,6 +1,7 @@
 package edgetpu
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +74,11 @@ func TestFindTwin(t *testing.T) {
 		t.Fatal(err)
 	}
 	twin, other, wrong := demoTwin(t, false), demoTwin(t, true), demoTwin(t, false, 1, 16, 16, 4)
+	many := map[string][]byte{}
+	for i := range maxTwinCandidates + 1 {
+		many[fmt.Sprintf("net__%d.tflite", i)] = wrong
+	}
+	many["net__x.tflite"] = twin
 	cases := []struct {
 		name     string
 		files    map[string][]byte
@@ -89,6 +95,7 @@ func TestFindTwin(t *testing.T) {
 		{"not the twin", map[string][]byte{"net.tflite": wrong}, "net_edgetpu.tflite", "", 0, "input 0 is UINT8 [1 16 16 4]"},
 		{"compiled beside", map[string][]byte{"net.tflite": compiled}, "net_edgetpu.tflite", "", 0, "it is compiled too"},
 		{"no twin", map[string][]byte{"other.tflite": twin}, "net_edgetpu.tflite", "", 0, ""},
+		{"too many copies", many, "net_edgetpu.tflite", "", 0, "too many to check"},
 		{"not a compiler name", map[string][]byte{"net.tflite": twin}, "net_tpu.tflite", "", 0, ""},
 	}
 	for _, c := range cases {
