@@ -382,3 +382,39 @@ def kernel(a, head_id):
 		t.Error("nothing traced")
 	}
 }
+
+// A kernel may be a static method of a top-level class (biquando's
+// trainium-quantum-sim: QuantumCircuit.kernel, @staticmethod over @nki.jit):
+// the file lists it as Class.method and --kernel Class.method traces it;
+// it was "has no @nki.jit function" and "no such function in the file".
+func TestStaticMethodKernel(t *testing.T) {
+	src := authorHeader + `
+class Circuit:
+    SIZE = 128
+
+    @staticmethod
+    @nki.jit
+    def kernel(a):
+        t = nl.load(a[0:Circuit.SIZE, 0:512])
+        nl.store(a[0:Circuit.SIZE, 0:512], value=t)
+
+    def not_a_kernel(self):
+        pass
+`
+	dir := t.TempDir()
+	path := filepath.Join(dir, "k.py")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ks, err := KernelFunctions(path)
+	if err != nil || len(ks) != 1 || ks[0] != "Circuit.kernel" {
+		t.Fatalf("KernelFunctions = %v, %v; want [Circuit.kernel]", ks, err)
+	}
+	res, err := Trace(Options{Dir: dir, File: "k.py", Function: "Circuit.kernel", Args: []Arg{a128}, NCVersion: "gen2"})
+	if err != nil || res.Steps == 0 {
+		t.Fatalf("trace: %v", err)
+	}
+	if _, err := Trace(Options{Dir: dir, File: "k.py", Function: "Circuit.not_a_kernel", Args: []Arg{a128}, NCVersion: "gen2"}); err == nil {
+		t.Error("an instance method traced as a kernel")
+	}
+}

@@ -33,20 +33,43 @@ func KernelFunctions(path string) ([]string, error) {
 	}
 	var out []string
 	for _, s := range mod.Body {
-		fd, ok := s.(*python.FunctionDef)
-		if !ok {
-			continue
-		}
-		for _, d := range fd.Decorators {
-			name := dottedName(d)
-			if c, ok := d.(*python.Call); ok {
-				name = dottedName(c.Func)
+		switch x := s.(type) {
+		case *python.FunctionDef:
+			if isKernelDef(x) {
+				out = append(out, x.Name)
 			}
-			if isKernelDecorator(name) {
-				out = append(out, fd.Name)
-				break
+		case *python.ClassDef:
+			// a kernel may be a static method of a top-level class
+			// (QuantumCircuit.kernel): traced as Class.method
+			for _, cs := range x.Body {
+				if fd, ok := cs.(*python.FunctionDef); ok && isKernelDef(fd) && hasDecorator(fd, "staticmethod") {
+					out = append(out, x.Name+"."+fd.Name)
+				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// isKernelDef reports whether a def carries an NKI kernel decorator.
+func isKernelDef(fd *python.FunctionDef) bool {
+	for _, d := range fd.Decorators {
+		name := dottedName(d)
+		if c, ok := d.(*python.Call); ok {
+			name = dottedName(c.Func)
+		}
+		if isKernelDecorator(name) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDecorator(fd *python.FunctionDef, name string) bool {
+	for _, d := range fd.Decorators {
+		if dottedName(d) == name {
+			return true
+		}
+	}
+	return false
 }

@@ -156,7 +156,7 @@ func Trace(opt Options) (res *Result, err error) {
 	}()
 	modv := in.loader.loadFile(in, opt.File, "__kernel__", pyPos(1))
 	mod := modv.(*Module)
-	fv, ok := mod.Attrs[opt.Function]
+	fv, ok := kernelFunction(mod, opt.Function)
 	if !ok {
 		return nil, &Error{File: opt.File, Pos: pyPos(1), Construct: "kernel " + opt.Function, Msg: "no such function in the file"}
 	}
@@ -470,3 +470,24 @@ type namedArg struct {
 }
 
 func hasArg(m map[string]Arg, k string) bool { _, ok := m[k]; return ok }
+
+// kernelFunction finds the kernel a module defines: a top-level function,
+// or Class.method, a static method of a top-level class (the kernel of
+// biquando/trainium-quantum-sim is QuantumCircuit.kernel).
+func kernelFunction(mod *Module, name string) (Value, bool) {
+	if v, ok := mod.Attrs[name]; ok {
+		return v, true
+	}
+	cls, meth, ok := strings.Cut(name, ".")
+	if !ok {
+		return nil, false
+	}
+	c, ok := mod.Attrs[cls].(*Class)
+	if !ok {
+		return nil, false
+	}
+	if sm, ok := c.Attrs[meth].(*staticMethod); ok {
+		return sm.Fn, true
+	}
+	return nil, false
+}
