@@ -111,11 +111,11 @@ func FindTwin(path string, m *Model) (*Twin, string) {
 		}
 		u, err := tflite.ReadFile(c)
 		if err != nil {
-			refused = append(refused, fmt.Sprintf("%s: %v", filepath.Base(c), err))
+			refused = append(refused, fmt.Sprintf("%s beside it cannot be read (%v)", filepath.Base(c), err))
 			continue
 		}
 		if err := CheckTwin(m, u); err != nil {
-			refused = append(refused, fmt.Sprintf("%s: %v", filepath.Base(c), err))
+			refused = append(refused, fmt.Sprintf("%s beside it is not the model it was compiled from (%v)", filepath.Base(c), err))
 			continue
 		}
 		if k == 0 {
@@ -145,7 +145,7 @@ func FindTwin(path string, m *Model) (*Twin, string) {
 		}
 		return nil, fmt.Sprintf("%d files beside it could be the uncompiled model (%s): none is used; give one with --uncompiled", len(found), strings.Join(names, ", "))
 	case len(refused) > 0 && len(refused) <= 3:
-		note := "not the uncompiled model: " + strings.Join(refused, "; ")
+		note := strings.Join(refused, "; ")
 		if skipped != "" {
 			note += "; " + skipped
 		}

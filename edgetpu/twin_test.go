@@ -92,7 +92,7 @@ func TestFindTwin(t *testing.T) {
 		{"renamed source", map[string][]byte{"net__1234.tflite": twin, "net__5678.tflite": wrong}, "net_edgetpu.tflite", "net__1234.tflite", 0, ""},
 		{"versions of one network", map[string][]byte{"net__a.tflite": twin, "net__b.tflite": twin}, "net_edgetpu.tflite", "net__a.tflite", 1, ""},
 		{"ambiguous", map[string][]byte{"net__a.tflite": twin, "net__b.tflite": other}, "net_edgetpu.tflite", "", 0, "2 files beside it could be"},
-		{"not the twin", map[string][]byte{"net.tflite": wrong}, "net_edgetpu.tflite", "", 0, "input 0 is UINT8 [1 16 16 4]"},
+		{"not the twin", map[string][]byte{"net.tflite": wrong}, "net_edgetpu.tflite", "", 0, "net.tflite beside it is not the model it was compiled from (input 0 is UINT8 [1 16 16 4]"},
 		{"compiled beside", map[string][]byte{"net.tflite": compiled}, "net_edgetpu.tflite", "", 0, "it is compiled too"},
 		{"no twin", map[string][]byte{"other.tflite": twin}, "net_edgetpu.tflite", "", 0, ""},
 		{"too many copies", many, "net_edgetpu.tflite", "", 0, "too many to check"},
