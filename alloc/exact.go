@@ -1293,6 +1293,8 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 	minEnd := int64(math.MaxInt64) // lowest end of any next placement
 	cs := s.cands[level][:0]
 	dead := false
+	least := int64(math.MaxInt64) // lowest offset any buffer can take
+	hi := int32(0)                // last section of the set
 	for _, k32 := range set {
 		k := int(k32)
 		x := s.mf[k]
@@ -1306,6 +1308,8 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 			minEnd = x + c.size[k]
 		}
 		s.xs[k] = max(x, last)
+		least = min(least, s.xs[k])
+		hi = max(hi, s.lastSec[k])
 		s.raw[k] = x
 	}
 	// Candidates in a second pass, once minEnd is known: only those below
@@ -1331,7 +1335,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 	// (a buffer counts over its whole hull: a lower minimum only weakens
 	// the bound, it stays sound).
 	if !dead {
-		dead = s.sectionBound(set, last, capa)
+		dead = s.sectionBound(set, hi, least, capa)
 	}
 	if dead {
 		// Nodes that fail their own checks do not count against the
@@ -1499,30 +1503,50 @@ func (s *searcher) insertionSort(set, cs []int32) {
 // hulls: on these components (hulls of tens of sections) that is a
 // fraction of the cost of sorting the buffers by offset and painting the
 // sections in that order, which it replaced.
-func (s *searcher) sectionBound(set []int32, last, capa int64) bool {
-	lo, hi := s.first[set[0]], int32(0)
-	for _, k := range set {
-		hi = max(hi, s.lastSec[k])
-	}
-	s.critX, s.critSec = math.MaxInt64, -1
+//
+// hi is the set's last section and least the lowest offset of any of its
+// buffers. The set has no time gap (a node with one splits), so its
+// hulls cover every section from its first to hi, and a section fails
+// already with least for its lowest offset (a lower bound of the
+// minimum): that check, one pass over the sections, comes first and
+// decides most of the failing nodes on MiniMalloc's G (71% of the
+// calls), H (48%), I (44%) without the minima.
+func (s *searcher) sectionBound(set []int32, hi int32, least, capa int64) bool {
+	lo := s.first[set[0]]
 	s.work += int64(hi - lo + 1)
+	rem := s.rem[lo : hi+1]
+	floor := s.floor[lo : hi+1]
+	// Branch-free (with an early exit it cost C and E 10% more time for
+	// as many instructions): where no bytes are left (r <= 0) the sum is
+	// at most the capacity (floors and least are below it), so those
+	// sections need no test.
+	top, most := int64(math.MinInt64), int64(0)
+	for i, r := range rem {
+		top = max(top, max(floor[i], least)+r)
+		most = max(most, r)
+	}
+	if top > capa {
+		return true
+	}
+	// The critical section: the first with the most bytes left.
+	s.critX, s.critSec = math.MaxInt64, -1
+	if most > 0 {
+		for i, r := range rem {
+			if r == most {
+				s.critX, s.critSec = capa-r, lo+int32(i)
+				break
+			}
+		}
+	}
 	low := s.low[lo : hi+1]
 	if s.levels > 0 {
 		s.sparseMin(set, lo, hi)
 	} else {
 		s.plainMin(set, low)
 	}
-	rem := s.rem[lo : hi+1]
-	floor := s.floor[lo : hi+1]
 	for i, r := range rem {
-		if r <= 0 {
-			continue
-		}
-		if low[i] != math.MaxInt64 && max(floor[i], low[i])+r > capa {
+		if r > 0 && low[i] != math.MaxInt64 && max(floor[i], low[i])+r > capa {
 			return true
-		}
-		if capa-r < s.critX {
-			s.critX, s.critSec = capa-r, lo+int32(i)
 		}
 	}
 	return false
