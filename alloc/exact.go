@@ -917,18 +917,22 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 	if slot != nil {
 		s.allow = slot.allowance(slot.rs.level)
 	}
-	// Where hulls average more than three section bound levels each
+	// Where hulls average more than two section bound levels each
 	// (buffers alive across much of the component: 34 sections of 102 on
 	// MiniMalloc's D, 8-18 on the others), the bound's minima are built
-	// from runs of 2^j sections (sparseMin): 22% less time on D, and 12%
-	// more on E and K, whose hulls are short, if used there.
+	// from runs of 2^j sections (sparseMin): 22% less time on D. Fitted
+	// on MiniMalloc's 11 problems, hulls / levels per buffer: D 4.8 and J
+	// 5.0, then C 2.5, A and B 2.3, I 2.2 (sparse: 4-11% less time, since
+	// the section bound paints only where the least offset passes), then
+	// G and H 1.7 (the same time either way), E 1.5-1.6 and K 1.4 (16%
+	// and 2% more time if sparse).
 	var hulls, longest int
 	for k := range n {
 		l := int(c.secs[k][len(c.secs[k])-1]-c.secs[k][0]) + 1
 		hulls += l
 		longest = max(longest, l)
 	}
-	if lv := bits.Len(uint(longest)); n > 0 && hulls > 3*lv*n {
+	if lv := bits.Len(uint(longest)); n > 0 && hulls > 2*lv*n {
 		s.levels = lv
 		s.sparse = make([][]int64, lv)
 		s.sparse[0] = s.low
