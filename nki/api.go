@@ -1162,7 +1162,14 @@ var opNames = map[string]string{"+": "add", "-": "subtract", "*": "multiply", "/
 // tensorOp is a Python operator on tiles (Beta 1: an instruction).
 func (t *tracer) tensorOp(in *interp, op string, l, r Value, node python.Node) Value {
 	if t.api != "beta1" {
-		in.fail(node.At(), fmt.Sprintf("operator %s on tensors", op), "the current NKI API has no tensor arithmetic")
+		msg := "the current NKI API has no tensor arithmetic"
+		if t.apiDetected {
+			// the imports said current (import nki, no neuronxcc): a
+			// Beta 1 kernel imported through a stand-in module (NKL's
+			// interop tests) is traced with --api beta1
+			msg += fmt.Sprintf(" (the API was taken from the kernel's imports; a kernel written for the Beta 1 API, where %s is nl.%s, is traced with --api beta1)", op, opNames[op])
+		}
+		in.fail(node.At(), fmt.Sprintf("operator %s on tensors", op), "%s", msg)
 	}
 	name := opNames[op]
 	if name == "" {

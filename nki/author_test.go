@@ -418,3 +418,33 @@ class Circuit:
 		t.Error("an instance method traced as a kernel")
 	}
 }
+
+// Tensor arithmetic under an API taken from the imports says how to trace
+// a Beta 1 kernel that imports nki (NKL's interop examples import a stand-in
+// nki package around nki-samples' Beta 1 kernels): --api beta1. An API given
+// explicitly gets the plain refusal.
+func TestTensorArithmeticNamesAPIFlag(t *testing.T) {
+	src := `import nki
+import nki.language as nl
+
+def kernel(a):
+    t = nl.load(a)
+    u = t * t
+    nl.store(a, value=u)
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: []Arg{a128}, NCVersion: "gen2"})
+	if err == nil || !strings.Contains(err.Error(), "--api beta1") || !strings.Contains(err.Error(), "nl.multiply") {
+		t.Errorf("detected API: %v", err)
+	}
+	_, err = Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: []Arg{a128}, NCVersion: "gen2", API: "current"})
+	if err == nil || strings.Contains(err.Error(), "--api") {
+		t.Errorf("given API: %v", err)
+	}
+	if _, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: []Arg{a128}, NCVersion: "gen2", API: "beta1"}); err != nil {
+		t.Errorf("--api beta1: %v", err)
+	}
+}

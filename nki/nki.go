@@ -109,6 +109,7 @@ func DetectAPI(src string) string {
 
 // Trace runs the kernel and returns what it recorded.
 func Trace(opt Options) (res *Result, err error) {
+	detected := false
 	if opt.API == "" {
 		b, ok := opt.Overlay[opt.File]
 		if !ok {
@@ -118,11 +119,13 @@ func Trace(opt Options) (res *Result, err error) {
 			}
 		}
 		opt.API = DetectAPI(string(b))
+		detected = true
 	}
 	if opt.API != "beta1" && opt.API != "current" {
 		return nil, fmt.Errorf("unknown API generation %q (beta1 or current)", opt.API)
 	}
 	tr := newTracer(opt.API)
+	tr.apiDetected = detected
 	tr.ncVersion = opt.NCVersion
 	tr.constants = opt.Constants
 	tr.grid = opt.Grid

@@ -120,6 +120,7 @@ type activeLoop struct {
 }
 
 type tracer struct {
+	apiDetected bool // the API was taken from the kernel's imports (DetectAPI), not given
 	// results are the instruction results made while tracing, in order;
 	// those never used nor absorbed become tiles when the trace ends
 	results []*Tile
