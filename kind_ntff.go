@@ -1,11 +1,11 @@
 package npukit
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/npukit/npukit/internal/inputfile"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +14,7 @@ import (
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/neff/dmaprog"
 	"github.com/npukit/npukit/ntff"
@@ -42,10 +43,12 @@ func (a *Artifact) Ntff() (*ntff.Profile, error) {
 
 // NtffSummary is Inspect of a capture: neuron-profile's quantities and,
 // when the profiled NEFF is found (Options.NtffNeff, or a .neff beside
-// the capture whose UUID the capture records), its path.
+// the capture whose UUID the capture records), its path and how the
+// UUID the capture records compares with the NEFF's.
 type NtffSummary struct {
 	*ntff.Summary
-	Neff string `json:"neff,omitempty"`
+	Neff      string          `json:"neff,omitempty"`
+	NeffMatch *ntff.UUIDMatch `json:"neff_uuid_match,omitempty"`
 }
 
 // WriteText prints the summary and the profiled NEFF when found.
@@ -53,49 +56,96 @@ func (s *NtffSummary) WriteText(w io.Writer) error {
 	if err := s.Summary.WriteText(w); err != nil {
 		return err
 	}
-	if s.Neff != "" {
-		_, err := fmt.Fprintf(w, "Profiled NEFF: %s (UUID matches)\n", s.Neff)
-		return err
+	if s.Neff == "" || s.NeffMatch == nil {
+		return nil
 	}
-	return nil
+	what := "Profiled NEFF"
+	if s.NeffMatch.Status == ntff.UUIDDiffers {
+		what = "Not the profiled NEFF"
+	}
+	_, err := fmt.Fprintf(w, "%s: %s (%s)\n", what, s.Neff, s.NeffMatch)
+	return err
 }
 
-// ntffNeff finds the profiled NEFF: the one named by o.NtffNeff, else a
-// .neff in the capture's directory whose header UUID begins with the
-// UUID the capture records ("" when none is found).
-func ntffNeff(a *Artifact, p *ntff.Profile, o *Options) string {
+// neffHeaderUUID reads a NEFF's header UUID: from its fixed header (a
+// NEFF file), or from header.json (an unpacked directory; nil when it
+// has none).
+func neffHeaderUUID(a *Artifact) ([]byte, error) {
+	if a.Kind == detect.NEFFDir {
+		b, err := inputfile.ReadFile(filepath.Join(a.path, neff.HeaderFileName))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var hj neff.HeaderJSON
+		if err := json.Unmarshal(b, &hj); err != nil {
+			return nil, fmt.Errorf("%s: %w", neff.HeaderFileName, err)
+		}
+		return hj.UUID, nil
+	}
+	head := a.data
+	if a.path != "" {
+		// inputfile.Open refuses what is not a regular file without
+		// blocking: a FIFO named *.neff would hang a plain open until
+		// something writes to it.
+		fh, _, err := inputfile.Open(a.path)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		head = make([]byte, neff.HeaderSize)
+		if _, err := io.ReadFull(fh, head); err != nil {
+			return nil, err
+		}
+	}
+	h, err := neff.ParseHeader(head)
+	if err != nil {
+		return nil, err
+	}
+	return h.UUID, nil
+}
+
+// ntffNeff finds the profiled NEFF and compares its UUID with the one
+// the capture records: the NEFF named by o.NtffNeff (an error when it
+// cannot be read as one), else the only .neff in the capture's directory
+// whose header UUID the capture records ("" when none is found).
+func ntffNeff(a *Artifact, p *ntff.Profile, o *Options) (string, *ntff.UUIDMatch, error) {
 	if o.NtffNeff != "" {
-		return o.NtffNeff
+		n, err := Open(o.NtffNeff)
+		if err != nil {
+			return "", nil, fmt.Errorf("the NEFF %s: %w", o.NtffNeff, err)
+		}
+		if n.Kind != detect.NEFF && n.Kind != detect.NEFFDir {
+			return "", nil, fmt.Errorf("the NEFF %s: a %s, not a NEFF", o.NtffNeff, n.Describe())
+		}
+		u, err := neffHeaderUUID(n)
+		if err != nil {
+			return "", nil, fmt.Errorf("the NEFF %s: %w", o.NtffNeff, err)
+		}
+		m := p.MatchNeff(u)
+		return o.NtffNeff, &m, nil
 	}
 	if a.path == "" || len(p.NeffUUID) == 0 {
-		return ""
+		return "", nil, nil
 	}
-	u := p.NeffUUID[:min(len(p.NeffUUID), 16)]
 	m, _ := filepath.Glob(filepath.Join(filepath.Dir(a.path), "*.neff"))
 	var found []string
+	var match ntff.UUIDMatch
 	for _, f := range m {
-		// inputfile.Open refuses what is not a regular file without
-		// blocking: a FIFO named *.neff beside the capture would hang a
-		// plain open until something writes to it.
-		fh, _, err := inputfile.Open(f)
+		u, err := neffHeaderUUID(&Artifact{Name: f, Kind: detect.NEFF, path: f})
 		if err != nil {
 			continue
 		}
-		head := make([]byte, neff.HeaderSize)
-		_, err = io.ReadFull(fh, head)
-		fh.Close()
-		if err != nil {
-			continue
-		}
-		h, err := neff.ParseHeader(head)
-		if err == nil && bytes.HasPrefix(h.UUID, u) {
-			found = append(found, f)
+		if mt := p.MatchNeff(u); mt.Status == ntff.UUIDMatches {
+			found, match = append(found, f), mt
 		}
 	}
 	if len(found) == 1 {
-		return found[0]
+		return found[0], &match, nil
 	}
-	return ""
+	return "", nil, nil
 }
 
 func inspectNtff(a *Artifact, o *Options) (Output, error) {
@@ -103,7 +153,11 @@ func inspectNtff(a *Artifact, o *Options) (Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &NtffSummary{Summary: ntff.Summarize(p, a.Name), Neff: ntffNeff(a, p, o)}, nil
+	path, match, err := ntffNeff(a, p, o)
+	if err != nil {
+		return nil, err
+	}
+	return &NtffSummary{Summary: ntff.Summarize(p, a.Name), Neff: path, NeffMatch: match}, nil
 }
 
 func checkNtff(a *Artifact, o *Options) (diag.Report, error) {
@@ -331,6 +385,26 @@ type NeffMeasured struct {
 	// NotCompared names the measured quantities left out of Rows because
 	// the capture does not measure them (ntff.Sanity), with why.
 	NotCompared []string `json:"not_compared,omitempty"`
+	// NeffMatch compares the NEFF UUID the capture records with the
+	// NEFF's: a capture of another NEFF is compared only when
+	// Options.NeffMeasuredOtherNeff asks for it, and then says so.
+	NeffMatch *ntff.UUIDMatch `json:"neff_uuid_match,omitempty"`
+}
+
+// Warning is what the comparison must say before its figures: that the
+// capture is of another NEFF, or that whether it is could not be told
+// ("" when the UUIDs match).
+func (m *NeffMeasured) Warning() string {
+	if m.NeffMatch == nil {
+		return ""
+	}
+	switch m.NeffMatch.Status {
+	case ntff.UUIDDiffers:
+		return fmt.Sprintf("the capture is of another NEFF (%s, %s): this compares two different programs", dashIfEmpty(m.Measured.NeffName), m.NeffMatch)
+	case ntff.UUIDUnknown:
+		return "whether the capture is of this NEFF is not known (" + m.NeffMatch.Detail + ")"
+	}
+	return ""
 }
 
 // MeasuredRow is one compared quantity (ratio predicted/measured, 0 when
@@ -350,6 +424,9 @@ func (m *NeffMeasured) WriteText(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "\nPredicted and measured (%s, %s, window %s):\n", m.Measured.Base(), m.Measured.Instance, m.Measured.Window)
+	if wn := m.Warning(); wn != "" {
+		fmt.Fprintf(w, "WARNING: %s\n", wn)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "WHAT\tPREDICTED us\tMEASURED us\tPREDICTED/MEASURED\t")
 	for _, r := range m.Rows {
@@ -512,19 +589,59 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 // simulateNeffMeasured is Simulate of a NEFF: the simulation, and with
 // Options.NeffMeasured the comparison with a capture of the same NEFF.
 func simulateNeffMeasured(a *Artifact, o *Options) (Output, error) {
-	out, err := simulateNeff(a, o)
-	if err != nil || o.NeffMeasured == nil {
-		return out, err
+	if o.NeffMeasured == nil {
+		return simulateNeff(a, o)
 	}
+	_, s, match, err := measuredCapture(a, o)
+	if err != nil {
+		return nil, err
+	}
+	out, err := simulateNeff(a, o)
+	if err != nil {
+		return nil, err
+	}
+	m, err := compareMeasured(out, s)
+	if err != nil {
+		return nil, err
+	}
+	m.NeffMatch = match
+	return m, nil
+}
+
+// MeasuredOtherNeffError refuses to compare a NEFF's simulation with a
+// capture whose recorded NEFF UUID is not the NEFF's: a run of another
+// program (Options.NeffMeasuredOtherNeff compares anyway).
+type MeasuredOtherNeffError struct {
+	Capture, CaptureNeff string // the capture and the NEFF name it records
+	Match                ntff.UUIDMatch
+}
+
+func (e *MeasuredOtherNeffError) Error() string {
+	return fmt.Sprintf("the capture %s is not a run of this NEFF: it records NEFF %s, UUID %s; this NEFF's UUID is %s. Give a capture of this NEFF (npukit inspect X.ntff --neff X.neff checks a pair), or --measured-other-neff to compare two different programs anyway",
+		e.Capture, dashIfEmpty(e.CaptureNeff), dashIfEmpty(e.Match.Capture), e.Match.Neff)
+}
+
+// measuredCapture decodes Options.NeffMeasured and checks that it is a
+// capture of a's NEFF (*MeasuredOtherNeffError when its recorded UUID
+// differs, unless Options.NeffMeasuredOtherNeff).
+func measuredCapture(a *Artifact, o *Options) (*ntff.Profile, *ntff.Summary, *ntff.UUIDMatch, error) {
 	p, err := ntff.Parse(o.NeffMeasured)
 	if err != nil {
-		return nil, fmt.Errorf("the capture: %w", err)
+		return nil, nil, nil, fmt.Errorf("the capture: %w", err)
 	}
 	name := o.NeffMeasuredName
 	if name == "" {
 		name = "capture"
 	}
-	return compareMeasured(out, ntff.Summarize(p, name))
+	u, err := neffHeaderUUID(a)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m := p.MatchNeff(u)
+	if m.Status == ntff.UUIDDiffers && !o.NeffMeasuredOtherNeff {
+		return nil, nil, nil, &MeasuredOtherNeffError{Capture: filepath.Base(name), CaptureNeff: p.NeffName, Match: m}
+	}
+	return p, ntff.Summarize(p, name), &m, nil
 }
 
 // maxDrawnPredicted bounds the simulated tasks drawn on the report's
@@ -539,15 +656,11 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 	if err != nil || o.NeffMeasured == nil || len(files) != 1 {
 		return page, err
 	}
-	p, err := ntff.Parse(o.NeffMeasured)
+	p, s, match, err := measuredCapture(files[0], o)
 	if err != nil {
-		return nil, fmt.Errorf("the capture: %w", err)
+		return nil, err
 	}
-	name := o.NeffMeasuredName
-	if name == "" {
-		name = "capture"
-	}
-	s := ntff.Summarize(p, name)
+	name := s.File
 	out, err := simulateNeff(files[0], o)
 	if err != nil {
 		return nil, err
@@ -556,6 +669,7 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 	if err != nil {
 		return nil, err
 	}
+	cmp.NeffMatch = match
 	tab := &report.Table{Caption: "Predicted (npukit sim) and measured (" + filepath.Base(name) + ")", Header: []string{"what", "predicted us", "measured us", "predicted/measured"}, Numeric: []int{1, 2, 3}}
 	for _, r := range cmp.Rows {
 		pred, ratio := fmt.Sprintf("%.3f", r.PredictedUs), "-"
@@ -568,6 +682,9 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 		tab.Rows = append(tab.Rows, []string{r.What, pred, fmt.Sprintf("%.3f", r.MeasuredUs), ratio})
 	}
 	blocks := []report.Block{tab}
+	if wn := cmp.Warning(); wn != "" {
+		blocks = append([]report.Block{&report.Text{Text: "Warning: " + wn + "."}}, blocks...)
+	}
 	if tl := predictedTimeline(files[0], o); tl != nil {
 		blocks = append(blocks, tl)
 	}
@@ -630,4 +747,12 @@ func predictedTimeline(a *Artifact, o *Options) *report.Timeline {
 		return nil
 	}
 	return tl
+}
+
+// dashIfEmpty is s, or "-" when it is empty.
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -55,6 +55,10 @@ type Options struct {
 	// names it in the output.
 	NeffMeasured     []byte
 	NeffMeasuredName string
+	// NeffMeasuredOtherNeff compares with a capture whose recorded NEFF
+	// UUID is not the NEFF's (refused otherwise: the comparison is then
+	// of two different programs, and the output says so).
+	NeffMeasuredOtherNeff bool
 	// TracePath, when set, makes Simulate write a Perfetto/Chrome trace
 	// JSON there (a NEFF with several subgraphs writes one per subgraph,
 	// SUBGRAPH inserted before the extension).

@@ -155,3 +155,35 @@ func TestNtffMeasuredCoreRowsIncludeLaunch(t *testing.T) {
 		t.Skip("no capture with its NEFF")
 	}
 }
+
+// A capture of another NEFF: sim --measured refuses it (exit 2, naming
+// both UUIDs and the flag that compares anyway), --measured-other-neff
+// compares with a warning; inspect --neff says the UUID differs, and a
+// --neff that does not exist is a usage error. (The comparison ran
+// without a word; inspect printed "(UUID matches)" for any path.)
+func TestNtffMeasuredOtherNeff(t *testing.T) {
+	dir := conformance.Shared(t, "corpus3/ntff")
+	capf := filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__stream_256k_fd1k.ntff")
+	own := filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__stream_256k_fd1k.neff")
+	other := filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.neff")
+	r := run(t, "", "sim", other, "--measured", capf)
+	if r.code != 2 || !strings.Contains(r.stderr, "not a run of this NEFF") || !strings.Contains(r.stderr, "--measured-other-neff") {
+		t.Errorf("sim --measured with another NEFF's capture: %s", r)
+	}
+	r = run(t, "", "sim", other, "--measured", capf, "--measured-other-neff")
+	if r.code != 0 || !strings.Contains(r.stdout, "WARNING: the capture is of another NEFF") {
+		t.Errorf("sim --measured-other-neff: %s", r)
+	}
+	if r := run(t, "", "sim", own, "--measured", capf); r.code != 0 || strings.Contains(r.stdout, "WARNING") {
+		t.Errorf("sim --measured with the NEFF's own capture: %s", r)
+	}
+	if r := run(t, "", "inspect", capf, "--neff", other); r.code != 0 || strings.Contains(r.stdout, "UUID matches") || !strings.Contains(r.stdout, "UUID differs") {
+		t.Errorf("inspect --neff another NEFF: %s", r)
+	}
+	if r := run(t, "", "inspect", capf, "--neff", own); r.code != 0 || !strings.Contains(r.stdout, "(UUID matches)") {
+		t.Errorf("inspect --neff its NEFF: %s", r)
+	}
+	if r := run(t, "", "inspect", capf, "--neff", filepath.Join(t.TempDir(), "x.neff")); r.code != 2 || strings.Contains(r.stdout, "UUID matches") {
+		t.Errorf("inspect --neff of a missing file: %s", r)
+	}
+}
