@@ -218,8 +218,8 @@ func checkTileSize(a *Arch, t *Tensor, rep *diag.Report) {
 		}
 	}
 	if b := t.TileBytes(); b > limit {
-		rep.Add(RuleTileTooLarge, t.Path, "tensor %s: a tile takes %d bytes per partition (%d x %s), more than the %d %s",
-			t.Name, b, t.FreeElems(), t.DType, limit, what)
+		rep.Add(RuleTileTooLarge, t.Path, "tensor %s: a tile takes %s bytes per partition (%s x %s), more than the %s %s",
+			t.Name, humanize.Count(b), humanize.Count(t.FreeElems()), t.DType, humanize.Count(limit), what)
 	}
 }
 
@@ -322,7 +322,7 @@ func checkPlacement(a *Arch, t *Tensor, rep *diag.Report) {
 		f := found[rule]
 		more := ""
 		if f.n > 1 {
-			more = fmt.Sprintf(" (%d of %d logical tiles)", f.n, t.Tiles())
+			more = fmt.Sprintf(" (%s of %s logical tiles)", humanize.Count(int64(f.n)), humanize.Count(t.Tiles()))
 		}
 		rep.Add(rule, t.Path, "tensor %s in %s (%s): %s%s", t.Name, t.Buffer, t.Kind, f.first, more)
 	}
@@ -341,8 +341,8 @@ func checkReadBeforeWrite(x *Execution, rep *diag.Report) {
 	}
 	for ti, l := range first {
 		t := x.Plan.Tensors[ti]
-		rep.Add(RuleReadBeforeWrite, t.Path, "%s is read by %s before any step writes it (%d tiles of %s)",
-			x.TileName(l.Key), x.EventName(firstRead(x, l.Key)), n[ti], t.Name)
+		rep.Add(RuleReadBeforeWrite, t.Path, "%s is read by %s before any step writes it (%s of %s)",
+			x.TileName(l.Key), x.EventName(firstRead(x, l.Key)), humanize.Plural(n[ti], "tile"), t.Name)
 	}
 }
 
@@ -384,10 +384,10 @@ func checkMatmuls(x *Execution, rep *diag.Report) {
 		out := x.Plan.Tensors[s.Writes[0].Tensor]
 		var bad []string
 		if mv.FreeElems() > a.MMMaxMoving {
-			bad = append(bad, fmt.Sprintf("moving %s has free size %d > %d", mv.Name, mv.FreeElems(), a.MMMaxMoving))
+			bad = append(bad, fmt.Sprintf("moving %s has free size %s > %s", mv.Name, humanize.Count(mv.FreeElems()), humanize.Count(int64(a.MMMaxMoving))))
 		}
 		if st.FreeElems() > a.MMMaxStationary {
-			bad = append(bad, fmt.Sprintf("stationary %s has free size %d > %d", st.Name, st.FreeElems(), a.MMMaxStationary))
+			bad = append(bad, fmt.Sprintf("stationary %s has free size %s > %s", st.Name, humanize.Count(st.FreeElems()), humanize.Count(int64(a.MMMaxStationary))))
 		}
 		if st.Partitions != mv.Partitions {
 			bad = append(bad, fmt.Sprintf("stationary %s has %d partitions, moving %s %d", st.Name, st.Partitions, mv.Name, mv.Partitions))
@@ -455,8 +455,8 @@ func checkLifetimes(x *Execution, rep *diag.Report) {
 		if int64(maxAlive[ti]) > phys {
 			tooFew[ti] = true
 			alive := aliveAt(x, ti, at[ti])
-			rep.Add(RuleTooFewTiles, t.Path, "tensor %s has %s but %d logical tiles are alive at once at %s (%s); give it at least %d physical tiles or shorten the lifetimes (declare it inside the loop)",
-				t.Name, humanize.Plural(int(phys), "physical tile"), maxAlive[ti], x.EventName(at[ti]), alive, maxAlive[ti])
+			rep.Add(RuleTooFewTiles, t.Path, "tensor %s has %s but %s logical tiles are alive at once at %s (%s); give it at least %s physical tiles or shorten the lifetimes (declare it inside the loop)",
+				t.Name, humanize.Plural(int(phys), "physical tile"), humanize.Count(int64(maxAlive[ti])), x.EventName(at[ti]), alive, humanize.Count(int64(maxAlive[ti])))
 		}
 	}
 	ps := make([]placed, 0, len(x.Lifetimes))
@@ -579,7 +579,7 @@ func checkLifetimes(x *Execution, rep *diag.Report) {
 		a, b := c.first[0], c.first[1]
 		more := ""
 		if c.n > 1 {
-			more = fmt.Sprintf(" (%d overlapping pairs in all)", c.n)
+			more = fmt.Sprintf(" (%s overlapping pairs in all)", humanize.Count(int64(c.n)))
 		}
 		lastUse := a.lt.LastRead
 		if lastUse < b.lt.Start {
@@ -606,7 +606,7 @@ func aliveAt(x *Execution, ti, ev int) string {
 	}
 	s := strings.Join(names, ", ")
 	if n > len(names) {
-		s += fmt.Sprintf(", ... %d in all", n)
+		s += fmt.Sprintf(", ... %s in all", humanize.Count(int64(n)))
 	}
 	return s
 }
@@ -708,7 +708,7 @@ func checkAccumulation(x *Execution, rep *diag.Report, withOrphans bool) {
 		a, c := groups[scans[b].first[0]], groups[scans[b].first[1]]
 		more := ""
 		if n > 1 {
-			more = fmt.Sprintf(" (%d interleavings in bank %d)", n, b)
+			more = fmt.Sprintf(" (%s interleavings in bank %d)", humanize.Count(int64(n)), b)
 		}
 		rep.Add(RuleAccInterleave, fmt.Sprintf("psum bank %d", b),
 			"[SCH713] Violation of accumulation group interleaving: the group of %s (from %s to %s) is still accumulating when %s starts the group of %s in the same bank%s",
@@ -718,7 +718,7 @@ func checkAccumulation(x *Execution, rep *diag.Report, withOrphans bool) {
 
 func list(names []string) string {
 	if len(names) > 6 {
-		return strings.Join(names[:6], ", ") + fmt.Sprintf(" and %d more", len(names)-6)
+		return strings.Join(names[:6], ", ") + fmt.Sprintf(" and %s more", humanize.Count(int64(len(names)-6)))
 	}
 	return strings.Join(names, ", ")
 }

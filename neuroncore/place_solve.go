@@ -312,9 +312,9 @@ func solveOffsets(a *Arch, buf Buffer, pts []*placeTensor, idx []int, lay []layo
 			n := numElems(pts[i].tuple())
 			names = append(names, fmt.Sprintf("%s: %s", t.Name, humanize.Plural(int(n), "tile")))
 		}
-		unit := fmt.Sprintf("%d usable bytes per partition", capacity)
+		unit := fmt.Sprintf("%s usable bytes per partition", humanize.Count(capacity))
 		if buf == PSUM {
-			unit = fmt.Sprintf("%d banks", capacity)
+			unit = humanize.Plural(int(capacity), "bank")
 		}
 		return fmt.Sprintf("the physical tiles (%s) do not fit in the %s of %s beside the tensors alive at the same time", strings.Join(names, ", "), unit, buf)
 	}
@@ -480,7 +480,7 @@ func peakNeed(buf Buffer, pts []*placeTensor, idx []int, lay []layout, fixed []r
 			if iv[0] <= bestT && bestT < iv[1] {
 				name := fmt.Sprintf("%s (%s)", pt.t.Name, pt.t.Path)
 				if pt.maxAlive > 1 {
-					name += fmt.Sprintf(" with %d tiles alive at once", pt.maxAlive)
+					name += fmt.Sprintf(" with %s tiles alive at once", humanize.Count(int64(pt.maxAlive)))
 				}
 				parts = append(parts, part{name, l.units})
 				break
@@ -495,14 +495,14 @@ func peakNeed(buf Buffer, pts []*placeTensor, idx []int, lay []layout, fixed []r
 	var list []string
 	for i, p := range parts {
 		if i == 4 {
-			list = append(list, fmt.Sprintf("%d more", len(parts)-i))
+			list = append(list, fmt.Sprintf("%s more", humanize.Count(int64(len(parts)-i))))
 			break
 		}
-		list = append(list, fmt.Sprintf("%s: %d", p.name, p.units))
+		list = append(list, fmt.Sprintf("%s: %s", p.name, humanize.Count(p.units)))
 	}
 	where := fmt.Sprintf("step %d", bestT)
 	if x := pts[idx[0]].x; x != nil && bestT < len(x.Events) {
 		where = x.EventName(bestT)
 	}
-	return fmt.Sprintf("at %s the tensors alive need %d %s, %d available (%s)", where, best, unit, capacity, strings.Join(list, "; "))
+	return fmt.Sprintf("at %s the tensors alive need %s %s, %s available (%s)", where, humanize.Count(best), unit, humanize.Count(capacity), strings.Join(list, "; "))
 }

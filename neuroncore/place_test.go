@@ -228,7 +228,7 @@ body:
       - {op: load, write: "b"}`, `      - {op: load, write: "b"}
       - {op: store, read: "a"}`, 1)
 	if _, err := Place(mustParse(t, alive), PlaceOptions{Fewest: true}); !errors.Is(err, ErrUnplaceable) ||
-		!strings.Contains(err.Error(), "the tensors alive need 196608 bytes per partition, 180224 available") {
+		!strings.Contains(err.Error(), "the tensors alive need 196,608 bytes per partition, 180,224 available") {
 		t.Errorf("alive together: %v", err)
 	}
 }

@@ -17,10 +17,10 @@ func (pl *Placement) WriteText(w io.Writer) error {
 	if name == "" {
 		name = "plan"
 	}
-	fmt.Fprintf(w, "%s on NeuronCore-%s: %d tensors placed; SBUF %s of %s per partition, PSUM %d of %d banks\n",
-		name, pl.Arch, len(pl.Tensors), humanize.Bytes(pl.SBUFBytes), humanize.Bytes(pl.Plan.Arch.SBUFUsableBytes), pl.PSUMBanks, pl.Plan.Arch.PSUMBanks)
-	fmt.Fprintf(w, "simulated time, the launch's %s included as in sbuf sim: %s with the tiles chosen, %s with the fewest, %s with unlimited memory (%d simulations)\n\n",
-		humanize.Micros(pl.LaunchNs/1000), humanize.Micros(pl.TimeNs/1000), humanize.Micros(pl.FewestNs/1000), humanize.Micros(pl.UnboundedNs/1000), pl.Evaluations)
+	fmt.Fprintf(w, "%s on NeuronCore-%s: %s placed; SBUF %s of %s per partition, PSUM %d of %d banks\n",
+		name, pl.Arch, humanize.Plural(len(pl.Tensors), "tensor"), humanize.Bytes(pl.SBUFBytes), humanize.Bytes(pl.Plan.Arch.SBUFUsableBytes), pl.PSUMBanks, pl.Plan.Arch.PSUMBanks)
+	fmt.Fprintf(w, "simulated time, the launch's %s included as in sbuf sim: %s with the tiles chosen, %s with the fewest, %s with unlimited memory (%s)\n\n",
+		humanize.Micros(pl.LaunchNs/1000), humanize.Micros(pl.TimeNs/1000), humanize.Micros(pl.FewestNs/1000), humanize.Micros(pl.UnboundedNs/1000), humanize.Plural(pl.Evaluations, "simulation"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TENSOR\tBUFFER\tLOGICAL\tMAX ALIVE\tPHYSICAL\tPARTITIONS\tBYTES\tNKI ALLOCATION")
 	for _, t := range pl.Tensors {
@@ -28,8 +28,8 @@ func (pl *Placement) WriteText(w io.Writer) error {
 		if t.Buffer == "psum" {
 			where = fmt.Sprintf("banks %d..%d", t.Bank, t.Bank+t.Banks-1)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d (min %d)\t%d..%d\t%s\t%s\n", t.Tensor, t.Buffer, t.LogicalTiles, t.MaxAlive,
-			t.Physical, t.Fewest, t.StartPartition, t.StartPartition+t.Partitions-1, where, t.Code)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s (min %s)\t%d..%d\t%s\t%s\n", t.Tensor, t.Buffer, humanize.Count(t.LogicalTiles), humanize.Count(int64(t.MaxAlive)),
+			humanize.Count(t.Physical), humanize.Count(t.Fewest), t.StartPartition, t.StartPartition+t.Partitions-1, where, t.Code)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -513,13 +513,13 @@ func MemoryAssumption(p *Plan) string {
 	case auto == 0:
 		return "every tensor at its direct allocation"
 	case p.SerialTiles && shared > 0:
-		return fmt.Sprintf("%d of the %d automatic tensors at one location per tile, reused by every loop iteration (skip_middle_end_transformations: declared more than %d times, which the compiler does not unroll into private locations; iterations wait for each other), the others at a location per declaration", shared, auto, MaxPrivateDeclarations)
+		return fmt.Sprintf("%s of the %s automatic tensors at one location per tile, reused by every loop iteration (skip_middle_end_transformations: declared more than %s times, which the compiler does not unroll into private locations; iterations wait for each other), the others at a location per declaration", humanize.Count(int64(shared)), humanize.Count(int64(auto)), humanize.Count(MaxPrivateDeclarations))
 	case p.SerialTiles:
-		return fmt.Sprintf("automatic tensors (%d) at a location per declaration (skip_middle_end_transformations: the compiler unrolls loops of up to %d declarations into private locations, as in the captured NEFFs, and iterations overlap)", auto, MaxPrivateDeclarations)
+		return fmt.Sprintf("automatic tensors (%s) at a location per declaration (skip_middle_end_transformations: the compiler unrolls loops of up to %s declarations into private locations, as in the captured NEFFs, and iterations overlap)", humanize.Count(int64(auto)), humanize.Count(MaxPrivateDeclarations))
 	case auto == len(p.Tensors):
-		return fmt.Sprintf("automatic tensors (all %d) given unlimited memory: a private location per logical tile", auto)
+		return fmt.Sprintf("automatic tensors (all %s) given unlimited memory: a private location per logical tile", humanize.Count(int64(auto)))
 	}
-	return fmt.Sprintf("direct tensors at their allocation; the %d automatic ones given unlimited memory: a private location per logical tile", auto)
+	return fmt.Sprintf("direct tensors at their allocation; the %s automatic ones given unlimited memory: a private location per logical tile", humanize.Count(int64(auto)))
 }
 
 // EngineStats is one engine's share of a simulation.
@@ -548,7 +548,7 @@ func (r *SimResult) Summary() *SimSummary {
 	s.Model = ModelNotes(r.Plan)
 	if r.SpillBytes > 0 {
 		s.SpillBytes, s.SpillNs = r.SpillBytes, float64(r.SpillPs)/1000
-		s.Model = append(s.Model, fmt.Sprintf("SBUF spill: the automatic tiles alive together need %d bytes per partition, more than the %d usable; %d bytes stored and reloaded add %s of DMA time", r.LiveBytes, a.SBUFUsableBytes, r.SpillBytes, humanize.Micros(s.SpillNs/1000)))
+		s.Model = append(s.Model, fmt.Sprintf("SBUF spill: the automatic tiles alive together need %s bytes per partition, more than the %s usable; %s bytes stored and reloaded add %s of DMA time", humanize.Count(r.LiveBytes), humanize.Count(a.SBUFUsableBytes), humanize.Count(r.SpillBytes), humanize.Micros(s.SpillNs/1000)))
 	}
 	best := -1.0
 	for _, e := range Engines() {

@@ -110,9 +110,9 @@ func (s *PlanSummary) WriteText(w io.Writer) error {
 	for _, t := range s.Tensors {
 		phys, code := "-", t.Alloc
 		if t.Alloc != "auto" {
-			phys, code = fmt.Sprint(t.Physical), t.Code
+			phys, code = humanize.Count(t.Physical), t.Code
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\t%s\n", t.Name, t.Buffer, t.Shape, t.DType, t.TileBytes, t.LogicalTiles, phys, t.MaxAlive, code)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Buffer, t.Shape, t.DType, humanize.Count(t.TileBytes), humanize.Count(t.LogicalTiles), phys, humanize.Count(int64(t.MaxAlive)), code)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -134,7 +134,7 @@ func (s *PlanSummary) WriteText(w io.Writer) error {
 			return err
 		}
 		if int64(len(t.Locations)) < t.LogicalTiles {
-			fmt.Fprintf(w, "  ... %d more\n", t.LogicalTiles-int64(len(t.Locations)))
+			fmt.Fprintf(w, "  ... %s more\n", humanize.Count(t.LogicalTiles-int64(len(t.Locations))))
 		}
 	}
 	return nil

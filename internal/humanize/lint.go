@@ -17,9 +17,9 @@ import (
 //
 // Numbers that are not counts are left alone: inside words and paths
 // (sg00, bw16, 0x1f400), decimals, inside [shapes], after '#', values
-// beside a diff's "->", in JSON ("key":123456) and after a flag (written
-// as read or typed), and
-// after a name of what is numbered ("core 1 workloads" is core 1's
+// beside a diff's "->", in JSON ("key":123456), after a flag and as a
+// keyword argument of code (base_addr=16384: written as read or typed),
+// and after a name of what is numbered ("core 1 workloads" is core 1's
 // workloads).
 func Lint(text string) []string {
 	var out []string
@@ -36,7 +36,7 @@ func Lint(text string) []string {
 		// diff) or as a flag takes it ("--capacity 1048576") is
 		// written as it is to be read or typed.
 		if strings.HasSuffix(strings.TrimRight(before, " "), "->") || strings.HasSuffix(before, "\":") || strings.HasPrefix(strings.TrimLeft(after, " "), "->") ||
-			flagValueRe.MatchString(before) {
+			flagValueRe.MatchString(before) || codeArgRe.MatchString(before) {
 			continue
 		}
 		bare = text[m[2]:m[3]]
@@ -56,10 +56,12 @@ var (
 	hedgeRe = regexp.MustCompile(`[0-9][^\n]{0,40}?\b[A-Za-z]+\(s\)`)
 	// 1,234 and up (a decimal part allowed).
 	separatedRe = regexp.MustCompile(`(?:^|[^0-9A-Za-z_.,])[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?(?:$|[^0-9A-Za-z_,])`)
+	flagValueRe = regexp.MustCompile(`--[a-z][a-z-]*[ =]$`)
+	// A keyword argument as code writes it: base_addr=16384.
+	codeArgRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*=$`)
 	// 12345 and up, standing alone: not in a word, path, decimal or
 	// version, not after 0x or '#'.
-	flagValueRe = regexp.MustCompile(`--[a-z][a-z-]*[ =]$`)
-	bareRe      = regexp.MustCompile(`(?:^|[\s(=:<>])([1-9][0-9]{4,})(?:$|[\s),;:%<>]|\.(?:\s|$))`)
+	bareRe = regexp.MustCompile(`(?:^|[\s(=:<>])([1-9][0-9]{4,})(?:$|[\s),;:%<>]|\.(?:\s|$))`)
 )
 
 // notPlural are words ending in s that follow a count of one correctly.
@@ -114,3 +116,36 @@ func stripBrackets(s string) string {
 	}
 	return string(b)
 }
+
+// BareCounts lists the integers of four digits or more that a text output
+// writes without thousands separators where Count would put them, for a
+// test to hold one command's output to Count beside the others (nki sim
+// said "8452 steps" where nki check said "8,452 steps executed"). It
+// leaves alone what Lint leaves alone (words, paths, decimals, [shapes],
+// code after '=', '#' numbers, a file's values beside "->" or in JSON,
+// flag values) and what is not a count: line:column positions, ranges of
+// positions ("1024..2047"), times in ns and byte sizes under 1 KiB as
+// Bytes writes them ("1000 B").
+func BareCounts(text string) []string {
+	var out []string
+	stripped := tupleRe.ReplaceAllStringFunc(stripBrackets(text), func(s string) string { return strings.Repeat(" ", len(s)) })
+	for _, m := range bare4Re.FindAllStringSubmatchIndex(stripped, -1) {
+		before, after := text[:m[2]], text[m[3]:]
+		if strings.HasSuffix(strings.TrimRight(before, " "), "->") || strings.HasSuffix(before, "\":") || strings.HasPrefix(strings.TrimLeft(after, " "), "->") ||
+			flagValueRe.MatchString(before) || codeArgRe.MatchString(before) || strings.HasSuffix(before, "..") || strings.HasPrefix(after, "..") ||
+			strings.HasPrefix(after, ":") && len(after) > 1 && after[1] >= '0' && after[1] <= '9' ||
+			strings.HasPrefix(after, " ns") || strings.HasPrefix(after, " B") && !strings.HasPrefix(after, " By") {
+			continue
+		}
+		out = append(out, text[m[2]:m[3]])
+	}
+	return out
+}
+
+var (
+	// bare4Re is bareRe from four digits.
+	bare4Re = regexp.MustCompile(`(?:^|[\s(=:<>])([1-9][0-9]{3,})(?:$|[\s),;:%<>]|\.(?:\s|$))`)
+	// A shape or a tuple of integers as Python writes it: (2000, 4096),
+	// (2000, par_dim(128), 4096).
+	tupleRe = regexp.MustCompile(`\((?:[0-9]+|par_dim\([0-9]+\))(?:, (?:[0-9]+|par_dim\([0-9]+\)))+\)`)
+)

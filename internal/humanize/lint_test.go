@@ -37,6 +37,7 @@ func TestLint(t *testing.T) {
 		`var.x: absent -> {"offset":25460736} beside 1,000 bytes`,
 		"needs 1,048,576 bytes (--capacity 1048576)",
 		"T27 tensor address=(0, 10464) of 1,266 tiles",
+		"ncc.sbuf.mod_alloc(base_addr=16384) of 2,000 tiles",
 		"1.5 files", // a fraction takes the plural
 		"only bare 1128059 numbers 123456 without any separated one",
 	}
@@ -51,6 +52,41 @@ func TestLint(t *testing.T) {
 		b.WriteString(Plural(n, "error") + ", " + Plural(n, "operator") + ", " + Plural(n, "cycle") + "; " + Count(int64(n)) + " B\n")
 	}
 	if got := Lint(b.String()); len(got) != 0 {
+		t.Errorf("Count and Plural's own output: %v", got)
+	}
+}
+
+func TestBareCounts(t *testing.T) {
+	bad := map[string]string{
+		"attn on NeuronCore-v2: 8452 steps, 2.524 ms": "8452",
+		"  Tensor   1280    374.492        14.9%":     "1280",
+		"moves 1776 bytes per partition":              "1776",
+		"(1000)":                                      "1000",
+	}
+	for text, want := range bad {
+		if got := BareCounts(text); len(got) != 1 || got[0] != want {
+			t.Errorf("%q: got %q, want [%s]", text, got, want)
+		}
+	}
+	good := []string{
+		"8,452 steps, 1,280 tiles; 999 bytes",
+		"kernel.py:1189:9 nl.affine_range",
+		"bytes 1024..2047 of each partition",
+		"completes 1300 ns after its last row; 1000 B read",
+		"shape [1 4096 128], address=(0, 12512), #4096, x_4096.json, 2.1024",
+		"(2000, par_dim(128), 4096) float32; mod_alloc(base_addr=16384)",
+		"size: 1473280 -> 2619456, --capacity 1048576",
+	}
+	for _, text := range good {
+		if got := BareCounts(text); len(got) != 0 {
+			t.Errorf("%q: %v", text, got)
+		}
+	}
+	var b strings.Builder
+	for _, n := range []int{0, 1, 999, 1000, 12345, 1530664} {
+		b.WriteString(Plural(n, "step") + "; " + Count(int64(n)) + " bytes\n")
+	}
+	if got := BareCounts(b.String()); len(got) != 0 {
 		t.Errorf("Count and Plural's own output: %v", got)
 	}
 }

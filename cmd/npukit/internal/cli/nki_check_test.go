@@ -128,7 +128,7 @@ def big(a, b):
 		t.Fatal(err)
 	}
 	r = run(t, dir, "nki", "place", "big.py", "--kernel", "big", "--arg", "a=float32[128,24576]", "--arg", "b=float32[128,24576]")
-	if r.code != 1 || !strings.Contains(r.stderr, "bytes per partition, 180224 available") || !strings.Contains(r.stderr, "big.py:7") {
+	if r.code != 1 || !strings.Contains(r.stderr, "bytes per partition, 180,224 available") || !strings.Contains(r.stderr, "big.py:7") {
 		t.Errorf("unplaceable: %s", r)
 	}
 }
