@@ -8,6 +8,7 @@ import (
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/l2alloc"
 	"github.com/npukit/npukit/gemini/timing"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/stickywriter"
 	"github.com/npukit/npukit/internal/termsafe"
 	"github.com/npukit/npukit/semdiff"
@@ -55,19 +56,19 @@ func (d *GeminiDiff) WriteText(w io.Writer) error {
 			what string
 		}{{c.Added, "added"}, {c.Removed, "removed"}, {c.MovedIn, "moved in"}, {c.MovedOut, "moved out"}, {c.Changed, "changed"}} {
 			if n.n > 0 {
-				counts = append(counts, fmt.Sprintf("%d %s", n.n, n.what))
+				counts = append(counts, fmt.Sprintf("%s %s", humanize.Count(int64(n.n)), n.what))
 			}
 		}
 		if len(counts) == 0 {
 			counts = []string{"the same workloads"}
 		}
-		ew.Printf("%s: %d -> %d workloads (%s)\n", termsafe.Name(c.Core), c.WorkloadsA, c.WorkloadsB, strings.Join(counts, ", "))
+		ew.Printf("%s: %s -> %s workloads (%s)\n", termsafe.Name(c.Core), humanize.Count(int64(c.WorkloadsA)), humanize.Count(int64(c.WorkloadsB)), strings.Join(counts, ", "))
 		for _, ch := range c.Changes {
 			ew.Printf("  %s\n", ch)
 		}
 	}
 	if len(d.Details.Layers) > 0 {
-		ew.Printf("Layers (%d differ):\n", len(d.Details.Layers))
+		ew.Printf("Layers (%s differ):\n", humanize.Count(int64(len(d.Details.Layers))))
 		for _, l := range d.Details.Layers {
 			parts := make([]string, len(l.Changes))
 			for i, c := range l.Changes {
@@ -77,9 +78,9 @@ func (d *GeminiDiff) WriteText(w io.Writer) error {
 		}
 	}
 	if n := len(d.Details.Workloads) + d.Details.Unlisted; n > 0 {
-		ew.Printf("Workloads (%d differ", n)
+		ew.Printf("Workloads (%s differ", humanize.Count(int64(n)))
 		if d.Details.Unlisted > 0 {
-			ew.Printf(": %d listed, %d more", len(d.Details.Workloads), d.Details.Unlisted)
+			ew.Printf(": %s listed, %s more", humanize.Count(int64(len(d.Details.Workloads))), humanize.Count(int64(d.Details.Unlisted)))
 		}
 		ew.Printf("; matched by layer and ofmap range):\n")
 		for _, w := range d.Details.Workloads {

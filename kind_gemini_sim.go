@@ -164,7 +164,7 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CORE\tKEY\tX,Y\tWORKLOADS\tBUSY (cycles)\tWAIT DRAM\tWAIT CORES\tOVERHEAD\tIDLE\tBUSY %")
 	for _, c := range r.Cores {
-		fmt.Fprintf(tw, "%d\t%d\t%d,%d\t%d\t%s\t%s\t%s\t%s\t%s\t%.1f\n", c.Core, c.Key, c.X, c.Y, c.Workloads,
+		fmt.Fprintf(tw, "%d\t%d\t%d,%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\n", c.Core, c.Key, c.X, c.Y, humanize.Count(int64(c.Workloads)),
 			humanize.Count(c.Busy), humanize.Count(c.WaitDRAM), humanize.Count(c.WaitCores),
 			humanize.Count(c.Overhead), humanize.Count(c.Idle), pctOf(c.Busy, r.TotalCycles))
 	}
@@ -180,9 +180,9 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	if d.FromOtherCoreLoads+d.ToOtherCoreStores > 0 {
 		fmt.Fprintf(w, "  inter-core through DRAM: %s %s read back by another core, %s %s of another core's ofmap (as inspect's DRAM routes)\n",
 			humanize.Plural(d.ToOtherCoreStores, "store"), humanize.Bytes(d.ToOtherCoreBytes), humanize.Plural(d.FromOtherCoreLoads, "load"), humanize.Bytes(d.FromOtherCoreBytes))
-		fmt.Fprintf(w, "  other loads: %d of the same core's own stores %s, %d inputs %s; other stores: %d read back by the same core only %s, %d not read back %s\n",
-			d.FromSameCoreLoads, humanize.Bytes(d.FromSameCoreBytes), d.InputLoads, humanize.Bytes(d.InputBytes),
-			d.ToSameCoreStores, humanize.Bytes(d.ToSameCoreBytes), d.NotReadBackStores, humanize.Bytes(d.NotReadBackBytes))
+		fmt.Fprintf(w, "  other loads: %s of the same core's own stores %s, %s %s; other stores: %s read back by the same core only %s, %s not read back %s\n",
+			humanize.Count(int64(d.FromSameCoreLoads)), humanize.Bytes(d.FromSameCoreBytes), humanize.Plural(d.InputLoads, "input"), humanize.Bytes(d.InputBytes),
+			humanize.Count(int64(d.ToSameCoreStores)), humanize.Bytes(d.ToSameCoreBytes), humanize.Count(int64(d.NotReadBackStores)), humanize.Bytes(d.NotReadBackBytes))
 	}
 
 	if len(r.Links) > 0 {
@@ -190,7 +190,7 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "LINK\tTRANSFERS\tBYTES\tBUSY (cycles)\tBUSY %")
 		for _, l := range r.Links {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1f\n", l.Name, l.Transfers, humanize.Bytes(l.Bytes), humanize.Count(l.Busy), pctOf(l.Busy, r.TotalCycles))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f\n", l.Name, humanize.Count(int64(l.Transfers)), humanize.Bytes(l.Bytes), humanize.Count(l.Busy), pctOf(l.Busy, r.TotalCycles))
 		}
 		tw.Flush()
 		fmt.Fprintln(w, "(positions are (x,y) on the mesh; x = -1 and the column right of the last core are the DRAM ports at each row's ends: links to and from them carry each core's DRAM loads and stores, one load per consuming core)")
@@ -199,7 +199,7 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	c := humanize.Count
 	show := shownLayers(len(r.Layers), o.allLayers, func(i int) int64 { return r.Layers[i].End - r.Layers[i].Start })
 	if len(show) < len(r.Layers) {
-		fmt.Fprintf(w, "\nLayers (cycles): the %d longest of %d, in program order (--layers prints all; --json has all):\n", len(show), len(r.Layers))
+		fmt.Fprintf(w, "\nLayers (cycles): the %s longest of %s, in program order (--layers prints all; --json has all):\n", c(int64(len(show))), c(int64(len(r.Layers))))
 	} else {
 		fmt.Fprintln(w, "\nLayers (cycles):")
 	}
@@ -212,12 +212,12 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	tw.Flush()
 
 	if z := o.Zebu; z != nil {
-		fmt.Fprintf(w, "\nZeBu emulator: %s cycles; simulated %s cycles; error %+.2f%%; mean |layer duration error| %.2f%% over %d layers\n",
-			humanize.Count(z.ZebuCycles), humanize.Count(z.SimCycles), z.ErrorPct, z.MeanAbsLayerErrorPct, len(z.Layers))
+		fmt.Fprintf(w, "\nZeBu emulator: %s cycles; simulated %s cycles; error %+.2f%%; mean |layer duration error| %.2f%% over %s\n",
+			humanize.Count(z.ZebuCycles), humanize.Count(z.SimCycles), z.ErrorPct, z.MeanAbsLayerErrorPct, humanize.Plural(len(z.Layers), "layer"))
 		fmt.Fprintf(w, "(%s; a layer spans its compute instructions (pe, vp, dt), and TRACE is its number in the trace, as `inspect` of the trace prints it)\n", z.Calibration)
 		zshow := shownLayers(len(z.Layers), o.allLayers, func(i int) int64 { return z.Layers[i].ZebuEnd - z.Layers[i].ZebuStart })
 		if len(zshow) < len(z.Layers) {
-			fmt.Fprintf(w, "the %d longest layers of %d on the emulator (--layers prints all; --json has all):\n", len(zshow), len(z.Layers))
+			fmt.Fprintf(w, "the %s longest layers of %s on the emulator (--layers prints all; --json has all):\n", c(int64(len(zshow))), c(int64(len(z.Layers))))
 		}
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "LAYER\tTRACE\tSIM START\tSIM END\tZEBU START\tZEBU END\tDURATION ERROR %")

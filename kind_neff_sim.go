@@ -190,7 +190,7 @@ func simulateNeff(a *Artifact, o *Options) (Output, error) {
 			continue
 		}
 		if i < len(run.Subgraphs) && run.Subgraphs[i].Engines != nil && run.Subgraphs[i].Engines.DGEDMAs > 0 {
-			n += fmt.Sprintf("; the time prices the %d DGE transfers from the DMA_DIRECT2D instructions that issue them (sizes decoded from the instruction)", run.Subgraphs[i].Engines.DGEDMAs)
+			n += fmt.Sprintf("; the time prices the %s DGE transfers from the DMA_DIRECT2D instructions that issue them (sizes decoded from the instruction)", humanize.Count(int64(run.Subgraphs[i].Engines.DGEDMAs)))
 		}
 		out.Setup.Notes = append(out.Setup.Notes, n)
 	}

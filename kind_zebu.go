@@ -83,7 +83,7 @@ func (r *ZebuReplay) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CLASS\tINSTRUCTIONS\tBUSY (cycles)\t")
 	for _, c := range r.Classes {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t\n", c.Class, c.Insts, humanize.Count(c.Busy))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", c.Class, humanize.Count(int64(c.Insts)), humanize.Count(c.Busy))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/npukit/npukit/alloc"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/ntff"
 )
@@ -96,7 +97,7 @@ type UnknownError struct {
 
 func (e *UnknownError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: unrecognised input (%d bytes", e.Path, e.Size)
+	fmt.Fprintf(&b, "%s: unrecognised input (%s bytes", e.Path, humanize.Count(e.Size))
 	if line, ok := textStart(e.Head); ok {
 		// A log or a README read by mistake: its words say more than hex.
 		fmt.Fprintf(&b, " of text starting %q", line)

@@ -154,7 +154,7 @@ func (r Report) Group(rules ...string) Report {
 		}
 		done[d.Rule] = true
 		d.Count = c
-		d.Message = fmt.Sprintf("%d findings like this one; the first: %s", c, d.Message)
+		d.Message = fmt.Sprintf("%s findings like this one; the first: %s", humanize.Count(int64(c)), d.Message)
 		out = append(out, d)
 	}
 	return out
@@ -194,7 +194,7 @@ func (r Report) GroupRepeated(limit int) Report {
 		}
 		done[k] = true
 		d.Count = c
-		d.Message = fmt.Sprintf("%d findings like this one (--all lists each); the first: %s", c, d.Message)
+		d.Message = fmt.Sprintf("%s findings like this one (--all lists each); the first: %s", humanize.Count(int64(c)), d.Message)
 		out = append(out, d)
 	}
 	return out

@@ -264,9 +264,10 @@ func pct(n, of int64) string {
 // WriteText renders the summary as aligned tables.
 func (s *Summary) WriteText(w io.Writer) error {
 	ew := stickywriter.New(w)
+	n := func(v int) string { return humanize.Count(int64(v)) }
 	var types []string
 	for _, t := range s.ByType {
-		types = append(types, fmt.Sprintf("%s %d", t.Type, t.Count))
+		types = append(types, fmt.Sprintf("%s %s", t.Type, n(t.Count)))
 	}
 	fmt.Fprintf(ew, "Gemini schedule (%s IR): %s on a %dx%d mesh, %s (%s), %s\n",
 		s.Variant, humanize.Plural(len(s.Cores), "core"), s.XLen, s.YLen, humanize.Plural(s.Workloads, "workload"), strings.Join(types, ", "), humanize.Plural(s.Layers, "layer"))
@@ -283,9 +284,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(ew, "\nDRAM traffic:\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  \tTRANSFERS\tBYTES\tDELIVERIES\tDELIVERED\t")
-	fmt.Fprintf(tw, "  read weights\t%d\t%s\t%d\t%s\t\n", d.WeightReads, humanize.Bytes(d.WeightReadBytes), d.WeightDeliveries, humanize.Bytes(d.WeightDeliveredBytes))
-	fmt.Fprintf(tw, "  read feature maps\t%d\t%s\t%d\t%s\t\n", d.FmapReads, humanize.Bytes(d.FmapReadBytes), d.FmapDeliveries, humanize.Bytes(d.FmapDeliveredBytes))
-	fmt.Fprintf(tw, "  write\t%d\t%s\t\t\t\n", d.Writes, humanize.Bytes(d.WriteBytes))
+	fmt.Fprintf(tw, "  read weights\t%s\t%s\t%s\t%s\t\n", n(d.WeightReads), humanize.Bytes(d.WeightReadBytes), n(d.WeightDeliveries), humanize.Bytes(d.WeightDeliveredBytes))
+	fmt.Fprintf(tw, "  read feature maps\t%s\t%s\t%s\t%s\t\n", n(d.FmapReads), humanize.Bytes(d.FmapReadBytes), n(d.FmapDeliveries), humanize.Bytes(d.FmapDeliveredBytes))
+	fmt.Fprintf(tw, "  write\t%s\t%s\t\t\t\n", n(d.Writes), humanize.Bytes(d.WriteBytes))
 	tw.Flush()
 	if d.WeightDeliveries > d.WeightReads || d.FmapDeliveries > d.FmapReads {
 		fmt.Fprintf(ew, "  (a read consumed on several cores is one transfer and one delivery per core; npukit sim loads each delivery)\n")
@@ -294,25 +295,25 @@ func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(ew, "\nCore ofmap deliveries (ofmap x destination):\n")
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  \tCOUNT\tBYTES\t")
-	fmt.Fprintf(tw, "  core to core\t%d\t%s\t\n", t.CoreToCore, humanize.Bytes(t.CoreToCoreBytes))
-	fmt.Fprintf(tw, "  same core\t%d\t%s\t\n", t.SameCore, humanize.Bytes(t.SameCoreBytes))
-	fmt.Fprintf(tw, "  via DRAM\t%d\t%s\t\n", t.ViaDRAM, humanize.Bytes(t.ViaDRAMBytes))
+	fmt.Fprintf(tw, "  core to core\t%s\t%s\t\n", n(t.CoreToCore), humanize.Bytes(t.CoreToCoreBytes))
+	fmt.Fprintf(tw, "  same core\t%s\t%s\t\n", n(t.SameCore), humanize.Bytes(t.SameCoreBytes))
+	fmt.Fprintf(tw, "  via DRAM\t%s\t%s\t\n", n(t.ViaDRAM), humanize.Bytes(t.ViaDRAMBytes))
 	r := s.Routes
 	if t.ViaDRAM > 0 {
-		fmt.Fprintf(tw, "    read back by another core\t%d\t%s\t\n", r.ToOtherCore, humanize.Bytes(r.ToOtherCoreBytes))
-		fmt.Fprintf(tw, "    read back by the same core only\t%d\t%s\t\n", r.ToSameCore, humanize.Bytes(r.ToSameCoreBytes))
-		fmt.Fprintf(tw, "    not read back (output)\t%d\t%s\t\n", r.NotReadBack, humanize.Bytes(r.NotReadBackBytes))
+		fmt.Fprintf(tw, "    read back by another core\t%s\t%s\t\n", n(r.ToOtherCore), humanize.Bytes(r.ToOtherCoreBytes))
+		fmt.Fprintf(tw, "    read back by the same core only\t%s\t%s\t\n", n(r.ToSameCore), humanize.Bytes(r.ToSameCoreBytes))
+		fmt.Fprintf(tw, "    not read back (output)\t%s\t%s\t\n", n(r.NotReadBack), humanize.Bytes(r.NotReadBackBytes))
 	}
 	tw.Flush()
 	if r.ToOtherCore > 0 {
-		fmt.Fprintf(ew, "  (an ofmap read back by another core is inter-core traffic through DRAM: %d of the %d feature-map deliveries above, %s, load another core's ofmap; npukit sim counts waiting for them as WAIT CORES)\n",
-			r.FromOtherCore, s.DRAM.FmapDeliveries, humanize.Bytes(r.FromOtherCoreBytes))
+		fmt.Fprintf(ew, "  (an ofmap read back by another core is inter-core traffic through DRAM: %s of the %s feature-map deliveries above, %s, load another core's ofmap; npukit sim counts waiting for them as WAIT CORES)\n",
+			n(r.FromOtherCore), n(s.DRAM.FmapDeliveries), humanize.Bytes(r.FromOtherCoreBytes))
 	}
 	fmt.Fprintf(ew, "\nCores:\n")
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  CORE\tKEY\tX,Y\tWORKLOADS\tTIME (cycles)\tL2 PEAK\tOF L2\tL2 MEAN\tOF L2\tWL PEAK\t")
 	for _, c := range s.Cores {
-		fmt.Fprintf(tw, "  %d\t%d\t%d,%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.ID, c.Key, c.X, c.Y, c.Workloads, humanize.Count(c.TimeSum),
+		fmt.Fprintf(tw, "  %d\t%d\t%d,%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.ID, c.Key, c.X, c.Y, n(c.Workloads), humanize.Count(c.TimeSum),
 			humanize.Bytes(c.L2Peak), pct(c.L2Peak, s.BufferSize), humanize.Bytes(c.L2Mean), pct(c.L2Mean, s.BufferSize), humanize.Bytes(c.WLPeak))
 	}
 	tw.Flush()
@@ -323,7 +324,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "  LAYER\tTYPE\tWORKLOADS\tCORES\tTIME (cycles)\tWEIGHT READ\tFMAP READ\tDRAM WRITE\tCORE TO CORE\t")
 		for _, l := range s.LayerTraffic {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", l.Name, l.Type, l.Workloads, l.Cores, humanize.Count(l.TimeSum),
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", l.Name, l.Type, n(l.Workloads), n(l.Cores), humanize.Count(l.TimeSum),
 				humanize.Bytes(l.WeightReadBytes), humanize.Bytes(l.FmapReadBytes), humanize.Bytes(l.WriteBytes), humanize.Bytes(l.CoreToCoreBytes))
 		}
 		tw.Flush()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/dtype"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff/accesspattern"
 	"github.com/npukit/npukit/neuroncore"
 )
@@ -512,7 +513,7 @@ func (c *checker) checkConstant(loc string, v *Var) {
 		}
 	}
 	if v.Size != nil && n > *v.Size {
-		c.add(RuleConstantSize, loc+".size", "constant %q holds %d data bytes, more than the variable's %d", name, n, *v.Size)
+		c.add(RuleConstantSize, loc+".size", "constant %q holds %s data bytes, more than the variable's %s", name, humanize.Count(n), humanize.Count(*v.Size))
 	}
 }
 
@@ -522,7 +523,7 @@ func (c *checker) checkEngine(e *Engine) {
 	// held to it.
 	if e.InstrMember != "" && c.arch != ArchInf1 {
 		if mem, ok := c.m.File.Member(e.InstrMember); ok && len(mem.Data)%InstrSize != 0 {
-			c.add(RuleBinSize, e.InstrMember, "%d bytes is not a whole number of %d-byte instructions", len(mem.Data), InstrSize)
+			c.add(RuleBinSize, e.InstrMember, "%s bytes is not a whole number of %d-byte instructions", humanize.Count(int64(len(mem.Data))), InstrSize)
 		}
 	}
 	j := e.JSON

@@ -362,7 +362,7 @@ func (r *DiffResult) WriteText(w io.Writer) error {
 		if n := count[k]; n > 3 {
 			if !shown[k] {
 				shown[k] = true
-				ew.Printf("  %s: %v -> %v (and %d more like it; --json lists each)\n", d.Path, d.A, d.B, n-1)
+				ew.Printf("  %s: %v -> %v (and %s more like it; --json lists each)\n", d.Path, d.A, d.B, humanize.Count(int64(n-1)))
 			}
 			continue
 		}

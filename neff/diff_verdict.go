@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/semdiff"
 )
@@ -60,7 +61,7 @@ func diffVerdict(a, b *Model) semdiff.List {
 			if !okA {
 				e = y
 			}
-			l.Presence("engine "+k, fmt.Sprintf("%d instructions, %d DMA descriptors", e.Instructions, e.Descriptors), okA)
+			l.Presence("engine "+k, humanize.Plural(int(e.Instructions), "instruction")+", "+humanize.Plural(int(e.Descriptors), "DMA descriptor"), okA)
 			continue
 		}
 		l.Int(k+" instructions", semdiff.Count, x.Instructions, y.Instructions)

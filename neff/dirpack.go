@@ -86,6 +86,6 @@ func PackDir(dir string, lim Limits, adjust func(*PackOptions)) ([]byte, *Packed
 
 // WriteText says what was packed and where.
 func (o *Packed) WriteText(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "Packed %d members into %s (%s, data_size %d, %s hash %s)\n", o.Members, o.Output, humanize.Bytes(o.Bytes), o.DataSize, o.HashForm, o.Hash)
+	_, err := fmt.Fprintf(w, "Packed %s into %s (%s, data_size %d, %s hash %s)\n", humanize.Plural(o.Members, "member"), o.Output, humanize.Bytes(o.Bytes), o.DataSize, o.HashForm, o.Hash)
 	return err
 }

@@ -499,11 +499,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 	kv("hash", hash)
 	if s.Payload.Stored == 0 && len(s.Tar.Formats) == 0 {
 		// An unpacked directory: members as files, no payload or tar.
-		kv("payload", fmt.Sprintf("none (members are files), %d members", s.Members))
+		kv("payload", fmt.Sprintf("none (members are files), %s", humanize.Plural(s.Members, "member")))
 	} else {
-		kv("payload", fmt.Sprintf("%s stored, %s content, %s padding, %s tar (%s), %d members",
+		kv("payload", fmt.Sprintf("%s stored, %s content, %s padding, %s tar (%s), %s",
 			humanize.Bytes(s.Payload.Stored), humanize.Bytes(s.Payload.Content), humanize.Bytes(s.Payload.Padding),
-			humanize.Bytes(s.Payload.Uncompressed), strings.Join(s.Tar.Formats, "+"), s.Members))
+			humanize.Bytes(s.Payload.Uncompressed), strings.Join(s.Tar.Formats, "+"), humanize.Plural(s.Members, "member")))
 	}
 	for _, t := range s.Targets {
 		kv("target", fmt.Sprintf("%s: %q -> %s, %s", t.Kelf, t.Target, t.Arch, humanize.Plural(t.Graphs, "graph")))
@@ -520,7 +520,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		kv("compiler", s.Compiler)
 	}
 	if s.Problems > 0 {
-		kv("decode problems", fmt.Sprintf("%d (run npukit check)", s.Problems))
+		kv("decode problems", fmt.Sprintf("%s (run npukit check)", humanize.Count(int64(s.Problems))))
 	}
 	tw.Flush()
 
@@ -528,7 +528,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		title string
 		ts    []TensorSummary
 	}{{"Inputs", s.Inputs}, {"Outputs", s.Outputs}} {
-		ew.Printf("\n%s (%d)\n", side.title, len(side.ts))
+		ew.Printf("\n%s (%s)\n", side.title, humanize.Count(int64(len(side.ts))))
 		if len(side.ts) == 0 {
 			continue
 		}
@@ -547,7 +547,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 
 	for _, sg := range s.Subgraphs {
-		ew.Printf("\nSubgraph %s (%s, %d variables)\n", termsafe.Name(sg.Name), termsafe.Name(sg.Def), sg.Variables)
+		ew.Printf("\nSubgraph %s (%s, %s)\n", termsafe.Name(sg.Name), termsafe.Name(sg.Def), humanize.Plural(sg.Variables, "variable"))
 		if len(sg.Queues) > 0 {
 			tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "  QUEUE SET\tTYPE\tQUEUES\tOWNER")
@@ -564,7 +564,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 				if e.Instructions < 0 {
 					instr = "absent"
 				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%s\n", termsafe.Name(neuroncore.NEFFEngineLabel(e.Key)), termsafe.Name(path.Base(e.Member)), instr, e.DMAEntries, e.Descriptors, humanize.Bytes(e.DMABytes))
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Name(neuroncore.NEFFEngineLabel(e.Key)), termsafe.Name(path.Base(e.Member)), instr, humanize.Count(int64(e.DMAEntries)), humanize.Count(int64(e.Descriptors)), humanize.Bytes(e.DMABytes))
 			}
 			tw.Flush()
 		}
@@ -582,7 +582,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		}
 	}
 
-	ew.Printf("\nConstants (%d)\n", len(s.Constants))
+	ew.Printf("\nConstants (%s)\n", humanize.Count(int64(len(s.Constants))))
 	if len(s.Constants) > 0 {
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  SUBGRAPH\tNAME\tFILE\tSIZE\tFORMAT")

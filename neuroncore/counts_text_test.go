@@ -9,7 +9,7 @@ import (
 
 // sbuf inspect, sim and place (and nki sim and place, which print the
 // same summaries) write counts of steps, tiles and bytes with thousands
-// separators, as check does: sim said "4000 steps" and tabled "4000" DMA
+// separators, as check does: sim said "6000 steps" and tabled "4000" DMA
 // steps, inspect tabled "16384" tile bytes beside "4,000 executed".
 func TestTextCountsCarrySeparators(t *testing.T) {
 	src := `name: many

@@ -492,7 +492,7 @@ func (c *Timeline) html() (template.HTML, error) {
 			}
 			tip := fmt.Sprintf("%s\n%s: %s .. %s (%s)", sp.Label, name, c.Unit.Format(sp.Start), c.Unit.Format(sp.End), c.Unit.Format(sp.End-sp.Start))
 			if m.merged > 1 {
-				tip = fmt.Sprintf("%d spans merged at this zoom: %s\n%s .. %s", m.merged, mixText(c.Series, m.mix), c.Unit.Format(sp.Start), c.Unit.Format(sp.End))
+				tip = fmt.Sprintf("%s spans merged at this zoom: %s\n%s .. %s", humanize.Count(int64(m.merged)), mixText(c.Series, m.mix), c.Unit.Format(sp.Start), c.Unit.Format(sp.End))
 			} else if sp.Tip != "" {
 				tip += "\n" + sp.Tip
 			}
@@ -827,7 +827,7 @@ func (c *RectMap) html() (template.HTML, error) {
 				tip += "\n" + r.Tip
 			}
 		} else {
-			tip = fmt.Sprintf("%d rectangles merged at this zoom: %s\n%s: %s .. %s\n%s: %s .. %s", m.merged, mixText(c.Series, m.mix), c.XLabel, c.XUnit.Format(m.x0), c.XUnit.Format(m.x1), c.YLabel, c.YUnit.Format(m.y0), c.YUnit.Format(m.y1))
+			tip = fmt.Sprintf("%s rectangles merged at this zoom: %s\n%s: %s .. %s\n%s: %s .. %s", humanize.Count(int64(m.merged)), mixText(c.Series, m.mix), c.XLabel, c.XUnit.Format(m.x0), c.XUnit.Format(m.x1), c.YLabel, c.YUnit.Format(m.y0), c.YUnit.Format(m.y1))
 		}
 		rx, ry, rw, rh := f1(m.bx), f1(m.by), f1(math.Max(0.5, m.bw)), f1(math.Max(0.5, m.bh))
 		fmt.Fprintf(&s, `<rect class="mark" x="%s" y="%s" width="%s" height="%s" fill="%s" fill-opacity="0.85" stroke="#fff" stroke-width="0.3" data-tip="%s"/>`,

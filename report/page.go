@@ -12,11 +12,12 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
-	"github.com/npukit/npukit/internal/humanize"
 	"html/template"
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/npukit/npukit/internal/humanize"
 
 	"github.com/npukit/npukit/diag"
 )
@@ -188,7 +189,7 @@ func renderDiagnostics(r diag.Report, sectionFor func(diag.Diagnostic) string, i
 			sev, openAttr(g[0].Severity == diag.Error), sev, sev, esc(rule), esc(humanize.Count(int64(g.Findings()))), esc(desc))
 		for i, d := range g {
 			if i == maxDiagnosticsPerRule {
-				fmt.Fprintf(&b, `<li class="muted">… and %d more (run npukit check for the full list)</li>`, len(g)-i)
+				fmt.Fprintf(&b, `<li class="muted">… and %s more (run npukit check for the full list)</li>`, humanize.Count(int64(len(g)-i)))
 				break
 			}
 			link := ""

@@ -11,8 +11,9 @@
 # "internal error", output that is not JSON under --json, a plural after a
 # count of one ("1 errors") or thousands separators mixed within one text
 # output ("1,530,664" beside "1128059"; humanize.Lint). It lists, without
-# failing, what needs a look: runs over 20 s of CPU time and bandwidths not
-# in GB/s. Exit 2 on a file that is not an artifact is
+# failing, what needs a look: runs over 20 s of CPU time, bandwidths not
+# in GB/s and counts of four digits or more without thousands separators
+# (humanize.BareCounts). Exit 2 on a file that is not an artifact is
 # expected (READMEs, goldens, logs) and only counted.
 #   bash scripts/sweep.sh [OUTDIR]        # default bench/out/sweep; about 10 min on 2 cores
 # Environment: NPUKIT_SHARED (default ../shared), NPUKIT (a built binary; default: build one).
@@ -124,4 +125,8 @@ if ! (cd "$root" && NPUKIT_SWEEP=$out go test -count=1 -run '^TestSweepOutputs$'
 	grep -qE '^\s+sweep_test.go:[0-9]+: ' "$out/lint.log" || cat "$out/lint.log"
 	bad=1
 fi
+# Counts of four digits or more written without separators
+# (humanize.BareCounts): not failing, what is left to convert to Count.
+(cd "$root" && NPUKIT_SWEEP=$out go test -count=1 -v -run '^TestSweepBareCounts$' ./internal/humanize >"$out/bare.log" 2>&1)
+grep -E '^\s+sweep_test.go:[0-9]+: bare counts ' "$out/bare.log" | sed -E 's/^\s+sweep_test.go:[0-9]+: /LOOK  /'
 exit $bad

@@ -41,7 +41,7 @@ func WriteJunk(dir string) ([]Junk, error) {
 	}{
 		{"empty.bin", "empty file", nil},
 		{"three.bin", "3 bytes", []byte{1, 2, 3}},
-		{"random.bin", "5000 bytes", random},
+		{"random.bin", "5,000 bytes", random},
 		{"array.json", "JSON array", []byte(`[{"buffersize": 1}]`)},
 		{"truncated.neff", "truncated NEFF header", neffHead},
 		{"plain.tflite", "without an Edge TPU custom op", PlainTFLite()},

@@ -39,7 +39,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: ZeBu emulator trace (Gemini run)\n", s.File)
 	fmt.Fprintf(w, "  total          %s cycles (end of the last instruction)\n", humanize.Count(s.TotalCycles))
 	fmt.Fprintf(w, "  instructions   %s (%s configuration)\n", humanize.Count(int64(s.Instructions)), humanize.Count(int64(s.Configuration)))
-	fmt.Fprintf(w, "  layers         %d, workloads %d\n\n", len(s.Layers), s.Workloads)
+	fmt.Fprintf(w, "  layers         %s, workloads %s\n\n", humanize.Count(int64(len(s.Layers))), humanize.Count(int64(s.Workloads)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CLASS\tUNIT\tINSTRUCTIONS\tSUM (cycles)\tBUSY (cycles)\tBUSY %\t")
 	for _, c := range s.Classes {
@@ -47,7 +47,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		if s.TotalCycles > 0 {
 			pct = 100 * float64(c.Busy) / float64(s.TotalCycles)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%.1f%%\t\n", c.Class, classNames[c.Class], c.Insts,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1f%%\t\n", c.Class, classNames[c.Class], humanize.Count(int64(c.Insts)),
 			humanize.Count(c.Sum), humanize.Count(c.Busy), pct)
 	}
 	if err := tw.Flush(); err != nil {
@@ -56,11 +56,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if len(s.Longest) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\nLongest layers (%d of %d; --json lists all). A trace numbers its layers and names none: `npukit sim SCHEDULE --zebu TRACE` names them (column TRACE). A layer here spans all its instructions, DRAM loads included; sim --zebu compares compute instructions only.\n", len(s.Longest), len(s.Layers))
+	fmt.Fprintf(w, "\nLongest layers (%s of %s; --json lists all). A trace numbers its layers and names none: `npukit sim SCHEDULE --zebu TRACE` names them (column TRACE). A layer here spans all its instructions, DRAM loads included; sim --zebu compares compute instructions only.\n", humanize.Count(int64(len(s.Longest))), humanize.Count(int64(len(s.Layers))))
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "LAYER\tSTART\tEND\tCYCLES\tINSTRUCTIONS\t")
 	for _, l := range s.Longest {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t\n", l.ID, humanize.Count(l.Start), humanize.Count(l.End), humanize.Count(l.End-l.Start), l.Insts)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", l.ID, humanize.Count(l.Start), humanize.Count(l.End), humanize.Count(l.End-l.Start), humanize.Count(int64(l.Insts)))
 	}
 	return tw.Flush()
 }

@@ -99,10 +99,10 @@ func (d CheckDocument) WriteText(w io.Writer) error {
 	}
 	unread := ""
 	if d.Summary.Unreadable > 0 {
-		unread = fmt.Sprintf("; %d could not be read", d.Summary.Unreadable)
+		unread = fmt.Sprintf("; %s could not be read", humanize.Count(int64(d.Summary.Unreadable)))
 	}
 	if d.Summary.Suppressed > 0 {
-		unread += fmt.Sprintf("; %d suppressed", d.Summary.Suppressed)
+		unread += fmt.Sprintf("; %s suppressed", humanize.Count(int64(d.Summary.Suppressed)))
 	}
 	if d.Summary.Skipped > 0 {
 		unread += fmt.Sprintf("; %s skipped (not artifacts)", humanize.Plural(d.Summary.Skipped, "file"))

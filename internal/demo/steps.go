@@ -83,7 +83,7 @@ func edgetpuLinkRelayout(w io.Writer, path, _ string, _ *npukit.Options) error {
 			return err
 		}
 		if db, err := o.DeviceBytes(1); err != nil || pb > relayoutMax || db > relayoutMax {
-			fmt.Fprintf(w, "relayout of %s skipped: %d plain bytes, more than the demo's %d\n", termsafe.Name(l.Name), pb, relayoutMax)
+			fmt.Fprintf(w, "relayout of %s skipped: %s plain bytes, more than the demo's %s\n", termsafe.Name(l.Name), humanize.Count(int64(pb)), humanize.Count(int64(relayoutMax)))
 			continue
 		}
 		plain := make([]byte, pb)
@@ -174,8 +174,8 @@ func neffRoundTrip(w io.Writer, path, outDir string, _ *npukit.Options) error {
 		return fmt.Errorf("repacked NEFF unreadable: %v", rep)
 	}
 	d := neff.Diff(&neff.Model{File: f}, m, neff.DiffOptions{})
-	fmt.Fprintf(w, "unpacked %d files into %s, packed them again: %s; check of the repacked file: %d errors\n",
-		len(files), dir, d.Statement, rep.Count(diag.Error))
+	fmt.Fprintf(w, "unpacked %s into %s, packed them again: %s; check of the repacked file: %s\n",
+		humanize.Plural(len(files), "file"), dir, d.Statement, humanize.Plural(rep.Count(diag.Error), "error"))
 	return nil
 }
 
@@ -195,7 +195,7 @@ func neffExecute(w io.Writer, path, outDir string, o *npukit.Options) error {
 	}
 	fmt.Fprintln(w, "Engine instructions are not executed; only the DMA program ran (inputs zero, constants loaded).")
 	for _, sg := range l.Subgraphs {
-		fmt.Fprintf(w, "%s: %d descriptors executed, %s written\n", sg.Subgraph, sg.Executed.Descriptors, humanize.Bytes(sg.Executed.Bytes))
+		fmt.Fprintf(w, "%s: %s executed, %s written\n", sg.Subgraph, humanize.Plural(int(sg.Executed.Descriptors), "descriptor"), humanize.Bytes(sg.Executed.Bytes))
 		for _, f := range sg.Written {
 			fmt.Fprintf(w, "  %-12s %-8s %v -> %s\n", f.Var, f.DType, f.Shape, f.Path)
 		}
@@ -217,8 +217,8 @@ func neffSim(w io.Writer, path, outDir string, _ *npukit.Options) error {
 	fmt.Fprintln(w, o.Headline())
 	for _, sg := range o.Subgraphs {
 		r := sg.Result
-		fmt.Fprintf(w, "%s: %s; its DMA program alone (no instruction order): %d descriptors, %s in %s on %d DMA engines (%.2f GB/s); trace: %s\n",
-			sg.Subgraph, humanize.Nanos(sg.KernelNs), r.Descriptors, humanize.Bytes(r.Bytes), humanize.Nanos(r.TotalNs), o.Params.Engines, r.AchievedGBps, sg.Trace)
+		fmt.Fprintf(w, "%s: %s; its DMA program alone (no instruction order): %s, %s in %s on %d DMA engines (%.2f GB/s); trace: %s\n",
+			sg.Subgraph, humanize.Nanos(sg.KernelNs), humanize.Plural(int(r.Descriptors), "descriptor"), humanize.Bytes(r.Bytes), humanize.Nanos(r.TotalNs), o.Params.Engines, r.AchievedGBps, sg.Trace)
 	}
 	return nil
 }

@@ -237,11 +237,11 @@ func checkSide(d Descriptor, s Side, sum accesspattern.Summary, l Layout, rep *d
 	}
 	loc := d.Location()
 	if sum.MinRun < MinEfficientRun && sum.Bytes >= MinEfficientRun {
-		rep.Add(RuleSmallRuns, loc, "%s side moves %s runs, the smallest %d bytes (under %d B); make the innermost dimension longer or contiguous",
-			s.Var, humanize.Count(int64(sum.Runs)), sum.MinRun, MinEfficientRun)
+		rep.Add(RuleSmallRuns, loc, "%s side moves %s runs, the smallest %s bytes (under %s B); make the innermost dimension longer or contiguous",
+			s.Var, humanize.Count(int64(sum.Runs)), humanize.Count(int64(sum.MinRun)), humanize.Count(MinEfficientRun))
 	}
 	if len(s.Pattern.Steps) > 0 && s.Pattern.Steps[0] > MaxInnermostStride {
-		rep.Add(RuleStridedInnermost, loc, "%s side's innermost stride is %d bytes (over %d B)", s.Var, s.Pattern.Steps[0], MaxInnermostStride)
+		rep.Add(RuleStridedInnermost, loc, "%s side's innermost stride is %s bytes (over %s B)", s.Var, humanize.Count(int64(s.Pattern.Steps[0])), humanize.Count(MaxInnermostStride))
 	}
 	if !l.StateBuffers[s.Var] {
 		return
@@ -252,12 +252,12 @@ func checkSide(d Descriptor, s Side, sum accesspattern.Summary, l Layout, rep *d
 	}
 	per := sum.Bytes / int64(parts)
 	if per < MinPartitionPayload {
-		rep.Add(RuleSmallPartition, loc, "%s side moves %d bytes per partition over %s (under %d B)", s.Var, per, humanize.Plural(parts, "partition"), MinPartitionPayload)
+		rep.Add(RuleSmallPartition, loc, "%s side moves %s bytes per partition over %s (under %s B)", s.Var, humanize.Count(per), humanize.Plural(parts, "partition"), humanize.Count(MinPartitionPayload))
 	}
 	allowed := int(min(int64(l.partitions()), sum.Bytes/MinPartitionPayload))
 	if parts < allowed {
-		rep.Add(RuleFewPartitions, loc, "%s side uses %d partitions for %d bytes; spreading over %d partitions keeps >= %d B each",
-			s.Var, parts, sum.Bytes, allowed, MinPartitionPayload)
+		rep.Add(RuleFewPartitions, loc, "%s side uses %s for %s bytes; spreading over %d partitions keeps >= %s B each",
+			s.Var, humanize.Plural(parts, "partition"), humanize.Count(sum.Bytes), allowed, humanize.Count(MinPartitionPayload))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff/dma"
 	"github.com/npukit/npukit/neff/isa"
 	"github.com/npukit/npukit/neuroncore"
@@ -445,7 +446,7 @@ func (r *EngineRun) UnknownList() string {
 		if i > 0 {
 			s += ", "
 		}
-		s += fmt.Sprintf("%s x%d", n, r.Unknown[n])
+		s += fmt.Sprintf("%s x%s", n, humanize.Count(int64(r.Unknown[n])))
 	}
 	return s
 }

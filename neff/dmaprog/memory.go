@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/neff"
 )
@@ -32,7 +33,7 @@ type BudgetError struct {
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("variable %q declares %d bytes; the memory budget of %d bytes has %d left", e.Var, e.Size, e.Budget, e.Left)
+	return fmt.Sprintf("variable %q declares %s bytes; the memory budget of %s bytes has %s left", e.Var, humanize.Count(e.Size), humanize.Count(e.Budget), humanize.Count(e.Left))
 }
 
 // Memory holds the variable memories of one program. It implements

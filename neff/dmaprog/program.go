@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/npukit/npukit/dtype"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/neff/accesspattern"
 	"github.com/npukit/npukit/neff/dma"
@@ -379,6 +380,6 @@ func (p *Program) Touched() []string {
 // String summarises the program.
 func (p *Program) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d descriptors, %d queue sets, %d variables", p.Subgraph, len(p.Descriptors), len(p.Queues), len(p.Vars))
+	fmt.Fprintf(&b, "%s: %s, %s, %s", p.Subgraph, humanize.Plural(len(p.Descriptors), "descriptor"), humanize.Plural(len(p.Queues), "queue set"), humanize.Plural(len(p.Vars), "variable"))
 	return b.String()
 }

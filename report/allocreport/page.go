@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/npukit/npukit/alloc"
@@ -36,7 +35,7 @@ func Page(name string, t *alloc.Table) (*report.Page, error) {
 	sol, how, own := allocPlacement(t)
 	height := alloc.Height(p, sol)
 	page.Summary = []report.KV{
-		{Key: "Buffers", Value: strconv.Itoa(sum.Buffers)},
+		{Key: "Buffers", Value: humanize.Count(int64(sum.Buffers))},
 		{Key: "Peak bytes alive", Value: humanize.Bytes(sum.Peak)},
 		{Key: "Placement height", Value: humanize.Bytes(height)},
 		{Key: "Placement", Value: how},
@@ -86,13 +85,13 @@ func Page(name string, t *alloc.Table) (*report.Page, error) {
 	placement := report.Section{ID: "placement", Title: "Placement", Intro: "Each rectangle is a buffer: its lifetime across, its addresses up. " + how + ".", Blocks: []report.Block{rm}}
 	if drawn < len(p.Buffers) {
 		placement.Blocks = append(placement.Blocks, &report.Text{Muted: true,
-			Text: fmt.Sprintf("The map draws the %d largest of %d buffers (bytes x lifetime); the placement covers all of them.", drawn, len(p.Buffers))})
+			Text: fmt.Sprintf("The map draws the %s largest of %s buffers (bytes x lifetime); the placement covers all of them.", humanize.Count(int64(drawn)), humanize.Count(int64(len(p.Buffers))))})
 	}
 	if len(rm.Rects) == 0 {
 		// No buffer occupies memory (none, or all of size zero or with
 		// empty lifespans): nothing to draw.
 		placement.Intro = "No buffer occupies memory at any time (the problem is empty, or its buffers have zero size or empty lifespans)."
-		placement.Blocks = []report.Block{&report.KeyValues{Items: []report.KV{{Key: "Buffers", Value: strconv.Itoa(len(p.Buffers))}}}}
+		placement.Blocks = []report.Block{&report.KeyValues{Items: []report.KV{{Key: "Buffers", Value: humanize.Count(int64(len(p.Buffers)))}}}}
 	}
 	page.Sections = []report.Section{
 		placement,

@@ -134,7 +134,7 @@ func geminiCoreSection(s *gemini.Schedule, sum *gemini.Summary, name, prefix str
 	}
 	for _, c := range sum.Cores {
 		t.Rows = append(t.Rows, []string{strconv.Itoa(c.ID), strconv.FormatInt(c.Key, 10), fmt.Sprintf("%d,%d", c.X, c.Y),
-			strconv.Itoa(c.Workloads), humanize.Count(c.TimeSum), humanize.Bytes(c.L2Peak), humanize.Bytes(c.L2Mean), humanize.Bytes(c.WLPeak)})
+			humanize.Count(int64(c.Workloads)), humanize.Count(c.TimeSum), humanize.Bytes(c.L2Peak), humanize.Bytes(c.L2Mean), humanize.Bytes(c.WLPeak)})
 		chart.Bars = append(chart.Bars, report.HBar{Label: fmt.Sprintf("core %d", c.ID), Segments: []report.Segment{
 			{Series: 0, Value: float64(c.L2Mean), Tip: "mean " + humanize.Bytes(c.L2Mean)},
 			{Series: 1, Value: float64(c.L2Peak - c.L2Mean), Tip: "peak " + humanize.Bytes(c.L2Peak)},
@@ -181,7 +181,7 @@ func geminiTrafficSection(sum *gemini.Summary, name, prefix string) report.Secti
 				{Series: 3, Value: float64(l.CoreToCoreBytes), Tip: humanize.Bytes(l.CoreToCoreBytes)},
 			}})
 		}
-		t.Rows = append(t.Rows, []string{l.Name, l.Type, strconv.Itoa(l.Workloads), strconv.Itoa(l.Cores), humanize.Count(l.TimeSum),
+		t.Rows = append(t.Rows, []string{l.Name, l.Type, humanize.Count(int64(l.Workloads)), humanize.Count(int64(l.Cores)), humanize.Count(l.TimeSum),
 			humanize.Bytes(l.WeightReadBytes), humanize.Bytes(l.FmapReadBytes), humanize.Bytes(l.WriteBytes), humanize.Bytes(l.CoreToCoreBytes)})
 	}
 	blocks := []report.Block{chart}
@@ -194,8 +194,8 @@ func geminiTrafficSection(sum *gemini.Summary, name, prefix string) report.Secti
 	blocks = append(blocks, t)
 	d := sum.DRAM
 	return report.Section{ID: prefix + "traffic", Title: "Traffic of " + name,
-		Intro: fmt.Sprintf("DRAM reads: %d weights (%s), %d feature maps (%s); DRAM writes: %d (%s).",
-			d.WeightReads, humanize.Bytes(d.WeightReadBytes), d.FmapReads, humanize.Bytes(d.FmapReadBytes), d.Writes, humanize.Bytes(d.WriteBytes)),
+		Intro: fmt.Sprintf("DRAM reads: %s (%s), %s (%s); DRAM writes: %s (%s).",
+			humanize.Plural(d.WeightReads, "weight"), humanize.Bytes(d.WeightReadBytes), humanize.Plural(d.FmapReads, "feature map"), humanize.Bytes(d.FmapReadBytes), humanize.Count(int64(d.Writes)), humanize.Bytes(d.WriteBytes)),
 		Blocks: blocks}
 }
 

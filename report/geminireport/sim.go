@@ -107,11 +107,11 @@ func geminiSimSections(res *timing.Result, cmp *timing.Comparison) []report.Sect
 				continue
 			}
 			tr.Spans = append(tr.Spans, report.Span{Start: at, End: at + float64(st.v), Series: st.series,
-				Label: w.Layer, Tip: fmt.Sprintf("workload %d: %s %d cycles", w.ID, gsSeries[st.series].Name, st.v)})
+				Label: w.Layer, Tip: fmt.Sprintf("workload %d: %s %s cycles", w.ID, gsSeries[st.series].Name, humanize.Count(int64(st.v)))})
 			at += float64(st.v)
 		}
 		tr.Spans = append(tr.Spans, report.Span{Start: float64(w.Start), End: float64(w.End), Series: gsCompute,
-			Label: w.Layer, Tip: fmt.Sprintf("workload %d: %d compute cycles", w.ID, w.Compute)})
+			Label: w.Layer, Tip: fmt.Sprintf("workload %d: %s compute cycles", w.ID, humanize.Count(int64(w.Compute)))})
 	}
 	// The DRAM channel and the NoC links, one track per resource lane.
 	tl := res.Timeline

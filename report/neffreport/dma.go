@@ -43,8 +43,8 @@ func neffDMASections(m *neff.Model) []report.Section {
 		ss := report.NeffDMASections(a, res, drawn)
 		if drawn == nil && res != nil {
 			ss = append(ss, report.Section{ID: "dma-timeline", Title: "Simulated DMA time",
-				Intro: fmt.Sprintf("Total DMA time %s at %.1f GB/s achieved over %d engines; %d descriptors are too many to draw (use npukit sim --trace and ui.perfetto.dev).",
-					humanize.Nanos(res.TotalNs), res.AchievedGBps, res.Params.Engines, len(p.Descriptors))})
+				Intro: fmt.Sprintf("Total DMA time %s at %.1f GB/s achieved over %d engines; %s descriptors are too many to draw (use npukit sim --trace and ui.perfetto.dev).",
+					humanize.Nanos(res.TotalNs), res.AchievedGBps, res.Params.Engines, humanize.Count(int64(len(p.Descriptors))))})
 		}
 		for i := range ss {
 			for _, b := range ss[i].Blocks {

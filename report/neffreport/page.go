@@ -189,7 +189,7 @@ func neffSections(i int, name string, m *neff.Model, s *neff.Summary) []report.S
 		{Key: "build version", Value: h.BuildVersion}, {Key: "feature bits", Value: h.FeatureBits},
 		{Key: "num_tpb / lnc", Value: fmt.Sprintf("%d / %d", h.NumTPB, h.LNCSize)}, {Key: "uuid", Value: h.UUID},
 		{Key: "hash", Value: fmt.Sprintf("%s form, ok=%v", h.HashForm, h.HashOK)},
-		{Key: "payload", Value: fmt.Sprintf("%s stored (%s padding), %s tar, %d members", humanize.Bytes(s.Payload.Stored), humanize.Bytes(s.Payload.Padding), humanize.Bytes(s.Payload.Uncompressed), s.Members)},
+		{Key: "payload", Value: fmt.Sprintf("%s stored (%s padding), %s tar, %s", humanize.Bytes(s.Payload.Stored), humanize.Bytes(s.Payload.Padding), humanize.Bytes(s.Payload.Uncompressed), humanize.Plural(s.Members, "member"))},
 	}}
 	secs := []report.Section{{ID: id("header"), Title: name + ": header", Intro: "The fixed 1024-byte header the runtime gates on, and the payload framing.", Blocks: []report.Block{header}}}
 
@@ -221,11 +221,11 @@ func neffSections(i int, name string, m *neff.Model, s *neff.Summary) []report.S
 	var tables []string
 	for _, sg := range s.Subgraphs {
 		for _, e := range sg.Engines {
-			instr := strconv.FormatInt(e.Instructions, 10)
+			instr := humanize.Count(e.Instructions)
 			if e.Instructions < 0 {
 				instr = "absent"
 			}
-			eng.Rows = append(eng.Rows, []string{sg.Name, neuroncore.NEFFEngineLabel(e.Key), e.Member, instr, strconv.Itoa(e.DMAEntries), strconv.Itoa(e.Descriptors), humanize.Bytes(e.DMABytes)})
+			eng.Rows = append(eng.Rows, []string{sg.Name, neuroncore.NEFFEngineLabel(e.Key), e.Member, instr, humanize.Count(int64(e.DMAEntries)), humanize.Count(int64(e.Descriptors)), humanize.Bytes(e.DMABytes)})
 		}
 		for _, q := range sg.Queues {
 			qs.Rows = append(qs.Rows, []string{sg.Name, q.Name, q.Type, strconv.FormatInt(q.Queues, 10), q.Owner})
@@ -316,7 +316,7 @@ func neffGraphTree(m *neff.Model) *report.Tree {
 				for _, e := range sg.Engines {
 					detail := e.Member
 					if e.JSON != nil {
-						detail += fmt.Sprintf(", %d DMA entries", len(e.JSON.DMA))
+						detail += ", " + humanize.Plural(len(e.JSON.DMA), "DMA entry")
 					}
 					engs = append(engs, report.TreeNode{Label: neuroncore.NEFFEngineLabel(e.Key), Detail: detail})
 				}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/npukit/npukit/diag"
@@ -105,16 +104,16 @@ func CheckedPage(x *neuroncore.Execution, rep diag.Report) (*report.Page, error)
 				return nil, err
 			}
 			shown = pl.Plan
-			placedNote = fmt.Sprintf(" %d automatic tensors are drawn where `npukit sbuf place` puts them.", auto)
+			placedNote = fmt.Sprintf(" %s automatic tensors are drawn where `npukit sbuf place` puts them.", humanize.Count(int64(auto)))
 			placedTime = fmt.Sprintf("%s with the automatic tensors where `npukit sbuf place` puts them (the memory maps below draw this placement; the engine timeline draws the run of \"Simulated time\")", usText(pl.TimeNs))
 		} else {
-			placedNote = fmt.Sprintf(" %d automatic tensors could not be placed (%v) and are not drawn.", auto, err)
+			placedNote = fmt.Sprintf(" %s automatic tensors could not be placed (%v) and are not drawn.", humanize.Count(int64(auto)), err)
 		}
 	}
 	sum := neuroncore.SummarizeExecution(x)
 	page.Summary = []report.KV{
 		{Key: "Architecture", Value: "NeuronCore-" + p.Arch.Name},
-		{Key: "Tensors", Value: fmt.Sprintf("%d (%d automatic)", len(p.Tensors), auto)},
+		{Key: "Tensors", Value: fmt.Sprintf("%s (%s automatic)", humanize.Count(int64(len(p.Tensors))), humanize.Count(int64(auto)))},
 		{Key: "Steps executed", Value: humanize.Count(int64(ss.Steps))},
 		{Key: "Simulated time", Value: usText(ss.TimeNs) + ", assuming " + ss.Memory},
 		{Key: "Busiest engine", Value: ss.Bottleneck},
@@ -130,7 +129,7 @@ func CheckedPage(x *neuroncore.Execution, rep diag.Report) (*report.Page, error)
 		if !p.Tensors[i].Direct() {
 			alloc = "auto -> " + alloc
 		}
-		tt.Rows = append(tt.Rows, []string{t.Name, t.Buffer, t.Shape, t.DType, strconv.FormatInt(t.TileBytes, 10), strconv.FormatInt(t.LogicalTiles, 10), strconv.FormatInt(t.Physical, 10), strconv.Itoa(t.MaxAlive), alloc})
+		tt.Rows = append(tt.Rows, []string{t.Name, t.Buffer, t.Shape, t.DType, humanize.Count(t.TileBytes), humanize.Count(t.LogicalTiles), humanize.Count(t.Physical), humanize.Count(int64(t.MaxAlive)), alloc})
 	}
 	page.Sections = append(page.Sections, report.Section{ID: "tensors", Title: "Tensors", Intro: "Every on-chip tensor with its allocation." + placedNote, Blocks: []report.Block{tt}})
 
@@ -150,7 +149,7 @@ func CheckedPage(x *neuroncore.Execution, rep diag.Report) (*report.Page, error)
 			}
 			tip := fmt.Sprintf("%s: partitions %d..%d, bytes %d..%d; %s", r.Tensor, r.Partition, r.Partition+r.Partitions-1, r.Offset, r.Offset+r.Bytes-1, strings.Join(r.Logical, ", "))
 			if r.More > 0 {
-				tip += fmt.Sprintf(" and %d more", r.More)
+				tip += fmt.Sprintf(" and %s more", humanize.Count(int64(r.More)))
 			}
 			m.Rects = append(m.Rects, report.Rect{X0: float64(r.Partition), X1: float64(r.Partition + r.Partitions), Y0: float64(r.Offset), Y1: float64(r.Offset + r.Bytes), Series: series[r.Tensor], Label: r.Tensor, Tip: tip})
 			top = max(top, r.Offset+r.Bytes)
@@ -188,7 +187,7 @@ func CheckedPage(x *neuroncore.Execution, rep diag.Report) (*report.Page, error)
 		}
 		intro := "Each logical tile from its first write to its last read."
 		if len(lts) == sbufMaxLifetimeRects {
-			intro += fmt.Sprintf(" Only the first %d tiles are drawn.", sbufMaxLifetimeRects)
+			intro += fmt.Sprintf(" Only the first %s tiles are drawn.", humanize.Count(sbufMaxLifetimeRects))
 		}
 		page.Sections = append(page.Sections, report.Section{ID: "lifetimes-" + buf.String(), Title: strings.ToUpper(buf.String()) + " tile lifetimes", Intro: intro, Blocks: []report.Block{lm}})
 	}
@@ -223,11 +222,11 @@ func timelineSection(res *neuroncore.SimResult, ss *neuroncore.SimSummary) repor
 	tl.Caption = "Engines and DMA queues: " + run
 	et := &report.Table{Caption: "Engines: " + run, Header: []string{"engine", "steps", "busy (us)", "utilisation"}, Numeric: []int{1, 2, 3}}
 	for _, e := range ss.Engines {
-		et.Rows = append(et.Rows, []string{e.Engine, strconv.Itoa(e.Steps), fmt.Sprintf("%.3f", e.BusyNs/1000), fmt.Sprintf("%.1f%%", e.Utilisation*100)})
+		et.Rows = append(et.Rows, []string{e.Engine, humanize.Count(int64(e.Steps)), fmt.Sprintf("%.3f", e.BusyNs/1000), fmt.Sprintf("%.1f%%", e.Utilisation*100)})
 	}
 	intro := "The kernel body on the engine and DMA model (" + run + "): engines run in parallel, each in program order; a step waits for the tiles it reads and for earlier users of the physical tiles it overwrites. DMA utilisation is over all queues."
 	if cut, total, ok := capTimeline(tl, sbufMaxTimelineSpans); ok {
-		intro += fmt.Sprintf(" Only the first %d of %d spans are drawn (up to %s); the table covers the whole run.", sbufMaxTimelineSpans, total, humanize.Micros(cut/1000))
+		intro += fmt.Sprintf(" Only the first %s of %s spans are drawn (up to %s); the table covers the whole run.", humanize.Count(sbufMaxTimelineSpans), humanize.Count(int64(total)), humanize.Micros(cut/1000))
 	}
 	blocks := []report.Block{tl, et}
 	if len(tl.Tracks) == 0 {

@@ -149,8 +149,8 @@ func TestAllocReportBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, _ := os.ReadFile(out)
-	if st.Size() > 5<<20 || !strings.Contains(string(h), "largest of 30000 buffers") {
-		t.Fatalf("report of 30000 buffers: %d bytes, note present %v", st.Size(), strings.Contains(string(h), "largest of 30000"))
+	if st.Size() > 5<<20 || !strings.Contains(string(h), "largest of 30,000 buffers") {
+		t.Fatalf("report of 30000 buffers: %d bytes, note present %v", st.Size(), strings.Contains(string(h), "largest of 30,000"))
 	}
 	if n := strings.Count(string(h), `<rect class="mark"`); n > 12000 || n < 1000 {
 		t.Fatalf("%d rectangles drawn", n)

@@ -185,7 +185,7 @@ func TestHugeVariables(t *testing.T) {
 	}
 	big := build("big.neff", 64<<20)
 	r = runInput(t, nil, "neff", "dma", big, "--execute", "--max-memory", "1M", "-o", filepath.Join(dir, "o2"))
-	if r.code != 2 || !strings.Contains(r.stderr, "budget of 1048576 bytes") {
+	if r.code != 2 || !strings.Contains(r.stderr, "budget of 1,048,576 bytes") {
 		t.Errorf("dma --execute --max-memory 1M: %s", r)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "o2")); err == nil {
