@@ -151,9 +151,7 @@ func (o *GeminiSimulation) WriteText(w io.Writer) error {
 	p := r.Params
 	fmt.Fprintf(w, "%s: Gemini schedule (%s IR), %s, %s\n", o.File, o.Variant, humanize.Plural(len(r.Cores), "core"), humanize.Plural(o.Workloads, "workload"))
 	fmt.Fprintf(w, "Total: %s cycles (%s at %g GHz)\n", humanize.Count(r.TotalCycles), humanize.Micros(r.Micros), p.CoreGHz)
-	src := p.Source
-	fmt.Fprintf(w, "Model: DRAM %.1f GB/s (%s; %.2f B/cycle, +%d cycles per transfer), prefetch %s (%s), NoC links %.1f GB/s (%s), %d cycles per hop (%s), clock %g GHz (%s)\n\n",
-		p.DRAMGBps, src.DRAM, r.DRAM.BytesPerCycle, p.DRAMOverhead, p.Prefetch, src.Prefetch, p.LinkGBps, src.Link, p.HopLatency, src.Hop, p.CoreGHz, src.Clock)
+	fmt.Fprintf(w, "Model: %s\n\n", p.ModelLine())
 	if o.TensorIdentity != "" {
 		fmt.Fprintf(w, "L2 tensors: %s\n\n", o.TensorIdentity)
 	}

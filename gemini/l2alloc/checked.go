@@ -7,6 +7,7 @@ import (
 
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/gemini"
+	"github.com/npukit/npukit/gemini/timing"
 	"github.com/npukit/npukit/internal/atomicfile"
 	"github.com/npukit/npukit/internal/humanize"
 )
@@ -73,6 +74,11 @@ type FileReport struct {
 	// (as check counts them); the rewrite is written only if it has no
 	// error of any rule beyond the input's.
 	InputErrors int `json:"input_check_errors"`
+	// NameNote says that the rewrite's name implies another DRAM
+	// bandwidth than the input's (bwN, which `npukit sim` reads from the
+	// name): simulated as named, the rewrite would look faster or slower
+	// for its name alone (audit r3 #14).
+	NameNote string `json:"name_note,omitempty"`
 }
 
 // WriteText writes the file's name and variant, the per-core table and
@@ -89,8 +95,13 @@ func (r *FileReport) WriteText(w io.Writer) error {
 		if r.InputErrors > 0 {
 			verdict = fmt.Sprintf("no new check errors (the input has %s)", humanize.Plural(r.InputErrors, "error"))
 		}
-		_, err := fmt.Fprintf(w, "wrote %s: new addresses, %s\n", r.Rewritten, verdict)
-		return err
+		if _, err := fmt.Fprintf(w, "wrote %s: new addresses, %s\n", r.Rewritten, verdict); err != nil {
+			return err
+		}
+		if r.NameNote != "" {
+			_, err := fmt.Fprintf(w, "Note: %s\n", r.NameNote)
+			return err
+		}
 	}
 	return nil
 }
@@ -132,5 +143,17 @@ func (r *FileReport) WriteRewrite(s *gemini.Schedule, out string) error {
 		return err
 	}
 	r.Rewritten, r.InputErrors = out, n
+	r.NameNote = rewriteNameNote(r.File, out)
 	return nil
+}
+
+// rewriteNameNote is FileReport.NameNote for a rewrite of in written to
+// out ("" when both names imply the same DRAM bandwidth).
+func rewriteNameNote(in, out string) string {
+	pi, po := timing.ForName(in), timing.ForName(out)
+	if pi.DRAMGBps == po.DRAMGBps {
+		return ""
+	}
+	return fmt.Sprintf("`npukit sim %s` assumes DRAM %.1f GB/s (%s), `npukit sim %s` %.1f GB/s (%s): the same work would simulate differently for the names alone; name the rewrite with the input's bwN, or give both the same --dram-bw (`npukit diff %s %s` simulates both at the first's)",
+		out, po.DRAMGBps, po.Source.DRAM, in, pi.DRAMGBps, pi.Source.DRAM, in, out)
 }

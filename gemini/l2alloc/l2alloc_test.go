@@ -478,3 +478,21 @@ func hasRule(rep diag.Report, rule string) bool {
 	}
 	return false
 }
+
+// Audit r3 #14: a rewrite whose name drops the input's bwN simulates at
+// another DRAM bandwidth under `npukit sim`; the report says so.
+func TestRewriteNameNote(t *testing.T) {
+	if n := rewriteNameNote("sched_bw8.json", "out.json"); !strings.Contains(n, "8.6 GB/s (from the file name's bw8)") || !strings.Contains(n, "17.2 GB/s") {
+		t.Errorf("bw8 -> no bwN: note %q", n)
+	}
+	for _, pair := range [][2]string{{"a_bw8.json", "b_bw8.json"}, {"a.json", "b.json"}} {
+		if n := rewriteNameNote(pair[0], pair[1]); n != "" {
+			t.Errorf("%s -> %s: note %q for names of one bandwidth", pair[0], pair[1], n)
+		}
+	}
+	var buf bytes.Buffer
+	r := &FileReport{File: "sched_bw8.json", Report: &Report{}, Rewritten: "out.json", NameNote: rewriteNameNote("sched_bw8.json", "out.json")}
+	if err := r.WriteText(&buf); err != nil || !strings.Contains(buf.String(), "Note: `npukit sim out.json`") {
+		t.Errorf("text %q (err %v) lacks the note", buf.String(), err)
+	}
+}

@@ -263,3 +263,13 @@ func (p *Params) validate() error {
 	}
 	return nil
 }
+
+// ModelLine states the assumptions a user can change and where each came
+// from, as `sim` prints them after "Model:" and the report and `diff`
+// repeat them: "DRAM 8.6 GB/s (from the file name's bw8; 8.59 B/cycle,
+// +20 cycles per transfer), prefetch snapshot (default), ...".
+func (p Params) ModelLine() string {
+	s := p.Source
+	return fmt.Sprintf("DRAM %.1f GB/s (%s; %.2f B/cycle, +%d cycles per transfer), prefetch %s (%s), NoC links %.1f GB/s (%s), %d cycles per hop (%s), clock %g GHz (%s)",
+		p.DRAMGBps, s.DRAM, p.bytesPerCycle(p.DRAMGBps), p.DRAMOverhead, p.Prefetch, s.Prefetch, p.LinkGBps, s.Link, p.HopLatency, s.Hop, p.CoreGHz, s.Clock)
+}

@@ -8,7 +8,8 @@ import (
 func init() { registerCommand(30, newDiffCmd) }
 
 func newDiffCmd(env *Env) *cobra.Command {
-	return acceptsOp(&cobra.Command{
+	var options func() (*npukit.Options, error)
+	cmd := &cobra.Command{
 		Use:   "diff A B",
 		Short: "Show the semantic differences between two artifacts of one kind",
 		Long:  longHelp("diff"),
@@ -25,7 +26,10 @@ func newDiffCmd(env *Env) *cobra.Command {
 			if !npukit.Comparable(a, b) {
 				return usageErr("cannot compare %s (%s) with %s (%s)", args[0], a.Describe(), args[1], b.Describe())
 			}
-			o, err := libOptions()
+			if err := refuseInapplicableFlags(cmd.Flags(), []*npukit.Artifact{a, b}); err != nil {
+				return err
+			}
+			o, err := options()
 			if err != nil {
 				return err
 			}
@@ -41,5 +45,7 @@ func newDiffCmd(env *Env) *cobra.Command {
 			}
 			return nil
 		},
-	}, "diff")
+	}
+	options = bindKindFlags("diff", cmd.Flags())
+	return acceptsOp(cmd, "diff")
 }

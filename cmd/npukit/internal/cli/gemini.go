@@ -27,54 +27,62 @@ func init() {
 		fs.BoolVar(&layers, "layers", false, "Gemini, Edge TPU/TFLite: print every layer in the per-layer tables (a long table otherwise shows its longest layers; --json always has them all)")
 		return func(o *npukit.Options) error { o.Layers = layers; return nil }
 	}, detect.GeminiIR, detect.EdgeTPU, detect.DarwiNN, detect.TFLite)
-	registerKindFlags("sim", geminiSimFlags, detect.GeminiIR)
+	for _, c := range []string{"sim", "diff"} { // one model in each (audit r3 #14)
+		registerKindFlags(c, geminiSimFlags(c == "sim"), detect.GeminiIR)
+	}
 	registerKindFlags("sim", clockFlags, detect.GeminiIR, detect.ZebuTrace)
+	registerKindFlags("diff", clockFlags, detect.GeminiIR)
 	registerGeminiCommand(newGeminiSynthCmd)
 }
 
-// geminiSimFlags binds the Gemini timing model's flags of `npukit sim`.
-func geminiSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
-	d := timing.Default()
-	var dramGBps, linkGBps float64
-	var hopLatency int64
-	var prefetch, zebuPath string
-	fs.Float64Var(&dramGBps, "dram-bw", 0, "Gemini: DRAM bandwidth in GB/s (default: bwN of the file name, N GiB/s, else 16 GiB/s = 17.2 GB/s)")
-	fs.Float64Var(&linkGBps, "link-bw", math.Round(d.LinkGBps*10)/10, "Gemini: bandwidth of one NoC link in GB/s")
-	fs.Int64Var(&hopLatency, "hop-latency", d.HopLatency, "Gemini: cycles per NoC hop")
-	fs.StringVar(&prefetch, "prefetch", string(d.Prefetch), "Gemini: DRAM load prefetch rule: snapshot (a load starts once the previous workload ended) or hazard (only address write-after-read hazards hold it)")
-	fs.StringVar(&zebuPath, "zebu", "", "Gemini: compare with a ZeBu emulator trace of the same run")
-	flagvalue.MarkRange(fs, flagvalue.Positive, "dram-bw", "link-bw")
-	flagvalue.MarkRange(fs, flagvalue.NonNegative, "hop-latency")
-	return func(o *npukit.Options) error {
-		o.GeminiSim = func(p timing.Params) timing.Params {
-			// The flags are GB/s, as the model's bandwidths.
-			p.HopLatency, p.Prefetch = hopLatency, timing.Prefetch(prefetch)
-			if fs.Changed("link-bw") {
-				p.LinkGBps = linkGBps
-			}
-			if dramGBps != 0 {
-				p.DRAMGBps = dramGBps
-			}
-			// where each assumption came from (Params.Source)
-			for name, src := range map[string]*string{"dram-bw": &p.Source.DRAM, "link-bw": &p.Source.Link,
-				"hop-latency": &p.Source.Hop, "prefetch": &p.Source.Prefetch, "clock": &p.Source.Clock} {
-				if fs.Changed(name) {
-					*src = "--" + name
+// geminiSimFlags binds the Gemini timing model's flags (and, with zebu,
+// --zebu) of `npukit sim`, `report` and `diff`.
+func geminiSimFlags(zebu bool) kindFlags {
+	return func(fs *pflag.FlagSet) func(o *npukit.Options) error {
+		d := timing.Default()
+		var dramGBps, linkGBps float64
+		var hopLatency int64
+		var prefetch, zebuPath string
+		fs.Float64Var(&dramGBps, "dram-bw", 0, "Gemini: DRAM bandwidth in GB/s (default: bwN of the file name, N GiB/s, else 16 GiB/s = 17.2 GB/s)")
+		fs.Float64Var(&linkGBps, "link-bw", math.Round(d.LinkGBps*10)/10, "Gemini: bandwidth of one NoC link in GB/s")
+		fs.Int64Var(&hopLatency, "hop-latency", d.HopLatency, "Gemini: cycles per NoC hop")
+		fs.StringVar(&prefetch, "prefetch", string(d.Prefetch), "Gemini: DRAM load prefetch rule: snapshot (a load starts once the previous workload ended) or hazard (only address write-after-read hazards hold it)")
+		if zebu {
+			fs.StringVar(&zebuPath, "zebu", "", "Gemini: compare with a ZeBu emulator trace of the same run (a trace of another network or compile is refused)")
+		}
+		flagvalue.MarkRange(fs, flagvalue.Positive, "dram-bw", "link-bw")
+		flagvalue.MarkRange(fs, flagvalue.NonNegative, "hop-latency")
+		return func(o *npukit.Options) error {
+			o.GeminiSim = func(p timing.Params) timing.Params {
+				// The flags are GB/s, as the model's bandwidths.
+				p.HopLatency, p.Prefetch = hopLatency, timing.Prefetch(prefetch)
+				if fs.Changed("link-bw") {
+					p.LinkGBps = linkGBps
 				}
+				if dramGBps != 0 {
+					p.DRAMGBps = dramGBps
+				}
+				// where each assumption came from (Params.Source)
+				for name, src := range map[string]*string{"dram-bw": &p.Source.DRAM, "link-bw": &p.Source.Link,
+					"hop-latency": &p.Source.Hop, "prefetch": &p.Source.Prefetch, "clock": &p.Source.Clock} {
+					if fs.Changed(name) {
+						*src = "--" + name
+					}
+				}
+				return p
 			}
-			return p
+			if zebuPath != "" {
+				if err := refuseOtherKind(zebuPath, detect.ZebuTrace.Describe(), detect.ZebuTrace); err != nil {
+					return err
+				}
+				b, err := inputfile.ReadFile(zebuPath)
+				if err != nil {
+					return usageErr("--zebu %s: %v", zebuPath, ioCause(err))
+				}
+				o.ZebuTrace = b
+			}
+			return nil
 		}
-		if zebuPath != "" {
-			if err := refuseOtherKind(zebuPath, detect.ZebuTrace.Describe(), detect.ZebuTrace); err != nil {
-				return err
-			}
-			b, err := inputfile.ReadFile(zebuPath)
-			if err != nil {
-				return usageErr("--zebu %s: %v", zebuPath, ioCause(err))
-			}
-			o.ZebuTrace = b
-		}
-		return nil
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 
 // TestEveryKindFlagRefusedWhereItDoesNotApply: one rule for every flag of
 // a kind in every command that takes such flags (inspect, check, sim,
-// report): given with files it applies to none of, it is a usage error
+// report, diff): given with files it applies to none of, it is a usage error
 // (exit 2) naming the flag and the kinds, before any output (issue 32: an
 // error in sim, a note after the output in inspect and check, silently
 // ignored by report).
@@ -51,8 +51,11 @@ func TestEveryKindFlagRefusedWhereItDoesNotApply(t *testing.T) {
 			arg += "=1"
 		}
 		args := []string{kf.Command, file, arg}
-		if kf.Command == "report" {
+		switch kf.Command {
+		case "report":
 			args = append(args, "-o", "page.html")
+		case "diff":
+			args = []string{kf.Command, file, file, arg}
 		}
 		r := run(t, dir, args...)
 		tried++
