@@ -23,21 +23,32 @@ import (
 //     passes a float32 matmul is compiled to (matmulCycles); LDWEIGHTS a
 //     quarter of that (LoadStationary runs in the background and is up to
 //     4x faster than MultiplyMoving, architecture guide);
-//   - VectorE N per input (two for TENSOR_TENSOR), at least 64; ScalarE
-//     max(64, N); GpSimd opcodes whose operands are not understood 150;
-//   - plus InstrOverheadNs per VectorE/ScalarE instruction;
+//   - VectorE N per input (two for TENSOR_TENSOR where the engine does
+//     not read its inputs together), ScalarE N, with no 64-cycle minimum
+//     (streamCycles); GpSimd opcodes whose operands are not understood 150;
+//   - plus InstrOverheadNs per VectorE/ScalarE instruction,
+//     ActivateOverheadNs per ACTIVATE;
 //   - ACT_TABLE_LOAD TableLoadNs; DMA_DIRECT2D occupies its issuing engine
 //     DGEIssueNs (Pool: DGEIssuePoolNs); waits, drains and other control
 //     instructions nothing.
 //
-// Fitted on the instruction durations neuron-profile printed for the
-// attention capture in corpus3/ntff (baseline_attention, Trn2), not on
-// kernel totals:
+// Fitted on the instruction durations of the captures in corpus3/ntff
+// (Trn2; first the attention one, baseline_attention, as neuron-profile
+// printed them), not on kernel totals:
 const (
 	// InstrOverheadNs: COPY of 128 and 512 elements per partition took
 	// 289 and 691 ns on VectorE, 265 and 584 ns on ScalarE: about one
 	// element per cycle plus 156-158 ns.
 	InstrOverheadNs = 150
+	// ActivateOverheadNs: ACTIVATE on ScalarE costs more than a COPY of
+	// the same size on it (the function goes through the activation
+	// table): 512 elements per partition took 705-708 ns (medians) on the
+	// five trainium-kernel-fusion captures (COPY of 512: 585-587 ns) and
+	// 1 element 294 ns on the MoE one (COPY of 1: 160 ns): N cycles at
+	// 1.2 GHz plus 279-293 ns. (The MoE capture's ACTIVATEs of 128
+	// elements on one partition took 492 ns, 106 ns more than this
+	// gives; not understood.)
+	ActivateOverheadNs = 285
 	// TableLoadNs: the one ACT_TABLE_LOAD took 1,283 ns.
 	TableLoadNs = 1283
 	// DGEIssueNs: the DMA_DIRECT2D instructions on Sync and Scalar took
@@ -262,7 +273,6 @@ func (p *Program) SimulateEngines(a *neuroncore.Arch, params dma.SimParams) *Eng
 	var now float64
 	last := 0.0
 	cost := func(s *stream, in *isa.Instr) float64 {
-		n := max(in.Elems, 1)
 		ns := func(c int64) float64 { return float64(a.CyclesToPs(s.eng, c)) / 1000 }
 		switch in.Op.Class {
 		case isa.Control, isa.DMATrigger:
@@ -271,15 +281,11 @@ func (p *Program) SimulateEngines(a *neuroncore.Arch, params dma.SimParams) *Eng
 			return float64(a.CyclesToPs(neuroncore.TensorE, matmulCycles(a, in))) / 1000
 		case isa.LoadWeights:
 			return float64(a.CyclesToPs(neuroncore.TensorE, matmulCycles(a, in))) / 4000
-		case isa.Vector1:
-			if s.eng == neuroncore.ScalarE {
-				return ns(a.ActivationCycles(n)) + InstrOverheadNs
-			}
-			return ns(a.VectorCycles(1, n, false)) + InstrOverheadNs
-		case isa.Vector2:
-			return ns(a.VectorCycles(2, n, false)) + InstrOverheadNs
+		case isa.Vector1, isa.Vector2:
+			// No 64-cycle floor under the overhead (streamCycles).
+			return ns(streamCycles(a, s.eng, in)) + InstrOverheadNs
 		case isa.Activation:
-			return ns(a.ActivationCycles(n)) + InstrOverheadNs
+			return ns(streamCycles(a, s.eng, in)) + ActivateOverheadNs
 		case isa.TableLoad:
 			return TableLoadNs
 		case isa.DMADirect:
@@ -401,6 +407,24 @@ func (p *Program) SimulateEngines(a *neuroncore.Arch, params dma.SimParams) *Eng
 		run.Unknown = nil
 	}
 	return run
+}
+
+// streamCycles is a VectorE or ScalarE instruction's streaming cycles: one
+// per element per partition (two for a two-input instruction where the
+// engine does not read its inputs together), without the 64-cycle minimum
+// of the architecture guide: the fixed per-instruction cost
+// (InstrOverheadNs, ActivateOverheadNs) was measured on top of N cycles
+// and already holds it. Instructions of 1-16 elements took 153-160 ns on
+// VectorE and ScalarE (MoE capture: COPY, CAST and TENSOR_TENSOR of 1;
+// the four trainium-kernel-fusion captures: TENSOR_REDUCE of 4 and 16),
+// where N cycles plus the overhead gives 151-167 ns and max(N, 64) cycles
+// plus it 203-217 ns.
+func streamCycles(a *neuroncore.Arch, e neuroncore.Engine, in *isa.Instr) int64 {
+	n := max(in.Elems, 1)
+	if in.Op.Class == isa.Vector2 && e == neuroncore.VectorE && !a.VectorInputsTogether {
+		return 2 * n
+	}
+	return n
 }
 
 // matmulCycles is a TensorE instruction's cycles: max(N, 64), four times
