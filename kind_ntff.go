@@ -274,11 +274,22 @@ func reportNtff(files []*Artifact, o *Options) (*report.Page, error) {
 			continue
 		}
 		s := ntff.Summarize(p, f.Name)
+		kernel := ""
 		if i == 0 {
-			page.Summary = []report.KV{{Key: "Total time", Value: humanize.Micros(s.TotalTimeUs)}, {Key: "Instance", Value: s.Instance}, {Key: "Runtime", Value: s.Runtime}, {Key: "NeuronCores", Value: strconv.Itoa(len(s.Cores))}}
+			page.Summary = []report.KV{{Key: "Total time", Value: humanize.Micros(s.TotalTimeUs) + " (core 0, launch included)"}}
+			if len(s.Cores) > 0 && s.Cores[0].KernelUs > 0 {
+				c := s.Cores[0]
+				page.Summary = append(page.Summary, report.KV{Key: "Kernel", Value: humanize.Micros(c.KernelUs) + " (core 0's kernel instructions)"},
+					report.KV{Key: "Launch", Value: fmt.Sprintf("%s before the kernel, %s after", humanize.Micros(c.LaunchBeforeUs), humanize.Micros(c.LaunchAfterUs))})
+			}
+			page.Summary = append(page.Summary, report.KV{Key: "Instance", Value: s.Instance}, report.KV{Key: "Runtime", Value: s.Runtime}, report.KV{Key: "NeuronCores", Value: strconv.Itoa(len(s.Cores))})
+		}
+		if len(s.Cores) > 0 && s.Cores[0].KernelUs > 0 {
+			c := s.Cores[0]
+			kernel = fmt.Sprintf(": kernel instructions %s, launch %s before and %s after", humanize.Micros(c.KernelUs), humanize.Micros(c.LaunchBeforeUs), humanize.Micros(c.LaunchAfterUs))
 		}
 		page.Sections = append(page.Sections, report.Section{ID: fmt.Sprintf("f%d", i), Title: name,
-			Intro:  fmt.Sprintf("Measured on %s (NTFF format %d, NEFF %s): %s on core 0, window %s.", s.Instance, s.Format, s.NeffName, humanize.Micros(s.TotalTimeUs), s.Window),
+			Intro:  fmt.Sprintf("Measured on %s (NTFF format %d, NEFF %s): %s on core 0%s; window %s.", s.Instance, s.Format, s.NeffName, humanize.Micros(s.TotalTimeUs), kernel, s.Window),
 			Blocks: ntffBlocks(p, s, name, "measured")})
 	}
 	return page, nil

@@ -16,21 +16,38 @@ type DiffRow struct {
 	A     float64 `json:"a"`
 	B     float64 `json:"b"`
 	Ratio float64 `json:"ratio"` // B/A, 0 when A is 0
+	// Changed is A != B: the text prints the rows that changed, the JSON
+	// every compared quantity.
+	Changed bool `json:"changed"`
 }
 
-// DiffResult compares two captures: versions, total time per core,
-// instructions and busy time per engine, packets and bytes per queue.
+// StringDiff is a quantity that is not a number and differs (a version,
+// the NEFF's UUID, a core present in one capture only).
+type StringDiff struct {
+	What string `json:"what"`
+	A    string `json:"a"`
+	B    string `json:"b"`
+}
+
+// DiffResult compares two captures: versions, total time, kernel time and
+// launch per core, instructions and busy time per engine, packets and
+// bytes per queue.
 type DiffResult struct {
 	A, B string
-	Rows []DiffRow `json:"rows"`
-	Same bool      `json:"identical"`
+	// WindowA and WindowB are how each capture's counts were windowed
+	// (Summary.Window: "recorded", "estimated" or WholeCapture).
+	WindowA string       `json:"window_a"`
+	WindowB string       `json:"window_b"`
+	Strings []StringDiff `json:"string_differences,omitempty"`
+	Rows    []DiffRow    `json:"rows"`
+	Same    bool         `json:"identical"`
 }
 
 // Diff compares two summaries (of two runs of one NEFF, or of two NEFFs).
 func Diff(a, b *Summary) *DiffResult {
-	r := &DiffResult{A: a.File, B: b.File, Same: true}
+	r := &DiffResult{A: a.File, B: b.File, WindowA: a.Window, WindowB: b.Window, Same: true}
 	add := func(what string, x, y float64) {
-		row := DiffRow{What: what, A: x, B: y}
+		row := DiffRow{What: what, A: x, B: y, Changed: x != y}
 		if x != 0 {
 			row.Ratio = y / x
 		}
@@ -42,7 +59,7 @@ func Diff(a, b *Summary) *DiffResult {
 	for _, s := range []struct{ what, x, y string }{{"instance", a.Instance, b.Instance}, {"runtime", a.Runtime, b.Runtime}, {"neff uuid", a.NeffUUID, b.NeffUUID}} {
 		if s.x != s.y {
 			r.Same = false
-			r.Rows = append(r.Rows, DiffRow{What: fmt.Sprintf("%s: %s -> %s", s.what, s.x, s.y)})
+			r.Strings = append(r.Strings, StringDiff{What: s.what, A: s.x, B: s.y})
 		}
 	}
 	byName := func(s *Summary, name string) *CoreStat {
@@ -57,10 +74,17 @@ func Diff(a, b *Summary) *DiffResult {
 		cb := byName(b, ca.Name)
 		if cb == nil {
 			r.Same = false
-			r.Rows = append(r.Rows, DiffRow{What: ca.Name + ": only in " + a.File})
+			r.Strings = append(r.Strings, StringDiff{What: "core " + ca.Name, A: "present", B: "absent"})
 			continue
 		}
 		add(ca.Name+" total us", ca.TotalTimeUs, cb.TotalTimeUs)
+		if ca.KernelUs > 0 && cb.KernelUs > 0 {
+			// The kernel's own instructions and the launch around them
+			// (inspect's split; sim --measured compares the kernel).
+			add(ca.Name+" kernel us", ca.KernelUs, cb.KernelUs)
+			add(ca.Name+" launch before us", ca.LaunchBeforeUs, cb.LaunchBeforeUs)
+			add(ca.Name+" launch after us", ca.LaunchAfterUs, cb.LaunchAfterUs)
+		}
 		for i, e := range ca.Engines {
 			if i < len(cb.Engines) {
 				add(ca.Name+" "+e.Engine+" instructions", float64(e.Instructions), float64(cb.Engines[i].Instructions))
@@ -71,8 +95,11 @@ func Diff(a, b *Summary) *DiffResult {
 			}
 		}
 		qb := map[string]QueueStat{}
+		var qbOrder []string
 		for _, q := range cb.Queues {
-			qb[fmt.Sprintf("%s %d.%d", q.Name, q.DMAEngine, q.Queue)] = q
+			k := fmt.Sprintf("%s %d.%d", q.Name, q.DMAEngine, q.Queue)
+			qb[k] = q
+			qbOrder = append(qbOrder, k)
 		}
 		for _, q := range ca.Queues {
 			k := fmt.Sprintf("%s %d.%d", q.Name, q.DMAEngine, q.Queue)
@@ -81,35 +108,38 @@ func Diff(a, b *Summary) *DiffResult {
 			add(ca.Name+" "+k+" packets", float64(q.Packets), float64(o.Packets))
 			add(ca.Name+" "+k+" bytes", float64(q.Bytes), float64(o.Bytes))
 		}
-		for k, q := range qb {
-			add(ca.Name+" "+k+" packets", 0, float64(q.Packets))
-			add(ca.Name+" "+k+" bytes", 0, float64(q.Bytes))
+		for _, k := range qbOrder {
+			if q, ok := qb[k]; ok {
+				add(ca.Name+" "+k+" packets", 0, float64(q.Packets))
+				add(ca.Name+" "+k+" bytes", 0, float64(q.Bytes))
+			}
 		}
 	}
 	for _, cb := range b.Cores {
 		if byName(a, cb.Name) == nil {
 			r.Same = false
-			r.Rows = append(r.Rows, DiffRow{What: cb.Name + ": only in " + b.File})
+			r.Strings = append(r.Strings, StringDiff{What: "core " + cb.Name, A: "absent", B: "present"})
 		}
 	}
 	return r
 }
 
-// WriteText prints the rows that differ.
+// WriteText prints what differs: the string differences, then the
+// compared quantities that changed (the JSON has every one, with
+// "changed").
 func (r *DiffResult) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "--- %s\n+++ %s\n", r.A, r.B)
 	if r.Same {
 		_, err := fmt.Fprintln(w, "the captures measure the same")
 		return err
 	}
+	for _, s := range r.Strings {
+		fmt.Fprintf(w, "%s: %s -> %s\n", s.What, dashIfEmpty(s.A), dashIfEmpty(s.B))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "WHAT\tA\tB\tB/A")
 	for _, row := range r.Rows {
-		if row.note() {
-			fmt.Fprintf(tw, "%s\t\t\t\n", row.What)
-			continue
-		}
-		if row.A == row.B {
+		if !row.Changed {
 			continue
 		}
 		ratio := "-"
@@ -131,6 +161,9 @@ func (r DiffRow) value(v float64) string {
 	return humanize.Count(int64(math.Round(v)))
 }
 
-// note reports whether the row is a remark (a version or a core present
-// in one capture only) rather than a compared quantity.
-func (r DiffRow) note() bool { return r.A == 0 && r.B == 0 && strings.Contains(r.What, ": ") }
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

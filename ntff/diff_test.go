@@ -30,3 +30,38 @@ func TestDiffTextValues(t *testing.T) {
 		t.Errorf("diff text in %%g:\n%s", out)
 	}
 }
+
+// A diff gives each core's kernel time and launch beside its total
+// (inspect's split: the launch, in both, hid a 1.22x kernel behind a
+// 1.094x total), strings as strings, every row in JSON with "changed",
+// and counts of a whole capture against a window's marked as counted
+// over different spans.
+func TestDiffKernelStringsSpans(t *testing.T) {
+	core := func(total, kernel float64, ins int) CoreStat {
+		return CoreStat{Name: "sg00", TotalTimeUs: total, KernelUs: kernel, LaunchBeforeUs: total - kernel - 0.5, LaunchAfterUs: 0.5,
+			Engines: []EngineStat{{Engine: "Tensor", Instructions: ins}, {Engine: "Scalar", Instructions: 7}}}
+	}
+	a := &Summary{File: "a.ntff", NeffUUID: "aa", Window: "estimated", Cores: []CoreStat{core(26.417, 11.258, 28)}}
+	b := &Summary{File: "b.ntff", NeffUUID: "bb", Window: "estimated", Cores: []CoreStat{core(28.905, 13.715, 28)}}
+	d := Diff(a, b)
+	var kernel *DiffRow
+	for i, r := range d.Rows {
+		if r.What == "sg00 kernel us" {
+			kernel = &d.Rows[i]
+		}
+		if r.What == "sg00 Scalar instructions" && r.Changed {
+			t.Error("an unchanged row is marked changed")
+		}
+	}
+	if kernel == nil || !kernel.Changed || kernel.Ratio < 1.2 {
+		t.Fatalf("no kernel row: %+v", d.Rows)
+	}
+	if len(d.Strings) != 1 || d.Strings[0] != (StringDiff{What: "neff uuid", A: "aa", B: "bb"}) {
+		t.Errorf("string differences: %+v", d.Strings)
+	}
+	var sb strings.Builder
+	d.WriteText(&sb)
+	if !strings.Contains(sb.String(), "sg00 kernel us") || !strings.Contains(sb.String(), "neff uuid: aa -> bb") || strings.Contains(sb.String(), "Scalar") {
+		t.Errorf("text:\n%s", sb.String())
+	}
+}
