@@ -3,15 +3,12 @@ package npukit
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff/dma"
 	"github.com/npukit/npukit/neff/dmaprog"
-	"github.com/npukit/npukit/sim"
-	"github.com/npukit/npukit/trace"
 )
 
 // NeffSimSubgraph is one subgraph of a NeffSimulation.
@@ -25,7 +22,6 @@ type NeffSimSubgraph struct {
 	// subgraph has no instruction streams npukit can read: then KernelNs
 	// is the DMA program's time alone).
 	Engines *dmaprog.EngineRun `json:"engines,omitempty"`
-	Trace   string             `json:"trace,omitempty"`
 }
 
 // NeffSimulation is the simulated run of a NEFF: its engines'
@@ -42,6 +38,8 @@ type NeffSimulation struct {
 	Model     []string          `json:"model"`
 	Params    dma.SimParams     `json:"params"`
 	Subgraphs []NeffSimSubgraph `json:"subgraphs"`
+	// Trace is the file the predicted run was written to (Options.TracePath).
+	Trace string `json:"trace,omitempty"`
 }
 
 func us(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1e3) }
@@ -117,9 +115,9 @@ func (o *NeffSimulation) WriteText(w io.Writer) error {
 			// a queue's descriptors spread over several engines at once
 			fmt.Fprintln(w, "(BUSY is queue-time: the time of every engine on the queue, summed, so it can exceed LAST - FIRST)")
 		}
-		if sg.Trace != "" {
-			fmt.Fprintf(w, "Trace: %s (open in ui.perfetto.dev)\n", sg.Trace)
-		}
+	}
+	if o.Trace != "" {
+		fmt.Fprintf(w, "\nTrace written to %s (open in ui.perfetto.dev): the predicted run, launch included, a process per physical core; it ends at %s\n", o.Trace, humanize.Nanos(o.TotalNs))
 	}
 	return nil
 }
@@ -156,16 +154,6 @@ func engineList(es []int) string {
 	return strings.Join(s, ",")
 }
 
-// neffTracePath names the trace of one subgraph: the path itself for a
-// single subgraph, PATH with ".SUBGRAPH" before the extension otherwise.
-func neffTracePath(path, sg string, n int) string {
-	if n == 1 {
-		return path
-	}
-	ext := filepath.Ext(path)
-	return strings.TrimSuffix(path, ext) + "." + sg + ext
-}
-
 func simulateNeff(a *Artifact, o *Options) (Output, error) {
 	m, progs, err := neffPrograms(a, o)
 	if err != nil {
@@ -177,6 +165,7 @@ func simulateNeff(a *Artifact, o *Options) (Output, error) {
 			return nil, err
 		}
 	}
+	setup.Trace = o.TracePath != ""
 	run, err := dmaprog.Simulate(progs, setup)
 	if err != nil {
 		return nil, err
@@ -196,37 +185,13 @@ func simulateNeff(a *Artifact, o *Options) (Output, error) {
 	}
 	for _, sr := range run.Subgraphs {
 		sg := NeffSimSubgraph{Subgraph: sr.Subgraph, Core: sr.Core, StartNs: sr.StartNs, KernelNs: sr.KernelNs, Result: sr.Result, Engines: sr.Engines}
-		if o.TracePath != "" {
-			sg.Trace = neffTracePath(o.TracePath, sr.Subgraph, len(run.Subgraphs))
-			if err := writeNeffTrace(sg.Trace, sr.Subgraph, sr.Ordered, sr.Timeline); err != nil {
-				return nil, err
-			}
-		}
 		out.Subgraphs = append(out.Subgraphs, sg)
 	}
-	return out, nil
-}
-
-// writeNeffTrace writes one event per descriptor (descs as simulated) on the track of its DMA
-// engine, named by the entry's #comment (or its position when it has
-// none), with the descriptor's location, queue and bytes as arguments.
-func writeNeffTrace(path, subgraph string, descs []dma.Descriptor, tl *sim.Timeline) error {
-	for i := range tl.Graph.Tasks {
-		t := &tl.Graph.Tasks[i]
-		if t.Name == "" {
-			d := descs[t.Tag]
-			t.Name = fmt.Sprintf("dma[%d].desc[%d]", d.Index, d.Desc)
+	if o.TracePath != "" {
+		if err := run.WriteTrace(o.TracePath, a.Name); err != nil {
+			return nil, err
 		}
+		out.Trace = o.TracePath
 	}
-	return trace.WriteFile(path, tl, trace.Options{
-		NanosPerUnit: 1,
-		Args: func(id sim.TaskID, a *trace.Args) {
-			d := descs[tl.Graph.Tasks[id].Tag]
-			a.Str("location", d.Location())
-			a.Str("queue", d.Queue)
-			a.Str("op", string(d.Transfer.Op))
-			a.Int("bytes", d.Transfer.To.Pattern.Bytes())
-		},
-		Metadata: [][2]string{{"subgraph", subgraph}, {"model", "npukit NEFF DMA simulation"}},
-	})
+	return out, nil
 }

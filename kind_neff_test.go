@@ -2,6 +2,9 @@ package npukit
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,14 +15,22 @@ import (
 	"github.com/npukit/npukit/trace"
 )
 
-// Every corpus NEFF simulates, and its trace is valid Chrome trace JSON
-// with one complete event per piece of a descriptor (a descriptor's rows
-// spread over up to all the engines) on at most one track per DMA engine.
+// Every corpus NEFF simulates, and its trace is the predicted run: one
+// valid Chrome trace file at the path named (not one per subgraph), a
+// launch process and a process per physical core, the engines' priced
+// instructions and the DMA engines on each core, and the last slice
+// ending at the predicted total (not at the DMA program alone's end). The
+// corpus3 NEFFs include LNC 2 files and descriptor-generation (DGE) ones,
+// whose trace was empty before.
 func TestNeffSimTraceCorpus(t *testing.T) {
-	tmp := t.TempDir()
-	for _, f := range conformance.CorpusFiles(t, "neff", "*.neff") {
+	files := conformance.CorpusFiles(t, "neff", "*.neff")
+	for _, d := range []string{"corpus3/neff", "corpus3/ntff"} {
+		files = append(files, conformance.Files(t, conformance.Shared(t, d), "*.neff")...)
+	}
+	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			tp := filepath.Join(tmp, filepath.Base(f)+".json")
+			dir := t.TempDir()
+			tp := filepath.Join(dir, "t.json")
 			a, err := Open(f)
 			if err != nil {
 				t.Fatal(err)
@@ -30,10 +41,12 @@ func TestNeffSimTraceCorpus(t *testing.T) {
 			}
 			o := out.(*NeffSimulation)
 			var text bytes.Buffer
-			if err := o.WriteText(&text); err != nil || !bytes.Contains(text.Bytes(), []byte("Predicted time")) {
+			if err := o.WriteText(&text); err != nil || !bytes.Contains(text.Bytes(), []byte("Predicted time")) || !strings.Contains(text.String(), "Trace written to "+tp) {
 				t.Fatalf("text: %v %s", err, text.String())
 			}
-			t.Log(text.String())
+			if ents, _ := os.ReadDir(dir); len(ents) != 1 || o.Trace != tp {
+				t.Fatalf("trace %q; files written: %v", o.Trace, ents)
+			}
 			_, progs, err := neffPrograms(a, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -41,32 +54,73 @@ func TestNeffSimTraceCorpus(t *testing.T) {
 			if len(o.Subgraphs) != len(progs) || o.TotalNs <= 0 {
 				t.Fatalf("%d subgraphs simulated of %d, total %d", len(o.Subgraphs), len(progs), o.TotalNs)
 			}
-			for i, sg := range o.Subgraphs {
-				descs := len(progs[i].Descriptors)
-				if sg.Result.Descriptors != descs {
-					t.Fatalf("%s: result %+v", sg.Subgraph, sg.Result)
+			raw, err := os.ReadFile(tp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := trace.Validate(bytes.NewReader(raw)); err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				TraceEvents []struct {
+					Ph, Name string
+					Pid, Tid int
+					Ts, Dur  float64
+					Args     struct{ Name string }
 				}
-				fh, err := os.Open(sg.Trace)
-				if err != nil {
-					t.Fatal(err)
+			}
+			if err := json.Unmarshal(raw, &doc); err != nil {
+				t.Fatal(err)
+			}
+			procs := map[int]string{}
+			threads := map[string]bool{} // "process/thread"
+			var end float64
+			for _, e := range doc.TraceEvents {
+				switch {
+				case e.Ph == "M" && e.Name == "process_name":
+					procs[e.Pid] = e.Args.Name
+				case e.Ph == "X":
+					end = max(end, e.Ts+e.Dur)
 				}
-				sum, err := trace.Validate(fh)
-				fh.Close()
-				if err != nil {
-					t.Fatalf("%s: %v", sg.Subgraph, err)
+			}
+			for _, e := range doc.TraceEvents {
+				if e.Ph == "M" && e.Name == "thread_name" {
+					name, _, _ := strings.Cut(e.Args.Name, " #")
+					threads[procs[e.Pid]+"/"+name] = true
 				}
-				if got := sum.Phases["X"]; got < descs || got > descs*o.Params.Engines {
-					t.Errorf("%s: %d complete events for %d descriptors", sg.Subgraph, got, descs)
-				}
-				busy := map[int]bool{}
-				for _, e := range sg.Result.Engines {
-					if e.Descriptors > 0 {
-						busy[e.Engine] = true
+			}
+			if math.Abs(end*1e3-float64(o.TotalNs)) > 0.5 {
+				t.Errorf("trace ends at %.3f us, the prediction is %d ns", end, o.TotalNs)
+			}
+			if !threads["launch/launch overhead"] {
+				t.Errorf("no launch track: %v", threads)
+			}
+			cores := map[int]bool{}
+			for _, sg := range o.Subgraphs {
+				cores[sg.Core] = true
+				proc := ""
+				for _, p := range procs {
+					if strings.HasPrefix(p, fmt.Sprintf("physical core %d (", sg.Core)) && strings.Contains(p, sg.Subgraph) && !strings.Contains(p, ":") {
+						proc = p
 					}
 				}
-				if sum.Tracks != len(busy) || sum.Tracks > o.Params.Engines {
-					t.Errorf("%s: %d tracks, %d busy engines of %d", sg.Subgraph, sum.Tracks, len(busy), o.Params.Engines)
+				if proc == "" {
+					t.Fatalf("%s: no process for physical core %d: %v", sg.Subgraph, sg.Core, procs)
 				}
+				if sg.Engines == nil {
+					continue
+				}
+				for _, e := range sg.Engines.Engines {
+					if e.BusyNs > 0 && !threads[proc+"/"+e.Engine] {
+						t.Errorf("%s: %s busy %d ns, no track in %q", sg.Subgraph, e.Engine, e.BusyNs, proc)
+					}
+				}
+				if sg.Engines.DMABusyNs > 0 && !threads[proc+"/DMA engine 0"] {
+					t.Errorf("%s: DMA engines busy %d ns, no DMA engine track", sg.Subgraph, sg.Engines.DMABusyNs)
+				}
+			}
+			if len(procs) != 1+len(cores) {
+				t.Errorf("processes %v for %d cores", procs, len(cores))
 			}
 		})
 	}

@@ -203,13 +203,13 @@ func neffExecute(w io.Writer, path, outDir string, o *npukit.Options) error {
 	return nil
 }
 
-// neffSim simulates the DMA program and writes a Perfetto trace.
+// neffSim simulates the NEFF and writes the predicted run as a Perfetto trace.
 func neffSim(w io.Writer, path, outDir string, _ *npukit.Options) error {
 	a, err := npukit.Open(path)
 	if err != nil {
 		return err
 	}
-	out, err := a.Simulate(&npukit.Options{TracePath: base(path, outDir) + ".dma-trace.json"})
+	out, err := a.Simulate(&npukit.Options{TracePath: base(path, outDir) + ".sim-trace.json"})
 	if err != nil {
 		return err
 	}
@@ -217,9 +217,10 @@ func neffSim(w io.Writer, path, outDir string, _ *npukit.Options) error {
 	fmt.Fprintln(w, o.Headline())
 	for _, sg := range o.Subgraphs {
 		r := sg.Result
-		fmt.Fprintf(w, "%s: %s; its DMA program alone (no instruction order): %s, %s in %s on %d DMA engines (%.2f GB/s); trace: %s\n",
-			sg.Subgraph, humanize.Nanos(sg.KernelNs), humanize.Plural(int(r.Descriptors), "descriptor"), humanize.Bytes(r.Bytes), humanize.Nanos(r.TotalNs), o.Params.Engines, r.AchievedGBps, sg.Trace)
+		fmt.Fprintf(w, "%s: %s; its DMA program alone (no instruction order): %s, %s in %s on %d DMA engines (%.2f GB/s)\n",
+			sg.Subgraph, humanize.Nanos(sg.KernelNs), humanize.Plural(int(r.Descriptors), "descriptor"), humanize.Bytes(r.Bytes), humanize.Nanos(r.TotalNs), o.Params.Engines, r.AchievedGBps)
 	}
+	fmt.Fprintf(w, "trace: %s (the predicted run: launch, engines, DMA queues and engines)\n", o.Trace)
 	return nil
 }
 

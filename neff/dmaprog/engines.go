@@ -86,7 +86,33 @@ type EngineRun struct {
 	Untriggered int `json:"untriggered_entries,omitempty"`
 	// BadTriggers counts triggers naming an entry the queue does not have.
 	BadTriggers int `json:"bad_triggers,omitempty"`
+	// Slices is the run as priced, when Setup.Trace asked for it: every
+	// instruction that takes time on its engine, every DMA from its
+	// trigger to its completion on its queue, and each DMA engine's share.
+	Slices []Slice `json:"-"`
 }
+
+// Slice is one interval of a simulated subgraph, in ns from its start.
+type Slice struct {
+	// Track is the engine ("Tensor"), DMA queue ("DMA queue qSPIO0") or
+	// DMA engine ("DMA engine 3") it occupies.
+	Track string
+	Name  string
+	// Cat is "instruction", "dma" (trigger to completion, the fixed
+	// latency included) or "dma-engine" (a DMA engine's share of one).
+	Cat            string
+	StartNs, EndNs int64
+	Bytes          int64
+}
+
+// CatInstruction, CatDMA and CatDMAEngine are the categories of Slice.
+const (
+	CatInstruction = "instruction"
+	CatDMA         = "dma"
+	CatDMAEngine   = "dma-engine"
+)
+
+func roundNs(t float64) int64 { return int64(t + 0.5) }
 
 // engineKeys are def.json's engine keys in a fixed order, with their
 // NeuronCore engine for clocks.
@@ -141,6 +167,7 @@ type staticEntry struct {
 	sem                  int
 	inc                  int64
 	triggered            bool
+	comment              string // the first descriptor's #comment
 }
 
 // entries groups the program's descriptors by queue and entry, in the
@@ -196,6 +223,9 @@ func (p *Program) entries(params dma.SimParams) map[string][]*staticEntry {
 			continue
 		}
 		moved, charged := dma.ChargedBytes(d.Transfer, params)
+		if se.comment == "" {
+			se.comment = d.Comment
+		}
 		se.bytes += moved
 		se.charged += charged
 		se.rows += dma.Rows(d.Transfer)
@@ -234,7 +264,8 @@ type dmaRings struct {
 // run starts a DMA of charged bytes over rows rows at t and returns its
 // completion: the rows are dealt over up to len(free) engines, each share
 // starting when its engine is free; the fixed latency follows the last.
-func (r *dmaRings) run(t float64, charged, rows int64) float64 {
+// rec, when not nil, receives each engine's share.
+func (r *dmaRings) run(t float64, charged, rows int64, rec func(engine int, start, end float64)) float64 {
 	n := int(min(max(rows, 1), int64(len(r.free))))
 	idx := make([]int, len(r.free))
 	for i := range idx {
@@ -247,6 +278,9 @@ func (r *dmaRings) run(t float64, charged, rows int64) float64 {
 		s := max(t, r.free[e])
 		r.free[e] = s + share
 		r.busy += share
+		if rec != nil {
+			rec(e, s, s+share)
+		}
 		end = max(end, s+share)
 	}
 	return end + r.fixedNs
@@ -255,6 +289,12 @@ func (r *dmaRings) run(t float64, charged, rows int64) float64 {
 // SimulateEngines runs the subgraph's instruction streams on the cost
 // model of a (nil when the subgraph has no readable instructions).
 func (p *Program) SimulateEngines(a *neuroncore.Arch, params dma.SimParams) *EngineRun {
+	return p.simulateEngines(a, params, false)
+}
+
+// simulateEngines is SimulateEngines; with record, the run's Slices are
+// kept.
+func (p *Program) simulateEngines(a *neuroncore.Arch, params dma.SimParams, record bool) *EngineRun {
 	ss := p.streams()
 	if len(ss) == 0 {
 		return nil
@@ -309,6 +349,18 @@ func (p *Program) SimulateEngines(a *neuroncore.Arch, params dma.SimParams) *Eng
 		heap.Push(h, inc{at: at, sem: sem, delta: d})
 		last = max(last, at)
 	}
+	// dmaRec records one DMA: its engine shares and, on its queue's
+	// track, the time from its trigger to its completion.
+	dmaRec := func(track, name string, bytes, charged, rows int64, at float64) float64 {
+		if !record {
+			return rings.run(at, charged, rows, nil)
+		}
+		done := rings.run(at, charged, rows, func(e int, s, t float64) {
+			run.Slices = append(run.Slices, Slice{Track: fmt.Sprintf("DMA engine %d", e), Name: name, Cat: CatDMAEngine, StartNs: roundNs(s), EndNs: roundNs(t)})
+		})
+		run.Slices = append(run.Slices, Slice{Track: track, Name: name, Cat: CatDMA, StartNs: roundNs(at), EndNs: roundNs(done), Bytes: bytes})
+		return done
+	}
 	for {
 		progress := false
 		for i := range ss {
@@ -325,6 +377,14 @@ func (p *Program) SimulateEngines(a *neuroncore.Arch, params dma.SimParams) *Eng
 				e.pc++
 				progress = true
 				last = max(last, end)
+				if record && (d > 0 || in.Op.Class == isa.DMATrigger) {
+					// a trigger takes no time: an instant where its DMA starts
+					name := in.Name()
+					if in.Op.Class == isa.DMATrigger {
+						name = fmt.Sprintf("%s %s[%d]", name, in.Queue, in.Entry)
+					}
+					run.Slices = append(run.Slices, Slice{Track: s.name, Name: name, Cat: CatInstruction, StartNs: roundNs(start), EndNs: roundNs(end)})
+				}
 				if in.UpdKind != 0 {
 					push(end, in.UpdSem, 1)
 				}
@@ -339,7 +399,11 @@ func (p *Program) SimulateEngines(a *neuroncore.Arch, params dma.SimParams) *Eng
 					se.triggered = true
 					run.StaticDMAs++
 					run.DMABytes += se.bytes
-					done := rings.run(end, max(se.charged, 1), se.rows)
+					name := fmt.Sprintf("%s[%d]", in.Queue, in.Entry)
+					if se.comment != "" {
+						name += " " + se.comment
+					}
+					done := dmaRec("DMA queue "+in.Queue, name, se.bytes, max(se.charged, 1), se.rows, end)
 					if se.sem >= 0 {
 						push(done, se.sem, se.inc)
 					}
@@ -348,7 +412,7 @@ func (p *Program) SimulateEngines(a *neuroncore.Arch, params dma.SimParams) *Eng
 					run.DGEDMAs++
 					run.DMABytes += in.DMABytes
 					row := in.DMABytes / max(in.DMARows, 1)
-					done := rings.run(end, in.DMARows*max(row, rings.minRun), in.DMARows)
+					done := dmaRec("DMA issued by "+s.name+" (DGE)", "DMA_DIRECT2D", in.DMABytes, in.DMARows*max(row, rings.minRun), in.DMARows, end)
 					push(done, in.DMASem, in.DMAInc)
 					last = max(last, done)
 				}
@@ -398,8 +462,8 @@ func (p *Program) SimulateEngines(a *neuroncore.Arch, params dma.SimParams) *Eng
 			}
 		}
 	}
-	run.KernelNs = int64(last + 0.5)
-	run.DMABusyNs = int64(rings.busy + 0.5)
+	run.KernelNs = roundNs(last)
+	run.DMABusyNs = roundNs(rings.busy)
 	for i, s := range ss {
 		run.Engines = append(run.Engines, EngineTiming{Engine: s.name, Instructions: len(s.instrs), BusyNs: int64(st[i].busy + 0.5), LastEndNs: int64(st[i].free + 0.5)})
 	}

@@ -28,6 +28,9 @@ type Setup struct {
 	// Notes say what the model assumes: figures borrowed from another
 	// generation, a target npukit does not know.
 	Notes []string `json:"notes,omitempty"`
+	// Trace keeps every priced instruction and DMA (EngineRun.Slices) so
+	// that Run.Timeline draws them.
+	Trace bool `json:"-"`
 }
 
 // SetupFor derives the simulation setup of m from its target and header.
@@ -100,7 +103,7 @@ func Simulate(progs []*Program, s Setup) (*Run, error) {
 		// The instruction encoding was read on NeuronCore-v2 and v3
 		// NEFFs; v1 (Inferentia) streams are not decoded.
 		if s.Arch != nil && s.Version >= 2 {
-			if er := p.SimulateEngines(s.Arch, s.Params); er != nil {
+			if er := p.simulateEngines(s.Arch, s.Params, s.Trace); er != nil {
 				// Static entries no instruction triggers, or streams with
 				// many opcodes npukit does not know (an encoding it cannot
 				// follow): the subgraph takes at least the DMA program's

@@ -183,9 +183,18 @@ func TestNeffDMATwoSubgraphs(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, `"bytes_per_ns"`) {
 		t.Fatalf("%s", r)
 	}
+	// one trace, at the path named, with both subgraphs (it wrote
+	// t.sg00.json and t.sg01.json instead)
+	tb, err := os.ReadFile(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, sg := range []string{"sg00", "sg01"} {
-		if _, err := os.Stat(filepath.Join(dir, "t."+sg+".json")); err != nil {
-			t.Error(err)
+		if _, err := os.Stat(filepath.Join(dir, "t."+sg+".json")); err == nil {
+			t.Errorf("t.%s.json written beside t.json", sg)
+		}
+		if !strings.Contains(string(tb), sg+" kernel") {
+			t.Errorf("the trace has no %s", sg)
 		}
 	}
 }
