@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -264,7 +265,27 @@ func Reader(r io.ReaderAt, size int64) (Result, error) {
 		res.Kind = SBUFPlan
 		return res, nil
 	}
+	if looksLikeNKIKernel(head) {
+		// npukit reads NKI kernels, but only through npukit nki, which
+		// takes the kernel's function and arguments: "not a format npukit
+		// reads" sent the author of a kernel away
+		return unknown("an NKI kernel (Python source): npukit nki inspect, check, sim and report trace it, given its function (--kernel) and arguments (--arg NAME=DTYPE[SHAPE], or a '# npukit: check' comment in the file)")
+	}
 	return unknown("")
+}
+
+// nkiUse matches a line of Python that uses NKI: an import of nki,
+// neuronxcc.nki or their submodules, or an NKI decorator (a kernel snippet
+// without its imports starts with @nki.jit).
+var nkiUse = regexp.MustCompile(`(?m)^[ \t]*(?:(?:import|from)[ \t]+(?:neuronxcc\.)?nki(?:[. \t]|$)|from[ \t]+neuronxcc[ \t]+import[ \t]+nki\b|@nki\.(?:jit|compiler|baremetal)\b)`)
+
+// looksLikeNKIKernel reports whether the head of a file is text that uses
+// NKI (nkiUse).
+func looksLikeNKIKernel(head []byte) bool {
+	if _, ok := textStart(head); !ok {
+		return false
+	}
+	return nkiUse.Match(head)
 }
 
 const neffHeaderSize = 1024

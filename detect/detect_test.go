@@ -210,3 +210,32 @@ func TestUnknownErrorText(t *testing.T) {
 		}
 	}
 }
+
+// An NKI kernel given to inspect, check or report is named as one, with
+// the way to read it (npukit nki and the kernel's arguments), instead of
+// "not a format npukit reads"; Python that does not use NKI, and a module
+// whose name only starts with nki, stay plain unknown input.
+func TestNKIKernelNamed(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		nki  bool
+		name string
+	}{
+		{"import numpy as np\nimport neuronxcc.nki.language as nl\n", true, "neuronxcc import"},
+		{"from neuronxcc import nki\n", true, "from neuronxcc import nki"},
+		{"import nki\nimport nki.isa as nisa\n", true, "current API"},
+		{"from nki.language import par_dim\n", true, "from nki.language"},
+		{"@nki.jit\ndef solution(a):\n    pass\n", true, "snippet without imports"},
+		{"import nki_helpers\nx = 1\n", false, "module named nki_..."},
+		{"import torch\nprint('nki')\n", false, "Python without NKI"},
+	} {
+		_, err := detect.Reader(strings.NewReader(c.src), int64(len(c.src)))
+		var ue *detect.UnknownError
+		if !errors.As(err, &ue) {
+			t.Fatalf("%s: %v, want an UnknownError", c.name, err)
+		}
+		if got := strings.Contains(ue.Reason, "npukit nki"); got != c.nki {
+			t.Errorf("%s: reason %q", c.name, ue.Reason)
+		}
+	}
+}
