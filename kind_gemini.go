@@ -7,6 +7,7 @@ import (
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/gemini"
+	"github.com/npukit/npukit/gemini/zebu"
 	"github.com/npukit/npukit/report"
 	"github.com/npukit/npukit/report/geminireport"
 )
@@ -32,6 +33,16 @@ func reportGemini(files []*Artifact, o *Options) (*report.Page, error) {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
 		fs = append(fs, geminireport.File{Name: f.Name, Schedule: s, Sim: geminiSimParams(f.Name, o)})
+	}
+	if o.ZebuTrace != nil { // --zebu: the run of the one schedule reported
+		if len(fs) != 1 {
+			return nil, fmt.Errorf("--zebu compares the run of one schedule: give one schedule, not %d", len(fs))
+		}
+		tr, err := zebu.Parse(bytes.NewReader(o.ZebuTrace))
+		if err != nil {
+			return nil, fmt.Errorf("the ZeBu trace: %w", err)
+		}
+		fs[0].Zebu = tr
 	}
 	return geminireport.Page(fs)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/timing"
+	"github.com/npukit/npukit/gemini/zebu"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/report"
 )
@@ -31,6 +32,10 @@ type File struct {
 	Name     string
 	Schedule *gemini.Schedule
 	Sim      timing.Params
+	// Zebu, when set, is an emulator trace of this schedule's run: the
+	// simulation section compares with it (one that is not a run of the
+	// schedule fails the page).
+	Zebu *zebu.Trace
 }
 
 // Page renders one or more schedules: per schedule its cores and
@@ -65,7 +70,11 @@ func Page(files []File) (*report.Page, error) {
 			page.Summary = geminiKeyFacts(s, sum)
 		}
 		page.Sections = append(page.Sections, geminiSections(s, sum, name, prefix)...)
-		page.Sections = append(page.Sections, geminiSimReportSections(s, f.Sim, prefix)...)
+		simSecs, err := geminiSimReportSections(s, f.Sim, f.Zebu, prefix)
+		if err != nil {
+			return nil, err // the caller names the file
+		}
+		page.Sections = append(page.Sections, simSecs...)
 		page.Diagnostics = append(page.Diagnostics, gemini.Check(s).WithFile(name)...)
 		infos = append(infos, fileInfo{name, prefix, len(s.Cores)})
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/npukit/npukit/gemini"
 	"github.com/npukit/npukit/gemini/timing"
+	"github.com/npukit/npukit/gemini/zebu"
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/report"
 )
@@ -12,15 +13,23 @@ import (
 // geminiSimReportSections are the simulator's sections of a Gemini report,
 // after the built-in ones; a schedule the simulator cannot lower still gets
 // the rest of its report, and this section says why the timing is missing.
-func geminiSimReportSections(s *gemini.Schedule, p timing.Params, prefix string) []report.Section {
-	secs, err := geminiSimReport(s, p)
+// A ZeBu trace that is not a run of the schedule is an error.
+func geminiSimReportSections(s *gemini.Schedule, p timing.Params, tr *zebu.Trace, prefix string) ([]report.Section, error) {
+	res, err := timing.Simulate(s, p)
 	if err != nil {
-		return []report.Section{{ID: prefix + "gemini-sim", Title: "Timing simulation", Intro: "Not simulated: " + err.Error()}}
+		return []report.Section{{ID: prefix + "gemini-sim", Title: "Timing simulation", Intro: "Not simulated: " + err.Error()}}, nil
 	}
+	var cmp *timing.Comparison
+	if tr != nil {
+		if cmp, err = timing.Compare(res, tr); err != nil {
+			return nil, err
+		}
+	}
+	secs := geminiSimSections(res, cmp)
 	for i := range secs {
 		secs[i].ID = prefix + secs[i].ID
 	}
-	return secs
+	return secs, nil
 }
 
 // geminiSimReport simulates a schedule with p and returns the report
@@ -62,9 +71,11 @@ var gsSeries = []report.Series{
 // extents when cmp is given).
 func geminiSimSections(res *timing.Result, cmp *timing.Comparison) []report.Section {
 	d := res.DRAM
-	kv := &report.KeyValues{Caption: "Simulation (npukit gemini/timing, default parameters)", Items: []report.KV{
+	// The model's assumptions and where each came from (audit r3 #13: the
+	// page said "default parameters" for a bandwidth read from the name).
+	kv := &report.KeyValues{Caption: "Simulation (npukit gemini/timing)", Items: []report.KV{
 		{Key: "Total", Value: humanize.Count(res.TotalCycles) + " cycles"},
-		{Key: "DRAM bandwidth", Value: fmt.Sprintf("%.1f GB/s (%.2f B/cycle)", d.GBps, d.BytesPerCycle)},
+		{Key: "Model", Value: res.Params.ModelLine()},
 		{Key: "DRAM traffic", Value: fmt.Sprintf("%s %s (weights %s), %s %s",
 			humanize.Plural(d.Loads, "load"), humanize.Bytes(d.ReadBytes), humanize.Bytes(d.WeightBytes), humanize.Plural(d.Stores, "store"), humanize.Bytes(d.WriteBytes))},
 		{Key: "DRAM busy", Value: fmt.Sprintf("%s cycles (%.1f%%), achieved %.2f GB/s", humanize.Count(d.Busy), 100*d.Utilisation, d.Achieved)},
@@ -107,11 +118,11 @@ func geminiSimSections(res *timing.Result, cmp *timing.Comparison) []report.Sect
 				continue
 			}
 			tr.Spans = append(tr.Spans, report.Span{Start: at, End: at + float64(st.v), Series: st.series,
-				Label: w.Layer, Tip: fmt.Sprintf("workload %d: %s %s cycles", w.ID, gsSeries[st.series].Name, humanize.Count(int64(st.v)))})
+				Label: w.Layer, Tip: fmt.Sprintf("workload %d: %s %d cycles", w.ID, gsSeries[st.series].Name, st.v)})
 			at += float64(st.v)
 		}
 		tr.Spans = append(tr.Spans, report.Span{Start: float64(w.Start), End: float64(w.End), Series: gsCompute,
-			Label: w.Layer, Tip: fmt.Sprintf("workload %d: %s compute cycles", w.ID, humanize.Count(int64(w.Compute)))})
+			Label: w.Layer, Tip: fmt.Sprintf("workload %d: %d compute cycles", w.ID, w.Compute)})
 	}
 	// The DRAM channel and the NoC links, one track per resource lane.
 	tl := res.Timeline

@@ -2,6 +2,7 @@ package geminireport
 
 import (
 	"bytes"
+	"html"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,5 +54,31 @@ func TestGeminiSimSections(t *testing.T) {
 				t.Errorf("page is %d bytes, over 5 MB", b.Len())
 			}
 		})
+	}
+}
+
+// Audit r3 #13: the simulation section said "default parameters" for a
+// bandwidth read from the file name; it states each assumption and its
+// source, as sim's Model line does.
+func TestGeminiSimSectionStatesModel(t *testing.T) {
+	s, err := gemini.Synth(gemini.SynthConfig{Cores: 2, Workloads: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := timing.ForName("sched_bw8.json")
+	secs, err := geminiSimReport(s, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := report.Render(&buf, &report.Page{Title: "t", Sections: secs}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if strings.Contains(page, "default parameters") {
+		t.Error("the page still calls a bandwidth from the name \"default parameters\"")
+	}
+	if want := p.ModelLine(); !strings.Contains(page, html.EscapeString(want)) || !strings.Contains(want, "from the file name's bw8") {
+		t.Errorf("the page lacks the model line %q", want)
 	}
 }

@@ -27,10 +27,11 @@ func init() {
 		fs.BoolVar(&layers, "layers", false, "Gemini, Edge TPU/TFLite: print every layer in the per-layer tables (a long table otherwise shows its longest layers; --json always has them all)")
 		return func(o *npukit.Options) error { o.Layers = layers; return nil }
 	}, detect.GeminiIR, detect.EdgeTPU, detect.DarwiNN, detect.TFLite)
-	for _, c := range []string{"sim", "diff"} { // one model in each (audit r3 #14)
-		registerKindFlags(c, geminiSimFlags(c == "sim"), detect.GeminiIR)
+	for _, c := range []string{"sim", "report", "diff"} { // one model in each (audit r3 #13, #14)
+		registerKindFlags(c, geminiSimFlags(c != "diff"), detect.GeminiIR)
 	}
 	registerKindFlags("sim", clockFlags, detect.GeminiIR, detect.ZebuTrace)
+	registerKindFlags("report", clockFlags, detect.GeminiIR)
 	registerKindFlags("diff", clockFlags, detect.GeminiIR)
 	registerGeminiCommand(newGeminiSynthCmd)
 }

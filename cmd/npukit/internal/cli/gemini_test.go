@@ -205,3 +205,36 @@ func TestZebuCheckReport(t *testing.T) {
 		}
 	}
 }
+
+// Audit r3 #13: report takes sim's Gemini model flags (it refused
+// --dram-bw) and states each assumption's source, and --zebu compares the
+// one schedule's run (refusing a trace of another network).
+func TestGeminiReportModelFlags(t *testing.T) {
+	dir := demoFiles(t)
+	r := run(t, dir, "report", "demo_gemini_schedule.json", "--dram-bw", "4", "--prefetch", "hazard", "-o", "m.html")
+	if r.code != 0 {
+		t.Fatalf("report --dram-bw: %s", r)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "m.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"DRAM 4.0 GB/s (--dram-bw;", "prefetch hazard (--prefetch)"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if strings.Contains(string(b), "default parameters") {
+		t.Error("the report says \"default parameters\"")
+	}
+	g := conformance.Corpus(t, "gemini")
+	sched := filepath.Join(g, "int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json")
+	if r := run(t, dir, "report", sched, "--zebu", filepath.Join(g, "zebu", "int8_resnet34.sim_quantized_b1_c1_bw16_sim.txt"), "-o", "z.html"); r.code != 0 {
+		t.Errorf("report --zebu of the schedule's own run: %s", r)
+	} else if b, _ := os.ReadFile(filepath.Join(dir, "z.html")); !strings.Contains(string(b), "ZeBu emulator") {
+		t.Error("report --zebu: no emulator comparison on the page")
+	}
+	if r := run(t, dir, "report", sched, "--zebu", filepath.Join(g, "zebu", "int8_resnet50.sim_quantized_b1_c1_bw16_sim.txt"), "-o", "z2.html"); r.code != 2 || !strings.Contains(r.stderr, "not a run of this schedule") {
+		t.Errorf("report --zebu of another network: want exit 2, got %s", r)
+	}
+}
