@@ -92,6 +92,13 @@ func init() {
 // fully deterministic means for the user and what to do about it.
 const NotDeterministicAdvice = dmaplan.NotDeterministicAdvice
 
+// USBRejects reports whether libedgetpu's USB driver, with its default
+// settings, refuses every run of the executable: its DMA hints are not
+// fully deterministic (NotDeterministicAdvice). check
+// (RuleNotDeterministic) and the latency estimate on a USB host class
+// (Latency.FailsByDefault) both decide by it.
+func (e *Executable) USBRejects() bool { return e.DMAHints != nil && !e.DMAHints.FullyDeterministic }
+
 // VariableOutputSuffix marks outputs the runtime writes back into an input
 // of the same name (recurrent state).
 const VariableOutputSuffix = "_variable_output"
@@ -396,7 +403,7 @@ func checkHints(rep *diag.Report, loc string, e *Executable, ins, outs map[strin
 	if h == nil {
 		return
 	}
-	if !h.FullyDeterministic {
+	if e.USBRejects() {
 		rep.Add(RuleNotDeterministic, loc, "%s", NotDeterministicAdvice)
 	}
 	for i, x := range h.Hints {

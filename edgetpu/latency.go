@@ -59,6 +59,10 @@ type HostClass struct {
 	Source   string  `json:"source"`
 }
 
+// USB reports whether the host reaches the Edge TPU over USB (the USB
+// Accelerator), where libedgetpu's USB driver runs the DMA hints.
+func (h HostClass) USB() bool { return strings.HasPrefix(h.Link, "USB") }
+
 // slowness is how much slower than the desktop reference the host CPU is.
 func (h HostClass) slowness() float64 { return desktopCPUGMACs / h.CPUGMACs }
 
@@ -259,6 +263,15 @@ type Latency struct {
 	// Uncompiled is the uncompiled model whose layers priced the Edge
 	// TPU compute (nil: estimated from the compiled file alone).
 	Uncompiled *Twin `json:"uncompiled,omitempty"`
+	// RunsByDefault says whether an inference runs on the host class with
+	// the runtime's default settings: false when FailsByDefault says why
+	// not. Nil for a plan: whether the compiler leaves the DMA hints
+	// fully deterministic is not predicted.
+	RunsByDefault *bool `json:"runs_with_default_settings,omitempty"`
+	// FailsByDefault, when set, says that every inference fails on the
+	// host class with the runtime's default settings, and under which
+	// setting the estimate applies.
+	FailsByDefault *DefaultFailure `json:"fails_with_default_settings,omitempty"`
 	// AllParts makes WriteText list every part; otherwise a long table
 	// shows its longest operators and says how many it left out.
 	AllParts bool `json:"-"`
@@ -266,6 +279,24 @@ type Latency struct {
 	tpuOps    int // Edge TPU operators added so far
 	legacyOps int // operators holding a compiler 1.x executable (not loadable, not timed)
 }
+
+// DefaultFailure is why every inference of a model fails on a host class
+// with the runtime's default settings, and the setting under which it runs
+// and the estimate applies.
+type DefaultFailure struct {
+	// Rule is the npukit check rule that finds the cause.
+	Rule string `json:"rule"`
+	// Executables are the executables the driver refuses.
+	Executables []string `json:"executables"`
+	// Setting is what makes it run: the estimate assumes it.
+	Setting string `json:"estimate_assumes"`
+	Reason  string `json:"reason"`
+}
+
+// usbBulkSetting is the environment setting under which libedgetpu's USB
+// driver accepts DMA hints that are not fully deterministic
+// (driver/beagle/beagle_usb_driver_provider.cc).
+const usbBulkSetting = "USB_ENABLE_BULK_DESCRIPTORS_FROM_DEVICE=1"
 
 func (l *Latency) add(p LatencyPart) { l.Parts = append(l.Parts, p) }
 
@@ -284,6 +315,14 @@ func (l *Latency) finish() {
 		}
 		l.Notes = append(l.Notes, fmt.Sprintf("%s %s in floating point: priced at the int8 kernels' rates (%.2f GMAC/s and their per-element costs), an assumption: npukit has no float CPU rate (every shared measurement is of a quantized model), so their time may be off either way",
 			humanize.Plural(l.FloatCPUOps, "CPU operator"), verb, l.Host.CPUGMACs))
+	}
+	if l.Source == "compiled" && l.UsesEdgeTPU {
+		runs := l.FailsByDefault == nil
+		l.RunsByDefault = &runs
+	}
+	if f := l.FailsByDefault; f != nil {
+		l.Notes = append([]string{fmt.Sprintf("%s (npukit check): the DMA hints of %s are not fully deterministic, and libedgetpu's USB driver refuses every inference unless %s is in the environment of the process; the estimate assumes that setting and prices the transfers the hints list (no shared measurement covers it); a PCIe Edge TPU runs the model as is (--host m2-pcie, devboard-pcie)",
+			f.Rule, strings.Join(f.Executables, ", "), f.Setting)}, l.Notes...)
 	}
 	l.ByKind = map[string]float64{}
 	for _, p := range l.Parts {
@@ -513,6 +552,17 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 		// -d) is another run on the device.
 		l.add(LatencyPart{Name: label + " invocation", Kind: PartInvoke, Us: invokeFixedUs, Op: oi, Resource: "host",
 			Detail: "another Edge TPU subgraph: another device round trip"})
+	}
+	if h.USB() {
+		for _, e := range p.Executables {
+			if e.USBRejects() {
+				if l.FailsByDefault == nil {
+					l.FailsByDefault = &DefaultFailure{Rule: RuleNotDeterministic, Setting: usbBulkSetting,
+						Reason: "DMA hints not fully deterministic: libedgetpu's USB driver refuses every inference unless " + usbBulkSetting + " is in the environment of the process; PCIe Edge TPUs run it as is"}
+				}
+				l.FailsByDefault.Executables = append(l.FailsByDefault.Executables, fmt.Sprintf("%s (%s)", e.Name, e.Type))
+			}
+		}
 	}
 	mem := MemoryOf(p)
 	cachedBytes := plan.First.ByTarget["PARAMETER"] - plan.Steady.ByTarget["PARAMETER"]
@@ -796,7 +846,10 @@ const shownParts = 24
 // estimate used, and the notes.
 func (l *Latency) WriteText(w io.Writer) error {
 	ew := stickywriter.New(w)
-	if l.UsesEdgeTPU {
+	if f := l.FailsByDefault; f != nil {
+		ew.Printf("Latency on %s (%s): every inference FAILS with the default runtime settings (%s); with %s set: first inference %s, steady state %s per inference\n",
+			l.Host.Name, l.Host.Summary, f.Rule, f.Setting, ms(l.FirstInferenceUs), ms(l.SteadyStateUs))
+	} else if l.UsesEdgeTPU {
 		ew.Printf("Latency on %s (%s): first inference %s, steady state %s per inference\n", l.Host.Name, l.Host.Summary, ms(l.FirstInferenceUs), ms(l.SteadyStateUs))
 	} else {
 		ew.Printf("Latency on the CPU of %s (%s), no Edge TPU work: first inference %s, steady state %s per inference\n", l.Host.Name, l.Host.CPU, ms(l.FirstInferenceUs), ms(l.SteadyStateUs))

@@ -270,3 +270,61 @@ func TestEstimatedMACsByOutputScales(t *testing.T) {
 		}
 	}
 }
+
+// A model whose DMA hints are not fully deterministic fails every
+// inference on a USB Accelerator with the default settings (check's
+// edgetpu/not-fully-deterministic): the estimate on a USB host class says
+// so, in the headline and in a field a script reads, and names the setting
+// it assumes; PCIe host classes run it as is. A model check does not warn
+// about runs everywhere.
+func TestLatencyUSBFailsByDefault(t *testing.T) {
+	for _, deterministic := range []bool{true, false} {
+		b, err := Write(Synthetic(DemoSpec()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Read(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Ops[0].Packages[0].Executables[0].DMAHints.FullyDeterministic = deterministic
+		warned := false
+		for _, d := range Check(m) {
+			warned = warned || d.Rule == RuleNotDeterministic
+		}
+		if warned == deterministic {
+			t.Fatalf("deterministic %v: check warns %v", deterministic, warned)
+		}
+		for _, h := range Hosts() {
+			l, err := EstimateModel(m, h, LatencyOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fails := warned && h.USB()
+			if l.RunsByDefault == nil || *l.RunsByDefault == fails || (l.FailsByDefault != nil) != fails {
+				t.Errorf("%s, deterministic %v: runs by default %v, fails %+v; want fails %v", h.Name, deterministic, l.RunsByDefault, l.FailsByDefault, fails)
+				continue
+			}
+			var sb strings.Builder
+			if err := l.WriteText(&sb); err != nil {
+				t.Fatal(err)
+			}
+			head, _, _ := strings.Cut(sb.String(), "\n")
+			if got := strings.Contains(head, "FAILS with the default runtime settings") && strings.Contains(head, "USB_ENABLE_BULK_DESCRIPTORS_FROM_DEVICE=1"); got != fails {
+				t.Errorf("%s, deterministic %v: headline %q", h.Name, deterministic, head)
+			}
+			j, _ := json.Marshal(l)
+			var back struct {
+				Runs  *bool `json:"runs_with_default_settings"`
+				Fails *struct {
+					Rule    string `json:"rule"`
+					Assumes string `json:"estimate_assumes"`
+				} `json:"fails_with_default_settings"`
+			}
+			if err := json.Unmarshal(j, &back); err != nil || back.Runs == nil || *back.Runs == fails ||
+				fails && (back.Fails == nil || back.Fails.Rule != RuleNotDeterministic || back.Fails.Assumes != "USB_ENABLE_BULK_DESCRIPTORS_FROM_DEVICE=1") {
+				t.Errorf("%s, deterministic %v: JSON %s", h.Name, deterministic, j)
+			}
+		}
+	}
+}

@@ -361,6 +361,7 @@ func etpuLatencySection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
 	var def *edgetpu.Latency
 	var plan *edgetpu.Latency
 	var predicted *edgetpu.Plan
+	var failing *edgetpu.DefaultFailure
 	if m.TFLite != nil && len(m.Ops) == 0 {
 		predicted = edgetpu.PlanModel(m.TFLite, edgetpu.PlanOptions{})
 	}
@@ -373,6 +374,11 @@ func etpuLatencySection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
 			def = l
 		}
 		bar := report.HBar{Label: h.Name}
+		if f := l.FailsByDefault; f != nil {
+			// The bar is the time under the setting, not by default.
+			bar.Label += " (fails by default)"
+			failing = f
+		}
 		for si, k := range latencyKinds {
 			if v := l.ByKind[k.kind]; v > 0 {
 				bar.Segments = append(bar.Segments, report.Segment{Series: si, Value: v * 1000})
@@ -399,6 +405,9 @@ func etpuLatencySection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
 		return sec, false
 	}
 	sec.Intro = fmt.Sprintf("Estimated on %s: first inference %s, steady state %s per inference.", def.Host.Name, usText(def.FirstInferenceUs), usText(def.SteadyStateUs))
+	if f := failing; f != nil {
+		sec.Intro = fmt.Sprintf("On the USB host classes every inference fails with the default runtime settings (npukit check: %s; %s); their estimates assume %s. ", f.Rule, f.Reason, f.Setting) + sec.Intro
+	}
 	if plan != nil {
 		sec.Intro += fmt.Sprintf(" Compiled for the Edge TPU as predicted (npukit edgetpu plan): %s per inference.", usText(plan.SteadyStateUs))
 	}
