@@ -297,8 +297,15 @@ func reportNtff(files []*Artifact, o *Options) (*report.Page, error) {
 
 // ntffBlocks are a capture's tables and its measured timeline.
 func ntffBlocks(p *ntff.Profile, s *ntff.Summary, name, what string) []report.Block {
-	eng := &report.Table{Caption: "Engines inside the profiled window", Header: []string{"core", "engine", "instructions", "instruction us", "busy us"}, Numeric: []int{2, 3, 4}}
-	q := &report.Table{Caption: "DMA queues inside the profiled window", Header: []string{"core", "queue", "engine.queue", "kind", "packets", "bytes", "busy us"}, Numeric: []int{4, 5, 6}, MaxRows: 500}
+	span := "inside the profiled window"
+	if s.Window == ntff.WholeCapture {
+		// Format 4: every event is counted, the runtime's pre- and
+		// postamble with the kernel; said so, beside a later capture's
+		// windowed counts in a report of several.
+		span = "over the whole capture (NTFF format 4 records no profiled window)"
+	}
+	eng := &report.Table{Caption: "Engines " + span, Header: []string{"core", "engine", "instructions", "instruction us", "busy us"}, Numeric: []int{2, 3, 4}}
+	q := &report.Table{Caption: "DMA queues " + span, Header: []string{"core", "queue", "engine.queue", "kind", "packets", "bytes", "busy us"}, Numeric: []int{4, 5, 6}, MaxRows: 500}
 	mem := &report.Table{Caption: "Memory usage", Header: []string{"core", "use", "bytes"}, Numeric: []int{2}}
 	var notes []string
 	for _, c := range s.Cores {

@@ -19,6 +19,11 @@ type DiffRow struct {
 	// Changed is A != B: the text prints the rows that changed, the JSON
 	// every compared quantity.
 	Changed bool `json:"changed"`
+	// OtherSpans, when set, says why A and B are counts over different
+	// spans of the run (one capture's whole capture, the other's profiled
+	// window: format 4 records no window), so their difference is not one
+	// of the kernel.
+	OtherSpans string `json:"counted_over_different_spans,omitempty"`
 }
 
 // StringDiff is a quantity that is not a number and differs (a version,
@@ -46,10 +51,17 @@ type DiffResult struct {
 // Diff compares two summaries (of two runs of one NEFF, or of two NEFFs).
 func Diff(a, b *Summary) *DiffResult {
 	r := &DiffResult{A: a.File, B: b.File, WindowA: a.Window, WindowB: b.Window, Same: true}
-	add := func(what string, x, y float64) {
+	spans := ""
+	if (a.Window == WholeCapture) != (b.Window == WholeCapture) {
+		spans = fmt.Sprintf("A counts %s, B %s: format 4 captures record no profiled window", spanWords(a.Window), spanWords(b.Window))
+	}
+	add := func(what string, x, y float64, counted bool) {
 		row := DiffRow{What: what, A: x, B: y, Changed: x != y}
 		if x != 0 {
 			row.Ratio = y / x
+		}
+		if counted {
+			row.OtherSpans = spans
 		}
 		if x != y {
 			r.Same = false
@@ -77,20 +89,20 @@ func Diff(a, b *Summary) *DiffResult {
 			r.Strings = append(r.Strings, StringDiff{What: "core " + ca.Name, A: "present", B: "absent"})
 			continue
 		}
-		add(ca.Name+" total us", ca.TotalTimeUs, cb.TotalTimeUs)
+		add(ca.Name+" total us", ca.TotalTimeUs, cb.TotalTimeUs, false)
 		if ca.KernelUs > 0 && cb.KernelUs > 0 {
 			// The kernel's own instructions and the launch around them
 			// (inspect's split; sim --measured compares the kernel).
-			add(ca.Name+" kernel us", ca.KernelUs, cb.KernelUs)
-			add(ca.Name+" launch before us", ca.LaunchBeforeUs, cb.LaunchBeforeUs)
-			add(ca.Name+" launch after us", ca.LaunchAfterUs, cb.LaunchAfterUs)
+			add(ca.Name+" kernel us", ca.KernelUs, cb.KernelUs, false)
+			add(ca.Name+" launch before us", ca.LaunchBeforeUs, cb.LaunchBeforeUs, false)
+			add(ca.Name+" launch after us", ca.LaunchAfterUs, cb.LaunchAfterUs, false)
 		}
 		for i, e := range ca.Engines {
 			if i < len(cb.Engines) {
-				add(ca.Name+" "+e.Engine+" instructions", float64(e.Instructions), float64(cb.Engines[i].Instructions))
+				add(ca.Name+" "+e.Engine+" instructions", float64(e.Instructions), float64(cb.Engines[i].Instructions), true)
 				if e.NotMeasured == "" && cb.Engines[i].NotMeasured == "" {
 					// (A time one capture does not measure is not compared.)
-					add(ca.Name+" "+e.Engine+" busy us", e.BusyNs/1e3, cb.Engines[i].BusyNs/1e3)
+					add(ca.Name+" "+e.Engine+" busy us", e.BusyNs/1e3, cb.Engines[i].BusyNs/1e3, false)
 				}
 			}
 		}
@@ -105,13 +117,13 @@ func Diff(a, b *Summary) *DiffResult {
 			k := fmt.Sprintf("%s %d.%d", q.Name, q.DMAEngine, q.Queue)
 			o := qb[k]
 			delete(qb, k)
-			add(ca.Name+" "+k+" packets", float64(q.Packets), float64(o.Packets))
-			add(ca.Name+" "+k+" bytes", float64(q.Bytes), float64(o.Bytes))
+			add(ca.Name+" "+k+" packets", float64(q.Packets), float64(o.Packets), true)
+			add(ca.Name+" "+k+" bytes", float64(q.Bytes), float64(o.Bytes), true)
 		}
 		for _, k := range qbOrder {
 			if q, ok := qb[k]; ok {
-				add(ca.Name+" "+k+" packets", 0, float64(q.Packets))
-				add(ca.Name+" "+k+" bytes", 0, float64(q.Bytes))
+				add(ca.Name+" "+k+" packets", 0, float64(q.Packets), true)
+				add(ca.Name+" "+k+" bytes", 0, float64(q.Bytes), true)
 			}
 		}
 	}
@@ -124,9 +136,17 @@ func Diff(a, b *Summary) *DiffResult {
 	return r
 }
 
+// spanWords says over what a capture with window how counts.
+func spanWords(how string) string {
+	if how == WholeCapture {
+		return "over the whole capture"
+	}
+	return "inside the profiled window (" + how + ")"
+}
+
 // WriteText prints what differs: the string differences, then the
 // compared quantities that changed (the JSON has every one, with
-// "changed").
+// "changed"), counts over different spans marked.
 func (r *DiffResult) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "--- %s\n+++ %s\n", r.A, r.B)
 	if r.Same {
@@ -136,6 +156,7 @@ func (r *DiffResult) WriteText(w io.Writer) error {
 	for _, s := range r.Strings {
 		fmt.Fprintf(w, "%s: %s -> %s\n", s.What, dashIfEmpty(s.A), dashIfEmpty(s.B))
 	}
+	marked := ""
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "WHAT\tA\tB\tB/A")
 	for _, row := range r.Rows {
@@ -146,9 +167,19 @@ func (r *DiffResult) WriteText(w io.Writer) error {
 		if row.Ratio != 0 {
 			ratio = fmt.Sprintf("%.3f", row.Ratio)
 		}
+		if row.OtherSpans != "" {
+			ratio, marked = "*", row.OtherSpans
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.What, row.value(row.A), row.value(row.B), ratio)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if marked != "" {
+		_, err := fmt.Fprintf(w, "* counted over different spans of the run, not a change of the kernel: %s\n", marked)
+		return err
+	}
+	return nil
 }
 
 // value prints one side of a row as inspect prints the quantity: times

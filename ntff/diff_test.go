@@ -52,6 +52,9 @@ func TestDiffKernelStringsSpans(t *testing.T) {
 		if r.What == "sg00 Scalar instructions" && r.Changed {
 			t.Error("an unchanged row is marked changed")
 		}
+		if r.OtherSpans != "" {
+			t.Errorf("%s: marked over different spans between two windows", r.What)
+		}
 	}
 	if kernel == nil || !kernel.Changed || kernel.Ratio < 1.2 {
 		t.Fatalf("no kernel row: %+v", d.Rows)
@@ -63,5 +66,20 @@ func TestDiffKernelStringsSpans(t *testing.T) {
 	d.WriteText(&sb)
 	if !strings.Contains(sb.String(), "sg00 kernel us") || !strings.Contains(sb.String(), "neff uuid: aa -> bb") || strings.Contains(sb.String(), "Scalar") {
 		t.Errorf("text:\n%s", sb.String())
+	}
+	a.Window, a.Cores[0].KernelUs, a.Cores[0].Engines[0].Instructions = WholeCapture, 0, 86
+	d = Diff(a, b)
+	for _, r := range d.Rows {
+		if strings.HasSuffix(r.What, " instructions") && r.OtherSpans == "" {
+			t.Errorf("%s: a whole capture's count against a window's is not marked", r.What)
+		}
+		if strings.HasSuffix(r.What, " us") && r.OtherSpans != "" {
+			t.Errorf("%s: a time marked as a count", r.What)
+		}
+	}
+	sb.Reset()
+	d.WriteText(&sb)
+	if !strings.Contains(sb.String(), "* counted over different spans") {
+		t.Errorf("text does not say the counts are over different spans:\n%s", sb.String())
 	}
 }
