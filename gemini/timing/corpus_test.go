@@ -2,6 +2,7 @@ package timing
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,6 +83,39 @@ func TestCompareRefusesAnotherNetwork(t *testing.T) {
 		var me *MismatchError
 		if !errors.As(err, &me) || cmp != nil || me.SimWorkloads == me.ZebuWorkloads {
 			t.Errorf("%s: compared (%v), want a mismatch naming both counts", other, err)
+		}
+	}
+}
+
+// A trace of another compile of the same network (ResNet-34 batch 4
+// beside batch 1: the same workload ids and layers) is refused too (audit
+// r3 #12: it was compared, "error -55.09%"), and each run still matches its
+// own schedule.
+func TestCompareRefusesAnotherCompile(t *testing.T) {
+	dir := conformance.Corpus(t, "gemini")
+	const base = "int8_resnet34.sim_quantized_%s_c1_bw16"
+	for _, sb := range []string{"b1", "b4"} {
+		s, err := gemini.ReadFile(filepath.Join(dir, fmt.Sprintf(base, sb)+"_stschedule.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Simulate(s, Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, zb := range []string{"b1", "b4"} {
+			tr, err := zebu.ReadFile(filepath.Join(dir, "zebu", fmt.Sprintf(base, zb)+"_sim.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmp, err := Compare(res, tr)
+			var me *MismatchError
+			switch {
+			case sb == zb && err != nil:
+				t.Errorf("schedule %s, its own trace: %v", sb, err)
+			case sb != zb && (!errors.As(err, &me) || cmp != nil || !strings.Contains(me.Detail, "another compile")):
+				t.Errorf("schedule %s, trace %s: compared (%v), want a mismatch saying another compile", sb, zb, err)
+			}
 		}
 	}
 }
