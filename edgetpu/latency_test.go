@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/tflite"
 )
 
@@ -32,13 +33,30 @@ func TestLatencyParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The parameter caching row is the cached parameters every other
+	// command reports (MemoryOf), its detail says the same; the caching
+	// executable's instructions are a row of their own (audit r3 #7: one
+	// row said 312.9 KiB for 308.4 KiB of parameters plus 4.5 KiB of
+	// instructions).
+	mem := MemoryOf(m.Ops[0].Packages[0])
 	var caching, streamed float64
+	var cachingRows int
 	for _, p := range l.Parts {
 		switch {
 		case p.FirstOnly:
 			caching += p.Us
-			if p.Bytes < int64(s.CachedParams) {
-				t.Errorf("caching part moves %d bytes, want at least %d", p.Bytes, s.CachedParams)
+			cachingRows++
+			switch p.Kind {
+			case PartParameters:
+				if p.Bytes != mem.Cached || p.Bytes != int64(s.CachedParams) || !strings.Contains(p.Detail, humanize.Bytes(p.Bytes)+" of parameters") {
+					t.Errorf("caching part moves %d bytes (%s), want the %d cached", p.Bytes, p.Detail, mem.Cached)
+				}
+			case PartTransfer:
+				if !strings.Contains(p.Name, "caching instructions") || p.Bytes <= 0 || p.Bytes >= int64(s.CachedParams) {
+					t.Errorf("caching instructions row %+v", p)
+				}
+			default:
+				t.Errorf("first-only row %+v", p)
 			}
 		case p.Kind == PartParameters:
 			streamed += p.Us
@@ -47,7 +65,7 @@ func TestLatencyParts(t *testing.T) {
 			}
 		}
 	}
-	if caching == 0 || streamed == 0 || !near(l.FirstInferenceUs-l.SteadyStateUs, caching) {
+	if cachingRows != 2 || caching == 0 || streamed == 0 || !near(l.FirstInferenceUs-l.SteadyStateUs, caching) {
 		t.Errorf("first %v steady %v caching %v streamed %v", l.FirstInferenceUs, l.SteadyStateUs, caching, streamed)
 	}
 	ev, _ := EstimateModel(m, h, LatencyOptions{Evicted: true})
