@@ -3,6 +3,7 @@ package dma
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/sim"
@@ -282,4 +283,28 @@ func appendUnique(s []int, v int) []int {
 		}
 	}
 	return append(s, v)
+}
+
+// GenerationDefault renders, as a flag's default, one figure of each
+// NeuronCore generation's DMA model (ParamsFor), consecutive generations
+// with the same figure joined: "(default: the NEFF's NeuronCore
+// generation's, 256 B on NeuronCore-v1 to v4)". Help texts print it so
+// that the text is the model's own figure, not a copy.
+func GenerationDefault(figure func(p SimParams) string) string {
+	var parts []string
+	gens := neuroncore.Generations
+	for i := 0; i < len(gens); {
+		v := figure(ParamsFor(gens[i].Arch))
+		j := i + 1
+		for j < len(gens) && figure(ParamsFor(gens[j].Arch)) == v {
+			j++
+		}
+		s := v + " on " + gens[i].Name
+		if j-i > 1 {
+			s += fmt.Sprintf(" to v%d", gens[j-1].Version)
+		}
+		parts = append(parts, s)
+		i = j
+	}
+	return "(default: the NEFF's NeuronCore generation's, " + strings.Join(parts, ", ") + ")"
 }

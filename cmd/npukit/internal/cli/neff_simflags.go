@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/internal/flagvalue"
@@ -14,18 +16,19 @@ func init() { registerKindFlags("sim", neffSimFlags, detect.NEFF, detect.NEFFDir
 // flag the user does not give leaves the figure of the NEFF's own
 // NeuronCore generation.
 func neffSimFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
-	d := dma.DefaultSimParams()
 	var engines int
 	var gbps, gibps float64
 	var overhead, minRun int64
-	// No flag default: a flag not given leaves the generation's figure.
-	fs.IntVar(&engines, "dma-engines", 0, "NEFF: DMA engines per NeuronCore (default: the NEFF's NeuronCore generation's)")
-	fs.Float64Var(&gbps, "dma-bw", 0, "NEFF: bandwidth of one DMA engine in GB/s (default: the NEFF's NeuronCore generation's)")
+	// No flag default: a flag not given leaves the generation's figure,
+	// which the help prints from the model (it printed DefaultSimParams'
+	// 512 B minimum run where the model charges 256 B).
+	fs.IntVar(&engines, "dma-engines", 0, "NEFF: DMA engines per NeuronCore "+dma.GenerationDefault(func(p dma.SimParams) string { return fmt.Sprint(p.Engines) }))
+	fs.Float64Var(&gbps, "dma-bw", 0, "NEFF: bandwidth of one DMA engine in GB/s "+dma.GenerationDefault(func(p dma.SimParams) string { return fmt.Sprintf("%g GB/s", p.BytesPerNs) }))
 	// The old name, in GiB/s: bandwidths are GB/s everywhere (issue 32).
 	fs.Float64Var(&gibps, "dma-gibps", 0, "NEFF: bandwidth of one DMA engine in GiB/s")
 	flagvalue.MarkDeprecated(fs, "dma-gibps", "use --dma-bw in GB/s (1 GiB/s = 1.074 GB/s)")
-	fs.Int64Var(&overhead, "dma-overhead-ns", d.OverheadNs, "NEFF: fixed cost of one DMA descriptor in ns")
-	fs.Int64Var(&minRun, "dma-min-run", d.MinChargedRun, "NEFF: contiguous runs shorter than this many bytes cost as much as this")
+	fs.Int64Var(&overhead, "dma-overhead-ns", 0, "NEFF: fixed latency of one DMA in ns "+dma.GenerationDefault(func(p dma.SimParams) string { return fmt.Sprintf("%d ns", p.OverheadNs) }))
+	fs.Int64Var(&minRun, "dma-min-run", 0, "NEFF: contiguous runs shorter than this many bytes cost as much as this "+dma.GenerationDefault(func(p dma.SimParams) string { return fmt.Sprintf("%d B", p.MinChargedRun) }))
 	flagvalue.MarkRange(fs, flagvalue.NonNegative, "dma-overhead-ns", "dma-min-run")
 	return func(o *npukit.Options) error {
 		if fs.Changed("dma-engines") && (engines < 1 || engines > 1024) {
