@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -425,6 +426,23 @@ func (m *NeffMeasured) Warning() string {
 	return ""
 }
 
+// RatioText prints the row's ratio with two significant digits at least
+// (0.0031, not 0.00), "0" when the model prices at nothing what was
+// measured, and "-" when the row is not compared (not simulated, or
+// nothing measured).
+func (r MeasuredRow) RatioText() string {
+	switch {
+	case r.Note != "" || r.MeasuredUs == 0:
+		return "-"
+	case r.Ratio == 0:
+		return "0"
+	case r.Ratio >= 0.1:
+		return strconv.FormatFloat(r.Ratio, 'f', 2, 64)
+	}
+	d := 1 - int(math.Floor(math.Log10(r.Ratio)))
+	return strconv.FormatFloat(r.Ratio, 'f', min(d, 12), 64)
+}
+
 // MeasuredRow is one compared quantity (ratio predicted/measured, 0 when
 // nothing was measured).
 type MeasuredRow struct {
@@ -447,24 +465,29 @@ func (m *NeffMeasured) WriteText(w io.Writer) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "WHAT\tPREDICTED us\tMEASURED us\tPREDICTED/MEASURED\t")
+	queues := false
 	for _, r := range m.Rows {
-		pred, ratio := fmt.Sprintf("%.3f", r.PredictedUs), "-"
-		if r.Ratio != 0 {
-			ratio = fmt.Sprintf("%.2f", r.Ratio)
-		}
+		pred := fmt.Sprintf("%.3f", r.PredictedUs)
 		if r.Note != "" {
 			pred = r.Note
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t\n", r.What, pred, r.MeasuredUs, ratio)
+		queues = queues || strings.Contains(r.What, " queues summed)")
+		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t\n", r.What, pred, r.MeasuredUs, r.RatioText())
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if queues {
+		fmt.Fprintln(w, queueTimeNote)
 	}
 	for _, n := range m.NotCompared {
 		fmt.Fprintf(w, "Not compared: %s\n", n)
 	}
 	return nil
 }
+
+// queueTimeNote explains the comparison's queue rows.
+const queueTimeNote = "(A DMA queue's busy is queue-time: the busy time of every queue of the name, one per DMA engine serving it, summed, so it can exceed the kernel's time; ratio 0: the model prices at nothing what was measured; -: not compared)"
 
 // predictedTotals reads what any NEFF simulation output predicts through
 // its JSON (total_ns; per subgraph, per DMA queue busy_ns), so the
@@ -573,6 +596,7 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 			m.NotCompared = append(m.NotCompared, fmt.Sprintf("%s busy of %s: %s", c.Name, strings.Join(unE, ", "), reasonE))
 		}
 		measQ := map[string]float64{}
+		nQ := map[string]int{}
 		unQ := map[string]string{}
 		var names, unNames []string
 		for _, q := range c.Queues {
@@ -580,6 +604,7 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 				names = append(names, q.Name)
 			}
 			measQ[q.Name] += q.BusyNs
+			nQ[q.Name]++
 			if q.NotMeasured != "" && unQ[q.Name] == "" {
 				// One queue of the name unmeasured: their sum is not
 				// a measurement either.
@@ -594,10 +619,16 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 			if unQ[n] != "" {
 				continue
 			}
+			// Queue-time: a name's queues (one per DMA engine serving
+			// it) summed on both sides, so it can exceed the kernel.
+			what := c.Name + " " + n + " busy"
+			if nQ[n] > 1 {
+				what += fmt.Sprintf(" (%d queues summed)", nQ[n])
+			}
 			if p, ok := predQ[n]; ok {
-				add(c.Name+" "+n+" busy", p, measQ[n], "")
+				add(what, p, measQ[n], "")
 			} else {
-				add(c.Name+" "+n+" busy", 0, measQ[n], "not simulated")
+				add(what, 0, measQ[n], "not simulated")
 			}
 		}
 	}
@@ -689,17 +720,19 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 	}
 	cmp.NeffMatch = match
 	tab := &report.Table{Caption: "Predicted (npukit sim) and measured (" + filepath.Base(name) + ")", Header: []string{"what", "predicted us", "measured us", "predicted/measured"}, Numeric: []int{1, 2, 3}}
+	queues := false
 	for _, r := range cmp.Rows {
-		pred, ratio := fmt.Sprintf("%.3f", r.PredictedUs), "-"
+		pred := fmt.Sprintf("%.3f", r.PredictedUs)
 		if r.Note != "" {
 			pred = r.Note
 		}
-		if r.Ratio != 0 {
-			ratio = fmt.Sprintf("%.2f", r.Ratio)
-		}
-		tab.Rows = append(tab.Rows, []string{r.What, pred, fmt.Sprintf("%.3f", r.MeasuredUs), ratio})
+		queues = queues || strings.Contains(r.What, " queues summed)")
+		tab.Rows = append(tab.Rows, []string{r.What, pred, fmt.Sprintf("%.3f", r.MeasuredUs), r.RatioText()})
 	}
 	blocks := []report.Block{tab}
+	if queues {
+		blocks = append(blocks, &report.Text{Text: queueTimeNote, Muted: true})
+	}
 	if wn := cmp.Warning(); wn != "" {
 		blocks = append([]report.Block{&report.Text{Text: "Warning: " + wn + "."}}, blocks...)
 	}

@@ -51,7 +51,8 @@ func TestMeasuredLeavesOutWithdrawnTimes(t *testing.T) {
 			t.Errorf("%s: %d quantities withdrawn, none named as not compared", r["ntff_file"], len(gone))
 		}
 		for _, row := range m.Rows {
-			if gone[row.What] {
+			// (a queue row may name how many queues it sums)
+			if what, _, _ := strings.Cut(row.What, " ("); gone[what] {
 				t.Errorf("%s: %q compared (measured %.3f us, ratio %.2f) though the capture does not measure it", r["ntff_file"], row.What, row.MeasuredUs, row.Ratio)
 			}
 		}
