@@ -53,6 +53,10 @@ type FileMemory struct {
 	Path string `json:"path"`
 	Memory
 	Packages int `json:"packages"`
+	// CompiledWithOthers: a package of the file was most likely compiled
+	// together with other models sharing its cache
+	// (Memory.CompiledWithOthers, the rule check uses).
+	CompiledWithOthers bool `json:"compiled_with_others_likely,omitempty"`
 }
 
 // TokenGroup gathers the files that share a caching token.
@@ -228,6 +232,7 @@ func BuildMemoryReport(files []NamedModel) *MemoryReport {
 			fm.Streamed += m.Streamed
 			fm.Instructions += m.Instructions
 			fm.Scratch += m.Scratch
+			fm.CompiledWithOthers = fm.CompiledWithOthers || m.CompiledWithOthers()
 			if fm.Token == 0 {
 				fm.Token = m.Token
 			}
@@ -274,10 +279,18 @@ func groupStatement(g *TokenGroup) string {
 		return "Token 0: this model does not use parameter caching across models; running it evicts the cache."
 	}
 	if len(g.Files) == 1 {
-		if g.Fits {
-			return fmt.Sprintf("Alone in its group: %s of cached parameters fit in the %s SRAM.", humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM))
+		f := g.Files[0]
+		if f.CompiledWithOthers {
+			// The rule check uses (Memory.CompiledWithOthers): the
+			// file is the only one of its token given, not the
+			// only one of its token.
+			return fmt.Sprintf("The only file of its caching token given here, but not alone in its group: it was most likely compiled together with others sharing its cache (%s streamed every inference although its %s cached + %s streamed would fit the 8 MiB on-chip memory); give the files compiled with it to see what the group caches. Its own %s of cached parameters fit in the %s SRAM.",
+				humanize.Bytes(f.Streamed), humanize.Bytes(f.Cached), humanize.Bytes(f.Streamed), humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM))
 		}
-		return fmt.Sprintf("Alone in its group: %s of cached parameters do not fit in the %s SRAM.", humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM))
+		if g.Fits {
+			return fmt.Sprintf("The only file of its caching token given here: %s of cached parameters fit in the %s SRAM.", humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM))
+		}
+		return fmt.Sprintf("The only file of its caching token given here: %s of cached parameters do not fit in the %s SRAM.", humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM))
 	}
 	if g.Fits {
 		return fmt.Sprintf("%d files compiled together share the cache: on one Edge TPU their %s of cached parameters co-reside in the %s SRAM, so alternating between them does not evict it.", len(g.Files), humanize.Bytes(g.Cached), humanize.Bytes(g.SRAM))

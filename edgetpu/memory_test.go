@@ -74,3 +74,45 @@ func TestSummaryText(t *testing.T) {
 		}
 	}
 }
+
+// One file given alone: edgetpu memory's statement about its group and
+// check's cause of its streamed parameters come from one rule
+// (Memory.CompiledWithOthers), so a file check calls "most likely compiled
+// together with others" is never "alone in its group" (audit r3 #8).
+func TestMemoryLoneFileAgreesWithCheck(t *testing.T) {
+	for _, c := range []struct {
+		cached, streamed int
+		together         bool
+	}{
+		{300 << 10, 250 << 10, true}, // a large streamed share of a model that fits
+		{1 << 20, 0, false},          // all cached
+		{4 << 20, 8 << 10, false},    // a small remainder streamed
+		{7 << 20, 2 << 20, false},    // too large for the cache
+		{512 << 10, 200 << 10, true}, // co-compiled, streamed third
+		{2 << 20, 100 << 10, false},  // streamed share under 1/20
+	} {
+		s := DemoSpec()
+		s.CachedParams, s.StreamedParams = c.cached, c.streamed
+		b, err := Write(Synthetic(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Read(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := BuildMemoryReport([]NamedModel{{Path: "m_edgetpu.tflite", Model: m}})
+		st := r.Groups[0].Statement
+		checkSays := false
+		for _, d := range Check(m) {
+			checkSays = checkSays || d.Rule == RuleStreamedParams && strings.Contains(d.Message, "compiled together with others")
+		}
+		memorySays := strings.Contains(st, "compiled together with others") && strings.Contains(st, "not alone in its group")
+		if checkSays != c.together || memorySays != c.together || r.Groups[0].Files[0].CompiledWithOthers != c.together {
+			t.Errorf("cached %d streamed %d: check says co-compiled %v, memory %v (%q), want %v", c.cached, c.streamed, checkSays, memorySays, st, c.together)
+		}
+		if strings.Contains(st, "Alone in its group") {
+			t.Errorf("statement %q", st)
+		}
+	}
+}

@@ -33,6 +33,18 @@ func init() {
 	)
 }
 
+// CompiledWithOthers reports whether the package was most likely compiled
+// together with other models sharing its parameter cache: its parameters
+// would fit the on-chip memory alone, yet a large share of them is
+// streamed. Alone, a model whose parameters fit is cached but for small
+// remainders (real single models stream at most a few KiB). check
+// (edgetpu/streamed-parameters) and edgetpu memory's statement about a
+// file's group both decide by it.
+func (m Memory) CompiledWithOthers() bool {
+	total := m.Cached + m.Streamed
+	return total <= ParameterSRAM && m.Streamed >= coCompiledStream && 20*m.Streamed >= total
+}
+
 // coCompiledStream is the streamed-parameter size from which a model that
 // would fit the cache alone is taken to share it with co-compiled models.
 const coCompiledStream = 64 << 10
@@ -76,11 +88,7 @@ func checkPerformance(rep *diag.Report, loc string, p *Package) {
 		switch {
 		case total > ParameterSRAM:
 			cause = fmt.Sprintf("the model's parameters (%s) exceed what the 8 MiB on-chip memory holds", humanize.Bytes(total))
-		case mem.Streamed >= coCompiledStream && 20*mem.Streamed >= total:
-			// Alone, a model whose parameters fit is cached but for
-			// small remainders (real single models stream at most a
-			// few KiB): a large streamed share of a model that fits
-			// points to a cache shared at compile time.
+		case mem.CompiledWithOthers():
 			cause = fmt.Sprintf("%s cached + %s streamed would fit the 8 MiB on-chip memory: the model was most likely compiled together with others sharing its cache (caching token %s); the compiler hands the cache out in the order the models are given, so compile this model first, or alone, to cache all of it",
 				humanize.Bytes(mem.Cached), humanize.Bytes(mem.Streamed), mem.TokenHex)
 		default:
