@@ -22,12 +22,16 @@ type CheckNoted struct {
 	// Run is the command that lists the errors, as the note says it
 	// ("": `npukit check FILE`).
 	Run string
+	// DefaultRules: the rule configuration check would read could not be
+	// read, so the count is of the default rules (the note says so).
+	DefaultRules bool
 }
 
 // WithCheckNote returns out, noted with the number of errors check finds
-// in a (its default rules), when there are any and check applies to a's
-// kind; out unchanged otherwise (a file check cannot read is left to
-// check to explain).
+// in a under the rule policy check applies (Options.CheckPolicy: by
+// default the .npukit.yaml found from the working directory upward), when
+// there are any and check applies to a's kind; out unchanged otherwise (a
+// file check cannot read is left to check to explain).
 func WithCheckNote(out Output, a *Artifact, o *Options) Output {
 	if out == nil || !Supports(a.Kind, "check") {
 		return out
@@ -36,8 +40,14 @@ func WithCheckNote(out Output, a *Artifact, o *Options) Output {
 	if err != nil {
 		return out
 	}
+	p, ok := o.checkPolicy()
+	rep, _ = p.Apply(rep)
 	if n := rep.Count(diag.Error); n > 0 {
-		return &CheckNoted{Output: out, File: a.Name, Errors: n}
+		c := &CheckNoted{Output: out, File: a.Name, Errors: n}
+		if !ok {
+			c.DefaultRules = true
+		}
+		return c
 	}
 	return out
 }
@@ -49,7 +59,11 @@ func (c *CheckNoted) Note() string {
 	if run == "" {
 		run = "`npukit check " + c.File + "`"
 	}
-	return fmt.Sprintf("check finds %s in this file (run %s)", humanize.Plural(c.Errors, "error"), run)
+	rules := ""
+	if c.DefaultRules {
+		rules = " with the default rules (the rule configuration cannot be read)"
+	}
+	return fmt.Sprintf("check finds %s in this file%s (run %s)", humanize.Plural(c.Errors, "error"), rules, run)
 }
 
 // WriteText writes the output, then the note.

@@ -296,7 +296,17 @@ func Report(as []*Artifact, o *Options) (*report.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ad.Report(as, orDefault(o))
+	page, err := ad.Report(as, orDefault(o))
+	if err != nil || page == nil || page.Diagnostics == nil {
+		return page, err
+	}
+	// The page's findings under the rule policy check applies (audit r3
+	// #32: a rule the configuration disables was listed as an error).
+	p, _ := o.checkPolicy()
+	var suppressed diag.Report
+	page.Diagnostics, suppressed = p.Apply(page.Diagnostics)
+	page.Suppressed = len(suppressed)
+	return page, nil
 }
 
 // Diff compares two artifacts of one kind semantically; identical is true

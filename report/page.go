@@ -32,6 +32,9 @@ type Page struct {
 	// SectionFor names (by Section.ID), or to none.
 	Diagnostics diag.Report
 	SectionFor  func(d diag.Diagnostic) string
+	// Suppressed counts the findings the rule configuration left out of
+	// Diagnostics (as `npukit check` leaves them out).
+	Suppressed int
 }
 
 // KV is one labelled value.
@@ -127,7 +130,7 @@ func Render(w io.Writer, p *Page) error {
 	}
 	var diagHTML template.HTML
 	if withDiags {
-		diagHTML = renderDiagnostics(p.Diagnostics, p.SectionFor, seen)
+		diagHTML = renderDiagnostics(p.Diagnostics, p.Suppressed, p.SectionFor, seen)
 	}
 	var buf bytes.Buffer
 	err := pageTmpl.Execute(&buf, struct {
@@ -149,14 +152,18 @@ func Render(w io.Writer, p *Page) error {
 }
 
 // renderDiagnostics groups diagnostics by rule, errors first.
-func renderDiagnostics(r diag.Report, sectionFor func(diag.Diagnostic) string, ids map[string]bool) template.HTML {
+func renderDiagnostics(r diag.Report, suppressed int, sectionFor func(diag.Diagnostic) string, ids map[string]bool) template.HTML {
 	var b strings.Builder
 	b.WriteString(`<section id="diagnostics" class="section diagnostics"><h2>Diagnostics</h2>`)
+	sup := ""
+	if suppressed > 0 {
+		sup = fmt.Sprintf("; %s left out by the rule configuration, as npukit check leaves them out", humanize.Plural(suppressed, "finding"))
+	}
 	if len(r) == 0 {
-		b.WriteString(`<p class="ok">No findings: every rule passed.</p></section>`)
+		fmt.Fprintf(&b, `<p class="ok">No findings: every rule passed%s.</p></section>`, esc(sup))
 		return template.HTML(b.String())
 	}
-	fmt.Fprintf(&b, `<p>%s.</p>`, esc(r.Summary()))
+	fmt.Fprintf(&b, `<p>%s%s.</p>`, esc(r.Summary()), esc(sup))
 	// A page of several files names each finding's file.
 	files := map[string]bool{}
 	for _, d := range r {

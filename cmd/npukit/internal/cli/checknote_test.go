@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,5 +44,38 @@ func TestSimAndInspectNoteCheckErrors(t *testing.T) {
 	r := run(t, "", "nki", "sim", "--manifest", filepath.Join(ex, "nki", "manifest.json"), "--entry", "guide.overlap")
 	if r.code != 0 || !strings.Contains(r.stdout, "Note: check finds 1 error in this file (run `npukit nki check` with the same arguments)") {
 		t.Errorf("nki sim of a kernel nki check fails: no note:\n%s", r)
+	}
+}
+
+// Audit r3 #32: with the rule disabled in the .npukit.yaml `npukit check`
+// reads (from the working directory upward), check finds no error; sim,
+// inspect and the report said "check finds 1 error" and listed it.
+func TestCheckNoteFollowsRuleConfiguration(t *testing.T) {
+	ex, err := filepath.Abs("../../../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(ex, "sbuf", "overlap-t0-t1.yaml")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".npukit.yaml"), []byte("disable: [sbuf/lifetime-overlap]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, dir, "check", bad); r.code != 0 || !strings.Contains(r.stdout, "0 errors") {
+		t.Fatalf("check under the configuration: %s", r)
+	}
+	for _, cmd := range [][]string{{"sim"}, {"inspect"}, {"sbuf", "sim"}} {
+		if r := run(t, dir, append(cmd, bad)...); r.code != 0 || strings.Contains(r.stdout, "check finds") {
+			t.Errorf("%v under a configuration disabling the rule: %s", cmd, r)
+		}
+	}
+	if r := run(t, dir, "report", bad, "-o", "r.html"); r.code != 0 {
+		t.Fatalf("report: %s", r)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "r.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "sbuf/lifetime-overlap") || !strings.Contains(string(b), "1 finding left out by the rule configuration") {
+		t.Error("the report lists the disabled rule's finding, or does not say it left it out")
 	}
 }
