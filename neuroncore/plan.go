@@ -286,12 +286,15 @@ const (
 
 // raw* are the YAML/JSON shapes of the file.
 type rawPlan struct {
-	Name    string      `yaml:"name"`
-	Arch    string      `yaml:"arch"`
-	API     string      `yaml:"api"`
-	Tensors []rawTensor `yaml:"tensors"`
-	HBM     []rawHBM    `yaml:"hbm"`
-	Body    []rawNode   `yaml:"body"`
+	Name string `yaml:"name"`
+	Arch string `yaml:"arch"`
+	API  string `yaml:"api"`
+	// SkipMiddleEnd is Plan.SerialTiles (the kernel's
+	// skip_middle_end_transformations decorator).
+	SkipMiddleEnd bool        `yaml:"skip_middle_end_transformations"`
+	Tensors       []rawTensor `yaml:"tensors"`
+	HBM           []rawHBM    `yaml:"hbm"`
+	Body          []rawNode   `yaml:"body"`
 }
 
 type rawTensor struct {
@@ -402,7 +405,7 @@ func ParsePlan(b []byte) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("arch: %w", err)
 	}
-	p := &Plan{Name: raw.Name, Arch: arch}
+	p := &Plan{Name: raw.Name, Arch: arch, SerialTiles: raw.SkipMiddleEnd}
 	switch raw.API {
 	case "", "beta1":
 	case "current":
@@ -891,6 +894,10 @@ func (bp *bodyParser) refs(n *yaml.Node, path string, vars []string) ([]Ref, err
 // enclosing loop variables: terms like 3, i, 2*i, i*2, joined by + and -.
 func (bp *bodyParser) ref(text string, vars []string) (Ref, error) {
 	s := strings.TrimSpace(text)
+	s, part, free, err := cutSlice(s)
+	if err != nil {
+		return Ref{}, err
+	}
 	name, rest, hasIdx := strings.Cut(s, "[")
 	name = strings.TrimSpace(name)
 	var decl int64
@@ -916,6 +923,12 @@ func (bp *bodyParser) ref(text string, vars []string) (Ref, error) {
 		}
 	}
 	r := Ref{Tensor: ti, Text: s, Decl: decl}
+	if free > 0 {
+		if part > t.Partitions || free > t.FreeElems() {
+			return Ref{}, fmt.Errorf("slice (%dx%d) is larger than a tile of %s (%dx%d)", part, free, name, t.Partitions, t.FreeElems())
+		}
+		r.Part, r.Free = part, free
+	}
 	var exprs []string
 	if hasIdx {
 		if !strings.HasSuffix(rest, "]") {
@@ -938,6 +951,30 @@ func (bp *bodyParser) ref(text string, vars []string) (Ref, error) {
 		r.Index = append(r.Index, a)
 	}
 	return r, nil
+}
+
+// cutSlice splits a reference's slice suffix "(PxF)" off: the step
+// touches P partitions and F free elements per partition of the tile
+// (Ref.Part, Ref.Free). free is 0 when the reference has no suffix.
+func cutSlice(s string) (rest string, part, free int64, err error) {
+	if !strings.HasSuffix(s, ")") {
+		return s, 0, 0, nil
+	}
+	i := strings.LastIndex(s, "(")
+	if i < 0 {
+		return "", 0, 0, errors.New("missing ( before the slice's )")
+	}
+	ps, fs, ok := strings.Cut(s[i+1:len(s)-1], "x")
+	if ok {
+		part, err = strconv.ParseInt(strings.TrimSpace(ps), 10, 64)
+		if err == nil {
+			free, err = strconv.ParseInt(strings.TrimSpace(fs), 10, 64)
+		}
+	}
+	if !ok || err != nil || part < 0 || free < 1 {
+		return "", 0, 0, fmt.Errorf("slice %q: want (PARTITIONSxFREE), e.g. (128x512)", s[i:])
+	}
+	return strings.TrimSpace(s[:i]), part, free, nil
 }
 
 func parseAffine(s string, vars []string) (Affine, error) {

@@ -17,6 +17,9 @@ func EncodePlan(p *Plan) []byte {
 	if p.API != "" {
 		fmt.Fprintf(&b, "api: %s\n", p.API)
 	}
+	if p.SerialTiles {
+		b.WriteString("skip_middle_end_transformations: true\n")
+	}
 	if len(p.HBM) > 0 {
 		b.WriteString("hbm:\n")
 		for _, h := range p.HBM {
@@ -52,11 +55,11 @@ func EncodePlan(p *Plan) []byte {
 		fmt.Fprintf(&b, "    # %s\n", t.Path)
 	}
 	b.WriteString("body:\n")
-	encodeNodes(&b, p.Body, "  ")
+	encodeNodes(&b, p, p.Body, "  ")
 	return b.Bytes()
 }
 
-func encodeNodes(b *bytes.Buffer, ns []Node, ind string) {
+func encodeNodes(b *bytes.Buffer, p *Plan, ns []Node, ind string) {
 	if len(ns) == 0 {
 		b.WriteString(ind + "[]\n")
 		return
@@ -65,7 +68,7 @@ func encodeNodes(b *bytes.Buffer, ns []Node, ind string) {
 		if n.Loop != nil {
 			l := n.Loop
 			fmt.Fprintf(b, "%s- loop: %s\n%s  range: [%d, %d, %d]\n%s  body:\n", ind, l.Var, ind, l.Start, l.Stop, l.Step, ind)
-			encodeNodes(b, l.Body, ind+"    ")
+			encodeNodes(b, p, l.Body, ind+"    ")
 			continue
 		}
 		s := n.Step
@@ -74,10 +77,10 @@ func encodeNodes(b *bytes.Buffer, ns []Node, ind string) {
 			fmt.Fprintf(b, ", func: %s", quote(s.Func))
 		}
 		if len(s.Reads) > 0 {
-			fmt.Fprintf(b, ", read: %s", refList(s.Reads))
+			fmt.Fprintf(b, ", read: %s", refList(p, s.Reads))
 		}
 		if len(s.Writes) > 0 {
-			fmt.Fprintf(b, ", write: %s", refList(s.Writes))
+			fmt.Fprintf(b, ", write: %s", refList(p, s.Writes))
 		}
 		if s.Accumulate {
 			b.WriteString(", accumulate: true")
@@ -102,10 +105,16 @@ func intList(v []int64) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-func refList(rs []Ref) string {
+// refList writes references with their slice, "(PxF)", when a step
+// touches part of a tile: the simulation charges the slice.
+func refList(p *Plan, rs []Ref) string {
 	parts := make([]string, len(rs))
 	for i, r := range rs {
-		parts[i] = quote(r.Text)
+		text := r.Text
+		if t := p.Tensors[r.Tensor]; r.Free > 0 && r.Part <= t.Partitions && r.Free <= t.FreeElems() && (r.Part != t.Partitions || r.Free != t.FreeElems()) {
+			text += fmt.Sprintf("(%dx%d)", r.Part, r.Free)
+		}
+		parts[i] = quote(text)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }

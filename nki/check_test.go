@@ -129,7 +129,8 @@ func TestCheckMutatedOverlapReported(t *testing.T) {
 }
 
 // Every traced manifest entry lowers to a plan whose YAML (--emit-plan)
-// reads back and checks with the same plan findings.
+// reads back, checks with the same plan findings and simulates to the same
+// time.
 func TestLoweredPlanRoundTrip(t *testing.T) {
 	m, err := ReadManifest(corpusManifest)
 	if err != nil {
@@ -166,6 +167,15 @@ func TestLoweredPlanRoundTrip(t *testing.T) {
 		}
 		if len(x1.Events) != len(x2.Events) || len(r1) != len(r2) {
 			t.Errorf("%s: %d events / %d findings, read back %d / %d", e.ID, len(x1.Events), len(r1), len(x2.Events), len(r2))
+		}
+		// sbuf sim of the emitted plan is nki sim of the kernel (audit r3
+		// #21: the plan lost slices and charged whole tiles, 2.8-4x).
+		s1, err1 := neuroncore.SimulateExecution(x1)
+		s2, err2 := neuroncore.SimulateExecution(x2)
+		if err1 != nil || err2 != nil {
+			t.Errorf("%s: simulate: %v / read back: %v", e.ID, err1, err2)
+		} else if a, b := s1.Summary().TimeNs, s2.Summary().TimeNs; a != b {
+			t.Errorf("%s: nki sim %.0f ns, sbuf sim of the emitted plan %.0f ns (x%.2f)", e.ID, a, b, b/a)
 		}
 		n++
 	}
