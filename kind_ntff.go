@@ -336,7 +336,7 @@ func ntffBlocks(p *ntff.Profile, s *ntff.Summary, name, what string) []report.Bl
 	for _, n := range notes {
 		blocks = append(blocks, &report.Text{Text: n, Muted: true})
 	}
-	if tl := ntffTimeline(p, name, what); tl != nil {
+	if tl, _ := ntffTimeline(p, name, what, false); tl != nil {
 		blocks = append(blocks, tl)
 	}
 	return append(blocks, mem)
@@ -353,14 +353,25 @@ func addNote(notes []string, n string) []string {
 }
 
 // ntffTimeline draws the captured window: one track per core's engine and
-// DMA queue.
-func ntffTimeline(p *ntff.Profile, name, what string) *report.Timeline {
+// DMA queue. With fromKernel, times are from core 0's kernel start (its
+// first kernel instruction: the launch before it is drawn at negative
+// times), when the capture lays its streams out; else from the window's
+// start, or on a format 4 capture (no window) from its first events.
+// origin says which.
+func ntffTimeline(p *ntff.Profile, name, what string, fromKernel bool) (tl *report.Timeline, origin string) {
 	start, end, how := p.Window()
 	insOrigin, dmaOrigin := start, start
+	origin = "the start of the profiled window"
 	if how == ntff.WholeCapture {
 		insOrigin, dmaOrigin = p.FirstEvents()
+		origin = "the capture's first event (NTFF format 4 records no profiled window)"
+	} else if fromKernel && len(p.Cores) > 0 {
+		if f, _, ok := p.Cores[0].KernelSpan(start, end); ok {
+			insOrigin, dmaOrigin = f, f
+			origin = "the start of the kernel"
+		}
 	}
-	tl := &report.Timeline{Caption: name + ": " + what + " instructions and DMA packets", Unit: report.Nanoseconds, XLabel: "ns from the start of the profiled window",
+	tl = &report.Timeline{Caption: name + ": " + what + " instructions and DMA packets", Unit: report.Nanoseconds, XLabel: "time from " + origin,
 		Series: []report.Series{{Name: "instruction"}, {Name: "DMA packet"}}}
 	for ci := range p.Cores {
 		c := &p.Cores[ci]
@@ -388,9 +399,19 @@ func ntffTimeline(p *ntff.Profile, name, what string) *report.Timeline {
 		}
 	}
 	if len(tl.Tracks) == 0 {
-		return nil
+		return nil, origin
 	}
-	return tl
+	return tl, origin
+}
+
+// timelineRange is the range of a timeline's spans, from 0 at least.
+func timelineRange(tl *report.Timeline) (lo, hi float64) {
+	for _, t := range tl.Tracks {
+		for _, sp := range t.Spans {
+			lo, hi = min(lo, sp.Start), max(hi, sp.End)
+		}
+	}
+	return lo, hi
 }
 
 // NeffMeasured is Simulate of a NEFF given Options.NeffMeasured (`npukit
@@ -736,15 +757,32 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 	if wn := cmp.Warning(); wn != "" {
 		blocks = append([]report.Block{&report.Text{Text: "Warning: " + wn + "."}}, blocks...)
 	}
-	if tl := predictedTimeline(files[0], o); tl != nil {
-		blocks = append(blocks, tl)
+	// The two timelines on one origin, the kernel's start (the
+	// simulation's is its 0; the capture's, core 0's first kernel
+	// instruction), and one range, so that a mark above lines up with
+	// the mark below.
+	pred := predictedTimeline(files[0], o)
+	meas, origin := ntffTimeline(p, filepath.Base(name), "measured", true)
+	var lo, hi float64
+	for _, tl := range []*report.Timeline{pred, meas} {
+		if tl != nil {
+			l, h := timelineRange(tl)
+			lo, hi = min(lo, l), max(hi, h)
+		}
 	}
-	if tl := ntffTimeline(p, filepath.Base(name), "measured"); tl != nil {
-		blocks = append(blocks, tl)
+	for _, tl := range []*report.Timeline{pred, meas} {
+		if tl != nil {
+			tl.From, tl.To = lo, hi
+			blocks = append(blocks, tl)
+		}
+	}
+	drawn := "The predicted timeline is drawn above the measured one, both from the start of the kernel on one time axis: the measured launch before the kernel at negative times (the simulation's launch, a constant, is not drawn)."
+	if origin != "the start of the kernel" {
+		drawn = "The predicted timeline, from the start of the kernel, is drawn above the measured one, from " + origin + " (the capture does not locate its kernel), on one time axis."
 	}
 	page.Sections = append(page.Sections, report.Section{ID: "measured", Title: "Predicted and measured",
-		Intro: fmt.Sprintf("The simulation beside the capture %s (%s, runtime %s, window %s): total %s measured, %s predicted. The predicted timeline is drawn above the measured one, both from the start of the kernel.",
-			filepath.Base(name), s.Instance, s.Runtime, s.Window, humanize.Micros(s.TotalTimeUs), humanize.Micros(cmp.Rows[0].PredictedUs)),
+		Intro: fmt.Sprintf("The simulation beside the capture %s (%s, runtime %s, window %s): total %s measured, %s predicted. %s",
+			filepath.Base(name), s.Instance, s.Runtime, s.Window, humanize.Micros(s.TotalTimeUs), humanize.Micros(cmp.Rows[0].PredictedUs), drawn),
 		Blocks: blocks})
 	return page, nil
 }
@@ -767,7 +805,7 @@ func predictedTimeline(a *Artifact, o *Options) *report.Timeline {
 	if err != nil {
 		return nil
 	}
-	tl := &report.Timeline{Caption: filepath.Base(a.Name) + ": predicted (npukit sim)", Unit: report.Nanoseconds, XLabel: "ns from the start of the kernel",
+	tl := &report.Timeline{Caption: filepath.Base(a.Name) + ": predicted (npukit sim)", Unit: report.Nanoseconds, XLabel: "time from the start of the kernel",
 		Series: []report.Series{{Name: "simulated task"}}}
 	drawn := 0
 	for _, sr := range run.Subgraphs {

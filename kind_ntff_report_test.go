@@ -1,12 +1,15 @@
 package npukit
 
 import (
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/npukit/npukit/internal/conformance"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/ntff"
 	"github.com/npukit/npukit/report"
 )
 
@@ -74,5 +77,77 @@ func TestNtffReportFormat4Span(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no engine or queue table")
+	}
+}
+
+// report X.neff --measured X.ntff draws both timelines from the kernel's
+// start on one time range, as its intro says: the measured one started at
+// the window (14.5 us of launch earlier) on an axis of another length,
+// and both axis titles read "ns ... (us)".
+func TestNeffMeasuredTimelinesOneOrigin(t *testing.T) {
+	dir := conformance.Shared(t, "corpus3/ntff")
+	a, err := Open(filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.neff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	capb, err := os.ReadFile(filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.ntff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := a.Report(&Options{NeffMeasured: capb, NeffMeasuredName: "transpose_1024.ntff"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tls []*report.Timeline
+	var intro string
+	for _, sec := range page.Sections {
+		if sec.ID != "measured" {
+			continue
+		}
+		intro = sec.Intro
+		for _, b := range sec.Blocks {
+			if tl, ok := b.(*report.Timeline); ok {
+				tls = append(tls, tl)
+			}
+		}
+	}
+	if len(tls) != 2 {
+		t.Fatalf("%d timelines in the comparison, want predicted and measured", len(tls))
+	}
+	if !strings.Contains(intro, "both from the start of the kernel") {
+		t.Errorf("intro: %s", intro)
+	}
+	capt, err := ntff.Parse(capb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ntff.Summarize(capt, "c")
+	for _, tl := range tls {
+		if tl.XLabel != "time from the start of the kernel" {
+			t.Errorf("%s: axis title %q", tl.Caption, tl.XLabel)
+		}
+		if tl.From != tls[0].From || tl.To != tls[0].To || tl.To <= 0 {
+			t.Errorf("%s: range [%g, %g], the other's [%g, %g]", tl.Caption, tl.From, tl.To, tls[0].From, tls[0].To)
+		}
+	}
+	// The measured kernel starts at 0 and the launch before it is at
+	// negative times, as long as inspect says.
+	lo, first := 0.0, math.Inf(1)
+	for _, tr := range tls[1].Tracks {
+		for _, sp := range tr.Spans {
+			lo = min(lo, sp.Start)
+			if sp.Start >= 0 {
+				first = min(first, sp.Start)
+			}
+		}
+	}
+	if first != 0 {
+		t.Errorf("the measured kernel's first instruction at %g ns, want 0", first)
+	}
+	if want := -s.Cores[0].LaunchBeforeUs * 1e3; lo < want-1 {
+		t.Errorf("measured timeline from %g ns, before the window (launch %g ns)", lo, want)
+	}
+	if tls[0].From > -s.Cores[0].LaunchBeforeUs*1e3*0.5 {
+		t.Errorf("the shared range starts at %g ns, not before the kernel", tls[0].From)
 	}
 }

@@ -334,6 +334,10 @@ type Timeline struct {
 	// Exact names where every span is when some are merged (e.g. "the
 	// --trace Perfetto export of `npukit sim`"); empty: a generic text.
 	Exact string
+	// From and To widen the time axis to at least [From, To] (zero: the
+	// spans' own range, from 0): two timelines read one above the other
+	// share one range, so that a mark above lines up with the mark below.
+	From, To float64
 }
 
 // DefaultMaxMarks bounds a timeline's marks when Timeline.MaxMarks is 0:
@@ -449,6 +453,9 @@ func (c *Timeline) html() (template.HTML, error) {
 		lo, hi = 0, 1
 	}
 	lo = math.Min(lo, 0)
+	if c.To > c.From {
+		lo, hi = math.Min(lo, c.From), math.Max(hi, c.To)
+	}
 	if hi <= lo {
 		hi = lo + 1
 	}
