@@ -19,6 +19,9 @@ func newDemoCmd(env *Env) *cobra.Command {
 		Long:  longHelp("demo"),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if env.JSON { // the demo shows the text output (audit r3 #5: --json was ignored)
+				return usageErr("demo shows each command's text output: --json does not apply (run the commands it prints with --json)")
+			}
 			if dir == "" {
 				d, err := os.MkdirTemp("", "npukit-demo-")
 				if err != nil {

@@ -41,7 +41,7 @@ func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
 				return libErr(args[0], err)
 			}
 			if host == "help" {
-				return edgetpu.HostsText(env.Stdout)
+				return render(env, edgetpu.HostList{})
 			}
 			h, ok := edgetpu.HostByName(host)
 			if !ok {

@@ -23,7 +23,7 @@ func newSimCmd(env *Env) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f := cmd.Flags().Lookup("host"); f != nil && f.Value.String() == "help" {
-				return edgetpu.HostsText(env.Stdout)
+				return render(env, edgetpu.HostList{})
 			}
 			a, err := openArg(args[0])
 			if err != nil {
