@@ -108,10 +108,11 @@ def kernel(a, kernel_dtype, padding):
 
 // --arg and '# npukit: check' name the parameters they give, as Python's
 // kernel(b=..., a=...): given out of order they bind by name (they were
-// bound in order, b's tensor to a); a name the kernel does not have goes to
-// **kwargs (conv's padding=, refused as a third positional argument) or,
-// without **kwargs, fills the next parameter not named (as before), and a
-// keyword-only parameter can be given.
+// bound in order, b's tensor to a); a name the kernel does not have fills
+// the next parameter not named (as before), except that once the
+// parameters without a default have values it goes to **kwargs (conv's
+// padding=, refused as a third positional argument); a keyword-only
+// parameter can be given.
 func TestArgsBindByName(t *testing.T) {
 	src := authorHeader + `
 @nki.jit
@@ -140,6 +141,8 @@ def kernel(a, b, *, scale=1.0, **kw):
 	for _, flags := range [][]string{
 		{"b=float32[128,256]", "a=float32[128,512]", "scale=2.0", "padding=(1,1)"},
 		{"padding=(1,1)", "scale=2.0", "a=float32[128,512]", "b=float32[128,256]"},
+		// labels fill the parameters without a default before **kwargs
+		{"x=float32[128,512]", "y=float32[128,256]", "padding=(1,1)", "scale=2.0"},
 	} {
 		if err := trace(true, flags...); err != nil {
 			t.Errorf("%v: %v", flags, err)

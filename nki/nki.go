@@ -396,11 +396,13 @@ func (in *interp) jsonValue(v any) Value {
 
 // bindByName splits named arguments into the positional and keyword
 // arguments of the call (Options.ArgsByName): an argument naming a
-// parameter is its keyword; the others go by name to **kwargs if the
-// function takes them (Python's kernel(padding=...)), else fill the
-// positional parameters not named, in order (a name that is only a label);
-// what is left goes, for *args or the "takes N positional arguments"
-// error, after every positional parameter's value in order. kw holds the keyword's parameter name beside
+// parameter is its keyword; the others fill the positional parameters not
+// named, in order (a name that is only a label, as --arg a=... for
+// kernel(a_tensor) always was), except that a function taking **kwargs gets
+// them by name once its parameters without a default have their values
+// (Python's kernel(img, filt, padding=...)); what is left goes, for *args
+// or the "takes N positional arguments" error, after every positional
+// parameter's value in order. kw holds the keyword's parameter name beside
 // each argument (the argument keeps its own name, which names its tensor).
 // A function with positional-only parameters keeps every argument
 // positional, in order.
@@ -426,15 +428,14 @@ func bindByName(ps *python.Params, given []Arg) (pos []Arg, kw []namedArg) {
 	}
 	var extra []Arg
 	free := 0
+	required := len(ps.Args) - ps.NDefault // parameters without a default
 	for _, a := range rest {
-		if ps.KwArg != nil {
-			extra = append(extra, a)
-			continue
-		}
 		for free < len(ps.Args) && hasArg(byParam, ps.Args[free].Name) {
 			free++
 		}
-		if free < len(ps.Args) {
+		// a label fills a parameter that needs a value; with **kwargs
+		// it fills no parameter that has a default (it is a keyword)
+		if free < len(ps.Args) && (ps.KwArg == nil || free < required) {
 			byParam[ps.Args[free].Name] = a
 			continue
 		}
