@@ -36,6 +36,13 @@ type Runtime struct {
 	Assumed bool
 }
 
+// FeaturesFlagHelp is the help of check's --neff-runtime-features, which
+// has no default: without it, feature bits past DefaultRuntime's mask are
+// an info or a warning; naming a mask, even that one, makes them errors.
+var FeaturesFlagHelp = fmt.Sprintf("NEFF: feature-bit mask the target runtime supports (its \"Currently supporting: 0x...\" message); "+
+	"naming one makes feature bits past it errors (default: none named; bits past %s's %#x are an info naming the runtime that loads them, a warning when the file does not name its compiler)",
+	DefaultRuntime.Name, DefaultRuntime.Features)
+
 // DefaultRuntime is the public Neuron runtime 2.x as its own error message
 // describes it ("Currently supporting: 0x80000000000000ff", notes/neff.md).
 var DefaultRuntime = Runtime{Name: "Neuron runtime 2.x", MaxMajor: 2, Features: 0x80000000000000ff, Assumed: true}

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/npukit/npukit"
@@ -153,17 +151,14 @@ func neffCheckFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	var major uint64
 	var features string
 	fs.Uint64Var(&major, "neff-runtime-major", neff.DefaultRuntime.MaxMajor, "NEFF: highest neff_version_major the target runtime loads")
-	fs.StringVar(&features, "neff-runtime-features", fmt.Sprintf("%#x", neff.DefaultRuntime.Features),
-		"NEFF: feature-bit mask the target runtime supports (its \"Currently supporting: 0x...\" message)")
+	// No printed default: naming a mask, even the public runtime's, makes
+	// bits past it errors, so a default shown would not be one (audit r3 #24).
+	fs.StringVar(&features, "neff-runtime-features", "", neff.FeaturesFlagHelp)
 	return func(o *npukit.Options) error {
-		feats, err := strconv.ParseUint(strings.TrimSpace(features), 0, 64)
+		rt, err := neff.RuntimeOfFlags(major, features, fs.Changed("neff-runtime-features"))
 		if err != nil {
 			return usageErr("--neff-runtime-features %q: want a 64-bit mask such as 0x80000000000000ff", features)
 		}
-		rt := neff.RuntimeFor(major, feats)
-		// A runtime the user names is a gate (errors); the default one
-		// only warns about feature bits (see neff.Runtime.Assumed).
-		rt.Assumed = rt.Assumed && !fs.Changed("neff-runtime-features") && !fs.Changed("neff-runtime-major")
 		o.NeffRuntime = &rt
 		return nil
 	}

@@ -36,6 +36,16 @@ func TestNeffCheckRuntimeFlags(t *testing.T) {
 		!strings.Contains(r.stdout, "Neuron SDK 2.23") {
 		t.Fatalf("default runtime: want a feature-bits info naming the compiler's release, got %s", r)
 	}
+	// Audit r3 #24: the printed default of --neff-runtime-major, given,
+	// made the info an error (exit 1); it gates the major version only.
+	// --neff-runtime-features prints no default, since naming any mask
+	// (below) is what makes feature bits errors.
+	if d := run(t, "", "check", "--neff-runtime-major", "2", f); d.code != 0 || d.stdout != r.stdout {
+		t.Fatalf("--neff-runtime-major 2 (its default) changed the check:\n%s\nwithout it:\n%s", d, r)
+	}
+	if h := run(t, "", "check", "--help"); strings.Contains(h.stdout, `(default "0x80000000000000ff")`) || !strings.Contains(h.stdout, "default: none named") {
+		t.Errorf("--neff-runtime-features help: %s", h.stdout)
+	}
 	r = run(t, "", "check", "--neff-runtime-features", "0x80000000000000ff", f)
 	if r.code != 1 || !strings.Contains(r.stdout, "neff/unsupported-features") || !strings.Contains(r.stdout, "0x100") {
 		t.Fatalf("named runtime: want a feature-bits error, got %s", r)
