@@ -364,7 +364,7 @@ func ntffTimeline(p *ntff.Profile, name, what string, fromKernel bool) (tl *repo
 	origin = "the start of the profiled window"
 	if how == ntff.WholeCapture {
 		insOrigin, dmaOrigin = p.FirstEvents()
-		origin = "the capture's first event (NTFF format 4 records no profiled window)"
+		origin = "the capture's first event"
 	} else if fromKernel && len(p.Cores) > 0 {
 		if f, _, ok := p.Cores[0].KernelSpan(start, end); ok {
 			insOrigin, dmaOrigin = f, f
@@ -770,15 +770,22 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 			lo, hi = min(lo, l), max(hi, h)
 		}
 	}
+	fromKernel := origin == "the start of the kernel"
 	for _, tl := range []*report.Timeline{pred, meas} {
 		if tl != nil {
-			tl.From, tl.To = lo, hi
+			if fromKernel {
+				tl.From, tl.To = lo, hi
+			}
 			blocks = append(blocks, tl)
 		}
 	}
 	drawn := "The predicted timeline is drawn above the measured one, both from the start of the kernel on one time axis: the measured launch before the kernel at negative times (the simulation's launch, a constant, is not drawn)."
-	if origin != "the start of the kernel" {
-		drawn = "The predicted timeline, from the start of the kernel, is drawn above the measured one, from " + origin + " (the capture does not locate its kernel), on one time axis."
+	if !fromKernel {
+		why := "the capture does not lay its instruction streams out"
+		if s.Window == ntff.WholeCapture {
+			why = "NTFF format 4 records no profiled window"
+		}
+		drawn = "The predicted timeline, from the start of the kernel, is drawn above the measured one, from " + origin + ": " + why + ", so the kernel's start is not known in the capture and the two do not line up."
 	}
 	page.Sections = append(page.Sections, report.Section{ID: "measured", Title: "Predicted and measured",
 		Intro: fmt.Sprintf("The simulation beside the capture %s (%s, runtime %s, window %s): total %s measured, %s predicted. %s",

@@ -151,3 +151,43 @@ func TestNeffMeasuredTimelinesOneOrigin(t *testing.T) {
 		t.Errorf("the shared range starts at %g ns, not before the kernel", tls[0].From)
 	}
 }
+
+// A format 4 capture locates no kernel: the comparison's intro does not
+// claim the timelines share the kernel's origin, and the axis says where
+// the measured one starts.
+func TestNeffMeasuredFormat4Origin(t *testing.T) {
+	dir := conformance.Shared(t, "corpus3/ntff")
+	rows := conformance.CSV(t, filepath.Join(dir, "truth.csv"))
+	for _, r := range rows {
+		if r["ntff_version"] != "4" {
+			continue
+		}
+		a, err := Open(filepath.Join(dir, r["neff_file"]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		capb, err := os.ReadFile(filepath.Join(dir, r["ntff_file"]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := a.Report(&Options{NeffMeasured: capb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sec := range page.Sections {
+			if sec.ID != "measured" {
+				continue
+			}
+			if strings.Contains(sec.Intro, "both from the start of the kernel") || !strings.Contains(sec.Intro, "do not line up") {
+				t.Errorf("%s: intro %q", r["ntff_file"], sec.Intro)
+			}
+			for _, b := range sec.Blocks {
+				if tl, ok := b.(*report.Timeline); ok && strings.Contains(tl.Caption, "measured") && tl.XLabel != "time from the capture's first event" {
+					t.Errorf("%s: measured axis %q", r["ntff_file"], tl.XLabel)
+				}
+			}
+		}
+		return
+	}
+	t.Skip("no format 4 pair")
+}
