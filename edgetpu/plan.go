@@ -66,14 +66,60 @@ type PlanOptions struct {
 	// edgetpu-custom-ops); IntermediateTensors (-i,
 	// --intermediate_tensors) end the Edge TPU segment at the named
 	// tensors; MinRuntimeVersion (-m, --min_runtime_version) and
-	// NumSegments (-n, --num_segments, a pipeline) change the package,
-	// not which ops map.
+	// NumSegments (-n, --num_segments, a pipeline) above 1 are not
+	// modelled (Validate refuses them).
 	MultipleSubgraphs   bool     `json:"enable_multiple_subgraphs,omitempty"`
 	SearchDelegate      bool     `json:"search_delegate,omitempty"`
 	DelegateSearchStep  int      `json:"delegate_search_step,omitempty"`
 	IntermediateTensors []string `json:"intermediate_tensors,omitempty"`
 	MinRuntimeVersion   int      `json:"min_runtime_version,omitempty"`
 	NumSegments         int      `json:"num_segments,omitempty"`
+}
+
+// Validate refuses the options the plan would not honour, so that none is
+// accepted silently: -n (--num_segments) above 1 and -m
+// (--min_runtime_version) are not modelled, -k (--delegate_search_step)
+// applies to -d's search only and the plan predicts that search at its
+// finest step (1, the compiler's default), and every -i name must be a
+// tensor of the model's main subgraph. Compiler is a major version, 1..16.
+func (opt PlanOptions) Validate(t *tflite.Model) error {
+	if opt.Compiler != 0 && (opt.Compiler < 1 || opt.Compiler > 16) {
+		return fmt.Errorf("--compiler %d: want a compiler major version, 1..16", opt.Compiler)
+	}
+	if opt.DelegateSearchStep < 0 || opt.NumSegments < 0 || opt.MinRuntimeVersion < 0 {
+		return fmt.Errorf("-k, -m and -n take positive numbers")
+	}
+	if opt.NumSegments > 1 {
+		return fmt.Errorf("-n %d (--num_segments) is not modelled: the compiler then splits the model into %d pipeline segments, each its own package run on its own Edge TPU, with its own parameter cache and the intermediate tensors crossing the host link; plan predicts the unsegmented model (-n 1). Compile with -n and give the segments to npukit sim (each segment) or npukit edgetpu memory (the pipeline's slowest segment)",
+			opt.NumSegments, opt.NumSegments)
+	}
+	if opt.MinRuntimeVersion > 0 {
+		return fmt.Errorf("-m %d (--min_runtime_version) is not modelled: it sets the runtime version the package requires, and for an older runtime the compiler may leave out what that runtime lacks, which plan does not predict; plan predicts the compiler's default. npukit check reads the version a compiled file requires", opt.MinRuntimeVersion)
+	}
+	if opt.DelegateSearchStep > 0 && !opt.SearchDelegate {
+		return fmt.Errorf("-k %d (--delegate_search_step) applies to the search of -d (--search_delegate) only: give -d too, or leave -k out", opt.DelegateSearchStep)
+	}
+	if opt.DelegateSearchStep > 1 {
+		return fmt.Errorf("-k %d (--delegate_search_step) is not modelled: plan predicts -d's search at its finest step, 1 (the compiler's default); a larger step can find less to map", opt.DelegateSearchStep)
+	}
+	if len(opt.IntermediateTensors) > 0 {
+		names := map[string]bool{}
+		if len(t.Subgraphs) > 0 {
+			for _, x := range t.Subgraphs[0].Tensors {
+				names[x.Name] = true
+			}
+		}
+		var missing []string
+		for _, n := range opt.IntermediateTensors {
+			if !names[n] {
+				missing = append(missing, fmt.Sprintf("%q", n))
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("-i (--intermediate_tensors): no tensor of the model's main subgraph is named %s (npukit inspect lists the tensors; plan's cut_tensors are the hand-over points)", strings.Join(missing, ", "))
+		}
+	}
+	return nil
 }
 
 // OpPlan is the prediction for one operator.

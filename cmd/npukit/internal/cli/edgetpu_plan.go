@@ -33,9 +33,6 @@ func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
 			default:
 				return wrongKind(args[0], a, "TFLite model")
 			}
-			if compiler != 0 && (compiler < 1 || compiler > 16) {
-				return usageErr("--compiler %d: want a compiler major version, 1..16", compiler)
-			}
 			m, err := a.EdgeTPUModel()
 			if err != nil {
 				return libErr(args[0], err)
@@ -47,14 +44,17 @@ func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
 			if !ok {
 				return usageErr("--host %q: unknown host class (--host help lists them)", host)
 			}
-			if opt.DelegateSearchStep < 0 || opt.NumSegments < 0 || opt.MinRuntimeVersion < 0 {
-				return usageErr("-k, -m and -n take positive numbers")
-			}
 			opt.Compiler = compiler
+			if err := opt.Validate(m.TFLite); err != nil {
+				return usageErr("%v", err)
+			}
+			if showOps && env.JSON {
+				return usageErr("-s (--show_operations) prints the compiler's text summary; with --json every operator's status is in operators[].status")
+			}
 			p := edgetpu.PlanModel(m.TFLite, opt)
 			p.Latency = edgetpu.EstimatePlan(m.TFLite, p, h, edgetpu.LatencyOptions{})
 			p.Latency.AllParts = layers
-			if showOps && !env.JSON {
+			if showOps {
 				b, err := a.Bytes()
 				if err != nil {
 					return libErr(args[0], err)
@@ -62,8 +62,7 @@ func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
 				if err := p.CompilerForm(env.Stdout, filepath.Base(args[0]), int64(len(b))); err != nil {
 					return err
 				}
-				_, err = fmt.Fprintln(env.Stdout)
-				if err != nil {
+				if _, err := fmt.Fprintln(env.Stdout); err != nil {
 					return err
 				}
 			}
@@ -74,10 +73,10 @@ func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
 	f := cmd.Flags()
 	f.BoolVarP(&opt.MultipleSubgraphs, "enable_multiple_subgraphs", "a", false, "as edgetpu_compiler -a: allow several Edge TPU subgraphs (ops after a CPU op map again)")
 	f.BoolVarP(&opt.SearchDelegate, "search_delegate", "d", false, "as edgetpu_compiler -d: search past an unmapped op for further Edge TPU subgraphs")
-	f.IntVarP(&opt.DelegateSearchStep, "delegate_search_step", "k", 0, "as edgetpu_compiler -k: step of the -d search")
+	f.IntVarP(&opt.DelegateSearchStep, "delegate_search_step", "k", 0, "as edgetpu_compiler -k: step of the -d search (1 only: a larger step is not modelled)")
 	f.StringSliceVarP(&opt.IntermediateTensors, "intermediate_tensors", "i", nil, "as edgetpu_compiler -i: end the Edge TPU segment at these tensors (comma-separated names)")
-	f.IntVarP(&opt.MinRuntimeVersion, "min_runtime_version", "m", 0, "as edgetpu_compiler -m: the package's minimum runtime version (does not change the mapping)")
-	f.IntVarP(&opt.NumSegments, "num_segments", "n", 0, "as edgetpu_compiler -n: compile into this many pipeline segments (does not change the mapping)")
+	f.IntVarP(&opt.MinRuntimeVersion, "min_runtime_version", "m", 0, "as edgetpu_compiler -m: refused, not modelled (plan predicts the compiler's default runtime version)")
+	f.IntVarP(&opt.NumSegments, "num_segments", "n", 0, "as edgetpu_compiler -n: pipeline segments; 1 only (more is not modelled: plan predicts the unsegmented model)")
 	f.BoolVarP(&showOps, "show_operations", "s", false, "as edgetpu_compiler -s: also print the compiler's own summary and Operator / Count / Status table")
 	f.BoolVar(&layers, "layers", false, "print every operator in the latency table (a long table otherwise shows its longest operators; --json always has them all)")
 	cmd.Flags().StringVar(&host, "host", edgetpu.DefaultHost, "host class of the latency estimate (--host help lists them)")

@@ -351,12 +351,21 @@ func TestEdgeTPUSimFindsTwin(t *testing.T) {
 }
 
 // plan takes the compiler's flags under their short and long names, and
-// -s prints the compiler's own table beside the prediction.
+// -s prints the compiler's own table beside the prediction. A flag plan
+// would not honour is refused, not accepted silently (audit r3 #28): -n
+// above 1 (pipeline segments), -m, -k without -d or above 1, -i naming no
+// tensor, -s with --json.
 func TestEdgeTPUPlanCompilerFlags(t *testing.T) {
 	f := filepath.Join(conformance.Shared(t, "corpus2/edgetpu-pairs"), "models", "Franco__model.tflite")
-	short := run(t, "", "edgetpu", "plan", "-a", "-d", "-k", "2", "-m", "13", "-s", "-i", "x,y", f)
-	long := run(t, "", "edgetpu", "plan", "--enable_multiple_subgraphs", "--search_delegate", "--delegate_search_step", "2",
-		"--min_runtime_version", "13", "--show_operations", "--intermediate_tensors", "x,y", f)
+	m, err := edgetpu.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sg := &m.TFLite.Subgraphs[0]
+	last := sg.Tensors[sg.Operators[len(sg.Operators)-1].Outputs[0]].Name
+	short := run(t, "", "edgetpu", "plan", "-a", "-d", "-k", "1", "-n", "1", "-s", "-i", last, f)
+	long := run(t, "", "edgetpu", "plan", "--enable_multiple_subgraphs", "--search_delegate", "--delegate_search_step", "1",
+		"--num_segments", "1", "--show_operations", "--intermediate_tensors", last, f)
 	if short.code != 0 || long.code != 0 || short.stdout != long.stdout {
 		t.Fatalf("short %d %s / long %d %s", short.code, short.stderr, long.code, long.stderr)
 	}
@@ -365,8 +374,26 @@ func TestEdgeTPUPlanCompilerFlags(t *testing.T) {
 			t.Errorf("plan -s lacks %q:\n%s", want, short.stdout)
 		}
 	}
-	if r := run(t, "", "edgetpu", "plan", "-k", "-1", f); r.code == 0 {
-		t.Errorf("-k -1 accepted")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-k", "-1"}, "positive"},
+		{[]string{"-n", "3"}, "-n 3 (--num_segments) is not modelled"},
+		{[]string{"--num_segments", "2"}, "-n 2 (--num_segments) is not modelled"},
+		{[]string{"-m", "13"}, "-m 13 (--min_runtime_version) is not modelled"},
+		{[]string{"-k", "2"}, "applies to the search of -d"},
+		{[]string{"-d", "-k", "2"}, "-k 2 (--delegate_search_step) is not modelled"},
+		{[]string{"-i", "x," + last}, `no tensor of the model's main subgraph is named "x"`},
+		{[]string{"--json", "-s"}, "with --json every operator's status"},
+	} {
+		args := append([]string{"edgetpu", "plan"}, c.args...)
+		if c.args[0] == "--json" {
+			args = append([]string{"--json", "edgetpu", "plan"}, c.args[1:]...)
+		}
+		if r := run(t, "", append(args, f)...); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("plan %v: exit %d, stderr %q, stdout %d bytes; want exit 2 and %q", c.args, r.code, r.stderr, len(r.stdout), c.want)
+		}
 	}
 }
 
