@@ -860,6 +860,7 @@ type searcher struct {
 	// below 2^(64-2 packBits).
 	packBits uint
 	keys     []uint64 // sortPacked's scratch
+	pre      []int32  // solve's scratch: candidates before the dominance rule
 	flushAt  int64    // nodes between progress reports (fewer on large components)
 	budget   int64    // nodes left before a restart
 	halt     bool     // budget exhausted or stopped: unwind without remembering
@@ -1299,39 +1300,50 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 	dead := false
 	least := int64(math.MaxInt64) // lowest offset any buffer can take
 	hi := int32(0)                // last section of the set
-	for _, k32 := range set {
-		k := int(k32)
-		x := s.mf[k]
-		if !c.plain {
-			x = s.lowest(k)
-		}
-		if max(x, last)+c.size[k] > capa {
-			dead = true // offsets never go below last
-		}
-		if x+c.size[k] < minEnd {
-			minEnd = x + c.size[k]
-		}
-		s.xs[k] = max(x, last)
-		least = min(least, s.xs[k])
-		hi = max(hi, s.lastSec[k])
-		s.raw[k] = x
-	}
-	// Candidates in a second pass, once minEnd is known: only those below
-	// it survive the dominance rule, so a level keeps a few candidates
-	// rather than the whole set (memory stays linear in the depth).
+	// One pass over the set. The slices are read into locals: the
+	// compiler reloads fields through s and c after every store.
+	// Candidates: those below the lowest end seen so far go to a shared
+	// scratch list (a superset), which a second pass over that list
+	// filters with the final minEnd: a level keeps only the few that
+	// survive the dominance rule (memory stays linear in the depth).
+	plain := c.plain
+	mf, xs, raw, size, lastSec := s.mf, s.xs, s.raw, c.size, s.lastSec
+	pre := s.pre[:0]
 	for pos, k32 := range set {
 		k := int(k32)
-		x := s.raw[k]
-		if x < last || x >= minEnd {
-			// Below last it is not canonical now: it must rest on a
-			// buffer placed later.
+		x := mf[k]
+		if !plain {
+			x = s.lowest(k)
+		}
+		sz := size[k]
+		xl := max(x, last)
+		if xl+sz > capa {
+			dead = true // offsets never go below last
+		}
+		minEnd = min(minEnd, x+sz)
+		xs[k] = xl
+		least = min(least, xl)
+		hi = max(hi, lastSec[k])
+		raw[k] = x
+		if x >= last && x < minEnd {
+			pre = append(pre, int32(pos))
+		}
+	}
+	s.pre = pre
+	rank := s.rank
+	for _, pos := range pre {
+		k := set[pos]
+		x := raw[k]
+		if x >= minEnd {
+			// Below last (not in pre) it is not canonical now: it
+			// must rest on a buffer placed later.
 			continue
 		}
-		if x == last && prev >= 0 && s.rank[k] < s.rank[prev] {
+		if x == last && prev >= 0 && rank[k] < rank[prev] {
 			skipped = true
 			continue // commutes with prev; explored in rank order
 		}
-		cs = append(cs, int32(pos))
+		cs = append(cs, pos)
 	}
 	// Section bound: the buffers left in a section stack above its floor,
 	// the last offset and the lowest offset any of them can take. One
