@@ -94,9 +94,19 @@ type UnknownError struct {
 	Size   int64
 	Head   []byte // up to 48 first bytes
 	Reason string // a more specific hint, may be empty
+	// NKIKernel: the file is an NKI kernel (Python source), which npukit
+	// reads through `npukit nki` only; the message says so first (audit r3
+	// #23: "unrecognised input" came before the hint).
+	NKIKernel bool
 }
 
+// nkiHint is the message of an NKI kernel given to a command of artifacts.
+const nkiHint = "is an NKI kernel (Python source), which npukit reads through its nki commands: `npukit nki inspect %s --arg NAME=DTYPE[SHAPE]` traces it (nki check, sim and report take the same arguments, --kernel NAME picks the function, and a '# npukit: check' comment in the file can give them)"
+
 func (e *UnknownError) Error() string {
+	if e.NKIKernel {
+		return fmt.Sprintf("%s "+nkiHint, e.Path, e.Path)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: unrecognised input (%s bytes", e.Path, humanize.Count(e.Size))
 	if line, ok := textStart(e.Head); ok {
@@ -269,7 +279,9 @@ func Reader(r io.ReaderAt, size int64) (Result, error) {
 		// npukit reads NKI kernels, but only through npukit nki, which
 		// takes the kernel's function and arguments: "not a format npukit
 		// reads" sent the author of a kernel away
-		return unknown("an NKI kernel (Python source): npukit nki inspect, check, sim and report trace it, given its function (--kernel) and arguments (--arg NAME=DTYPE[SHAPE], or a '# npukit: check' comment in the file)")
+		res, err := unknown("an NKI kernel (Python source)")
+		err.(*UnknownError).NKIKernel = true
+		return res, err
 	}
 	return unknown("")
 }

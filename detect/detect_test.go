@@ -234,8 +234,11 @@ func TestNKIKernelNamed(t *testing.T) {
 		if !errors.As(err, &ue) {
 			t.Fatalf("%s: %v, want an UnknownError", c.name, err)
 		}
-		if got := strings.Contains(ue.Reason, "npukit nki"); got != c.nki {
-			t.Errorf("%s: reason %q", c.name, ue.Reason)
+		ue.Path = "k.py"
+		// Audit r3 #23: the message says what the file is first, then the
+		// command that reads it.
+		if got := strings.HasPrefix(ue.Error(), "k.py is an NKI kernel") && strings.Contains(ue.Error(), "`npukit nki inspect k.py --arg"); got != c.nki || ue.NKIKernel != c.nki {
+			t.Errorf("%s: %q", c.name, ue.Error())
 		}
 	}
 }

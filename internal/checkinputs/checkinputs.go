@@ -65,7 +65,7 @@ func Artifacts(args []string, skipOther bool, kinds ...detect.Kind) (files, skip
 			return nil, nil, err
 		}
 		if len(f) == 0 {
-			return nil, nil, fmt.Errorf("%s: no artifact npukit checks under this directory (%s skipped)", a, humanize.Plural(len(s), "file"))
+			return nil, nil, fmt.Errorf("%s: no artifact npukit checks under this directory (%s skipped)%s", a, humanize.Plural(len(s), "file"), nkiSkipped(a, s))
 		}
 		files, skipped = append(files, f...), append(skipped, s...)
 	}
@@ -182,4 +182,20 @@ func pathCause(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// nkiSkipped says how many of the files skipped under dir are NKI kernels,
+// which `npukit nki check` checks ("" when none; audit r3 #23).
+func nkiSkipped(dir string, skipped []string) string {
+	n := 0
+	for _, p := range skipped {
+		var ue *detect.UnknownError
+		if _, err := detect.Path(p); errors.As(err, &ue) && ue.NKIKernel {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s of them NKI kernels: `npukit nki check %s` checks those with a '# npukit: check' comment (or give --manifest)", humanize.Count(int64(n)), dir)
 }

@@ -84,3 +84,21 @@ func TestSources(t *testing.T) {
 		t.Errorf("skipped %v", skipped)
 	}
 }
+
+// Audit r3 #23: a directory of NKI kernels has "no artifact" for check;
+// the message counts the kernels and names the command that checks them.
+func TestNKIKernelsSkippedNamed(t *testing.T) {
+	d := t.TempDir()
+	for name, src := range map[string]string{"a.py": "import neuronxcc.nki as nki\n", "b.py": "@nki.jit\ndef k(a):\n    pass\n", "c.txt": "text\n"} {
+		if err := os.WriteFile(filepath.Join(d, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _, err := Artifacts([]string{d}, false)
+	if err == nil || !strings.Contains(err.Error(), "(3 files skipped); 2 of them NKI kernels: `npukit nki check "+d+"`") {
+		t.Errorf("a directory of NKI kernels: %v", err)
+	}
+	if _, _, err := Artifacts([]string{filepath.Join(tree(t), "k")}, false); err == nil || strings.Contains(err.Error(), "of them NKI kernels") {
+		t.Errorf("Python without NKI named as kernels: %v", err)
+	}
+}
