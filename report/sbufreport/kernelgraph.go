@@ -138,7 +138,7 @@ func KernelGraphSection(ck *nki.Checked) (report.Section, bool) {
 			{Key: "call", Value: c.Fn},
 			{Key: "engine", Value: c.Engine},
 			{Key: "where", Value: where(c.Site)},
-			{Key: "executed", Value: fmt.Sprintf("%s once loops are unrolled (%s traced)", times(c.Executed), times(c.Traced))},
+			{Key: "executed", Value: fmt.Sprintf("%s with loops unrolled (traced %s)", times(c.Executed), times(c.Traced))},
 		}
 		if l := loops[c.Loop]; l != nil {
 			det = append(det, report.KV{Key: "loop", Value: fmt.Sprintf("%s (%s, %s)", l.Iter, l.Kind, where(l.At))})
