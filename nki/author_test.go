@@ -1,6 +1,7 @@
 package nki
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -446,5 +447,43 @@ def kernel(a):
 	}
 	if _, err := Trace(Options{Dir: dir, File: "k.py", Function: "kernel", Args: []Arg{a128}, NCVersion: "gen2", API: "beta1"}); err != nil {
 		t.Errorf("--api beta1: %v", err)
+	}
+}
+
+// nl.zeros(..., lazy_initialization=True), the compiler's NKI dumps'
+// declaration of PSUM accumulators (AccelOpt's NKIBench matmul: 15,360
+// tiles), is zero where first used: it records no write of every tile at
+// the declaration, which was refused ("nl.zeros touches more than 4096
+// tiles"); without the flag nl.zeros still writes its tiles.
+func TestZerosLazyInitialization(t *testing.T) {
+	body := `
+@nki.jit
+def kernel(a):
+    acc = nl.zeros((8, 8, 80, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.psum%s)
+    x = nl.load(a[0:128, 0:128])
+    acc[1, 2, 3] += nisa.nc_matmul(x, x)
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    out[...] = nl.copy(acc[1, 2, 3])
+    nl.store(a[0:128, 0:128], value=out)
+`
+	zerosWrites := func(res *Result) int {
+		n := 0
+		for _, c := range res.Calls {
+			if strings.HasSuffix(c.Fn, "zeros") {
+				n++
+			}
+		}
+		return n
+	}
+	lazy := traceSource(t, authorHeader+fmt.Sprintf(body, ", lazy_initialization=True"), "gen2", a128)
+	if n := zerosWrites(lazy); n != 0 {
+		t.Errorf("lazy nl.zeros recorded %d writes", n)
+	}
+	if _, err := CheckKernel(lazy, &neuroncore.V2); err != nil {
+		t.Errorf("check: %v", err)
+	}
+	eager := traceSource(t, authorHeader+fmt.Sprintf(body, ""), "gen2", a128)
+	if n := zerosWrites(eager); n != 1 {
+		t.Errorf("nl.zeros recorded %d writes, want 1", n)
 	}
 }
