@@ -40,9 +40,15 @@ type Plan struct {
 	// tensor gets a private location (the compiler's multi-buffering at
 	// its best).
 	SerialTiles bool
-	Tensors     []*Tensor
-	HBM         []HBMTensor
-	Body        []Node
+	// Grid is the SPMD launch grid of the kernel (empty: one instance),
+	// ProgramID the instance the body is of (nl.program_id). The NKI
+	// programming model runs the grid's instances serially on one
+	// NeuronCore; the simulation prices the one instance (Launch).
+	Grid      []int64
+	ProgramID []int64
+	Tensors   []*Tensor
+	HBM       []HBMTensor
+	Body      []Node
 }
 
 // Tensor is an on-chip NKI tensor of shape (block..., par_dim(Partitions),
@@ -292,6 +298,8 @@ type rawPlan struct {
 	// SkipMiddleEnd is Plan.SerialTiles (the kernel's
 	// skip_middle_end_transformations decorator).
 	SkipMiddleEnd bool        `yaml:"skip_middle_end_transformations"`
+	Grid          []int64     `yaml:"grid"`
+	ProgramID     []int64     `yaml:"program_id"`
 	Tensors       []rawTensor `yaml:"tensors"`
 	HBM           []rawHBM    `yaml:"hbm"`
 	Body          []rawNode   `yaml:"body"`
@@ -406,6 +414,9 @@ func ParsePlan(b []byte) (*Plan, error) {
 		return nil, fmt.Errorf("arch: %w", err)
 	}
 	p := &Plan{Name: raw.Name, Arch: arch, SerialTiles: raw.SkipMiddleEnd}
+	if p.Grid, p.ProgramID, err = parseGrid(raw.Grid, raw.ProgramID); err != nil {
+		return nil, err
+	}
 	switch raw.API {
 	case "", "beta1":
 	case "current":
@@ -462,7 +473,50 @@ var integerFields = map[string]bool{
 	"base_bank": true, "base_addr": true, "base_partition": true,
 	"num_bank_tiles": true, "num_par_tiles": true, "num_free_tiles": true,
 	"index": true, "partition": true, "bank": true, "addr": true,
+	"grid": true, "program_id": true,
 }
+
+// maxInstances bounds a plan's SPMD grid (the product of its dims).
+const maxInstances = 1 << 30
+
+// parseGrid validates a plan's SPMD grid and the instance its body is of
+// (all zero when omitted).
+func parseGrid(grid, pid []int64) ([]int64, []int64, error) {
+	if len(grid) == 0 {
+		if len(pid) > 0 {
+			return nil, nil, errors.New("program_id: given without a grid")
+		}
+		return nil, nil, nil
+	}
+	if len(grid) > MaxBlockDims {
+		return nil, nil, fmt.Errorf("grid: %d dims, at most %d", len(grid), MaxBlockDims)
+	}
+	n := int64(1)
+	for i, d := range grid {
+		if d < 1 {
+			return nil, nil, fmt.Errorf("grid[%d]: %d, want at least 1", i, d)
+		}
+		if n *= d; d > maxInstances || n > maxInstances {
+			return nil, nil, fmt.Errorf("grid: more than %s instances", humanize.Count(maxInstances))
+		}
+	}
+	if len(pid) == 0 {
+		pid = make([]int64, len(grid))
+	}
+	if len(pid) != len(grid) {
+		return nil, nil, fmt.Errorf("program_id: %d values for a %d-dim grid", len(pid), len(grid))
+	}
+	for i, v := range pid {
+		if v < 0 || v >= grid[i] {
+			return nil, nil, fmt.Errorf("program_id[%d]: %d is outside the grid's 0..%d", i, v, grid[i]-1)
+		}
+	}
+	return grid, pid, nil
+}
+
+// Instances is the number of program instances of the plan's SPMD grid
+// (1 without one).
+func (p *Plan) Instances() int64 { return numElems(p.Grid) }
 
 // planCounts counts what the limits bound on a plan's node tree: the
 // steps of every body (loops nest bodies) and the tensors.

@@ -20,6 +20,12 @@ func EncodePlan(p *Plan) []byte {
 	if p.SerialTiles {
 		b.WriteString("skip_middle_end_transformations: true\n")
 	}
+	if len(p.Grid) > 0 {
+		fmt.Fprintf(&b, "grid: %s\n", intList(p.Grid))
+		if len(p.ProgramID) == len(p.Grid) {
+			fmt.Fprintf(&b, "program_id: %s\n", intList(p.ProgramID))
+		}
+	}
 	if len(p.HBM) > 0 {
 		b.WriteString("hbm:\n")
 		for _, h := range p.HBM {

@@ -1,6 +1,8 @@
 package neuroncore
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -110,5 +112,58 @@ body:
 		if want := V2.CyclesToPs(TensorE, c.cycles); r.Timeline.Makespan != want {
 			t.Errorf("%s matmul: simulated %d ps, want %d", c.dtype, r.Timeline.Makespan, want)
 		}
+	}
+}
+
+// A plan of an SPMD kernel says its time is one program instance's and
+// what the whole grid costs run serially on one NeuronCore, as the NKI
+// programming model runs it (audit r3 #26: grids of 1, 4 and 64 instances
+// printed the same time, nothing said so); the grid survives encoding.
+func TestSimSPMDGridSaid(t *testing.T) {
+	const plan = `
+arch: v2
+grid: [2, 4]
+program_id: [1, 3]
+tensors:
+  - {name: x, partitions: 128, free: [512], dtype: float32, buffer: sbuf}
+body:
+  - {op: load, write: x, hbm: a}
+  - {op: store, read: x, hbm: out}
+`
+	p, err := ParsePlan([]byte(plan))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Simulate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Summary()
+	l := s.SPMD
+	if l == nil || l.Instances != 8 || l.InstancesSimulated != 1 || fmt.Sprint(l.ProgramID) != "[1 3]" {
+		t.Fatalf("spmd %+v", l)
+	}
+	if want := 8*s.KernelNs + s.LaunchNs; l.SerialNs != want {
+		t.Errorf("whole launch %.0f ns, want 8 x %.0f + %.0f", l.SerialNs, s.KernelNs, s.LaunchNs)
+	}
+	var b strings.Builder
+	if err := s.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "SPMD grid 2x4: the time is one program instance's (program_id 1,3) of 8") || !strings.Contains(b.String(), "serially on one NeuronCore") {
+		t.Errorf("text does not say what is priced:\n%s", b.String())
+	}
+	if enc := string(EncodePlan(p)); !strings.Contains(enc, "grid: [2, 4]\nprogram_id: [1, 3]\n") {
+		t.Errorf("encoded plan lost the grid:\n%s", enc)
+	}
+	for _, bad := range []string{"grid: [2, 0]", "grid: [2, 4]\nprogram_id: [2, 0]", "grid: [2]\nprogram_id: [0, 0]", "program_id: [0]"} {
+		src := strings.Replace(plan, "grid: [2, 4]\nprogram_id: [1, 3]", bad, 1)
+		if _, err := ParsePlan([]byte(src)); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	q, _ := ParsePlan([]byte(strings.Replace(plan, "grid: [2, 4]\nprogram_id: [1, 3]\n", "", 1)))
+	if r, _ := Simulate(q); r.Summary().SPMD != nil {
+		t.Error("a plan without a grid says it has one")
 	}
 }

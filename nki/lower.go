@@ -52,7 +52,7 @@ func lower(res *Result, arch *neuroncore.Arch, blocks map[*TensorRec]*loopBlock,
 		if res.API != "beta1" {
 			api = "current"
 		}
-		lw.out = &Lowered{Plan: &neuroncore.Plan{Name: res.Function, Arch: arch, API: api, SerialTiles: res.hasDecorator("skip_middle_end_transformations")}, Steps: map[*neuroncore.Step]*PStep{}, Loops: map[*neuroncore.Loop]*LoopRec{}}
+		lw.out = &Lowered{Plan: &neuroncore.Plan{Name: res.Function, Arch: arch, API: api, SerialTiles: res.hasDecorator("skip_middle_end_transformations"), Grid: res.Grid, ProgramID: res.ProgramID}, Steps: map[*neuroncore.Step]*PStep{}, Loops: map[*neuroncore.Loop]*LoopRec{}}
 		lw.hbm()
 		body, err := lw.nodes(res.Program)
 		var more *needUnroll

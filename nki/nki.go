@@ -193,6 +193,7 @@ func Trace(opt Options) (res *Result, err error) {
 		res.Decorators = f.Decos
 	}
 	res.File, res.Function, res.API, res.NCVersion, res.Grid, res.Steps = opt.File, opt.Function, opt.API, opt.NCVersion, opt.Grid, in.steps
+	res.ProgramID = opt.ProgramID
 	return res, nil
 }
 

@@ -76,6 +76,11 @@ func (r Request) Options(files []string) (Options, string, error) {
 		if r.API != "" {
 			o.API = r.API
 		}
+		// --grid and --program-id replace the entry's (they were ignored:
+		// audit r3 #26)
+		if err := r.grid(&o); err != nil {
+			return o, "", err
+		}
 		return o, e.ID, nil
 	}
 	if len(files) != 1 {
@@ -112,16 +117,47 @@ func (r Request) Options(files []string) (Options, string, error) {
 		}
 		o.Args = append(o.Args, arg)
 	}
-	if o.Grid, err = parseInts(r.Grid); err != nil {
-		return o, "", fmt.Errorf("--grid: %v", err)
-	}
-	if o.ProgramID, err = parseInts(r.ProgramID); err != nil {
-		return o, "", fmt.Errorf("--program-id: %v", err)
-	}
-	if o.ProgramID == nil {
-		o.ProgramID = make([]int64, len(o.Grid))
+	if err := r.grid(&o); err != nil {
+		return o, "", err
 	}
 	return o, "", nil
+}
+
+// grid sets o's SPMD grid and traced instance from --grid and
+// --program-id, when given (a new grid's instance defaults to all zero),
+// and checks the instance lies in the grid.
+func (r Request) grid(o *Options) error {
+	g, err := parseInts(r.Grid)
+	if err != nil {
+		return fmt.Errorf("--grid: %v", err)
+	}
+	pid, err := parseInts(r.ProgramID)
+	if err != nil {
+		return fmt.Errorf("--program-id: %v", err)
+	}
+	if g != nil {
+		o.Grid, o.ProgramID = g, nil
+	}
+	if pid != nil {
+		o.ProgramID = pid
+	}
+	if len(o.ProgramID) == 0 { // (a manifest's [] is the first instance)
+		o.ProgramID = make([]int64, len(o.Grid))
+	}
+	for i, d := range o.Grid {
+		if d < 1 {
+			return fmt.Errorf("--grid: dimension %d is %d, want at least 1", i, d)
+		}
+	}
+	if len(o.ProgramID) != len(o.Grid) {
+		return fmt.Errorf("--program-id: %d values for a %d-dimension grid %v", len(o.ProgramID), len(o.Grid), o.Grid)
+	}
+	for i, v := range o.ProgramID {
+		if v < 0 || v >= o.Grid[i] {
+			return fmt.Errorf("--program-id: %d is outside the grid's dimension %d (0..%d)", v, i, o.Grid[i]-1)
+		}
+	}
+	return nil
 }
 
 func parseInts(s []string) ([]int64, error) {

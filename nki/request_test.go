@@ -1,6 +1,7 @@
 package nki
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,5 +79,36 @@ func TestMissingKernelArgument(t *testing.T) {
 	o.ArgsFrom = ""
 	if _, err = Trace(o); err == nil || !strings.Contains(err.Error(), "TypeError") {
 		t.Errorf("f(): %v", err)
+	}
+}
+
+// --grid and --program-id apply to a manifest entry as to a kernel file
+// (they were ignored: audit r3 #26), and an instance outside the grid is
+// refused.
+func TestRequestGridOverridesManifest(t *testing.T) {
+	d := t.TempDir()
+	if err := os.WriteFile(filepath.Join(d, "k.py"), []byte("import nki\n@nki.jit\ndef add(a):\n    return a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	man := filepath.Join(d, "manifest.json")
+	if err := os.WriteFile(man, []byte(`{"entries": [{"id": "e", "file": "k.py", "function": "add", "grid": [2, 2], "program_id": [1, 1], "args": [{"name": "a", "shape": [128, 512], "dtype": "float32"}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := Request{Manifest: man, Entry: "e"}
+	o, _, err := r.Options(nil)
+	if err != nil || fmt.Sprint(o.Grid, o.ProgramID) != "[2 2] [1 1]" {
+		t.Fatalf("entry: grid %v program_id %v, %v", o.Grid, o.ProgramID, err)
+	}
+	r.Grid = []string{"8", "8"}
+	if o, _, err = r.Options(nil); err != nil || fmt.Sprint(o.Grid, o.ProgramID) != "[8 8] [0 0]" {
+		t.Errorf("--grid 8,8: grid %v program_id %v, %v", o.Grid, o.ProgramID, err)
+	}
+	r.ProgramID = []string{"7", "3"}
+	if o, _, err = r.Options(nil); err != nil || fmt.Sprint(o.ProgramID) != "[7 3]" {
+		t.Errorf("--program-id 7,3: %v, %v", o.ProgramID, err)
+	}
+	r.ProgramID = []string{"8", "0"}
+	if _, _, err = r.Options(nil); err == nil || !strings.Contains(err.Error(), "--program-id") {
+		t.Errorf("--program-id 8,0 in an 8x8 grid: %v", err)
 	}
 }

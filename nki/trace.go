@@ -709,6 +709,7 @@ type Result struct {
 	API       string       `json:"api"`
 	NCVersion string       `json:"nc_version"`
 	Grid      []int64      `json:"grid"`
+	ProgramID []int64      `json:"program_id,omitempty"`
 	Tensors   []*TensorRec `json:"tensors"`
 	Loops     []*LoopRec   `json:"loops"`
 	Calls     []*CallRec   `json:"calls"`

@@ -119,6 +119,9 @@ func CheckedPage(x *neuroncore.Execution, rep diag.Report) (*report.Page, error)
 		{Key: "Busiest engine", Value: ss.Bottleneck},
 		{Key: "Check", Value: rep.Summary()},
 	}
+	if ss.SPMD != nil {
+		page.Summary = slices.Insert(page.Summary, 4, report.KV{Key: "SPMD launch", Value: ss.SPMD.Note})
+	}
 	if placedTime != "" {
 		page.Summary = slices.Insert(page.Summary, 4, report.KV{Key: "Simulated time, placed", Value: placedTime})
 	}
