@@ -73,9 +73,19 @@ type TokenGroup struct {
 type MemoryReport struct {
 	Groups    []TokenGroup `json:"groups"`
 	Statement string       `json:"statement"`
+	// NoEdgeTPU are the files given that hold no Edge TPU package (a
+	// plain TFLite model, or one whose Edge TPU operator the runtime
+	// cannot load), with why: they take no part in the cache.
+	NoEdgeTPU []NoEdgeTPUFile `json:"no_edgetpu,omitempty"`
 	// Pipeline is set when the files are the segments of one pipeline
 	// (each segment's outputs are the next one's inputs).
 	Pipeline *Pipeline `json:"pipeline,omitempty"`
+}
+
+// NoEdgeTPUFile is a file of a memory report that caches nothing.
+type NoEdgeTPUFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // Pipeline is a chain of model segments, each on its own Edge TPU.
@@ -223,7 +233,16 @@ type NamedModel struct {
 func BuildMemoryReport(files []NamedModel) *MemoryReport {
 	byToken := map[uint64]*TokenGroup{}
 	var order []uint64
+	r := &MemoryReport{}
 	for _, f := range files {
+		if len(f.Model.Packages()) == 0 {
+			why := "no edgetpu-custom-op: every operator runs on the host CPU, which neither uses nor evicts the Edge TPU's parameter cache"
+			if len(f.Model.Ops) > 0 {
+				why = "its Edge TPU operator holds no package current runtimes load (npukit check says why): nothing of it is cached"
+			}
+			r.NoEdgeTPU = append(r.NoEdgeTPU, NoEdgeTPUFile{Path: f.Path, Reason: why})
+			continue
+		}
 		fm := FileMemory{Path: f.Path}
 		for _, p := range f.Model.Packages() {
 			m := MemoryOf(p)
@@ -255,7 +274,6 @@ func BuildMemoryReport(files []NamedModel) *MemoryReport {
 		g.Files = append(g.Files, fm)
 		g.Cached += fm.Cached
 	}
-	r := &MemoryReport{}
 	for _, k := range order {
 		g := byToken[k]
 		g.Fits = g.Cached <= g.SRAM
@@ -263,8 +281,14 @@ func BuildMemoryReport(files []NamedModel) *MemoryReport {
 		r.Groups = append(r.Groups, *g)
 	}
 	switch {
+	case len(r.Groups) == 0:
+		r.Statement = "No file given holds an Edge TPU package."
 	case len(files) == 1:
 		r.Statement = "One file."
+	case len(files)-len(r.NoEdgeTPU) == 1:
+		r.Statement = "One file holds an Edge TPU package."
+	case len(r.Groups) == 1 && len(r.NoEdgeTPU) > 0:
+		r.Statement = "The files that hold an Edge TPU package share one caching token."
 	case len(r.Groups) == 1:
 		r.Statement = "All files share one caching token."
 	default:
@@ -314,6 +338,9 @@ func (r *MemoryReport) WriteText(w io.Writer) error {
 		}
 		tw.Flush()
 		ew.Printf("  %s\n", g.Statement)
+	}
+	for _, f := range r.NoEdgeTPU {
+		ew.Printf("Not on the Edge TPU: %s: %s.\n", f.Path, f.Reason)
 	}
 	ew.Printf("%s\n", r.Statement)
 	if r.Pipeline != nil {

@@ -116,3 +116,33 @@ func TestMemoryLoneFileAgreesWithCheck(t *testing.T) {
 		}
 	}
 }
+
+// A plain TFLite model among the files of edgetpu memory is listed as not
+// on the Edge TPU (it takes no part in the cache) and the others are
+// reported as without it (audit r3 #8: the command failed as a whole).
+func TestMemoryPlainModelListedApart(t *testing.T) {
+	b, err := Write(Synthetic(DemoSpec()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Read(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := &Model{TFLite: m.TFLite}
+	alone := BuildMemoryReport([]NamedModel{{Path: "a_edgetpu.tflite", Model: m}})
+	both := BuildMemoryReport([]NamedModel{{Path: "cpu.tflite", Model: plain}, {Path: "a_edgetpu.tflite", Model: m}})
+	if len(both.Groups) != 1 || len(both.Groups[0].Files) != 1 || both.Groups[0].Statement != alone.Groups[0].Statement {
+		t.Fatalf("groups %+v, want those of the Edge TPU file alone %+v", both.Groups, alone.Groups)
+	}
+	if len(both.NoEdgeTPU) != 1 || both.NoEdgeTPU[0].Path != "cpu.tflite" || !strings.Contains(both.NoEdgeTPU[0].Reason, "neither uses nor evicts") {
+		t.Errorf("not on the Edge TPU: %+v", both.NoEdgeTPU)
+	}
+	var w bytes.Buffer
+	if err := both.WriteText(&w); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(w.String(), "Not on the Edge TPU: cpu.tflite") || !strings.Contains(w.String(), "One file holds an Edge TPU package.") {
+		t.Errorf("text:\n%s", w.String())
+	}
+}

@@ -13,12 +13,12 @@ func init() { registerCommand(40, newEdgeTPUCmd) }
 // edgetpuKinds are the kinds the edgetpu commands read.
 var edgetpuKinds = []detect.Kind{detect.EdgeTPU, detect.DarwiNN}
 
-func edgetpuArg(path string) (*edgetpu.Model, error) {
+func edgetpuArg(path string, also ...detect.Kind) (*edgetpu.Model, error) {
 	a, err := openArg(path)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(edgetpuKinds, a.Kind) {
+	if !slices.Contains(edgetpuKinds, a.Kind) && !slices.Contains(also, a.Kind) {
 		return nil, wrongKind(path, a, "Edge TPU model or DarwiNN package")
 	}
 	m, err := a.EdgeTPUModel()
@@ -53,7 +53,7 @@ func newEdgeTPUMemoryCmd(env *Env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var files []edgetpu.NamedModel
 			for _, a := range args {
-				m, err := edgetpuArg(a)
+				m, err := edgetpuArg(a, detect.TFLite) // a plain model is listed as not on the Edge TPU
 				if err != nil {
 					return err
 				}
@@ -61,7 +61,7 @@ func newEdgeTPUMemoryCmd(env *Env) *cobra.Command {
 			}
 			return render(env, edgetpu.BuildMemoryReport(files))
 		},
-	}, edgetpuKinds...)
+	}, append(slices.Clip(edgetpuKinds), detect.TFLite)...)
 }
 
 func newEdgeTPUExtractCmd(env *Env) *cobra.Command {

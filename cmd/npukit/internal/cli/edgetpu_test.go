@@ -502,3 +502,15 @@ func TestEdgeTPUSimFloatCPUModel(t *testing.T) {
 		}
 	}
 }
+
+// edgetpu memory given a plain TFLite model among compiled ones reports
+// the compiled ones and lists the plain one as not on the Edge TPU,
+// instead of failing as a whole (audit r3 #8).
+func TestEdgeTPUMemoryPlainModelAmongOthers(t *testing.T) {
+	plain := filepath.Join(conformance.Shared(t, "corpus2/edgetpu-pairs"), "models", "Franco__model.tflite")
+	f := edgetpuFile(t, "keras_lstm_mnist_ptq_edgetpu.tflite")
+	r := run(t, "", "edgetpu", "memory", plain, f)
+	if r.code != 0 || !strings.Contains(r.stdout, "Not on the Edge TPU: "+plain) || !strings.Contains(r.stdout, f) {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
