@@ -88,6 +88,10 @@ type AllocResult struct {
 	// HalfOpenFits is set when the problem is infeasible with its `end`
 	// column read as inclusive but fits with the ends half-open.
 	HalfOpenFits bool `json:"half_open_fits,omitempty"`
+	// EndsHalfOpen is set when the `end` column was read as half-open:
+	// read as inclusive, more bytes are alive at once than the capacity
+	// (no placement can exist), and read half-open the problem was solved.
+	EndsHalfOpen bool `json:"ends_read_half_open,omitempty"`
 }
 
 // WriteText prints the answer as a two-column table.
@@ -246,7 +250,21 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 			if q := t.HalfOpenEnds(p); q != nil {
 				if pk := alloc.Peak(q); pk <= p.Capacity {
 					res.HalfOpenFits = true
-					res.Message += fmt.Sprintf("; with the `end` column read as half-open (the other convention, which MiniMalloc's own files used for a while) at most %s bytes are alive at once, within the capacity: this file probably uses it; rename the column to `upper` to solve it so", humanize.Count(pk))
+					// Read inclusive, more bytes are alive at once than
+					// the capacity: no placement can exist, so the file
+					// means the other convention; that reading is
+					// solved, and said (audit r3 #31: exit 1 on
+					// MiniMalloc's own benchmark file).
+					if alloc.Peak(p) > p.Capacity {
+						if qs, qst, _ := alloc.Exact(sctx, q, opt); qst == alloc.Solved {
+							res.Message = fmt.Sprintf("the `end` column was read as half-open (the convention MiniMalloc's own files used for a while): read as inclusive, %s bytes would be alive at once, more than the capacity, so no placement could exist; half-open, at most %s are. Rename the column to `upper` to say so in the file (a solution written here names it so)",
+								humanize.Count(res.Peak), humanize.Count(pk))
+							p, sol, res.Status, res.Peak, res.EndsHalfOpen = q, qs, "solved", pk, true
+							t.EndsHalfOpen() // a solution written reads back so
+							break
+						}
+					}
+					res.Message += fmt.Sprintf("; with the `end` column read as half-open (the other convention, which MiniMalloc's own files used for a while) at most %s bytes are alive at once, within the capacity: rename the column `end` to `upper` in the header to solve it so", humanize.Count(pk))
 				}
 			}
 		default:

@@ -122,3 +122,19 @@ func (t *Table) HalfOpenEnds(p *Problem) *Problem {
 	}
 	return &q
 }
+
+// EndsHalfOpen marks a table read from an inclusive `end` column as
+// holding half-open ends (HalfOpenEnds' reading, once chosen): its header
+// names that column `upper`, so a solution written from it (WriteSolution)
+// reads back with the ends it was solved with.
+func (t *Table) EndsHalfOpen() {
+	if !t.InclusiveEnd {
+		return
+	}
+	for i, name := range t.Header {
+		if c, incl, ok := CanonicalColumn(name); ok && c == ColUpper && incl {
+			t.Header[i] = string(ColUpper)
+		}
+	}
+	t.InclusiveEnd = false
+}

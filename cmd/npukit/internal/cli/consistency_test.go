@@ -171,6 +171,10 @@ func TestAllocInspectSolveAgree(t *testing.T) {
 		var a struct {
 			Capacity int64
 			Peak     int64
+			// alloc read the `end` column half-open (inclusive, no
+			// placement could exist) and says so: its peak is that
+			// reading's (audit r3 #31)
+			HalfOpen bool `json:"ends_read_half_open"`
 			Offsets  *struct {
 				Use            string
 				PreviousHeight int64 `json:"previous_height"`
@@ -178,7 +182,7 @@ func TestAllocInspectSolveAgree(t *testing.T) {
 		}
 		runJSON(t, &a, "alloc", f, "--timeout", "5s")
 		name := filepath.Base(f)
-		if a.Peak != s.Peak {
+		if a.Peak != s.Peak && !a.HalfOpen {
 			t.Errorf("%s: peak alive %d in inspect, %d in alloc", name, s.Peak, a.Peak)
 		}
 		if s.Capacity > 0 && a.Capacity != s.Capacity {
