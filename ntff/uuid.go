@@ -55,7 +55,11 @@ func CompareUUID(recorded, neffUUID []byte) UUIDMatch {
 	case bytes.Equal(rec, want):
 		m.Status = UUIDMatches
 		if len(want) < 16 {
-			m.Detail = fmt.Sprintf("the first %d bytes, where the NEFF's UUID has a zero byte and the runtime's copy of it stops", len(want))
+			first := fmt.Sprintf("the first %d bytes", len(want))
+			if len(want) == 1 {
+				first = "the first byte"
+			}
+			m.Detail = first + ", where the NEFF's UUID has a zero byte and the runtime's copy of it stops"
 		}
 	default:
 		m.Status = UUIDDiffers
