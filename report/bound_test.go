@@ -155,6 +155,9 @@ func TestTimelineFromTo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if strings.Contains(string(narrow), "data-signed") || !strings.Contains(string(wide), "data-signed") {
+		t.Error("an axis reaching before 0 is not marked data-signed (the browser test refuses its negative ticks otherwise), or one from 0 is")
+	}
 	for _, tick := range []string{">-20</text>", ">40</text>"} {
 		if strings.Contains(string(narrow), tick) || !strings.Contains(string(wide), tick) {
 			t.Errorf("tick %q: in the span's own range %v, in [From, To] %v", tick, strings.Contains(string(narrow), tick), strings.Contains(string(wide), tick))

@@ -487,7 +487,13 @@ func (c *Timeline) html() (template.HTML, error) {
 	for _, t := range ticks {
 		fmt.Fprintf(&s, `<text %s>%s</text>`, tickAttrs("x", x(t), p.h-p.bottom+14, "middle"), esc(sc.tick(t)))
 	}
-	fmt.Fprintf(&s, `<text class="axis-title" data-axis="x" x="%s" y="%s" text-anchor="middle">%s</text></g>`, f1(p.left+p.pw()/2), f1(p.h-6), esc(sc.title(c.XLabel)))
+	signed := ""
+	if lo < 0 {
+		// Times before the origin (the launch before a kernel drawn
+		// from its start): the axis carries signed values.
+		signed = " data-signed"
+	}
+	fmt.Fprintf(&s, `<text class="axis-title" data-axis="x"%s x="%s" y="%s" text-anchor="middle">%s</text></g>`, signed, f1(p.left+p.pw()/2), f1(p.h-6), esc(sc.title(c.XLabel)))
 	for i, t := range c.Tracks {
 		y := p.top + float64(i)*(rowH+4)
 		svgText(&s, fmt.Sprintf(`x="%s" y="%s" text-anchor="end"`, f1(p.left-6), f1(y+rowH/2+4)), shown[i], t.Name)

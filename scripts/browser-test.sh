@@ -58,6 +58,17 @@ if [ -d "$shared/corpus" ]; then
       echo "report failed: set of $f: $msg" >&2; exit 1
     fi
   done < <(find "$shared/corpus" "$shared/corpus2" "$shared/corpus3" "$shared/hw" -type f -name '*_segment_0_of_*.tflite' -not -path '*/golden/*' -not -path '*/goldens/*' 2>/dev/null | sort)
+  # Every NEFF with its capture (report --measured: the predicted and
+  # measured timelines one above the other), as truth.csv pairs them.
+  t="$shared/corpus3/ntff/truth.csv"
+  if [ -f "$t" ]; then
+    while IFS=, read -r neff ntff _; do
+      d=$(dirname "$t")
+      if ! msg=$("$out/npukit" report "$d/$neff" --measured "$d/$ntff" -o "$out/reports/measured-$neff.html" 2>&1); then
+        echo "report --measured failed: $neff: $msg" >&2; exit 1
+      fi
+    done < <(tail -n +2 "$t")
+  fi
   # Every NKI kernel of the corpora's manifests (a kernel the tracer
   # refuses, exit 2, is skipped and counted), with nki inspect beside it.
   for m in "$shared"/corpus2/nki/manifest.json "$shared"/corpus3/nki/manifest.json; do
