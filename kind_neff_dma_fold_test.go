@@ -2,6 +2,7 @@ package npukit
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -69,5 +70,67 @@ func TestNeffDMAFoldsAsCheck(t *testing.T) {
 	// each load and the store (its SB side has 32-byte runs too)
 	if c := strings.Count(buf.String(), "[neff/dma-small-runs]"); c < n+1 {
 		t.Errorf("neff dma --all prints %d small-run lines, want at least %d:\n%s", c, n+1, buf.String())
+	}
+}
+
+// Audit r3 #1: a descriptor whose two sides (or two sources) show a rule
+// was one finding in check's fold line and two in neff dma's table and
+// --all listing ("11" beside "10 descriptors like this one"). One finding
+// per descriptor and rule everywhere, its message naming each side.
+func TestNeffDMACountsDescriptorsOnce(t *testing.T) {
+	b := neff.NewBuilder("t.neff")
+	sg := b.Subgraph("sg00")
+	sg.AddVar("in", "input", 1<<17)
+	sg.AddQueue("qIn", "in", 16, "sp")
+	sp := sg.Engine("sp", "SP")
+	const n = 5
+	for i := range n {
+		// 32-byte runs on both sides: in (64 bytes apart) and SB (one per partition)
+		sp.AddDMA("qIn", "load", neff.Copy("in", int64(i)*8192, []int64{32, 128}, []int64{1, 64}, "SB", 0, []int64{32, 128}, []int64{1, neff.SBPartitionStride}))
+	}
+	b.Signature.Inputs["in"] = neff.SigTensor{DType: "float32", Shape: []int64{1 << 15}}
+	raw, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := OpenBytes("t.neff", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := a.Check(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCount := map[string]int{}
+	for _, d := range rep {
+		if strings.HasPrefix(d.Rule, "neff/dma-") {
+			checkCount[d.Rule] += max(d.Count, 1)
+		}
+	}
+	if checkCount["neff/dma-small-runs"] != n {
+		t.Fatalf("check counts %d small-run descriptors, want %d: %v", checkCount["neff/dma-small-runs"], n, rep)
+	}
+	l, err := a.NeffDMA(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]int{}
+	for _, d := range l.Subgraphs[0].Analysis.Diagnostics {
+		listed[d.Rule]++
+		if d.Rule == "neff/dma-small-runs" && (!strings.Contains(d.Message, "in side") || !strings.Contains(d.Message, "SB side")) {
+			t.Errorf("the finding does not name both sides: %s", d.Message)
+		}
+	}
+	for r, c := range checkCount {
+		if listed[r] != c {
+			t.Errorf("%s: neff dma lists %d, check counts %d", r, listed[r], c)
+		}
+	}
+	var buf bytes.Buffer
+	if err := l.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`neff/dma-small-runs +5 `).MatchString(buf.String()) {
+		t.Errorf("table count is not %d:\n%s", n, buf.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/humanize"
@@ -191,9 +192,8 @@ func Analyze(descs []Descriptor, l Layout) *Analysis {
 		}
 		ops[op].Descriptors++
 		ops[op].Bytes += moved
+		a.Diagnostics = append(a.Diagnostics, descriptorFindings(d, l)...)
 		for _, s := range append(append([]Side(nil), d.Transfer.From...), d.Transfer.To) {
-			sum := s.Pattern.Summarize()
-			checkSide(d, s, sum, l, &a.Diagnostics)
 			if l.StateBuffers[s.Var] {
 				markPartitions(q, s.Pattern, l)
 			}
@@ -231,13 +231,70 @@ func Analyze(descs []Descriptor, l Layout) *Analysis {
 	return a
 }
 
+// descriptorFindings checks every side of a descriptor and gives one
+// finding per rule: a descriptor whose two sources (an add) or whose
+// source and destination both show a rule is one finding, its message
+// naming each side, so that check, neff dma, the report and their JSON
+// count descriptors alike (a rule counted per side said 11 beside a fold
+// line's 10 descriptors).
+func descriptorFindings(d Descriptor, l Layout) diag.Report {
+	var sides diag.Report
+	for _, s := range append(append([]Side(nil), d.Transfer.From...), d.Transfer.To) {
+		checkSide(d, s, s.Pattern.Summarize(), l, &sides)
+	}
+	if len(sides) < 2 {
+		return sides
+	}
+	var out diag.Report
+	type merged struct {
+		i     int
+		msgs  []string
+		times []int
+	}
+	at := map[string]*merged{}
+	for _, f := range sides {
+		m := at[f.Rule]
+		if m == nil {
+			m = &merged{i: len(out)}
+			at[f.Rule] = m
+			out = append(out, f)
+		}
+		msg := strings.TrimSuffix(f.Message, smallRunsAdvice)
+		if k := slices.Index(m.msgs, msg); k >= 0 {
+			m.times[k]++
+			continue
+		}
+		m.msgs, m.times = append(m.msgs, msg), append(m.times, 1)
+	}
+	for _, m := range at {
+		parts := make([]string, len(m.msgs))
+		for k, msg := range m.msgs {
+			parts[k] = msg
+			if m.times[k] > 1 {
+				parts[k] += fmt.Sprintf(" (%d sides alike)", m.times[k])
+			}
+		}
+		f := &out[m.i]
+		msg := strings.Join(parts, "; ")
+		if strings.HasSuffix(f.Message, smallRunsAdvice) {
+			msg += smallRunsAdvice
+		}
+		f.Message = msg
+	}
+	return out
+}
+
+// smallRunsAdvice ends a small-runs finding's message (said once when
+// several sides show the rule).
+const smallRunsAdvice = "; make the innermost dimension longer or contiguous"
+
 func checkSide(d Descriptor, s Side, sum accesspattern.Summary, l Layout, rep *diag.Report) {
 	if sum.Bytes == 0 {
 		return
 	}
 	loc := d.Location()
 	if sum.MinRun < MinEfficientRun && sum.Bytes >= MinEfficientRun {
-		rep.Add(RuleSmallRuns, loc, "%s side moves %s runs, the smallest %s bytes (under %s B); make the innermost dimension longer or contiguous",
+		rep.Add(RuleSmallRuns, loc, "%s side moves %s runs, the smallest %s bytes (under %s B)"+smallRunsAdvice,
 			s.Var, humanize.Count(int64(sum.Runs)), humanize.Count(int64(sum.MinRun)), humanize.Count(MinEfficientRun))
 	}
 	if len(s.Pattern.Steps) > 0 && s.Pattern.Steps[0] > MaxInnermostStride {

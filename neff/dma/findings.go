@@ -26,18 +26,10 @@ func Findings(descs []Descriptor, l Layout, p SimParams) diag.Report {
 	groups := map[string]*group{}
 	var total int64
 	for _, d := range descs {
-		var rep diag.Report
-		for _, s := range append(append([]Side(nil), d.Transfer.From...), d.Transfer.To) {
-			checkSide(d, s, s.Pattern.Summarize(), l, &rep)
-		}
+		rep := descriptorFindings(d, l) // one per rule
 		moved, charged := chargedBytes(d.Transfer, p)
 		total += moved
-		seen := map[string]bool{}
 		for _, f := range rep {
-			if seen[f.Rule] {
-				continue
-			}
-			seen[f.Rule] = true
 			g := groups[f.Rule]
 			if g == nil {
 				g = &group{first: f, position: len(groups)}
