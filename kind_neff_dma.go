@@ -118,6 +118,9 @@ func (l *NeffDMAListing) WriteText(w io.Writer) error {
 		h := a.Histogram
 		fmt.Fprintf(tw, "total\t\t%s\t%s\t\t%s\t%s\t%s\t%s\t%s\t%s\t\t\n", cnt(a.Descriptors), humanize.Bytes(a.Bytes), cnt(h.Under64), cnt(h.Under512), cnt(h.Under2K), cnt(h.Under4K), cnt(h.Under64K), cnt(h.From64KUp))
 		tw.Flush()
+		if a.Descriptors > 0 {
+			fmt.Fprintf(w, "RUNS and the size columns count the runs of %s.\n", dma.RunsSide)
+		}
 		if len(a.Ops) > 1 || len(a.Ops) == 1 && a.Ops[0].Op != dma.OpCopy {
 			parts := make([]string, len(a.Ops))
 			for i, o := range a.Ops {

@@ -134,3 +134,44 @@ func TestNeffDMACountsDescriptorsOnce(t *testing.T) {
 		t.Errorf("table count is not %d:\n%s", n, buf.String())
 	}
 }
+
+// Audit r3 #2: the run histogram counted the source side, the small-runs
+// warning the SB side, so a queue showed no run under 512 B beside a
+// warning about 128 runs of 256 B. The table counts each descriptor's
+// more fragmented side, and says so.
+func TestNeffDMAHistogramSideAgreesWithWarning(t *testing.T) {
+	b := neff.NewBuilder("t.neff")
+	sg := b.Subgraph("sg00")
+	sg.AddVar("w", "input", 32768)
+	sg.AddQueue("qIn", "w", 16, "sp")
+	// one contiguous 32 KiB source, 128 SB rows of 256 bytes
+	sg.Engine("sp", "SP").AddDMA("qIn", "load w", neff.Copy("w", 0, []int64{32768}, []int64{1}, "SB", 0, []int64{256, 128}, []int64{1, neff.SBPartitionStride}))
+	b.Signature.Inputs["w"] = neff.SigTensor{DType: "float32", Shape: []int64{8192}}
+	raw, err := b.Bytes(neff.PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := OpenBytes("t.neff", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := a.NeffDMA(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	an := l.Subgraphs[0].Analysis
+	warned := false
+	for _, d := range an.Diagnostics {
+		warned = warned || d.Rule == "neff/dma-small-runs" && strings.Contains(d.Message, "128 runs, the smallest 256 bytes")
+	}
+	if !warned || an.Histogram.Under512 != 128 || an.Queues[0].Runs != 128 {
+		t.Errorf("warning %v; histogram %+v, runs %d: want the 128 runs of 256 B the warning names", warned, an.Histogram, an.Queues[0].Runs)
+	}
+	var buf bytes.Buffer
+	if err := l.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "more fragmented side") {
+		t.Errorf("the table does not say which side it counts:\n%s", buf.String())
+	}
+}

@@ -95,10 +95,10 @@ func NeffDMASections(a *dma.Analysis, res *dma.SimResult, tl *sim.Timeline) []Se
 			}})
 		}
 		secs = append(secs, Section{ID: "dma-traffic", Title: "DMA traffic by engine and queue",
-			Intro: fmt.Sprintf("%s descriptors move %s in all. Short contiguous runs (under 512 B) make DMA overhead-bound.", humanize.Count(int64(a.Descriptors)), humanize.Bytes(a.Bytes)),
+			Intro: fmt.Sprintf("%s descriptors move %s in all. Short contiguous runs (under 512 B) make DMA overhead-bound; runs are counted on %s.", humanize.Count(int64(a.Descriptors)), humanize.Bytes(a.Bytes), dma.RunsSide),
 			Blocks: []Block{
 				&Table{Header: []string{"engine", "queue", "descriptors", "bytes", "runs", "partitions"}, Numeric: []int{2, 3, 4, 5}, Rows: rows},
-				&ColumnChart{Caption: "Contiguous source runs by size class, per queue", Series: series, Columns: cols, Unit: Number, XLabel: "engine / queue", YLabel: "runs"},
+				&ColumnChart{Caption: "Contiguous runs by size class, per queue (each descriptor's more fragmented side)", Series: series, Columns: cols, Unit: Number, XLabel: "engine / queue", YLabel: "runs"},
 			}})
 	}
 	if res != nil && tl != nil && len(tl.Graph.Tasks) > 0 {

@@ -125,14 +125,18 @@ func (h *RunHistogram) merge(o RunHistogram) {
 
 // QueueStats aggregates the descriptors of one engine and queue.
 type QueueStats struct {
-	Engine      string       `json:"engine"`
-	Queue       string       `json:"queue"`
-	Descriptors int          `json:"descriptors"`
-	Bytes       int64        `json:"bytes"`
-	Runs        int64        `json:"runs"` // source-side runs
-	Histogram   RunHistogram `json:"run_histogram"`
-	Partitions  int          `json:"partitions_touched"` // distinct state-buffer partitions
-	partSet     []uint64
+	Engine      string `json:"engine"`
+	Queue       string `json:"queue"`
+	Descriptors int    `json:"descriptors"`
+	Bytes       int64  `json:"bytes"`
+	// Runs and Histogram count each descriptor's more fragmented side
+	// (FragmentedSide), the one the small-runs rule and the DMA model's
+	// row spreading see; the source side alone hid an SB side's small
+	// runs that the rule warned about.
+	Runs       int64        `json:"runs"`
+	Histogram  RunHistogram `json:"run_histogram"`
+	Partitions int          `json:"partitions_touched"` // distinct state-buffer partitions
+	partSet    []uint64
 }
 
 // Analysis is the traffic of a DMA program.
@@ -198,8 +202,8 @@ func Analyze(descs []Descriptor, l Layout) *Analysis {
 				markPartitions(q, s.Pattern, l)
 			}
 		}
-		if len(d.Transfer.From) > 0 {
-			src := d.Transfer.From[0].Pattern
+		if side, ok := FragmentedSide(d.Transfer); ok {
+			src := side.Pattern
 			sum := src.Summarize()
 			q.Runs += sum.Runs
 			if sum.MinRun == sum.MaxRun && sum.Runs > 0 {
@@ -229,6 +233,28 @@ func Analyze(descs []Descriptor, l Layout) *Analysis {
 	})
 	a.Diagnostics.Sort()
 	return a
+}
+
+// RunsSide says which side the run counts of an Analysis are of.
+const RunsSide = "each descriptor's more fragmented side (the side with more contiguous runs)"
+
+// FragmentedSide is the side of t with the most contiguous runs (on a
+// tie, the one with the shortest run): the side whose runs the DMA
+// engines share out (Rows) and the small-runs rule sees first. ok is
+// false when t has no side.
+func FragmentedSide(t Transfer) (Side, bool) {
+	best, ok := Side{}, false
+	var bs accesspattern.Summary
+	for _, s := range append(append([]Side(nil), t.From...), t.To) {
+		sum := s.Pattern.Summarize()
+		if sum.Runs == 0 {
+			continue
+		}
+		if !ok || sum.Runs > bs.Runs || sum.Runs == bs.Runs && sum.MinRun < bs.MinRun {
+			best, bs, ok = s, sum, true
+		}
+	}
+	return best, ok
 }
 
 // descriptorFindings checks every side of a descriptor and gives one
