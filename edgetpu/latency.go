@@ -896,7 +896,7 @@ func (l *Latency) WriteText(w io.Writer) error {
 		case p.Bytes > 0:
 			amount = humanize.Bytes(p.Bytes)
 		case p.MACs > 0:
-			amount = fmt.Sprintf("%.1fM MACs", float64(p.MACs)/1e6)
+			amount = macsText(p.MACs)
 		}
 		flag := ""
 		if p.FirstOnly {
@@ -914,6 +914,19 @@ func (l *Latency) WriteText(w io.Writer) error {
 		ew.Printf("  note: %s\n", n)
 	}
 	return ew.Err()
+}
+
+// macsText words a MAC count at its scale: "38,400 MACs" (a small count
+// is not "0.0M"), "14.3M MACs", "5.34G MACs".
+func macsText(n int64) string {
+	switch {
+	case n < 1e6:
+		return humanize.Count(n) + " MACs"
+	case n < 1e9:
+		return fmt.Sprintf("%.1fM MACs", float64(n)/1e6)
+	default:
+		return fmt.Sprintf("%.2fG MACs", float64(n)/1e9)
+	}
 }
 
 // shown picks the rows of the table: every part when AllParts or when

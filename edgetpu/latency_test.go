@@ -346,3 +346,13 @@ func TestLatencyUSBFailsByDefault(t *testing.T) {
 		}
 	}
 }
+
+// The latency table words a MAC count at its scale (audit r3 #17: a small
+// fully-connected layer read "0.0M MACs", a large one "5337.0M MACs").
+func TestMACsText(t *testing.T) {
+	for n, want := range map[int64]string{600: "600 MACs", 38_400: "38,400 MACs", 14_300_000: "14.3M MACs", 5_337_000_000: "5.34G MACs"} {
+		if got := macsText(n); got != want {
+			t.Errorf("macsText(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

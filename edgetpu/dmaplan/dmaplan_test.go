@@ -2,6 +2,7 @@ package dmaplan
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -48,5 +49,25 @@ func TestNotDeterministicIsRejectedByUSB(t *testing.T) {
 	}
 	if _, err := Build([]Executable{{Name: "x", Hints: []Hint{{Kind: Instruction, Chunk: 3}}}}, nil); err == nil {
 		t.Fatal("chunk out of range accepted")
+	}
+}
+
+// The lower bounds and sim's times are worded as every text output words a
+// time: scaled past 1 ms with their unit (audit r3 #17: "13392.5 us").
+func TestTextScalesTimes(t *testing.T) {
+	p, err := Build([]Executable{{Name: "model", Type: "STAND_ALONE", FullyDeterministic: true,
+		Hints: []Hint{{Kind: Descriptor, Direction: Infeed, Target: "PARAMETER", Size: 1 << 20}}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := (Listing{Plans: []PackagePlan{{Plan: p}}, Effective: []EffectiveLink{{Link: "USB 2.0", GBps: 0.033, Hosts: []string{"h"}}}}).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	// 1 MiB over USB 2.0: 17.476 ms raw, 31.775 ms at 0.033 GB/s.
+	for _, want := range []string{"(raw 0.06 GB/s): 17.476 ms", "sim: 31.775 ms at 0.033 GB/s"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
 	}
 }

@@ -104,12 +104,12 @@ func writeTotals(w io.Writer, title string, t Totals, links []Link, eff []Effect
 	}
 	fmt.Fprintln(w)
 	for _, l := range links {
-		fmt.Fprintf(w, "  lower bound over %s (raw %.3g GB/s): %.1f us", l.Name, l.BitsPerSec/8e9, t.LowerBoundUs[l.Name])
+		fmt.Fprintf(w, "  lower bound over %s (raw %.3g GB/s): %s", l.Name, l.BitsPerSec/8e9, humanize.Micros(t.LowerBoundUs[l.Name]))
 		sep, what := "; sim:", " effective"
 		for _, e := range eff {
 			if e.Link == l.Name && e.GBps > 0 {
 				us := float64(t.HostToDevice+t.DeviceToHost) / (e.GBps * 1e3)
-				fmt.Fprintf(w, "%s %.1f us at %.3g GB/s%s (%s)", sep, us, e.GBps, what, strings.Join(e.Hosts, ", "))
+				fmt.Fprintf(w, "%s %s at %.3g GB/s%s (%s)", sep, humanize.Micros(us), e.GBps, what, strings.Join(e.Hosts, ", "))
 				sep, what = ",", ""
 			}
 		}

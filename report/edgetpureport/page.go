@@ -259,7 +259,7 @@ func etpuModelSections(i int, nm edgetpu.NamedModel) []report.Section {
 				tt := &report.Table{Caption: fmt.Sprintf("Package %d: bytes per inference and lower-bound transfer time", pi),
 					Header: []string{"phase", "host->device", "device->host"}, Numeric: []int{1, 2}}
 				for _, l := range plan.Links {
-					tt.Header = append(tt.Header, l.Name+" (us)")
+					tt.Header = append(tt.Header, l.Name)
 					tt.Numeric = append(tt.Numeric, len(tt.Header)-1)
 				}
 				for _, ph := range []struct {
@@ -268,7 +268,7 @@ func etpuModelSections(i int, nm edgetpu.NamedModel) []report.Section {
 				}{{"first inference", plan.First}, {"steady state", plan.Steady}} {
 					row := []string{ph.name, humanize.Bytes(ph.t.HostToDevice), humanize.Bytes(ph.t.DeviceToHost)}
 					for _, l := range plan.Links {
-						row = append(row, fmt.Sprintf("%.1f", ph.t.LowerBoundUs[l.Name]))
+						row = append(row, humanize.Micros(ph.t.LowerBoundUs[l.Name]))
 					}
 					tt.Rows = append(tt.Rows, row)
 				}
