@@ -12,7 +12,8 @@ import (
 // fix, said once with how many descriptors show it, the bytes they move
 // (and their share of the program's) and, where the DMA model charges for
 // it (runs under MinChargedRun), the engine time it costs beyond moving
-// the same bytes in full-length runs. The line keeps the first
+// the same bytes in full-length runs, summed over the engines and per
+// engine if spread evenly. The line keeps the first
 // descriptor's location and message; Count is the number of descriptors.
 // Analyze lists every finding instead.
 func Findings(descs []Descriptor, l Layout, p SimParams) diag.Report {
@@ -52,7 +53,10 @@ func Findings(descs []Descriptor, l Layout, p SimParams) diag.Report {
 			}
 			cost := ""
 			if g.extraNs >= 1 {
-				cost = fmt.Sprintf("; about %s of DMA engine time beyond moving them in full-length runs", humanize.Nanos(int64(g.extraNs)))
+				// a sum over the engines: it can exceed the kernel's time
+				// several times over, so say so (audit r3 #29)
+				cost = fmt.Sprintf("; about %s of DMA engine time beyond moving them in full-length runs, summed over the %d DMA engines (%s if spread evenly; npukit sim's DMA model: runs under %s B charged as %s B at %g GB/s per engine)",
+					humanize.Nanos(int64(g.extraNs)), max(p.Engines, 1), humanize.Nanos(int64(g.extraNs/float64(max(p.Engines, 1)))), humanize.Count(p.MinChargedRun), humanize.Count(p.MinChargedRun), float64(int64(p.BytesPerNs*10+0.5))/10)
 			}
 			f.Count = g.count
 			f.Message = fmt.Sprintf("%s like this one %s %s%s%s; the first: %s", humanize.Plural(g.count, "descriptor"), humanize.Agree(g.count, "moves", "move"), humanize.Bytes(g.bytes), share, cost, f.Message)

@@ -33,6 +33,11 @@ func TestFindingsGroupPerRule(t *testing.T) {
 			if d.Count != 10 || !strings.HasPrefix(d.Message, "10 descriptors like this one move 320.0 KiB, 56% of the program's DMA bytes; about 11.302 us of DMA engine time") {
 				t.Errorf("small runs: count %d, %q", d.Count, d.Message)
 			}
+			// audit r3 #29: a sum over the engines, said so, with the
+			// per-engine figure and the model it assumes
+			if !strings.Contains(d.Message, "11.302 us of DMA engine time beyond moving them in full-length runs, summed over the 16 DMA engines (0.706 us if spread evenly; npukit sim's DMA model: runs under 512 B charged as 512 B at 29 GB/s per engine)") {
+				t.Errorf("small runs: the engine time does not say it is summed over the engines: %q", d.Message)
+			}
 			if d.Location != "sg00/SP.json: dma[0].desc[0] (c)" {
 				t.Errorf("small runs located at %q, want the first descriptor", d.Location)
 			}
