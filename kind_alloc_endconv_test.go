@@ -51,3 +51,17 @@ func TestSolveAllocReadsHalfOpenEnds(t *testing.T) {
 		t.Errorf("over capacity either way: %+v, %v", res, err)
 	}
 }
+
+// Audit r3 #17: a size under 1 KiB was printed twice ("578 B (578
+// bytes)"); larger ones keep their exact count.
+func TestAllocResultSizes(t *testing.T) {
+	var buf bytes.Buffer
+	r := &AllocResult{Problem: "p.csv", Status: "solved", Capacity: 578, Height: 4096, Peak: 500}
+	if err := r.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	s := buf.String()
+	if strings.Contains(s, "578 B (578 bytes)") || !strings.Contains(s, "578 B\n") || !strings.Contains(s, "4.0 KiB (4,096 bytes)") {
+		t.Errorf("sizes:\n%s", s)
+	}
+}

@@ -94,16 +94,25 @@ type AllocResult struct {
 	EndsHalfOpen bool `json:"ends_read_half_open,omitempty"`
 }
 
+// bytesExact is a size scaled with its exact byte count beside it, or the
+// byte count alone under 1 KiB (audit r3 #17: "578 B (578 bytes)").
+func bytesExact(n int64) string {
+	if n < 1024 && n > -1024 {
+		return humanize.Bytes(n)
+	}
+	return fmt.Sprintf("%s (%s bytes)", humanize.Bytes(n), humanize.Count(n))
+}
+
 // WriteText prints the answer as a two-column table.
 func (r *AllocResult) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "problem\t%s (%s)\n", r.Problem, humanize.Plural(r.Buffers, "buffer"))
 	fmt.Fprintf(tw, "status\t%s\n", r.Status)
-	fmt.Fprintf(tw, "capacity\t%s (%s bytes)\n", humanize.Bytes(r.Capacity), humanize.Count(r.Capacity))
+	fmt.Fprintf(tw, "capacity\t%s\n", bytesExact(r.Capacity))
 	if r.Height > 0 {
-		fmt.Fprintf(tw, "height\t%s (%s bytes)\n", humanize.Bytes(r.Height), humanize.Count(r.Height))
+		fmt.Fprintf(tw, "height\t%s\n", bytesExact(r.Height))
 	}
-	fmt.Fprintf(tw, "peak alive\t%s (%s bytes)\n", humanize.Bytes(r.Peak), humanize.Count(r.Peak))
+	fmt.Fprintf(tw, "peak alive\t%s\n", bytesExact(r.Peak))
 	if r.Minimized {
 		proof := "proven minimal"
 		if !r.Proven {
@@ -113,7 +122,7 @@ func (r *AllocResult) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "minimal capacity\t%s\n", proof)
 	}
 	if r.BestHeight > 0 {
-		fmt.Fprintf(tw, "best found\t%s (%s bytes, greedy; over the capacity)\n", humanize.Bytes(r.BestHeight), humanize.Count(r.BestHeight))
+		fmt.Fprintf(tw, "best found\t%s (greedy; over the capacity)\n", bytesExact(r.BestHeight))
 	}
 	switch {
 	case r.Explored > 0:

@@ -318,7 +318,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	// Issue 32: say what the columns are.
-	fmt.Fprintf(ew, "  (L2 PEAK / MEAN: the bytes a workload's buffer snapshot holds in L2, largest and mean, OF L2 as a share of the %s L2; WL PEAK: the largest weight-buffer snapshot (the file's wl buffer))\n", humanize.Bytes(s.BufferSize))
+	ofL2 := "as a share of the " + humanize.Bytes(s.BufferSize) + " L2"
+	if s.BufferSize <= 0 { // the raw IR gives no L2 size (audit r3 #17: "of the 0 B L2")
+		ofL2 = "- (the file gives no L2 size)"
+	}
+	fmt.Fprintf(ew, "  (L2 PEAK / MEAN: the bytes a workload's buffer snapshot holds in L2, largest and mean, OF L2 %s; WL PEAK: the largest weight-buffer snapshot (the file's wl buffer))\n", ofL2)
 	if len(s.LayerTraffic) > 0 {
 		fmt.Fprintf(ew, "\nLayers (DRAM reads counted at their first consumer):\n")
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -53,3 +53,18 @@ func TestSummarizeSynth(t *testing.T) {
 		t.Error("layer table without asking")
 	}
 }
+
+// Audit r3 #17: a file with no L2 size (the raw IR) said "OF L2 as a
+// share of the 0 B L2".
+func TestSummaryWithoutL2Size(t *testing.T) {
+	s := synthOK(t, SynthConfig{Cores: 1, Workloads: 3})
+	sum := Summarize(s, false)
+	sum.BufferSize = 0
+	var buf bytes.Buffer
+	if err := sum.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "of the 0 B L2") || !strings.Contains(buf.String(), "the file gives no L2 size") {
+		t.Errorf("summary without an L2 size:\n%s", buf.String())
+	}
+}

@@ -63,7 +63,9 @@ func stepsFor(k detect.Kind) []step {
 // failure to write the examples or the text.
 func Run(w io.Writer, dir string, o *npukit.Options) (failed int, err error) {
 	names := examples.Names()
-	fmt.Fprintf(w, "npukit demo: %d example artifacts, written to %s\n", len(names), dir)
+	// The NKI example kernels are the last section (audit r3 #17: "6
+	// example artifacts" headed 7 sections).
+	fmt.Fprintf(w, "npukit demo: %d example artifacts and the NKI example kernels (in nki/), written to %s\n", len(names), dir)
 	if len(names) == 0 {
 		fmt.Fprintln(w, "No example artifacts are built in yet: format writers add them as they land.")
 	}

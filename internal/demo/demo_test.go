@@ -129,3 +129,18 @@ func TestNeffDemoSimIsSims(t *testing.T) {
 		}
 	}
 }
+
+// Audit r3 #17: the headline said "6 example artifacts" above 7 sections
+// (the NKI kernels are the last); it names every section it runs.
+func TestDemoHeadlineCountsSections(t *testing.T) {
+	var out bytes.Buffer
+	if _, err := Run(&out, t.TempDir(), nil); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	head, _, _ := strings.Cut(s, "\n")
+	sections := strings.Count(s, "\n==== ")
+	if n := len(examples.Names()); sections != n+1 || !strings.Contains(head, "example artifacts and the NKI example kernels") {
+		t.Errorf("%d sections (%d artifacts) under %q", sections, n, head)
+	}
+}

@@ -117,7 +117,7 @@ func newAllocCmd(env *Env) *cobra.Command {
 			return runAlloc(env, args[0], capacity, out, minimize, timeout, use)
 		},
 	}
-	cmd.Flags().Var((*flagvalue.Bytes)(&capacity), "capacity", "capacity in bytes, K, M, G suffixes accepted (default: from NAME.<capacity>.csv or NAME.cap<capacity>.csv, else the smallest that works)")
+	cmd.Flags().Var((*flagvalue.Bytes)(&capacity), "capacity", "capacity in bytes, K, M, G suffixes accepted (powers of 1024: 8M is 8 MiB; default: from NAME.<capacity>.csv or NAME.cap<capacity>.csv, else the smallest that works)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the solution CSV here")
 	cmd.Flags().BoolVar(&minimize, "minimize", false, "find the smallest capacity that holds the problem")
 	cmd.Flags().BoolVar(&validate, "validate", false, "validate SOLUTION.csv against PROBLEM.csv")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -236,5 +237,30 @@ func TestGeminiReportModelFlags(t *testing.T) {
 	}
 	if r := run(t, dir, "report", sched, "--zebu", filepath.Join(g, "zebu", "int8_resnet50.sim_quantized_b1_c1_bw16_sim.txt"), "-o", "z2.html"); r.code != 2 || !strings.Contains(r.stderr, "not a run of this schedule") {
 		t.Errorf("report --zebu of another network: want exit 2, got %s", r)
+	}
+}
+
+// Audit r3 #25: typing the defaults sim --help prints ("34.4", "17.2
+// GB/s") changed the simulated cycles; the help gives them exactly.
+func TestGeminiHelpDefaultsAreTheDefaults(t *testing.T) {
+	dir := demoFiles(t)
+	help := run(t, dir, "sim", "--help").stdout
+	link := regexp.MustCompile(`--link-bw float .*\(default ([0-9.]+)\)`).FindStringSubmatch(help)
+	dram := regexp.MustCompile(`--dram-bw float .*= ([0-9.]+) GB/s\)`).FindStringSubmatch(help)
+	if link == nil || dram == nil {
+		t.Fatalf("sim --help gives no link or DRAM default:\n%s", help)
+	}
+	cycles := func(args ...string) int64 {
+		var out struct {
+			Total int64 `json:"total_cycles"`
+		}
+		r := run(t, dir, append([]string{"--json", "sim", "demo_gemini_schedule.json"}, args...)...)
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil {
+			t.Fatalf("sim %v: %s", args, r)
+		}
+		return out.Total
+	}
+	if a, b := cycles(), cycles("--link-bw", link[1], "--dram-bw", dram[1]); a != b {
+		t.Errorf("sim %d cycles, with the help's defaults typed (--link-bw %s --dram-bw %s) %d", a, link[1], dram[1], b)
 	}
 }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -48,4 +49,30 @@ func TestPreCommitHooks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Audit r3 #25: the artifacts hook's pattern left out profiler captures
+// (.ntff) and ZeBu traces (run_sim.txt), which check reads.
+func TestPreCommitArtifactsPatternCoversCheckedKinds(t *testing.T) {
+	data, err := os.ReadFile("../../../../.pre-commit-hooks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hooks []struct{ ID, Files string }
+	if err := yaml.Unmarshal(data, &hooks); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hooks {
+		if h.ID != "npukit-artifacts" {
+			continue
+		}
+		re := regexp.MustCompile(h.Files)
+		for _, f := range []string{"x.neff", "run.ntff", "m_edgetpu.tflite", "sched.json", "plan.yaml", "p.csv", "run_sim.txt"} {
+			if !re.MatchString(f) {
+				t.Errorf("npukit-artifacts (%s) does not match %s", h.Files, f)
+			}
+		}
+		return
+	}
+	t.Fatal("no npukit-artifacts hook")
 }
