@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/npukit/npukit/internal/conformance"
+	"github.com/npukit/npukit/internal/humanize"
 )
 
 func readNamed(t *testing.T, paths []string) []NamedModel {
@@ -144,5 +145,27 @@ func TestMemoryPlainModelListedApart(t *testing.T) {
 	}
 	if !strings.Contains(w.String(), "Not on the Edge TPU: cpu.tflite") || !strings.Contains(w.String(), "One file holds an Edge TPU package.") {
 		t.Errorf("text:\n%s", w.String())
+	}
+}
+
+// inspect words an executable's instruction chunks in the units of the
+// table above them (audit r3 #31: "chunks 182928 bytes" under "178.6 KiB").
+func TestSummaryChunksInTableUnits(t *testing.T) {
+	b, err := Write(Synthetic(DemoSpec()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Read(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w bytes.Buffer
+	if err := Summarize(m).WriteText(&w); err != nil {
+		t.Fatal(err)
+	}
+	e := m.Ops[0].Packages[0].Executables[0]
+	want := "instruction chunks " + humanize.Bytes(int64(len(e.Bitstreams[0].Data)))
+	if !strings.Contains(w.String(), want) || strings.Contains(w.String(), " bytes; relocations") {
+		t.Errorf("no %q in\n%s", want, w.String())
 	}
 }

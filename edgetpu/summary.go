@@ -375,7 +375,11 @@ func writePackage(ew *stickywriter.Writer, p PackageSummary, indent string) {
 	// Issue 32: say what the columns are.
 	ew.Printf("%s  (NARROW MEM/TILE: the on-tile (narrow) memory the executable uses per tile / the tile's capacity; SCRATCH: off-chip scratch bytes; TOKEN: the caching token models compiled together share)\n", indent)
 	for _, e := range p.Executables {
-		ew.Printf("%s  Executable %d (%s): chunks %s bytes; relocations %s\n", indent, e.Index, e.Type, joinInts(e.ChunkBytes, ", "), mapText(e.Relocations))
+		chunks := make([]string, len(e.ChunkBytes))
+		for i, n := range e.ChunkBytes {
+			chunks[i] = humanize.Bytes(int64(n))
+		}
+		ew.Printf("%s  Executable %d (%s): instruction chunks %s; relocations %s\n", indent, e.Index, e.Type, strings.Join(chunks, ", "), mapText(e.Relocations))
 		if e.FullyDeterministic != nil {
 			ew.Printf("%s    DMA hints: %d (%s), fully deterministic: %v\n", indent, e.HintCount, mapText(e.HintsByKind), *e.FullyDeterministic)
 			if len(e.HintBytes) > 0 {
