@@ -1556,10 +1556,15 @@ func (s *searcher) sectionBound(set []int32, hi int32, least, capa int64) bool {
 	}
 	low := s.low[lo : hi+1]
 	if s.levels > 0 {
-		s.sparseMin(set, lo, hi)
-	} else {
-		s.plainMin(set, low)
+		s.sparseMin(set, lo, hi) // low holds MaxInt64 - the minima
+		for i, r := range rem {
+			if r > 0 && low[i] != 0 && max(floor[i], math.MaxInt64-low[i])+r > capa {
+				return true
+			}
+		}
+		return false
 	}
+	s.plainMin(set, low)
 	for i, r := range rem {
 		if r > 0 && low[i] != math.MaxInt64 && max(floor[i], low[i])+r > capa {
 			return true
@@ -1593,30 +1598,32 @@ func (s *searcher) plainMin(set []int32, low []int64) {
 // the two halves of its runs. It is used on components whose buffers
 // live across many sections (see search), where the plain minimum costs
 // a buffer's whole hull.
+//
+// The levels hold MaxInt64 - offset, so that "no buffer" is 0 and each
+// level is emptied by clear (a vectorised memclr: filling them with
+// MaxInt64 one by one was a third of this function); minima of offsets
+// are maxima there. s.low[i] is then MaxInt64 - the minimum, 0 for none.
 func (s *searcher) sparseMin(set []int32, lo, hi int32) {
 	levels := s.levels
 	for j := 0; j < levels; j++ {
-		t := s.sparse[j][lo : hi+1]
-		for i := range t {
-			t[i] = math.MaxInt64
-		}
+		clear(s.sparse[j][lo : hi+1])
 	}
 	for _, k := range set {
-		v := s.xs[k]
+		v := math.MaxInt64 - s.xs[k]
 		f, l := s.first[k], s.lastSec[k]
 		j := bits.Len(uint(l-f+1)) - 1
 		t := s.sparse[j]
-		t[f] = min(t[f], v)
+		t[f] = max(t[f], v)
 		g := l - int32(1)<<j + 1
-		t[g] = min(t[g], v)
+		t[g] = max(t[g], v)
 	}
 	for j := levels - 1; j >= 1; j-- {
 		t, u := s.sparse[j], s.sparse[j-1]
 		h := int32(1) << (j - 1)
 		for i := lo; i+2*h-1 <= hi; i++ {
 			x := t[i]
-			u[i] = min(u[i], x)
-			u[i+h] = min(u[i+h], x)
+			u[i] = max(u[i], x)
+			u[i+h] = max(u[i+h], x)
 		}
 	}
 }
