@@ -75,6 +75,11 @@ func (d *GeminiDiff) WriteText(w io.Writer) error {
 		if len(counts) == 0 {
 			counts = []string{"the same workloads"}
 		}
+		if c.Added == c.WorkloadsB && c.Removed == c.WorkloadsA && c.Added > 0 {
+			// every workload changed its ofmap range (another batch size,
+			// another tiling): say why nothing pairs up (audit r3 #17)
+			counts = append(counts, "none matches by layer and ofmap range")
+		}
 		ew.Printf("%s: %s -> %s workloads (%s)\n", termsafe.Name(c.Core), humanize.Count(int64(c.WorkloadsA)), humanize.Count(int64(c.WorkloadsB)), strings.Join(counts, ", "))
 		for _, ch := range c.Changes {
 			ew.Printf("  %s\n", ch)

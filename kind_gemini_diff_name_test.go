@@ -88,3 +88,16 @@ func TestGeminiDiffIgnoresNameBandwidth(t *testing.T) {
 		t.Errorf("--dram-bw: model %g GB/s, notes %q", d.Model.DRAMGBps, d.Notes)
 	}
 }
+
+// Audit r3 #17: batch 1 against batch 4 read "69 -> 69 workloads (69
+// added, 69 removed)" without saying why nothing paired up.
+func TestGeminiDiffSaysNothingPairs(t *testing.T) {
+	d := &npukit.GeminiDiff{Statement: "s", Details: &gemini.DiffDetail{Cores: []gemini.CoreDiff{{Core: "core 0", WorkloadsA: 3, WorkloadsB: 3, Added: 3, Removed: 3}}}}
+	var b strings.Builder
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "(3 added, 3 removed, none matches by layer and ofmap range)") {
+		t.Errorf("diff text:\n%s", b.String())
+	}
+}

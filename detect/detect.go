@@ -265,7 +265,7 @@ func Reader(r io.ReaderAt, size int64) (Result, error) {
 			res.Kind, res.Variant = GeminiIR, v
 			return res, nil
 		}
-		return unknown("JSON without the keys of a Gemini schedule (buffersize, top_batch_cut, xlen)")
+		return unknown("JSON without the keys of a Gemini schedule (buffersize, top_batch_cut, xlen) or of an SBUF plan (tensors, partitions)")
 	}
 	if isProblemCSV(head) {
 		res.Kind = MiniMallocCSV

@@ -496,3 +496,16 @@ func TestRewriteNameNote(t *testing.T) {
 		t.Errorf("text %q (err %v) lacks the note", buf.String(), err)
 	}
 }
+
+// Audit r3 #28: a core whose file addresses are placeholders showed "file
+// extent 0 B" and "load waits 0 -> 0"; those columns do not apply.
+func TestUnallocatedCoreColumns(t *testing.T) {
+	var buf bytes.Buffer
+	r := &Report{Cores: []CoreReport{{Core: 0, Tensors: 3, LivePeak: 2 << 20, MinCapacity: 2 << 20, LowerBound: 2 << 20, Status: "optimal", Waits: 1, Unallocated: true}}}
+	if err := r.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if s := buf.String(); strings.Contains(s, " 0 B ") || !strings.Contains(s, "- -> 1") {
+		t.Errorf("unallocated core:\n%s", s)
+	}
+}

@@ -40,6 +40,9 @@ type CoreReport struct {
 	Probes      int    `json:"probes,omitempty"`
 	SolveMicros int64  `json:"solve_us"`
 	Note        string `json:"note,omitempty"`
+	// Unallocated: the file's addresses are placeholders (no placement),
+	// so its extent and load waits do not apply ("-" in the text).
+	Unallocated bool `json:"unallocated_in_file,omitempty"`
 
 	problem *CoreProblem
 	result  *Result
@@ -104,6 +107,7 @@ func Reallocate(ctx context.Context, s *gemini.Schedule, opt Options, sopt Solve
 			cr.FileWaits = cp.Waits(cp.FileSolution.Offsets)
 		} else {
 			cr.Note = "not allocated in the file (placeholder addresses): no file placement to compare with"
+			cr.Unallocated = true
 		}
 		cr.Waits = cp.Waits(res.Solution.Offsets)
 		cr.Probes = res.Probes
@@ -169,9 +173,15 @@ func (r *Report) WriteText(w io.Writer) error {
 				saved += " (+" + humanize.Plural(c.Waits-c.FileWaits, "wait") + ")"
 			}
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d -> %d\t%s\t\n", c.Core, c.Key, c.Tensors, humanize.Bytes(c.FileExtent),
+		// No placement in the file: its extent and waits do not apply
+		// (audit r3 #28: "file extent 0 B", "load waits 0 -> 0").
+		extent, fileWaits := humanize.Bytes(c.FileExtent), fmt.Sprint(c.FileWaits)
+		if c.Unallocated {
+			extent, fileWaits = "-", "-"
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s -> %d\t%s\t\n", c.Core, c.Key, c.Tensors, extent,
 			humanize.Bytes(c.LivePeak), humanize.Bytes(c.MinCapacity), humanize.Bytes(c.LowerBound), saved, c.Status,
-			c.FileWaits, c.Waits, micros(c.SolveMicros))
+			fileWaits, c.Waits, micros(c.SolveMicros))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
