@@ -56,11 +56,15 @@ func TestSolveAllocReadsHalfOpenEnds(t *testing.T) {
 // bytes)"); larger ones keep their exact count.
 func TestAllocResultSizes(t *testing.T) {
 	var buf bytes.Buffer
-	r := &AllocResult{Problem: "p.csv", Status: "solved", Capacity: 578, Height: 4096, Peak: 500}
+	r := &AllocResult{Problem: "p.csv", Status: "solved", Capacity: 578, Height: 4096, Peak: 500, Seconds: 0.0012}
 	if err := r.WriteText(&buf); err != nil {
 		t.Fatal(err)
 	}
 	s := buf.String()
+	// Audit r3 #30: the time in the unit gemini realloc uses.
+	if !strings.Contains(s, "time        1.200 ms") {
+		t.Errorf("time:\n%s", s)
+	}
 	if strings.Contains(s, "578 B (578 bytes)") || !strings.Contains(s, "578 B\n") || !strings.Contains(s, "4.0 KiB (4,096 bytes)") {
 		t.Errorf("sizes:\n%s", s)
 	}

@@ -133,7 +133,7 @@ func (r *AllocResult) WriteText(w io.Writer) error {
 		// Not "explored 0 nodes": the answer needed no search.
 		fmt.Fprintf(tw, "explored\tno search needed (bounds or placements alone decided it)\n")
 	}
-	fmt.Fprintf(tw, "time\t%.3f s\n", r.Seconds)
+	fmt.Fprintf(tw, "time\t%s\n", humanize.Micros(r.Seconds*1e6)) // as gemini realloc (audit r3 #30)
 	if r.Output != "" {
 		fmt.Fprintf(tw, "solution\t%s\n", r.Output)
 	}
