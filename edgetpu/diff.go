@@ -174,6 +174,17 @@ func diffVerdict(a, b *Model) semdiff.List {
 	l.Int("operators on the CPU", semdiff.Count, count(sa, "CPU"), count(sb, "CPU"))
 	diffTensors(&l, "model input", sa.Inputs, sb.Inputs)
 	diffTensors(&l, "model output", sa.Outputs, sb.Outputs)
+	// What the differences cost: the steady-state time npukit sim gives
+	// each file on the default host (from the file alone: a diff reads
+	// no twin), so that "+245.2 KiB streamed parameters" comes with the
+	// time it adds.
+	if h, ok := HostByName(DefaultHost); ok {
+		la, errA := EstimateModel(a, h, LatencyOptions{})
+		lb, errB := EstimateModel(b, h, LatencyOptions{})
+		if errA == nil && errB == nil {
+			l.Int("steady-state time per inference on "+h.Name+" (npukit sim of the file alone)", semdiff.Nanos, int64(la.SteadyStateUs*1e3+0.5), int64(lb.SteadyStateUs*1e3+0.5))
+		}
+	}
 	return l
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/npukit/npukit/internal/conformance"
+	"github.com/npukit/npukit/semdiff"
 )
 
 func TestDiffCorpus(t *testing.T) {
@@ -114,5 +115,48 @@ func TestDiffVerdictExactIdentity(t *testing.T) {
 	}
 	if relocs != 4 { // LOWER and UPPER of the old and the new layer
 		t.Errorf("%d relocation differences, want 4", relocs)
+	}
+}
+
+// The verdict of a diff says what the differences cost per inference, as
+// sim prices each file (audit r3 #30: "+245.2 KiB streamed parameters"
+// without the time sim charges for them); equal files get no time row.
+func TestDiffVerdictTime(t *testing.T) {
+	read := func(streamed int) *Model {
+		s := DemoSpec()
+		s.CachedParams, s.StreamedParams = 512<<10, streamed
+		b, err := Write(Synthetic(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Read(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a, b := read(0), read(256<<10)
+	h, _ := HostByName(DefaultHost)
+	la, _ := EstimateModel(a, h, LatencyOptions{})
+	lb, _ := EstimateModel(b, h, LatencyOptions{})
+	find := func(r *DiffResult) *semdiff.Change {
+		for i, c := range r.Verdict {
+			if c.Unit == semdiff.Nanos {
+				return &r.Verdict[i]
+			}
+		}
+		return nil
+	}
+	r, err := Diff(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := find(r)
+	if c == nil || c.A != int64(la.SteadyStateUs*1e3+0.5) || c.B != int64(lb.SteadyStateUs*1e3+0.5) || lb.SteadyStateUs <= la.SteadyStateUs ||
+		!strings.Contains(c.String(), h.Name) || !strings.Contains(c.String(), " us") {
+		t.Errorf("time row %+v (sim: %v -> %v us)", c, la.SteadyStateUs, lb.SteadyStateUs)
+	}
+	if r, _ := Diff(a, read(0)); find(r) != nil {
+		t.Errorf("equal files: %+v", find(r))
 	}
 }

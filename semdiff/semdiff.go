@@ -18,7 +18,8 @@ const (
 	Bytes  = "bytes"
 	Count  = "count"
 	Cycles = "cycles"
-	Text   = "" // a name, version or other word
+	Nanos  = "ns" // a time in nanoseconds, worded at its scale
+	Text   = ""   // a name, version or other word
 )
 
 // Change is one quantity that differs between A and B. A or B is nil when
@@ -71,6 +72,8 @@ func (c Change) format(v any, exact bool) string {
 			return humanize.Bytes(x)
 		case Text:
 			return fmt.Sprint(x)
+		case Nanos:
+			return humanize.Nanos(x)
 		}
 		return humanize.Count(x)
 	case string:
