@@ -45,6 +45,7 @@ func (a *Artifact) NeffDMA(o *Options) (*NeffDMAListing, error) {
 			Analysis: dma.Analyze(p.Descriptors, p.Layout), Findings: dma.Findings(p.Descriptors, p.Layout, params), Skipped: p.Problems}
 		sg.Findings.Sort()
 		sg.DGENote = neffDGENote(m, p.Subgraph, len(p.Descriptors))
+		sg.DGETransfers, sg.DGEBytes = m.SubgraphDGETransfers(p.Subgraph)
 		l.Subgraphs = append(l.Subgraphs, sg)
 	}
 	return l, nil
@@ -86,9 +87,14 @@ type NeffDMASubgraph struct {
 	Skipped  []dmaprog.Problem `json:"skipped,omitempty"`
 	// DGENote says what the figures leave out when the subgraph uses
 	// hardware descriptor generation (a dge-table variable).
-	DGENote  string            `json:"dge_note,omitempty"`
-	Executed *dmaprog.Executed `json:"executed,omitempty"`
-	Written  []NeffNpyFile     `json:"written,omitempty"`
+	DGENote string `json:"dge_note,omitempty"`
+	// DGETransfers and DGEBytes are the DMAs the instructions describe
+	// and the hardware generates at run time (neff.Model.DGETransfers),
+	// which Analysis, of the descriptors written, leaves out.
+	DGETransfers int               `json:"dge_transfers"`
+	DGEBytes     int64             `json:"dge_bytes"`
+	Executed     *dmaprog.Executed `json:"executed,omitempty"`
+	Written      []NeffNpyFile     `json:"written,omitempty"`
 }
 
 // NeffNpyFile is a variable Execute wrote as .npy.
@@ -108,18 +114,12 @@ func (l *NeffDMAListing) WriteText(w io.Writer) error {
 	for _, sg := range l.Subgraphs {
 		a := sg.Analysis
 		fmt.Fprintf(w, "\nSubgraph %s: %s descriptors moving %s over %s\n", sg.Subgraph, humanize.Count(int64(a.Descriptors)), humanize.Bytes(a.Bytes), humanize.Plural(len(sg.Queues), "queue set"))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "ENGINE\tQUEUE\tDESCRIPTORS\tBYTES\tRUNS\t<64B\t<512B\t<2KiB\t<4KiB\t<64KiB\t>=64KiB\tPARTITIONS\t")
-		for _, q := range a.Queues {
-			h := q.Histogram
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", q.Engine, q.Queue, cnt(q.Descriptors), humanize.Bytes(q.Bytes), cnt(q.Runs),
-				cnt(h.Under64), cnt(h.Under512), cnt(h.Under2K), cnt(h.Under4K), cnt(h.Under64K), cnt(h.From64KUp), cnt(q.Partitions))
+		if sg.DGETransfers > 0 {
+			fmt.Fprintf(w, "DGE: %s moving %s, described by DMA_DIRECT2D instructions and generated at run time (sizes decoded from the instructions, as npukit sim prices them); the descriptor figures count only those written in the NEFF\n",
+				humanize.Plural(sg.DGETransfers, "transfer"), humanize.Bytes(sg.DGEBytes))
 		}
-		h := a.Histogram
-		fmt.Fprintf(tw, "total\t\t%s\t%s\t\t%s\t%s\t%s\t%s\t%s\t%s\t\t\n", cnt(a.Descriptors), humanize.Bytes(a.Bytes), cnt(h.Under64), cnt(h.Under512), cnt(h.Under2K), cnt(h.Under4K), cnt(h.Under64K), cnt(h.From64KUp))
-		tw.Flush()
 		if a.Descriptors > 0 {
-			fmt.Fprintf(w, "RUNS and the size columns count the runs of %s.\n", dma.RunsSide)
+			writeDMATable(w, a)
 		}
 		if len(a.Ops) > 1 || len(a.Ops) == 1 && a.Ops[0].Op != dma.OpCopy {
 			parts := make([]string, len(a.Ops))
@@ -154,6 +154,22 @@ func (l *NeffDMAListing) WriteText(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// writeDMATable prints the descriptors per engine and queue, with their
+// runs by size.
+func writeDMATable(w io.Writer, a *dma.Analysis) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "ENGINE\tQUEUE\tDESCRIPTORS\tBYTES\tRUNS\t<64B\t<512B\t<2KiB\t<4KiB\t<64KiB\t>=64KiB\tPARTITIONS\t")
+	for _, q := range a.Queues {
+		h := q.Histogram
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", q.Engine, q.Queue, cnt(q.Descriptors), humanize.Bytes(q.Bytes), cnt(q.Runs),
+			cnt(h.Under64), cnt(h.Under512), cnt(h.Under2K), cnt(h.Under4K), cnt(h.Under64K), cnt(h.From64KUp), cnt(q.Partitions))
+	}
+	h := a.Histogram
+	fmt.Fprintf(tw, "total\t\t%s\t%s\t\t%s\t%s\t%s\t%s\t%s\t%s\t\t\n", cnt(a.Descriptors), humanize.Bytes(a.Bytes), cnt(h.Under64), cnt(h.Under512), cnt(h.Under2K), cnt(h.Under4K), cnt(h.Under64K), cnt(h.From64KUp))
+	tw.Flush()
+	fmt.Fprintf(w, "RUNS and the size columns count the runs of %s.\n", dma.RunsSide)
 }
 
 // writeDMADiagnostics prints counts per rule and the findings: as check

@@ -12,6 +12,7 @@ import (
 
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/conformance"
+	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/trace"
 )
 
@@ -215,5 +216,59 @@ func TestNpyFileName(t *testing.T) {
 		if got := npyFileName(c.name, c.id, used); got != c.want {
 			t.Errorf("%q: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// Audit r3 #27: a descriptor-generation (DGE) NEFF moved 0 B in inspect
+// and neff dma and 4.6 MiB in sim. inspect's engine table and neff dma
+// now give the DMAs the instructions describe, the same transfers and
+// bytes sim prices.
+func TestNeffDGEBytesAgree(t *testing.T) {
+	files := conformance.Files(t, conformance.Shared(t, "corpus3/ntff"), "*.neff")
+	dge := 0
+	for _, f := range files {
+		a, err := Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := a.Simulate(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		simN, simB := map[string]int{}, map[string]int64{}
+		for _, sg := range out.(*NeffSimulation).Subgraphs {
+			if e := sg.Engines; e != nil {
+				simN[sg.Subgraph], simB[sg.Subgraph] = e.DGEDMAs, -1
+				if e.StaticDMAs == 0 {
+					simB[sg.Subgraph] = e.DMABytes // DGE bytes alone
+				}
+			}
+		}
+		in, err := a.Inspect(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := a.NeffDMA(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, sg := range in.(*neff.Summary).Subgraphs {
+			n, b := 0, int64(0)
+			for _, e := range sg.Engines {
+				n, b = n+e.DGETransfers, b+e.DGEBytes
+			}
+			if n != simN[sg.Name] || l.Subgraphs[i].DGETransfers != n || l.Subgraphs[i].DGEBytes != b {
+				t.Errorf("%s %s: inspect %d DGE transfers (%d B), neff dma %d (%d B), sim %d", filepath.Base(f), sg.Name, n, b, l.Subgraphs[i].DGETransfers, l.Subgraphs[i].DGEBytes, simN[sg.Name])
+			}
+			if sb, ok := simB[sg.Name]; ok && sb >= 0 && b != sb {
+				t.Errorf("%s %s: inspect %d DGE bytes, sim %d", filepath.Base(f), sg.Name, b, simB[sg.Name])
+			}
+			if n > 0 {
+				dge++
+			}
+		}
+	}
+	if dge == 0 {
+		t.Fatal("no DGE subgraph in corpus3/ntff")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/npukit/npukit/internal/termsafe"
+	"github.com/npukit/npukit/neff/isa"
 )
 
 // Descriptor-generation tables. With hardware descriptor generation
@@ -99,4 +100,46 @@ func (sg *Subgraph) DGENote(descriptors int) string {
 	}
 	return fmt.Sprintf("subgraph %s uses hardware descriptor generation (dge-table %s): the DMA the DGE generates at run time is not written in the NEFF and npukit does not model descriptor-generation tables; these figures count only the %s the engine JSONs write",
 		termsafe.Name(sg.Name), strings.Join(names, "; "), humanize.Plural(descriptors, "descriptor"))
+}
+
+// DGETransfers counts the DMAs an engine's instructions describe
+// (DMA_DIRECT2D, hardware descriptor generation: the descriptors are
+// generated at run time, not written in the engine JSON) and the bytes
+// they move, sizes decoded from the instructions as `npukit sim` prices
+// them. Streams are decoded on NeuronCore-v2 and later (and unknown
+// targets), as sim does; 0, 0 otherwise or without an instruction
+// stream.
+func (m *Model) DGETransfers(e *Engine) (n int, bytes int64) {
+	if g := m.Generation(); g != nil && g.Version < 2 || e == nil || e.InstrMember == "" || m.File == nil {
+		return 0, 0
+	}
+	mem, ok := m.File.Member(e.InstrMember)
+	if !ok {
+		return 0, 0
+	}
+	for _, in := range isa.Decode(mem.Data) {
+		if in.Op.Class == isa.DMADirect {
+			n++
+			bytes = satAdd(bytes, in.DMABytes)
+		}
+	}
+	return n, bytes
+}
+
+// DGEBytesNote says what the DGE columns count.
+const DGEBytesNote = "DGE: DMAs the instructions describe (DMA_DIRECT2D) and the hardware generates at run time, sizes decoded from the instructions as npukit sim prices them; DESCRIPTORS and DMA BYTES count the descriptors the engine JSONs write"
+
+// SubgraphDGETransfers sums DGETransfers over the engines of the named
+// subgraph.
+func (m *Model) SubgraphDGETransfers(name string) (n int, bytes int64) {
+	for _, sg := range m.Subgraphs {
+		if sg.Name != name {
+			continue
+		}
+		for _, e := range sg.Engines {
+			k, b := m.DGETransfers(e)
+			n, bytes = n+k, satAdd(bytes, b)
+		}
+	}
+	return n, bytes
 }

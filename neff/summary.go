@@ -116,6 +116,11 @@ type EngineSummary struct {
 	// figure `npukit sim` and the DMA checks count as moved. The from side
 	// can be larger (from_arr sums several sources into one destination).
 	DMABytes int64 `json:"dma_bytes"`
+	// DGETransfers and DGEBytes are the DMAs the instructions describe
+	// (hardware descriptor generation, Model.DGETransfers): not in the
+	// descriptors above, generated at run time.
+	DGETransfers int   `json:"dge_transfers"`
+	DGEBytes     int64 `json:"dge_bytes"`
 }
 
 // ConstantSummary is one file variable.
@@ -308,6 +313,7 @@ func (m *Model) summarizeSubgraph(sg *Subgraph) SubgraphSummary {
 	}
 	for _, e := range sg.Engines {
 		es := EngineSummary{Key: e.Key, Member: e.Member, Instructions: m.Instructions(e)}
+		es.DGETransfers, es.DGEBytes = m.DGETransfers(e)
 		if e.JSON != nil {
 			es.DMAEntries = len(e.JSON.DMA)
 			for _, ent := range e.JSON.DMA {
@@ -557,16 +563,31 @@ func (s *Summary) WriteText(w io.Writer) error {
 			tw.Flush()
 		}
 		if len(sg.Engines) > 0 {
+			dge := false
+			for _, e := range sg.Engines {
+				dge = dge || e.DGETransfers > 0
+			}
 			tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "  ENGINE\tMEMBER\tINSTRUCTIONS\tDMA ENTRIES\tDESCRIPTORS\tDMA BYTES")
+			head := "  ENGINE\tMEMBER\tINSTRUCTIONS\tDMA ENTRIES\tDESCRIPTORS\tDMA BYTES"
+			if dge {
+				head += "\tDGE TRANSFERS\tDGE BYTES"
+			}
+			fmt.Fprintln(tw, head)
 			for _, e := range sg.Engines {
 				instr := humanize.Count(e.Instructions)
 				if e.Instructions < 0 {
 					instr = "absent"
 				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Name(neuroncore.NEFFEngineLabel(e.Key)), termsafe.Name(path.Base(e.Member)), instr, humanize.Count(int64(e.DMAEntries)), humanize.Count(int64(e.Descriptors)), humanize.Bytes(e.DMABytes))
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s", termsafe.Name(neuroncore.NEFFEngineLabel(e.Key)), termsafe.Name(path.Base(e.Member)), instr, humanize.Count(int64(e.DMAEntries)), humanize.Count(int64(e.Descriptors)), humanize.Bytes(e.DMABytes))
+				if dge {
+					fmt.Fprintf(tw, "\t%s\t%s", humanize.Count(int64(e.DGETransfers)), humanize.Bytes(e.DGEBytes))
+				}
+				fmt.Fprintln(tw)
 			}
 			tw.Flush()
+			if dge {
+				ew.Printf("  (%s)\n", DGEBytesNote)
+			}
 		}
 		if len(sg.Features) > 0 {
 			ew.Printf("  neff features: %s\n", strings.Join(sg.Features, ", "))
