@@ -723,8 +723,11 @@ func (t *tracer) declareCall(c *callCtx, fn string) Value {
 		// dumps declare PSUM accumulators (AccelOpt's NKIBench: 15,360
 		// tiles of one matmul's partial sums, far more than PSUM holds at
 		// once), is zero where it is first used, not written whole at
-		// its declaration: it records no initializing write
-		if lazy, _ := c.arg(-1, "lazy_initialization", false).(bool); !(fn == "zeros" && lazy) {
+		// its declaration: the call is listed (the reference tracer lists
+		// it) but adds no initializing write of every tile to the program
+		if lazy, _ := c.arg(-1, "lazy_initialization", false).(bool); fn == "zeros" && lazy {
+			t.callSite(in, c.pos, api, nil, []Value{ten}, false)
+		} else {
 			t.callRecord(in, c.pos, api, nil, []Value{ten}, false)
 		}
 	}

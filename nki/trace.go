@@ -654,6 +654,14 @@ func (t *tracer) callRecord(in *interp, pos python.Pos, fn string, reads, writes
 			t.materialize(in, tile, pos)
 		}
 	}
+	t.callSite(in, pos, fn, reads, writes, accumulate)
+	return t.progStep(in, pos, fn, reads, writes, accumulate)
+}
+
+// callSite counts one traced execution of an engine call in the call
+// table (what the reference tracer lists) without adding a step to the
+// program: callRecord is callSite plus the step.
+func (t *tracer) callSite(in *interp, pos python.Pos, fn string, reads, writes []Value, accumulate bool) {
 	t.event(in, pos)
 	s := in.site(pos)
 	key := s.key(fn)
@@ -677,7 +685,6 @@ func (t *tracer) callRecord(in *interp, pos python.Pos, fn string, reads, writes
 	}
 	addIDs(&rec.Reads, reads)
 	addIDs(&rec.Writes, writes)
-	return t.progStep(in, pos, fn, reads, writes, accumulate)
 }
 
 func contains(s []string, x string) bool {
