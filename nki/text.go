@@ -23,7 +23,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	// 100-character file name repeated on every row).
 	own := filepath.Base(r.File) + ":"
 	short := func(site string) string { return strings.TrimPrefix(site, own) }
-	fmt.Fprintf(w, ")\nSITE is line:column in %s unless another file is named.\n\nTensors\n", filepath.Base(r.File))
+	fmt.Fprintf(w, ")\nSITE is line:column in %s unless another file is named.\n\nTensors (DECLARED: times the trace ran the declaration; AT RUNTIME: times it runs once every loop runs all its trips; a call's result is declared where it is first used, so a load read in a nested loop counts that loop's trips too)\n", filepath.Base(r.File))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  ID\tNAME\tSHAPE\tDTYPE\tBUFFER\tALLOCATION\tDECLARED\tAT RUNTIME\tSITE")
 	for _, t := range r.Tensors {
@@ -34,7 +34,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Shape, t.DType, t.Buffer, t.Alloc.Describe(), humanize.Count(int64(t.Declared)), humanize.Count(int64(t.Instances)), site)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nLoops\n")
+	fmt.Fprintf(w, "\nLoops (TRIPS: NxE, N trips on E of the traced entries, e.g. 32x1: 32 trips, entered once; ENTRIES: entries traced / at runtime)\n")
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  ID\tKIND\tTRIPS\tENTRIES (TRACED/RUNTIME)\tPARENT\tSITE\tITER")
 	for _, l := range r.Loops {
@@ -54,7 +54,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s/%s\t%s\t%s\t%s\n", l.ID, kind, strings.Join(trips, ","), humanize.Count(int64(l.Entries)), humanize.Count(int64(l.Executed)), l.Parent, short(fmt.Sprint(l.Site)), l.Iter)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nEngine calls\n")
+	fmt.Fprintf(w, "\nEngine calls (TRACED: times the trace ran the call; AT RUNTIME: instructions the device runs, loops unrolled; READS/WRITES: tensor IDs)\n")
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  CALL\tTRACED\tAT RUNTIME\tLOOP\tREADS\tWRITES\tSITE")
 	for _, c := range r.Calls {

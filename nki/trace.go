@@ -729,6 +729,24 @@ type Result struct {
 }
 
 func (t *tracer) finish() *Result {
+	// A call whose result is assigned (t = nl.load(x)) writes the tensor
+	// its result became, which the program's step learnt after the call
+	// was recorded: the call's WRITES name it as the kernel graph does
+	// (audit r3 #4: nki inspect left them empty).
+	eachNode(t.Program, func(n *PNode) {
+		if n.Step == nil {
+			return
+		}
+		cr := t.cBySite[n.Step.Site.key(n.Step.Fn)]
+		if cr == nil {
+			return
+		}
+		for _, a := range n.Step.Writes {
+			if a.Rec != nil && !contains(cr.Writes, a.Rec.ID) {
+				cr.Writes = append(cr.Writes, a.Rec.ID)
+			}
+		}
+	})
 	sort.SliceStable(t.Calls, func(i, j int) bool { return lessSite(t.Calls[i].Site, t.Calls[j].Site) })
 	return &Result{Tensors: t.Tensors, Loops: t.Loops, Calls: t.Calls, Program: t.Program, symLoops: t.symLoops}
 }
