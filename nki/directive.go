@@ -149,8 +149,11 @@ func splitTop(s string) []string {
 func ParseArg(s string) (Arg, error) {
 	name, val, ok := strings.Cut(s, "=")
 	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
-	if !ok || name == "" {
-		return Arg{}, errors.New("want NAME=DTYPE[SHAPE] or NAME=VALUE")
+	if !ok && unnamedValue(name) {
+		// an unnamed argument fills the next parameter by position
+		name, val = "", name
+	} else if !ok || name == "" {
+		return Arg{}, errors.New("want NAME=DTYPE[SHAPE] or NAME=VALUE (DTYPE[SHAPE], a number, a dtype or a tuple alone binds by position)")
 	}
 	if i := strings.IndexByte(val, '['); i > 0 && strings.HasSuffix(val, "]") {
 		dt := DType(val[:i])
@@ -208,6 +211,22 @@ func (d Directive) Options(dir, file string) Options {
 	}
 	o.ProgramID = make([]int64, len(o.Grid))
 	return o
+}
+
+// unnamedValue reports whether s, given without NAME=, reads as a value
+// on its own: a tensor DTYPE[SHAPE], a dtype, a tuple, a number, True,
+// False or None (a bare word is refused: a string needs its NAME=).
+func unnamedValue(s string) bool {
+	if i := strings.IndexByte(s, '['); i > 0 && strings.HasSuffix(s, "]") {
+		return true
+	}
+	if _, ok := dtypeValue(s); ok {
+		return true
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return true
+	}
+	return strings.HasPrefix(s, "(") || s == "True" || s == "False" || s == "None"
 }
 
 // dtypeModules are the module prefixes a dtype value is spelled with on the

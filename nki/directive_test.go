@@ -108,11 +108,11 @@ def kernel(a, kernel_dtype, padding):
 
 // --arg and '# npukit: check' name the parameters they give, as Python's
 // kernel(b=..., a=...): given out of order they bind by name (they were
-// bound in order, b's tensor to a); a name the kernel does not have fills
-// the next parameter not named (as before), except that once the
-// parameters without a default have values it goes to **kwargs (conv's
-// padding=, refused as a third positional argument); a keyword-only
-// parameter can be given.
+// bound in order, b's tensor to a); a name the kernel does not have goes
+// to **kwargs (conv's padding=, refused as a third positional argument)
+// and without one is refused naming the parameters (audit r3 #6: it filled
+// the next parameter silently); an unnamed argument fills the next
+// parameter by position; a keyword-only parameter can be given.
 func TestArgsBindByName(t *testing.T) {
 	src := authorHeader + `
 @nki.jit
@@ -141,8 +141,8 @@ def kernel(a, b, *, scale=1.0, **kw):
 	for _, flags := range [][]string{
 		{"b=float32[128,256]", "a=float32[128,512]", "scale=2.0", "padding=(1,1)"},
 		{"padding=(1,1)", "scale=2.0", "a=float32[128,512]", "b=float32[128,256]"},
-		// labels fill the parameters without a default before **kwargs
-		{"x=float32[128,512]", "y=float32[128,256]", "padding=(1,1)", "scale=2.0"},
+		// unnamed arguments fill the parameters by position
+		{"float32[128,512]", "float32[128,256]", "padding=(1,1)", "scale=2.0"},
 	} {
 		if err := trace(true, flags...); err != nil {
 			t.Errorf("%v: %v", flags, err)
@@ -152,8 +152,12 @@ def kernel(a, b, *, scale=1.0, **kw):
 	if err := trace(false, "b=float32[128,256]", "a=float32[128,512]"); err == nil {
 		t.Error("positional arguments bound by name")
 	}
-	// a name the kernel lacks, past its positional parameters and without
-	// **kwargs, is still refused as Python refuses it
+	// a name the kernel lacks goes to **kwargs: a and b lack values
+	if err := trace(true, "x=float32[128,512]", "y=float32[128,256]", "padding=(1,1)", "scale=2.0"); err == nil || !strings.Contains(err.Error(), "no value") {
+		t.Errorf("x=, y= for kernel(a, b, **kw): %v", err)
+	}
+	// a name the kernel lacks, without **kwargs, is refused naming the
+	// parameters; so is a parameter named twice
 	src2 := authorHeader + `
 @nki.jit
 def kernel2(a):
@@ -164,13 +168,30 @@ def kernel2(a):
 		t.Fatal(err)
 	}
 	x, _ := ParseArg("x=float32[128,512]")
-	if _, err := Trace(Options{Dir: dir, File: "k2.py", Function: "kernel2", Args: []Arg{x}, NCVersion: "gen2", ArgsByName: true}); err != nil {
+	if _, err := Trace(Options{Dir: dir, File: "k2.py", Function: "kernel2", Args: []Arg{x}, NCVersion: "gen2", ArgsByName: true}); err == nil || !strings.Contains(err.Error(), "--arg x names no parameter of kernel2(a)") {
 		t.Errorf("an argument named x for kernel2(a): %v", err)
 	}
 	a, _ := ParseArg("a=float32[128,512]")
 	z, _ := ParseArg("z=3")
 	_, err := Trace(Options{Dir: dir, File: "k2.py", Function: "kernel2", Args: []Arg{a, z}, NCVersion: "gen2", ArgsByName: true})
-	if err == nil || !strings.Contains(err.Error(), "positional") {
+	if err == nil || !strings.Contains(err.Error(), "--arg z names no parameter of kernel2(a)") {
 		t.Errorf("extra argument: %v", err)
+	}
+	if _, err := Trace(Options{Dir: dir, File: "k2.py", Function: "kernel2", Args: []Arg{a, a}, NCVersion: "gen2", ArgsByName: true}); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("a given twice: %v", err)
+	}
+	u, err := ParseArg("float32[128,512]")
+	if err != nil || u.Name != "" {
+		t.Fatalf("unnamed argument: %+v, %v", u, err)
+	}
+	res, err := Trace(Options{Dir: dir, File: "k2.py", Function: "kernel2", Args: []Arg{u}, NCVersion: "gen2", ArgsByName: true})
+	if err != nil || res.Tensors[0].ID != "arg:a" {
+		t.Errorf("an unnamed argument for kernel2(a): %v", err)
+	}
+	if _, err := ParseArg("inptu"); err == nil {
+		t.Error("a bare word was taken for an unnamed value")
+	}
+	if _, err = Trace(Options{Dir: dir, File: "k2.py", Function: "kernel2", Args: []Arg{u, u}, NCVersion: "gen2", ArgsByName: true}); err == nil || !strings.Contains(err.Error(), "positional") {
+		t.Errorf("two unnamed arguments for kernel2(a): %v", err)
 	}
 }

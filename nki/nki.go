@@ -167,6 +167,9 @@ func Trace(opt Options) (res *Result, err error) {
 	var kws []kwarg
 	posArgs, kwArgs := opt.Args, []namedArg(nil)
 	if f, ok := fv.(*Func); ok && opt.ArgsByName {
+		if err := checkArgNames(f, opt.Args, opt.ArgsFrom); err != nil {
+			return nil, err
+		}
 		posArgs, kwArgs = bindByName(f.Params, opt.Args)
 	}
 	for _, a := range posArgs {
@@ -395,15 +398,71 @@ func (in *interp) jsonValue(v any) Value {
 	return nil
 }
 
+// checkArgNames refuses a named argument that names no parameter of f
+// (unless f takes **kwargs, which Python gives it to) and a parameter named
+// twice (audit r3 #6: --arg zz=... for kernel(a, b) was bound to b, and a
+// typo in a name silently bound a tensor to another parameter). Unnamed
+// arguments fill the parameters positionally.
+func checkArgNames(f *Func, given []Arg, from string) error {
+	ps := f.Params
+	if ps == nil || len(ps.PosOnly) > 0 {
+		return nil
+	}
+	var names []string
+	params := map[string]bool{}
+	for _, p := range ps.Args {
+		params[p.Name] = true
+		names = append(names, p.Name)
+	}
+	if ps.VarArg != nil {
+		names = append(names, "*"+ps.VarArg.Name)
+	}
+	for _, p := range ps.KwOnly {
+		params[p.Name] = true
+		names = append(names, p.Name)
+	}
+	sig := f.Name + "(" + strings.Join(names, ", ") + ")"
+	where := "--arg"
+	if from != "" {
+		where = from + ":"
+	}
+	seen := map[string]bool{}
+	for _, a := range given {
+		switch {
+		case a.Name == "":
+		case seen[a.Name]:
+			return &Error{File: f.fileName(), Pos: f.pos(), Msg: fmt.Sprintf("%s %s is given twice", where, a.Name)}
+		case !params[a.Name] && ps.KwArg == nil:
+			return &Error{File: f.fileName(), Pos: f.pos(), Msg: fmt.Sprintf("%s %s names no parameter of %s: name one of its parameters, or give the value without a name (--arg DTYPE[D0,...]) to bind it by position", where, a.Name, sig)}
+		}
+		seen[a.Name] = a.Name != ""
+	}
+	return nil
+}
+
+// fileName and pos locate f's definition (the kernel's file, line 1 when
+// unknown).
+func (f *Func) fileName() string {
+	if f.Mod != nil {
+		return f.Mod.File
+	}
+	return ""
+}
+
+func (f *Func) pos() python.Pos {
+	if f.Def != nil {
+		return f.Def.At()
+	}
+	return pyPos(1)
+}
+
 // bindByName splits named arguments into the positional and keyword
 // arguments of the call (Options.ArgsByName): an argument naming a
-// parameter is its keyword; the others fill the positional parameters not
-// named, in order (a name that is only a label, as --arg a=... for
-// kernel(a_tensor) always was), except that a function taking **kwargs gets
-// them by name once its parameters without a default have their values
-// (Python's kernel(img, filt, padding=...)); what is left goes, for *args
-// or the "takes N positional arguments" error, after every positional
-// parameter's value in order. kw holds the keyword's parameter name beside
+// parameter is its keyword; another name goes to **kwargs (Python's
+// kernel(img, filt, padding=...); checkArgNames refuses it without one);
+// unnamed arguments fill the positional parameters not named, in order;
+// what is left goes, for *args or the "takes N positional arguments" error,
+// after every positional parameter's value in order. kw holds the keyword's parameter name beside
 // each argument (the argument keeps its own name, which names its tensor).
 // A function with positional-only parameters keeps every argument
 // positional, in order.
@@ -419,30 +478,35 @@ func bindByName(ps *python.Params, given []Arg) (pos []Arg, kw []namedArg) {
 		params[p.Name] = true
 	}
 	byParam := map[string]Arg{}
-	var rest []Arg
+	var rest, kwargs []Arg
 	for _, a := range given {
 		if _, dup := byParam[a.Name]; params[a.Name] && !dup {
 			byParam[a.Name] = a
+			continue
+		}
+		if a.Name != "" && ps.KwArg != nil {
+			kwargs = append(kwargs, a)
 			continue
 		}
 		rest = append(rest, a)
 	}
 	var extra []Arg
 	free := 0
-	required := len(ps.Args) - ps.NDefault // parameters without a default
 	for _, a := range rest {
 		for free < len(ps.Args) && hasArg(byParam, ps.Args[free].Name) {
 			free++
 		}
-		// a label fills a parameter that needs a value; with **kwargs
-		// it fills no parameter that has a default (it is a keyword)
-		if free < len(ps.Args) && (ps.KwArg == nil || free < required) {
-			byParam[ps.Args[free].Name] = a
+		if free < len(ps.Args) {
+			a.Name = ps.Args[free].Name // an unnamed argument: its tensor is arg:PARAM
+			byParam[a.Name] = a
 			continue
+		}
+		if ps.VarArg != nil {
+			a.Name = fmt.Sprintf("%s[%d]", ps.VarArg.Name, len(extra))
 		}
 		extra = append(extra, a)
 	}
-	if len(extra) > 0 && ps.KwArg == nil {
+	if len(extra) > 0 {
 		// every positional parameter has its value: pass them in order,
 		// then the rest
 		for _, p := range ps.Args {
@@ -462,7 +526,7 @@ func bindByName(ps *python.Params, given []Arg) (pos []Arg, kw []namedArg) {
 			kw = append(kw, namedArg{p.Name, a})
 		}
 	}
-	for _, a := range extra {
+	for _, a := range append(extra, kwargs...) {
 		kw = append(kw, namedArg{a.Name, a})
 	}
 	return pos, kw
