@@ -44,7 +44,7 @@ func geminiSimFlags(zebu bool) kindFlags {
 		var hopLatency int64
 		var prefetch, zebuPath string
 		fs.Float64Var(&dramGBps, "dram-bw", 0, "Gemini: DRAM bandwidth in GB/s (default: bwN of the file name, N GiB/s, else 16 GiB/s = 17.179869184 GB/s)")
-		fs.Float64Var(&linkGBps, "link-bw", d.LinkGBps, "Gemini: bandwidth of one NoC link in GB/s (32 GiB/s by default)")
+		fs.Float64Var(&linkGBps, "link-bw", d.LinkGBps, "Gemini: bandwidth of one NoC link in GB/s")
 		fs.Int64Var(&hopLatency, "hop-latency", d.HopLatency, "Gemini: cycles per NoC hop")
 		fs.StringVar(&prefetch, "prefetch", string(d.Prefetch), "Gemini: DRAM load prefetch rule: snapshot (a load starts once the previous workload ended) or hazard (only address write-after-read hazards hold it)")
 		if zebu {
