@@ -151,6 +151,15 @@ type MemoryEstimate struct {
 	Total             int64 `json:"total"`
 }
 
+// MemoryEstimateCounts says what a MemoryEstimate counts and leaves out,
+// for the outputs that print one: a capture of a run of the same NEFF
+// shows what the runtime allocated, which is more (audit r3 #33: 64 MiB
+// of shared scratchpad estimated, 512 MiB in the capture).
+const MemoryEstimateCounts = "what the NEFF's own variables and descriptors need, by the public estimator's rules; " +
+	"not what the runtime allocates besides (microcode, instruction and profiler buffers, its own DMA rings), " +
+	"nor a shared scratchpad it reserves beyond the virtual variables' high-water mark: " +
+	"a capture of a run (npukit inspect X.ntff, its Memory line) shows what the runtime allocated"
+
 // Memory-estimate constants (notes/neff.md).
 const (
 	ringDescBytes      = 16
@@ -633,6 +642,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\n", r.k, humanize.Bytes(r.v))
 	}
 	tw.Flush()
+	ew.Printf("  The estimate counts %s.\n", MemoryEstimateCounts)
 	return ew.Err()
 }
 

@@ -54,7 +54,11 @@ func TestSummarizeBuilt(t *testing.T) {
 	if err := s.WriteText(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"Inputs (1)", "Device memory estimate", "128.0 MiB", "qIn", "ok (neuronx-cc form)"} {
+	// audit r3 #33: the estimate says what it counts and that a capture
+	// shows what the runtime allocated (64 MiB estimated beside 512 MiB
+	// captured, unexplained)
+	for _, w := range []string{"Inputs (1)", "Device memory estimate", "128.0 MiB", "qIn", "ok (neuronx-cc form)",
+		"The estimate counts what the NEFF's own variables", "shared scratchpad it reserves beyond", "inspect X.ntff"} {
 		if !strings.Contains(buf.String(), w) {
 			t.Errorf("text lacks %q:\n%s", w, buf.String())
 		}

@@ -266,7 +266,7 @@ func neffSections(i int, name string, m *neff.Model, s *neff.Summary) []report.S
 		}
 		memBlocks = append(memBlocks, ct)
 	}
-	secs = append(secs, report.Section{ID: id("memory"), Title: name + ": device memory", Intro: "What the NEFF takes in device memory, by the rules of the public NEFF memory estimator.", Blocks: memBlocks})
+	secs = append(secs, report.Section{ID: id("memory"), Title: name + ": device memory", Intro: "What the NEFF takes in device memory: " + neff.MemoryEstimateCounts + ".", Blocks: memBlocks})
 	return secs
 }
 
