@@ -309,7 +309,7 @@ func ExampleArtifact_Neff_directory() {
 	// DMA bytes: 4096
 }
 
-// Read a Neuron profiler capture (neuron-profile's .ntff, not written by
+// Read a Neuron profile capture (neuron-profile's .ntff, not written by
 // npukit, so this example is compiled but not run) and summarise it as
 // neuron-profile does; Simulate replays the measured run.
 func ExampleArtifact_Ntff() {

@@ -24,7 +24,7 @@ import (
 	"github.com/npukit/npukit/trace"
 )
 
-// A Neuron profiler capture (.ntff) is what the hardware measured while
+// A Neuron profile capture (.ntff) is what the hardware measured while
 // a NEFF ran: `npukit inspect` summarises it as neuron-profile does,
 // `npukit sim X.ntff --trace` writes the captured run as a Perfetto
 // trace, and `npukit sim X.neff --measured X.ntff` sets the NEFF's
@@ -33,7 +33,7 @@ func init() {
 	Register(Adapter{Kind: detect.NTFF, Inspect: inspectNtff, Check: checkNtff, Report: reportNtff, Simulate: simulateNtff, Diff: diffNtff})
 }
 
-// Ntff decodes a Neuron profiler capture.
+// Ntff decodes a Neuron profile capture.
 func (a *Artifact) Ntff() (*ntff.Profile, error) {
 	b, err := a.Bytes()
 	if err != nil {
@@ -220,7 +220,7 @@ func simulateNtff(a *Artifact, o *Options) (Output, error) {
 		return nil, err
 	}
 	s := ntff.Summarize(p, a.Name)
-	out := &NtffReplay{File: a.Name, Source: "Neuron profiler capture (measured, replayed)", TotalNs: (s.TotalTimePs + 500) / 1000, totalPs: s.TotalTimePs, Summary: s}
+	out := &NtffReplay{File: a.Name, Source: "Neuron profile capture (measured, replayed)", TotalNs: (s.TotalTimePs + 500) / 1000, totalPs: s.TotalTimePs, Summary: s}
 	if o.TracePath != "" {
 		if err := writeNtffTrace(o.TracePath, a.Name, p, s); err != nil {
 			return nil, fmt.Errorf("the trace: %w", err)
@@ -237,7 +237,7 @@ func writeNtffTrace(path, name string, p *ntff.Profile, s *ntff.Summary) error {
 	}
 	return trace.WriteFile(path, rp.Timeline, trace.Options{
 		NanosPerUnit: 1e-3, // picoseconds
-		Metadata: [][2]string{{"capture", filepath.Base(name)}, {"source", "Neuron profiler capture (measured)"}, {"neff", p.NeffName},
+		Metadata: [][2]string{{"capture", filepath.Base(name)}, {"source", "Neuron profile capture (measured)"}, {"neff", p.NeffName},
 			{"instance", p.Instance}, {"total_time_us", strconv.FormatFloat(s.TotalTimeUs, 'f', 3, 64)}, {"window", s.Window}},
 		Args: func(id sim.TaskID, ar *trace.Args) {
 			it := rp.Items[rp.Timeline.Graph.Tasks[id].Tag]

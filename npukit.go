@@ -1,6 +1,6 @@
 // Package npukit is the front door of the npukit library: open any
 // supported artifact — an AWS Neuron NEFF (or an unpacked NEFF directory),
-// a Neuron profiler capture, a Coral Edge TPU model or plain TFLite model,
+// a Neuron profile capture, a Coral Edge TPU model or plain TFLite model,
 // a DarwiNN package, a Gemini scheduler IR, a MiniMalloc-style allocation
 // problem, a NeuronCore SBUF/PSUM plan, a ZeBu emulator trace — by path or
 // from bytes, the kind detected from content, and get from it what the

@@ -51,7 +51,7 @@ type Options struct {
 	// NtffNeff is the NEFF a Neuron profile capture profiled (inspect
 	// names it; "" looks for it beside the capture).
 	NtffNeff string
-	// NeffMeasured is a Neuron profiler capture (.ntff bytes) of a NEFF's
+	// NeffMeasured is a Neuron profile capture (.ntff bytes) of a NEFF's
 	// run to set its simulation beside (nil: none); NeffMeasuredName
 	// names it in the output.
 	NeffMeasured     []byte

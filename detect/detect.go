@@ -37,7 +37,7 @@ const (
 	MiniMallocCSV Kind = "minimalloc-csv"  // static allocation problem / solution
 	SBUFPlan      Kind = "sbuf-plan"       // NeuronCore SBUF/PSUM allocation plan (YAML or JSON)
 	ZebuTrace     Kind = "zebu-trace"      // ZeBu emulator instruction trace of a Gemini run
-	NTFF          Kind = "ntff"            // Neuron profiler capture of a NEFF run
+	NTFF          Kind = "ntff"            // Neuron profile capture of a NEFF run
 )
 
 // Describe returns a human name for the kind.

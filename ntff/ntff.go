@@ -1,4 +1,4 @@
-// Package ntff reads Neuron profiler captures (.ntff): what the hardware
+// Package ntff reads Neuron profile captures (.ntff): what the hardware
 // measured while a NEFF ran under `neuron-profile capture` on a trn1/trn2
 // instance. The format is not published; what is read here was decoded
 // from public captures checked against neuron-profile's own summaries of

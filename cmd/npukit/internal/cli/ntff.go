@@ -19,7 +19,7 @@ func init() {
 func neffMeasuredFlags(fs *pflag.FlagSet) func(o *npukit.Options) error {
 	var path string
 	var other bool
-	fs.StringVar(&path, "measured", "", "NEFF: compare the simulation with a Neuron profiler capture (.ntff) of the NEFF's run: total, per core, engine and DMA queue, with the ratio (report: both timelines); a capture whose recorded NEFF UUID is not the NEFF's is refused")
+	fs.StringVar(&path, "measured", "", "NEFF: compare the simulation with a Neuron profile capture (.ntff) of the NEFF's run: total, per core, engine and DMA queue, with the ratio (report: both timelines); a capture whose recorded NEFF UUID is not the NEFF's is refused")
 	fs.BoolVar(&other, "measured-other-neff", false, "NEFF: compare with the --measured capture even though it records another NEFF's UUID (a comparison of two different programs, said so in the output)")
 	return func(o *npukit.Options) error {
 		if path == "" {

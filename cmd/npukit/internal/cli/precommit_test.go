@@ -51,7 +51,7 @@ func TestPreCommitHooks(t *testing.T) {
 	}
 }
 
-// Audit r3 #25: the artifacts hook's pattern left out profiler captures
+// Audit r3 #25: the artifacts hook's pattern left out profile captures
 // (.ntff) and ZeBu traces (run_sim.txt), which check reads.
 func TestPreCommitArtifactsPatternCoversCheckedKinds(t *testing.T) {
 	data, err := os.ReadFile("../../../../.pre-commit-hooks.yaml")
