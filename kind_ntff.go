@@ -316,7 +316,7 @@ func ntffBlocks(p *ntff.Profile, s *ntff.Summary, name, what string) []report.Bl
 				ins, bz = "not measured", "not measured"
 				notes = addNote(notes, "Engine times "+e.NotMeasured)
 			}
-			eng.Rows = append(eng.Rows, []string{c.Name, e.Engine, strconv.Itoa(e.Instructions), ins, bz})
+			eng.Rows = append(eng.Rows, []string{c.Name, e.Engine, humanize.Count(int64(e.Instructions)), ins, bz})
 		}
 		for _, x := range c.Queues {
 			bz := fmt.Sprintf("%.3f", x.BusyNs/1e3)
@@ -324,7 +324,7 @@ func ntffBlocks(p *ntff.Profile, s *ntff.Summary, name, what string) []report.Bl
 				bz = "not measured"
 				notes = addNote(notes, x.Name+" busy "+x.NotMeasured)
 			}
-			q.Rows = append(q.Rows, []string{c.Name, x.Name, fmt.Sprintf("%d.%d", x.DMAEngine, x.Queue), x.Kind, strconv.Itoa(x.Packets), humanize.Bytes(x.Bytes), bz})
+			q.Rows = append(q.Rows, []string{c.Name, x.Name, fmt.Sprintf("%d.%d", x.DMAEngine, x.Queue), x.Kind, humanize.Count(int64(x.Packets)), humanize.Bytes(x.Bytes), bz})
 		}
 		for _, m := range c.Memory {
 			if m.Bytes > 0 {
@@ -644,7 +644,7 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 			// it) summed on both sides, so it can exceed the kernel.
 			what := c.Name + " " + n + " busy"
 			if nQ[n] > 1 {
-				what += fmt.Sprintf(" (%d queues summed)", nQ[n])
+				what += fmt.Sprintf(" (%s queues summed)", humanize.Count(int64(nQ[n])))
 			}
 			if p, ok := predQ[n]; ok {
 				add(what, p, measQ[n], "")

@@ -209,7 +209,7 @@ func largeProblem(ctx context.Context, p *Problem, best *Minimum, opt Options, t
 			}
 		}
 		q.Capacity = probe
-		opt.stage("windowed sweep at capacity %d (probe %d of at most 8)", probe, probes+1)
+		opt.stage("windowed sweep at capacity %s (probe %d of at most 8)", humanize.Count(probe), probes+1)
 		budget := left / 2
 		left -= budget
 		if s := Sweep(ctx, &q, SweepOptions{Budget: budget}); s != nil {
@@ -325,7 +325,7 @@ func Minimize(ctx context.Context, p *Problem, solve Solver, opt Options) (*Mini
 	large := tooLargeForExact(p)
 	var h *Solution
 	if large {
-		opt.stage("skyline placements (%d buffers: too many alive together for the exact search)", len(p.Buffers))
+		opt.stage("skyline placements (%s: too many alive together for the exact search)", humanize.Plural(len(p.Buffers), "buffer"))
 		h = skylinePortfolio(ctx, &q, opt.Workers)
 	}
 	if h == nil {

@@ -347,7 +347,7 @@ func (l *Latency) addInvocation(o LatencyOptions) {
 	}
 	if o.ResizeFromPixels > 0 {
 		l.add(LatencyPart{Name: "input image resize", Kind: PartPreprocess, Us: preprocessUs(h, o.ResizeFromPixels), Op: -1, Resource: "host",
-			Detail: fmt.Sprintf("%d source pixels", o.ResizeFromPixels)})
+			Detail: humanize.Plural(int(o.ResizeFromPixels), "source pixel")})
 	}
 }
 
@@ -731,9 +731,9 @@ func macsAssumption(p *Package) string {
 		return "no input"
 	}
 	if s.channels > 4 {
-		return fmt.Sprintf("the geometric mean of the input's %.0f and the outputs' pixels (the input is a feature map: a later pipeline segment)", s.pixels)
+		return fmt.Sprintf("the geometric mean of the input's %s and the outputs' pixels (the input is a feature map: a later pipeline segment)", humanize.Count(int64(s.pixels)))
 	}
-	return fmt.Sprintf("the input's %.0f pixels at 1/%.0f MAC per parameter byte and pixel (%s)", s.pixels, 1/s.k, s.class)
+	return fmt.Sprintf("the input's %s pixels at 1/%.0f MAC per parameter byte and pixel (%s)", humanize.Count(int64(s.pixels)), 1/s.k, s.class)
 }
 
 // EstimatePlan estimates the latency of an uncompiled model from its

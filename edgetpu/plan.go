@@ -675,7 +675,7 @@ func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name st
 		if y := out(0); y != nil {
 			refused, unc := resizeLimit.check(y.Elements())
 			if refused {
-				return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s to %d output elements: the compiler refuses resizes with millions of outputs, even by whole factors (%s) [ops]", name, y.Elements(), resizeLimit.seen),
+				return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s to %s output elements: the compiler refuses resizes with millions of outputs, even by whole factors (%s) [ops]", name, humanize.Count(int64(y.Elements())), resizeLimit.seen),
 					fix: "resize to a smaller output, or on the CPU", uncertain: unc}
 			}
 			if unc != "" {
@@ -744,7 +744,7 @@ func allZero(b []byte) bool {
 
 // String renders a one-line summary: "72 operators: 64 on the Edge TPU, 8 on the CPU".
 func (p *Plan) String() string {
-	return fmt.Sprintf("%s: %d on the Edge TPU, %d on the CPU", humanize.Plural(len(p.Ops), "operator"), p.TPU, p.CPU)
+	return fmt.Sprintf("%s: %s on the Edge TPU, %s on the CPU", humanize.Plural(len(p.Ops), "operator"), humanize.Count(int64(p.TPU)), humanize.Count(int64(p.CPU)))
 }
 
 // WriteText renders the plan: the verdict, the parameter estimate, where the

@@ -203,7 +203,7 @@ func planParameters(p *Plan, t *tflite.Model) {
 		}
 	}
 	if p.Parameters.Streamed > 0 {
-		p.Notes = append(p.Notes, fmt.Sprintf("the mapped ops' parameters (about %d bytes in the compiler's layout) exceed the about 7 MiB of the 8 MiB on-chip memory the compiler gives parameters: about %d bytes would be streamed from the host every inference (an estimate)", p.Parameters.Compiled, p.Parameters.Streamed))
+		p.Notes = append(p.Notes, fmt.Sprintf("the mapped ops' parameters (about %s bytes in the compiler's layout) exceed the about 7 MiB of the 8 MiB on-chip memory the compiler gives parameters: about %s bytes would be streamed from the host every inference (an estimate)", humanize.Count(p.Parameters.Compiled), humanize.Count(p.Parameters.Streamed)))
 	}
 }
 
@@ -345,7 +345,7 @@ func planSpill(p *Plan, t *tflite.Model, s *segment) {
 		return
 	}
 	p.Spill = &ActivationSpill{ScratchBytes: peak, TrafficBytes: out, Tensors: names,
-		Uncertain: fmt.Sprintf("the tensors held whole across other operators exceed about %d KiB of the 3 MiB of on-chip activation memory (a capacity fitted on compiled YOLOv8n models); which tensors the compiler spills, and how often it reads them back, is not documented (two YOLOv8n-640 compiles of one backbone, with 6 and 80 classes, spill 1.23 and 2.66 MB where this predicts 1.64 MB for both: the larger head spills more): expect the traffic to be off by up to 2x", heldActivationBytes>>10)}
+		Uncertain: fmt.Sprintf("the tensors held whole across other operators exceed about %s of the 3 MiB of on-chip activation memory (a capacity fitted on compiled YOLOv8n models); which tensors the compiler spills, and how often it reads them back, is not documented (two YOLOv8n-640 compiles of one backbone, with 6 and 80 classes, spill 1.23 and 2.66 MB where this predicts 1.64 MB for both: the larger head spills more): expect the traffic to be off by up to 2x", humanize.Bytes(heldActivationBytes))}
 	p.Notes = append(p.Notes, fmt.Sprintf("activations spill to host memory (scratch): about %s bytes written out and read back every inference (%s)", humanize.Count(out), p.Spill.Uncertain))
 }
 

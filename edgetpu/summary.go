@@ -294,7 +294,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 				cpu++
 			}
 		}
-		ew.Printf("TFLite model %q: %s, %d on the Edge TPU, %d on the CPU\n", s.Description, humanize.Plural(len(s.Operators), "operator"), tpu, cpu)
+		ew.Printf("TFLite model %q: %s, %s on the Edge TPU, %s on the CPU\n", s.Description, humanize.Plural(len(s.Operators), "operator"), humanize.Count(int64(tpu)), humanize.Count(int64(cpu)))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		if len(s.Operators) > 0 {
 			fmt.Fprintln(tw, "  SUBGRAPH\tOP\tOPERATOR\tRUNS ON\tOUTPUT")
@@ -353,7 +353,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 }
 
 func writePackage(ew *stickywriter.Writer, p PackageSummary, indent string) {
-	ew.Printf("%sPackage (%s, %s at offset %d): identifier %q, compiler %q, keypair %d, signature %d bytes, virtual chip %d\n",
+	ew.Printf("%sPackage (%s, %s at offset %#x): identifier %q, compiler %q, keypair %d, signature %d bytes, virtual chip %d\n",
 		indent, p.Source, humanize.Bytes(int64(p.Bytes)), p.FileOffset, p.Identifier, p.CompilerVersion, p.KeypairVersion, p.SignatureBytes, p.VirtualChipID)
 	ew.Printf("%s  Runtime: %s\n", indent, p.RuntimeStatement)
 	ew.Printf("%s  Parameters: %s cached on chip, %s streamed from the host every inference\n", indent, humanize.Bytes(p.CachedParamBytes), humanize.Bytes(p.StreamedParamBytes))
@@ -367,8 +367,8 @@ func writePackage(ew *stickywriter.Writer, p PackageSummary, indent string) {
 		if e.NarrowMemCapacity > 0 {
 			capacity = humanize.Bytes(int64(e.NarrowMemCapacity))
 		}
-		fmt.Fprintf(tw, "%s  %d\t%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s / %s\t%s\n", indent, e.Index, e.Type, termsafe.Name(e.Name), e.BatchSize, e.Chip,
-			e.Chunks, humanize.Bytes(e.InstructionBytes), humanize.Bytes(e.ParameterBytes), humanize.Bytes(int64(e.ScratchBytes)),
+		fmt.Fprintf(tw, "%s  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s / %s\t%s\n", indent, e.Index, e.Type, termsafe.Name(e.Name), humanize.Count(int64(e.BatchSize)), e.Chip,
+			humanize.Count(int64(e.Chunks)), humanize.Bytes(e.InstructionBytes), humanize.Bytes(e.ParameterBytes), humanize.Bytes(int64(e.ScratchBytes)),
 			humanize.Bytes(int64(e.NarrowMemPerTile)), capacity, e.Token)
 	}
 	tw.Flush()
@@ -381,7 +381,7 @@ func writePackage(ew *stickywriter.Writer, p PackageSummary, indent string) {
 		}
 		ew.Printf("%s  Executable %d (%s): instruction chunks %s; relocations %s\n", indent, e.Index, e.Type, strings.Join(chunks, ", "), mapText(e.Relocations))
 		if e.FullyDeterministic != nil {
-			ew.Printf("%s    DMA hints: %d (%s), fully deterministic: %v\n", indent, e.HintCount, mapText(e.HintsByKind), *e.FullyDeterministic)
+			ew.Printf("%s    DMA hints: %s (%s), fully deterministic: %v\n", indent, humanize.Count(int64(e.HintCount)), mapText(e.HintsByKind), *e.FullyDeterministic)
 			if len(e.HintBytes) > 0 {
 				keys := sortedKeys(e.HintBytes)
 				var parts []string
@@ -401,7 +401,7 @@ func writePackage(ew *stickywriter.Writer, p PackageSummary, indent string) {
 			ls  []LayerSummary
 		}{{"in", e.Inputs}, {"out", e.Outputs}} {
 			for _, l := range d.ls {
-				fmt.Fprintf(tw, "%s    %s\t%s\t%dx%dx%d\t%s\t%d\t%g\t%s\t%d\t%s\n", indent, d.dir, termsafe.Name(l.Name), l.Y, l.X, l.Z, l.DataType, l.ZeroPoint, l.Scale, humanize.Bytes(int64(l.SizeBytes)), l.ExecutionCount, l.Tiling)
+				fmt.Fprintf(tw, "%s    %s\t%s\t%dx%dx%d\t%s\t%s\t%g\t%s\t%s\t%s\n", indent, d.dir, termsafe.Name(l.Name), l.Y, l.X, l.Z, l.DataType, humanize.Count(int64(l.ZeroPoint)), l.Scale, humanize.Bytes(int64(l.SizeBytes)), humanize.Count(int64(l.ExecutionCount)), l.Tiling)
 			}
 		}
 		tw.Flush()
@@ -436,7 +436,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func mapText(m map[string]int) string {
 	var parts []string
 	for _, k := range sortedKeys(m) {
-		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		parts = append(parts, fmt.Sprintf("%s %s", k, humanize.Count(int64(m[k]))))
 	}
 	if len(parts) == 0 {
 		return "none"

@@ -358,11 +358,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 		var notes []note
 		for _, e := range c.Engines {
 			if e.NotMeasured != "" {
-				fmt.Fprintf(tw, "%s\t%d\t-\t-\t-\t\n", e.Engine, e.Instructions)
+				fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t\n", e.Engine, humanize.Count(int64(e.Instructions)))
 				notes = appendNote(notes, e.Engine, e.NotMeasured)
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t\n", e.Engine, e.Instructions, e.InstructionNs/1e3, e.BusyNs/1e3, e.WaitNs/1e3)
+			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t\n", e.Engine, humanize.Count(int64(e.Instructions)), e.InstructionNs/1e3, e.BusyNs/1e3, e.WaitNs/1e3)
 		}
 		tw.Flush()
 		writeNotes(w, "times", "engine", notes)
@@ -381,7 +381,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 					b = "-"
 					notes = appendNote(notes, q.Name, q.NotMeasured)
 				}
-				fmt.Fprintf(tw, "%s\t%d.%d\t%s\t%d\t%s\t%s\t\n", q.Name, q.DMAEngine, q.Queue, q.Kind, q.Packets, humanize.Bytes(q.Bytes), b)
+				fmt.Fprintf(tw, "%s\t%d.%d\t%s\t%s\t%s\t%s\t\n", q.Name, q.DMAEngine, q.Queue, q.Kind, humanize.Count(int64(q.Packets)), humanize.Bytes(q.Bytes), b)
 			}
 			tw.Flush()
 			writeNotes(w, "busy", "queue", notes)
@@ -433,7 +433,7 @@ func writeNotes(w io.Writer, what, unit string, notes []note) {
 		var ws []string
 		for _, x := range nt.who {
 			if k := nt.n[x]; k > 1 {
-				ws = append(ws, fmt.Sprintf("%d %s %ss", k, x, unit))
+				ws = append(ws, fmt.Sprintf("%s %s %ss", humanize.Count(int64(k)), x, unit))
 			} else {
 				ws = append(ws, x)
 			}

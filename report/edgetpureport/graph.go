@@ -203,9 +203,9 @@ func tensorDetail(m *edgetpu.TFLite, t *edgetpu.Tensor) string {
 		if len(t.ZeroPoint) > 0 {
 			zp = t.ZeroPoint[0]
 		}
-		s += fmt.Sprintf(", scale %g, zero point %d", t.Scale[0], zp)
+		s += fmt.Sprintf(", scale %g, zero point %s", t.Scale[0], humanize.Count(zp))
 	} else if len(t.Scale) > 1 {
-		s += fmt.Sprintf(", %d per-channel scales", len(t.Scale))
+		s += fmt.Sprintf(", %s per-channel scales", humanize.Count(int64(len(t.Scale))))
 	}
 	if m.IsConstant(t) {
 		s += " (constant)"

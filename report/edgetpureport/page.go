@@ -51,7 +51,7 @@ func Page(models []edgetpu.NamedModel) (*report.Page, error) {
 		page.Sections = append(page.Sections, etpuMemorySection(mem))
 	} else {
 		page.Title = "TFLite model"
-		page.Summary = []report.KV{{Key: "Operators", Value: strconv.Itoa(first.TFLite.NumOperators())}, {Key: "On the Edge TPU", Value: "none (not compiled)"}}
+		page.Summary = []report.KV{{Key: "Operators", Value: humanize.Count(int64(first.TFLite.NumOperators()))}, {Key: "On the Edge TPU", Value: "none (not compiled)"}}
 	}
 	if sec, ok := etpuSlowSection(page.Diagnostics); ok {
 		page.Sections = append(page.Sections, sec)
@@ -165,7 +165,7 @@ func etpuOperatorSection(i int, nm edgetpu.NamedModel) report.Section {
 				cpu++
 			}
 		}
-		sec.Intro = fmt.Sprintf("%s: %s holding the compiled part, %d on the CPU (marked).", humanize.Plural(len(s.Operators), "operator"), humanize.Plural(tpu, "Edge TPU op"), cpu)
+		sec.Intro = fmt.Sprintf("%s: %s holding the compiled part, %s on the CPU (marked).", humanize.Plural(len(s.Operators), "operator"), humanize.Plural(tpu, "Edge TPU op"), humanize.Count(int64(cpu)))
 	}
 	t := &report.Table{Header: header, Numeric: []int{0}, MaxRows: 2000}
 	for k, o := range s.Operators {
@@ -207,8 +207,8 @@ func etpuModelSections(i int, nm edgetpu.NamedModel) []report.Section {
 			pi++
 			ps := s.EdgeTPUOps[oi].Packages[opi]
 			for _, e := range ps.Executables {
-				exeT.Rows = append(exeT.Rows, []string{strconv.Itoa(pi), strconv.Itoa(e.Index), e.Type, e.Name, strconv.Itoa(int(e.BatchSize)),
-					strconv.Itoa(e.Chunks), humanize.Bytes(e.InstructionBytes), humanize.Bytes(e.ParameterBytes), humanize.Bytes(int64(e.ScratchBytes)),
+				exeT.Rows = append(exeT.Rows, []string{strconv.Itoa(pi), strconv.Itoa(e.Index), e.Type, e.Name, humanize.Count(int64(e.BatchSize)),
+					humanize.Count(int64(e.Chunks)), humanize.Bytes(e.InstructionBytes), humanize.Bytes(e.ParameterBytes), humanize.Bytes(int64(e.ScratchBytes)),
 					humanize.Bytes(int64(e.NarrowMemPerTile)), e.Token})
 				for _, d := range []struct {
 					dir string
@@ -216,7 +216,7 @@ func etpuModelSections(i int, nm edgetpu.NamedModel) []report.Section {
 				}{{"in", e.Inputs}, {"out", e.Outputs}} {
 					for _, l := range d.ls {
 						layT.Rows = append(layT.Rows, []string{strconv.Itoa(e.Index), d.dir, l.Name, fmt.Sprintf("%dx%dx%d", l.Y, l.X, l.Z), l.DataType,
-							strconv.Itoa(int(l.ZeroPoint)), fmt.Sprintf("%g", l.Scale), humanize.Bytes(int64(l.SizeBytes)), strconv.Itoa(int(l.ExecutionCount)), l.Tiling})
+							humanize.Count(int64(l.ZeroPoint)), fmt.Sprintf("%g", l.Scale), humanize.Bytes(int64(l.SizeBytes)), humanize.Count(int64(l.ExecutionCount)), l.Tiling})
 					}
 				}
 			}
@@ -322,7 +322,7 @@ func etpuSummary(models []edgetpu.NamedModel) []report.KV {
 	}
 	var kvs []report.KV
 	if len(models) > 1 {
-		kvs = append(kvs, report.KV{Key: "Models", Value: fmt.Sprintf("%d (%d compiled for the Edge TPU)", len(models), compiled)})
+		kvs = append(kvs, report.KV{Key: "Models", Value: fmt.Sprintf("%s (%s compiled for the Edge TPU)", humanize.Count(int64(len(models))), humanize.Count(int64(compiled)))})
 	}
 	each := ""
 	if compiled > 1 {
@@ -334,7 +334,7 @@ func etpuSummary(models []edgetpu.NamedModel) []report.KV {
 	}
 	return append(kvs,
 		report.KV{Key: "Runtime", Value: edgetpu.RuntimeStatement(minRuntime)},
-		report.KV{Key: "Executables", Value: strconv.Itoa(exes)},
+		report.KV{Key: "Executables", Value: humanize.Count(int64(exes))},
 		report.KV{Key: "On-chip cached parameters" + each, Value: humanize.Bytes(cached)},
 		report.KV{Key: "Streamed parameters per inference" + each, Value: humanize.Bytes(streamed)},
 		report.KV{Key: tokenKey, Value: strings.Join(tokens, ", ")},
