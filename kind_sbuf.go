@@ -91,15 +91,20 @@ func SbufSimulate(p *neuroncore.Plan, tracePath string) (*neuroncore.SimResult, 
 		return nil, err
 	}
 	if tracePath != "" {
-		opt := trace.Options{NanosPerUnit: 0.001, Metadata: [][2]string{{"plan", p.Name}, {"arch", "NeuronCore-" + p.Arch.Name}}}
-		if len(r.Timeline.Graph.Tasks) > sbufTraceCheckTasks {
-			if err := atomicfile.Write(tracePath, 0o644, func(w io.Writer) error { return trace.Write(w, r.Timeline, opt) }); err != nil {
+		// the kernel body with the DMA completion latencies and any
+		// spill, ending at the printed body; the launch is said left out
+		tl := r.TraceTimeline()
+		opt := trace.Options{NanosPerUnit: 0.001, Metadata: [][2]string{{"plan", p.Name}, {"arch", "NeuronCore-" + p.Arch.Name},
+			{"covers", r.TraceNote()}, {"kernel_body_ns", fmt.Sprintf("%.3f", r.KernelNs())}, {"launch_overhead_ns_not_drawn", fmt.Sprintf("%.3f", p.Arch.LaunchNs)}}}
+		r.TracePath = tracePath
+		if len(tl.Graph.Tasks) > sbufTraceCheckTasks {
+			if err := atomicfile.Write(tracePath, 0o644, func(w io.Writer) error { return trace.Write(w, tl, opt) }); err != nil {
 				return nil, err
 			}
 			return r, nil
 		}
 		var buf bytes.Buffer
-		if err := trace.Write(&buf, r.Timeline, opt); err != nil {
+		if err := trace.Write(&buf, tl, opt); err != nil {
 			return nil, err
 		}
 		if _, err := trace.Validate(bytes.NewReader(buf.Bytes())); err != nil {

@@ -54,6 +54,9 @@ type SimResult struct {
 	// LiveBytes is the largest number of bytes per partition the automatic
 	// SBUF tiles alive together need.
 	LiveBytes int64
+	// TracePath is the file a trace of the run was written to, if any
+	// (the summary names it).
+	TracePath string
 }
 
 // spill estimates the SBUF spill traffic of the automatic tiles: sweeping
@@ -495,6 +498,10 @@ type SimSummary struct {
 	// one program instance (audit r3 #26: grids of 1, 4 and 64 instances
 	// printed the same time and nothing said so).
 	SPMD *SPMDLaunch `json:"spmd,omitempty"`
+	// Trace is the file the trace was written to, TraceNote what it
+	// covers (audit r3 #20: written silently).
+	Trace     string `json:"trace,omitempty"`
+	TraceNote string `json:"trace_note,omitempty"`
 }
 
 // SPMDLaunch is what a simulation of an SPMD kernel prices. The NKI
@@ -602,6 +609,9 @@ func (r *SimResult) Summary() *SimSummary {
 	s := &SimSummary{Plan: r.Plan.Name, Arch: a.Name, Steps: len(r.Exec.Events), TimeNs: k + a.LaunchNs, KernelNs: k, LaunchNs: a.LaunchNs, Memory: MemoryAssumption(r.Plan)}
 	s.Model = ModelNotes(r.Plan)
 	s.SPMD = spmdLaunch(r.Plan, k)
+	if r.TracePath != "" {
+		s.Trace, s.TraceNote = r.TracePath, r.TraceNote()
+	}
 	if r.SpillBytes > 0 {
 		s.SpillBytes, s.SpillNs = r.SpillBytes, float64(r.SpillPs)/1000
 		s.Model = append(s.Model, fmt.Sprintf("SBUF spill: the automatic tiles alive together need %s bytes per partition, more than the %s usable; %s bytes stored and reloaded add %s of DMA time", humanize.Count(r.LiveBytes), humanize.Count(a.SBUFUsableBytes), humanize.Count(r.SpillBytes), humanize.Micros(s.SpillNs/1000)))
@@ -658,5 +668,8 @@ func (s *SimSummary) WriteText(w io.Writer) error {
 		return err
 	}
 	_, err := fmt.Fprintln(w, "(DMA utilisation is over all DMA queues; busy is queue-time)")
+	if err == nil && s.Trace != "" {
+		_, err = fmt.Fprintf(w, "\nTrace written to %s (open in ui.perfetto.dev): %s\n", s.Trace, s.TraceNote)
+	}
 	return err
 }
