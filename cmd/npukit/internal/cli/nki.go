@@ -30,7 +30,7 @@ type nkiFlags struct{ nki.Request }
 
 func (f *nkiFlags) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.Function, "kernel", "", "kernel function to trace (default: the file's one @nki.jit function)")
-	cmd.Flags().StringArrayVar(&f.Args, "arg", nil, "kernel argument NAME=DTYPE[D0,D1,...] (a tensor), NAME=nl.DTYPE (a dtype), NAME=(1,2) (a tuple) or NAME=VALUE (an int, float, bool, None or string); repeatable")
+	cmd.Flags().StringArrayVar(&f.Args, "arg", nil, "kernel argument NAME=DTYPE[D0,D1,...] (a tensor), NAME=nl.DTYPE (a dtype), NAME=(1,2) (a tuple) or NAME=VALUE (an int, float, bool, None or string), bound to the parameter NAME (a name the kernel lacks goes to its **kwargs, else is an error); without NAME= (a tensor, dtype, tuple or number) it fills the next parameter; repeatable")
 	cmd.Flags().StringVar(&f.Arch, "arch", "", "NeuronCore generation for nisa.get_nc_version(): v2, v3 or v4 (default v2)")
 	cmd.Flags().StringVar(&f.API, "api", "", "API generation: beta1 or current (default: from the kernel's imports)")
 	cmd.Flags().StringSliceVar(&f.Grid, "grid", nil, "SPMD launch grid, e.g. 2,2")
