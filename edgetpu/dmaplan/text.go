@@ -78,7 +78,7 @@ func (o Listing) WriteText(w io.Writer) error {
 }
 
 func writeSteps(w io.Writer, title string, steps []Step) {
-	fmt.Fprintf(w, "%s: %d steps\n", title, len(steps))
+	fmt.Fprintf(w, "%s: %s\n", title, humanize.Plural(len(steps), "step"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  #\tEXECUTABLE\tKIND\tDIR\tTARGET\tLAYER\tOFFSET\tSIZE\tCHUNK")
 	for _, s := range steps {
