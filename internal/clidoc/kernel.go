@@ -76,3 +76,18 @@ func (o *KernelCheck) Filter(lines func(string) []string, p *ruleset.Policy, noI
 	o.SetFindings(kept, hidden)
 	return kept, hidden
 }
+
+// KernelErrors counts the errors `nki check` of the same kernel reports
+// with no rule flags: the kernel's inline suppressions (lines, see
+// nki.SourceLines) and the rule configuration file found from the working
+// directory up applied. defaultRules is true when that configuration
+// cannot be read and the errors are counted under the default rules.
+func KernelErrors(ck *nki.Checked, lines func(string) []string) (n int, defaultRules bool) {
+	kept, _ := ruleset.Inline(ck.Report, lines)
+	p, err := ruleset.Load(ruleset.Sources{})
+	if err != nil {
+		return kept.Count(diag.Error), true
+	}
+	kept, _ = p.Apply(kept)
+	return kept.Count(diag.Error), false
+}

@@ -68,6 +68,15 @@ func TestCheckNoteFollowsRuleConfiguration(t *testing.T) {
 			t.Errorf("%v under a configuration disabling the rule: %s", cmd, r)
 		}
 	}
+	// nki sim said "check finds 1 error" of a kernel whose one error
+	// `nki check` there does not report.
+	kernel := []string{"--manifest", filepath.Join(ex, "nki", "manifest.json"), "--entry", "guide.overlap"}
+	if r := run(t, dir, append([]string{"nki", "check"}, kernel...)...); r.code != 0 || !strings.Contains(r.stdout, "0 errors") {
+		t.Fatalf("nki check under the configuration: %s", r)
+	}
+	if r := run(t, dir, append([]string{"nki", "sim"}, kernel...)...); r.code != 0 || strings.Contains(r.stdout, "check finds") {
+		t.Errorf("nki sim under a configuration disabling the rule: %s", r)
+	}
 	if r := run(t, dir, "report", bad, "-o", "r.html"); r.code != 0 {
 		t.Fatalf("report: %s", r)
 	}

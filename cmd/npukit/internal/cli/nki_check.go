@@ -127,8 +127,9 @@ func newNkiSimCmd(env *Env) *cobra.Command {
 				return usageErr("%s: %v", name, err)
 			}
 			var out Output = r.Summary()
-			if n := ck.Report.Count(diag.Error); n > 0 {
-				out = &npukit.CheckNoted{Output: out, File: name, Errors: n, Run: "`npukit nki check` with the same arguments"}
+			o, _, _ := f.options(args) // checkKernel succeeded with them
+			if n, def := clidoc.KernelErrors(ck, nki.SourceLines(o.Dir)); n > 0 {
+				out = &npukit.CheckNoted{Output: out, File: name, Errors: n, DefaultRules: def, Run: "`npukit nki check` with the same arguments"}
 			}
 			return render(env, out)
 		},
