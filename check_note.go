@@ -43,11 +43,7 @@ func WithCheckNote(out Output, a *Artifact, o *Options) Output {
 	p, ok := o.checkPolicy()
 	rep, _ = p.Apply(rep)
 	if n := rep.Count(diag.Error); n > 0 {
-		c := &CheckNoted{Output: out, File: a.Name, Errors: n}
-		if !ok {
-			c.DefaultRules = true
-		}
-		return c
+		return &CheckNoted{Output: out, File: a.Name, Errors: n, DefaultRules: !ok}
 	}
 	return out
 }

@@ -264,7 +264,7 @@ func SolveAlloc(ctx context.Context, name string, t *alloc.Table, use alloc.Offs
 					// means the other convention; that reading is
 					// solved, and said (audit r3 #31: exit 1 on
 					// MiniMalloc's own benchmark file).
-					if alloc.Peak(p) > p.Capacity {
+					if res.Peak > p.Capacity {
 						if qs, qst, _ := alloc.Exact(sctx, q, opt); qst == alloc.Solved {
 							res.Message = fmt.Sprintf("the `end` column was read as half-open (the convention MiniMalloc's own files used for a while): read as inclusive, %s bytes would be alive at once, more than the capacity, so no placement could exist; half-open, at most %s are. Rename the column to `upper` to say so in the file (a solution written here names it so)",
 								humanize.Count(res.Peak), humanize.Count(pk))

@@ -618,7 +618,7 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 		l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: float64(macs) / tpuMACsPerUs, MACs: macs, Op: oi, Resource: "edgetpu",
 			Detail: "MACs estimated from the parameters and input pixels (the layers are compiled away), at the effective rate"})
 		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of parameters were assumed to work at %s, giving %.0fM MACs (0.83 to 1.17 of the layers' MACs on the shared compiled twins); keep the uncompiled model beside it (X.tflite for X_edgetpu.tflite) or give it (--uncompiled) for a layer-by-layer estimate",
-			label, humanize.Bytes(MemoryOf(p).Cached+MemoryOf(p).Streamed), macsAssumption(p), float64(macs)/1e6))
+			label, humanize.Bytes(mem.Cached+mem.Streamed), macsAssumption(p), float64(macs)/1e6))
 	}
 	if b := st["OUTPUT"]; b > 0 {
 		l.add(LatencyPart{Name: label + " output transfer", Kind: PartTransfer, Us: linkUs(h, b), Bytes: b, Op: oi, Resource: "link", Detail: "output activations to the host"})

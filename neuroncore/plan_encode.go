@@ -104,11 +104,7 @@ func quote(s string) string {
 }
 
 func intList(v []int64) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = fmt.Sprint(x)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
+	return "[" + intsJoined(v, ", ") + "]"
 }
 
 // refList writes references with their slice, "(PxF)", when a step

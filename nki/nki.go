@@ -514,7 +514,6 @@ func bindByName(ps *python.Params, given []Arg) (pos []Arg, kw []namedArg) {
 			delete(byParam, p.Name)
 		}
 		pos = append(pos, extra...)
-		extra = nil
 	}
 	for _, p := range ps.Args {
 		if a, ok := byParam[p.Name]; ok {
@@ -526,7 +525,7 @@ func bindByName(ps *python.Params, given []Arg) (pos []Arg, kw []namedArg) {
 			kw = append(kw, namedArg{p.Name, a})
 		}
 	}
-	for _, a := range append(extra, kwargs...) {
+	for _, a := range kwargs {
 		kw = append(kw, namedArg{a.Name, a})
 	}
 	return pos, kw

@@ -154,7 +154,7 @@ func (r *DiffResult) WriteText(w io.Writer) error {
 		return err
 	}
 	for _, s := range r.Strings {
-		fmt.Fprintf(w, "%s: %s -> %s\n", s.What, dashIfEmpty(s.A), dashIfEmpty(s.B))
+		fmt.Fprintf(w, "%s: %s -> %s\n", s.What, orDash(s.A), orDash(s.B))
 	}
 	marked := ""
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -190,11 +190,4 @@ func (r DiffRow) value(v float64) string {
 		return fmt.Sprintf("%.3f", v)
 	}
 	return humanize.Count(int64(math.Round(v)))
-}
-
-func dashIfEmpty(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -186,10 +186,10 @@ func Summarize(p *Profile, file string) *Summary {
 			}
 			es[in.Engine].InstructionNs += float64(in.End-in.Start) / 1e3
 			ivs[in.Engine] = append(ivs[in.Engine], [2]int64{in.Start, in.End})
-			allIvs[in.Engine] = append(allIvs[in.Engine], [2]int64{in.Start, in.End})
 			allNs[in.Engine] += in.End - in.Start
 		}
 		for e := range es {
+			allIvs[e] = append(allIvs[e], ivs[e]...)
 			es[e].BusyNs = float64(busy(ivs[e])) / 1e3
 			s.EngineCounts[Engines[e]] += es[e].Instructions
 		}
