@@ -197,14 +197,13 @@ func Analyze(descs []Descriptor, l Layout) *Analysis {
 		ops[op].Descriptors++
 		ops[op].Bytes += moved
 		a.Diagnostics = append(a.Diagnostics, descriptorFindings(d, l)...)
-		for _, s := range append(append([]Side(nil), d.Transfer.From...), d.Transfer.To) {
+		for _, s := range sides(d.Transfer) {
 			if l.StateBuffers[s.Var] {
 				markPartitions(q, s.Pattern, l)
 			}
 		}
-		if side, ok := FragmentedSide(d.Transfer); ok {
+		if side, sum, ok := fragmentedSide(d.Transfer); ok {
 			src := side.Pattern
-			sum := src.Summarize()
 			q.Runs += sum.Runs
 			if sum.MinRun == sum.MaxRun && sum.Runs > 0 {
 				q.Histogram.add(sum.MinRun, sum.Runs)
@@ -243,9 +242,15 @@ const RunsSide = "each descriptor's more fragmented side (the side with more con
 // engines share out (Rows) and the small-runs rule sees first. ok is
 // false when t has no side.
 func FragmentedSide(t Transfer) (Side, bool) {
+	s, _, ok := fragmentedSide(t)
+	return s, ok
+}
+
+// fragmentedSide is FragmentedSide with the summary it chose by.
+func fragmentedSide(t Transfer) (Side, accesspattern.Summary, bool) {
 	best, ok := Side{}, false
 	var bs accesspattern.Summary
-	for _, s := range append(append([]Side(nil), t.From...), t.To) {
+	for _, s := range sides(t) {
 		sum := s.Pattern.Summarize()
 		if sum.Runs == 0 {
 			continue
@@ -254,7 +259,12 @@ func FragmentedSide(t Transfer) (Side, bool) {
 			best, bs, ok = s, sum, true
 		}
 	}
-	return best, ok
+	return best, bs, ok
+}
+
+// sides lists a transfer's sources, then its destination.
+func sides(t Transfer) []Side {
+	return append(append([]Side(nil), t.From...), t.To)
 }
 
 // descriptorFindings checks every side of a descriptor and gives one
@@ -264,12 +274,12 @@ func FragmentedSide(t Transfer) (Side, bool) {
 // count descriptors alike (a rule counted per side said 11 beside a fold
 // line's 10 descriptors).
 func descriptorFindings(d Descriptor, l Layout) diag.Report {
-	var sides diag.Report
-	for _, s := range append(append([]Side(nil), d.Transfer.From...), d.Transfer.To) {
-		checkSide(d, s, s.Pattern.Summarize(), l, &sides)
+	var perSide diag.Report
+	for _, s := range sides(d.Transfer) {
+		checkSide(d, s, s.Pattern.Summarize(), l, &perSide)
 	}
-	if len(sides) < 2 {
-		return sides
+	if len(perSide) < 2 {
+		return perSide
 	}
 	var out diag.Report
 	type merged struct {
@@ -278,7 +288,7 @@ func descriptorFindings(d Descriptor, l Layout) diag.Report {
 		times []int
 	}
 	at := map[string]*merged{}
-	for _, f := range sides {
+	for _, f := range perSide {
 		m := at[f.Rule]
 		if m == nil {
 			m = &merged{i: len(out)}
