@@ -123,7 +123,8 @@ func neffDMAFindings(m *neff.Model) diag.Report {
 	return rep
 }
 
-func reportNeff(files []*Artifact, o *Options) (*report.Page, error) {
+// reportNeff builds the page of NEFFs, each simulated by simulate.
+func reportNeff(files []*Artifact, o *Options, simulate func(*Artifact) (*NeffSimulation, error)) (*report.Page, error) {
 	// One NEFF read, checked and simulated at a time: the page builder
 	// renders each one's sections before asking for the next.
 	return neffreport.PageFunc(len(files), func(i int) (neffreport.File, error) {
@@ -135,10 +136,8 @@ func reportNeff(files []*Artifact, o *Options) (*report.Page, error) {
 		nf := neffreport.File{Name: f.Name, Model: m, Diagnostics: rep}
 		// The time `npukit sim` predicts, in its own words, so that the
 		// report and sim give one answer (issue 32).
-		if out, err := simulateNeff(f, o); err == nil {
-			if sim, ok := out.(*NeffSimulation); ok {
-				nf.Predicted = fmt.Sprintf("%s (launch %s + the longest core; %s, see npukit sim)", humanize.Nanos(sim.TotalNs), humanize.Nanos(sim.LaunchNs), sim.Setup.NeuronCore)
-			}
+		if sim, err := simulate(f); err == nil {
+			nf.Predicted = fmt.Sprintf("%s (launch %s + the longest core; %s, see npukit sim)", humanize.Nanos(sim.TotalNs), humanize.Nanos(sim.LaunchNs), sim.Setup.NeuronCore)
 		}
 		return nf, nil
 	})

@@ -155,20 +155,30 @@ func engineList(es []int) string {
 }
 
 func simulateNeff(a *Artifact, o *Options) (Output, error) {
-	m, progs, err := neffPrograms(a, o)
+	out, _, err := runNeff(a, o)
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// runNeff simulates a NEFF once: Simulate's Output, and the run it
+// reports for what draws it (the report's predicted timeline).
+func runNeff(a *Artifact, o *Options) (*NeffSimulation, *dmaprog.Run, error) {
+	m, progs, err := neffPrograms(a, o)
+	if err != nil {
+		return nil, nil, err
 	}
 	setup := dmaprog.SetupFor(m)
 	if o.NeffDMA != nil {
 		if setup.Params, err = o.NeffDMA(setup.Params); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	setup.Trace = o.TracePath != ""
 	run, err := dmaprog.Simulate(progs, setup)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := &NeffSimulation{File: a.Name, Setup: run.Setup, TotalNs: run.TotalNs, LaunchNs: run.LaunchNs, Model: neffModelNotes(run), Params: setup.Params}
 	for i, p := range progs {
@@ -189,9 +199,9 @@ func simulateNeff(a *Artifact, o *Options) (Output, error) {
 	}
 	if o.TracePath != "" {
 		if err := run.WriteTrace(o.TracePath, a.Name); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out.Trace = o.TracePath
 	}
-	return out, nil
+	return out, run, nil
 }

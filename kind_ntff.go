@@ -722,7 +722,16 @@ const maxDrawnPredicted = 20000
 // NEFF) it adds the comparison with the capture and the predicted and
 // measured timelines one above the other.
 func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
-	page, err := reportNeff(files, o)
+	// One simulation of each NEFF: the page's predicted time, and with a
+	// capture the comparison and the predicted timeline (simulated three
+	// times before).
+	var sim *NeffSimulation
+	var run *dmaprog.Run
+	var simErr error
+	page, err := reportNeff(files, o, func(f *Artifact) (*NeffSimulation, error) {
+		sim, run, simErr = runNeff(f, o)
+		return sim, simErr
+	})
 	if err != nil || o.NeffMeasured == nil || len(files) != 1 {
 		return page, err
 	}
@@ -731,11 +740,10 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 		return nil, err
 	}
 	name := s.File
-	out, err := simulateNeff(files[0], o)
-	if err != nil {
-		return nil, err
+	if simErr != nil {
+		return nil, simErr
 	}
-	cmp, err := compareMeasured(out, s)
+	cmp, err := compareMeasured(sim, s)
 	if err != nil {
 		return nil, err
 	}
@@ -761,7 +769,7 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 	// simulation's is its 0; the capture's, core 0's first kernel
 	// instruction), and one range, so that a mark above lines up with
 	// the mark below.
-	pred := predictedTimeline(files[0], o)
+	pred := predictedTimeline(files[0].Name, run)
 	meas, origin := ntffTimeline(p, filepath.Base(name), "measured", true)
 	var lo, hi float64
 	for _, tl := range []*report.Timeline{pred, meas} {
@@ -794,25 +802,11 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 	return page, nil
 }
 
-// predictedTimeline draws the NEFF's simulated timeline (every subgraph's
-// tasks, one track per simulated resource); nil when it cannot be
-// simulated or has too many tasks to draw.
-func predictedTimeline(a *Artifact, o *Options) *report.Timeline {
-	m, progs, err := neffPrograms(a, o)
-	if err != nil {
-		return nil
-	}
-	setup := dmaprog.SetupFor(m)
-	if o.NeffDMA != nil {
-		if setup.Params, err = o.NeffDMA(setup.Params); err != nil {
-			return nil
-		}
-	}
-	run, err := dmaprog.Simulate(progs, setup)
-	if err != nil {
-		return nil
-	}
-	tl := &report.Timeline{Caption: filepath.Base(a.Name) + ": predicted (npukit sim)", Unit: report.Nanoseconds, XLabel: "time from the start of the kernel",
+// predictedTimeline draws a NEFF's simulated run (every subgraph's
+// tasks, one track per simulated resource); nil when it has too many
+// tasks to draw.
+func predictedTimeline(name string, run *dmaprog.Run) *report.Timeline {
+	tl := &report.Timeline{Caption: filepath.Base(name) + ": predicted (npukit sim)", Unit: report.Nanoseconds, XLabel: "time from the start of the kernel",
 		Series: []report.Series{{Name: "simulated task"}}}
 	drawn := 0
 	for _, sr := range run.Subgraphs {

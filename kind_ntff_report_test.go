@@ -9,6 +9,8 @@ import (
 
 	"github.com/npukit/npukit/internal/conformance"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/simhook"
+	"github.com/npukit/npukit/neff/dmaprog"
 	"github.com/npukit/npukit/ntff"
 	"github.com/npukit/npukit/report"
 )
@@ -190,4 +192,44 @@ func TestNeffMeasuredFormat4Origin(t *testing.T) {
 		return
 	}
 	t.Skip("no format 4 pair")
+}
+
+// report X.neff --measured X.ntff simulates each subgraph's program once:
+// the page's predicted time, the comparison and the predicted timeline
+// share one run (each was simulated anew, three runs in all). Counted
+// through the simulation hook dmaprog reports to, by subgraph: each run
+// decodes the NEFF's programs anew.
+func TestNeffMeasuredReportSimulatesOnce(t *testing.T) {
+	dir := conformance.Shared(t, "corpus3/ntff")
+	a, err := Open(filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.neff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	capb, err := os.ReadFile(filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.ntff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	restore := simhook.Set(func(p any) {
+		if prog, ok := p.(*dmaprog.Program); ok {
+			seen[prog.Subgraph]++
+		}
+	})
+	page, err := a.Report(&Options{NeffMeasured: capb})
+	restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := false
+	for _, sec := range page.Sections {
+		measured = measured || sec.ID == "measured"
+	}
+	if !measured || len(seen) == 0 {
+		t.Fatalf("no comparison (%v) or no simulation seen (%d programs)", measured, len(seen))
+	}
+	for sg, n := range seen {
+		if n != 1 {
+			t.Errorf("%s simulated %d times", sg, n)
+		}
+	}
 }

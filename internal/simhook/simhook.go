@@ -1,8 +1,10 @@
 // Package simhook lets a test see every simulation of a NeuronCore plan
-// (neuroncore calls Simulated with the plan each time it simulates one),
-// so that a test can hold a command to one simulation per plan by
-// counting them rather than by its time or memory (nki report simulated
-// the placed plan twice, the unplaced one twice too).
+// or of a NEFF's program (neuroncore calls Simulated with the plan each
+// time it simulates one, dmaprog with each subgraph's program), so that a
+// test can hold a command to one simulation per plan by counting them
+// rather than by its time or memory (nki report simulated the placed plan
+// twice, the unplaced one twice too; report --measured simulated a NEFF
+// three times).
 package simhook
 
 import "sync/atomic"

@@ -3,6 +3,7 @@ package dmaprog
 import (
 	"fmt"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/internal/simhook"
 
 	"github.com/npukit/npukit/neff"
 	"github.com/npukit/npukit/neff/dma"
@@ -88,6 +89,7 @@ func Simulate(progs []*Program, s Setup) (*Run, error) {
 	busy := make([]int64, max(s.LNC, 1))
 	transposes := 0
 	for i, p := range progs {
+		simhook.Simulated(p)
 		descs := p.Ordered()
 		for _, d := range descs {
 			if d.Transfer.Op == dma.OpTranspose {
