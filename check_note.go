@@ -28,8 +28,8 @@ type CheckNoted struct {
 }
 
 // WithCheckNote returns out, noted with the number of errors check finds
-// in a under the rule policy check applies (Options.CheckPolicy: by
-// default the .npukit.yaml found from the working directory upward), when
+// in a under the rule policy check applies (checkPolicy: the
+// .npukit.yaml found from the working directory upward), when
 // there are any and check applies to a's kind; out unchanged otherwise (a
 // file check cannot read is left to check to explain).
 func WithCheckNote(out Output, a *Artifact, o *Options) Output {
@@ -40,7 +40,7 @@ func WithCheckNote(out Output, a *Artifact, o *Options) Output {
 	if err != nil {
 		return out
 	}
-	p, ok := o.checkPolicy()
+	p, ok := checkPolicy()
 	rep, _ = p.Apply(rep)
 	if n := rep.Count(diag.Error); n > 0 {
 		return &CheckNoted{Output: out, File: a.Name, Errors: n, DefaultRules: !ok}

@@ -302,7 +302,7 @@ func Report(as []*Artifact, o *Options) (*report.Page, error) {
 	}
 	// The page's findings under the rule policy check applies (audit r3
 	// #32: a rule the configuration disables was listed as an error).
-	p, _ := o.checkPolicy()
+	p, _ := checkPolicy()
 	var suppressed diag.Report
 	page.Diagnostics, suppressed = p.Apply(page.Diagnostics)
 	page.Suppressed = len(suppressed)

@@ -60,12 +60,6 @@ type Options struct {
 	// UUID is not the NEFF's (refused otherwise: the comparison is then
 	// of two different programs, and the output says so).
 	NeffMeasuredOtherNeff bool
-	// CheckPolicy is the rule policy the notes and report pages that
-	// repeat check's findings apply, as `npukit check` does (nil: the
-	// .npukit.yaml found from the working directory upward, check's
-	// default; audit r3 #32: sim said "check finds 1 error" of a rule the
-	// configuration disables).
-	CheckPolicy *ruleset.Policy
 	// TracePath, when set, makes Simulate write a Perfetto/Chrome trace
 	// JSON there (a NEFF with several subgraphs writes one per subgraph,
 	// SUBGRAPH inserted before the extension).
@@ -93,13 +87,13 @@ func (o *Options) clockGHz() float64 {
 	return 1
 }
 
-// checkPolicy is o.CheckPolicy, or the configuration `npukit check` reads
-// by default; ok is false when that configuration cannot be read (the
-// default rules apply, and the caller says so).
-func (o *Options) checkPolicy() (p *ruleset.Policy, ok bool) {
-	if o != nil && o.CheckPolicy != nil {
-		return o.CheckPolicy, true
-	}
+// checkPolicy is the rule policy the notes and report pages that repeat
+// check's findings apply, as `npukit check` does with no rule flags: the
+// .npukit.yaml found from the working directory upward (audit r3 #32: sim
+// said "check finds 1 error" of a rule the configuration disables); ok is
+// false when that configuration cannot be read (the default rules apply,
+// and the caller says so).
+func checkPolicy() (p *ruleset.Policy, ok bool) {
 	p, err := ruleset.Load(ruleset.Sources{})
 	if err != nil {
 		return nil, false

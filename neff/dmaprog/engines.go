@@ -286,14 +286,9 @@ func (r *dmaRings) run(t float64, charged, rows int64, rec func(engine int, star
 	return end + r.fixedNs
 }
 
-// SimulateEngines runs the subgraph's instruction streams on the cost
-// model of a (nil when the subgraph has no readable instructions).
-func (p *Program) SimulateEngines(a *neuroncore.Arch, params dma.SimParams) *EngineRun {
-	return p.simulateEngines(a, params, false)
-}
-
-// simulateEngines is SimulateEngines; with record, the run's Slices are
-// kept.
+// simulateEngines runs the subgraph's instruction streams on the cost
+// model of a (nil when the subgraph has no readable instructions); with
+// record, the run's Slices are kept.
 func (p *Program) simulateEngines(a *neuroncore.Arch, params dma.SimParams, record bool) *EngineRun {
 	ss := p.streams()
 	if len(ss) == 0 {
