@@ -40,10 +40,18 @@ func WithCheckNote(out Output, a *Artifact, o *Options) Output {
 	if err != nil {
 		return out
 	}
+	return NoteCheckErrors(out, a.Name, rep, "")
+}
+
+// NoteCheckErrors returns out noted with the errors among rep, what a
+// check of file finds, under the rule policy check applies (checkPolicy);
+// run is the command that lists them ("": `npukit check FILE`). out is
+// returned unchanged when no error is left.
+func NoteCheckErrors(out Output, file string, rep diag.Report, run string) Output {
 	p, ok := checkPolicy()
 	rep, _ = p.Apply(rep)
 	if n := rep.Count(diag.Error); n > 0 {
-		return &CheckNoted{Output: out, File: a.Name, Errors: n, DefaultRules: !ok}
+		return &CheckNoted{Output: out, File: file, Errors: n, DefaultRules: !ok, Run: run}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/diag/ruleset"
 	"github.com/npukit/npukit/internal/humanize"
@@ -77,17 +78,11 @@ func (o *KernelCheck) Filter(lines func(string) []string, p *ruleset.Policy, noI
 	return kept, hidden
 }
 
-// KernelErrors counts the errors `nki check` of the same kernel reports
-// with no rule flags: the kernel's inline suppressions (lines, see
-// nki.SourceLines) and the rule configuration file found from the working
-// directory up applied. defaultRules is true when that configuration
-// cannot be read and the errors are counted under the default rules.
-func KernelErrors(ck *nki.Checked, lines func(string) []string) (n int, defaultRules bool) {
+// KernelCheckNote notes out (of nki sim, of the kernel named name) with
+// the errors `nki check` of the same kernel reports with no rule flags:
+// the kernel's inline suppressions (lines, see nki.SourceLines) and
+// check's rule policy applied (npukit.NoteCheckErrors).
+func KernelCheckNote(out npukit.Output, ck *nki.Checked, name string, lines func(string) []string) npukit.Output {
 	kept, _ := ruleset.Inline(ck.Report, lines)
-	p, err := ruleset.Load(ruleset.Sources{})
-	if err != nil {
-		return kept.Count(diag.Error), true
-	}
-	kept, _ = p.Apply(kept)
-	return kept.Count(diag.Error), false
+	return npukit.NoteCheckErrors(out, name, kept, "`npukit nki check` with the same arguments")
 }

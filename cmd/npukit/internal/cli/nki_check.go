@@ -126,12 +126,8 @@ func newNkiSimCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return usageErr("%s: %v", name, err)
 			}
-			var out Output = r.Summary()
 			o, _, _ := f.options(args) // checkKernel succeeded with them
-			if n, def := clidoc.KernelErrors(ck, nki.SourceLines(o.Dir)); n > 0 {
-				out = &npukit.CheckNoted{Output: out, File: name, Errors: n, DefaultRules: def, Run: "`npukit nki check` with the same arguments"}
-			}
-			return render(env, out)
+			return render(env, clidoc.KernelCheckNote(r.Summary(), ck, name, nki.SourceLines(o.Dir)))
 		},
 	}
 	f.bind(cmd)
