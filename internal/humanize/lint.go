@@ -3,6 +3,7 @@ package humanize
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -31,12 +32,7 @@ func Lint(text string) []string {
 	}
 	sep, bare := separatedRe.FindString(text), ""
 	for _, m := range bareRe.FindAllStringSubmatchIndex(stripBrackets(text), -1) {
-		before, after := text[:m[2]], text[m[3]:]
-		// A value as a file holds it ("size: 1473280 -> 2619456" in a
-		// diff) or as a flag takes it ("--capacity 1048576") is
-		// written as it is to be read or typed.
-		if strings.HasSuffix(strings.TrimRight(before, " "), "->") || strings.HasSuffix(before, "\":") || strings.HasPrefix(strings.TrimLeft(after, " "), "->") ||
-			flagValueRe.MatchString(before) || codeArgRe.MatchString(before) {
+		if asWritten(text[:m[2]], text[m[3]:]) {
 			continue
 		}
 		bare = text[m[2]:m[3]]
@@ -46,6 +42,16 @@ func Lint(text string) []string {
 		out = append(out, fmt.Sprintf("thousands separators mixed: %q beside %q", sep, bare))
 	}
 	return out
+}
+
+// asWritten reports whether the number between before and after is a
+// value written as it is to be read or typed, which Lint and BareCounts
+// leave alone: as a file holds it ("size: 1473280 -> 2619456" in a diff,
+// "key":123456 in JSON), as a flag takes it ("--capacity 1048576") or as
+// code passes it (base_addr=16384).
+func asWritten(before, after string) bool {
+	return strings.HasSuffix(strings.TrimRight(before, " "), "->") || strings.HasSuffix(before, "\":") || strings.HasPrefix(strings.TrimLeft(after, " "), "->") ||
+		flagValueRe.MatchString(before) || codeArgRe.MatchString(before)
 }
 
 var (
@@ -59,10 +65,15 @@ var (
 	flagValueRe = regexp.MustCompile(`--[a-z][a-z-]*[ =]$`)
 	// A keyword argument as code writes it: base_addr=16384.
 	codeArgRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*=$`)
-	// 12345 and up, standing alone: not in a word, path, decimal or
-	// version, not after 0x or '#'.
-	bareRe = regexp.MustCompile(`(?:^|[\s(=:<>])([1-9][0-9]{4,})(?:$|[\s),;:%<>]|\.(?:\s|$))`)
+	// 12345 and up, standing alone.
+	bareRe = bareFrom(5)
 )
+
+// bareFrom matches an integer of digits digits or more standing alone:
+// not in a word, path, decimal or version, not after 0x or '#'.
+func bareFrom(digits int) *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s(=:<>])([1-9][0-9]{` + strconv.Itoa(digits-1) + `,})(?:$|[\s),;:%<>]|\.(?:\s|$))`)
+}
 
 // notPlural are words ending in s that follow a count of one correctly.
 var notPlural = map[string]bool{"us": true, "ns": true, "ms": true, "s": true, "is": true, "was": true, "has": true,
@@ -131,8 +142,7 @@ func BareCounts(text string) []string {
 	stripped := tupleRe.ReplaceAllStringFunc(stripBrackets(text), func(s string) string { return strings.Repeat(" ", len(s)) })
 	for _, m := range bare4Re.FindAllStringSubmatchIndex(stripped, -1) {
 		before, after := text[:m[2]], text[m[3]:]
-		if strings.HasSuffix(strings.TrimRight(before, " "), "->") || strings.HasSuffix(before, "\":") || strings.HasPrefix(strings.TrimLeft(after, " "), "->") ||
-			flagValueRe.MatchString(before) || codeArgRe.MatchString(before) || strings.HasSuffix(before, "..") || strings.HasPrefix(after, "..") ||
+		if asWritten(before, after) || strings.HasSuffix(before, "..") || strings.HasPrefix(after, "..") ||
 			strings.HasPrefix(after, ":") && len(after) > 1 && after[1] >= '0' && after[1] <= '9' ||
 			strings.HasPrefix(after, " ns") || strings.HasPrefix(after, " B") && !strings.HasPrefix(after, " By") {
 			continue
@@ -144,7 +154,7 @@ func BareCounts(text string) []string {
 
 var (
 	// bare4Re is bareRe from four digits.
-	bare4Re = regexp.MustCompile(`(?:^|[\s(=:<>])([1-9][0-9]{3,})(?:$|[\s),;:%<>]|\.(?:\s|$))`)
+	bare4Re = bareFrom(4)
 	// A shape or a tuple of integers as Python writes it: (2000, 4096),
 	// (2000, par_dim(128), 4096).
 	tupleRe = regexp.MustCompile(`\((?:[0-9]+|par_dim\([0-9]+\))(?:, (?:[0-9]+|par_dim\([0-9]+\)))+\)`)
