@@ -352,26 +352,46 @@ func addNote(notes []string, n string) []string {
 	return append(notes, n)
 }
 
+// timelineOrigin is where a drawn capture's time 0 lies.
+type timelineOrigin int
+
+const (
+	fromWindow      timelineOrigin = iota // the start of the profiled window
+	fromFirstEvents                       // a format 4 capture's first events (it has no window)
+	fromKernel                            // core 0's first kernel instruction
+)
+
+// String is the origin as the axis title and the report say it.
+func (o timelineOrigin) String() string {
+	switch o {
+	case fromFirstEvents:
+		return "the capture's first event"
+	case fromKernel:
+		return "the start of the kernel"
+	}
+	return "the start of the profiled window"
+}
+
 // ntffTimeline draws the captured window: one track per core's engine and
-// DMA queue. With fromKernel, times are from core 0's kernel start (its
+// DMA queue. With kernel, times are from core 0's kernel start (its
 // first kernel instruction: the launch before it is drawn at negative
 // times), when the capture lays its streams out; else from the window's
 // start, or on a format 4 capture (no window) from its first events.
 // origin says which.
-func ntffTimeline(p *ntff.Profile, name, what string, fromKernel bool) (tl *report.Timeline, origin string) {
+func ntffTimeline(p *ntff.Profile, name, what string, kernel bool) (tl *report.Timeline, origin timelineOrigin) {
 	start, end, how := p.Window()
 	insOrigin, dmaOrigin := start, start
-	origin = "the start of the profiled window"
+	origin = fromWindow
 	if how == ntff.WholeCapture {
 		insOrigin, dmaOrigin = p.FirstEvents()
-		origin = "the capture's first event"
-	} else if fromKernel && len(p.Cores) > 0 {
+		origin = fromFirstEvents
+	} else if kernel && len(p.Cores) > 0 {
 		if f, _, ok := p.Cores[0].KernelSpan(start, end); ok {
 			insOrigin, dmaOrigin = f, f
-			origin = "the start of the kernel"
+			origin = fromKernel
 		}
 	}
-	tl = &report.Timeline{Caption: name + ": " + what + " instructions and DMA packets", Unit: report.Nanoseconds, XLabel: "time from " + origin,
+	tl = &report.Timeline{Caption: name + ": " + what + " instructions and DMA packets", Unit: report.Nanoseconds, XLabel: "time from " + origin.String(),
 		Series: []report.Series{{Name: "instruction"}, {Name: "DMA packet"}}}
 	for ci := range p.Cores {
 		c := &p.Cores[ci]
@@ -472,6 +492,20 @@ type MeasuredRow struct {
 	MeasuredUs  float64 `json:"measured_us"`
 	Ratio       float64 `json:"ratio"`
 	Note        string  `json:"note,omitempty"`
+	// queues is the number of DMA queues of one name the row sums (0:
+	// not a queue row, 1: one queue).
+	queues int
+}
+
+// sumsQueues says whether a row sums several queues of one name, which
+// queueTimeNote explains under the comparison.
+func (m *NeffMeasured) sumsQueues() bool {
+	for _, r := range m.Rows {
+		if r.queues > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteText prints the simulation, then the predicted and measured
@@ -486,19 +520,17 @@ func (m *NeffMeasured) WriteText(w io.Writer) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "WHAT\tPREDICTED us\tMEASURED us\tPREDICTED/MEASURED\t")
-	queues := false
 	for _, r := range m.Rows {
 		pred := fmt.Sprintf("%.3f", r.PredictedUs)
 		if r.Note != "" {
 			pred = r.Note
 		}
-		queues = queues || strings.Contains(r.What, " queues summed)")
 		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t\n", r.What, pred, r.MeasuredUs, r.RatioText())
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if queues {
+	if m.sumsQueues() {
 		fmt.Fprintln(w, queueTimeNote)
 	}
 	for _, n := range m.NotCompared {
@@ -557,8 +589,9 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 		return nil, err
 	}
 	m := &NeffMeasured{Simulation: simOut, Measured: s}
-	add := func(what string, pNs, mNs float64, note string) {
+	add := func(what string, pNs, mNs float64, note string) *MeasuredRow {
 		m.Rows = append(m.Rows, MeasuredRow{What: what, PredictedUs: pNs / 1e3, MeasuredUs: mNs / 1e3, Ratio: ratio(pNs, mNs), Note: note})
+		return &m.Rows[len(m.Rows)-1]
 	}
 	add("total (core 0)", float64(pt.TotalNs), float64(s.TotalTimePs)/1e3, "")
 	for _, c := range s.Cores {
@@ -646,11 +679,12 @@ func compareMeasured(simOut Output, s *ntff.Summary) (*NeffMeasured, error) {
 			if nQ[n] > 1 {
 				what += fmt.Sprintf(" (%s queues summed)", humanize.Count(int64(nQ[n])))
 			}
-			if p, ok := predQ[n]; ok {
-				add(what, p, measQ[n], "")
-			} else {
-				add(what, 0, measQ[n], "not simulated")
+			note := ""
+			p, ok := predQ[n]
+			if !ok {
+				note = "not simulated"
 			}
+			add(what, p, measQ[n], note).queues = nQ[n]
 		}
 	}
 	return m, nil
@@ -749,17 +783,15 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 	}
 	cmp.NeffMatch = match
 	tab := &report.Table{Caption: "Predicted (npukit sim) and measured (" + filepath.Base(name) + ")", Header: []string{"what", "predicted us", "measured us", "predicted/measured"}, Numeric: []int{1, 2, 3}}
-	queues := false
 	for _, r := range cmp.Rows {
 		pred := fmt.Sprintf("%.3f", r.PredictedUs)
 		if r.Note != "" {
 			pred = r.Note
 		}
-		queues = queues || strings.Contains(r.What, " queues summed)")
 		tab.Rows = append(tab.Rows, []string{r.What, pred, fmt.Sprintf("%.3f", r.MeasuredUs), r.RatioText()})
 	}
 	blocks := []report.Block{tab}
-	if queues {
+	if cmp.sumsQueues() {
 		blocks = append(blocks, &report.Text{Text: queueTimeNote, Muted: true})
 	}
 	if wn := cmp.Warning(); wn != "" {
@@ -778,22 +810,21 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 			lo, hi = min(lo, l), max(hi, h)
 		}
 	}
-	fromKernel := origin == "the start of the kernel"
 	for _, tl := range []*report.Timeline{pred, meas} {
 		if tl != nil {
-			if fromKernel {
+			if origin == fromKernel {
 				tl.From, tl.To = lo, hi
 			}
 			blocks = append(blocks, tl)
 		}
 	}
 	drawn := "The predicted timeline is drawn above the measured one, both from the start of the kernel on one time axis: the measured launch before the kernel at negative times (the simulation's launch, a constant, is not drawn)."
-	if !fromKernel {
+	if origin != fromKernel {
 		why := "the capture does not lay its instruction streams out"
 		if s.Window == ntff.WholeCapture {
 			why = "NTFF format 4 records no profiled window"
 		}
-		drawn = "The predicted timeline, from the start of the kernel, is drawn above the measured one, from " + origin + ": " + why + ", so the kernel's start is not known in the capture and the two do not line up."
+		drawn = "The predicted timeline, from the start of the kernel, is drawn above the measured one, from " + origin.String() + ": " + why + ", so the kernel's start is not known in the capture and the two do not line up."
 	}
 	page.Sections = append(page.Sections, report.Section{ID: "measured", Title: "Predicted and measured",
 		Intro: fmt.Sprintf("The simulation beside the capture %s (%s, runtime %s, window %s): total %s measured, %s predicted. %s",
