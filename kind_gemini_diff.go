@@ -179,15 +179,18 @@ func diffGemini(a, b *Artifact, o *Options) (Output, bool, error) {
 		}
 	}
 	if errA == nil && errB == nil {
+		na, nb := timing.BandwidthOfName(a.Name), timing.BandwidthOfName(b.Name)
 		if pb := geminiSimParams(b.Name, o); pb.DRAMGBps != pa.DRAMGBps {
 			tag := "no bwN: the default"
-			if t, ok := strings.CutPrefix(pb.Source.DRAM, "from the file name's "); ok {
-				tag = t
+			if nb.Tag != "" {
+				tag = nb.Tag
 			}
 			d.Notes = append(d.Notes, fmt.Sprintf("B's name implies DRAM %.1f GB/s (%s) where A's implies %.1f GB/s: both files are simulated at A's, so this is no difference of the files (--dram-bw sets one bandwidth for both; `npukit sim` of each file uses its own name's)",
 				pb.DRAMGBps, tag, pa.DRAMGBps))
 		}
-		pa.Source.DRAM = strings.Replace(pa.Source.DRAM, "the file name", "A's name", 1)
+		if pa.Source.DRAM == na.Source("the file name") { // A's name gave it
+			pa.Source.DRAM = na.Source("A's name")
+		}
 		d.Model = &pa
 	}
 	identical := len(d.Verdict) == 0

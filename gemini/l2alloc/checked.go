@@ -150,10 +150,10 @@ func (r *FileReport) WriteRewrite(s *gemini.Schedule, out string) error {
 // rewriteNameNote is FileReport.NameNote for a rewrite of in written to
 // out ("" when both names imply the same DRAM bandwidth).
 func rewriteNameNote(in, out string) string {
-	pi, po := timing.ForName(in), timing.ForName(out)
-	if pi.DRAMGBps == po.DRAMGBps {
+	ni, no := timing.BandwidthOfName(in), timing.BandwidthOfName(out)
+	if ni.GBps == no.GBps {
 		return ""
 	}
 	return fmt.Sprintf("`npukit sim %s` assumes DRAM %.1f GB/s (%s), `npukit sim %s` %.1f GB/s (%s): the same work would simulate differently for the names alone; name the rewrite with the input's bwN, or give both the same --dram-bw (`npukit diff %s %s` simulates both at the first's)",
-		out, po.DRAMGBps, po.Source.DRAM, in, pi.DRAMGBps, pi.Source.DRAM, in, out)
+		out, no.GBps, no.Source("the file name"), in, ni.GBps, ni.Source("the file name"), in, out)
 }

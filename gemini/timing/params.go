@@ -215,8 +215,8 @@ func BandwidthFromName(path string) (float64, bool) {
 	return gbps, ok
 }
 
-// bandwidthFromName is BandwidthFromName and where it was read: "from the
-// file name's bw8" (N GiB/s, printed in GB/s like every bandwidth).
+// bandwidthFromName is BandwidthFromName and the name's bwN as written
+// ("bw8": N GiB/s, printed in GB/s like every bandwidth).
 func bandwidthFromName(path string) (float64, string, bool) {
 	m := bwName.FindStringSubmatch(filepath.Base(path))
 	if m == nil {
@@ -226,7 +226,34 @@ func bandwidthFromName(path string) (float64, string, bool) {
 	if err != nil || v <= 0 {
 		return 0, "", false
 	}
-	return v * GiBps, "from the file name's " + strings.Trim(m[0], "_.-"), true
+	return v * GiBps, strings.Trim(m[0], "_.-"), true
+}
+
+// NameBandwidth is the DRAM bandwidth a Gemini file name implies.
+type NameBandwidth struct {
+	GBps float64
+	// Tag is the name's bwN as written ("bw8"); "" when the name carries
+	// none and GBps is DefaultDRAMGBps.
+	Tag string
+}
+
+// BandwidthOfName is the DRAM bandwidth the file name implies: its bwN
+// (BandwidthFromName), else DefaultDRAMGBps.
+func BandwidthOfName(path string) NameBandwidth {
+	if gbps, tag, ok := bandwidthFromName(path); ok {
+		return NameBandwidth{GBps: gbps, Tag: tag}
+	}
+	return NameBandwidth{GBps: DefaultDRAMGBps}
+}
+
+// Source says where the bandwidth came from, of a name called whose:
+// "from the file name's bw8", "default: no bwN in the file name" (whose
+// "the file name", as ForName's Source.DRAM says it).
+func (n NameBandwidth) Source(whose string) string {
+	if n.Tag == "" {
+		return "default: no bwN in " + whose
+	}
+	return "from " + whose + "'s " + n.Tag
 }
 
 // ForName is Default with the DRAM bandwidth the file name carries
@@ -234,11 +261,8 @@ func bandwidthFromName(path string) (float64, string, bool) {
 // says which.
 func ForName(path string) Params {
 	p := Default()
-	p.DRAMGBps = DefaultDRAMGBps
-	p.Source.DRAM = "default: no bwN in the file name"
-	if bw, from, ok := bandwidthFromName(path); ok {
-		p.DRAMGBps, p.Source.DRAM = bw, from
-	}
+	n := BandwidthOfName(path)
+	p.DRAMGBps, p.Source.DRAM = n.GBps, n.Source("the file name")
 	return p
 }
 
