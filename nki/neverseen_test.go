@@ -426,3 +426,32 @@ def kernel(a):
 		t.Errorf("a break taken in some iterations traced")
 	}
 }
+
+// A dimension computed with true division (in_channels * out_channels /
+// 128) is a float; NKI compiles the kernel when its value is integral, so
+// the tracer takes it as that int. A fractional one is still refused.
+func TestIntegralFloatDimension(t *testing.T) {
+	src := authorHeader + `
+@nki.jit
+def kernel(w):
+    c_in, c_out = w.shape
+    w_t = nl.ndarray((128, c_in * c_out / 128), dtype=w.dtype, buffer=nl.sbuf)
+    out = nl.ndarray((128, DIM), dtype=w.dtype, buffer=nl.shared_hbm)
+    return out
+`
+	arg := Arg{Name: "w", Shape: []int64{256, 256}, DType: "float16"}
+	res := traceSource(t, strings.Replace(src, "DIM", "c_in * c_out / 128", 1), "gen2", arg)
+	var shapes [][]int64
+	for _, r := range res.Tensors {
+		if r.API == "nl.ndarray" {
+			shapes = append(shapes, r.Shape)
+		}
+	}
+	if len(shapes) != 2 || shapes[0][1] != 512 || shapes[1][1] != 512 {
+		t.Errorf("nl.ndarray shapes %v, want [128 512] twice", shapes)
+	}
+	_, err := traceSourceErr(t, strings.Replace(src, "DIM", "c_in / 3", 1), "gen2", arg)
+	if err == nil || !strings.Contains(err.Error(), "not a non-negative integer") {
+		t.Errorf("fractional dimension: err %v, want a refusal", err)
+	}
+}

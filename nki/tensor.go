@@ -523,6 +523,16 @@ func (in *interp) shapeArg(v Value, node python.Node, what string) ([]int64, int
 			marked = true
 			block = i
 			shape = append(shape, x.N)
+		case float64:
+			// A true division of ints (in_channels * out_channels / 128)
+			// gives a float; NKI compiles a kernel whose dimension is one
+			// with an integral value (a public kernel's NEFF and profile
+			// show it), so it counts as that int. A fractional one stays
+			// an error.
+			if x < 0 || x != math.Trunc(x) || x > 1<<40 {
+				in.fail(node.At(), what, "dimension %v is not a non-negative integer", x)
+			}
+			shape = append(shape, int64(x))
 		case *Sym:
 			in.fail(node.At(), what, "a dimension that depends on a symbolic loop index")
 		default:
