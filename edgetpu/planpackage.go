@@ -57,37 +57,40 @@ const (
 )
 
 // heldActivationBytes is how much of the 3 MiB of narrow memory (16 tiles
-// of 196,608 bytes) the compiler leaves to activations that must stay
-// whole while other operators run (skip connections, the branches of a
-// block, outputs waiting for the end of the segment); the rest streams the
-// running operators' inputs and outputs in bands, which is why a 721x1281
-// PoseNet spills nothing. When the held tensors exceed it, the compiler
-// writes some to host memory (scratch) and reads them back when needed.
-// Fitted on the shared twins: 418 KB held (BodyPix) never spilled; the
-// YOLOv8n-640 compiles hold 1.23 MB in their first C2f block and kept
-// 0.82 MB of it on chip. 1 MiB (a third of narrow memory) lies in that
-// range. Which tensors the compiler picks is not documented: the spill is
-// always reported uncertain.
+// of 196,608 bytes) the compiler leaves to activations that must stay whole
+// while other operators run, together with the output the running operator
+// builds; the rest streams operators' inputs and outputs in bands of rows,
+// which is why a 721x1281 PoseNet spills nothing. A tensor is held whole
+// when, between its producer and its last reader, the network works at
+// another resolution (a skip connection across a downsampling and
+// upsampling path: a band of its rows cannot be consumed before the
+// coarser path has run), and a segment output is held to the end of the
+// segment; a tensor whose readers all follow at its own resolution streams
+// in bands with them (the 1.23 MB held inside the first C2f block of
+// YOLOv8n-640, at 160x160, never spills). When the held tensors and the
+// running operator's output exceed the room, the compiler moves the
+// largest held tensors off chip: an intermediate tensor to host memory
+// (scratch), written once and read back once before its next reader; a
+// segment output is sent to the host early, which costs no more traffic.
 //
-// Why two YOLOv8n-640 compiles of one backbone spill 1.23 and 2.66 MB
-// (read from their DMA hints): both write 409,600 bytes (an 80x80x64
-// map) out at the end of the first instruction chunk and read it back;
-// the 6-class compile spills once more in the second chunk (the neck and
-// head: 204,800 bytes), the 80-class one four more times (1.43 MB read
-// back), and sends two of its three outputs before the end. The
-// difference is the head: 80 classes make its stride-8 class branch
-// 80x80x80 and its largest output 80x80x144 (0.92 MB; 80x80x64 and
-// 0.46 MB with 6 classes). Same input (640x640), backbone, number of
-// outputs and minimum runtime (14); neither package names its compiler
-// release ("cl/"), the one shared log (16.0) has no memory summary.
-// The tensors are in the uncompiled model, but no capacity rule tried
-// here separates the two without spilling in compiles that spill
-// nothing: the tensors held across operators in the head differ by
-// 0.15 MB (0.55 and 0.70 MB), both under any capacity that leaves the
-// others unspilled, and counting the running operator's inputs and
-// outputs makes the 160x160 and 513x513 stages (which the compiler
-// streams in bands) spill first. So the prediction stays one figure for
-// both (1.64 MB), flagged uncertain.
+// What the compiled twins show (their DMA hints and scratch sizes): the two
+// YOLOv8n-640 compiles of one backbone, with 6 and 80 classes, both write
+// the 80x80x64 stride-8 backbone map (409,600 bytes, held from the
+// backbone to the neck's concatenation) out at the end of the first
+// instruction chunk and read it back; the 6-class compile spills one 40x40
+// map of 204,800 bytes in the neck; the 80-class compile also spills the
+// neck's 80x80x64 map (held across the stride-16 and stride-32 heads until
+// its own head), 204,800-byte maps of the neck and the 20x20 SPPF output,
+// and sends two of its three outputs to the host before the end: 2.66 MB
+// of traffic against 1.23 MB. Its larger head (80 classes: 80x80x80 class
+// branches, an 80x80x144 output) is what raises the pressure. This rule,
+// at 1 MiB, predicts 1.43 MB (the 409,600-byte map, a 40x40 neck map and
+// the SPPF output) and 2.25 MB (the same, the neck's 80x80x64 map and one
+// output sent early); it spills nothing in any other shared compiled twin
+// (none of them has scratch), and any room from 1.00 to 1.12 MB gives the
+// same predictions (fitted on the shared twins, the class of rule rather
+// than one file). Which tensors the compiler picks is not documented: the
+// spill is always reported uncertain.
 const heldActivationBytes = 1 << 20
 
 // ActivationSpill is the predicted scratch traffic of a plan.
@@ -95,11 +98,15 @@ type ActivationSpill struct {
 	// ScratchBytes is the host memory the spilled tensors occupy at once.
 	ScratchBytes int64 `json:"scratch_bytes"`
 	// TrafficBytes is what moves over the host link every inference: each
-	// spilled tensor written out once and read back once per later
-	// reader.
+	// spilled tensor written out once and read back once (before its next
+	// reader; it then stays on chip for its later readers, as the DMA hints
+	// of the compiled twins show).
 	TrafficBytes int64    `json:"traffic_bytes_per_inference"`
 	Tensors      []string `json:"spilled_tensors"`
-	Uncertain    string   `json:"uncertain"`
+	// OutputsSentEarly counts the segment outputs moved off chip before
+	// the end of the segment (sent to the host early: no more traffic).
+	OutputsSentEarly int    `json:"outputs_sent_early,omitempty"`
+	Uncertain        string `json:"uncertain"`
 }
 
 // layerBytes is a tensor's size in the device layout: its innermost
@@ -267,12 +274,13 @@ func segmentOf(t *tflite.Model, p *Plan) *segment {
 	return s
 }
 
-// planSpill predicts the activations the compiler spills to host memory:
-// walking the mapped operators in order, the tensors held whole across an
-// operator (written before it, read after it, not by it; a segment output
-// is held to the end) must fit heldActivationBytes; when they do not, the
-// ones needed furthest ahead (the largest first among equals) go to
-// scratch until the rest fits.
+// planSpill predicts the activations the compiler spills to host memory
+// (heldActivationBytes says why): walking the mapped operators in order,
+// the tensors held whole across an operator (written before it, read after
+// it and not by it, and held across another resolution or a segment
+// output) and the operator's output must fit heldActivationBytes; when
+// they do not, the largest held tensors (among equals, the one needed
+// furthest ahead) leave the chip until the rest fits.
 func planSpill(p *Plan, t *tflite.Model, s *segment) {
 	sg := &t.Subgraphs[0]
 	n := len(sg.Tensors)
@@ -293,21 +301,43 @@ func planSpill(p *Plan, t *tflite.Model, s *segment) {
 		return -1
 	}
 	size := func(i int) int64 { return layerBytes(&sg.Tensors[i], true) }
+	whole := make([]bool, n)
+	for i := 0; i < n; i++ {
+		switch {
+		case s.producer[i] < 0:
+		case leaves[i]:
+			whole[i] = true
+		case len(s.readers[i]) > 0:
+			whole[i] = otherResolutionBetween(sg, s, i, s.producer[i], s.readers[i][len(s.readers[i])-1])
+		}
+	}
 	spilled := make([]bool, n)
-	var out, cur, peak int64
+	type interval struct {
+		from, to int
+		size     int64
+	}
+	var out int64
+	var intervals []interval
 	var names []string
+	var early int
 	for oi := range sg.Operators {
 		if !s.on[oi] {
 			continue
 		}
+		op := &sg.Operators[oi]
 		type held struct {
 			i, next int
 			size    int64
 		}
 		var hs []held
 		var total int64
+		for _, i := range op.Outputs {
+			if i >= 0 && int(i) < n {
+				total += size(int(i))
+			}
+		}
 		for i := 0; i < n; i++ {
-			if spilled[i] || s.producer[i] < 0 || s.producer[i] >= oi || containsTensor(sg.Operators[oi].Inputs, i) {
+			if !whole[i] || spilled[i] || s.producer[i] >= oi || containsTensor(op.Inputs, i) {
 				continue
 			}
 			if nx := next(i, oi); nx > oi {
@@ -319,10 +349,10 @@ func planSpill(p *Plan, t *tflite.Model, s *segment) {
 			continue
 		}
 		sort.Slice(hs, func(a, b int) bool {
-			if hs[a].next != hs[b].next {
-				return hs[a].next > hs[b].next
+			if hs[a].size != hs[b].size {
+				return hs[a].size > hs[b].size
 			}
-			return hs[a].size > hs[b].size
+			return hs[a].next > hs[b].next
 		})
 		for _, h := range hs {
 			if total <= heldActivationBytes {
@@ -330,22 +360,33 @@ func planSpill(p *Plan, t *tflite.Model, s *segment) {
 			}
 			spilled[h.i] = true
 			total -= h.size
-			cur += h.size
-			peak = max(peak, cur)
-			out += h.size // written out once
-			for _, r := range s.readers[h.i] {
-				if r > oi {
-					out += h.size // read back by each later reader
-				}
+			if h.next == end {
+				// A segment output sent to the host early: it crosses
+				// the link once, as it would at the end.
+				early++
+				continue
 			}
+			out += 2 * h.size // written out once, read back once
+			intervals = append(intervals, interval{oi, h.next, h.size})
 			names = append(names, sg.Tensors[h.i].Name)
 		}
 	}
 	if out == 0 {
 		return
 	}
-	p.Spill = &ActivationSpill{ScratchBytes: peak, TrafficBytes: out, Tensors: names,
-		Uncertain: fmt.Sprintf("the tensors held whole across other operators exceed about %s of the 3 MiB of on-chip activation memory (a capacity fitted on compiled YOLOv8n models); which tensors the compiler spills, and how often it reads them back, is not documented (two YOLOv8n-640 compiles of one backbone, with 6 and 80 classes, spill 1.23 and 2.66 MB where this predicts 1.64 MB for both: the larger head spills more): expect the traffic to be off by up to 2x", humanize.Bytes(heldActivationBytes))}
+	// Scratch holds the spilled tensors that are off chip at once.
+	var peak int64
+	for _, a := range intervals {
+		var at int64
+		for _, b := range intervals {
+			if b.from <= a.from && a.from < b.to {
+				at += b.size
+			}
+		}
+		peak = max(peak, at)
+	}
+	p.Spill = &ActivationSpill{ScratchBytes: peak, TrafficBytes: out, Tensors: names, OutputsSentEarly: early,
+		Uncertain: fmt.Sprintf("the tensors held whole while the network works at another resolution, with the running operator's output, exceed about %s of the 3 MiB of on-chip activation memory (a rule fitted on the shared compiled YOLOv8n twins, the only ones with scratch); which tensors the compiler spills is not documented (the 6- and 80-class YOLOv8n-640 compiles spill 1.23 and 2.66 MB where this predicts 1.43 and 2.25 MB)", humanize.Bytes(heldActivationBytes))}
 	p.Notes = append(p.Notes, fmt.Sprintf("activations spill to host memory (scratch): about %s bytes written out and read back every inference (%s)", humanize.Count(out), p.Spill.Uncertain))
 }
 
@@ -393,4 +434,35 @@ func planPackage(p *Plan, t *tflite.Model, s *segment) {
 	}
 	e.InstructionBytes = int64(instrBytesPerOp*float64(ops) + instrBytesPerIO*float64(e.InputLayers+e.OutputLayers) + instrBytesPerOutput*float64(outElems))
 	p.Package = e
+}
+
+// otherResolutionBetween reports whether a mapped operator after from and
+// before to writes a map of another spatial size than tensor i (y*x of a
+// 4-D tensor): the network works at another resolution while i waits.
+func otherResolutionBetween(sg *tflite.Subgraph, s *segment, i, from, to int) bool {
+	own := spatialSize(&sg.Tensors[i])
+	if own == 0 {
+		return false
+	}
+	for k := from + 1; k < to && k < len(sg.Operators); k++ {
+		if !s.on[k] {
+			continue
+		}
+		for _, o := range sg.Operators[k].Outputs {
+			if o >= 0 && int(o) < len(sg.Tensors) {
+				if q := spatialSize(&sg.Tensors[o]); q > 0 && q != own {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// spatialSize is y*x of an NHWC tensor (0 for another rank).
+func spatialSize(x *tflite.Tensor) int64 {
+	if len(x.Shape) != 4 {
+		return 0
+	}
+	return int64(max(x.Shape[1], 0)) * int64(max(x.Shape[2], 0))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/npukit/npukit/edgetpu/dmaplan"
 	"github.com/npukit/npukit/internal/conformance"
 	"github.com/npukit/npukit/tflite"
 )
@@ -73,19 +74,25 @@ func TestPlanParametersMatchCompiledTwins(t *testing.T) {
 	}
 }
 
-// A tensor held whole across many operators (a long skip connection) that
-// does not fit the on-chip room for held activations is spilled to host
-// memory, written once and read back by its later reader; a plain chain of
-// the same sizes spills nothing.
+// A tensor held whole while the network works at another resolution (a
+// skip connection across a downsampling and upsampling path) that does not
+// fit the on-chip room for held activations is spilled to host memory,
+// written once and read back once; the same skip across operators at its
+// own resolution streams in bands with them and spills nothing, nor does a
+// plain chain.
 func TestPlanActivationSpill(t *testing.T) {
-	build := func(skip bool) (*tflite.Model, *Plan) {
+	build := func(skip, down bool) (*tflite.Model, *Plan) {
 		g := newGraph()
 		x := g.act("x", tflite.TensorInt8, 1, 128, 128, 8)
 		a := g.conv(x, 128, 128, 8, 96) // 1.5 MiB
 		y := a
-		for range 4 {
-			y = g.conv(y, 128, 128, 96, 96)
+		side := int32(128)
+		if down {
+			side = 64
 		}
+		y = g.conv(y, side, side, 96, 96)
+		y = g.conv(y, side, side, 96, 96)
+		y = g.conv(y, 128, 128, 96, 96)
 		if skip {
 			z := g.act("sum", tflite.TensorInt8, 1, 128, 128, 96)
 			g.op(opAdd, []int32{a, y}, z)
@@ -94,7 +101,7 @@ func TestPlanActivationSpill(t *testing.T) {
 		m := g.build(t, []int32{x}, []int32{y})
 		return m, PlanModel(m, PlanOptions{})
 	}
-	m, p := build(true)
+	m, p := build(true, true)
 	size := int64(128 * 128 * 96)
 	if p.Spill == nil || p.Spill.ScratchBytes != size || p.Spill.TrafficBytes != 2*size || p.Spill.Uncertain == "" {
 		t.Fatalf("spill %+v, want %d bytes of scratch written and read back once, flagged uncertain", p.Spill, size)
@@ -109,8 +116,45 @@ func TestPlanActivationSpill(t *testing.T) {
 	if priced != 2*size {
 		t.Errorf("the latency estimate prices %d spilled bytes, want %d", priced, 2*size)
 	}
-	if _, q := build(false); q.Spill != nil {
+	if _, q := build(true, false); q.Spill != nil {
+		t.Errorf("a skip at one resolution spills %+v", q.Spill)
+	}
+	if _, q := build(false, true); q.Spill != nil {
 		t.Errorf("a chain spills %+v", q.Spill)
+	}
+}
+
+// The spill rule against the compiled twins' scratch: the plan spills in
+// exactly the twins whose compiled package has scratch, and its traffic is
+// within 25% of what their DMA hints move to and from scratch.
+func TestPlanSpillMatchesCompiledTwins(t *testing.T) {
+	n := 0
+	for _, tw := range sharedTwins(t) {
+		pk := tw.c.Ops[0].Packages[0]
+		p := PlanModel(tw.u, PlanOptions{})
+		plan, err := dmaplan.Build(PlanInput(pk), dmaplan.DefaultLinks())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := plan.Steady.ByTarget["SCRATCH"]
+		var pred int64
+		if p.Spill != nil {
+			pred = p.Spill.TrafficBytes
+		}
+		t.Logf("%-50.50s scratch traffic compiled %9d predicted %9d", tw.name, got, pred)
+		if (got > 0) != (pred > 0) {
+			t.Errorf("%s: compiled scratch traffic %d, predicted %d", tw.name, got, pred)
+			continue
+		}
+		if got > 0 {
+			n++
+			if r := float64(pred) / float64(got); math.Abs(r-1) > 0.25 {
+				t.Errorf("%s: predicted %d bytes of scratch traffic, the compiled file's hints move %d (%.2f)", tw.name, pred, got, r)
+			}
+		}
+	}
+	if n == 0 {
+		t.Skip("no twin with scratch")
 	}
 }
 
