@@ -156,6 +156,14 @@ type Loop struct {
 	Start, Stop, Step int64
 	Body              []Node
 	Path              string
+	// Vectorize marks a loop whose iterations the compiler may merge into
+	// wider instructions (see Vectorization): an NKI Beta-1
+	// nl.affine_range loop of a kernel compiled with the middle-end
+	// transformations ("affine_range also allows Neuron compiler to
+	// perform additional loop-level optimizations, such as loop
+	// vectorization"; static_range: "No loop-level optimizations";
+	// nki.compiler.skip_middle_end_transformations skips them all).
+	Vectorize bool
 }
 
 // Trips is the number of iterations.
@@ -345,9 +353,10 @@ type rawHBM struct {
 
 type rawNode struct {
 	// loop
-	Loop  string    `yaml:"loop"`
-	Range yaml.Node `yaml:"range"`
-	Body  []rawNode `yaml:"body"`
+	Loop      string    `yaml:"loop"`
+	Range     yaml.Node `yaml:"range"`
+	Body      []rawNode `yaml:"body"`
+	Vectorize bool      `yaml:"vectorize"`
 	// step
 	Op         string    `yaml:"op"`
 	Name       string    `yaml:"name"`
@@ -809,7 +818,7 @@ func (bp *bodyParser) loop(r *rawNode, path string, vars []string) (*Loop, error
 	if len(vars) >= MaxLoopDepth {
 		return nil, fmt.Errorf("%s: loops nested deeper than %d", path, MaxLoopDepth)
 	}
-	l := &Loop{Var: r.Loop, Step: 1, Path: path}
+	l := &Loop{Var: r.Loop, Step: 1, Path: path, Vectorize: r.Vectorize}
 	var rng []int64
 	switch r.Range.Kind {
 	case yaml.ScalarNode:
@@ -848,8 +857,8 @@ func (bp *bodyParser) step(r *rawNode, path string, vars []string) (*Step, error
 	if bp.steps > MaxSteps {
 		return nil, fmt.Errorf("%s: more than %d steps", path, MaxSteps)
 	}
-	if r.Body != nil || r.Range.Kind != 0 {
-		return nil, fmt.Errorf("%s: a step has no range or body", path)
+	if r.Body != nil || r.Range.Kind != 0 || r.Vectorize {
+		return nil, fmt.Errorf("%s: a step has no range, body or vectorize", path)
 	}
 	op := Op(r.Op)
 	info, ok := ops[op]

@@ -73,7 +73,11 @@ func encodeNodes(b *bytes.Buffer, p *Plan, ns []Node, ind string) {
 	for _, n := range ns {
 		if n.Loop != nil {
 			l := n.Loop
-			fmt.Fprintf(b, "%s- loop: %s\n%s  range: [%d, %d, %d]\n%s  body:\n", ind, l.Var, ind, l.Start, l.Stop, l.Step, ind)
+			fmt.Fprintf(b, "%s- loop: %s\n%s  range: [%d, %d, %d]\n", ind, l.Var, ind, l.Start, l.Stop, l.Step)
+			if l.Vectorize {
+				fmt.Fprintf(b, "%s  vectorize: true\n", ind)
+			}
+			fmt.Fprintf(b, "%s  body:\n", ind)
 			encodeNodes(b, p, l.Body, ind+"    ")
 			continue
 		}

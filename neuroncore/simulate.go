@@ -54,6 +54,10 @@ type SimResult struct {
 	// LiveBytes is the largest number of bytes per partition the automatic
 	// SBUF tiles alive together need.
 	LiveBytes int64
+	// Vectorized is how many events joined the merged instruction of an
+	// earlier iteration of their loop (Vectorization): the instructions
+	// the engines run are len(Exec.Events) minus this.
+	Vectorized int
 	// TracePath is the file a trace of the run was written to, if any
 	// (the summary names it).
 	TracePath string
@@ -161,6 +165,7 @@ func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 	}
 	mem := newMemState(x)
 	mem.allReaders = allReaders
+	vec := newVectorizer(p)
 	var deps []depEdge
 	for ev := range x.Events {
 		e := &x.Events[ev]
@@ -185,11 +190,22 @@ func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 				g.AddEdge(sim.Edge{From: tr, To: join, Lag: int64(a.DMAFixedNs * 1000)})
 			}
 			done = join
+		} else if vg := vec.group(e, deps); vg != nil {
+			// the next iteration of a merged instruction: it widens
+			done = vg.task
+			for _, d := range deps {
+				if d.from != done {
+					g.AddEdge(sim.Edge{From: d.from, To: done, Flow: d.flow})
+				}
+			}
+			vec.join(vg, e)
+			g.Tasks[done].Duration = a.CyclesToPs(s.Engine, stepCycles(p, s, vg.members))
 		} else {
 			done = g.AddTask(sim.Task{Name: s.Name, Cat: string(s.Op), Resource: r.Resources[s.Engine], Duration: StepPs(p, e), Priority: int64(ev), Tag: int32(ev)})
 			for _, d := range deps {
 				g.AddEdge(sim.Edge{From: d.from, To: done, Flow: d.flow})
 			}
+			vec.start(ev, e, done)
 		}
 		r.Done[ev] = done
 		mem.update(e, done)
@@ -199,6 +215,7 @@ func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 		return nil, err
 	}
 	r.Timeline = tl
+	r.Vectorized = vec.merged
 	r.spill()
 	return r, nil
 }
@@ -252,7 +269,12 @@ func refPartitions(p *Plan, r Ref) int64 {
 // StepCycles is the cost in engine cycles of a compute step (0 for DMA).
 // The size is the first operand's (a read, else a write), its slice when
 // the step names one.
-func StepCycles(p *Plan, s *Step) int64 {
+func StepCycles(p *Plan, s *Step) int64 { return stepCycles(p, s, 1) }
+
+// stepCycles is StepCycles of one instruction that does iterations
+// iterations of the step at once (Vectorization): the free size of each
+// operand times iterations.
+func stepCycles(p *Plan, s *Step, iterations int64) int64 {
 	a := p.Arch
 	var r Ref
 	switch {
@@ -263,7 +285,7 @@ func StepCycles(p *Plan, s *Step) int64 {
 	default:
 		return 0
 	}
-	n := refFree(p, r)
+	n := refFree(p, r) * max(iterations, 1)
 	switch s.Op {
 	case OpMatmul:
 		mv := p.Tensors[s.Reads[1].Tensor]
@@ -611,6 +633,9 @@ func (r *SimResult) Summary() *SimSummary {
 	s.SPMD = spmdLaunch(r.Plan, k)
 	if r.TracePath != "" {
 		s.Trace, s.TraceNote = r.TracePath, r.TraceNote()
+	}
+	if r.Vectorized > 0 {
+		s.Model = append(s.Model, fmt.Sprintf("vectorised: %s affine_range iterations run inside the instruction of an earlier iteration (the compiler merges a loop's iterations into one instruction of up to %d elements per partition, VectorE and ScalarE, as the compiled NEFFs show)", humanize.Count(int64(r.Vectorized)), VectorizeMaxFree))
 	}
 	if r.SpillBytes > 0 {
 		s.SpillBytes, s.SpillNs = r.SpillBytes, float64(r.SpillPs)/1000

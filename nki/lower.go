@@ -421,6 +421,7 @@ func (lw *lowering) loop(l *PLoop) ([]neuroncore.Node, error) {
 		if err != nil || len(n.Loop.Body) == 0 {
 			return nil, err
 		}
+		n.Loop.Vectorize = lw.vectorizable(l)
 		return []neuroncore.Node{n}, nil
 	}
 	var out []neuroncore.Node
@@ -439,6 +440,20 @@ func (lw *lowering) loop(l *PLoop) ([]neuroncore.Node, error) {
 	}
 	delete(lw.env, l.Sym)
 	return out, nil
+}
+
+// vectorizable reports whether the compiler may merge the iterations of a
+// kept symbolic loop into wider instructions (neuroncore.Loop.Vectorize):
+// a Beta-1 nl.affine_range loop ("affine_range also allows Neuron compiler
+// to perform additional loop-level optimizations, such as loop
+// vectorization", NKI API reference, nki.language.affine_range), not
+// sequential_range ("much more conservative loop-level optimizations"),
+// not a hand-pipelined precise_schedule=True loop, in a kernel without
+// nki.compiler.skip_middle_end_transformations ("Skip all middle end
+// transformations on the kernel").
+func (lw *lowering) vectorizable(l *PLoop) bool {
+	return lw.res.API == "beta1" && l.Rec != nil && l.Rec.Kind == "affine_range" && !l.Rec.Precise &&
+		!lw.res.hasDecorator("skip_middle_end_transformations")
 }
 
 // affine evaluates a symbolic index over the current loop nest.

@@ -1,0 +1,158 @@
+package neuroncore
+
+import "github.com/npukit/npukit/sim"
+
+// Vectorization: the compiler merges the iterations of a loop marked
+// Vectorize (an NKI Beta-1 nl.affine_range loop, middle-end
+// transformations on) into one instruction whose access pattern has one
+// more free dimension, the iteration. npukit models what the NEFFs
+// neuronx-cc compiled from kernels at hand show, and nothing more:
+//
+//   - Only VectorE and ScalarE instructions merge (TensorE matmuls and
+//     transposes, DMAs and GpSimdE instructions stay one per iteration).
+//     In the four trn2 NEFFs of allenkchau/trainium-kernel-fusion's
+//     baseline attention (corpus3/ntff, seqlen 512 and 1024, float32 and
+//     bfloat16), a tensor_reduce over one or two elements per iteration of
+//     an affine_range loop of 4 or 8 iterations is one TENSOR_REDUCE whose
+//     access pattern counts the iterations (4 x 1 or 8 x 2 elements), the
+//     reciprocal of 4 or 8 iterations one RECIPROCAL of 4 or 8 elements,
+//     and the tensor_copy of a [128,128] transpose in a 4-iteration loop
+//     one COPY of 512 elements.
+//   - A loop merges only when all its iterations fit one instruction of at
+//     most VectorizeMaxFree elements per partition (the iterations' free
+//     elements of the instruction's largest operand, summed). Fitted on
+//     the same NEFFs: every merged instruction holds at most 512 (4 x 128
+//     copies, 8 x 2 reductions), and none of the instructions over 512
+//     elements per iteration merged (the 16 tensor_reduce, 16 activation,
+//     16 tensor_scalar and 16 tensor_copy over [128,512] of the
+//     seqlen-1024 kernels stay one per iteration). 512 is also
+//     nl.tile_size.psum_fmax and gemm_moving_fmax. Not modelled: the
+//     seqlen-1024 NEFFs split an 8-iteration loop of [128,128] copies out
+//     of PSUM into two merged copies of 512.
+//   - Only iterations that are independent and ready at once merge: an
+//     instruction that reads and writes one tile (an accumulation) stays
+//     one per iteration, and an iteration merges only when everything it
+//     waits for was issued before the merged instruction (no loop fission:
+//     the NEFFs also merge the 4 or 8 iterations of a reduction whose
+//     inputs the same iterations compute, by splitting the loop; npukit
+//     keeps those one per iteration).
+//
+// The merged instruction costs the engine's cycle formula on the summed
+// free size: one fixed overhead (the 64-cycle floor) for the loop instead
+// of one per iteration.
+
+// VectorizeMaxFree bounds the free elements per partition of one merged
+// instruction (see Vectorization).
+const VectorizeMaxFree = 512
+
+// vecLoop is the innermost loop enclosing a step, when it vectorises.
+type vecLoop struct {
+	loop  *Loop
+	depth int // index into Event.Vars of its variable
+}
+
+// vecGroup is the merged instruction of a step's iterations so far.
+type vecGroup struct {
+	task    sim.TaskID
+	first   int // event of the first iteration
+	vars    []int64
+	members int64
+}
+
+// vectorizer decides, event by event, which events join a merged
+// instruction.
+type vectorizer struct {
+	p      *Plan
+	loopOf map[*Step]vecLoop
+	open   map[*Step]*vecGroup
+	// Merged counts the events that joined an earlier event's
+	// instruction.
+	merged int
+}
+
+func newVectorizer(p *Plan) *vectorizer {
+	v := &vectorizer{p: p, loopOf: map[*Step]vecLoop{}, open: map[*Step]*vecGroup{}}
+	var walk func(ns []Node, l *Loop, depth int)
+	walk = func(ns []Node, l *Loop, depth int) {
+		for _, n := range ns {
+			if n.Loop != nil {
+				walk(n.Loop.Body, n.Loop, depth+1)
+				continue
+			}
+			if l != nil && l.Vectorize && v.mergeable(n.Step, l) {
+				v.loopOf[n.Step] = vecLoop{loop: l, depth: depth - 1}
+			}
+		}
+	}
+	walk(p.Body, nil, 0)
+	return v
+}
+
+// mergeable reports whether every iteration of loop l of step s fits one
+// instruction.
+func (v *vectorizer) mergeable(s *Step, l *Loop) bool {
+	if s.Engine != VectorE && s.Engine != ScalarE || s.Accumulate || s.Op == OpSoftmax || l.Trips() < 2 {
+		return false
+	}
+	var widest int64
+	for _, r := range s.Reads {
+		widest = max(widest, refFree(v.p, r))
+	}
+	for _, r := range s.Writes {
+		widest = max(widest, refFree(v.p, r))
+	}
+	return widest > 0 && widest*l.Trips() <= VectorizeMaxFree
+}
+
+// group returns the merged instruction event e may join given the tasks
+// it waits for, or nil. An event joins when it is the next iteration of
+// the open group's loop (every outer variable equal), reads and writes no
+// common tile, and waits only for tasks issued before the group's.
+func (v *vectorizer) group(e *Event, deps []depEdge) *vecGroup {
+	vl, ok := v.loopOf[e.Step]
+	if !ok {
+		return nil
+	}
+	g := v.open[e.Step]
+	if g == nil || len(g.vars) != len(e.Vars) {
+		return nil
+	}
+	for i, x := range e.Vars {
+		want := g.vars[i]
+		if i == vl.depth {
+			want += vl.loop.Step
+		}
+		if x != want {
+			return nil
+		}
+	}
+	for _, w := range e.Writes {
+		for _, r := range e.Reads {
+			if w == r {
+				return nil
+			}
+		}
+	}
+	for _, d := range deps {
+		if d.from != g.task && d.from > g.task {
+			return nil
+		}
+	}
+	return g
+}
+
+// start opens a group for event ev, the first iteration of its
+// instruction.
+func (v *vectorizer) start(ev int, e *Event, task sim.TaskID) {
+	if _, ok := v.loopOf[e.Step]; !ok {
+		return
+	}
+	v.open[e.Step] = &vecGroup{task: task, first: ev, vars: e.Vars, members: 1}
+}
+
+// join adds event e to group g.
+func (v *vectorizer) join(g *vecGroup, e *Event) {
+	g.vars = e.Vars
+	g.members++
+	v.merged++
+}
