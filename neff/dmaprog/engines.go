@@ -29,8 +29,8 @@ import (
 //   - plus InstrOverheadNs per VectorE/ScalarE instruction,
 //     ActivateOverheadNs per ACTIVATE;
 //   - ACT_TABLE_LOAD TableLoadNs; DMA_DIRECT2D occupies its issuing engine
-//     DGEIssueNs (Pool: DGEIssuePoolNs); waits, drains and other control
-//     instructions nothing.
+//     DGEIssueNs (Pool: DGEIssuePoolNs, and its DMA starts DGEPoolLagNs
+//     later); waits, drains and other control instructions nothing.
 //
 // Fitted on the instruction durations of the captures in corpus3/ntff
 // (Trn2; first the attention one, baseline_attention, as neuron-profile
@@ -52,9 +52,28 @@ const (
 	// TableLoadNs: the one ACT_TABLE_LOAD took 1,283 ns.
 	TableLoadNs = 1283
 	// DGEIssueNs: the DMA_DIRECT2D instructions on Sync and Scalar took
-	// 559-613 ns each (8 of them); on GpSimd 31-70 ns (4).
-	DGEIssueNs     = 570
-	DGEIssuePoolNs = 50
+	// 559-613 ns each (8 of them; their queues are hardware DGE,
+	// qSPDynamicHW and qActDynamicHW).
+	DGEIssueNs = 570
+	// DGEIssuePoolNs: on GpSimd a DMA_DIRECT2D is software descriptor
+	// generation (queue qPoolDynamic): the profiler records the
+	// instruction as 31-100 ns, but the engine starts nothing else for
+	// about 585 ns. Consecutive DMA_DIRECT2Ds start 580-586 ns apart (MoE
+	// v6b capture: 4; baseline_attention: 3), and the instruction after
+	// one starts 610-620 ns (medians, 131 of them on the MoE capture)
+	// after the instruction before it ended, where Pool instructions
+	// otherwise follow each other 36-39 ns apart. It was 50, the recorded
+	// duration.
+	DGEIssuePoolNs = 585
+	// DGEPoolLagNs: software DGE's DMA starts this long after the Pool
+	// engine's share: the profiler records the DMA_DIRECT2D itself (its
+	// descriptors handed to the DMA rings) 548-559 ns (p10-p90, median
+	// 550, 151 of them on the MoE capture) after the instruction that
+	// follows it started, itself about 40 ns after the engine's share;
+	// from there the transfer takes what a hardware-DGE one takes from
+	// its instruction's end (the first data about 0.9 us later on both
+	// kinds of queue).
+	DGEPoolLagNs = 590
 )
 
 // EngineTiming is one engine's share of an instruction-level simulation.
@@ -407,7 +426,11 @@ func (p *Program) simulateEngines(a *neuroncore.Arch, params dma.SimParams, reco
 					run.DGEDMAs++
 					run.DMABytes += in.DMABytes
 					row := in.DMABytes / max(in.DMARows, 1)
-					done := dmaRec("DMA issued by "+s.name+" (DGE)", "DMA_DIRECT2D", in.DMABytes, in.DMARows*max(row, rings.minRun), in.DMARows, end)
+					at := end
+					if s.pool {
+						at += DGEPoolLagNs // software DGE: descriptors written after the engine's share
+					}
+					done := dmaRec("DMA issued by "+s.name+" (DGE)", "DMA_DIRECT2D", in.DMABytes, in.DMARows*max(row, rings.minRun), in.DMARows, at)
 					push(done, in.DMASem, in.DMAInc)
 					last = max(last, done)
 				}
