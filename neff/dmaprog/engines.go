@@ -30,7 +30,8 @@ import (
 //     ActivateOverheadNs per ACTIVATE;
 //   - ACT_TABLE_LOAD TableLoadNs; DMA_DIRECT2D occupies its issuing engine
 //     DGEIssueNs (Pool: DGEIssuePoolNs, and its DMA starts DGEPoolLagNs
-//     later); waits, drains and other control instructions nothing.
+//     later); DMA_TRIGGER DMATriggerNs; waits, drains and other control
+//     instructions nothing.
 //
 // Fitted on the instruction durations of the captures in corpus3/ntff
 // (Trn2; first the attention one, baseline_attention, as neuron-profile
@@ -74,6 +75,17 @@ const (
 	// its instruction's end (the first data about 0.9 us later on both
 	// kinds of queue).
 	DGEPoolLagNs = 590
+	// DMATriggerNs: the runtime loads a DMA_TRIGGER as WRITE
+	// instructions, and the queue's DMA starts after them: runtime 2.30
+	// as two (the MoE capture: 33 WRITEs for the 16 triggers of its Pool
+	// stream, 19 for the 9 of its Sync stream), 2.27 as one (the
+	// transpose and conv2d captures: 68 WRITEs for 65 Sync triggers, 452
+	// for 449). A WRITE took 46.7 ns on GpSimd and the next instruction
+	// followed 35.8 ns later (MoE, 2.30), 58.3 + 25.0 ns on Sync (2.27):
+	// about 83 ns each. A NEFF does not say which runtime runs it; the
+	// newer one's two WRITEs, 165 ns, are used (2.27's 83 ns moves the
+	// 2.27 captures' predictions by under 0.7%). It was 0.
+	DMATriggerNs = 165
 )
 
 // EngineTiming is one engine's share of an instruction-level simulation.
@@ -329,8 +341,10 @@ func (p *Program) simulateEngines(a *neuroncore.Arch, params dma.SimParams, reco
 	cost := func(s *stream, in *isa.Instr) float64 {
 		ns := func(c int64) float64 { return float64(a.CyclesToPs(s.eng, c)) / 1000 }
 		switch in.Op.Class {
-		case isa.Control, isa.DMATrigger:
+		case isa.Control:
 			return 0
+		case isa.DMATrigger:
+			return DMATriggerNs
 		case isa.Matmul:
 			return float64(a.CyclesToPs(neuroncore.TensorE, matmulCycles(a, in))) / 1000
 		case isa.LoadWeights:

@@ -143,6 +143,47 @@ func TestSimulatePoolDGE(t *testing.T) {
 	}
 }
 
+// A DMA_TRIGGER is two WRITE instructions once runtime 2.30 has loaded it
+// (one under 2.27), about 83 ns each: a stream of triggers starts its DMAs
+// about 165 ns apart, not all at once as when a trigger cost nothing.
+func TestSimulateTriggerCost(t *testing.T) {
+	b := neff.NewBuilder("triggers.neff")
+	b.Target = "cayman"
+	sg := b.Subgraph("sg00")
+	sg.AddVar("a", "input", 1<<16)
+	sg.AddQueue("qSPIO0", "in", 16, "sp")
+	sp := sg.Engine("sp", "SP")
+	var instr [][]byte
+	for k := 0; k < 4; k++ {
+		// one 512 B row each
+		sp.AddDMA("qSPIO0", "load", neff.Copy("a", int64(512*k), []int64{512, 1}, []int64{1, 512}, "SB", 0, []int64{512, 1}, []int64{1, neff.SBPartitionStride}))
+		instr = append(instr, trigger("qSPIO0", uint32(k), -1, 0))
+	}
+	sp.Instr = cat(instr...)
+	m := openBuilt(t, b)
+	s := SetupFor(m)
+	s.Trace = true
+	run, err := Simulate(FromModel(m), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []int64
+	for _, sl := range run.Subgraphs[0].Engines.Slices {
+		if sl.Cat == CatDMA {
+			starts = append(starts, sl.StartNs)
+		}
+	}
+	if len(starts) != 4 {
+		t.Fatalf("DMA slices %v", starts)
+	}
+	for k := 1; k < len(starts); k++ {
+		// measured (runtime 2.30): two WRITEs of 46.7 ns, each followed 35.8 ns later by the next instruction
+		if d := starts[k] - starts[k-1]; d < 150 || d > 180 {
+			t.Errorf("DMAs %d and %d start %d ns apart, measured about 165", k-1, k, d)
+		}
+	}
+}
+
 // Engines follow their semaphores: load -> add -> store is a chain (the
 // DMA-only model ran both DMAs at once and ignored the compute).
 func TestSimulateInstructionOrder(t *testing.T) {
@@ -174,10 +215,10 @@ func TestSimulateInstructionOrder(t *testing.T) {
 	a := neuroncore.V3
 	dmaNs := a.DMAFixedNs + 512000/16/a.DMABytesPerNs
 	addNs := float64(a.CyclesToPs(neuroncore.VectorE, a.VectorCycles(2, 1000, false)))/1000 + InstrOverheadNs
-	want := 2*dmaNs + addNs
+	want := 2*DMATriggerNs + 2*dmaNs + addNs
 	got := float64(run.Subgraphs[0].KernelNs)
 	if math.Abs(got-want) > 0.01*want {
-		t.Fatalf("kernel %.0f ns, want load %.0f + add %.0f + store %.0f = %.0f", got, dmaNs, addNs, dmaNs, want)
+		t.Fatalf("kernel %.0f ns, want trigger + load %.0f + add %.0f + trigger + store %.0f = %.0f", got, dmaNs, addNs, dmaNs, want)
 	}
 	if run.TotalNs != run.LaunchNs+run.Subgraphs[0].KernelNs || run.LaunchNs <= 0 {
 		t.Errorf("total %d = launch %d + kernel %d?", run.TotalNs, run.LaunchNs, run.Subgraphs[0].KernelNs)
