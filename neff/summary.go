@@ -143,12 +143,12 @@ type ConstantSummary struct {
 // prod(sizes[1:]) descriptors per side of every DMA descriptor plus 16
 // semaphore descriptors per side of every queue set used.
 type MemoryEstimate struct {
-	IO                int64 `json:"io"`
-	Constants         int64 `json:"constants"`
-	SharedScratchpad  int64 `json:"shared_scratchpad"`
-	PrivateScratchpad int64 `json:"private_scratchpad"`
-	DMARings          int64 `json:"dma_rings"`
-	Total             int64 `json:"total"`
+	IO                int64 `json:"io_bytes"`
+	Constants         int64 `json:"constants_bytes"`
+	SharedScratchpad  int64 `json:"shared_scratchpad_bytes"`
+	PrivateScratchpad int64 `json:"private_scratchpad_bytes"`
+	DMARings          int64 `json:"dma_rings_bytes"`
+	Total             int64 `json:"total_bytes"`
 }
 
 // MemoryEstimateCounts says what a MemoryEstimate counts and leaves out,

@@ -154,3 +154,25 @@ func TestEstimateMemoryLNC2(t *testing.T) {
 		t.Errorf("the estimate does not say how IO is counted:\n%s", buf.String())
 	}
 }
+
+// The memory estimate's JSON keys name their unit, as every other byte
+// quantity of --json output does (stored_bytes, dma_bytes, total_bytes):
+// "io", "total" and the rest did not.
+func TestMemoryEstimateJSONNamesBytes(t *testing.T) {
+	b, err := json.Marshal(MemoryEstimate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]any
+	if err := json.Unmarshal(b, &keys); err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) == 0 {
+		t.Fatal("no key")
+	}
+	for k := range keys {
+		if !strings.HasSuffix(k, "_bytes") {
+			t.Errorf("memory estimate key %q: want the _bytes unit suffix", k)
+		}
+	}
+}

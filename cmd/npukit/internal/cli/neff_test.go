@@ -115,7 +115,9 @@ func TestNeffInspectJSONLists(t *testing.T) {
 					Source, Name, DType string
 					Shape               []int64
 				}
-				Memory struct{ Total int64 }
+				Memory struct {
+					Total int64 `json:"total_bytes"`
+				}
 			}
 		}
 		if err := json.Unmarshal([]byte(r.stdout), &entries); err != nil || len(entries) != 1 {
