@@ -423,8 +423,11 @@ func ParsePlan(b []byte) (*Plan, error) {
 		return nil, fmt.Errorf("arch: %w", err)
 	}
 	p := &Plan{Name: raw.Name, Arch: arch, SerialTiles: raw.SkipMiddleEnd}
-	if p.Grid, p.ProgramID, err = parseGrid(raw.Grid, raw.ProgramID); err != nil {
+	if p.ProgramID, err = CheckGrid(raw.Grid, raw.ProgramID); err != nil {
 		return nil, err
+	}
+	if len(raw.Grid) > 0 {
+		p.Grid = raw.Grid
 	}
 	switch raw.API {
 	case "", "beta1":
@@ -488,39 +491,56 @@ var integerFields = map[string]bool{
 // maxInstances bounds a plan's SPMD grid (the product of its dims).
 const maxInstances = 1 << 30
 
-// parseGrid validates a plan's SPMD grid and the instance its body is of
-// (all zero when omitted).
-func parseGrid(grid, pid []int64) ([]int64, []int64, error) {
+// GridError is an SPMD grid, or a program instance in it, that a plan or
+// a kernel cannot have.
+type GridError struct {
+	// ProgramID: the instance is wrong (program_id), not the grid.
+	ProgramID bool
+	Msg       string
+}
+
+func (e *GridError) Error() string {
+	if e.ProgramID {
+		return "program_id: " + e.Msg
+	}
+	return "grid: " + e.Msg
+}
+
+// CheckGrid checks an SPMD grid and the program instance in it whose body
+// is meant (all zero when pid is empty), and returns that instance (nil
+// without a grid); its errors are *GridError. Plans and `npukit nki`'s
+// --grid and --program-id are checked by it.
+func CheckGrid(grid, pid []int64) ([]int64, error) {
 	if len(grid) == 0 {
 		if len(pid) > 0 {
-			return nil, nil, errors.New("program_id: given without a grid")
+			return nil, &GridError{ProgramID: true, Msg: "given without a grid"}
 		}
-		return nil, nil, nil
+		return nil, nil
 	}
 	if len(grid) > MaxBlockDims {
-		return nil, nil, fmt.Errorf("grid: %d dims, at most %d", len(grid), MaxBlockDims)
+		return nil, &GridError{Msg: fmt.Sprintf("%d dims, at most %d", len(grid), MaxBlockDims)}
 	}
 	n := int64(1)
 	for i, d := range grid {
 		if d < 1 {
-			return nil, nil, fmt.Errorf("grid[%d]: %d, want at least 1", i, d)
+			return nil, &GridError{Msg: fmt.Sprintf("dimension %d is %d, want at least 1", i, d)}
 		}
 		if n *= d; d > maxInstances || n > maxInstances {
-			return nil, nil, fmt.Errorf("grid: more than %s instances", humanize.Count(maxInstances))
+			return nil, &GridError{Msg: fmt.Sprintf("more than %s instances", humanize.Count(maxInstances))}
 		}
 	}
 	if len(pid) == 0 {
 		pid = make([]int64, len(grid))
 	}
 	if len(pid) != len(grid) {
-		return nil, nil, fmt.Errorf("program_id: %d values for a %d-dim grid", len(pid), len(grid))
+		return nil, &GridError{ProgramID: true, Msg: fmt.Sprintf("%d values for a %d-dimension grid %v", len(pid), len(grid), grid)}
 	}
 	for i, v := range pid {
 		if v < 0 || v >= grid[i] {
-			return nil, nil, fmt.Errorf("program_id[%d]: %d is outside the grid's 0..%d", i, v, grid[i]-1)
+			return nil, &GridError{ProgramID: true, Msg: fmt.Sprintf("%d is outside the grid's dimension %d (0..%d)", v, i, grid[i]-1)}
 		}
 	}
-	return grid, pid, nil
+	return pid, nil
 }
 
 // Instances is the number of program instances of the plan's SPMD grid

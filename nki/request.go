@@ -144,20 +144,16 @@ func (r Request) grid(o *Options) error {
 	if len(o.ProgramID) == 0 { // (a manifest's [] is the first instance)
 		o.ProgramID = make([]int64, len(o.Grid))
 	}
-	for i, d := range o.Grid {
-		if d < 1 {
-			return fmt.Errorf("--grid: dimension %d is %d, want at least 1", i, d)
+	// The plan's rule, said of the flags.
+	_, err = neuroncore.CheckGrid(o.Grid, o.ProgramID)
+	if ge := (*neuroncore.GridError)(nil); errors.As(err, &ge) {
+		flag := "--grid"
+		if ge.ProgramID {
+			flag = "--program-id"
 		}
+		return fmt.Errorf("%s: %s", flag, ge.Msg)
 	}
-	if len(o.ProgramID) != len(o.Grid) {
-		return fmt.Errorf("--program-id: %d values for a %d-dimension grid %v", len(o.ProgramID), len(o.Grid), o.Grid)
-	}
-	for i, v := range o.ProgramID {
-		if v < 0 || v >= o.Grid[i] {
-			return fmt.Errorf("--program-id: %d is outside the grid's dimension %d (0..%d)", v, i, o.Grid[i]-1)
-		}
-	}
-	return nil
+	return err
 }
 
 func parseInts(s []string) ([]int64, error) {

@@ -112,3 +112,28 @@ func TestRequestGridOverridesManifest(t *testing.T) {
 		t.Errorf("--program-id 8,0 in an 8x8 grid: %v", err)
 	}
 }
+
+// --grid and --program-id are checked by the plan's rule
+// (neuroncore.CheckGrid), said of the flag at fault: it bounds the grid
+// as a plan file's is bounded.
+func TestRequestGridChecksAsPlans(t *testing.T) {
+	d := t.TempDir()
+	if err := os.WriteFile(filepath.Join(d, "k.py"), []byte("import nki\n@nki.jit\ndef add(a):\n    return a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		grid, pid []string
+		want      string
+	}{
+		{[]string{"2", "0"}, nil, "--grid: dimension 1 is 0, want at least 1"},
+		{[]string{"1", "1", "1", "1", "1", "1", "1", "1", "1"}, nil, "--grid: 9 dims, at most 8"},
+		{[]string{"65536", "65536"}, nil, "--grid: more than"},
+		{[]string{"2", "2"}, []string{"1"}, "--program-id: 1 values for a 2-dimension grid"},
+		{nil, []string{"0"}, "--program-id: given without a grid"},
+	} {
+		r := Request{Grid: c.grid, ProgramID: c.pid}
+		if _, _, err := r.Options([]string{filepath.Join(d, "k.py")}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--grid %v --program-id %v: %v, want %q", c.grid, c.pid, err, c.want)
+		}
+	}
+}
