@@ -43,29 +43,19 @@ func (r *SimResult) TraceTimeline() *sim.Timeline {
 		id := sim.ResourceID(len(g2.Resources))
 		g2.Resources = append(g2.Resources, sim.Resource{Name: "DMA completion (fixed latency)", Group: group, Capacity: len(joins)})
 		sort.SliceStable(joins, func(a, b int) bool { return tl.Start[joins[a]] < tl.Start[joins[b]] })
-		var laneEnd []int64
+		starts, ends := make([]int64, len(joins)), make([]int64, len(joins))
 		st := sim.ResourceStats{}
-		for _, i := range joins {
-			end := tl.Start[i]
-			start := max(end-lag, 0)
-			lane := -1
-			for l, e := range laneEnd {
-				if e <= start {
-					lane = l
-					break
-				}
-			}
-			if lane < 0 {
-				lane = len(laneEnd)
-				laneEnd = append(laneEnd, 0)
-			}
-			laneEnd[lane] = end
-			g2.Tasks[i].Resource, g2.Tasks[i].Cat = id, "dma-completion"
-			t2.Ready[i], t2.Start[i], t2.End[i], t2.Lane[i] = start, start, end, int32(lane)
-			st.Busy += end - start
+		for k, i := range joins {
+			starts[k], ends[k] = max(tl.Start[i]-lag, 0), tl.Start[i]
+			st.Busy += ends[k] - starts[k]
 			st.Tasks++
 		}
-		st.Lanes = len(laneEnd)
+		lanes, n := sim.Lanes(starts, ends)
+		for k, i := range joins {
+			g2.Tasks[i].Resource, g2.Tasks[i].Cat = id, "dma-completion"
+			t2.Ready[i], t2.Start[i], t2.End[i], t2.Lane[i] = starts[k], starts[k], ends[k], lanes[k]
+		}
+		st.Lanes = n
 		g2.Resources[id].Capacity = max(st.Lanes, 1)
 		t2.Resources = append(t2.Resources, st)
 	}

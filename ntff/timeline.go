@@ -56,11 +56,12 @@ type ReplayItem struct {
 }
 
 // Timeline lays the measured window out for the trace writer and the
-// report. Events on one engine or queue that overlap in the capture (a
-// queue moves several packets at once) take further lanes of its track.
+// report: each instruction and packet where it ran (sim.Recorder).
+// Events on one engine or queue that overlap in the capture (a queue
+// moves several packets at once) take further lanes of its track.
 func (p *Profile) Timeline() (*Replay, error) {
 	start, end, how := p.Window()
-	g := &sim.Graph{Unit: "ps"}
+	rec := sim.NewRecorder("ps")
 	// Without a window each clock starts at its first event.
 	insOrigin, dmaOrigin := start, start
 	if how == WholeCapture {
@@ -70,43 +71,27 @@ func (p *Profile) Timeline() (*Replay, error) {
 	for ci := range p.Cores {
 		c := &p.Cores[ci]
 		group := c.Name + " engines"
-		eng := map[int]sim.ResourceID{}
 		for ii, in := range c.Instrs {
 			if !in.In(start, end) {
 				continue
-			}
-			id, ok := eng[in.Engine]
-			if !ok {
-				id = g.AddResource(sim.Resource{Name: EngineName(in.Engine), Group: group, Capacity: 4})
-				eng[in.Engine] = id
 			}
 			name := in.OpName()
 			if name == "" {
 				name = EngineName(in.Engine)
 			}
-			g.AddTask(sim.Task{Name: name, Cat: "instruction", Resource: id, Earliest: in.Start - insOrigin, Duration: in.End - in.Start, Tag: int32(len(r.Items))})
+			rec.Add(rec.Resource(group, EngineName(in.Engine)), sim.Task{Name: name, Cat: "instruction", Tag: int32(len(r.Items))}, in.Start-insOrigin, in.End-insOrigin)
 			r.Items = append(r.Items, ReplayItem{Core: ci, Instr: ii, Packet: -1})
 		}
-		qs := map[string]sim.ResourceID{}
 		for pi, pk := range c.Packets {
 			if pk.Start < start || pk.Start > end {
 				continue
 			}
 			qn := fmt.Sprintf("%s (%d.%d)", c.QueueName(pk), pk.DMAEngine, pk.Queue)
-			id, ok := qs[qn]
-			if !ok {
-				id = g.AddResource(sim.Resource{Name: qn, Group: c.Name + " DMA", Capacity: 64})
-				qs[qn] = id
-			}
-			g.AddTask(sim.Task{Name: fmt.Sprintf("%d B", pk.Bytes), Cat: "dma", Resource: id, Earliest: pk.Start - dmaOrigin, Duration: pk.End - pk.Start, Tag: int32(len(r.Items))})
+			rec.Add(rec.Resource(c.Name+" DMA", qn), sim.Task{Name: fmt.Sprintf("%d B", pk.Bytes), Cat: "dma", Tag: int32(len(r.Items))}, pk.Start-dmaOrigin, pk.End-dmaOrigin)
 			r.Items = append(r.Items, ReplayItem{Core: ci, Instr: -1, Packet: pi})
 		}
 	}
-	tl, err := sim.Run(g)
-	if err != nil {
-		return nil, err
-	}
-	r.Timeline = tl
+	r.Timeline = rec.Timeline()
 	return r, nil
 }
 

@@ -71,27 +71,44 @@ func (r *Recorder) Timeline() *Timeline {
 	g.Resources = append([]Resource(nil), g.Resources...)
 	for res, ids := range byRes {
 		sort.SliceStable(ids, func(a, b int) bool { return r.start[ids[a]] < r.start[ids[b]] })
-		var laneEnd []int64
+		starts, ends := make([]int64, len(ids)), make([]int64, len(ids))
 		st := &tl.Resources[res]
-		for _, i := range ids {
-			lane := -1
-			for l, e := range laneEnd {
-				if e <= r.start[i] {
-					lane = l
-					break
-				}
-			}
-			if lane < 0 {
-				lane = len(laneEnd)
-				laneEnd = append(laneEnd, 0)
-			}
-			laneEnd[lane] = r.end[i]
-			tl.Lane[i] = int32(lane)
+		for k, i := range ids {
+			starts[k], ends[k] = r.start[i], r.end[i]
 			st.Busy += r.end[i] - r.start[i]
 			st.Tasks++
 		}
-		st.Lanes = max(len(laneEnd), 1)
+		lanes, n := Lanes(starts, ends)
+		for k, i := range ids {
+			tl.Lane[i] = lanes[k]
+		}
+		st.Lanes = max(n, 1)
 		g.Resources[res].Capacity = st.Lanes
 	}
 	return tl
+}
+
+// Lanes packs intervals, taken in the order given (by start), into the
+// fewest lanes that keep each lane free of overlaps: each goes to the
+// first lane whose last interval ended by its start, else to a new one.
+// It returns each interval's lane and the number of lanes.
+func Lanes(start, end []int64) (lane []int32, n int) {
+	lane = make([]int32, len(start))
+	var laneEnd []int64
+	for i := range start {
+		l := -1
+		for k, e := range laneEnd {
+			if e <= start[i] {
+				l = k
+				break
+			}
+		}
+		if l < 0 {
+			l = len(laneEnd)
+			laneEnd = append(laneEnd, 0)
+		}
+		laneEnd[l] = end[i]
+		lane[i] = int32(l)
+	}
+	return lane, len(laneEnd)
 }
