@@ -67,14 +67,17 @@ const (
 	// duration.
 	DGEIssuePoolNs = 585
 	// DGEPoolLagNs: software DGE's DMA starts this long after the Pool
-	// engine's share: the profiler records the DMA_DIRECT2D itself (its
-	// descriptors handed to the DMA rings) 548-559 ns (p10-p90, median
-	// 550, 151 of them on the MoE capture) after the instruction that
-	// follows it started, itself about 40 ns after the engine's share;
-	// from there the transfer takes what a hardware-DGE one takes from
-	// its instruction's end (the first data about 0.9 us later on both
-	// kinds of queue).
-	DGEPoolLagNs = 590
+	// engine's share, then takes what the model gives any DMA (the fixed
+	// latency after its rows). The profiler records the DMA_DIRECT2D
+	// itself (descriptors handed to the rings) 548-559 ns (p10-p90, 151
+	// of them on the MoE capture) after the next instruction started,
+	// about 590 ns after the engine's share; its completion (the last
+	// DMA engine's semaphore write) comes a median 1.88 us after that
+	// record for the 128 transfers of 128 rows of 1 KiB, where the model
+	// gives such a transfer 1.66 us: 590 + 220 ns. (128 rows of 4 KiB:
+	// +350 ns, 16 of them; of 2 bytes: +1.0 us, 16; the
+	// baseline_attention's first of 2 KiB rows: +260 ns.)
+	DGEPoolLagNs = 810
 	// DMATriggerNs: the runtime loads a DMA_TRIGGER as WRITE
 	// instructions, and the queue's DMA starts after them: runtime 2.30
 	// as two (the MoE capture: 33 WRITEs for the 16 triggers of its Pool
