@@ -25,7 +25,8 @@ import (
 //     4x faster than MultiplyMoving, architecture guide);
 //   - VectorE N per input (two for TENSOR_TENSOR where the engine does
 //     not read its inputs together), ScalarE N, with no 64-cycle minimum
-//     (streamCycles); GpSimd opcodes whose operands are not understood 150;
+//     (streamCycles); GpSimd opcodes whose operands are not understood
+//     GpSimdOpNs, 150 cycles where no capture timed them;
 //   - plus InstrOverheadNs per VectorE/ScalarE instruction,
 //     ActivateOverheadNs per ACTIVATE;
 //   - ACT_TABLE_LOAD TableLoadNs; DMA_DIRECT2D occupies its issuing engine
@@ -90,6 +91,22 @@ const (
 	// 2.27 captures' predictions by under 0.7%). It was 0.
 	DMATriggerNs = 165
 )
+
+// GpSimdOpNs prices the GpSimd opcodes whose operands npukit does not
+// understand (package isa) by what each took on the one capture that runs
+// them, the MoE v6b (runtime 2.30, trn2): the profiler's median duration
+// plus the median gap to the next instruction when that one does not
+// wait, the time from one instruction's start to the next's:
+//   - 0xA8: 42.5 + 35.8 ns (416 of them);
+//   - 0xCE: 290 + 43.3 ns (144; the runtime loads it, operands unchanged,
+//     as the opcode neuron-profile names TENSOR_LOAD);
+//   - 0xDA: 45.8 + 39.2 ns (144; a slot after each DMA_DIRECT2D that the
+//     runtime fills with an instruction of its own, 0xA7, moving the
+//     DMA_DIRECT2D into it). It was priced as a control instruction, 0.
+//
+// They were priced as an iota-like GpSimd op, 150 cycles (125 ns at 1.2
+// GHz), as are GpSimd opcodes no capture has timed.
+var GpSimdOpNs = map[byte]float64{0xA8: 78, 0xCE: 333, 0xDA: 85}
 
 // EngineTiming is one engine's share of an instruction-level simulation.
 type EngineTiming struct {
@@ -343,6 +360,9 @@ func (p *Program) simulateEngines(a *neuroncore.Arch, params dma.SimParams, reco
 	last := 0.0
 	cost := func(s *stream, in *isa.Instr) float64 {
 		ns := func(c int64) float64 { return float64(a.CyclesToPs(s.eng, c)) / 1000 }
+		if c, ok := GpSimdOpNs[in.Opcode]; ok {
+			return c
+		}
 		switch in.Op.Class {
 		case isa.Control:
 			return 0

@@ -145,6 +145,35 @@ func TestSimulatePoolDGE(t *testing.T) {
 	}
 }
 
+// The GpSimd opcodes whose operands npukit does not read cost what they
+// took on the MoE capture from one's start to the next's (0xA8 78 ns, 0xCE
+// 333 ns, 0xDA 85 ns), not 150 cycles each and nothing for 0xDA (125, 125
+// and 0 ns: the MoE's GpSimd, which runs 416, 144 and 144 of them, went
+// 12% fast).
+func TestSimulateGpSimdOpCosts(t *testing.T) {
+	b := neff.NewBuilder("gpsimd.neff")
+	b.Target = "cayman"
+	sg := b.Subgraph("sg00")
+	da := make([]byte, 64)
+	da[0] = 0xDA
+	da[15] = 0x10 // as in the MoE NEFF: byte 1 is 0
+	sg.Engine("pool", "Pool").Instr = cat(word(0xCE, -1, 0, -1), word(0xA8, -1, 0, -1), word(0xA8, -1, 0, -1), da)
+	m := openBuilt(t, b)
+	run, err := Simulate(FromModel(m), SetupFor(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// measured medians: 290 + 43.3, 2 x (42.5 + 35.8), 45.8 + 39.2 ns
+	want := 290 + 43.3 + 2*(42.5+35.8) + 45.8 + 39.2
+	e := run.Subgraphs[0].Engines
+	if e == nil || len(e.Unknown) > 0 {
+		t.Fatalf("engines %+v", e)
+	}
+	if got := float64(run.Subgraphs[0].KernelNs); math.Abs(got-want) > 5 {
+		t.Errorf("GpSimd stream of 0xCE, 2 x 0xA8, 0xDA: %.0f ns, measured %.0f", got, want)
+	}
+}
+
 // A DMA_TRIGGER is two WRITE instructions once runtime 2.30 has loaded it
 // (one under 2.27), about 83 ns each: a stream of triggers starts its DMAs
 // about 165 ns apart, not all at once as when a trigger cost nothing.
