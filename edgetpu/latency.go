@@ -92,29 +92,33 @@ const (
 	cpuOpOverheadUs = 4
 	// classifierMACsPerParamPixel, denseMACsPerParamPixel and
 	// multiScaleMACsPerParamPixel estimate a compiled model's MACs from
-	// its parameter bytes times its input pixels when the layers are gone
-	// (compiled into the package): MACs per parameter byte are the
-	// parameter-weighted mean of the output pixels the weights work at,
-	// set by where the network keeps its weights.
+	// its weight bytes (weightBytes: the parameters without the padding
+	// of the compiler's layout) times its input pixels when the layers
+	// are gone (compiled into the package): MACs per weight byte are the
+	// weight-weighted mean of the output pixels the weights work at, set
+	// by where the network keeps its weights.
 	//   - A classifier (vector outputs) keeps its heaviest weights at its
-	//     deepest, 32x downsampled stage: 1/650 MAC per parameter byte
-	//     and input pixel (1/625 to 1/651 on MobileNet v1 0.25, v2 and the
-	//     face-mask MobileNet v2 twins).
+	//     deepest, 32x downsampled stage: 1/605 MAC per weight byte and
+	//     input pixel (1/576 to 1/623 on the face-mask MobileNet v2,
+	//     MobileNet v1 0.25 and v2 twins).
 	//   - A single-scale dense predictor (map outputs at one resolution:
 	//     segmentation, pose at output stride 16) keeps its deep weights
-	//     at that stride (dilated): 1/240 (1/200 BodyPix, 1/237 and 1/280
-	//     the two DeepLab v3 widths; geometric mean 1/236).
+	//     at that stride (dilated): 1/220 (1/197 BodyPix, 1/224 and 1/246
+	//     the two DeepLab v3 widths).
 	//   - A multi-scale dense predictor (outputs at several resolutions:
 	//     a detector's feature pyramid, YOLOv8's strides 8, 16 and 32)
 	//     reaches stride 32 and keeps most weights there, fewer at the
-	//     finer heads: 1/320 (1/310 to 1/329 on the three YOLOv8n twins
+	//     finer heads: 1/300 (1/297 to 1/306 on the three YOLOv8n twins
 	//     at 320 and 640).
 	// Fitted on the uncompiled/compiled twins of
 	// ../shared/corpus2/edgetpu-pairs and ../shared/hw/edgetpu/models
-	// (true MACs: the twin's mapped layers); one constant per class.
-	classifierMACsPerParamPixel = 1.0 / 650
-	denseMACsPerParamPixel      = 1.0 / 240
-	multiScaleMACsPerParamPixel = 1.0 / 320
+	// (true MACs: the twin's mapped layers); one constant per class, the
+	// geometric mean of its twins. Counting the padding as weights (as
+	// before weightBytes) spread the dense class from 1/200 to 1/281:
+	// DeepLab v3 at width 0.5 pads 12% of its parameters, BodyPix 1.6%.
+	classifierMACsPerParamPixel = 1.0 / 605
+	denseMACsPerParamPixel      = 1.0 / 220
+	multiScaleMACsPerParamPixel = 1.0 / 300
 )
 
 // Host classes. Links: USB 3.0 signals at 5 Gb/s and PCIe Gen2 x1 at
@@ -617,8 +621,8 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 		macs := estimatedMACs(p)
 		l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: float64(macs) / tpuMACsPerUs, MACs: macs, Op: oi, Resource: "edgetpu",
 			Detail: "MACs estimated from the parameters and input pixels (the layers are compiled away), at the effective rate"})
-		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of parameters were assumed to work at %s, giving %.0fM MACs (0.83 to 1.17 of the layers' MACs on the shared compiled twins); keep the uncompiled model beside it (X.tflite for X_edgetpu.tflite) or give it (--uncompiled) for a layer-by-layer estimate",
-			label, humanize.Bytes(mem.Cached+mem.Streamed), macsAssumption(p), float64(macs)/1e6))
+		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of weights (the %s of parameters without the padding of the compiler's layout) were assumed to work at %s, giving %s (0.90 to 1.12 of the layers' MACs on the shared compiled twins); keep the uncompiled model beside it (X.tflite for X_edgetpu.tflite) or give it (--uncompiled) for a layer-by-layer estimate",
+			label, humanize.Bytes(weightBytes(p)), humanize.Bytes(mem.Cached+mem.Streamed), macsAssumption(p), macsText(macs)))
 	}
 	if b := st["OUTPUT"]; b > 0 {
 		l.add(LatencyPart{Name: label + " output transfer", Kind: PartTransfer, Us: linkUs(h, b), Bytes: b, Op: oi, Resource: "link", Detail: "output activations to the host"})
@@ -626,14 +630,14 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 	return nil
 }
 
-// estimatedMACs estimates a package's MACs from its parameters and
-// spatial sizes (macsShape says how). A package whose input is an image
-// (at most 4 channels) is a whole network: its parameters times its input
-// pixels times the MACs per parameter byte and pixel of its class
-// (classifier, single-scale or multi-scale dense predictor). A package
-// whose input is a feature map (a pipeline segment after the first, or a
+// estimatedMACs estimates a package's MACs from its weight bytes
+// (weightBytes) and spatial sizes (macsShape says how). A package whose
+// input is an image (at most 4 channels) is a whole network: its weight
+// bytes times its input pixels times the MACs per weight byte and pixel of
+// its class (classifier, single-scale or multi-scale dense predictor). A
+// package whose input is a feature map (a pipeline segment after the first, or a
 // model cut with -i) applies its weights near the spatial size it works
-// at: the parameters times the geometric mean of its input and output
+// at: the weight bytes times the geometric mean of its input and output
 // pixels (outputs that are maps; a quarter of the input's pixels when the
 // outputs are vectors).
 func estimatedMACs(p *Package) int64 {
@@ -653,9 +657,9 @@ func estimatedMACs(p *Package) int64 {
 	return int64(s.k * s.params * s.pixels)
 }
 
-// macsShape is what estimatedMACs reads of a package: its parameter
-// bytes, its largest input (pixels and channels), the largest output map
-// and the class of network its outputs make it.
+// macsShape is what estimatedMACs reads of a package: its weight bytes
+// (weightBytes), its largest input (pixels and channels), the largest
+// output map and the class of network its outputs make it.
 type macsShape struct {
 	params, pixels, channels, outPixels float64
 	// scales is how many distinct position counts the outputs have
@@ -672,8 +676,7 @@ func macsShapeOf(p *Package) macsShape {
 	if e == nil {
 		return s
 	}
-	mem := MemoryOf(p)
-	s.params = float64(mem.Cached + mem.Streamed)
+	s.params = float64(weightBytes(p))
 	for _, in := range e.InputLayers {
 		if px := float64(in.Y) * float64(in.X); px > s.pixels {
 			s.pixels, s.channels = px, float64(in.Z)
@@ -699,6 +702,48 @@ func macsShapeOf(p *Package) macsShape {
 	}
 	return s
 }
+
+// weightBytes is the parameter bytes of a package (those MemoryOf counts:
+// cached and streamed) without the padding of the compiler's layout. The
+// compiler pads every matrix operator's output channels to a multiple of 64
+// (paramChannelAlign); a padded channel's weight row holds one constant
+// value (the weights' zero point), so its bytes come as long runs of one
+// byte, which real weight rows almost never are. Runs of at least
+// paddingRunBytes identical bytes are counted as padding: on the shared
+// compiled twins they are 1-12% of the parameters (DeepLab v3 at width
+// 0.5, whose narrow layers pad most, 12%; BodyPix 1.6%), and what remains
+// is within 4% of the TFLite weight bytes plus the per-channel words of the
+// real channels. Padded channels do no MACs of the network's layers, so the
+// MAC estimate scales with the weights that remain.
+func weightBytes(p *Package) int64 {
+	var n int64
+	count := func(b []byte) {
+		n += int64(len(b))
+		run := 1
+		for k := 1; k <= len(b); k++ {
+			if k < len(b) && b[k] == b[k-1] {
+				run++
+				continue
+			}
+			if run >= paddingRunBytes {
+				n -= int64(run)
+			}
+			run = 1
+		}
+	}
+	if c := p.Caching(); c != nil && len(p.Executables) == 2 {
+		count(c.Parameters)
+	}
+	if e := p.Main(); e != nil {
+		count(e.Parameters)
+	}
+	return n
+}
+
+// paddingRunBytes is the shortest run of one byte value weightBytes counts
+// as channel padding: 16 (a quarter of a 64-channel group's row of one
+// input channel; 8 to 32 give the same class constants within 1%).
+const paddingRunBytes = 16
 
 // positionCount is how many spatial positions an output layer holds: y*x
 // for a map (y and x above 1); for a vector (y or x is 1), a dimension
@@ -733,7 +778,7 @@ func macsAssumption(p *Package) string {
 	if s.channels > 4 {
 		return fmt.Sprintf("the geometric mean of the input's %s and the outputs' pixels (the input is a feature map: a later pipeline segment)", humanize.Count(int64(s.pixels)))
 	}
-	return fmt.Sprintf("the input's %s pixels at 1/%.0f MAC per parameter byte and pixel (%s)", humanize.Count(int64(s.pixels)), 1/s.k, s.class)
+	return fmt.Sprintf("the input's %s pixels at 1/%.0f MAC per weight byte and pixel (%s)", humanize.Count(int64(s.pixels)), 1/s.k, s.class)
 }
 
 // EstimatePlan estimates the latency of an uncompiled model from its
@@ -921,7 +966,7 @@ func (l *Latency) WriteText(w io.Writer) error {
 func macsText(n int64) string {
 	switch {
 	case n < 1e6:
-		return humanize.Count(n) + " MACs"
+		return humanize.Plural(int(n), "MAC")
 	case n < 1e9:
 		return fmt.Sprintf("%.1fM MACs", float64(n)/1e6)
 	default:

@@ -173,10 +173,9 @@ func TestLatencyCalibration(t *testing.T) {
 //     compute is estimated from the parameters and input pixels by the
 //     class of network its outputs show (the file keeps no layer shapes).
 //
-// Each within 10% except from the compiled file alone, within
-// agreeAloneTol (what is achieved: the test fails if any combination falls
-// outside it). Where an activation spill is involved (the compiled file
-// has scratch, or the plan predicts it, flagged uncertain) the row says so.
+// Each within 10% (agreeTol), activation spill included (the compiled file
+// has scratch, or the plan predicts it, flagged uncertain: the row says
+// so), and from the compiled file alone.
 func TestLatencySimPlanAgree(t *testing.T) {
 	dir := conformance.Shared(t, "corpus2/edgetpu-pairs")
 	pairs, combos, agreeBeside, agreeTwin, agreeAlone := 0, 0, 0, 0, 0
@@ -226,28 +225,20 @@ func TestLatencySimPlanAgree(t *testing.T) {
 			if !spill {
 				worstAloneNoSpill = max(worstAloneNoSpill, math.Abs(ra-1))
 			}
-			// 10% everywhere, except from the compiled file alone
-			// (agreeAloneTol).
-			tolTwin, tolAlone := 0.10, agreeAloneTol
-			tolBeside := tolTwin
-			if beside == nil {
-				tolBeside = tolAlone
-			}
 			for _, c := range []struct {
 				what  string
 				r     float64
-				tol   float64
 				count *int
 				us    float64
 			}{
-				{"sim as the CLI runs it", rb, tolBeside, &agreeBeside, found.SteadyStateUs},
-				{"sim given the twin", rt, tolTwin, &agreeTwin, twin.SteadyStateUs},
-				{"sim of the compiled file alone", ra, tolAlone, &agreeAlone, alone.SteadyStateUs},
+				{"sim as the CLI runs it", rb, &agreeBeside, found.SteadyStateUs},
+				{"sim given the twin", rt, &agreeTwin, twin.SteadyStateUs},
+				{"sim of the compiled file alone", ra, &agreeAlone, alone.SteadyStateUs},
 			} {
-				if math.Abs(c.r-1) <= 0.10 {
+				if math.Abs(c.r-1) <= agreeTol {
 					*c.count++
-				} else if math.Abs(c.r-1) > c.tol {
-					t.Errorf("%s on %s: plan %.0f us, %s %.0f us (ratio %.2f, want within %.0f%%)", filepath.Base(path), h.Name, lp.SteadyStateUs, c.what, c.us, c.r, 100*c.tol)
+				} else {
+					t.Errorf("%s on %s: plan %.0f us, %s %.0f us (ratio %.2f, want within %.0f%%)", filepath.Base(path), h.Name, lp.SteadyStateUs, c.what, c.us, c.r, 100*agreeTol)
 				}
 			}
 		}
@@ -274,10 +265,11 @@ func TestLatencySimPlanAgree(t *testing.T) {
 	t.Logf("within 10%%: of %d (pair, host) combinations, %d with the twin found beside, %d given the twin, %d from the compiled file alone; worst %.1f%% given the twin (activation spill), %.1f%% from the file alone (%.1f%% without a spill)", combos, agreeBeside, agreeTwin, agreeAlone, 100*worstTwin, 100*worstAlone, 100*worstAloneNoSpill)
 }
 
-// agreeAloneTol is the agreement bound achieved from the compiled file
-// alone (TestLatencySimPlanAgree), beyond 10%: the MACs of its network
-// class (BodyPix 0.83 of its layers', 12.4% on desktop USB 3.0 and M.2).
-const agreeAloneTol = 0.13
+// agreeTol is the agreement TestLatencySimPlanAgree requires of plan and
+// sim on every (pair, host) combination, in each of its three comparisons
+// (issue 36: "sim and plan latency agree for a compiled model and its
+// uncompiled twin within 10%").
+const agreeTol = 0.10
 
 // hwTwinFiles lists the (uncompiled, compiled) pairs of
 // ../shared/hw/edgetpu/models: each compiled model whose twin FindTwin

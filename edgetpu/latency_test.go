@@ -289,6 +289,37 @@ func TestEstimatedMACsByOutputScales(t *testing.T) {
 	}
 }
 
+// The weight bytes the MAC estimate counts leave out the compiler's channel
+// padding: runs of one byte value (the weights' zero point, 0 or 128 or
+// another) of at least paddingRunBytes; shorter runs are weights.
+func TestWeightBytesLeaveOutPadding(t *testing.T) {
+	in := []LayerSpec{{Name: "image", Y: 64, X: 64, Z: 3, DataType: FixedPoint8, Scale: 1}}
+	out := []LayerSpec{{Name: "scores", Y: 1, X: 1, Z: 10, DataType: FixedPoint8, Scale: 1}}
+	p := SynthPackage(Spec{Name: "m", Token: 1, CachedParams: 64 << 10, Inputs: in, Outputs: out, Seed: 1})
+	full := weightBytes(p)
+	if full != 64<<10 {
+		t.Fatalf("random parameters: %d weight bytes, want all %d", full, 64<<10)
+	}
+	c := p.Caching()
+	for i := 1000; i < 1000+4096; i++ {
+		c.Parameters[i] = 0 // a padded block
+	}
+	for i := 9000; i < 9000+paddingRunBytes; i++ {
+		c.Parameters[i] = 128 // the shortest run counted
+	}
+	for i := 20000; i < 20000+paddingRunBytes-1; i++ {
+		c.Parameters[i] = 7 // one byte short: weights
+	}
+	want := int64(64<<10 - 4096 - paddingRunBytes)
+	if got := weightBytes(p); got < want || got > want+2 {
+		// the neighbours of a run may equal it by chance (a byte or two)
+		t.Errorf("%d weight bytes, want %d (padding runs left out)", got, want)
+	}
+	if got, k := estimatedMACs(p), classifierMACsPerParamPixel; float64(got) > k*float64(want+2)*64*64+1 {
+		t.Errorf("%d MACs estimated: the padding was counted as weights", got)
+	}
+}
+
 // A model whose DMA hints are not fully deterministic fails every
 // inference on a USB Accelerator with the default settings (check's
 // edgetpu/not-fully-deterministic): the estimate on a USB host class says
