@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -315,4 +316,37 @@ func ManifestInputs(path string) []string {
 		inputs = append(inputs, filepath.Join(m.Dir(), f))
 	}
 	return inputs
+}
+
+// ManyKernels reports whether `nki check` of args checks a set of
+// kernels (every entry of a manifest; files, directories or globs whose
+// kernels carry '# npukit: check' directives) rather than the one kernel
+// the request names; skipOther is --skip-other (a hook's list of files:
+// check those with directives).
+func (r Request) ManyKernels(args []string, skipOther bool) bool {
+	if r.Manifest != "" {
+		return r.Entry == ""
+	}
+	if r.Function != "" || len(r.Args) > 0 || len(r.Grid) > 0 {
+		return false
+	}
+	if skipOther {
+		return true
+	}
+	if len(args) != 1 {
+		return len(args) > 1
+	}
+	st, err := os.Stat(args[0])
+	if err != nil {
+		return strings.ContainsAny(args[0], "*?[")
+	}
+	if st.IsDir() {
+		return true
+	}
+	src, err := ReadSource(args[0])
+	if err != nil {
+		return false
+	}
+	ds, err := Directives(src)
+	return err != nil || len(ds) > 0
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/internal/humanize"
+	"github.com/npukit/npukit/nki"
 )
 
 // Artifacts expands check's arguments: a directory that is an artifact
@@ -198,4 +199,44 @@ func nkiSkipped(dir string, skipped []string) string {
 		return ""
 	}
 	return fmt.Sprintf("; %s of them NKI kernels: `npukit nki check %s` checks those with a '# npukit: check' comment (or give --manifest)", humanize.Count(int64(n)), dir)
+}
+
+// RelPath is p relative to the working directory when it lies below it.
+func RelPath(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+// KernelJobs lists the kernels `nki check` of args checks (when
+// r.ManyKernels): a manifest's entries, or the directives of the kernel
+// files named or found under the directories named (*.py files without a
+// directive are skipped there). Its errors are the user's.
+func KernelJobs(r nki.Request, args []string, skipOther bool) (jobs []nki.Job, skipped []string, err error) {
+	if r.Manifest != "" {
+		if len(args) > 0 {
+			return nil, nil, errors.New("--manifest takes the files from its entries; give no KERNEL.py")
+		}
+		jobs, err = r.ManifestJobs(RelPath)
+	} else {
+		var files []string
+		var named map[string]bool
+		if files, named, skipped, err = Sources(args, ".py"); err == nil {
+			var s []string
+			jobs, s, err = r.DirectiveJobs(files, named, skipOther)
+			skipped = append(skipped, s...)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(jobs) == 0 && !skipOther && r.Manifest == "" {
+		return nil, nil, fmt.Errorf("no kernel with a '# npukit: check' comment under %s", strings.Join(args, ", "))
+	}
+	return jobs, skipped, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/diag"
 	"github.com/npukit/npukit/internal/atomicfile"
+	"github.com/npukit/npukit/internal/checkinputs"
 	"github.com/npukit/npukit/internal/clidoc"
 	"github.com/npukit/npukit/neuroncore"
 	"github.com/npukit/npukit/nki"
@@ -62,7 +63,7 @@ func newNkiCheckCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if f.manyKernels(args, lf.skipOther) {
+			if f.ManyKernels(args, lf.skipOther) {
 				if emit != "" {
 					return usageErr("--emit-plan writes the plan of one kernel; name one (--manifest with --entry, or KERNEL.py with --kernel)")
 				}
@@ -86,7 +87,7 @@ func newNkiCheckCmd(env *Env) *cobra.Command {
 				werr = out.WriteText(env.Stdout)
 			default:
 				// Code scanning wants the kernel's path, not its base name.
-				kernel := relPath(filepath.Join(o.Dir, o.File))
+				kernel := checkinputs.RelPath(filepath.Join(o.Dir, o.File))
 				for _, r := range []diag.Report{kept, hidden} {
 					for i := range r {
 						r[i].File = kernel
