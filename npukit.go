@@ -65,10 +65,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/diag"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/internal/inputfile"
 	"github.com/npukit/npukit/report"
 )
@@ -322,6 +325,34 @@ func Diff(a, b *Artifact, o *Options) (out Output, identical bool, err error) {
 		return nil, false, err
 	}
 	return ad.Diff(a, b, orDefault(o))
+}
+
+// FlagNotApplicable says that a kind's flag (its name, without dashes),
+// which applies to files of kinds only, was given with files of none of
+// them: "--dram-bw applies to Gemini scheduler IR only, not to a NEFF
+// (AWS Neuron executable)"; "" when it applies to one of given.
+func FlagNotApplicable(flag string, kinds []detect.Kind, given []*Artifact) string {
+	seen := map[string]bool{}
+	var what []string
+	for _, a := range given {
+		if slices.Contains(kinds, a.Kind) {
+			return ""
+		}
+		if d := a.Describe(); !seen[d] {
+			seen[d] = true
+			what = append(what, humanize.WithArticle(d))
+		}
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	var names []string
+	for _, k := range kinds {
+		if k != detect.NEFFDir {
+			names = append(names, k.Describe())
+		}
+	}
+	return fmt.Sprintf("--%s applies to %s only, not to %s", flag, strings.Join(names, " or "), strings.Join(what, " or "))
 }
 
 // Comparable reports whether Diff compares a and b: artifacts of one kind,

@@ -84,6 +84,15 @@ func Agree(n int, one, many string) string {
 	return many
 }
 
+// WithArticle puts "a" or "an" before a name ("an NTFF capture", "a
+// NEFF ..."), by its first letter.
+func WithArticle(s string) string {
+	if s != "" && strings.ContainsRune("AEIOUaeiou", rune(s[0])) {
+		return "an " + s
+	}
+	return "a " + s
+}
+
 // Micros is the one formatter of a time in every text output (JSON keeps
 // its fields' units): microseconds below 1 ms, milliseconds below 1 s,
 // seconds above, always with three decimals in the unit shown ("0.850 us",

@@ -52,3 +52,11 @@ func TestNanos(t *testing.T) {
 		}
 	}
 }
+
+func TestWithArticle(t *testing.T) {
+	for in, want := range map[string]string{"NEFF (AWS Neuron executable)": "a NEFF (AWS Neuron executable)", "Edge TPU model": "an Edge TPU model", "": "a "} {
+		if got := WithArticle(in); got != want {
+			t.Errorf("WithArticle(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/npukit/npukit"
 	"github.com/npukit/npukit/detect"
 	"github.com/npukit/npukit/internal/clidoc"
+	"github.com/npukit/npukit/internal/humanize"
 	"github.com/spf13/pflag"
 )
 
@@ -47,15 +48,7 @@ func openArg(path string) (*npukit.Artifact, error) {
 // takes: "PATH: this is a NEFF (AWS Neuron executable), not a Gemini
 // scheduler IR".
 func wrongKind(path string, a *npukit.Artifact, want string) error {
-	return usageErr("%s: this is %s, not %s", path, withArticle(a.Describe()), withArticle(want))
-}
-
-// withArticle puts "a" or "an" before a kind's name.
-func withArticle(s string) string {
-	if s != "" && strings.ContainsRune("AEIOUaeiou", rune(s[0])) {
-		return "an " + s
-	}
-	return "a " + s
+	return usageErr("%s: this is %s, not %s", path, humanize.WithArticle(a.Describe()), humanize.WithArticle(want))
 }
 
 // refuseOtherKind returns wrongKind when path is recognised as a kind not
@@ -180,33 +173,11 @@ func bindKindFlags(command string, fs *pflag.FlagSet) func() (*npukit.Options, e
 func kindFlagsUnused(fs *pflag.FlagSet, given []*npukit.Artifact) []string {
 	var msgs []string
 	fs.Visit(func(f *pflag.Flag) {
-		kinds, ok := flagKinds[fs][f.Name]
-		if !ok || len(kinds) == 0 {
-			return
-		}
-		seen := map[string]bool{}
-		var what []string
-		for _, a := range given {
-			for _, k := range kinds {
-				if a.Kind == k {
-					return
-				}
-			}
-			if d := a.Describe(); !seen[d] {
-				seen[d] = true
-				what = append(what, withArticle(d))
+		if kinds := flagKinds[fs][f.Name]; len(kinds) > 0 {
+			if m := npukit.FlagNotApplicable(f.Name, kinds, given); m != "" {
+				msgs = append(msgs, m)
 			}
 		}
-		if len(what) == 0 {
-			return
-		}
-		var names []string
-		for _, k := range kinds {
-			if k != detect.NEFFDir {
-				names = append(names, k.Describe())
-			}
-		}
-		msgs = append(msgs, fmt.Sprintf("--%s applies to %s only, not to %s", f.Name, strings.Join(names, " or "), strings.Join(what, " or ")))
 	})
 	return msgs
 }
