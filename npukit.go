@@ -191,6 +191,18 @@ func Kinds() []Kind {
 	return ks
 }
 
+// KindsSupporting lists the kinds that support an operation (Supports),
+// sorted.
+func KindsSupporting(op string) []Kind {
+	var ks []Kind
+	for _, k := range Kinds() {
+		if Supports(k, op) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
 // Supports reports whether an operation ("inspect", "check", "report",
 // "simulate", "diff") is available for a kind.
 func Supports(k Kind, op string) bool {

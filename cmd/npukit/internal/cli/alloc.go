@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/npukit/npukit"
@@ -170,12 +169,7 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 	if err != nil {
 		return usageErr("%s: %v", path, err)
 	}
-	// The README's bound for an allocation CSV (60 x file + 128 MiB) as
-	// the collector's soft limit: the heap is collected before it passes
-	// the bound rather than at twice the live bytes.
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(allocMemoryBound(st.Size())))
-	}
+	defer npukit.LimitAllocMemory(path)()
 	progress, stage, done := allocProgress(env)
 	res, err := npukit.SolveAlloc(ctx, path, t, use, npukit.AllocSolveOptions{Minimize: minimize, Budget: budget, Progress: progress, Stage: stage})
 	done()
@@ -198,13 +192,6 @@ func runAlloc(env *Env, path string, capacity int64, out string, minimize bool, 
 		return &ExitError{Code: ExitFindings}
 	}
 	return nil
-}
-
-// allocMemoryBound is the README's peak-memory bound for an allocation
-// CSV of size bytes, less 16 MiB for what the collector does not manage
-// (binary, stacks).
-func allocMemoryBound(size int64) int64 {
-	return 60*size + 128<<20 - 16<<20
 }
 
 // closeWord returns the word of words s most likely misspells ("" if

@@ -49,13 +49,7 @@ func commandKinds(cmd *cobra.Command) []detect.Kind {
 		return nil
 	}
 	if op, isOp := strings.CutPrefix(v, "op:"); isOp {
-		var ks []detect.Kind
-		for _, k := range npukit.Kinds() {
-			if npukit.Supports(k, op) {
-				ks = append(ks, k)
-			}
-		}
-		return ks
+		return npukit.KindsSupporting(op)
 	}
 	var ks []detect.Kind
 	for _, s := range strings.Split(v, ",") {
