@@ -229,13 +229,20 @@ type Step struct {
 	// HBM names the device tensor a load reads or a store writes.
 	HBM  string
 	Path string
+	// EngineByShape: the kernel names no engine and the step runs where
+	// its shape leaves the compiler no choice (an nc_transpose of a tile
+	// over 32x32 on TensorE). The timing follows the engine; the
+	// implicit-tensor rule (spec 002: nc_transpose "with
+	// engine=nisa.tensor_engine creates an identity matrix") keeps to
+	// what the kernel wrote.
+	EngineByShape bool
 }
 
 // Implicit reports whether the step creates tensors the kernel cannot
 // allocate (an identity matrix for a TensorE transpose, the intermediates
 // of a high-level API).
 func (s *Step) Implicit() bool {
-	return ops[s.Op].implicit || (s.Op == OpTranspose && s.Engine == TensorE)
+	return ops[s.Op].implicit || (s.Op == OpTranspose && s.Engine == TensorE && !s.EngineByShape)
 }
 
 // Ref is a tile reference: a tensor and an affine index per block dim.
@@ -366,6 +373,8 @@ type rawNode struct {
 	Write      yaml.Node `yaml:"write"`
 	Accumulate bool      `yaml:"accumulate"`
 	HBM        string    `yaml:"hbm"`
+	// EngineByShape: Step.EngineByShape
+	EngineByShape bool `yaml:"engine_by_shape"`
 }
 
 // ReadPlanFile reads a plan from a file.
@@ -885,7 +894,7 @@ func (bp *bodyParser) step(r *rawNode, path string, vars []string) (*Step, error
 	if !ok {
 		return nil, fmt.Errorf("%s.op: unknown operation %q", path, r.Op)
 	}
-	s := &Step{Name: r.Name, Op: op, Engine: info.engine, Func: r.Func, Accumulate: r.Accumulate, HBM: r.HBM, Path: path}
+	s := &Step{Name: r.Name, Op: op, Engine: info.engine, Func: r.Func, Accumulate: r.Accumulate, HBM: r.HBM, Path: path, EngineByShape: r.EngineByShape}
 	if r.Engine != "" {
 		e, err := parseEngine(r.Engine)
 		if err != nil {

@@ -95,6 +95,9 @@ func encodeNodes(b *bytes.Buffer, p *Plan, ns []Node, ind string) {
 		if s.Accumulate {
 			b.WriteString(", accumulate: true")
 		}
+		if s.EngineByShape {
+			b.WriteString(", engine_by_shape: true")
+		}
 		if s.HBM != "" {
 			fmt.Fprintf(b, ", hbm: %s", quote(s.HBM))
 		}

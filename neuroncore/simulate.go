@@ -306,6 +306,13 @@ func stepCycles(p *Plan, s *Step, iterations int64) int64 {
 		return a.MatmulCycles(dtype.BFloat16, n)
 	}
 	inputs := len(s.Reads)
+	if s.Op == OpTensorScalar {
+		// its operands are scalars or one element per partition, not
+		// streamed: "if there is only one input tile, most VectorE
+		// instructions can execute in roughly N cycles (example:
+		// nki.isa.tensor_scalar)" (architecture guide)
+		inputs = 1
+	}
 	if s.Op == OpSoftmax {
 		inputs = 3 // max, exp-sum and divide passes
 	}

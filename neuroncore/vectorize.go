@@ -91,7 +91,7 @@ func newVectorizer(p *Plan) *vectorizer {
 // mergeable reports whether every iteration of loop l of step s fits one
 // instruction.
 func (v *vectorizer) mergeable(s *Step, l *Loop) bool {
-	if s.Engine != VectorE && s.Engine != ScalarE || s.Accumulate || s.Op == OpSoftmax || l.Trips() < 2 {
+	if s.Engine != VectorE && s.Engine != ScalarE || s.Accumulate || s.Op == OpSoftmax || s.Op == OpTranspose || l.Trips() < 2 {
 		return false
 	}
 	var widest int64

@@ -739,6 +739,7 @@ func (lw *lowering) step(s *PStep) (*neuroncore.Step, error) {
 		st.Op = neuroncore.OpTensorScalar
 	}
 	st.Accumulate = s.Accumulate && st.Op == neuroncore.OpMatmul
+	st.EngineByShape = st.Op == neuroncore.OpTranspose && st.Engine == neuroncore.TensorE && s.Engine == ""
 	switch {
 	case st.Op == neuroncore.OpLoad && len(hbmR) > 0:
 		st.HBM = hbmR[0]
@@ -750,6 +751,28 @@ func (lw *lowering) step(s *PStep) (*neuroncore.Step, error) {
 	}
 	lw.out.Steps[st] = s
 	return st, nil
+}
+
+// VectorTransposeMax is the largest tile VectorE transposes: "Tensor
+// Engine nc_transpose can handle an input tile of shape (128, 128) or
+// smaller, while Vector Engine can handle shape (32, 32) or smaller ...
+// If no engine is specified, Neuron Compiler will automatically select an
+// engine based on the input shape" (NKI API reference,
+// nki.isa.nc_transpose, Neuron 2.26).
+const VectorTransposeMax = 32
+
+// transposeNeedsTensorE reports whether an nc_transpose that names no
+// engine reads a tile only TensorE can transpose (more than 32 partitions
+// or free elements): the compiler runs it there, as the NEFFs compiled
+// from the corpus3 attention kernels show (their [128,128] transposes are
+// TensorE matmuls, no VectorE instruction transposes).
+func transposeNeedsTensorE(p *neuroncore.Plan, r neuroncore.Ref) bool {
+	t := p.Tensors[r.Tensor]
+	part, free := t.Partitions, t.FreeElems()
+	if r.Free > 0 {
+		part, free = r.Part, r.Free
+	}
+	return part > VectorTransposeMax || free > VectorTransposeMax
 }
 
 // lowerOp maps an NKI call to the plan's operation and engine.
@@ -785,7 +808,10 @@ func lowerOp(s *PStep, p *neuroncore.Plan, reads, writes []neuroncore.Ref) (neur
 		return neuroncore.OpTensorTensor, neuroncore.TensorE
 	case short == "nc_transpose":
 		// implicit identity only on TensorE (direct allocation guide)
-		if s.Engine == "engine:tensor" {
+		switch {
+		case s.Engine == "engine:tensor":
+			return neuroncore.OpTranspose, neuroncore.TensorE
+		case s.Engine == "" && len(reads) > 0 && transposeNeedsTensorE(p, reads[0]):
 			return neuroncore.OpTranspose, neuroncore.TensorE
 		}
 		return neuroncore.OpTranspose, neuroncore.VectorE
@@ -801,6 +827,10 @@ func lowerOp(s *PStep, p *neuroncore.Plan, reads, writes []neuroncore.Ref) (neur
 		return neuroncore.OpTensorReduce, engine(neuroncore.VectorE)
 	case short == "copy" || short == "tensor_copy" || s.Fn == "assign(copy)":
 		return neuroncore.OpTensorCopy, engine(neuroncore.VectorE)
+	case s.Fn == "nisa.tensor_scalar" && len(writes) == 1:
+		// one streamed input; operand0/operand1 are scalars or one
+		// element per partition
+		return neuroncore.OpTensorScalar, engine(neuroncore.VectorE)
 	}
 	switch {
 	case len(reads) >= 2:

@@ -91,3 +91,59 @@ def kernel(a):
 		}
 	}
 }
+
+// An nc_transpose that names no engine of a tile over 32x32 runs on
+// TensorE: VectorE transposes only up to 32x32 and the compiler picks the
+// engine by shape (NKI API reference, nki.isa.nc_transpose), as the NEFFs
+// compiled from the corpus3 attention kernels show (their [128,128]
+// transposes are TensorE matmuls). A 32x32 one stays on VectorE.
+func TestSimTransposeEngineByShape(t *testing.T) {
+	const kernel = `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((N, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nisa.tensor_copy(nisa.nc_transpose(x))
+    nl.store(out, y)
+    return out
+`
+	for _, c := range []struct {
+		n      int64
+		engine string
+	}{{128, "Tensor"}, {32, "Vector"}} {
+		src := strings.ReplaceAll(kernel, "N", strconv.FormatInt(c.n, 10))
+		s := simKernel(t, src, &neuroncore.V2, Arg{Name: "a", Shape: []int64{c.n, c.n}, DType: "float32"})
+		steps := map[string]int{}
+		for _, e := range s.Engines {
+			steps[e.Engine] = e.Steps
+		}
+		want := map[string]int{"Tensor": 0, "Vector": 1} // the copy
+		want[c.engine]++
+		if steps["Tensor"] != want["Tensor"] || steps["Vector"] != want["Vector"] {
+			t.Errorf("%dx%d transpose: TensorE %d, VectorE %d instructions; want %d and %d (the transpose on %sE)",
+				c.n, c.n, steps["Tensor"], steps["Vector"], want["Tensor"], want["Vector"], c.engine)
+		}
+	}
+}
+
+// nisa.tensor_scalar streams one input: N cycles on NeuronCore-v2's
+// VectorE ("if there is only one input tile, most VectorE instructions can
+// execute in roughly N cycles (example: nki.isa.tensor_scalar)",
+// architecture guide), even with a [P,1] operand; tensor_tensor streams
+// two (2N).
+func TestSimTensorScalarStreamsOneInput(t *testing.T) {
+	const kernel = `
+@nki.jit
+def kernel(a, s):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    c = nl.load(s)
+    y = nisa.tensor_scalar(data=x, op0=nl.multiply, operand0=c)
+    nl.store(out, y)
+    return out
+`
+	s := simKernel(t, kernel, &neuroncore.V2, Arg{Name: "a", Shape: []int64{128, 512}, DType: "float32"}, Arg{Name: "s", Shape: []int64{128, 1}, DType: "float32"})
+	if busy, want := engineBusy(s, "Vector"), 512/1.12; busy < want*0.99 || busy > want*1.01 {
+		t.Errorf("tensor_scalar over 512 elements: VectorE busy %.1f ns, want %.1f (512 cycles at 1.12 GHz)", busy, want)
+	}
+}
