@@ -10,11 +10,13 @@ import (
 
 // The simulated kernel of every captured NEFF (its kernel_ns, the launch
 // left out) against the span of the kernel's own instructions in its
-// capture (formats 5 and 6 lay the streams out): at least 80% within
-// +-25% and none off by 2x, the calibration goal applied to the kernel
-// alone, so a launch constant cannot hide a kernel the model gets wrong.
-// (The conv2d kernels whose loads are 64 B runs on the SBUF side came out
-// 1.29-1.49x while a run under 512 B cost as much as 512 B.)
+// capture (formats 5 and 6 lay the streams out): every one within +-25%,
+// the calibration goal and more, applied to the kernel alone, so a launch
+// constant cannot hide a kernel the model gets wrong. (The conv2d kernels
+// whose loads are 64 B runs on the SBUF side came out 1.29-1.49x while a
+// run under 512 B cost as much as 512 B; the MoE kernel, paced by GpSimd's
+// software descriptor generation, 0.69x while a DMA_DIRECT2D held GpSimd
+// for its recorded 50 ns.)
 func TestNeffKernelAgainstCapture(t *testing.T) {
 	dir := conformance.Shared(t, "corpus3/ntff")
 	rows := conformance.CSV(t, filepath.Join(dir, "truth.csv"))
@@ -53,15 +55,12 @@ func TestNeffKernelAgainstCapture(t *testing.T) {
 		t.Logf("%s: kernel predicted %.3f us, measured %.3f us, ratio %.2f", r["neff_file"], kr.PredictedUs, kr.MeasuredUs, kr.Ratio)
 		if kr.Ratio >= 0.75 && kr.Ratio <= 1.25 {
 			within++
-		}
-		if kr.Ratio < 0.5 || kr.Ratio > 2 {
-			t.Errorf("%s: kernel ratio %.2f", r["neff_file"], kr.Ratio)
+		} else {
+			t.Errorf("%s: kernel ratio %.2f, outside +-25%%", r["neff_file"], kr.Ratio)
 		}
 	}
 	if n == 0 {
 		t.Fatal("no capture with a kernel span")
 	}
-	if within*5 < n*4 {
-		t.Errorf("%d of %d kernels within 25%%", within, n)
-	}
+	t.Logf("%d of %d kernels within 25%%", within, n)
 }
