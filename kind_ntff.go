@@ -304,6 +304,10 @@ func ntffBlocks(p *ntff.Profile, s *ntff.Summary, name, what string) []report.Bl
 		// postamble with the kernel; said so, beside a later capture's
 		// windowed counts in a report of several.
 		span = "over the whole capture (NTFF format 4 records no profiled window)"
+	} else if s.Window == ntff.ToCaptureEnd {
+		// Format 5: counted as neuron-profile counts it, from the
+		// estimated window's start to the capture's end.
+		span = "from the profiled window's start to the capture's end (NTFF format 5 records no window; neuron-profile counts it so)"
 	}
 	eng := &report.Table{Caption: "Engines " + span, Header: []string{"core", "engine", "instructions", "instruction us", "busy us"}, Numeric: []int{2, 3, 4}}
 	q := &report.Table{Caption: "DMA queues " + span, Header: []string{"core", "queue", "engine.queue", "kind", "packets", "bytes", "busy us"}, Numeric: []int{4, 5, 6}, MaxRows: 500}
@@ -372,21 +376,22 @@ func (o timelineOrigin) String() string {
 	return "the start of the profiled window"
 }
 
-// ntffTimeline draws the captured window: one track per core's engine and
-// DMA queue. With kernel, times are from core 0's kernel start (its
-// first kernel instruction: the launch before it is drawn at negative
-// times), when the capture lays its streams out; else from the window's
-// start, or on a format 4 capture (no window) from its first events.
-// origin says which.
+// ntffTimeline draws what the capture counts (ntff.Profile.Counting): one
+// track per core's engine and DMA queue. With kernel, times are from core
+// 0's kernel start (its first kernel instruction: the launch before it is
+// drawn at negative times), when the capture lays its streams out; else
+// from the window's start, or on a format 4 capture (no window) from its
+// first events. origin says which.
 func ntffTimeline(p *ntff.Profile, name, what string, kernel bool) (tl *report.Timeline, origin timelineOrigin) {
-	start, end, how := p.Window()
+	start, end, how := p.Counting()
 	insOrigin, dmaOrigin := start, start
 	origin = fromWindow
 	if how == ntff.WholeCapture {
 		insOrigin, dmaOrigin = p.FirstEvents()
 		origin = fromFirstEvents
 	} else if kernel && len(p.Cores) > 0 {
-		if f, _, ok := p.Cores[0].KernelSpan(start, end); ok {
+		ws, we, _ := p.Window()
+		if f, _, ok := p.Cores[0].KernelSpan(ws, we); ok {
 			insOrigin, dmaOrigin = f, f
 			origin = fromKernel
 		}

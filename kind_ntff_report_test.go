@@ -49,7 +49,8 @@ func TestNtffReportKernelSplit(t *testing.T) {
 // A format 4 capture's tables say they count the whole capture, not
 // "inside the profiled window" (a report of a format 4 and a format 5
 // capture set 86 whole-capture instructions beside 28 windowed ones
-// under the same heading).
+// under the same heading); a format 5 capture's, that they count from the
+// window's start to the capture's end (as neuron-profile does).
 func TestNtffReportFormat4Span(t *testing.T) {
 	dir := conformance.Shared(t, "corpus3/ntff")
 	rows := conformance.CSV(t, filepath.Join(dir, "truth.csv"))
@@ -63,7 +64,7 @@ func TestNtffReportFormat4Span(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		whole := r["ntff_version"] == "4"
+		whole, toEnd := r["ntff_version"] == "4", r["ntff_version"] == "5"
 		for _, sec := range page.Sections {
 			for _, b := range sec.Blocks {
 				tb, ok := b.(*report.Table)
@@ -71,7 +72,8 @@ func TestNtffReportFormat4Span(t *testing.T) {
 					continue
 				}
 				n++
-				if got := strings.Contains(tb.Caption, "whole capture"); got != whole || strings.Contains(tb.Caption, "inside the profiled window") == whole {
+				if strings.Contains(tb.Caption, "whole capture") != whole || strings.Contains(tb.Caption, "to the capture's end") != toEnd ||
+					strings.Contains(tb.Caption, "inside the profiled window") == (whole || toEnd) {
 					t.Errorf("%s (format %s): %q", r["ntff_file"], r["ntff_version"], tb.Caption)
 				}
 			}

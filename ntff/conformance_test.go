@@ -144,68 +144,58 @@ func TestSummaryTextConformance(t *testing.T) {
 				t.Errorf("%s: %s %q, neuron-profile %q", name, c.key, c.got, kv[c.key])
 			}
 		}
-		start, end, _, anchor := p.window()
+		start, end, how := p.Counting()
+		_, _, _, anchor := p.window()
 		for _, e := range Engines {
 			key := strings.ToLower(e) + "_engine_instruction_count"
 			want, _ := strconv.Atoi(kv[key])
-			got := s.EngineCounts[e]
-			if got == want {
-				continue
+			if got := s.EngineCounts[e]; got != want {
+				t.Errorf("%s: %s %d, neuron-profile %d (counted %s, window anchor %s, %d..%d)", name, key, got, want, how, anchor, start, end)
 			}
-			if d := got - want; e == "Sync" && anchor == anchorSyncEntry && !syncWaitNear(p, end) && d >= -syncGapUnbracketed && d < 0 {
-				t.Logf("%s: %s %d, neuron-profile %d (known gap: the Sync engine's closing wait does not end the window)", name, key, got, want)
-				continue
+		}
+		// The instruction times: neuron-profile 2.25 prints, on all three
+		// summaries, the durations of the same instructions less a
+		// constant per engine (Tensor 241.666 ns, Scalar 409.166, GpSimd
+		// 370.833, Vector 384.375, Sync 132.5, to the picosecond on every
+		// summary, and the same less on the active times): what it leaves
+		// out is not found (no set of opcodes, nor of the runtime's pre-
+		// or postamble instructions, gives all five). Logged, not asserted.
+		for _, e := range Engines {
+			k := strings.ToLower(e) + "_engine_instruction_time"
+			if w, err := strconv.ParseFloat(kv[k], 64); err == nil {
+				t.Logf("%s: %s %.3f ns, neuron-profile %.3f ns (%+.3f)", name, k, s.EngineInstructionNs[e], w*1e9, s.EngineInstructionNs[e]-w*1e9)
 			}
-			t.Errorf("%s: %s %d, neuron-profile %d (window %s, %s, %d..%d)", name, key, got, want, s.Window, anchor, start, end)
 		}
 	}
 }
 
-// syncWaitNear reports whether one of core 0's Sync-engine semaphore waits
-// starts within 5 ns of t.
-func syncWaitNear(p *Profile, t int64) bool {
-	for _, in := range p.Cores[0].Instrs {
-		if in.Engine == 4 && in.Opcode == OpEventSemaphore && in.Start >= t-5000 && in.Start <= t+5000 {
-			return true
-		}
-	}
-	return false
-}
-
-// syncGapUnbracketed bounds the one known gap of per-engine counts: in a
-// format 5 capture whose Sync engine does not start its closing semaphore
-// wait where the kernel time ends (transpose_1024: the wait starts 121 ns
-// later; on the stream kernels it starts at the window's end), the Sync
-// engine comes out 4 instructions short of neuron-profile (2.25) while the
-// four other engines and the DMA packets and bytes are exact. What is
-// established (all three format 5 summaries, profiler 2.25):
-//   - the summed counts are over both cores (sg00 83 + sg01 30 = 113 Sync
-//     on transpose_1024), every decoded Sync event is paired (149 starts,
-//     149 ends on sg00) and every PC of the kernel's Sync stream runs once;
-//   - no window over the decoded instruction events gives the five counts:
-//     not one window for both cores (any start and end, counting by
-//     inside, start, end or overlap), not one per core of the kernel time's
-//     length, not the four engines' window with the Sync engine's shifted
-//     (Sync alone reaches 117 only when its window starts 1.84-8.02 us
-//     later, which would count 52, not 54, on stream_256k_fd1k);
+// What neuron-profile 2.25 counts of a format 5 capture (three shared
+// summaries, profiler 2.25; the evidence behind Profile.Counting):
+//   - every instruction of both cores that starts after the window's
+//     start, to the capture's end, the runtime's postamble after the
+//     kernel time included. The rule used before (the kernel time from
+//     the Sync engine's kernel-entry wait, 1.5 us earlier) counted the
+//     preamble's instructions between that wait and the kernel-entry
+//     NOTIFY instead of the postamble's: as many on 14 of the 15 engines,
+//     but on transpose_1024's Sync engine 7 where 11 were due (113, not
+//     117);
+//   - the window starts 11 cycles after core 0's Tensor engine starts its
+//     kernel-entry NOTIFY (Core.KernelEntryNotify), as on format 6
+//     captures: its timeline of transpose_1024 (chenhzhu/asst4-trainium2,
+//     part1/newplot_transpose_1024.png, commit e30a10f) starts there, as
+//     its Sync rows show (nc0's long wait and nc1's instructions sit 1.57
+//     us earlier than from the Sync engine's entry wait, the start used
+//     before), draws no instruction that starts before it (the GpSimd
+//     wait 21 ns before it is missing, the Scalar and Vector ones 44 and
+//     47 ns after it are drawn) and runs 46.73 us, to the capture's last
+//     instruction end;
 //   - trace_count = event_count + the five instruction counts +
 //     static_dma_packet_count + dma_transfer_count on all three, and
 //     event_count is every notification record of both cores, unwindowed
-//     (2,836 = 2,543 + 293 on transpose_1024; the format 6 reports count
-//     only those inside the recorded window): 2.25 does not treat format 5
-//     events as 2.28 treats format 6 ones;
+//     (2,836 = 2,543 + 293 on transpose_1024);
 //   - 2.25's active times are unions over both cores, as the format 6
-//     reports' (Summary.EngineActiveNs): the Sync engine's instruction time
-//     less its active time is exactly the overlap of the two cores' Sync
-//     instructions in this window (400.000 ns, 304.166 ns, 474.998 ns);
-//   - but 2.25's instruction times are not the sums of these
-//     instructions' durations on any engine (Scalar 231-247 ns, GpSimd
-//     87-103 ns, Vector 52-55 ns, Sync 23.3 ns less on the streams; Tensor
-//     13-23 ns more), and no shift of one engine's window reproduces both
-//     its count and its time: 2.25 derives format 5 instructions or their
-//     durations otherwise than from these start/end pairs. The four Sync
-//     instructions are not found in them.
-const syncGapUnbracketed = 4
+//     reports' (Summary.EngineActiveNs): an engine's instruction time less
+//     its active time is the overlap of the two cores' instructions.
 
 // neuron-profile's JSON reports (format 6 captures, which record the
 // window): per-core instruction counts, the kernel time, DMA packets of
@@ -340,8 +330,9 @@ func TestJSONReportConformance(t *testing.T) {
 	}
 }
 
-// The estimate of the window used before format 6 (after core 0's Tensor
-// NOTIFY) lands where format 6 captures record theirs.
+// The estimates of the window used before format 6 (after core 0's
+// Tensor kernel-entry NOTIFY, or after the NOTIFY with the most DMA
+// packets) land where format 6 captures record theirs.
 func TestNotifyStartMatchesRecordedWindow(t *testing.T) {
 	dir := conformance.Shared(t, "corpus3/ntff")
 	n := 0
@@ -354,6 +345,10 @@ func TestNotifyStartMatchesRecordedWindow(t *testing.T) {
 		s, ok := p.notifyStart()
 		if d := s - p.WindowStart; !ok || d < -1000 || d > 1000 {
 			t.Errorf("%s: estimated start %d ps from the recorded one (found %v)", filepath.Base(f), d, ok)
+		}
+		e, ok := p.Cores[0].KernelEntryNotify()
+		if d := e + notifyDelayPs - p.WindowStart; !ok || d < -1 || d > 1 {
+			t.Errorf("%s: kernel-entry NOTIFY + %d ps is %d ps from the recorded start (found %v)", filepath.Base(f), notifyDelayPs, d, ok)
 		}
 	}
 	if n == 0 {

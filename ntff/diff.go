@@ -21,8 +21,9 @@ type DiffRow struct {
 	Changed bool `json:"changed"`
 	// OtherSpans, when set, says why A and B are counts over different
 	// spans of the run (one capture's whole capture, the other's profiled
-	// window: format 4 records no window), so their difference is not one
-	// of the kernel.
+	// window: format 4 records no window; or one counted to the capture's
+	// end, as neuron-profile counts format 5, the other inside its
+	// recorded window), so their difference is not one of the kernel.
 	OtherSpans string `json:"counted_over_different_spans,omitempty"`
 }
 
@@ -40,7 +41,7 @@ type StringDiff struct {
 type DiffResult struct {
 	A, B string
 	// WindowA and WindowB are how each capture's counts were windowed
-	// (Summary.Window: "recorded", "estimated" or WholeCapture).
+	// (Summary.Window: "recorded", ToCaptureEnd or WholeCapture).
 	WindowA string       `json:"window_a"`
 	WindowB string       `json:"window_b"`
 	Strings []StringDiff `json:"string_differences,omitempty"`
@@ -54,6 +55,8 @@ func Diff(a, b *Summary) *DiffResult {
 	spans := ""
 	if (a.Window == WholeCapture) != (b.Window == WholeCapture) {
 		spans = fmt.Sprintf("A counts %s, B %s: format 4 captures record no profiled window", spanWords(a.Window), spanWords(b.Window))
+	} else if (a.Window == ToCaptureEnd) != (b.Window == ToCaptureEnd) {
+		spans = fmt.Sprintf("A counts %s, B %s: a format 5 capture records no window, and is counted as neuron-profile counts it, to its end (the runtime's postamble included)", spanWords(a.Window), spanWords(b.Window))
 	}
 	add := func(what string, x, y float64, counted bool) {
 		row := DiffRow{What: what, A: x, B: y, Changed: x != y}
@@ -138,8 +141,11 @@ func Diff(a, b *Summary) *DiffResult {
 
 // spanWords says over what a capture with window how counts.
 func spanWords(how string) string {
-	if how == WholeCapture {
+	switch how {
+	case WholeCapture:
 		return "over the whole capture"
+	case ToCaptureEnd:
+		return "from its estimated window's start to its last event"
 	}
 	return "inside the profiled window (" + how + ")"
 }

@@ -82,4 +82,22 @@ func TestDiffKernelStringsSpans(t *testing.T) {
 	if !strings.Contains(sb.String(), "* counted over different spans") {
 		t.Errorf("text does not say the counts are over different spans:\n%s", sb.String())
 	}
+	// A format 5 capture (counted to its end) against a recorded window:
+	// marked; two format 5 captures: not.
+	a.Window, b.Window = ToCaptureEnd, "recorded"
+	marked := 0
+	for _, r := range Diff(a, b).Rows {
+		if r.OtherSpans != "" {
+			marked++
+		}
+	}
+	b.Window = ToCaptureEnd
+	for _, r := range Diff(a, b).Rows {
+		if r.OtherSpans != "" {
+			t.Errorf("%s: marked between two captures counted alike", r.What)
+		}
+	}
+	if marked == 0 {
+		t.Error("a count to the capture's end against a recorded window's is not marked")
+	}
 }

@@ -69,7 +69,8 @@ type CoreStat struct {
 // Summary is what `npukit inspect` prints of a capture. Where
 // neuron-profile's summary prints a quantity (its names are used in the
 // JSON), the value is computed the same way: totals over every core,
-// inside the profiled window.
+// over the span neuron-profile counts (Profile.Counting: the profiled
+// window, or on format 5 from its start to the capture's end).
 type Summary struct {
 	File        string `json:"file"`
 	Format      int    `json:"ntff_version"`
@@ -82,7 +83,7 @@ type Summary struct {
 	// TotalTimeUs is core 0's kernel time (neuron-profile's total_time).
 	TotalTimeUs float64    `json:"total_time_us"`
 	TotalTimePs int64      `json:"total_time_ps"`
-	Window      string     `json:"window"` // recorded or estimated
+	Window      string     `json:"window"` // how the counted span was placed (Profile.Counting)
 	Records     int        `json:"event_records"`
 	Cores       []CoreStat `json:"cores"`
 
@@ -104,8 +105,9 @@ type Summary struct {
 	// times). Both equal the five shared JSON reports' summaries to the
 	// picosecond (format 6). An engine is left out where its times are
 	// not measurements (format 4, or a core's withdrawn by Sanity). On
-	// format 5 captures neuron-profile 2.25 prints other times for the
-	// same instructions (see TestSummaryTextConformance).
+	// format 5 captures neuron-profile 2.25 prints, for the same
+	// instructions, times less by a constant per engine (see
+	// TestSummaryTextConformance).
 	EngineInstructionNs map[string]float64 `json:"engine_instruction_time_ns,omitempty"`
 	EngineActiveNs      map[string]float64 `json:"engine_active_time_ns,omitempty"`
 }
@@ -145,7 +147,10 @@ func Summarize(p *Profile, file string) *Summary {
 	s := &Summary{File: file, Format: p.Format, NeffName: p.NeffName, NeffUUID: p.UUID(), Instance: p.Instance,
 		Runtime: p.Runtime.String(), Driver: p.Driver.String(), Collectives: p.Collectives.String(), Records: p.Records,
 		EngineCounts: map[string]int{}}
-	start, end, how := p.Window()
+	// Counts and times over the span neuron-profile counts; the launch
+	// around the kernel within the kernel time (the window).
+	start, end, how := p.Counting()
+	ws, we, _ := p.Window()
 	s.Window = how
 	allIvs := make([][][2]int64, len(Engines)) // every core's non-wait instructions, per engine
 	allNs := make([]int64, len(Engines))
@@ -164,10 +169,10 @@ func Summarize(p *Profile, file string) *Summary {
 			cs.ClockShiftUs[EngineName(e)] = float64(d) / 1e6
 		}
 		if how != WholeCapture {
-			if f, l, ok := c.KernelSpan(start, end); ok {
+			if f, l, ok := c.KernelSpan(ws, we); ok {
 				cs.KernelUs = float64(l-f) / 1e6
-				cs.LaunchBeforeUs = float64(f-start) / 1e6
-				cs.LaunchAfterUs = float64(end-l) / 1e6
+				cs.LaunchBeforeUs = float64(f-ws) / 1e6
+				cs.LaunchAfterUs = float64(we-l) / 1e6
 			}
 		}
 		ivs := make([][][2]int64, len(Engines))
@@ -321,7 +326,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: Neuron profile capture (NTFF format %d) of %s\n", s.File, s.Format, orDash(s.NeffName))
 	fmt.Fprintf(w, "NEFF UUID %s, instance %s\n", orDash(s.NeffUUID), orDash(s.Instance))
 	fmt.Fprintf(w, "Versions: runtime %s, driver %s, collectives %s\n", s.Runtime, s.Driver, s.Collectives)
-	fmt.Fprintf(w, "Total time: %s (core 0; window %s), %s event records\n", humanize.Micros(s.TotalTimeUs), s.Window, humanize.Count(int64(s.Records)))
+	span := "window " + s.Window
+	if s.Window == ToCaptureEnd {
+		span = "counted " + s.Window
+	}
+	fmt.Fprintf(w, "Total time: %s (core 0; %s), %s event records\n", humanize.Micros(s.TotalTimeUs), span, humanize.Count(int64(s.Records)))
 	fmt.Fprintf(w, "Instructions: ")
 	for i, e := range Engines {
 		if i > 0 {

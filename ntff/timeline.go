@@ -55,12 +55,13 @@ type ReplayItem struct {
 	Packet int // -1 for an instruction
 }
 
-// Timeline lays the measured window out for the trace writer and the
-// report: each instruction and packet where it ran (sim.Recorder).
-// Events on one engine or queue that overlap in the capture (a queue
-// moves several packets at once) take further lanes of its track.
+// Timeline lays what the capture measured out for the trace writer and
+// the report: the span neuron-profile counts (Profile.Counting), each
+// instruction and packet where it ran (sim.Recorder). Events on one
+// engine or queue that overlap in the capture (a queue moves several
+// packets at once) take further lanes of its track.
 func (p *Profile) Timeline() (*Replay, error) {
-	start, end, how := p.Window()
+	start, end, how := p.Counting()
 	rec := sim.NewRecorder("ps")
 	// Without a window each clock starts at its first event.
 	insOrigin, dmaOrigin := start, start

@@ -69,6 +69,83 @@ func TestKernelEntryWait(t *testing.T) {
 	}
 }
 
+// The kernel-entry NOTIFY is the Tensor engine's first NOTIFY at or after
+// the target of its first taken branch: the preamble's NOTIFY before the
+// branch, a branch not taken and other engines' NOTIFYs do not move it.
+func TestKernelEntryNotify(t *testing.T) {
+	in := func(e, pc, op int, s int64) Instr { return Instr{Engine: e, PC: pc, Opcode: op, Start: s, End: s + 5} }
+	c := &Core{Instrs: []Instr{
+		in(0, 20, OpNotify, 100),
+		in(0, 21, OpCompareBranch, 200), // taken: next is PC 45
+		in(4, 30, OpNotify, 250),
+		in(0, 45, OpNotify, 300), // the entry NOTIFY
+		in(0, 46, 0xa5, 400),
+		in(0, 47, OpNotify, 500),
+	}}
+	if s, ok := c.KernelEntryNotify(); !ok || s != 300 {
+		t.Errorf("KernelEntryNotify = %d, %v; want 300, true", s, ok)
+	}
+	// A branch not taken enters nothing; the target need not be the
+	// NOTIFY itself.
+	c.Instrs[3].PC = 22
+	c.Instrs = append(c.Instrs, in(0, 48, OpCompareBranch, 600), in(0, 60, 0xa5, 700), in(0, 61, OpNotify, 800))
+	if s, ok := c.KernelEntryNotify(); !ok || s != 800 {
+		t.Errorf("with the first branch not taken: %d, %v; want 800, true", s, ok)
+	}
+	// No NOTIFY after the branch, or no branch taken: none.
+	c = &Core{Instrs: []Instr{in(0, 1, OpNotify, 10), in(0, 2, OpCompareBranch, 20), in(0, 9, 0xa2, 30)}}
+	if _, ok := c.KernelEntryNotify(); ok {
+		t.Error("found an entry NOTIFY where none follows the branch")
+	}
+	c = &Core{Instrs: []Instr{in(0, 1, OpNotify, 10), in(0, 2, OpCompareBranch, 20), in(0, 3, OpNotify, 30)}}
+	if _, ok := c.KernelEntryNotify(); ok {
+		t.Error("found an entry NOTIFY where no branch is taken")
+	}
+}
+
+// A format 5 capture (no recorded window) counts what neuron-profile
+// counts: every instruction that starts after the window's start, those
+// after the kernel time included; the launch is still taken within the
+// kernel time. A recorded window counts inside it.
+func TestCountingFormat5ToCaptureEnd(t *testing.T) {
+	in := func(e, pc, op int, s, end int64) Instr {
+		return Instr{Engine: e, PC: pc, Opcode: op, Start: s, End: end}
+	}
+	code := make([]byte, 64*100)
+	p := &Profile{Format: 5, Cores: []Core{{Name: "sg00", TotalPs: 100_000,
+		Streams: []Stream{{Engine: 0, Code: code, KernelStart: 50, KernelEnd: 60}, {Engine: 4, Code: code, KernelStart: 50, KernelEnd: 60}},
+		Instrs: []Instr{
+			in(4, 10, 0xa2, 0, 1_000), // preamble, before the window
+			in(0, 21, OpCompareBranch, 1_000, 2_000),
+			in(0, 45, OpNotify, 10_000, 10_500), // the window starts 9.167 ns after it
+			in(4, 50, 0xa2, 30_000, 40_000),     // the kernel
+			in(4, 51, 0xa2, 100_000, 110_000),
+			in(4, 52, 0xa2, 115_000, 125_000), // ends after the kernel time
+			in(4, 30, 0xa2, 150_000, 160_000), // the postamble, after it
+		}}}}
+	ws, we, how := p.Window()
+	if ws != 10_000+notifyDelayPs || we != ws+100_000 || how != "estimated" {
+		t.Errorf("window %d..%d %s, want %d..%d estimated", ws, we, how, 10_000+notifyDelayPs, 10_000+notifyDelayPs+100_000)
+	}
+	if cs, ce, how := p.Counting(); cs != ws || ce != 160_000 || how != ToCaptureEnd {
+		t.Errorf("counting %d..%d %q, want %d..160000 %q", cs, ce, how, ws, ToCaptureEnd)
+	}
+	s := Summarize(p, "x")
+	if got := s.EngineCounts["Sync"]; got != 4 {
+		t.Errorf("Sync %d instructions, want 4 (the kernel's three and the postamble's)", got)
+	}
+	if c := s.Cores[0]; c.KernelUs != 0.08 || c.LaunchAfterUs != float64(we-110_000)/1e6 {
+		t.Errorf("kernel %v us, launch after %v us; want 0.08 and %v", c.KernelUs, c.LaunchAfterUs, float64(we-110_000)/1e6)
+	}
+	p.Format, p.HasWindow, p.WindowStart, p.WindowEnd = 6, true, 20_000, 130_000
+	if cs, ce, how := p.Counting(); cs != 20_000 || ce != 130_000 || how != "recorded" {
+		t.Errorf("format 6: counting %d..%d %s, want the recorded window", cs, ce, how)
+	}
+	if got := Summarize(p, "x").EngineCounts["Sync"]; got != 3 {
+		t.Errorf("format 6: Sync %d instructions, want 3", got)
+	}
+}
+
 // An engine's active time over the capture is the time at least one
 // core's engine ran a (non-wait) instruction, the union across cores, as
 // neuron-profile's summary counts it; its instruction time is the plain
