@@ -133,6 +133,7 @@ func neffModelNotes(run *dmaprog.Run) []string {
 		notes = append(notes,
 			"engines run their decoded instruction streams in order, waiting on and incrementing semaphores; DMAs start when an instruction triggers them and spread their rows over the DMA engines",
 			"compute at the architecture guide's cycle formulas plus fitted per-instruction overheads (VectorE/ScalarE 150 ns, ACT_TABLE_LOAD 1283 ns, DMA_DIRECT2D issue 570 ns, attention capture; DMA_TRIGGER 165 ns, the two WRITEs runtime 2.30 loads it as, MoE capture)",
+			"TensorE streams at half rate for 4.7 us at the kernel's start and after an idle spell over 2.5 us (trn2 captures)",
 			"an instruction's semaphore increment reaches the engines waiting on it 37 ns after it ends (32-53 ns on the trn2 captures)",
 			"software descriptor generation (DMA_DIRECT2D on GpSimd, queue qPoolDynamic) holds GpSimd 585 ns and its DMA starts 810 ns after that (MoE and attention captures)",
 			"not modelled: SBUF/PSUM port sharing between engines, HBM contention between cores")

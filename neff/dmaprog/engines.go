@@ -100,6 +100,25 @@ const (
 	// on conv2d float16 and the MoE; Tensor to Vector 37-38; Vector to
 	// Scalar 32-36; to Tensor 51-53, 57 on the MoE). It was 0.
 	SemaphoreLatencyNs = 37
+	// PEWarmupNs, PEIdleNs, PEColdFactor: TensorE runs its MATMULs and
+	// LDWEIGHTS at half rate for about 4.7 us after it starts streaming
+	// (the kernel's first ones, and the first after an idle spell of
+	// more than about 2.5 us), then at full rate. On every trn2 capture
+	// with N = 128-512 matmuls the period from one MATMUL to the next was
+	// 1.92-1.99x its later value at the start of the kernel and after
+	// idle spells of 2.7-45 us (bf16 N = 512: 427 then 218 ns; float32
+	// pass N = 128: 213 then 111 ns; N = 512: 853 then 428 ns), and the
+	// half-rate phase lasted 3.8-6.2 us, median 4.8 us (15 phases timed
+	// on the five trainium-kernel-fusion, the transpose and six conv2d
+	// captures). Idle spells of 0.9-2.3 us did not slow it (MoE;
+	// fp32_s1024 after 1.5 us): 2.5 us is a threshold between those and
+	// 2.7. The MoE's matmuls of one moving column ran at full rate from
+	// the start (the slowdown may depend on how much of the array a
+	// matmul drives; the model applies it to every matmul). No public
+	// document describes it.
+	PEWarmupNs   = 4700
+	PEIdleNs     = 2500
+	PEColdFactor = 2
 )
 
 // GpSimdOpNs prices the GpSimd opcodes whose operands npukit does not
@@ -362,6 +381,10 @@ func (p *Program) simulateEngines(a *neuroncore.Arch, params dma.SimParams, reco
 		pc   int
 		free float64
 		busy float64
+		// TensorE: the end of its last matmul-class instruction and when
+		// it runs at full rate again (PEWarmupNs)
+		peLast, peWarm float64
+		peSeen         bool
 	}
 	st := make([]state, len(ss))
 	sems := map[int]int64{}
@@ -433,7 +456,20 @@ func (p *Program) simulateEngines(a *neuroncore.Arch, params dma.SimParams, reco
 				}
 				start := max(now, e.free)
 				d := cost(s, in)
+				if in.Op.Class == isa.Matmul || in.Op.Class == isa.LoadWeights {
+					// half rate for PEWarmupNs after an idle spell
+					if !e.peSeen || start-e.peLast >= PEIdleNs {
+						e.peWarm = start + PEWarmupNs
+					}
+					if start < e.peWarm {
+						d *= PEColdFactor
+					}
+					e.peSeen = true
+				}
 				end := start + d
+				if in.Op.Class == isa.Matmul || in.Op.Class == isa.LoadWeights {
+					e.peLast = end
+				}
 				e.free, e.busy = end, e.busy+d
 				e.pc++
 				progress = true

@@ -209,6 +209,69 @@ func TestSimulateSemaphoreLatency(t *testing.T) {
 	}
 }
 
+// TensorE streams at half rate for its first 4.7 us and after an idle
+// spell: a bf16 MATMUL of 512 columns followed the previous one 427 ns
+// later at the start of the trainium-kernel-fusion kernels and 218 ns
+// later 4.6-4.9 us on; the model gave every one 213 ns.
+func TestSimulateTensorWarmup(t *testing.T) {
+	b := neff.NewBuilder("warmup.neff")
+	b.Target = "cayman"
+	sg := b.Subgraph("sg00")
+	mm := word(0x02, -1, 0, -1) // MATMUL of 512 moving columns, bf16
+	binary.LittleEndian.PutUint16(mm[26:], 512)
+	binary.LittleEndian.PutUint16(mm[28:], 1)
+	binary.LittleEndian.PutUint16(mm[30:], 1)
+	var instrs [][]byte
+	for k := 0; k < 40; k++ {
+		instrs = append(instrs, mm)
+	}
+	// an idle spell of about 4 us: a MATMUL waiting on a semaphore VectorE
+	// increments after five 3 us copies
+	wait := word(0x02, 9, 1, -1)
+	copy(wait[16:], mm[16:])
+	instrs = append(instrs, wait, mm)
+	sg.Engine("pe", "PE").Instr = cat(instrs...)
+	cp := word(0x46, -1, 0, -1)
+	binary.LittleEndian.PutUint16(cp[24:], 2736) // 2,736 elements at 0.96 GHz + 150 ns: 3 us
+	for k := 1; k < 4; k++ {
+		binary.LittleEndian.PutUint16(cp[24+2*k:], 1)
+	}
+	sg.Engine("dve", "DVE").Instr = cat(cp, cp, cp, cp, cp, word(0x46, -1, 0, 9))
+	m := openBuilt(t, b)
+	s := SetupFor(m)
+	s.Trace = true
+	run, err := Simulate(FromModel(m), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []int64
+	for _, sl := range run.Subgraphs[0].Engines.Slices {
+		if sl.Track == neuroncore.TensorName {
+			starts = append(starts, sl.StartNs)
+		}
+	}
+	if len(starts) != 42 {
+		t.Fatalf("%d MATMUL slices", len(starts))
+	}
+	first, later := starts[1]-starts[0], starts[39]-starts[38]
+	// measured: 427 ns, then 218 ns
+	if first < 400 || first > 450 || later < 200 || later > 235 {
+		t.Errorf("MATMULs %d ns apart at the start, %d ns later on; measured 427 and 218", first, later)
+	}
+	// after the idle spell the rate halves again
+	if d := run.Subgraphs[0].Engines.Slices; len(d) > 0 {
+		var lastDur int64
+		for _, sl := range d {
+			if sl.Track == neuroncore.TensorName {
+				lastDur = sl.EndNs - sl.StartNs
+			}
+		}
+		if lastDur < 400 {
+			t.Errorf("the MATMUL after a 4 us idle spell took %d ns, measured about 427", lastDur)
+		}
+	}
+}
+
 // A DMA_TRIGGER is two WRITE instructions once runtime 2.30 has loaded it
 // (one under 2.27), about 83 ns each: a stream of triggers starts its DMAs
 // about 165 ns apart, not all at once as when a trigger cost nothing.
