@@ -1,12 +1,8 @@
 package npukit
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/npukit/npukit/internal/conformance"
 )
 
 // A small ratio keeps two significant digits (0.003 printed "0.00", read
@@ -34,15 +30,7 @@ func TestMeasuredRatioText(t *testing.T) {
 // queues (1,685.6 us of qPoolDynamic in a 261 us kernel): each row says
 // how many it sums and the text explains it.
 func TestMeasuredQueueRowsLabelled(t *testing.T) {
-	dir := conformance.Shared(t, "corpus3/ntff")
-	a, err := Open(filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.neff"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	capb, err := os.ReadFile(filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.ntff"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, capb := transposePair(t)
 	out, err := a.Simulate(&Options{NeffMeasured: capb})
 	if err != nil {
 		t.Fatal(err)

@@ -89,15 +89,7 @@ func TestNtffReportFormat4Span(t *testing.T) {
 // the window (14.5 us of launch earlier) on an axis of another length,
 // and both axis titles read "ns ... (us)".
 func TestNeffMeasuredTimelinesOneOrigin(t *testing.T) {
-	dir := conformance.Shared(t, "corpus3/ntff")
-	a, err := Open(filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.neff"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	capb, err := os.ReadFile(filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.ntff"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, capb := transposePair(t)
 	page, err := a.Report(&Options{NeffMeasured: capb, NeffMeasuredName: "transpose_1024.ntff"})
 	if err != nil {
 		t.Fatal(err)
@@ -202,15 +194,7 @@ func TestNeffMeasuredFormat4Origin(t *testing.T) {
 // through the simulation hook dmaprog reports to, by subgraph: each run
 // decodes the NEFF's programs anew.
 func TestNeffMeasuredReportSimulatesOnce(t *testing.T) {
-	dir := conformance.Shared(t, "corpus3/ntff")
-	a, err := Open(filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.neff"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	capb, err := os.ReadFile(filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.ntff"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, capb := transposePair(t)
 	seen := map[string]int{}
 	restore := simhook.Set(func(p any) {
 		if prog, ok := p.(*dmaprog.Program); ok {
@@ -234,4 +218,20 @@ func TestNeffMeasuredReportSimulatesOnce(t *testing.T) {
 			t.Errorf("%s simulated %d times", sg, n)
 		}
 	}
+}
+
+// transposePair opens the corpus's transpose NEFF and reads the capture
+// of its run.
+func transposePair(t *testing.T) (*Artifact, []byte) {
+	t.Helper()
+	dir := conformance.Shared(t, "corpus3/ntff")
+	a, err := Open(filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.neff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	capb, err := os.ReadFile(filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.ntff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, capb
 }
