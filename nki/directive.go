@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/npukit/npukit/neuroncore"
 )
 
 // A Directive is a comment in a kernel file that says how to check it
@@ -98,10 +100,17 @@ func parseDirective(s string) (Directive, error) {
 		case "grid":
 			for _, x := range strings.Split(v, ",") {
 				n, err := strconv.ParseInt(x, 10, 64)
-				if err != nil || n < 1 {
+				if err != nil {
 					return d, fmt.Errorf("grid=%s: want positive integers separated by commas", v)
 				}
 				d.Grid = append(d.Grid, n)
+			}
+			// The plan's rule, as for --grid.
+			_, err := neuroncore.CheckGrid(d.Grid, nil)
+			if ge := (*neuroncore.GridError)(nil); errors.As(err, &ge) {
+				return d, fmt.Errorf("grid=%s: %s", v, ge.Msg)
+			} else if err != nil {
+				return d, err
 			}
 		case "arch":
 			g, ok := archGen[v]

@@ -38,6 +38,7 @@ func TestDirectiveErrorsNameTheLine(t *testing.T) {
 		"# npukit: check k(a=float32[1,2)",
 		"# npukit: check k a=1",
 		"# npukit: check k() grid=0",
+		"# npukit: check k() grid=1,1,1,1,1,1,1,1,1", // the plan's bound (neuroncore.CheckGrid)
 		"# npukit: check k() arch=v9",
 		"# npukit: check k() speed=1",
 		"# npukit: check 9k()",
