@@ -41,10 +41,12 @@ func reportEdgeTPU(files []*Artifact, o *Options) (*report.Page, error) {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
 		nm := edgetpu.NamedModel{Path: f.Name, Model: m}
-		if lo, err := edgeTPUTwin(f, m, o); err == nil && len(m.Ops) > 0 {
+		if lo, err := edgeTPUTwin(f, m, o); err != nil {
 			// A compiled model that is not the given twin's is
-			// priced from its file alone.
-			nm.Twin = lo.Twin
+			// priced from its file alone, and says why.
+			nm.TwinNote = err.Error()
+		} else if len(m.Ops) > 0 {
+			nm.Twin, nm.TwinNote = lo.Twin, lo.TwinNote
 		}
 		named = append(named, nm)
 	}

@@ -608,8 +608,15 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 		}
 	}
 	if u := o.Uncompiled; u != nil && len(u.Subgraphs) > 0 {
-		// The layers of the uncompiled twin that the compiler maps.
-		plan := PlanModel(u, PlanOptions{})
+		// The layers of the uncompiled twin that the compiler maps
+		// (the twin's plan is made once for all the estimates that
+		// use it).
+		var plan *Plan
+		if o.Twin != nil && o.Twin.Model == u {
+			plan = o.Twin.Plan()
+		} else {
+			plan = PlanModel(u, PlanOptions{})
+		}
 		sg := &u.Subgraphs[0]
 		for _, op := range plan.Ops {
 			if op.Subgraph != 0 || op.Placement != "TPU" || op.Index >= len(sg.Operators) {

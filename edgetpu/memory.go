@@ -226,6 +226,10 @@ type NamedModel struct {
 	// Twin is the compiled model's uncompiled twin (FindTwin; nil:
 	// none): its layers price the Edge TPU compute.
 	Twin *Twin
+	// TwinNote says why no twin is used when one was looked for
+	// (FindTwin's answer, or why the one given is not this model's): the
+	// latency estimates carry it as a note (LatencyOptions.TwinNote).
+	TwinNote string
 }
 
 // BuildMemoryReport groups files by caching token and states what

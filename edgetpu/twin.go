@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/tflite"
@@ -29,6 +30,21 @@ type Twin struct {
 	// same network (versions of one file: the same operators on tensors
 	// of the same shapes and types), so the choice changes no estimate.
 	Also []string `json:"also_matching,omitempty"`
+
+	planOnce sync.Once
+	plan     *Plan
+}
+
+// Plan is the predicted mapping of the twin (PlanModel with the default
+// options), whose mapped layers price the Edge TPU compute: planned once
+// however many estimates use the twin (a report prices every host class).
+func (t *Twin) Plan() *Plan {
+	t.planOnce.Do(func() {
+		if t.Model != nil {
+			t.plan = PlanModel(t.Model, PlanOptions{})
+		}
+	})
+	return t.plan
 }
 
 // How a twin was found.

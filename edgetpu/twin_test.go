@@ -156,6 +156,45 @@ func TestLatencyNamesTwin(t *testing.T) {
 	}
 }
 
+// Estimates on every host class with one twin plan it once (a report
+// prices them all): the twin's plan is made by the first estimate and
+// reused, unchanged, by the others, and prices what a fresh plan prices.
+func TestTwinPlannedOnce(t *testing.T) {
+	compiled, err := Write(Synthetic(DemoSpec()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Read(compiled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeFiles(t, map[string][]byte{"net.tflite": demoTwin(t, false)})
+	tw, _ := FindTwin(filepath.Join(dir, "net_edgetpu.tflite"), m)
+	if tw == nil || tw.plan != nil {
+		t.Fatalf("twin %+v: want one found, not yet planned", tw)
+	}
+	var first *Plan
+	for _, h := range Hosts() {
+		l, err := EstimateModel(m, h, LatencyOptions{Twin: tw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = tw.plan
+		}
+		if first == nil || tw.plan != first {
+			t.Fatalf("%s: the twin's plan %p, want the first estimate's %p (planned once)", h.Name, tw.plan, first)
+		}
+		fresh, err := EstimateModel(m, h, LatencyOptions{Uncompiled: tw.Model})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.SteadyStateUs != fresh.SteadyStateUs {
+			t.Errorf("%s: %.1f us with the twin's plan, %.1f us planned afresh", h.Name, l.SteadyStateUs, fresh.SteadyStateUs)
+		}
+	}
+}
+
 // Every compiled model of the shared twin corpus finds, beside it, the
 // uncompiled model truth.json names as its source (or one of the same
 // network), and no other.

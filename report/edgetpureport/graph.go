@@ -65,7 +65,7 @@ func graphSection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
 	var est *edgetpu.Latency
 	if h, ok := edgetpu.HostByName(edgetpu.DefaultHost); ok {
 		if compiled {
-			est, _ = edgetpu.EstimateModel(nm.Model, h, edgetpu.LatencyOptions{Twin: nm.Twin})
+			est, _ = edgetpu.EstimateModel(nm.Model, h, edgetpu.LatencyOptions{Twin: nm.Twin, TwinNote: nm.TwinNote})
 		} else if plan.TPU > 0 {
 			est = edgetpu.EstimatePlan(t, plan, h, edgetpu.LatencyOptions{})
 		} else {

@@ -366,7 +366,7 @@ func etpuLatencySection(i int, nm edgetpu.NamedModel) (report.Section, bool) {
 		predicted = edgetpu.PlanModel(m.TFLite, edgetpu.PlanOptions{})
 	}
 	for _, h := range edgetpu.Hosts() {
-		l, err := edgetpu.EstimateModel(m, h, edgetpu.LatencyOptions{Twin: nm.Twin})
+		l, err := edgetpu.EstimateModel(m, h, edgetpu.LatencyOptions{Twin: nm.Twin, TwinNote: nm.TwinNote})
 		if err != nil {
 			return sec, false
 		}
