@@ -154,6 +154,10 @@ func (l *loader) nkiModule(in *interp, name string) (*Module, bool) {
 		for _, k := range []string{"jit", "trace", "benchmark", "baremetal", "profile", "simulate_kernel"} {
 			m.Attrs[k] = ident
 		}
+		// nki.device_print: the top-level name the asst4 handout tells
+		// students to call under nki.simulate_kernel; neuronx-cc lowers it
+		// to a DevicePrint instruction. npukit prints nothing, as nl.device_print.
+		m.Attrs["device_print"] = lang.Attrs["device_print"]
 	case "neuronxcc":
 		m = &Module{Name: "neuronxcc", Attrs: map[string]Value{}}
 		n, _ := l.nkiModule(in, "neuronxcc.nki")

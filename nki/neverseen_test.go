@@ -455,3 +455,22 @@ def kernel(w):
 		t.Errorf("fractional dimension: err %v, want a refusal", err)
 	}
 }
+
+// nki.device_print (the top-level name, not only nl.device_print) prints
+// nothing and adds no instruction: a student kernel calling it traces.
+func TestTopLevelDevicePrint(t *testing.T) {
+	src := authorHeader + `
+@nki.jit
+def kernel(a):
+    t = nl.load(a)
+    nki.device_print("t", t)
+    nl.device_print("t", t)
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(out, t)
+    return out
+`
+	res := traceSource(t, src, "gen2", Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"})
+	if len(res.Tensors) == 0 {
+		t.Fatalf("no tensors traced")
+	}
+}
