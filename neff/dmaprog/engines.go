@@ -20,9 +20,10 @@ import (
 // its completion semaphore increment the fixed latency after its last
 // row. Costs (cycles at the engine's clock, neuroncore.Arch):
 //   - MATMUL max(N, 64), x4 for float32 inputs, x2 for each of the two
-//     passes a float32 matmul is compiled to (matmulCycles); LDWEIGHTS a
-//     quarter of that (LoadStationary runs in the background and is up to
-//     4x faster than MultiplyMoving, architecture guide);
+//     passes a float32 matmul is compiled to (matmulCycles); LDWEIGHTS
+//     LoadWeightsCycles (LoadStationary runs in the background, behind
+//     the previous MATMUL); both at half rate while TensorE warms up
+//     (PEWarmupNs);
 //   - VectorE N per input (two for TENSOR_TENSOR where the engine does
 //     not read its inputs together), ScalarE N, with no 64-cycle minimum
 //     (streamCycles); GpSimd opcodes whose operands are not understood
@@ -119,6 +120,16 @@ const (
 	PEWarmupNs   = 4700
 	PEIdleNs     = 2500
 	PEColdFactor = 2
+	// LoadWeightsCycles: an LDWEIGHTS between two MATMULs adds 3-12
+	// cycles (median 7) to the period from one MATMUL to the next, which
+	// is otherwise the MATMUL's own cycles: bf16 N = 128, 444 and 512
+	// followed each other every 134, 452 and 523 cycles (trainium-kernel-
+	// fusion bf16_s1024; 3,660 on conv2d float16; bf16_s1024 after the
+	// warm-up), float32 passes of N = 128, 420 and 512 every 268, 846 and
+	// 1,027 (2N + 12, 6, 3), one-column matmuls every 64. The stationary
+	// load runs behind the previous MATMUL. It was a quarter of a MATMUL
+	// of the LDWEIGHTS' free size (32-64 cycles, 13-27 ns).
+	LoadWeightsCycles = 8
 )
 
 // GpSimdOpNs prices the GpSimd opcodes whose operands npukit does not
@@ -404,7 +415,7 @@ func (p *Program) simulateEngines(a *neuroncore.Arch, params dma.SimParams, reco
 		case isa.Matmul:
 			return float64(a.CyclesToPs(neuroncore.TensorE, matmulCycles(a, in))) / 1000
 		case isa.LoadWeights:
-			return float64(a.CyclesToPs(neuroncore.TensorE, matmulCycles(a, in))) / 4000
+			return float64(a.CyclesToPs(neuroncore.TensorE, LoadWeightsCycles)) / 1000
 		case isa.Vector1, isa.Vector2:
 			// No 64-cycle floor under the overhead (streamCycles).
 			return ns(streamCycles(a, s.eng, in)) + InstrOverheadNs
