@@ -58,6 +58,10 @@ type SimResult struct {
 	// earlier iteration of their loop (Vectorization): the instructions
 	// the engines run are len(Exec.Events) minus this.
 	Vectorized int
+	// PSUMZerosElided is how many memsets of PSUM tiles cost nothing: the
+	// next access of each tile is a matmul accumulating into it, whose
+	// first write overwrites (psumZerosElided).
+	PSUMZerosElided int
 	// TracePath is the file a trace of the run was written to, if any
 	// (the summary names it).
 	TracePath string
@@ -166,6 +170,7 @@ func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 	mem := newMemState(x)
 	mem.allReaders = allReaders
 	vec := newVectorizer(p)
+	elided, nElided := psumZerosElided(x)
 	var deps []depEdge
 	for ev := range x.Events {
 		e := &x.Events[ev]
@@ -190,6 +195,12 @@ func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 				g.AddEdge(sim.Edge{From: tr, To: join, Lag: int64(a.DMAFixedNs * 1000)})
 			}
 			done = join
+		} else if elided[ev] {
+			// no instruction: a dependency marker
+			done = g.AddTask(sim.Task{Name: s.Name, Cat: string(s.Op), Resource: sim.None, Priority: int64(ev), Tag: int32(ev)})
+			for _, d := range deps {
+				g.AddEdge(sim.Edge{From: d.from, To: done, Flow: d.flow})
+			}
 		} else if vg := vec.group(e, deps); vg != nil {
 			// the next iteration of a merged instruction: it widens
 			done = vg.task
@@ -216,6 +227,7 @@ func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 	}
 	r.Timeline = tl
 	r.Vectorized = vec.merged
+	r.PSUMZerosElided = nElided
 	r.spill()
 	return r, nil
 }
@@ -640,6 +652,9 @@ func (r *SimResult) Summary() *SimSummary {
 	s.SPMD = spmdLaunch(r.Plan, k)
 	if r.TracePath != "" {
 		s.Trace, s.TraceNote = r.TracePath, r.TraceNote()
+	}
+	if r.PSUMZerosElided > 0 {
+		s.Model = append(s.Model, fmt.Sprintf("PSUM zeros: %s memsets of PSUM tiles that a matmul accumulates into next run no instruction (the group's first matmul overwrites, architecture guide)", humanize.Count(int64(r.PSUMZerosElided))))
 	}
 	if r.Vectorized > 0 {
 		s.Model = append(s.Model, fmt.Sprintf("vectorised: %s affine_range iterations run inside the instruction of an earlier iteration (the compiler merges a loop's iterations into one instruction of up to %d elements per partition, VectorE and ScalarE, as the compiled NEFFs show)", humanize.Count(int64(r.Vectorized)), VectorizeMaxFree))

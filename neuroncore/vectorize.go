@@ -156,3 +156,62 @@ func (v *vectorizer) join(g *vecGroup, e *Event) {
 	g.members++
 	v.merged++
 }
+
+// psumZerosElided reports, per event, the memsets of PSUM tiles that the
+// compiler emits no instruction for: every tile the memset writes is next
+// touched by a matmul accumulating into it (+=). The architecture guide:
+// "NeuronCompiler is able to identify the overwrite, accumulate,
+// accumulate, ... pattern from an explicit empty PSUM bank declaration
+// (e.g., res_psum = nl.zeros((128, 512), np.float32, buffer=nl.psum))
+// and matmul output accumulations": the group's first matmul overwrites
+// the bank. The NEFFs compiled from the corpus3 attention kernels, which
+// declare such a PSUM tile per query tile, have no VectorE, ScalarE or
+// GpSimdE instruction for it.
+func psumZerosElided(x *Execution) (elided []bool, n int) {
+	p := x.Plan
+	elided = make([]bool, len(x.Events))
+	pending := map[TileKey]int{} // tile -> memset event waiting for its next access
+	left := map[int]int{}        // memset event -> tiles not yet accumulated into
+	bad := map[int]bool{}
+	resolve := func(k TileKey, ok bool) {
+		ev, found := pending[k]
+		if !found {
+			return
+		}
+		delete(pending, k)
+		if !ok {
+			bad[ev] = true
+		}
+		if left[ev]--; left[ev] == 0 && !bad[ev] {
+			elided[ev] = true
+			n++
+		}
+	}
+	for ev := range x.Events {
+		e := &x.Events[ev]
+		acc := e.Step.Op == OpMatmul && e.Step.Accumulate
+		for _, k := range e.Reads {
+			resolve(k, false)
+		}
+		for _, k := range e.Writes {
+			resolve(k, acc)
+		}
+		if e.Step.Op != OpMemset || len(e.Reads) > 0 || len(e.Writes) == 0 {
+			continue
+		}
+		psum := true
+		for _, k := range e.Writes {
+			psum = psum && p.Tensors[k.Tensor].Buffer == PSUM
+		}
+		if !psum {
+			continue
+		}
+		for _, k := range e.Writes {
+			if _, dup := pending[k]; !dup {
+				pending[k] = ev
+				left[ev]++
+			}
+		}
+	}
+	return elided, n
+}

@@ -147,3 +147,37 @@ def kernel(a, s):
 		t.Errorf("tensor_scalar over 512 elements: VectorE busy %.1f ns, want %.1f (512 cycles at 1.12 GHz)", busy, want)
 	}
 }
+
+// nl.zeros of a PSUM tile that matmuls then accumulate into (+=) is no
+// instruction: the compiler reads it as the start of an accumulation
+// group whose first matmul overwrites the bank (architecture guide). A
+// PSUM tile zeroed and then read keeps its memset.
+func TestSimPSUMZerosBeforeAccumulation(t *testing.T) {
+	const kernel = `
+@nki.jit
+def kernel(a, b):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nl.load(b)
+    acc = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+    BODY
+    r = nisa.tensor_copy(acc)
+    nl.store(out, r)
+    return out
+`
+	args := []Arg{{Name: "a", Shape: []int64{128, 128}, DType: "bfloat16"}, {Name: "b", Shape: []int64{128, 512}, DType: "bfloat16"}}
+	for _, c := range []struct {
+		what, body string
+		vector     int
+	}{
+		{"accumulated by matmuls", "for k in nl.affine_range(4):\n        acc += nisa.nc_matmul(x, y)", 1},
+		{"read first", "pass", 2},
+	} {
+		s := simKernel(t, strings.Replace(kernel, "BODY", c.body, 1), &neuroncore.V2, args...)
+		for _, e := range s.Engines {
+			if e.Engine == "Vector" && e.Steps != c.vector {
+				t.Errorf("PSUM zeros %s: %d VectorE instructions, want %d", c.what, e.Steps, c.vector)
+			}
+		}
+	}
+}
