@@ -22,7 +22,7 @@ func init() {
 		diag.Rule{ID: RuleNoTotal, Severity: diag.Warning, Description: "a NeuronCore records no kernel time (an interrupted capture)"},
 		diag.Rule{ID: RuleNoEvents, Severity: diag.Warning, Description: "a NeuronCore records no instruction event (nothing to measure)"},
 		diag.Rule{ID: RuleUnpaired, Severity: diag.Info, Description: "instruction start or end events without their pair (the trace buffer's first or last records)"},
-		diag.Rule{ID: RuleWindowEstimate, Severity: diag.Info, Description: "the capture (format before 6) does not record the profiled window; per-engine counts come from an estimated one"},
+		diag.Rule{ID: RuleWindowEstimate, Severity: diag.Info, Description: "the capture (format before 6) does not record the profiled window; counts start where it is estimated to (format 5: to the capture's last event) or span the whole capture (format 4)"},
 	)
 }
 
@@ -52,9 +52,12 @@ func Check(data []byte) (diag.Report, *Profile) {
 		}
 	}
 	if !p.HasWindow {
-		if _, _, how := p.Window(); how == WholeCapture {
+		switch _, _, how := p.Counting(); how {
+		case WholeCapture:
 			rep.Add(RuleWindowEstimate, "", "format %d records no profiled window and stamps instructions and DMA from two clocks: every event of the capture is counted", p.Format)
-		} else {
+		case ToCaptureEnd:
+			rep.Add(RuleWindowEstimate, "", "format %d records no profiled window: counts run %s, as neuron-profile counts them (the runtime's postamble included)", p.Format, ToCaptureEnd)
+		default:
 			rep.Add(RuleWindowEstimate, "", "format %d records no profiled window: counts are taken in an estimated one", p.Format)
 		}
 	}

@@ -40,3 +40,32 @@ func TestCheckFindingsWords(t *testing.T) {
 		}
 	}
 }
+
+// The window finding of a format 5 capture says what its counts span
+// since they run to the capture's last event (Counting, ToCaptureEnd):
+// it said "counts are taken in an estimated one", the rule before.
+func TestCheckWindowFindingSaysCountingSpan(t *testing.T) {
+	dir := conformance.Shared(t, "corpus3/ntff")
+	p := filepath.Join(dir, "chenhzhu__asst4-trainium2__part1__transpose_1024.ntff")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Skip(err)
+	}
+	rep, prof := Check(data)
+	if prof == nil || prof.Format != 5 {
+		t.Skip("not the format 5 capture")
+	}
+	found := false
+	for _, d := range rep {
+		if d.Rule != RuleWindowEstimate {
+			continue
+		}
+		found = true
+		if !strings.Contains(d.Message, ToCaptureEnd) {
+			t.Errorf("format 5 window finding %q does not say counts run %q", d.Message, ToCaptureEnd)
+		}
+	}
+	if !found {
+		t.Errorf("no %s finding on a format 5 capture", RuleWindowEstimate)
+	}
+}
