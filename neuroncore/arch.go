@@ -136,6 +136,40 @@ type Arch struct {
 	// cycles is 1.04 us, 2N 2.08 us), 597 ns on 420 (conv2d captures) and
 	// 279 ns on 128 (MoE capture), each N cycles plus about 150 ns.
 	VectorInputsTogether bool
+	// VectorPerfMode16: VectorE's performance mode for 16-bit floats
+	// (NKI Trainium2 architecture guide, "Vector Engine Performance
+	// Mode", NeuronCore-v3): tensor_copy and tensor_scalar whose input
+	// and output are bf16/fp16 in SBUF with contiguous innermost
+	// elements stream 4x as fast as on NeuronCore-v2 (one element per
+	// cycle); 2x when an innermost dimension is not contiguous or one
+	// operand is in PSUM; tensor_tensor 2x when both inputs are in SBUF
+	// and every operand is bf16/fp16. The hardware enables it by itself.
+	VectorPerfMode16 bool
+}
+
+// VectorPerfDivisor is how many times faster than one element per cycle
+// VectorE streams a copy-like instruction (tensor_copy, tensor_scalar;
+// twoInputs: tensor_tensor) whose operands are all 16-bit floats
+// (VectorPerfMode16): 4 with every operand in SBUF and contiguous, 2 when
+// one is in PSUM or strided (tensor_tensor: 2 with both inputs in SBUF),
+// else 1.
+func (a *Arch) VectorPerfDivisor(twoInputs, all16, allSBUF, contiguous, inputsSBUF bool) int64 {
+	if !a.VectorPerfMode16 || !all16 {
+		return 1
+	}
+	if twoInputs {
+		if inputsSBUF {
+			return 2
+		}
+		return 1
+	}
+	switch {
+	case allSBUF && contiguous:
+		return 4
+	case allSBUF || contiguous:
+		return 2
+	}
+	return 1
 }
 
 // PSUMBankBytes is the size of one PSUM bank per partition (2 KiB).
@@ -206,6 +240,7 @@ var V3 = func() Arch {
 	a.SBUFUsableBytes = 212984
 	a.ClockGHz = [numEngines]float64{TensorE: 2.4, VectorE: 0.96, ScalarE: 1.2, GpSimdE: 1.2}
 	a.VectorInputsTogether = true
+	a.VectorPerfMode16 = true
 	return a
 }()
 

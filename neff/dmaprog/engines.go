@@ -25,8 +25,9 @@ import (
 //     the previous MATMUL); both at half rate while TensorE warms up
 //     (PEWarmupNs);
 //   - VectorE N per input (two for TENSOR_TENSOR where the engine does
-//     not read its inputs together), ScalarE N, with no 64-cycle minimum
-//     (streamCycles); GpSimd opcodes whose operands are not understood
+//     not read its inputs together; a COPY of 16-bit floats N/4 or N/2 on
+//     NeuronCore-v3, its performance mode), ScalarE N, with no 64-cycle
+//     minimum (streamCycles); GpSimd opcodes whose operands are not understood
 //     GpSimdOpNs, 150 cycles where no capture timed them;
 //   - plus InstrOverheadNs per VectorE/ScalarE instruction,
 //     ActivateOverheadNs per ACTIVATE;
@@ -600,8 +601,18 @@ func streamCycles(a *neuroncore.Arch, e neuroncore.Engine, in *isa.Instr) int64 
 	if in.Op.Class == isa.Vector2 && e == neuroncore.VectorE && !a.VectorInputsTogether {
 		return 2 * n
 	}
+	if e == neuroncore.VectorE && in.Opcode == opCopy {
+		// VectorE's 16-bit performance mode (neuroncore.Arch.VectorPerfMode16)
+		all16 := in.DType == isa.DTypeFloat16 && in.OutDType == isa.DTypeFloat16
+		sb := isa.InSBUF(in.InAddr) && isa.InSBUF(in.OutAddr)
+		d := a.VectorPerfDivisor(false, all16, sb, in.InStep == 1 && in.OutStep == 1, sb)
+		return (n + d - 1) / d
+	}
 	return n
 }
+
+// opCopy is COPY, the opcode of tensor_copy (package isa).
+const opCopy = 0x46
 
 // matmulCycles is a TensorE instruction's cycles: max(N, 64), four times
 // that for float32 (architecture guide), of which each of the two passes

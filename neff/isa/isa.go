@@ -94,6 +94,16 @@ var Ops = map[byte]Op{
 	0xDA: {"OP_0xDA", Control, 0},
 }
 
+// DTypeFloat16 is the dtype code of the 16-bit tensors of the float16
+// kernels (the conv2d captures of the asst4 course: their COPYs and
+// LDWEIGHTS read 0x07 where the float32 builds of the same kernels read
+// 0x0A). Whether bfloat16 has the same code is not known.
+const DTypeFloat16 = 0x07
+
+// InSBUF reports whether a four-dimensional operand address is in SBUF
+// (no memory-type bits above the low 24).
+func InSBUF(addr uint32) bool { return addr>>24 == 0 }
+
 // WaitGE is the only wait condition seen: semaphore >= value.
 const WaitGE = 5
 
@@ -121,6 +131,17 @@ type Instr struct {
 	Elems      int64
 	Partitions int
 	Float32    bool
+	// Four-dimensional operands (COPY and the other VectorE/ScalarE
+	// opcodes with that layout): the input and output dtype codes (bytes
+	// 32 and 33: 0x0A float32, 0x07 the 16-bit float of the float16
+	// kernels' tensors), addresses (u32 at 12 and 44) and innermost steps
+	// in elements (u16 at 16 and 48). An address with bits above the low
+	// 24 set is not in SBUF: the PSUM evictions of the attention captures
+	// read 0x0200xxxx, their SBUF operands are below 0x38000 (224 KiB, a
+	// NeuronCore-v3 partition).
+	DType, OutDType byte
+	InAddr, OutAddr uint32
+	InStep, OutStep int64
 	// FP32Pass: a TensorE instruction that is one of the passes a float32
 	// matmul is split into (byte 33: 1 and 2 on LDWEIGHTS, LOW and HIGH;
 	// 3 on MATMUL, LOW_HIGH; the compiler emits two MATMULs per float32
@@ -216,6 +237,9 @@ func decode(w []byte) Instr {
 		in.Elems = counts(w, 24, 4)
 		in.Float32 = w[32] == 0x0A
 		in.Partitions = int(u16(w, 34))
+		in.DType, in.OutDType = w[32], w[33]
+		in.InAddr, in.OutAddr = uint32(u32(w, 12)), uint32(u32(w, 44))
+		in.InStep, in.OutStep = u16(w, 16), u16(w, 48)
 	}
 	if in.Op.Class == Matmul || in.Op.Class == LoadWeights {
 		in.Partitions = 128
