@@ -358,6 +358,21 @@ func (a *Arch) DMAChargedBytes(rows, rowBytes int64) int64 {
 	return max(rows, 1) * max(rowBytes, a.DMAMinChargedBytes)
 }
 
+// DMAChargedRuns is what rows rows of rowBytes bytes cost the engines when
+// the HBM side of each row is split into contiguous runs of run bytes (a
+// strided HBM access; run 0 or at least rowBytes: one run per row, as
+// DMAChargedBytes): every run at least DMAMinChargedBytes, since an engine
+// moves a contiguous run per descriptor element whichever side is the more
+// fragmented (the NEFF simulation charges a descriptor's more fragmented
+// side the same way, dma.ChargedBytes).
+func (a *Arch) DMAChargedRuns(rows, rowBytes, run int64) int64 {
+	if run <= 0 || run >= rowBytes {
+		return a.DMAChargedBytes(rows, rowBytes)
+	}
+	perRow := (rowBytes + run - 1) / run
+	return max(rows, 1) * perRow * max(run, a.DMAMinChargedBytes)
+}
+
 // DMAPs is the time in picoseconds of one DMA transfer of bytes on one
 // engine: the fixed cost plus bytes at the engine's bandwidth.
 func (a *Arch) DMAPs(bytes int64) int64 {

@@ -227,8 +227,14 @@ type Step struct {
 	// continuing the accumulation group its tile holds.
 	Accumulate bool
 	// HBM names the device tensor a load reads or a store writes.
-	HBM  string
-	Path string
+	HBM string
+	// HBMRun is the bytes of one contiguous run on the HBM side of a load
+	// or store when that side is more fragmented than the SBUF rows (a
+	// slice at fixed innermost indices, W[:, :, h, w]: one element per
+	// run); 0 when the HBM side is at least as contiguous as the rows.
+	// The DMA engines move one run at a time (DMAChargedRuns).
+	HBMRun int64
+	Path   string
 	// EngineByShape: the kernel names no engine and the step runs where
 	// its shape leaves the compiler no choice (an nc_transpose of a tile
 	// over 32x32 on TensorE). The timing follows the engine; the

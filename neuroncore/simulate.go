@@ -188,7 +188,7 @@ func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 				if i < rows%n {
 					share++
 				}
-				tr := g.AddTask(sim.Task{Name: s.Name, Cat: string(s.Op), Resource: r.Resources[DMA], Bytes: a.DMAChargedBytes(share, rowBytes), Priority: int64(ev), Tag: int32(ev)})
+				tr := g.AddTask(sim.Task{Name: s.Name, Cat: string(s.Op), Resource: r.Resources[DMA], Bytes: a.DMAChargedRuns(share, rowBytes, s.HBMRun), Priority: int64(ev), Tag: int32(ev)})
 				for _, d := range deps {
 					g.AddEdge(sim.Edge{From: d.from, To: tr, Flow: d.flow && i == 0})
 				}
@@ -502,7 +502,7 @@ func ModelNotes(p *Plan) []string {
 	a := p.Arch
 	notes := []string{
 		fmt.Sprintf("launch overhead %s (measured: a capture's window less its kernel instructions, 14.6-15.7 us on 15 trn2 captures)", humanize.Micros(a.LaunchNs/1000)),
-		fmt.Sprintf("DMA: each load/store spreads its partition rows over %d engines of %.0f GB/s (rows under %d B cost %d B) and completes %.0f ns after its last row (NKI DMA bandwidth guide)", a.DMAEngines, a.DMABytesPerNs, a.DMAMinChargedBytes, a.DMAMinChargedBytes, a.DMAFixedNs),
+		fmt.Sprintf("DMA: each load/store spreads its partition rows over %d engines of %.0f GB/s (rows, or the HBM side's contiguous runs where a strided slice makes them shorter, under %d B cost %d B each) and completes %.0f ns after its last row (NKI DMA bandwidth guide)", a.DMAEngines, a.DMABytesPerNs, a.DMAMinChargedBytes, a.DMAMinChargedBytes, a.DMAFixedNs),
 		"compute: each engine runs its instructions in order at the architecture guide's cycle formulas; an instruction on a slice costs the slice",
 	}
 	if a.Assumed != "" {

@@ -407,7 +407,11 @@ func (t *tracer) attr(in *interp, obj Value, name string, pos python.Pos) (Value
 				if base == nil {
 					c.fail("reshape of an unbound tile")
 				}
-				return &View{T: base, Shape: s, DType: dtypeOf(o)}
+				v := &View{T: base, Shape: s, DType: dtypeOf(o)}
+				if _, whole := o.(*Tensor); whole {
+					v.Run = prod(s) // a reshape of a whole tensor is contiguous
+				}
+				return v
 			}), true
 		case "astype":
 			return bi("tensor.astype", func(c *callCtx) Value {
@@ -609,7 +613,20 @@ func (t *tracer) item(in *interp, obj, idx Value, node python.Node) (Value, bool
 		case *View:
 			block = x.Block
 		}
-		return &View{T: base, Shape: s, DType: dtypeOf(o), Block: block, Whole: wholeTile(base, block, s), Index: t.indexTiles(in, idx, node)}, true
+		v := &View{T: base, Shape: s, DType: dtypeOf(o), Block: block, Whole: wholeTile(base, block, s), Index: t.indexTiles(in, idx, node)}
+		if !base.onChip() {
+			// the HBM side of a DMA on this view: row-major over the
+			// tensor, or over a contiguous view of it (a reshape)
+			switch x := o.(type) {
+			case *Tensor:
+				v.Run = in.contiguousRun(shape, idx, node)
+			case *View:
+				if x.Run > 0 && x.Run == prod(shape) {
+					v.Run = in.contiguousRun(shape, idx, node)
+				}
+			}
+		}
+		return v, true
 	}
 	return nil, false
 }

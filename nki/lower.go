@@ -743,8 +743,10 @@ func (lw *lowering) step(s *PStep) (*neuroncore.Step, error) {
 	switch {
 	case st.Op == neuroncore.OpLoad && len(hbmR) > 0:
 		st.HBM = hbmR[0]
+		st.HBMRun = hbmRun(s.Reads)
 	case st.Op == neuroncore.OpStore && len(hbmW) > 0:
 		st.HBM = hbmW[0]
+		st.HBMRun = hbmRun(s.Writes)
 	}
 	if st.Op == neuroncore.OpStore && len(st.Writes) > 0 {
 		st.Writes = nil
@@ -855,4 +857,15 @@ func isActivation(short string) bool {
 		return true
 	}
 	return false
+}
+
+// hbmRun is the bytes of one contiguous run of the first HBM access (0
+// when not known): the HBM side of a load or store.
+func hbmRun(acc []Access) int64 {
+	for _, a := range acc {
+		if !a.Rec.OnChip {
+			return a.Run * int64(a.Rec.DType.Size())
+		}
+	}
+	return 0
 }

@@ -63,6 +63,8 @@ type Access struct {
 	// tile, are the view's partitions and free elements per partition: an
 	// instruction on a slice of a wider tile streams only the slice.
 	Part, Free int64
+	// Run is the elements of one contiguous run of an HBM view (View.Run).
+	Run int64
 }
 
 // PStep is one executed instruction.
@@ -178,7 +180,7 @@ func appendAccess(out []Access, v Value) []Access {
 		}
 	case *View:
 		if x.T.Rec != nil {
-			a := Access{Rec: x.T.Rec, Block: x.Block, Inst: x.T.inst, Whole: x.Whole}
+			a := Access{Rec: x.T.Rec, Block: x.Block, Inst: x.T.inst, Whole: x.Whole, Run: x.Run}
 			if !x.Whole {
 				a.Part, a.Free = sliceSize(x)
 			}

@@ -73,6 +73,10 @@ type View struct {
 	// access: data[b, load_indices, i_f]); the instruction that reads or
 	// writes the view reads them.
 	Index []Value
+	// Run is, for a view of an HBM tensor, the elements of one contiguous
+	// run it selects (contiguousRun; 0 when not known): the HBM side of a
+	// DMA reading or writing the view moves runs of this length.
+	Run int64
 }
 
 // Tile is the result of a Beta-1 instruction before it is bound to a name
@@ -554,3 +558,78 @@ func (in *interp) tileShape(v Value, node python.Node, what string) []int64 {
 }
 
 func fmtShape(s []int64) string { return fmt.Sprint(s) }
+
+// contiguousRun is how many elements of a row-major tensor of shape one
+// contiguous run of the index holds: the innermost dimensions the index
+// selects whole, times the extent of the first one it slices (a step-1
+// slice) or 1 for an integer index there. W[:, :, h, w] of a
+// [O, I, KH, KW] tensor runs one element at a time; a[:, 0:8] of a
+// [128, 200] one 8 elements. 0 when it cannot tell (index arrays).
+func (in *interp) contiguousRun(shape []int64, idx Value, node python.Node) int64 {
+	var items []Value
+	if t, ok := idx.(Tuple); ok {
+		items = t
+	} else {
+		items = []Value{idx}
+	}
+	n := 0
+	for _, it := range items {
+		if it != nil && it != Value(ellipsis) {
+			n++
+		}
+	}
+	// sel[d]: the elements selected along dimension d, and whether they
+	// are consecutive (a step-1 slice or the whole dimension)
+	type sel struct {
+		n      int64
+		consec bool
+	}
+	sels := make([]sel, 0, len(shape))
+	for _, it := range items {
+		switch x := it.(type) {
+		case nil: // None: a new axis selects nothing of the tensor
+			continue
+		case int64, *Sym, bool:
+			sels = append(sels, sel{1, true})
+		case *SliceVal:
+			if len(sels) >= len(shape) {
+				return 0
+			}
+			step := int64(1)
+			if x.Step != nil {
+				if v, ok := asInt(x.Step); ok {
+					step = v
+				}
+			}
+			sels = append(sels, sel{in.sliceLen(x, shape[len(sels)], node), step == 1})
+		case *DSlice:
+			sels = append(sels, sel{x.Size, true})
+		default:
+			if it == Value(ellipsis) {
+				for k := 0; k < len(shape)-n; k++ {
+					sels = append(sels, sel{shape[len(sels)], true})
+				}
+				continue
+			}
+			return 0 // index arrays
+		}
+	}
+	if len(sels) > len(shape) {
+		return 0
+	}
+	for len(sels) < len(shape) {
+		sels = append(sels, sel{shape[len(sels)], true})
+	}
+	run := int64(1)
+	for d := len(shape) - 1; d >= 0; d-- {
+		s := sels[d]
+		if !s.consec {
+			return run
+		}
+		run *= max(s.n, 1)
+		if s.n < shape[d] {
+			return run
+		}
+	}
+	return run
+}
