@@ -328,7 +328,44 @@ func stepCycles(p *Plan, s *Step, iterations int64) int64 {
 	if s.Op == OpSoftmax {
 		inputs = 3 // max, exp-sum and divide passes
 	}
+	if d := vectorPerfDivisor(p, s); d > 1 {
+		n = (n + d - 1) / d
+	}
 	return a.VectorCycles(inputs, n, false)
+}
+
+// vectorPerfDivisor is how many times faster VectorE streams step s in
+// its 16-bit performance mode (Arch.VectorPerfDivisor): tensor_copy and
+// tensor_scalar, and tensor_tensor, whose operands are all bf16/fp16. An
+// operand that is a slice of a wider tile may be strided (a plan does not
+// say), so it counts as not contiguous: 2x, not 4x.
+func vectorPerfDivisor(p *Plan, s *Step) int64 {
+	if s.Op != OpTensorCopy && s.Op != OpTensorScalar && s.Op != OpTensorTensor {
+		return 1
+	}
+	all16, allSBUF, inSBUF, contiguous := true, true, true, true
+	check := func(r Ref, input bool) {
+		t := p.Tensors[r.Tensor]
+		if t.DType != dtype.BFloat16 && t.DType != dtype.Float16 {
+			all16 = false
+		}
+		if t.Buffer != SBUF {
+			allSBUF = false
+			if input {
+				inSBUF = false
+			}
+		}
+		if r.Free > 0 && r.Free < t.FreeElems() && len(t.Free) > 1 {
+			contiguous = false
+		}
+	}
+	for _, r := range s.Reads {
+		check(r, true)
+	}
+	for _, r := range s.Writes {
+		check(r, false)
+	}
+	return p.Arch.VectorPerfDivisor(s.Op == OpTensorTensor, all16, allSBUF, contiguous, inSBUF)
 }
 
 // StepPs is the duration of a compute step in picoseconds.

@@ -252,3 +252,38 @@ def kernel(a):
 		}
 	}
 }
+
+// VectorE's 16-bit performance mode (NKI Trainium2 architecture guide):
+// on NeuronCore-v3 a tensor_copy of bfloat16 SBUF to SBUF streams 4
+// elements per cycle, tensor_tensor of bfloat16 in SBUF 2; float32 and
+// NeuronCore-v2 stay at one. Both were one element per cycle.
+func TestSimVectorPerfMode16(t *testing.T) {
+	const kernel = `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 2048), dtype=nl.DT, buffer=nl.shared_hbm)
+    x = nl.ndarray((128, 2048), dtype=nl.DT, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=a)
+    y = nl.ndarray((128, 2048), dtype=nl.DT, buffer=nl.sbuf)
+    y[...] = nisa.OP
+    nisa.dma_copy(dst=out, src=y)
+    return out
+`
+	for _, c := range []struct {
+		arch   neuroncore.Arch
+		dt, op string
+		cycles int64
+	}{
+		{neuroncore.V3, "bfloat16", "tensor_copy(src=x, engine=nisa.vector_engine)", 512},
+		{neuroncore.V3, "float16", "tensor_tensor(data1=x, data2=x, op=nl.add)", 1024},
+		{neuroncore.V3, "float32", "tensor_copy(src=x, engine=nisa.vector_engine)", 2048},
+		{neuroncore.V2, "bfloat16", "tensor_copy(src=x, engine=nisa.vector_engine)", 2048},
+	} {
+		src := strings.NewReplacer("DT", c.dt, "OP", c.op).Replace(kernel)
+		s := simKernel(t, src, &c.arch, Arg{Name: "a", Shape: []int64{128, 2048}, DType: c.dt})
+		want := float64(c.arch.CyclesToPs(neuroncore.VectorE, c.cycles)) / 1000
+		if got := engineBusy(s, "Vector"); math.Abs(got-want) > 1 {
+			t.Errorf("%s %s %s: Vector busy %.1f ns, want %.1f (%d cycles)", c.arch.Name, c.dt, c.op, got, want, c.cycles)
+		}
+	}
+}
