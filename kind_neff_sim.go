@@ -132,10 +132,13 @@ func neffModelNotes(run *dmaprog.Run) []string {
 	if instr {
 		notes = append(notes,
 			"engines run their decoded instruction streams in order, waiting on and incrementing semaphores; DMAs start when an instruction triggers them and spread their rows over the DMA engines",
-			"compute at the architecture guide's cycle formulas plus fitted per-instruction overheads (VectorE/ScalarE 150 ns, ACT_TABLE_LOAD 1283 ns, DMA_DIRECT2D issue 570 ns, attention capture; DMA_TRIGGER 165 ns, the two WRITEs runtime 2.30 loads it as, MoE capture)",
-			"TensorE streams at half rate for 4.7 us at the kernel's start and after an idle spell over 2.5 us (trn2 captures)",
-			"an instruction's semaphore increment reaches the engines waiting on it 37 ns after it ends (32-53 ns on the trn2 captures)",
-			"software descriptor generation (DMA_DIRECT2D on GpSimd, queue qPoolDynamic) holds GpSimd 585 ns and its DMA starts 810 ns after that (MoE and attention captures)",
+			// the numbers are dmaprog's constants, so the notes follow them
+			fmt.Sprintf("compute at the architecture guide's cycle formulas plus fitted per-instruction overheads (VectorE/ScalarE %d ns, ACTIVATE %d ns, ACT_TABLE_LOAD %d ns, DMA_DIRECT2D on Sync and Scalar %d ns, attention capture; DMA_TRIGGER %d ns, the two WRITEs runtime 2.30 loads it as, MoE capture)",
+				dmaprog.InstrOverheadNs, dmaprog.ActivateOverheadNs, dmaprog.TableLoadNs, dmaprog.DGEIssueNs, dmaprog.DMATriggerNs),
+			fmt.Sprintf("TensorE streams at 1/%d rate for %s at the kernel's start and after an idle spell over %s (trn2 captures)",
+				dmaprog.PEColdFactor, humanize.Nanos(dmaprog.PEWarmupNs), humanize.Nanos(dmaprog.PEIdleNs)),
+			fmt.Sprintf("an instruction's semaphore increment reaches the engines waiting on it %d ns after it ends (32-53 ns on the trn2 captures)", dmaprog.SemaphoreLatencyNs),
+			fmt.Sprintf("software descriptor generation (DMA_DIRECT2D on GpSimd, queue qPoolDynamic) holds GpSimd %d ns and its DMA starts %d ns after that (MoE and attention captures)", dmaprog.DGEIssuePoolNs, dmaprog.DGEPoolLagNs),
 			"not modelled: SBUF/PSUM port sharing between engines, HBM contention between cores")
 	} else {
 		notes = append(notes, "no instruction streams: the DMA program alone, every descriptor as soon as an engine is free (no compute, no dependencies)")
