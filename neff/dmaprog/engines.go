@@ -603,7 +603,7 @@ func streamCycles(a *neuroncore.Arch, e neuroncore.Engine, in *isa.Instr) int64 
 	}
 	if e == neuroncore.VectorE && in.Opcode == opCopy {
 		// VectorE's 16-bit performance mode (neuroncore.Arch.VectorPerfMode16)
-		all16 := in.DType == isa.DTypeFloat16 && in.OutDType == isa.DTypeFloat16
+		all16 := isa.Is16BitFloat(in.DType) && isa.Is16BitFloat(in.OutDType)
 		sb := isa.InSBUF(in.InAddr) && isa.InSBUF(in.OutAddr)
 		d := a.VectorPerfDivisor(false, all16, sb, in.InStep == 1 && in.OutStep == 1, sb)
 		return (n + d - 1) / d

@@ -531,6 +531,7 @@ func TestSimulateVectorPerfMode16(t *testing.T) {
 		{"float16 SBUF strided", copyOf(0x07, 9, 0x371fc), 222},
 		{"float16 from PSUM", copyOf(0x07, 1, 0x02003000), 222},
 		{"float32", copyOf(0x0A, 1, 0x371fc), 444},
+		{"bfloat16 SBUF contiguous", copyOf(0x06, 1, 0x371fc), 111},
 	} {
 		b := neff.NewBuilder("small.neff")
 		b.Target = "cayman"

@@ -94,11 +94,19 @@ var Ops = map[byte]Op{
 	0xDA: {"OP_0xDA", Control, 0},
 }
 
-// DTypeFloat16 is the dtype code of the 16-bit tensors of the float16
-// kernels (the conv2d captures of the asst4 course: their COPYs and
-// LDWEIGHTS read 0x07 where the float32 builds of the same kernels read
-// 0x0A). Whether bfloat16 has the same code is not known.
-const DTypeFloat16 = 0x07
+// DTypeFloat16 and DTypeBFloat16 are the dtype codes of 16-bit floats:
+// 0x07 in the float16 builds of the conv2d captures of the asst4 course
+// (their COPYs and LDWEIGHTS read 0x07 where the float32 builds of the
+// same kernels read 0x0A), 0x06 in the bfloat16 builds of the
+// trainium-kernel-fusion attention (their casts convert 0x0A to 0x06 and
+// back; the float32 builds have none).
+const (
+	DTypeFloat16  = 0x07
+	DTypeBFloat16 = 0x06
+)
+
+// Is16BitFloat reports whether a dtype code is one of the 16-bit floats.
+func Is16BitFloat(code byte) bool { return code == DTypeFloat16 || code == DTypeBFloat16 }
 
 // InSBUF reports whether a four-dimensional operand address is in SBUF
 // (no memory-type bits above the low 24).
