@@ -181,6 +181,7 @@ type Op string
 const (
 	OpLoad         Op = "load"          // DMA HBM -> SBUF (nl.load)
 	OpStore        Op = "store"         // DMA SBUF -> HBM (nl.store)
+	OpCopyHBM      Op = "copy-hbm"      // DMA HBM -> HBM (no on-chip tile)
 	OpMatmul       Op = "matmul"        // TensorE nc_matmul(stationary, moving) -> PSUM
 	OpTranspose    Op = "transpose"     // nc_transpose on TensorE (default) or VectorE
 	OpActivation   Op = "activation"    // ScalarE activation (exp, gelu, ...)
@@ -203,6 +204,7 @@ type opInfo struct {
 var ops = map[Op]opInfo{
 	OpLoad:         {DMA, [2]int{0, 0}, 1, false},
 	OpStore:        {DMA, [2]int{1, 1}, 0, false},
+	OpCopyHBM:      {DMA, [2]int{0, 0}, 0, false},
 	OpMatmul:       {TensorE, [2]int{2, 2}, 1, false},
 	OpTranspose:    {TensorE, [2]int{1, 1}, 1, false},
 	OpActivation:   {ScalarE, [2]int{1, 2}, 1, false},
@@ -234,7 +236,11 @@ type Step struct {
 	// run); 0 when the HBM side is at least as contiguous as the rows.
 	// The DMA engines move one run at a time (DMAChargedRuns).
 	HBMRun int64
-	Path   string
+	// CopyBytes is what a copy-hbm step moves (HBM to HBM, no on-chip
+	// tile: a weight copied into an HBM scratch tensor), in runs of
+	// HBMRun bytes (the more fragmented side; 0: one run).
+	CopyBytes int64
+	Path      string
 	// EngineByShape: the kernel names no engine and the step runs where
 	// its shape leaves the compiler no choice (an nc_transpose of a tile
 	// over 32x32 on TensorE). The timing follows the engine; the
@@ -379,6 +385,8 @@ type rawNode struct {
 	Write      yaml.Node `yaml:"write"`
 	Accumulate bool      `yaml:"accumulate"`
 	HBM        string    `yaml:"hbm"`
+	HBMRun     int64     `yaml:"hbm_run"`
+	CopyBytes  int64     `yaml:"bytes"`
 	// EngineByShape: Step.EngineByShape
 	EngineByShape bool `yaml:"engine_by_shape"`
 }
@@ -900,7 +908,10 @@ func (bp *bodyParser) step(r *rawNode, path string, vars []string) (*Step, error
 	if !ok {
 		return nil, fmt.Errorf("%s.op: unknown operation %q", path, r.Op)
 	}
-	s := &Step{Name: r.Name, Op: op, Engine: info.engine, Func: r.Func, Accumulate: r.Accumulate, HBM: r.HBM, Path: path, EngineByShape: r.EngineByShape}
+	s := &Step{Name: r.Name, Op: op, Engine: info.engine, Func: r.Func, Accumulate: r.Accumulate, HBM: r.HBM, HBMRun: r.HBMRun, CopyBytes: r.CopyBytes, Path: path, EngineByShape: r.EngineByShape}
+	if s.HBMRun < 0 || s.CopyBytes < 0 || (op == OpCopyHBM) != (s.CopyBytes > 0) {
+		return nil, fmt.Errorf("%s: hbm_run %d, bytes %d: a copy-hbm step moves bytes > 0, other steps none; runs are not negative", path, s.HBMRun, s.CopyBytes)
+	}
 	if r.Engine != "" {
 		e, err := parseEngine(r.Engine)
 		if err != nil {
@@ -931,7 +942,7 @@ func (bp *bodyParser) step(r *rawNode, path string, vars []string) (*Step, error
 	if (op == OpMatmul || op == OpStore) && len(s.Writes) != info.writes {
 		return nil, fmt.Errorf("%s.write: %s writes %s, got %d", path, op, humanize.Plural(info.writes, "tile"), len(s.Writes))
 	}
-	if s.Engine == DMA && len(s.Reads)+len(s.Writes) == 0 {
+	if s.Engine == DMA && op != OpCopyHBM && len(s.Reads)+len(s.Writes) == 0 {
 		// (a DMA's cost is its on-chip tile's; a lowered kernel drops
 		// HBM-to-HBM copies before they reach a plan)
 		return nil, fmt.Errorf("%s: %s moves no on-chip tile: name the tile it reads or writes", path, op)

@@ -101,6 +101,12 @@ func encodeNodes(b *bytes.Buffer, p *Plan, ns []Node, ind string) {
 		if s.HBM != "" {
 			fmt.Fprintf(b, ", hbm: %s", quote(s.HBM))
 		}
+		if s.HBMRun > 0 {
+			fmt.Fprintf(b, ", hbm_run: %d", s.HBMRun)
+		}
+		if s.CopyBytes > 0 {
+			fmt.Fprintf(b, ", bytes: %d", s.CopyBytes)
+		}
 		b.WriteString("}\n")
 	}
 }

@@ -235,6 +235,13 @@ func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 // dmaShape is the rows (partitions) of a load or store and the bytes of
 // each row: its on-chip operand's, the slice when the step names one.
 func dmaShape(p *Plan, e *Event) (rows, rowBytes int64) {
+	if s := e.Step; s.Op == OpCopyHBM {
+		// HBM to HBM: the runs are the rows the engines share out
+		if s.HBMRun <= 0 || s.HBMRun >= s.CopyBytes {
+			return 1, s.CopyBytes
+		}
+		return (s.CopyBytes + s.HBMRun - 1) / s.HBMRun, s.HBMRun
+	}
 	var r Ref
 	switch {
 	case len(e.Step.Writes) > 0 && (len(e.Writes) > 0 || len(e.Reads) == 0):
@@ -306,7 +313,7 @@ func stepCycles(p *Plan, s *Step, iterations int64) int64 {
 		if s.Engine == TensorE {
 			return a.TransposeCycles(refPartitions(p, r), n)
 		}
-	case OpLoad, OpStore:
+	case OpLoad, OpStore, OpCopyHBM:
 		return 0
 	}
 	switch s.Engine {

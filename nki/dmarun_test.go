@@ -42,3 +42,48 @@ def kernel(w):
 		t.Fatalf("DMA busy: %.0f ns for the strided load and store, %.0f ns for the contiguous ones; want %.0f ns for the strided", sb, cb, want)
 	}
 }
+
+// A DMA from HBM to HBM (a weight slice copied into an HBM scratch tensor
+// before a dma_transpose reads it) occupies the DMA engines for its runs:
+// it was dropped from the lowered plan, so such a kernel's 36 weight
+// copies cost nothing. It lowers to a copy-hbm step, which a written plan
+// keeps.
+func TestSimHBMToHBMCopyCostsItsRuns(t *testing.T) {
+	const kernel = `
+@nki.jit
+def kernel(w):
+    out = nl.ndarray((128, 128), dtype=nl.float16, buffer=nl.shared_hbm)
+    scratch = nl.ndarray((128, 128), dtype=nl.float16, buffer=nl.hbm)
+    nisa.dma_copy(src=w[:, :, 1, 2], dst=scratch)
+    x = nl.ndarray((128, 128), dtype=nl.float16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=scratch)
+    nisa.dma_copy(dst=out, src=x)
+    return out
+`
+	a := neuroncore.V3
+	ck, err := CheckKernel(traceSource(t, authorHeader+kernel, "gen3", Arg{Name: "w", Shape: []int64{128, 128, 3, 3}, DType: "float16"}), &a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := neuroncore.SimulateExecution(ck.Exec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := engineBusy(r.Summary(), "DMA")
+	// the copy's 128 x 128 runs of 2 B, then the load's and store's rows
+	want := float64(a.DMAChargedBytes(128*128, 2)+2*a.DMAChargedBytes(128, 256)) / a.DMABytesPerNs
+	if busy < 0.99*want || busy > 1.01*want {
+		t.Fatalf("DMA busy %.0f ns, want %.0f ns (the HBM-to-HBM copy's runs and the load's and store's rows)", busy, want)
+	}
+	q, err := neuroncore.ParsePlan(neuroncore.EncodePlan(ck.Plan))
+	if err != nil {
+		t.Fatalf("the written plan does not read back: %v\n%s", err, neuroncore.EncodePlan(ck.Plan))
+	}
+	r2, err := neuroncore.Simulate(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b2 := engineBusy(r2.Summary(), "DMA"); b2 != busy {
+		t.Fatalf("DMA busy %.0f ns from the written plan, %.0f ns from the kernel", b2, busy)
+	}
+}

@@ -721,7 +721,13 @@ func (lw *lowering) step(s *PStep) (*neuroncore.Step, error) {
 		return nil, err
 	}
 	if len(reads) == 0 && len(writes) == 0 {
-		return nil, nil // HBM to HBM, or compiler intermediates only
+		if st := hbmCopy(s, hbmR, hbmW); st != nil {
+			lw.steps++
+			st.Path = lw.stepPath(s.Site)
+			lw.out.Steps[st] = s
+			return st, nil
+		}
+		return nil, nil // compiler intermediates only
 	}
 	lw.steps++
 	if lw.steps > neuroncore.MaxSteps {
@@ -868,4 +874,32 @@ func hbmRun(acc []Access) int64 {
 		}
 	}
 	return 0
+}
+
+// hbmCopy is the copy-hbm step of a DMA from HBM to HBM (a weight slice
+// copied into an HBM scratch tensor): it occupies the DMA engines for its
+// runs (the more fragmented side's) though it moves no on-chip tile. nil
+// for anything else.
+func hbmCopy(s *PStep, hbmR, hbmW []string) *neuroncore.Step {
+	if len(hbmR) == 0 || len(hbmW) == 0 || !isDMA(s.Fn[strings.LastIndexByte(s.Fn, '.')+1:]) {
+		return nil
+	}
+	var bytes, run int64
+	for _, acc := range [][]Access{s.Reads, s.Writes} {
+		for _, a := range acc {
+			if a.Rec.OnChip {
+				continue
+			}
+			es := int64(a.Rec.DType.Size())
+			bytes = max(bytes, a.Elems*es)
+			if r := a.Run * es; r > 0 && (run == 0 || r < run) {
+				run = r
+			}
+			break
+		}
+	}
+	if bytes <= 0 {
+		return nil
+	}
+	return &neuroncore.Step{Name: s.Fn, Op: neuroncore.OpCopyHBM, Engine: neuroncore.DMA, HBM: hbmR[0], HBMRun: run, CopyBytes: bytes}
 }

@@ -63,8 +63,9 @@ type Access struct {
 	// tile, are the view's partitions and free elements per partition: an
 	// instruction on a slice of a wider tile streams only the slice.
 	Part, Free int64
-	// Run is the elements of one contiguous run of an HBM view (View.Run).
-	Run int64
+	// Run is the elements of one contiguous run of an HBM view (View.Run);
+	// Elems the elements an HBM access moves (0 for on-chip ones).
+	Run, Elems int64
 }
 
 // PStep is one executed instruction.
@@ -176,11 +177,19 @@ func appendAccess(out []Access, v Value) []Access {
 	switch x := v.(type) {
 	case *Tensor:
 		if x.Rec != nil {
-			return append(out, Access{Rec: x.Rec, Inst: x.inst, Whole: true})
+			a := Access{Rec: x.Rec, Inst: x.inst, Whole: true}
+			if !x.Rec.OnChip {
+				a.Elems = prod(x.Rec.Shape)
+				a.Run = a.Elems
+			}
+			return append(out, a)
 		}
 	case *View:
 		if x.T.Rec != nil {
 			a := Access{Rec: x.T.Rec, Block: x.Block, Inst: x.T.inst, Whole: x.Whole, Run: x.Run}
+			if !x.T.Rec.OnChip {
+				a.Elems = prod(x.Shape)
+			}
 			if !x.Whole {
 				a.Part, a.Free = sliceSize(x)
 			}
