@@ -290,7 +290,7 @@ func reportNtff(files []*Artifact, o *Options) (*report.Page, error) {
 			kernel = fmt.Sprintf(": kernel instructions %s, launch %s before and %s after", humanize.Micros(c.KernelUs), humanize.Micros(c.LaunchBeforeUs), humanize.Micros(c.LaunchAfterUs))
 		}
 		page.Sections = append(page.Sections, report.Section{ID: fmt.Sprintf("f%d", i), Title: name,
-			Intro:  fmt.Sprintf("Measured on %s (NTFF format %d, NEFF %s): %s on core 0%s; window %s.", s.Instance, s.Format, s.NeffName, humanize.Micros(s.TotalTimeUs), kernel, s.Window),
+			Intro:  fmt.Sprintf("Measured on %s (NTFF format %d, NEFF %s): %s on core 0%s; %s.", s.Instance, s.Format, s.NeffName, humanize.Micros(s.TotalTimeUs), kernel, s.Span()),
 			Blocks: ntffBlocks(p, s, name, "measured")})
 	}
 	return page, nil
@@ -519,7 +519,7 @@ func (m *NeffMeasured) WriteText(w io.Writer) error {
 	if err := m.Simulation.WriteText(w); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nPredicted and measured (%s, %s, window %s):\n", m.Measured.Base(), m.Measured.Instance, m.Measured.Window)
+	fmt.Fprintf(w, "\nPredicted and measured (%s, %s, %s):\n", m.Measured.Base(), m.Measured.Instance, m.Measured.Span())
 	if wn := m.Warning(); wn != "" {
 		fmt.Fprintf(w, "WARNING: %s\n", wn)
 	}
@@ -832,8 +832,8 @@ func reportNeffMeasured(files []*Artifact, o *Options) (*report.Page, error) {
 		drawn = "The predicted timeline, from the start of the kernel, is drawn above the measured one, from " + origin.String() + ": " + why + ", so the kernel's start is not known in the capture and the two do not line up."
 	}
 	page.Sections = append(page.Sections, report.Section{ID: "measured", Title: "Predicted and measured",
-		Intro: fmt.Sprintf("The simulation beside the capture %s (%s, runtime %s, window %s): total %s measured, %s predicted. %s",
-			filepath.Base(name), s.Instance, s.Runtime, s.Window, humanize.Micros(s.TotalTimeUs), humanize.Micros(cmp.Rows[0].PredictedUs), drawn),
+		Intro: fmt.Sprintf("The simulation beside the capture %s (%s, runtime %s, %s): total %s measured, %s predicted. %s",
+			filepath.Base(name), s.Instance, s.Runtime, s.Span(), humanize.Micros(s.TotalTimeUs), humanize.Micros(cmp.Rows[0].PredictedUs), drawn),
 		Blocks: blocks})
 	return page, nil
 }

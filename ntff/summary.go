@@ -321,16 +321,25 @@ func Sanity(cs *CoreStat, how string, windowPs int64, instance string) {
 	}
 }
 
+// Span says how the capture's window was placed and what its counts
+// span, for the text beside its total time: "window recorded" (format 6),
+// "window whole capture" (format 4), and on a format 5 capture "window
+// estimated; counts run from its start to the capture's last event". The
+// total is the kernel time the runtime recorded on every format; only
+// the counts run past it on format 5 (Profile.Counting).
+func (s *Summary) Span() string {
+	if s.Window == ToCaptureEnd {
+		return "window estimated; counts run from its start to the capture's last event"
+	}
+	return "window " + s.Window
+}
+
 // WriteText prints the summary.
 func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: Neuron profile capture (NTFF format %d) of %s\n", s.File, s.Format, orDash(s.NeffName))
 	fmt.Fprintf(w, "NEFF UUID %s, instance %s\n", orDash(s.NeffUUID), orDash(s.Instance))
 	fmt.Fprintf(w, "Versions: runtime %s, driver %s, collectives %s\n", s.Runtime, s.Driver, s.Collectives)
-	span := "window " + s.Window
-	if s.Window == ToCaptureEnd {
-		span = "counted " + s.Window
-	}
-	fmt.Fprintf(w, "Total time: %s (core 0; %s), %s event records\n", humanize.Micros(s.TotalTimeUs), span, humanize.Count(int64(s.Records)))
+	fmt.Fprintf(w, "Total time: %s (core 0; %s), %s event records\n", humanize.Micros(s.TotalTimeUs), s.Span(), humanize.Count(int64(s.Records)))
 	fmt.Fprintf(w, "Instructions: ")
 	for i, e := range Engines {
 		if i > 0 {
