@@ -103,6 +103,16 @@ type Arch struct {
 	// 256 B per partition "severely overhead-bound", 256 B - 2 KiB
 	// "improving".
 	DMAMinChargedBytes int64
+	// DMATransposeBlock is how many elements a DMA transpose writes in one
+	// contiguous run of its destination: the 16 DMA engines "write into a
+	// single [nl.par_dim(128), 16] SBUF tile in parallel at a time, where
+	// the 16 elements along free dimension must be contiguous" (Trainium2
+	// architecture guide for NKI, DMA Transpose; nki.isa.dma_transpose's
+	// hwdge mode requires src.shape[0] == 16). A transpose is charged as
+	// runs of this many elements, each at least DMAMinChargedBytes, in the
+	// NEFF simulation (dma.ParamsFor) and nki sim alike; no public figure
+	// gives the transpose's throughput beyond "up to 90%" of a copy's.
+	DMATransposeBlock int64
 	// LaunchNs is the fixed cost of running a kernel on a NeuronCore
 	// around its own instructions: the runtime's pre- and post-amble
 	// (engine barriers, semaphore resets, DMA ring setup, the trace
@@ -215,6 +225,7 @@ var V2 = Arch{
 	DMABytesPerNs:           17,
 	DMAFixedNs:              1300,
 	DMAMinChargedBytes:      256,
+	DMATransposeBlock:       16,
 	LaunchNs:                15100,
 	MMInitLatency:           64,
 	MMMaxMoving:             512,

@@ -233,8 +233,10 @@ type Step struct {
 	// HBMRun is the bytes of one contiguous run on the HBM side of a load
 	// or store when that side is more fragmented than the SBUF rows (a
 	// slice at fixed innermost indices, W[:, :, h, w]: one element per
-	// run); 0 when the HBM side is at least as contiguous as the rows.
-	// The DMA engines move one run at a time (DMAChargedRuns).
+	// run), or, for a DMA transpose, the destination's runs of
+	// Arch.DMATransposeBlock elements; 0 when the HBM side is at least as
+	// contiguous as the rows. The DMA engines move one run at a time
+	// (DMAChargedRuns).
 	HBMRun int64
 	// CopyBytes is what a copy-hbm step moves (HBM to HBM, no on-chip
 	// tile: a weight copied into an HBM scratch tensor), in runs of

@@ -87,3 +87,27 @@ def kernel(w):
 		t.Fatalf("DMA busy %.0f ns from the written plan, %.0f ns from the kernel", b2, busy)
 	}
 }
+
+// A dma_transpose from HBM writes its SBUF destination in runs of 16
+// elements (Arch.DMATransposeBlock, the Trainium2 architecture guide's
+// [128, 16] tiles): it is charged per run, as the NEFF simulation charges
+// a transpose descriptor, not per partition row like a copy.
+func TestSimDMATransposeCostsItsBlocks(t *testing.T) {
+	const kernel = `
+@nki.jit
+def kernel(w):
+    out = nl.ndarray((128, 128), dtype=nl.float16, buffer=nl.shared_hbm)
+    x = nisa.dma_transpose(w, axes=(1, 0))
+    nisa.dma_copy(dst=out, src=x)
+    return out
+`
+	a := neuroncore.V3
+	s := simKernel(t, kernel, &a, Arg{Name: "w", Shape: []int64{128, 128}, DType: "float16"})
+	busy := engineBusy(s, "DMA")
+	// the transpose's 128 rows of 8 runs of 16 float16 elements, then the
+	// store's 128 rows of 256 B
+	want := float64(a.DMAChargedBytes(128*8, 32)+a.DMAChargedBytes(128, 256)) / a.DMABytesPerNs
+	if busy < 0.99*want || busy > 1.01*want {
+		t.Fatalf("DMA busy %.0f ns, want %.0f ns", busy, want)
+	}
+}

@@ -750,6 +750,14 @@ func (lw *lowering) step(s *PStep) (*neuroncore.Step, error) {
 	case st.Op == neuroncore.OpLoad && len(hbmR) > 0:
 		st.HBM = hbmR[0]
 		st.HBMRun = hbmRun(s.Reads)
+		if short := s.Fn[strings.LastIndexByte(s.Fn, '.')+1:]; short == "dma_transpose" && len(writes) > 0 {
+			// a DMA transpose writes its destination in runs of
+			// DMATransposeBlock elements (the NEFF simulation's charge)
+			run := lw.out.Plan.Arch.DMATransposeBlock * int64(lw.out.Plan.Tensors[writes[0].Tensor].DType.Size())
+			if run > 0 && (st.HBMRun == 0 || run < st.HBMRun) {
+				st.HBMRun = run
+			}
+		}
 	case st.Op == neuroncore.OpStore && len(hbmW) > 0:
 		st.HBM = hbmW[0]
 		st.HBMRun = hbmRun(s.Writes)

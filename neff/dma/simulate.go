@@ -46,6 +46,7 @@ func ParamsFor(a *neuroncore.Arch) SimParams {
 	p := DefaultSimParams()
 	p.Engines, p.BytesPerNs, p.OverheadNs = a.DMAEngines, a.DMABytesPerNs, int64(a.DMAFixedNs)
 	p.MinChargedRun = a.DMAMinChargedBytes
+	p.TransposeBlock = a.DMATransposeBlock
 	return p
 }
 
