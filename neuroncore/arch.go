@@ -155,6 +155,10 @@ type Arch struct {
 	// operand is in PSUM; tensor_tensor 2x when both inputs are in SBUF
 	// and every operand is bf16/fp16. The hardware enables it by itself.
 	VectorPerfMode16 bool
+	// ScalarCopy: ScalarE runs tensor_copy (NKI API reference,
+	// nki.isa.tensor_copy: "NeuronCore v2: Vector, GpSimd; NeuronCore v3+:
+	// Vector, Scalar, GpSimd").
+	ScalarCopy bool
 }
 
 // VectorPerfDivisor is how many times faster than one element per cycle
@@ -252,6 +256,7 @@ var V3 = func() Arch {
 	a.ClockGHz = [numEngines]float64{TensorE: 2.4, VectorE: 0.96, ScalarE: 1.2, GpSimdE: 1.2}
 	a.VectorInputsTogether = true
 	a.VectorPerfMode16 = true
+	a.ScalarCopy = true
 	return a
 }()
 
@@ -270,6 +275,7 @@ var V4 = func() Arch {
 	a.SBUFUsableBytes = 245752
 	a.PSUMTileBanks = 8
 	a.DMABytesPerNs = 33
+	a.ScalarCopy = true
 	return a
 }()
 

@@ -101,6 +101,11 @@ type unroller struct {
 	ints   []int64
 	keys   []TileKey
 	lives  []int32
+	// load is the work given VectorE and ScalarE so far (ps), for the
+	// steps whose engine the compiler picks by workload (EngineByLoad);
+	// onScalar holds such a step's ScalarE twin.
+	load     [numEngines]int64
+	onScalar map[*Step]*Step
 }
 
 func (u *unroller) nodes(ns []Node) {
@@ -178,7 +183,33 @@ func (u *unroller) key(r Ref, ev int) (TileKey, bool) {
 	return k, true
 }
 
+// byLoad returns the step an execution of s runs as: s itself, or, for a
+// tensor_copy whose engine the compiler picks by workload
+// (Step.EngineByLoad), its ScalarE twin when ScalarE has had less work so
+// far than VectorE. It adds the execution's time to its engine's load.
+func (u *unroller) byLoad(s *Step) *Step {
+	p := u.x.Plan
+	if s.EngineByLoad && s.Engine == VectorE && u.load[ScalarE] < u.load[VectorE] {
+		t, ok := u.onScalar[s]
+		if !ok {
+			c := *s
+			c.Engine = ScalarE
+			t = &c
+			if u.onScalar == nil {
+				u.onScalar = map[*Step]*Step{}
+			}
+			u.onScalar[s] = t
+		}
+		s = t
+	}
+	if s.Engine == VectorE || s.Engine == ScalarE {
+		u.load[s.Engine] += p.Arch.CyclesToPs(s.Engine, StepCycles(p, s))
+	}
+	return s
+}
+
 func (u *unroller) step(s *Step) {
+	s = u.byLoad(s)
 	ev := len(u.x.Events)
 	e := Event{Step: s, Vars: u.cutInts(u.vars)}
 	n := len(s.Reads) + len(s.Writes)

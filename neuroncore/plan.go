@@ -250,6 +250,14 @@ type Step struct {
 	// engine=nisa.tensor_engine creates an identity matrix") keeps to
 	// what the kernel wrote.
 	EngineByShape bool
+	// EngineByLoad: a tensor_copy that names no engine, which the
+	// compiler runs on VectorE or ScalarE "based on engine workload" (NKI
+	// API reference, nki.isa.tensor_copy, engine=unknown_engine, Neuron
+	// 2.28): from NeuronCore-v3 on (v2's ScalarE has no tensor_copy) each
+	// execution goes to whichever of the two has had less work so far in
+	// program order (Execute). Engine is VectorE, the choice when the two
+	// are even.
+	EngineByLoad bool
 }
 
 // Implicit reports whether the step creates tensors the kernel cannot
@@ -391,6 +399,8 @@ type rawNode struct {
 	CopyBytes  int64     `yaml:"bytes"`
 	// EngineByShape: Step.EngineByShape
 	EngineByShape bool `yaml:"engine_by_shape"`
+	// EngineByLoad: Step.EngineByLoad
+	EngineByLoad bool `yaml:"engine_by_load"`
 }
 
 // ReadPlanFile reads a plan from a file.
@@ -910,7 +920,7 @@ func (bp *bodyParser) step(r *rawNode, path string, vars []string) (*Step, error
 	if !ok {
 		return nil, fmt.Errorf("%s.op: unknown operation %q", path, r.Op)
 	}
-	s := &Step{Name: r.Name, Op: op, Engine: info.engine, Func: r.Func, Accumulate: r.Accumulate, HBM: r.HBM, HBMRun: r.HBMRun, CopyBytes: r.CopyBytes, Path: path, EngineByShape: r.EngineByShape}
+	s := &Step{Name: r.Name, Op: op, Engine: info.engine, Func: r.Func, Accumulate: r.Accumulate, HBM: r.HBM, HBMRun: r.HBMRun, CopyBytes: r.CopyBytes, Path: path, EngineByShape: r.EngineByShape, EngineByLoad: r.EngineByLoad && op == OpTensorCopy}
 	if s.HBMRun < 0 || s.CopyBytes < 0 || (op == OpCopyHBM) != (s.CopyBytes > 0) {
 		return nil, fmt.Errorf("%s: hbm_run %d, bytes %d: a copy-hbm step moves bytes > 0, other steps none; runs are not negative", path, s.HBMRun, s.CopyBytes)
 	}

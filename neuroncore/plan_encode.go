@@ -98,6 +98,9 @@ func encodeNodes(b *bytes.Buffer, p *Plan, ns []Node, ind string) {
 		if s.EngineByShape {
 			b.WriteString(", engine_by_shape: true")
 		}
+		if s.EngineByLoad {
+			b.WriteString(", engine_by_load: true")
+		}
 		if s.HBM != "" {
 			fmt.Fprintf(b, ", hbm: %s", quote(s.HBM))
 		}

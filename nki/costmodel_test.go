@@ -287,3 +287,48 @@ def kernel(a):
 		}
 	}
 }
+
+func engineSteps(s *neuroncore.SimSummary, engine string) int {
+	for _, e := range s.Engines {
+		if e.Engine == engine {
+			return e.Steps
+		}
+	}
+	return -1
+}
+
+// A tensor_copy that names no engine runs where the compiler finds less
+// work "based on engine workload" (NKI API reference, nki.isa.tensor_copy):
+// from NeuronCore-v3 on, VectorE or ScalarE, so four equal copies split two
+// and two; on NeuronCore-v2, whose ScalarE has no tensor_copy, and when
+// the kernel names VectorE, all four stay on VectorE. They all ran on
+// VectorE.
+func TestSimEngineLessCopyBalances(t *testing.T) {
+	const kernel = `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((4, 128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=a)
+    for i in nl.affine_range(4):
+        y = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+        y[...] = nisa.tensor_copy(src=xENGINE)
+        nisa.dma_copy(dst=out[i], src=y)
+    return out
+`
+	for _, c := range []struct {
+		arch           neuroncore.Arch
+		engine         string
+		vector, scalar int
+	}{
+		{neuroncore.V3, "", 2, 2},
+		{neuroncore.V2, "", 4, 0},
+		{neuroncore.V3, ", engine=nisa.vector_engine", 4, 0},
+	} {
+		src := strings.ReplaceAll(kernel, "ENGINE", c.engine)
+		s := simKernel(t, src, &c.arch, Arg{Name: "a", Shape: []int64{128, 512}, DType: "float32"})
+		if v, sc := engineSteps(s, "Vector"), engineSteps(s, "Scalar"); v != c.vector || sc != c.scalar {
+			t.Errorf("%s, engine %q: %d copies on VectorE and %d on ScalarE, want %d and %d", c.arch.Name, c.engine, v, sc, c.vector, c.scalar)
+		}
+	}
+}

@@ -746,6 +746,7 @@ func (lw *lowering) step(s *PStep) (*neuroncore.Step, error) {
 	}
 	st.Accumulate = s.Accumulate && st.Op == neuroncore.OpMatmul
 	st.EngineByShape = st.Op == neuroncore.OpTranspose && st.Engine == neuroncore.TensorE && s.Engine == ""
+	st.EngineByLoad = st.Op == neuroncore.OpTensorCopy && s.Engine == "" && lw.out.Plan.Arch.ScalarCopy
 	switch {
 	case st.Op == neuroncore.OpLoad && len(hbmR) > 0:
 		st.HBM = hbmR[0]
