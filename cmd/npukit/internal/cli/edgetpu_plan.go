@@ -20,8 +20,16 @@ func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
 		Use:   "plan MODEL.tflite",
 		Short: "Predict which operators the Edge TPU compiler maps and which stay on the CPU, and why",
 		Long:  longHelp("edgetpu-plan"),
-		Args:  cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if host == "help" && len(args) == 0 {
+				return nil // as sim: the host classes need no model
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if host == "help" {
+				return render(env, edgetpu.HostList{})
+			}
 			a, err := openArg(args[0])
 			if err != nil {
 				return err
@@ -36,9 +44,6 @@ func newEdgeTPUPlanCmd(env *Env) *cobra.Command {
 			m, err := a.EdgeTPUModel()
 			if err != nil {
 				return libErr(args[0], err)
-			}
-			if host == "help" {
-				return render(env, edgetpu.HostList{})
 			}
 			h, ok := edgetpu.HostByName(host)
 			if !ok {
