@@ -62,6 +62,10 @@ type SimResult struct {
 	// next access of each tile is a matmul accumulating into it, whose
 	// first write overwrites (psumZerosElided).
 	PSUMZerosElided int
+	// SBUFZerosElided is how many memsets of SBUF tiles cost nothing:
+	// later writes fill each tile before anything reads it, and the
+	// compiler removes the dead store (sbufZerosElided).
+	SBUFZerosElided int
 	// TracePath is the file a trace of the run was written to, if any
 	// (the summary names it).
 	TracePath string
@@ -171,6 +175,7 @@ func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 	mem.allReaders = allReaders
 	vec := newVectorizer(p)
 	elided, nElided := psumZerosElided(x)
+	nDead := sbufZerosElided(x, elided)
 	var deps []depEdge
 	for ev := range x.Events {
 		e := &x.Events[ev]
@@ -228,6 +233,7 @@ func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 	r.Timeline = tl
 	r.Vectorized = vec.merged
 	r.PSUMZerosElided = nElided
+	r.SBUFZerosElided = nDead
 	r.spill()
 	return r, nil
 }
@@ -699,6 +705,9 @@ func (r *SimResult) Summary() *SimSummary {
 	}
 	if r.PSUMZerosElided > 0 {
 		s.Model = append(s.Model, fmt.Sprintf("PSUM zeros: %s memsets of PSUM tiles that a matmul accumulates into next run no instruction (the group's first matmul overwrites, architecture guide)", humanize.Count(int64(r.PSUMZerosElided))))
+	}
+	if r.SBUFZerosElided > 0 {
+		s.Model = append(s.Model, fmt.Sprintf("SBUF zeros: %s memsets of SBUF tiles that later writes fill before any read run no instruction (dead stores the compiler removes, as the compiled conv2d NEFFs show)", humanize.Count(int64(r.SBUFZerosElided))))
 	}
 	if r.Vectorized > 0 {
 		s.Model = append(s.Model, fmt.Sprintf("vectorised: %s affine_range iterations run inside the instruction of an earlier iteration (the compiler merges a loop's iterations into one instruction of up to %d elements per partition, VectorE and ScalarE, as the compiled NEFFs show)", humanize.Count(int64(r.Vectorized)), VectorizeMaxFree))
