@@ -159,6 +159,15 @@ type Arch struct {
 	// nki.isa.tensor_copy: "NeuronCore v2: Vector, GpSimd; NeuronCore v3+:
 	// Vector, Scalar, GpSimd").
 	ScalarCopy bool
+	// DefaultLNC is the instances' default logical NeuronCore
+	// configuration: physical cores per logical core, 2 on Trn2 and Trn3
+	// ("LNC=2 (default)", Neuron guide "Logical NeuronCore
+	// configuration"), 0 where there is none. A kernel launched without
+	// a core count runs on one physical core even then ("If no brackets
+	// are given the number of cores defaults to 1", NKI "Using Logical
+	// Neuron Cores"; the shared trn2 captures, compiled for LNC=2, ran on
+	// core sg00 while sg01 idled): the model prices one.
+	DefaultLNC int
 }
 
 // VectorPerfDivisor is how many times faster than one element per cycle
@@ -257,6 +266,7 @@ var V3 = func() Arch {
 	a.VectorInputsTogether = true
 	a.VectorPerfMode16 = true
 	a.ScalarCopy = true
+	a.DefaultLNC = 2
 	return a
 }()
 
@@ -276,6 +286,7 @@ var V4 = func() Arch {
 	a.PSUMTileBanks = 8
 	a.DMABytesPerNs = 33
 	a.ScalarCopy = true
+	a.DefaultLNC = 2
 	return a
 }()
 

@@ -1,6 +1,7 @@
 package neuroncore
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/npukit/npukit/dtype"
@@ -120,5 +121,21 @@ func TestVectorTwoInputsCycles(t *testing.T) {
 	}
 	if got := V3.VectorCycles(1, 1000, false); got != 1000 {
 		t.Errorf("v3 one-input op of 1000 elements: %d cycles, want 1000", got)
+	}
+}
+
+// nki sim says it prices one physical core where the instances default
+// to two per logical core (Trn2, Trn3: LNC=2) and says nothing of it on
+// NeuronCore-v2.
+func TestModelNotesLNC(t *testing.T) {
+	for _, c := range []struct {
+		arch Arch
+		want bool
+	}{{V2, false}, {V3, true}, {V4, true}} {
+		a := c.arch
+		got := strings.Contains(strings.Join(ModelNotes(&Plan{Arch: &a}), "\n"), "LNC=2")
+		if got != c.want {
+			t.Errorf("%s: notes mention LNC=2: %v, want %v", a.Name, got, c.want)
+		}
 	}
 }

@@ -555,6 +555,9 @@ func ModelNotes(p *Plan) []string {
 		fmt.Sprintf("DMA: each load/store spreads its partition rows over %d engines of %.0f GB/s (rows, or the HBM side's contiguous runs where a strided slice makes them shorter, under %d B cost %d B each) and completes %.0f ns after its last row (NKI DMA bandwidth guide)", a.DMAEngines, a.DMABytesPerNs, a.DMAMinChargedBytes, a.DMAMinChargedBytes, a.DMAFixedNs),
 		"compute: each engine runs its instructions in order at the architecture guide's cycle formulas; an instruction on a slice costs the slice",
 	}
+	if a.DefaultLNC > 1 {
+		notes = append(notes, fmt.Sprintf("one physical NeuronCore: a kernel launched without a core count runs on one, also under LNC=%d, the instances' default (NKI guide to logical NeuronCores)", a.DefaultLNC))
+	}
 	if a.Assumed != "" {
 		notes = append(notes, fmt.Sprintf("NeuronCore-%s: %s are not published; NeuronCore-v2's are used", a.Name, a.Assumed))
 	}
