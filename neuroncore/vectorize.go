@@ -107,7 +107,9 @@ func (v *vectorizer) mergeable(s *Step, l *Loop) bool {
 // group returns the merged instruction event e may join given the tasks
 // it waits for, or nil. An event joins when it is the next iteration of
 // the open group's loop (every outer variable equal), reads and writes no
-// common tile, and waits only for tasks issued before the group's.
+// common tile, and waits only for tasks issued before the group's: a read
+// of what the group's own task wrote (iteration j+1 reading iteration j's
+// result, a loop-carried chain through different tiles) stops the merge.
 func (v *vectorizer) group(e *Event, deps []depEdge) *vecGroup {
 	vl, ok := v.loopOf[e.Step]
 	if !ok {
@@ -134,7 +136,7 @@ func (v *vectorizer) group(e *Event, deps []depEdge) *vecGroup {
 		}
 	}
 	for _, d := range deps {
-		if d.from != g.task && d.from > g.task {
+		if d.from != g.task && d.from > g.task || d.from == g.task && d.flow {
 			return nil
 		}
 	}

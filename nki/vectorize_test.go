@@ -181,3 +181,38 @@ def kernel(a, b):
 		}
 	}
 }
+
+// A chain under affine_range, each iteration reading the tile the one
+// before wrote (buf[j+1] = exp(buf[j])), does not merge: iteration j+1
+// waits for iteration j of the same instruction (a read after write), so
+// the iterations are neither independent nor ready at once. `nki check`
+// warns on such a kernel; sim charges one ScalarE instruction per
+// iteration, as under sequential_range.
+func TestSimNoMergeOfCarriedChain(t *testing.T) {
+	const kernel = `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    buf = nl.ndarray((9, nl.par_dim(128), 1), dtype=nl.float32, buffer=nl.sbuf)
+    buf[0] = nl.load(a)
+    for j in nl.RANGE(8):
+        buf[j + 1] = nl.exp(buf[j])
+    nl.store(out, buf[8])
+    return out
+`
+	for _, rng := range []string{"affine_range", "sequential_range"} {
+		s := simKernel(t, strings.ReplaceAll(kernel, "RANGE", rng), &neuroncore.V2, Arg{Name: "a", Shape: []int64{128, 1}, DType: "float32"})
+		found := false
+		for _, e := range s.Engines {
+			if e.Engine == "Scalar" {
+				found = true
+				if e.Steps != 8 {
+					t.Errorf("%s: %d ScalarE instructions, want 8 (each iteration reads what the one before wrote)", rng, e.Steps)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no ScalarE instructions", rng)
+		}
+	}
+}
