@@ -84,3 +84,88 @@ func sbufZerosElided(x *Execution, elided []bool) (n int) {
 	}
 	return n
 }
+
+// hoistZeros is the order in which the engines are given the events: the
+// program's, except that a memset of a fresh location (no earlier event
+// touches any slot overlapping what it writes) goes to its engine before
+// the previous iteration of its innermost loop. The memset depends on
+// nothing, so the compiler's scheduler is free to zero the next
+// iteration's buffer while the current one computes; in program order
+// the memset waited behind the whole previous iteration on its in-order
+// engine, and the load that fills the rest of the buffer behind it. A
+// memset whose iterations merge into one instruction (Vectorization)
+// stays where it is.
+func hoistZeros(x *Execution, m *memState, vec *vectorizer, elided []bool) (order []int, hoisted int) {
+	n := len(x.Events)
+	first := make([]int, len(m.overlaps))
+	for i := range first {
+		first[i] = -1
+	}
+	touch := func(k TileKey, ev int) {
+		for _, s := range m.overlaps[m.slotOf[k]] {
+			if first[s] < 0 {
+				first[s] = ev
+			}
+		}
+	}
+	var cur, prev []int // per loop depth: the event starting the current / previous iteration
+	var last []int64
+	before := map[int][]int{}
+	moved := make([]bool, n)
+	for ev := range x.Events {
+		e := &x.Events[ev]
+		v := e.Vars
+		for len(cur) < len(v) {
+			cur, prev = append(cur, -1), append(prev, -1)
+		}
+		same := true // outer variables unchanged so far
+		for d := range v {
+			if same && d < len(last) && v[d] == last[d] {
+				continue
+			}
+			if same && d < len(last) {
+				prev[d] = cur[d] // the next iteration of the same loop
+			} else {
+				prev[d] = -1 // a new instance of the loop
+			}
+			cur[d] = ev
+			same = false
+		}
+		last = v
+		for _, k := range e.Reads {
+			touch(k, ev)
+		}
+		for _, k := range e.Writes {
+			touch(k, ev)
+		}
+		if e.Step.Op != OpMemset || elided[ev] || len(e.Reads) > 0 || len(e.Writes) == 0 || len(v) == 0 {
+			continue
+		}
+		if _, merges := vec.loopOf[e.Step]; merges {
+			continue // its iterations are one instruction, in order
+		}
+		to := prev[len(v)-1]
+		if to < 0 {
+			continue
+		}
+		fresh := true
+		for _, k := range e.Writes {
+			for _, s := range m.overlaps[m.slotOf[k]] {
+				fresh = fresh && first[s] == ev
+			}
+		}
+		if fresh {
+			before[to] = append(before[to], ev)
+			moved[ev] = true
+			hoisted++
+		}
+	}
+	order = make([]int, 0, n)
+	for ev := range x.Events {
+		order = append(order, before[ev]...)
+		if !moved[ev] {
+			order = append(order, ev)
+		}
+	}
+	return order, hoisted
+}

@@ -18,6 +18,8 @@ import (
 //     time, for the cycles of the architecture guide's cost formulas at the
 //     engine's clock (matmul max(N, 64), x4 for fp32; VectorE N per input
 //     with a 64-cycle floor; ScalarE max(64, N); GpSimdE 150 + N).
+//     A memset of a fresh buffer is the exception: it goes to its engine
+//     one iteration of its loop early (hoistZeros).
 //   - A load or store is split into one transfer per DMA engine (at most one
 //     per partition); each transfer occupies its engine for bytes at the
 //     engine bandwidth, and the data lands the DMA fixed latency after the
@@ -66,6 +68,9 @@ type SimResult struct {
 	// later writes fill each tile before anything reads it, and the
 	// compiler removes the dead store (sbufZerosElided).
 	SBUFZerosElided int
+	// ZerosHoisted is how many memsets of fresh buffers went to their
+	// engine before the previous iteration of their loop (hoistZeros).
+	ZerosHoisted int
 	// TracePath is the file a trace of the run was written to, if any
 	// (the summary names it).
 	TracePath string
@@ -177,7 +182,8 @@ func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 	elided, nElided := psumZerosElided(x)
 	nDead := sbufZerosElided(x, elided)
 	var deps []depEdge
-	for ev := range x.Events {
+	order, hoisted := hoistZeros(x, mem, vec, elided)
+	for _, ev := range order {
 		e := &x.Events[ev]
 		s := e.Step
 		deps = mem.deps(e, deps[:0])
@@ -234,6 +240,7 @@ func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 	r.Vectorized = vec.merged
 	r.PSUMZerosElided = nElided
 	r.SBUFZerosElided = nDead
+	r.ZerosHoisted = hoisted
 	r.spill()
 	return r, nil
 }
@@ -711,6 +718,9 @@ func (r *SimResult) Summary() *SimSummary {
 	}
 	if r.SBUFZerosElided > 0 {
 		s.Model = append(s.Model, fmt.Sprintf("SBUF zeros: %s memsets of SBUF tiles that later writes fill before any read run no instruction (dead stores the compiler removes, as the compiled conv2d NEFFs show)", humanize.Count(int64(r.SBUFZerosElided))))
+	}
+	if r.ZerosHoisted > 0 {
+		s.Model = append(s.Model, fmt.Sprintf("zeros hoisted: %s memsets of a fresh buffer run before the previous iteration of their loop (they wait for nothing; the scheduler need not keep program order)", humanize.Count(int64(r.ZerosHoisted))))
 	}
 	if r.Vectorized > 0 {
 		s.Model = append(s.Model, fmt.Sprintf("vectorised: %s affine_range iterations run inside the instruction of an earlier iteration (the compiler merges a loop's iterations into one instruction of up to %d elements per partition, VectorE and ScalarE, as the compiled NEFFs show)", humanize.Count(int64(r.Vectorized)), VectorizeMaxFree))
