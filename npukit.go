@@ -375,5 +375,19 @@ func Comparable(a, b *Artifact) bool {
 	return a.Kind == b.Kind || a.IsNeff() && b.IsNeff() || tfliteFamily(a.Kind) && tfliteFamily(b.Kind)
 }
 
+// IncomparableHint is what to run instead of diff for two artifacts
+// Comparable refuses, when another command compares them ("" when none
+// does): a NEFF and a Neuron profile capture (either order) are a
+// prediction and a measurement, which sim --measured sets side by side.
+func IncomparableHint(a, b *Artifact, nameA, nameB string) string {
+	if b.IsNeff() && a.Kind == detect.NTFF {
+		a, b, nameA, nameB = b, a, nameB, nameA
+	}
+	if a.IsNeff() && b.Kind == detect.NTFF {
+		return fmt.Sprintf("to compare the NEFF's simulation with the capture: npukit sim %s --measured %s", nameA, nameB)
+	}
+	return ""
+}
+
 // tfliteFamily: TFLite FlatBuffers, compiled for the Edge TPU or not.
 func tfliteFamily(k Kind) bool { return k == detect.EdgeTPU || k == detect.TFLite }

@@ -24,6 +24,9 @@ func newDiffCmd(env *Env) *cobra.Command {
 				return err
 			}
 			if !npukit.Comparable(a, b) {
+				if h := npukit.IncomparableHint(a, b, args[0], args[1]); h != "" {
+					return usageErr("cannot compare %s (%s) with %s (%s); %s", args[0], a.Describe(), args[1], b.Describe(), h)
+				}
 				return usageErr("cannot compare %s (%s) with %s (%s)", args[0], a.Describe(), args[1], b.Describe())
 			}
 			if err := refuseInapplicableFlags(cmd.Flags(), []*npukit.Artifact{a, b}); err != nil {
