@@ -251,7 +251,13 @@ func dmaShape(p *Plan, e *Event) (rows, rowBytes int64) {
 	if s := e.Step; s.Op == OpCopyHBM {
 		// HBM to HBM: the runs are the rows the engines share out
 		if s.HBMRun <= 0 || s.HBMRun >= s.CopyBytes {
-			return 1, s.CopyBytes
+			// one contiguous run (or none known): rows as a load of the
+			// same bytes into the partitions would have (the NEFF side's
+			// descriptors move a partition row each, dma.Rows), none
+			// under DMAMinChargedBytes, so the copy spreads over the
+			// engines instead of holding one for all of it
+			rows = min(int64(p.Arch.Partitions), max(1, s.CopyBytes/p.Arch.DMAMinChargedBytes))
+			return rows, (s.CopyBytes + rows - 1) / rows
 		}
 		return (s.CopyBytes + s.HBMRun - 1) / s.HBMRun, s.HBMRun
 	}
