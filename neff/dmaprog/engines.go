@@ -146,7 +146,8 @@ const (
 //     DMA_DIRECT2D into it). It was priced as a control instruction, 0.
 //
 // They were priced as an iota-like GpSimd op, 150 cycles (125 ns at 1.2
-// GHz), as are GpSimd opcodes no capture has timed.
+// GHz), as are GpSimd opcodes no capture has timed. They apply on GpSimd
+// only; on another engine the byte is priced by its class (package isa).
 var GpSimdOpNs = map[byte]float64{0xA8: 78, 0xCE: 333, 0xDA: 85}
 
 // EngineTiming is one engine's share of an instruction-level simulation.
@@ -405,7 +406,8 @@ func (p *Program) simulateEngines(a *neuroncore.Arch, params dma.SimParams, reco
 	last := 0.0
 	cost := func(s *stream, in *isa.Instr) float64 {
 		ns := func(c int64) float64 { return float64(a.CyclesToPs(s.eng, c)) / 1000 }
-		if c, ok := GpSimdOpNs[in.Opcode]; ok {
+		// measured on GpSimd: the same byte elsewhere is priced by its class
+		if c, ok := GpSimdOpNs[in.Opcode]; ok && s.eng == neuroncore.GpSimdE {
 			return c
 		}
 		switch in.Op.Class {

@@ -174,6 +174,27 @@ func TestSimulateGpSimdOpCosts(t *testing.T) {
 	}
 }
 
+// The GpSimd opcode prices apply on GpSimd only: the same byte on another
+// engine is priced by its class (0xDA is a control instruction there, 0),
+// not by what the MoE capture's GpSimd took (85 ns).
+func TestSimulateGpSimdOpCostsOnGpSimdOnly(t *testing.T) {
+	b := neff.NewBuilder("gpsimd_elsewhere.neff")
+	b.Target = "cayman"
+	sg := b.Subgraph("sg00")
+	da := make([]byte, 64)
+	da[0] = 0xDA
+	da[15] = 0x10
+	sg.Engine("dve", "DVE").Instr = cat(da, da, da, da)
+	m := openBuilt(t, b)
+	run, err := Simulate(FromModel(m), SetupFor(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := float64(run.Subgraphs[0].KernelNs); got >= 4*GpSimdOpNs[0xDA]/2 {
+		t.Errorf("4 x 0xDA on VectorE: %.0f ns, priced as GpSimd's (%.0f ns each)", got, GpSimdOpNs[0xDA])
+	}
+}
+
 // An engine waiting on another's semaphore starts about 37 ns after the
 // increment's instruction ended (32-53 ns on every trn2 capture), not at
 // the same instant: a chain of handoffs between engines costs that much
