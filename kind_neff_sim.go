@@ -3,12 +3,14 @@ package npukit
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/npukit/npukit/internal/humanize"
 	"github.com/npukit/npukit/neff/dma"
 	"github.com/npukit/npukit/neff/dmaprog"
+	"github.com/npukit/npukit/neuroncore"
 )
 
 // NeffSimSubgraph is one subgraph of a NeffSimulation.
@@ -139,11 +141,38 @@ func neffModelNotes(run *dmaprog.Run) []string {
 				dmaprog.PEColdFactor, humanize.Nanos(dmaprog.PEWarmupNs), humanize.Nanos(dmaprog.PEIdleNs)),
 			fmt.Sprintf("an instruction's semaphore increment reaches the engines waiting on it %d ns after it ends (32-53 ns on the trn2 captures)", dmaprog.SemaphoreLatencyNs),
 			fmt.Sprintf("software descriptor generation (DMA_DIRECT2D on GpSimd, queue qPoolDynamic) holds GpSimd %d ns and its DMA starts %d ns after that (MoE and attention captures)", dmaprog.DGEIssuePoolNs, dmaprog.DGEPoolLagNs),
-			"not modelled: SBUF/PSUM port sharing between engines, HBM contention between cores")
+			fmt.Sprintf("LDWEIGHTS adds %d TensorE cycles, loading behind the MATMUL before it (trn2 captures)", dmaprog.LoadWeightsCycles),
+			gpsimdOpNote(run.Setup.Arch))
+		if a := run.Setup.Arch; a != nil && a.VectorPerfMode16 {
+			notes = append(notes, "VectorE COPY of 16-bit floats streams 4 elements a cycle SBUF to SBUF and contiguous, 2 when only one holds (performance mode, Trainium2 architecture guide)")
+		}
+		if a := run.Setup.Arch; a != nil && a.Name != neuroncore.V3.Name {
+			notes = append(notes, fmt.Sprintf("%s: the warm-up, semaphore latency, DMA_TRIGGER, GpSimd opcode and software-DGE figures are trn2's, assumed here (fitted on trn2 captures only)", run.Setup.NeuronCore))
+		}
+		notes = append(notes, "not modelled: SBUF/PSUM port sharing between engines, HBM contention between cores")
 	} else {
 		notes = append(notes, "no instruction streams: the DMA program alone, every descriptor as soon as an engine is free (no compute, no dependencies)")
 	}
 	return notes
+}
+
+// gpsimdOpNote lists the GpSimd opcodes priced at what one capture
+// measured (dmaprog.GpSimdOpNs) and the price of the others.
+func gpsimdOpNote(a *neuroncore.Arch) string {
+	ops := make([]int, 0, len(dmaprog.GpSimdOpNs))
+	for op := range dmaprog.GpSimdOpNs {
+		ops = append(ops, int(op))
+	}
+	sort.Ints(ops)
+	prices := make([]string, len(ops))
+	for i, op := range ops {
+		prices[i] = fmt.Sprintf("0x%02X %.0f ns", op, dmaprog.GpSimdOpNs[byte(op)])
+	}
+	other := ""
+	if a != nil {
+		other = fmt.Sprintf(", other GpSimd instructions %d cycles", a.GpSimdFixedCycles)
+	}
+	return fmt.Sprintf("GpSimd opcodes whose operands npukit does not read, at their medians on the MoE capture (runtime 2.30): %s%s", strings.Join(prices, ", "), other)
 }
 
 func engineList(es []int) string {
