@@ -836,9 +836,17 @@ type searcher struct {
 	low     []int64 // per section scratch: lowest offset of a buffer over it
 	// levels > 0: the section bound's minima come from sparseMin, with
 	// this many levels in sparse (sparse[0] is low).
-	levels    int
-	sparse    [][]int64
-	critX     int64 // section bound: lowest capacity minus bytes left
+	levels int
+	sparse [][]int64
+	critX  int64 // section bound: lowest capacity minus bytes left
+	// The section bound's rescuers (see rescue): per section scratch,
+	// how many buffers can still start low enough there and the lowest
+	// and highest of them; starve holds, for the nodes on the current
+	// path, the sections with one or two (each node's after its
+	// parent's).
+	resc      []rescuers
+	contig    []bool // per buffer: alive in every section of its hull
+	starve    []starved
 	placed    []bool
 	off       []int64
 	stack     []int32   // placed buffers, in order
@@ -913,6 +921,8 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		cands:   make([][]int32, 2*n+2),
 		first:   make([]int32, n),
 		lastSec: make([]int32, n),
+		resc:    make([]rescuers, c.nsec+1),
+		contig:  make([]bool, n),
 	}
 	if slot != nil {
 		s.allow = slot.allowance(slot.rs.level)
@@ -953,6 +963,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		set[k] = int32(k)
 		s.first[k] = c.secs[k][0]
 		s.lastSec[k] = c.secs[k][len(c.secs[k])-1]
+		s.contig[k] = int(s.lastSec[k]-s.first[k])+1 == len(c.secs[k])
 		for _, sec := range c.secs[k] {
 			s.rem[sec] += c.size[k]
 		}
@@ -984,6 +995,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		// One ordering, no restarts.
 		s.rank, s.ordering, s.rankID = c.rank(orderings[only]), only, uint64(only)
 		s.budget = math.MaxInt64
+		s.starve = s.starve[:0]
 		ok := s.solve(set, c.setHash(set), c.apart(set), 0, 0, -1)
 		s.flush()
 		switch {
@@ -999,6 +1011,7 @@ func (c *component) search(ctx context.Context, worker int, dynamic bool, only i
 		for i, r := range rr {
 			s.rank, s.ordering, s.rankID = r, ri[i], uint64(ri[i])
 			s.budget, s.halt = limit, false
+			s.starve = s.starve[:0]
 			ok := s.solve(set, c.setHash(set), c.apart(set), 0, 0, -1)
 			switch {
 			case ok:
@@ -1245,6 +1258,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 		cp := set
 		m := s.mark()
 		h := s.h
+		base := len(s.starve)
 		start := 0
 		runMax := int32(-1)
 		for i := 0; i <= len(cp); i++ {
@@ -1264,6 +1278,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 				} else {
 					ok = s.solve(comp, sh, false, level+1, last, prev)
 				}
+				s.starve = s.starve[:base]
 				if !ok {
 					s.undo(m)
 					s.h = h
@@ -1330,6 +1345,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 	}
 	s.pre = pre
 	rank := s.rank
+	maxTop := int64(math.MinInt64) // highest top of a candidate
 	for _, pos := range pre {
 		k := set[pos]
 		x := raw[k]
@@ -1343,15 +1359,18 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 			continue // commutes with prev; explored in rank order
 		}
 		cs = append(cs, pos)
+		maxTop = max(maxTop, x+size[k])
 	}
 	// Section bound: the buffers left in a section stack above its floor,
 	// the last offset and the lowest offset any of them can take. One
 	// sweep over the sections with a min-heap of the buffers alive there
 	// (a buffer counts over its whole hull: a lower minimum only weakens
 	// the bound, it stays sound).
+	tFrom := len(s.starve)
 	if !dead {
-		dead = s.sectionBound(set, hi, least, capa)
+		dead = s.sectionBound(set, hi, least, capa, maxTop)
 	}
+	tTo := len(s.starve)
 	if dead {
 		// Nodes that fail their own checks do not count against the
 		// restart budget (they are the inference at work, not search).
@@ -1406,6 +1425,9 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 			break
 		}
 		top := x + c.size[k]
+		if tTo > tFrom && s.starves(k, top, s.starve[tFrom:tTo]) {
+			continue
+		}
 		m := s.mark()
 		h := s.h
 		s.placed[k] = true
@@ -1451,6 +1473,7 @@ func (s *searcher) solve(set []int32, sh [2]uint64, split bool, level int, last 
 			runMax = max(runMax, s.lastSec[o])
 		}
 		ok := s.solve(rest, [2]uint64{sh[0] - c.zob[1][k], sh[1] ^ c.zob[0][k]*0x9e3779b97f4a7c15}, apart, level+1, x, k)
+		s.starve = s.starve[:tTo]
 		copy(set[pos+1:], set[pos:len(set)-1])
 		set[pos] = int32(k)
 		if ok {
@@ -1520,8 +1543,9 @@ func (s *searcher) insertionSort(set, cs []int32) {
 // set still to place in it: the bytes left in a section stack above its
 // floor and the lowest offset any buffer alive there can take. A buffer
 // counts over its whole hull (a lower minimum only weakens the bound, it
-// stays sound). The lowest offset per section is a plain minimum over the
-// hulls: on these components (hulls of tens of sections) that is a
+// stays sound). Where hulls are short the sections are painted over the
+// hulls (see rescue, which also keeps the sections few buffers can
+// save); on these components (hulls of tens of sections) that is a
 // fraction of the cost of sorting the buffers by offset and painting the
 // sections in that order, which it replaced.
 //
@@ -1532,7 +1556,7 @@ func (s *searcher) insertionSort(set, cs []int32) {
 // minimum): that check, one pass over the sections, comes first and
 // decides most of the failing nodes on MiniMalloc's G (71% of the
 // calls), H (48%), I (44%) without the minima.
-func (s *searcher) sectionBound(set []int32, hi int32, least, capa int64) bool {
+func (s *searcher) sectionBound(set []int32, hi int32, least, capa, maxTop int64) bool {
 	lo := s.first[set[0]]
 	s.work += int64(hi - lo + 1)
 	rem := s.rem[lo : hi+1]
@@ -1564,30 +1588,99 @@ func (s *searcher) sectionBound(set []int32, hi int32, least, capa int64) bool {
 		}
 		return false
 	}
-	s.plainMin(set, low)
+	return s.rescue(set, lo, hi, capa, maxTop)
+}
+
+// starved is a section that at most two buffers left can still start
+// low enough to save (see rescue): t is the highest offset from which
+// its bytes left still fit below the capacity.
+type starved struct {
+	t          int64
+	sec        int32
+	res0, res1 int32
+}
+
+// rescue is the section bound's second half where the minima are
+// painted over the hulls: a buffer rescues a section of its hull when
+// the section's bytes left fit above the lowest offset it can take
+// (floors already passed the first half). A section that no buffer
+// rescues fails the node. One that one or two rescue is pushed on
+// s.starve when its t is below maxTop (the highest top of a candidate):
+// a child that places k with its top above t, alive outside that
+// section and meeting both rescuers, lifts them above t (their floors
+// rise to k's top) while the others already start above it, so the
+// child would fail its bound (see starves). Rather than evaluate such
+// children one by one (about half the children on MiniMalloc's E, each
+// costing a node), the parent skips them.
+func (s *searcher) rescue(set []int32, lo, hi int32, capa, maxTop int64) bool {
+	rem := s.rem[lo : hi+1]
+	resc := s.resc[lo : hi+1]
+	clear(resc)
+	first, lastSec, xs := s.first, s.lastSec, s.xs
+	for _, k := range set {
+		v := capa - xs[k] // rescues sections with at most v bytes left
+		f, l := first[k]-lo, lastSec[k]-lo+1
+		r := rem[f:l]
+		rs := resc[f:l]
+		rs = rs[:len(r)]
+		// The lowest rescuer is kept as the highest MaxInt32 - k (0, a
+		// cleared entry, is below any): a test of the count for the
+		// first cost a branch mispredicted a tenth of the time.
+		lowID := math.MaxInt32 - k
+		for i, x := range r {
+			if x <= v {
+				e := &rs[i]
+				e.n++
+				e.low = max(e.low, lowID)
+				e.high = max(e.high, k)
+			}
+		}
+	}
+	from := len(s.starve)
 	for i, r := range rem {
-		if r > 0 && low[i] != math.MaxInt64 && max(floor[i], low[i])+r > capa {
+		if r <= 0 {
+			continue
+		}
+		switch e := &resc[i]; {
+		case e.n == 0:
+			s.starve = s.starve[:from]
 			return true
+		case e.n <= 2 && capa-r < maxTop && len(s.starve)-from < maxStarved && len(s.starve) < maxStarvedPath:
+			s.starve = append(s.starve, starved{capa - r, lo + int32(i), math.MaxInt32 - e.low, e.high})
 		}
 	}
 	return false
 }
 
-// plainMin fills low (s.low[lo..hi]) with the minimum s.xs over the
-// buffers of set whose hulls cover each section.
-func (s *searcher) plainMin(set []int32, low []int64) {
-	for i := range low {
-		low[i] = math.MaxInt64
+// rescuers counts the buffers that rescue a section (see rescue), with
+// the lowest (as MaxInt32 minus it) and the highest of them.
+type rescuers struct{ n, low, high int32 }
+
+// maxStarved bounds the starved sections a node keeps, maxStarvedPath
+// those of all the nodes on the path (24 bytes each: 1.5 MB).
+const (
+	maxStarved     = 32
+	maxStarvedPath = 1 << 16
+)
+
+// starves reports whether placing k with the given top leaves one of the
+// node's starved sections without a rescuer (see rescue). Neighbours are
+// told by their hulls, which is exact for buffers alive over the whole
+// of theirs; a gap leaves the child to its own bound.
+func (s *searcher) starves(k int, top int64, es []starved) bool {
+	if !s.contig[k] {
+		return false
 	}
-	for _, k := range set {
-		v := s.xs[k]
-		seg := s.low[s.first[k] : s.lastSec[k]+1]
-		for i, x := range seg {
-			if v < x {
-				seg[i] = v
-			}
+	f, l := s.first[k], s.lastSec[k]
+	meets := func(o int32) bool {
+		return s.contig[o] && s.first[o] <= l && f <= s.lastSec[o]
+	}
+	for _, e := range es {
+		if top > e.t && (e.sec < f || e.sec > l) && meets(e.res0) && meets(e.res1) {
+			return true
 		}
 	}
+	return false
 }
 
 // sparseMin fills s.low[lo..hi] with the minimum s.xs over the buffers
