@@ -193,6 +193,10 @@ type NtffReplay struct {
 	totalPs int64
 	Summary *ntff.Summary `json:"summary"`
 	Trace   string        `json:"trace,omitempty"`
+	// traceEndPs is where the trace ends (its last event's end): past
+	// the total on a format 5 capture, whose counted events run to the
+	// capture's last one.
+	traceEndPs int64
 }
 
 // WriteText prints the measured total and where the trace was written.
@@ -200,7 +204,7 @@ func (r *NtffReplay) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s\nTotal: %s (measured; to compare a NEFF's simulation with it: npukit sim X.neff --measured %s)\n",
 		r.File, r.Source, humanize.Micros(r.totalUs()), filepath.Base(r.File))
 	if r.Trace != "" {
-		fmt.Fprintf(w, "trace written to %s (open in ui.perfetto.dev)\n", r.Trace)
+		fmt.Fprintf(w, "trace written to %s (open in ui.perfetto.dev): the events counted (%s), 0 to %s\n", r.Trace, r.Summary.Span(), humanize.Micros(float64(r.traceEndPs)/1e6))
 	}
 	return nil
 }
@@ -222,20 +226,23 @@ func simulateNtff(a *Artifact, o *Options) (Output, error) {
 	s := ntff.Summarize(p, a.Name)
 	out := &NtffReplay{File: a.Name, Source: "Neuron profile capture (measured, replayed)", TotalNs: (s.TotalTimePs + 500) / 1000, totalPs: s.TotalTimePs, Summary: s}
 	if o.TracePath != "" {
-		if err := writeNtffTrace(o.TracePath, a.Name, p, s); err != nil {
+		end, err := writeNtffTrace(o.TracePath, a.Name, p, s)
+		if err != nil {
 			return nil, fmt.Errorf("the trace: %w", err)
 		}
-		out.Trace = o.TracePath
+		out.Trace, out.traceEndPs = o.TracePath, end
 	}
 	return out, nil
 }
 
-func writeNtffTrace(path, name string, p *ntff.Profile, s *ntff.Summary) error {
+// writeNtffTrace writes the captured run as a trace and returns where it
+// ends, in picoseconds from its start.
+func writeNtffTrace(path, name string, p *ntff.Profile, s *ntff.Summary) (int64, error) {
 	rp, err := p.Timeline()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return trace.WriteFile(path, rp.Timeline, trace.Options{
+	return rp.Timeline.Makespan, trace.WriteFile(path, rp.Timeline, trace.Options{
 		NanosPerUnit: 1e-3, // picoseconds
 		Metadata: [][2]string{{"capture", filepath.Base(name)}, {"source", "Neuron profile capture (measured)"}, {"neff", p.NeffName},
 			{"instance", p.Instance}, {"total_time_us", strconv.FormatFloat(s.TotalTimeUs, 'f', 3, 64)}, {"window", s.Window}},
