@@ -60,6 +60,9 @@ type SimResult struct {
 	// earlier iteration of their loop (Vectorization): the instructions
 	// the engines run are len(Exec.Events) minus this.
 	Vectorized int
+	// VectorizedWidest is the most iterations one merged instruction
+	// holds.
+	VectorizedWidest int64
 	// PSUMZerosElided is how many memsets of PSUM tiles cost nothing: the
 	// next access of each tile is a matmul accumulating into it, whose
 	// first write overwrites (psumZerosElided).
@@ -238,6 +241,7 @@ func simulateExecution(x *Execution, allReaders bool) (*SimResult, error) {
 	}
 	r.Timeline = tl
 	r.Vectorized = vec.merged
+	r.VectorizedWidest = vec.widest
 	r.PSUMZerosElided = nElided
 	r.SBUFZerosElided = nDead
 	r.ZerosHoisted = hoisted
@@ -730,6 +734,9 @@ func (r *SimResult) Summary() *SimSummary {
 	}
 	if r.Vectorized > 0 {
 		s.Model = append(s.Model, fmt.Sprintf("vectorised: %s affine_range iterations run inside the instruction of an earlier iteration (the compiler merges a loop's iterations into one instruction of up to %d elements per partition, VectorE and ScalarE, as the compiled NEFFs show)", humanize.Count(int64(r.Vectorized)), VectorizeMaxFree))
+		if r.VectorizedWidest > VectorizeSeenTrips {
+			s.Model = append(s.Model, fmt.Sprintf("vectorised: an instruction merges %d iterations, an extrapolation: the compiled NEFFs show 4-%d merged, none more", r.VectorizedWidest, VectorizeSeenTrips))
+		}
 	}
 	if r.SpillBytes > 0 {
 		s.SpillBytes, s.SpillNs = r.SpillBytes, float64(r.SpillPs)/1000

@@ -45,6 +45,12 @@ import "github.com/npukit/npukit/sim"
 // instruction (see Vectorization).
 const VectorizeMaxFree = 512
 
+// VectorizeSeenTrips is the most iterations the compiled NEFFs show merged
+// into one instruction (8; see Vectorization). The rule bounds elements,
+// not iterations: a merge of more is an extrapolation, and the notes say
+// so.
+const VectorizeSeenTrips = 8
+
 // vecLoop is the innermost loop enclosing a step, when it vectorises.
 type vecLoop struct {
 	loop  *Loop
@@ -66,8 +72,9 @@ type vectorizer struct {
 	loopOf map[*Step]vecLoop
 	open   map[*Step]*vecGroup
 	// Merged counts the events that joined an earlier event's
-	// instruction.
+	// instruction; widest is the most iterations one instruction holds.
 	merged int
+	widest int64
 }
 
 func newVectorizer(p *Plan) *vectorizer {
@@ -157,6 +164,7 @@ func (v *vectorizer) join(g *vecGroup, e *Event) {
 	g.vars = e.Vars
 	g.members++
 	v.merged++
+	v.widest = max(v.widest, g.members)
 }
 
 // psumZerosElided reports, per event, the memsets of PSUM tiles that the

@@ -216,3 +216,31 @@ def kernel(a):
 		}
 	}
 }
+
+// A merge of more iterations than the compiled NEFFs show (4-8) is an
+// extrapolation of the rule, which bounds elements, not iterations: the
+// model notes say so for 64 merged iterations, not for 8 (review5 H2).
+func TestSimNotesMergeBeyondSeenTrips(t *testing.T) {
+	const kernel = `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, TRIPS), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    sums = nl.ndarray((nl.par_dim(128), TRIPS), dtype=nl.float32, buffer=nl.sbuf)
+    for j in nl.affine_range(TRIPS):
+        sums[:, j] = nisa.tensor_reduce(nl.add, x[:, nl.ds(j * 4, 4)], axis=[1])
+    nl.store(out, sums)
+    return out
+`
+	for _, trips := range []int64{8, 64} {
+		n := strconv.FormatInt(trips, 10)
+		s := simKernel(t, strings.ReplaceAll(kernel, "TRIPS", n), &neuroncore.V2, Arg{Name: "a", Shape: []int64{128, 4 * trips}, DType: "float32"})
+		model := strings.Join(s.Model, "\n")
+		if !strings.Contains(model, "vectorised:") {
+			t.Fatalf("%d iterations: no merge note:\n%s", trips, model)
+		}
+		if got, want := strings.Contains(model, "extrapolation"), trips > neuroncore.VectorizeSeenTrips; got != want {
+			t.Errorf("%d iterations merged: extrapolation noted %v, want %v:\n%s", trips, got, want, model)
+		}
+	}
+}
