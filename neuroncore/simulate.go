@@ -583,9 +583,18 @@ func ModelNotes(p *Plan) []string {
 
 // SimSummary is what `npukit sbuf sim` prints.
 type SimSummary struct {
-	Plan  string `json:"plan"`
-	Arch  string `json:"arch"`
-	Steps int    `json:"steps"`
+	Plan string `json:"plan"`
+	Arch string `json:"arch"`
+	// Instructions is what the device runs: the sum of Engines' steps.
+	// Steps is the traced steps, one per loop iteration; they differ by
+	// the affine_range iterations merged into an earlier iteration's
+	// instruction (Merged) and the zeros that run no instruction (Elided)
+	// (audit5 F7: the header gave the traced steps, the table the
+	// instructions).
+	Instructions int `json:"instructions"`
+	Steps        int `json:"steps"`
+	Merged       int `json:"iterations_merged,omitempty"`
+	Elided       int `json:"zeros_elided,omitempty"`
 	// TimeNs is the predicted kernel time: KernelNs, the body's critical
 	// path on the engines and DMA queues, plus LaunchNs, the fixed launch
 	// overhead around it.
@@ -717,7 +726,7 @@ func (r *SimResult) TimeNs() float64 { return r.KernelNs() + r.Plan.Arch.LaunchN
 func (r *SimResult) Summary() *SimSummary {
 	a := r.Plan.Arch
 	k := r.KernelNs()
-	s := &SimSummary{Plan: r.Plan.Name, Arch: a.Name, Steps: len(r.Exec.Events), TimeNs: k + a.LaunchNs, KernelNs: k, LaunchNs: a.LaunchNs, Memory: MemoryAssumption(r.Plan)}
+	s := &SimSummary{Plan: r.Plan.Name, Arch: a.Name, Steps: len(r.Exec.Events), Merged: r.Vectorized, Elided: r.PSUMZerosElided + r.SBUFZerosElided, TimeNs: k + a.LaunchNs, KernelNs: k, LaunchNs: a.LaunchNs, Memory: MemoryAssumption(r.Plan)}
 	s.Model = ModelNotes(r.Plan)
 	s.SPMD = spmdLaunch(r.Plan, k)
 	if r.TracePath != "" {
@@ -758,11 +767,33 @@ func (r *SimResult) Summary() *SimSummary {
 		}
 		u := r.Timeline.Utilisation(id)
 		s.Engines = append(s.Engines, EngineStats{Engine: e.Title(), Steps: steps, BusyNs: float64(st.Busy) / 1000, Utilisation: u})
+		s.Instructions += steps
 		if steps > 0 && u > best {
 			best, s.Bottleneck = u, e.Title()
 		}
 	}
 	return s
+}
+
+// CountText is the header's count: the instructions the device runs and,
+// where they differ, the traced steps and why.
+func (s *SimSummary) CountText() string {
+	n := humanize.Plural(s.Instructions, "instruction")
+	if s.Instructions == s.Steps {
+		return n
+	}
+	var why []string
+	if s.Merged > 0 {
+		why = append(why, humanize.Plural(s.Merged, "iteration")+" merged")
+	}
+	if s.Elided > 0 {
+		why = append(why, humanize.Plural(s.Elided, "zero")+" elided")
+	}
+	in := humanize.Plural(s.Steps, "traced step")
+	if len(why) > 0 {
+		in += "; " + strings.Join(why, ", ")
+	}
+	return n + " (" + in + ")"
 }
 
 // WriteText renders the summary as aligned text.
@@ -771,7 +802,7 @@ func (s *SimSummary) WriteText(w io.Writer) error {
 	if name == "" {
 		name = "plan"
 	}
-	fmt.Fprintf(w, "%s on NeuronCore-%s: %s, %s (kernel body %s + launch %s)", name, s.Arch, humanize.Plural(s.Steps, "step"), humanize.Micros(s.TimeNs/1000), humanize.Micros(s.KernelNs/1000), humanize.Micros(s.LaunchNs/1000))
+	fmt.Fprintf(w, "%s on NeuronCore-%s: %s, %s (kernel body %s + launch %s)", name, s.Arch, s.CountText(), humanize.Micros(s.TimeNs/1000), humanize.Micros(s.KernelNs/1000), humanize.Micros(s.LaunchNs/1000))
 	if s.Bottleneck != "" {
 		fmt.Fprintf(w, ", busiest engine %s", s.Bottleneck)
 	}
@@ -786,7 +817,7 @@ func (s *SimSummary) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "  model: %s\n", m)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "ENGINE\tSTEPS\tBUSY (us)\tUTILISATION\t")
+	fmt.Fprintln(tw, "ENGINE\tINSTRUCTIONS\tBUSY (us)\tUTILISATION\t")
 	for _, e := range s.Engines {
 		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.1f%%\t\n", e.Engine, humanize.Count(int64(e.Steps)), e.BusyNs/1000, e.Utilisation*100)
 	}

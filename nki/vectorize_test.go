@@ -1,6 +1,7 @@
 package nki
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -242,5 +243,45 @@ def kernel(a):
 		if got, want := strings.Contains(model, "extrapolation"), trips > neuroncore.VectorizeSeenTrips; got != want {
 			t.Errorf("%d iterations merged: extrapolation noted %v, want %v:\n%s", trips, got, want, model)
 		}
+	}
+}
+
+// The header counts what the engine table sums to (audit5 F7: "19 steps"
+// over a table of 12 once affine_range iterations merged): the
+// instructions the device runs, and the traced steps beside them.
+func TestSimHeaderCountsMergedInstructions(t *testing.T) {
+	const src = `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    sums = nl.ndarray((nl.par_dim(128), 8), dtype=nl.float32, buffer=nl.sbuf)
+    for j in nl.affine_range(8):
+        sums[:, j] = nisa.tensor_reduce(nl.add, x[:, nl.ds(j * 4, 4)], axis=[1])
+    nl.store(out, sums)
+    return out
+`
+	s := simKernel(t, src, &neuroncore.V2, Arg{Name: "a", Shape: []int64{128, 32}, DType: "float32"})
+	sum := 0
+	for _, e := range s.Engines {
+		sum += e.Steps
+	}
+	if s.Merged == 0 || s.Steps == sum {
+		t.Fatalf("no iteration merged (%d traced steps, %d instructions): the test needs a merging loop", s.Steps, sum)
+	}
+	if s.Instructions != sum {
+		t.Errorf("summary counts %d instructions, the engine table sums to %d", s.Instructions, sum)
+	}
+	if s.Steps != sum+s.Merged+s.Elided {
+		t.Errorf("%d traced steps, want %d instructions + %d merged + %d elided", s.Steps, sum, s.Merged, s.Elided)
+	}
+	var b strings.Builder
+	if err := s.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(b.String(), "\n")
+	want := fmt.Sprintf(": %d instructions (%d traced steps; %d iterations merged)", sum, s.Steps, s.Merged)
+	if !strings.Contains(header, want) {
+		t.Errorf("header %q, want it to contain %q", header, want)
 	}
 }

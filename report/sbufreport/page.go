@@ -114,7 +114,7 @@ func CheckedPage(x *neuroncore.Execution, rep diag.Report) (*report.Page, error)
 	page.Summary = []report.KV{
 		{Key: "Architecture", Value: "NeuronCore-" + p.Arch.Name},
 		{Key: "Tensors", Value: fmt.Sprintf("%s (%s automatic)", humanize.Count(int64(len(p.Tensors))), humanize.Count(int64(auto)))},
-		{Key: "Steps executed", Value: humanize.Count(int64(ss.Steps))},
+		{Key: "Instructions run", Value: ss.CountText()},
 		{Key: "Simulated time", Value: usText(ss.TimeNs) + ", assuming " + ss.Memory},
 		{Key: "Busiest engine", Value: ss.Bottleneck},
 		{Key: "Check", Value: rep.Summary()},
@@ -223,7 +223,7 @@ func timelineSection(res *neuroncore.SimResult, ss *neuroncore.SimSummary) repor
 		run = fmt.Sprintf("the run of \"Simulated time\", %s", usText(ss.TimeNs))
 	}
 	tl.Caption = "Engines and DMA queues: " + run
-	et := &report.Table{Caption: "Engines: " + run, Header: []string{"engine", "steps", "busy (us)", "utilisation"}, Numeric: []int{1, 2, 3}}
+	et := &report.Table{Caption: "Engines: " + run, Header: []string{"engine", "instructions", "busy (us)", "utilisation"}, Numeric: []int{1, 2, 3}}
 	for _, e := range ss.Engines {
 		et.Rows = append(et.Rows, []string{e.Engine, humanize.Count(int64(e.Steps)), fmt.Sprintf("%.3f", e.BusyNs/1000), fmt.Sprintf("%.1f%%", e.Utilisation*100)})
 	}
