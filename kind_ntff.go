@@ -479,13 +479,40 @@ func (m *NeffMeasured) Warning() string {
 	return ""
 }
 
+// Compared says whether the row compares a prediction with a
+// measurement: not when the model did not simulate the quantity (Note)
+// or nothing was measured. RatioText prints "-" and the JSON a null
+// ratio for a row not compared, so that a ratio of 0 means only "the
+// model prices at nothing what was measured" (audit5 F8).
+func (r MeasuredRow) Compared() bool { return r.Note == "" && r.MeasuredUs != 0 }
+
+// MarshalJSON writes ratio null for a row not compared, and predicted_us
+// null for a quantity the model did not simulate.
+func (r MeasuredRow) MarshalJSON() ([]byte, error) {
+	type row struct {
+		What        string   `json:"what"`
+		PredictedUs *float64 `json:"predicted_us"`
+		MeasuredUs  float64  `json:"measured_us"`
+		Ratio       *float64 `json:"ratio"`
+		Note        string   `json:"note,omitempty"`
+	}
+	out := row{What: r.What, MeasuredUs: r.MeasuredUs, Note: r.Note}
+	if r.Note == "" {
+		out.PredictedUs = &r.PredictedUs
+	}
+	if r.Compared() {
+		out.Ratio = &r.Ratio
+	}
+	return json.Marshal(out)
+}
+
 // RatioText prints the row's ratio with two significant digits at least
 // (0.0031, not 0.00), "0" when the model prices at nothing what was
 // measured, and "-" when the row is not compared (not simulated, or
 // nothing measured).
 func (r MeasuredRow) RatioText() string {
 	switch {
-	case r.Note != "" || r.MeasuredUs == 0:
+	case !r.Compared():
 		return "-"
 	case r.Ratio == 0:
 		return "0"
@@ -496,8 +523,8 @@ func (r MeasuredRow) RatioText() string {
 	return strconv.FormatFloat(r.Ratio, 'f', min(d, 12), 64)
 }
 
-// MeasuredRow is one compared quantity (ratio predicted/measured, 0 when
-// nothing was measured).
+// MeasuredRow is one compared quantity (ratio predicted/measured; see
+// Compared for the rows whose ratio is not one).
 type MeasuredRow struct {
 	What        string  `json:"what"`
 	PredictedUs float64 `json:"predicted_us"`
