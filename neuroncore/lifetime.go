@@ -106,6 +106,20 @@ type unroller struct {
 	// onScalar holds such a step's ScalarE twin.
 	load     [numEngines]int64
 	onScalar map[*Step]*Step
+	// loops and entry are, per depth, the enclosing loop and a number
+	// unique to its entry; picked holds the engine chosen for a by-load
+	// step whose iterations merge (mergeableIn), per loop entry, so all its
+	// iterations stay on one engine and still merge: the compiler picks the
+	// engine of the merged instruction, not one per iteration.
+	loops   []*Loop
+	entry   []int64
+	entries int64
+	picked  map[pickKey]*Step
+}
+
+type pickKey struct {
+	s     *Step
+	entry int64
 }
 
 func (u *unroller) nodes(ns []Node) {
@@ -118,6 +132,9 @@ func (u *unroller) nodes(ns []Node) {
 		outer := u.shared
 		u.names = append(u.names, l.Var)
 		u.shared = append([]string(nil), u.names...)
+		u.entries++
+		u.loops = append(u.loops, l)
+		u.entry = append(u.entry, u.entries)
 		for v := l.Start; v < l.Stop; v += l.Step {
 			u.next++
 			u.vars = append(u.vars, v)
@@ -126,6 +143,8 @@ func (u *unroller) nodes(ns []Node) {
 			u.vars = u.vars[:len(u.vars)-1]
 			u.serial = u.serial[:len(u.serial)-1]
 		}
+		u.loops = u.loops[:len(u.loops)-1]
+		u.entry = u.entry[:len(u.entry)-1]
 		u.names = u.names[:len(u.names)-1]
 		u.shared = outer
 	}
@@ -189,11 +208,21 @@ func (u *unroller) key(r Ref, ev int) (TileKey, bool) {
 // far than VectorE. It adds the execution's time to its engine's load.
 func (u *unroller) byLoad(s *Step) *Step {
 	p := u.x.Plan
+	var key pickKey
+	if d := len(u.loops) - 1; s.EngineByLoad && d >= 0 && u.loops[d].Vectorize && mergeableIn(p, s, u.loops[d]) {
+		// a merging loop's step keeps the engine its first iteration got
+		key = pickKey{s, u.entry[d]}
+		if t, ok := u.picked[key]; ok {
+			u.load[t.Engine] += p.Arch.CyclesToPs(t.Engine, StepCycles(p, t))
+			return t
+		}
+	}
 	if s.EngineByLoad && s.Engine == VectorE && u.load[ScalarE] < u.load[VectorE] {
 		t, ok := u.onScalar[s]
 		if !ok {
 			c := *s
 			c.Engine = ScalarE
+			c.byLoadOf = s
 			t = &c
 			if u.onScalar == nil {
 				u.onScalar = map[*Step]*Step{}
@@ -201,6 +230,12 @@ func (u *unroller) byLoad(s *Step) *Step {
 			u.onScalar[s] = t
 		}
 		s = t
+	}
+	if key.s != nil {
+		if u.picked == nil {
+			u.picked = map[pickKey]*Step{}
+		}
+		u.picked[key] = s
 	}
 	if s.Engine == VectorE || s.Engine == ScalarE {
 		u.load[s.Engine] += p.Arch.CyclesToPs(s.Engine, StepCycles(p, s))

@@ -258,6 +258,9 @@ type Step struct {
 	// program order (Execute). Engine is VectorE, the choice when the two
 	// are even.
 	EngineByLoad bool
+	// byLoadOf is, on the ScalarE twin Execute makes of an EngineByLoad
+	// step, the step it stands for (nil otherwise).
+	byLoadOf *Step
 }
 
 // Implicit reports whether the step creates tensors the kernel cannot

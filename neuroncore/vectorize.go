@@ -86,7 +86,7 @@ func newVectorizer(p *Plan) *vectorizer {
 				walk(n.Loop.Body, n.Loop, depth+1)
 				continue
 			}
-			if l != nil && l.Vectorize && v.mergeable(n.Step, l) {
+			if l != nil && l.Vectorize && mergeableIn(p, n.Step, l) {
 				v.loopOf[n.Step] = vecLoop{loop: l, depth: depth - 1}
 			}
 		}
@@ -95,18 +95,18 @@ func newVectorizer(p *Plan) *vectorizer {
 	return v
 }
 
-// mergeable reports whether every iteration of loop l of step s fits one
+// mergeableIn reports whether every iteration of loop l of step s fits one
 // instruction.
-func (v *vectorizer) mergeable(s *Step, l *Loop) bool {
+func mergeableIn(p *Plan, s *Step, l *Loop) bool {
 	if s.Engine != VectorE && s.Engine != ScalarE || s.Accumulate || s.Op == OpSoftmax || s.Op == OpTranspose || l.Trips() < 2 {
 		return false
 	}
 	var widest int64
 	for _, r := range s.Reads {
-		widest = max(widest, refFree(v.p, r))
+		widest = max(widest, refFree(p, r))
 	}
 	for _, r := range s.Writes {
-		widest = max(widest, refFree(v.p, r))
+		widest = max(widest, refFree(p, r))
 	}
 	return widest > 0 && widest*l.Trips() <= VectorizeMaxFree
 }
@@ -118,7 +118,7 @@ func (v *vectorizer) mergeable(s *Step, l *Loop) bool {
 // of what the group's own task wrote (iteration j+1 reading iteration j's
 // result, a loop-carried chain through different tiles) stops the merge.
 func (v *vectorizer) group(e *Event, deps []depEdge) *vecGroup {
-	vl, ok := v.loopOf[e.Step]
+	vl, ok := v.loopFor(e.Step)
 	if !ok {
 		return nil
 	}
@@ -150,10 +150,20 @@ func (v *vectorizer) group(e *Event, deps []depEdge) *vecGroup {
 	return g
 }
 
+// loopFor is the merging loop of step s, if any; the ScalarE twin of a
+// by-load copy (Step.EngineByLoad) merges in its step's loop.
+func (v *vectorizer) loopFor(s *Step) (vecLoop, bool) {
+	if s.byLoadOf != nil {
+		s = s.byLoadOf
+	}
+	vl, ok := v.loopOf[s]
+	return vl, ok
+}
+
 // start opens a group for event ev, the first iteration of its
 // instruction.
 func (v *vectorizer) start(ev int, e *Event, task sim.TaskID) {
-	if _, ok := v.loopOf[e.Step]; !ok {
+	if _, ok := v.loopFor(e.Step); !ok {
 		return
 	}
 	v.open[e.Step] = &vecGroup{task: task, first: ev, vars: e.Vars, members: 1}

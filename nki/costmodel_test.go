@@ -332,3 +332,28 @@ def kernel(a):
 		}
 	}
 }
+
+// An engine-less tensor_copy in an affine_range loop whose iterations
+// merge stays on one engine for the whole loop, so the iterations still
+// run as one instruction on NeuronCore-v3 (review5 M6: balancing each
+// iteration by load put 2 on VectorE and 2 on ScalarE, and none merged);
+// copies too wide to merge are still balanced (TestSimEngineLessCopyBalances).
+func TestSimEngineLessCopyMergesOnOneEngine(t *testing.T) {
+	const kernel = `
+@nki.jit
+def kernel(a):
+    out = nl.ndarray((4, 128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=a)
+    for i in nl.affine_range(4):
+        y = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+        y[...] = nisa.tensor_copy(src=x)
+        nisa.dma_copy(dst=out[i], src=y)
+    return out
+`
+	arch := neuroncore.V3
+	s := simKernel(t, kernel, &arch, Arg{Name: "a", Shape: []int64{128, 64}, DType: "float32"})
+	if v, sc := engineSteps(s, "Vector"), engineSteps(s, "Scalar"); v+sc != 1 {
+		t.Errorf("%d copy instructions on VectorE and %d on ScalarE, want the 4 iterations merged into 1", v, sc)
+	}
+}
