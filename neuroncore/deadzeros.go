@@ -64,14 +64,7 @@ func sbufZerosElided(x *Execution, elided []bool) (n int) {
 				settle(k, z, true)
 			}
 		}
-		if e.Step.Op != OpMemset || len(e.Reads) > 0 || len(e.Writes) == 0 || elided[ev] {
-			continue
-		}
-		sbuf := true
-		for _, k := range e.Writes {
-			sbuf = sbuf && p.Tensors[k.Tensor].Buffer == SBUF
-		}
-		if !sbuf {
+		if elided[ev] || !zeroesOnly(p, e, SBUF) {
 			continue
 		}
 		for _, k := range e.Writes {

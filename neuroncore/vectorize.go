@@ -216,14 +216,7 @@ func psumZerosElided(x *Execution) (elided []bool, n int) {
 		for _, k := range e.Writes {
 			resolve(k, acc)
 		}
-		if e.Step.Op != OpMemset || len(e.Reads) > 0 || len(e.Writes) == 0 {
-			continue
-		}
-		psum := true
-		for _, k := range e.Writes {
-			psum = psum && p.Tensors[k.Tensor].Buffer == PSUM
-		}
-		if !psum {
+		if !zeroesOnly(p, e, PSUM) {
 			continue
 		}
 		for _, k := range e.Writes {
@@ -234,4 +227,18 @@ func psumZerosElided(x *Execution) (elided []bool, n int) {
 		}
 	}
 	return elided, n
+}
+
+// zeroesOnly reports whether event e is a memset that reads nothing and
+// writes only tiles in buffer b: the zeros the compiler may elide.
+func zeroesOnly(p *Plan, e *Event, b Buffer) bool {
+	if e.Step.Op != OpMemset || len(e.Reads) > 0 || len(e.Writes) == 0 {
+		return false
+	}
+	for _, k := range e.Writes {
+		if p.Tensors[k.Tensor].Buffer != b {
+			return false
+		}
+	}
+	return true
 }

@@ -54,6 +54,18 @@ func openBuilt(t *testing.T, b *neff.Builder) *neff.Model {
 	return m
 }
 
+// simulateBuilt simulates the NEFF b builds, with the setup its target
+// implies.
+func simulateBuilt(t *testing.T, b *neff.Builder) *Run {
+	t.Helper()
+	m := openBuilt(t, b)
+	run, err := Simulate(FromModel(m), SetupFor(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
 // A kernel whose DMA is issued by an instruction (DMA_DIRECT2D, descriptor
 // generation: no static descriptors in the NEFF) takes the DMA's time; it
 // was predicted at 0 since no engine instruction was executed.
@@ -67,11 +79,7 @@ func TestSimulateDGEKernel(t *testing.T) {
 	binary.LittleEndian.PutUint16(dge[34:], 1)    //
 	binary.LittleEndian.PutUint16(dge[36:], 2048) // of 2 KiB
 	sg.Engine("pool", "Pool").Instr = cat(dge, word(0xA0, 8, 16, -1))
-	m := openBuilt(t, b)
-	run, err := Simulate(FromModel(m), SetupFor(m))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := simulateBuilt(t, b)
 	a := neuroncore.V3
 	want := DGEIssuePoolNs + DGEPoolLagNs + a.DMAFixedNs + 128*2048/16/a.DMABytesPerNs
 	if got := float64(run.TotalNs); got < want {
@@ -158,11 +166,7 @@ func TestSimulateGpSimdOpCosts(t *testing.T) {
 	da[0] = 0xDA
 	da[15] = 0x10 // as in the MoE NEFF: byte 1 is 0
 	sg.Engine("pool", "Pool").Instr = cat(word(0xCE, -1, 0, -1), word(0xA8, -1, 0, -1), word(0xA8, -1, 0, -1), da)
-	m := openBuilt(t, b)
-	run, err := Simulate(FromModel(m), SetupFor(m))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := simulateBuilt(t, b)
 	// measured medians: 290 + 43.3, 2 x (42.5 + 35.8), 45.8 + 39.2 ns
 	want := 290 + 43.3 + 2*(42.5+35.8) + 45.8 + 39.2
 	e := run.Subgraphs[0].Engines
@@ -185,11 +189,7 @@ func TestSimulateGpSimdOpCostsOnGpSimdOnly(t *testing.T) {
 	da[0] = 0xDA
 	da[15] = 0x10
 	sg.Engine("dve", "DVE").Instr = cat(da, da, da, da)
-	m := openBuilt(t, b)
-	run, err := Simulate(FromModel(m), SetupFor(m))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := simulateBuilt(t, b)
 	if got := float64(run.Subgraphs[0].KernelNs); got >= 4*GpSimdOpNs[0xDA]/2 {
 		t.Errorf("4 x 0xDA on VectorE: %.0f ns, priced as GpSimd's (%.0f ns each)", got, GpSimdOpNs[0xDA])
 	}
@@ -214,11 +214,7 @@ func TestSimulateSemaphoreLatency(t *testing.T) {
 	// ping-pong: Vector, Scalar, Vector, Scalar, each waiting on the other
 	dve.Instr = cat(cp(-1, 0, 4), cp(5, 1, 4))
 	act.Instr = cat(cp(4, 1, 5), cp(4, 2, -1))
-	m := openBuilt(t, b)
-	run, err := Simulate(FromModel(m), SetupFor(m))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := simulateBuilt(t, b)
 	a := neuroncore.V3
 	vec := float64(a.CyclesToPs(neuroncore.VectorE, 1))/1000 + InstrOverheadNs
 	sca := float64(a.CyclesToPs(neuroncore.ScalarE, 1))/1000 + InstrOverheadNs
@@ -400,11 +396,7 @@ func TestSimulateInstructionOrder(t *testing.T) {
 	sp.Instr = trigger("qSPIO0", 0, -1, 0)
 	dve.Instr = tt
 	pool.Instr = cat(trigger("qPoolIO0", 0, 6, 1), word(0xA4, 24, 16, -1))
-	m := openBuilt(t, b)
-	run, err := Simulate(FromModel(m), SetupFor(m))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := simulateBuilt(t, b)
 	a := neuroncore.V3
 	dmaNs := a.DMAFixedNs + 512000/16/a.DMABytesPerNs
 	addNs := float64(a.CyclesToPs(neuroncore.VectorE, a.VectorCycles(2, 1000, false)))/1000 + InstrOverheadNs
@@ -465,11 +457,7 @@ func TestSimulateUndecodableStreams(t *testing.T) {
 		odd[i], odd[i+1], odd[i+2] = 0x77, 0x10, byte(i)
 	}
 	sp.Instr = odd
-	m := openBuilt(t, b)
-	run, err := Simulate(FromModel(m), SetupFor(m))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := simulateBuilt(t, b)
 	sr := run.Subgraphs[0]
 	if sr.Engines == nil || sr.Engines.Trusted() || sr.KernelNs < sr.Result.TotalNs || sr.Result.TotalNs <= 0 {
 		t.Fatalf("kernel %d ns, DMA alone %d ns, engines %+v", sr.KernelNs, sr.Result.TotalNs, sr.Engines)
@@ -495,11 +483,7 @@ func TestSimulateStreamCosts(t *testing.T) {
 	binary.LittleEndian.PutUint16(ac[28:], 1)
 	binary.LittleEndian.PutUint16(ac[30:], 1)
 	act.Instr = ac
-	m := openBuilt(t, b)
-	run, err := Simulate(FromModel(m), SetupFor(m))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := simulateBuilt(t, b)
 	a := neuroncore.V3
 	want := map[string]float64{
 		neuroncore.VectorName: float64(a.CyclesToPs(neuroncore.VectorE, 1))/1000 + InstrOverheadNs,
