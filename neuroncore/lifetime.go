@@ -207,40 +207,53 @@ func (u *unroller) key(r Ref, ev int) (TileKey, bool) {
 // (Step.EngineByLoad), its ScalarE twin when ScalarE has had less work so
 // far than VectorE. It adds the execution's time to its engine's load.
 func (u *unroller) byLoad(s *Step) *Step {
-	p := u.x.Plan
-	var key pickKey
-	if d := len(u.loops) - 1; s.EngineByLoad && d >= 0 && u.loops[d].Vectorize && mergeableIn(p, s, u.loops[d]) {
-		// a merging loop's step keeps the engine its first iteration got
-		key = pickKey{s, u.entry[d]}
-		if t, ok := u.picked[key]; ok {
-			u.load[t.Engine] += p.Arch.CyclesToPs(t.Engine, StepCycles(p, t))
-			return t
-		}
+	if s.EngineByLoad {
+		s = u.pick(s)
 	}
-	if s.EngineByLoad && s.Engine == VectorE && u.load[ScalarE] < u.load[VectorE] {
-		t, ok := u.onScalar[s]
-		if !ok {
-			c := *s
-			c.Engine = ScalarE
-			c.byLoadOf = s
-			t = &c
-			if u.onScalar == nil {
-				u.onScalar = map[*Step]*Step{}
-			}
-			u.onScalar[s] = t
-		}
-		s = t
-	}
-	if key.s != nil {
-		if u.picked == nil {
-			u.picked = map[pickKey]*Step{}
-		}
-		u.picked[key] = s
-	}
-	if s.Engine == VectorE || s.Engine == ScalarE {
+	if p := u.x.Plan; s.Engine == VectorE || s.Engine == ScalarE {
 		u.load[s.Engine] += p.Arch.CyclesToPs(s.Engine, StepCycles(p, s))
 	}
 	return s
+}
+
+// pick is the engine an execution of by-load step s runs on: in a loop
+// whose iterations merge, the one its first iteration of this loop entry
+// got; otherwise the less loaded (balance).
+func (u *unroller) pick(s *Step) *Step {
+	d := len(u.loops) - 1
+	if d < 0 || !u.loops[d].Vectorize || !mergeableIn(u.x.Plan, s, u.loops[d]) {
+		return u.balance(s)
+	}
+	key := pickKey{s, u.entry[d]}
+	if t, ok := u.picked[key]; ok {
+		return t
+	}
+	t := u.balance(s)
+	if u.picked == nil {
+		u.picked = map[pickKey]*Step{}
+	}
+	u.picked[key] = t
+	return t
+}
+
+// balance is s, or its ScalarE twin when ScalarE has had less work so far
+// than VectorE.
+func (u *unroller) balance(s *Step) *Step {
+	if s.Engine != VectorE || u.load[ScalarE] >= u.load[VectorE] {
+		return s
+	}
+	t, ok := u.onScalar[s]
+	if !ok {
+		c := *s
+		c.Engine = ScalarE
+		c.byLoadOf = s
+		t = &c
+		if u.onScalar == nil {
+			u.onScalar = map[*Step]*Step{}
+		}
+		u.onScalar[s] = t
+	}
+	return t
 }
 
 func (u *unroller) step(s *Step) {
