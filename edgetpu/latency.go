@@ -56,14 +56,27 @@ type HostClass struct {
 	// in 10^9 MAC/s (one interpreter thread, as the Coral benchmark
 	// scripts run it); the host's other per-element costs scale with it.
 	CPUGMACs float64 `json:"cpu_gmac_per_s"`
-	Source   string  `json:"source"`
+	// CPUSpread is how far apart the host CPU's published CPU-only times
+	// of one model are between sources (TFLite builds): the larger over
+	// the smaller, 1 when one source measured it. CPUGMACs is their
+	// centre, so a CPU estimate can be off by about its square root
+	// either way for a build like one of them.
+	CPUSpread float64 `json:"cpu_source_spread,omitempty"`
+	// HostSlowness is how much slower than the desktop reference the host
+	// runs the runtime's own host code (the Python call and the driver,
+	// and the image resize of Coral's classification benchmarks): the
+	// ratio of the host's MobileNet v2 CPU-only time to the desktop's in
+	// the same set of Python reference measurements.
+	HostSlowness float64 `json:"host_slowness"`
+	Source       string  `json:"source"`
 }
 
 // USB reports whether the host reaches the Edge TPU over USB (the USB
 // Accelerator), where libedgetpu's USB driver runs the DMA hints.
 func (h HostClass) USB() bool { return strings.HasPrefix(h.Link, "USB") }
 
-// slowness is how much slower than the desktop reference the host CPU is.
+// slowness is how much slower than the desktop reference the host CPU
+// runs the TFLite CPU kernels.
 func (h HostClass) slowness() float64 { return desktopCPUGMACs / h.CPUGMACs }
 
 // Edge TPU and runtime constants.
@@ -128,34 +141,47 @@ const (
 // streamed per inference, 296 ms on desktop USB 3 and 343 ms on the Dev
 // Board: about 470 and 400 MB/s]. CPU rates: the desktop's is cited
 // (desktopCPUGMACs); every other host's is the desktop's divided by how
-// much slower MobileNet v2 runs on that host's CPU alone (etpu-19..22), one
-// constant per host CPU.
+// much slower MobileNet v2 runs on that host's CPU alone, one constant per
+// host CPU. Where two published sources measured a host CPU (Coral's
+// Python reference CSVs, etpu-18..22, and Coral's benchmark table, whose
+// C++ benchmark ran a later TFLite build, etpu-54/55), the rate is fitted
+// on their centre (geometric mean), each source once: the builds differ
+// (on the Dev Board's Cortex-A53, 161 against 122 ms for the same model;
+// on the desktop 46.6 against 51 ms, the other way), and an estimate for
+// an unknown build should sit between them; CPUSpread keeps how far apart
+// they are and the estimate says so. The host's own code (runtime call,
+// driver, image resize) is not TFLite's: HostSlowness scales it by the
+// Python reference set alone, the set whose rows time it.
 var hostClasses = []HostClass{
 	{Name: "desktop-usb3", Summary: "x86-64 desktop (Xeon E5-1650 v3 class, 3.5 GHz) with the USB Accelerator on USB 3.0", CPU: desktopCPU,
-		Link: "USB 3.0", LinkMBps: 470, CPUGMACs: desktopCPUGMACs,
-		Source: "link: cited (Coral benchmark table, streamed VGG16); CPU: dense rate cited (Coral benchmark table, Inception v1), depthwise cost fitted on etpu-18"},
+		Link: "USB 3.0", LinkMBps: 470, CPUGMACs: desktopCPUGMACs, CPUSpread: desktopCPUSpread, HostSlowness: 1,
+		Source: "link: cited (Coral benchmark table, streamed VGG16); CPU: dense rate cited (Coral benchmark table, Inception v1), depthwise cost fitted on the centre of etpu-18 and etpu-54 (two sources)"},
 	{Name: "desktop-usb2", Summary: "the same desktop with the USB Accelerator on a USB 2.0 port", CPU: desktopCPU,
-		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: desktopCPUGMACs,
+		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: desktopCPUGMACs, CPUSpread: desktopCPUSpread, HostSlowness: 1,
 		Source: "link: fitted on etpu-03/04 (USB 2.0 class); CPU: as desktop-usb3"},
 	{Name: "rpi4-usb3", Summary: "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS) with the USB Accelerator on USB 3.0 (VL805 controller behind one PCIe lane)",
 		CPU:  "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS)",
-		Link: "USB 3.0", LinkMBps: 100, CPUGMACs: 6.68,
-		Source: "link: fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: relative to the desktop, fitted on etpu-22"},
+		Link: "USB 3.0", LinkMBps: 100, CPUGMACs: 6.99, HostSlowness: 2.47,
+		Source: "link: fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: relative to the desktop's centre, fitted on etpu-22; host code: etpu-22 over etpu-18"},
 	{Name: "rpi3-usb2", Summary: "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS) with the USB Accelerator on USB 2.0",
 		CPU:  "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS)",
-		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: 2.82,
-		Source: "link: fitted on etpu-03/04; CPU: relative to the desktop, fitted on etpu-20/21 (3 B and 3 B+, one class)"},
+		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: 2.93, HostSlowness: 5.89,
+		Source: "link: fitted on etpu-03/04; CPU: relative to the desktop's centre, fitted on etpu-20/21 (3 B and 3 B+, one class); host code: etpu-20/21 over etpu-18"},
 	{Name: "devboard-pcie", Summary: "Coral Dev Board (NXP i.MX 8M, Cortex-A53 1.5 GHz, aarch64), Edge TPU on PCIe Gen2 x1",
 		CPU:  "Coral Dev Board (NXP i.MX 8M, Cortex-A53 1.5 GHz, aarch64)",
-		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: 4.78,
-		Source: "link: cited (Coral benchmark table, streamed VGG16 on the Dev Board); CPU: relative to the desktop, fitted on etpu-19"},
+		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: 5.74, CPUSpread: 1.32, HostSlowness: 3.45,
+		Source: "link: cited (Coral benchmark table, streamed VGG16 on the Dev Board); CPU: relative to the desktop's centre, fitted on the centre of etpu-19 and etpu-55 (two sources, 1.32x apart); host code: etpu-19 over etpu-18"},
 	{Name: "m2-pcie", Summary: "x86-64 desktop with the M.2 or Mini PCIe Accelerator (PCIe Gen2 x1)", CPU: desktopCPU,
-		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: desktopCPUGMACs,
+		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: desktopCPUGMACs, CPUSpread: desktopCPUSpread, HostSlowness: 1,
 		Source: "link: as devboard-pcie (cited); CPU: as desktop-usb3"},
 }
 
 // desktopCPU is the reference desktop's CPU.
 const desktopCPU = "x86-64 desktop (Xeon E5-1650 v3 class, 3.5 GHz)"
+
+// desktopCPUSpread is how far apart the desktop class's two published
+// CPU-only MobileNet v2 times are (etpu-54 over etpu-18: 51 / 46.59 ms).
+const desktopCPUSpread = 1.09
 
 // usb2MBps is USB 2.0's effective rate for the runtime's transfers: the
 // Raspberry Pi 3 rows (etpu-03/04) leave 8.7 ms for MobileNet v2's 286 KB
@@ -336,7 +362,15 @@ func (l *Latency) finish() {
 			l.ByKind[p.Kind] += p.Us
 		}
 	}
+	if n := l.Host.CPUSpread; n > cpuSpreadNoted && l.ByKind[PartCPU] > 0 {
+		l.Notes = append(l.Notes, fmt.Sprintf("CPU operator times: %s's CPU rate is the centre of two published TFLite builds that ran the same model %.2fx apart on it (Coral's Python reference set and its C++ benchmark table); for a build like either, the CPU operators may take about %.0f%% more or less",
+			l.Host.Name, n, (math.Sqrt(n)-1)*100))
+	}
 }
+
+// cpuSpreadNoted is the CPUSpread above which an estimate with CPU
+// operators says how far the TFLite builds measured on the host differ.
+const cpuSpreadNoted = 1.05
 
 // addInvocation adds what every inference pays before the operators: the
 // Edge TPU invocation overhead when the model uses the Edge TPU (a model
@@ -358,7 +392,7 @@ func (l *Latency) addInvocation(o LatencyOptions) {
 func linkUs(h HostClass, bytes int64) float64 { return float64(bytes) / h.LinkMBps }
 
 // invokeUs is the per-inference runtime overhead on a host.
-func invokeUs(h HostClass) float64 { return invokeFixedUs + invokeCPUUs*h.slowness() }
+func invokeUs(h HostClass) float64 { return invokeFixedUs + invokeCPUUs*h.HostSlowness }
 
 // preprocessUs is the host's cost of resizing a source image to the
 // model's input (PIL nearest-neighbour resize plus flattening, as Coral's
@@ -366,7 +400,7 @@ func invokeUs(h HostClass) float64 { return invokeFixedUs + invokeCPUUs*h.slowne
 // source pixel, scaled by the host's slowness. Fitted on etpu-24..26 and
 // etpu-30..32, 36..38, 42..44 against the model-only rows of the same hosts.
 func preprocessUs(h HostClass, pixels int64) float64 {
-	return (320 + 0.14*float64(pixels)/1e3) * h.slowness()
+	return (320 + 0.14*float64(pixels)/1e3) * h.HostSlowness
 }
 
 // cpuOpUs is the host CPU's cost of one operator: dense MACs at the
@@ -377,8 +411,9 @@ func preprocessUs(h HostClass, pixels int64) float64 {
 //     slices) cost dwNsPerElem/80;
 //   - DEPTHWISE_CONV_2D costs dwNsPerElem per output element: it is
 //     memory- and requantization-bound, not MAC-bound (fitted on the
-//     MobileNet v2 CPU rows etpu-18..22 with the dense rate above: its
-//     20.7 M depthwise MACs take most of its time);
+//     desktop's MobileNet v2 CPU rows, the centre of etpu-18 and etpu-54,
+//     with the dense rate above: its 20.7 M depthwise MACs take most of
+//     its time);
 //   - resizes, reductions, arg-max and softmax cost resizeNsPerElem
 //     (fitted on etpu-13, DeepLab v3's CPU head);
 //   - element-wise arithmetic on quantized tensors rescales every element
@@ -441,7 +476,7 @@ func floatPricedAsInt8(name string) bool {
 // Per-element CPU costs on the desktop reference, in nanoseconds (see
 // cpuOpUs for what each was fitted on).
 const (
-	dwNsPerElem     = 11.3
+	dwNsPerElem     = 12.05
 	copyNsPerElem   = dwNsPerElem / 80
 	resizeNsPerElem = 1.9
 )

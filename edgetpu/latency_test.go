@@ -387,3 +387,50 @@ func TestMACsText(t *testing.T) {
 		}
 	}
 }
+
+// A host CPU measured by two published sources (TFLite builds) is priced
+// at their centre and the estimate says how far apart they were; one
+// measured by one source says nothing of the kind. The host's own code
+// (the invocation overhead, the image resize) scales with HostSlowness,
+// not with the TFLite kernels' rate: a host whose kernels run faster pays
+// the same invocation.
+func TestLatencyCPUSpreadNote(t *testing.T) {
+	g := newGraph()
+	x := g.act("x", tflite.TensorInt8, 1, 16, 16, 64)
+	y := g.conv(x, 16, 16, 64, 64)
+	tm := g.build(t, []int32{x}, []int32{y})
+	spread := func(name string) bool {
+		h, ok := HostByName(name)
+		if !ok {
+			t.Fatalf("no host %s", name)
+		}
+		l, err := EstimateModel(&Model{TFLite: tm}, h, LatencyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range l.Notes {
+			if strings.Contains(n, "centre of two published TFLite builds") {
+				if !strings.Contains(n, fmt.Sprintf("%.2fx apart", h.CPUSpread)) {
+					t.Errorf("%s: note %q does not give the spread %.2f", name, n, h.CPUSpread)
+				}
+				return true
+			}
+		}
+		return false
+	}
+	if !spread("devboard-pcie") {
+		t.Error("devboard-pcie: two sources 1.32x apart, no note")
+	}
+	if spread("rpi4-usb3") {
+		t.Error("rpi4-usb3: one source, yet a spread note")
+	}
+	h, _ := HostByName("devboard-pcie")
+	fast := h
+	fast.CPUGMACs *= 2
+	if invokeUs(h) != invokeUs(fast) || preprocessUs(h, 1e6) != preprocessUs(fast, 1e6) {
+		t.Error("the host's own code follows the TFLite kernels' rate")
+	}
+	if cpuOpUs(fast, "DEPTHWISE_CONV_2D", OpWork{OutElems: 1e5}) >= cpuOpUs(h, "DEPTHWISE_CONV_2D", OpWork{OutElems: 1e5}) {
+		t.Error("faster kernels, no faster depthwise")
+	}
+}
