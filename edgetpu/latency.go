@@ -54,7 +54,9 @@ type HostClass struct {
 	// CPUGMACs is the host CPU's int8 multiply-accumulate rate in the
 	// TFLite CPU kernels of dense convolutions and fully-connected layers,
 	// in 10^9 MAC/s (one interpreter thread, as the Coral benchmark
-	// scripts run it); the host's other per-element costs scale with it.
+	// scripts run it): Inception v1 (about 1.5 G MACs, nearly all dense
+	// convolutions) on the host CPU alone, relative to the desktop's. Its
+	// ratio to the desktop's is the host's general speed (slowness).
 	CPUGMACs float64 `json:"cpu_gmac_per_s"`
 	// CPUSpread is how far apart the host CPU's published CPU-only times
 	// of one model are between sources (TFLite builds): the larger over
@@ -62,21 +64,26 @@ type HostClass struct {
 	// centre, so a CPU estimate can be off by about its square root
 	// either way for a build like one of them.
 	CPUSpread float64 `json:"cpu_source_spread,omitempty"`
-	// HostSlowness is how much slower than the desktop reference the host
-	// runs the runtime's own host code (the Python call and the driver,
-	// and the image resize of Coral's classification benchmarks): the
-	// ratio of the host's MobileNet v2 CPU-only time to the desktop's in
-	// the same set of Python reference measurements.
-	HostSlowness float64 `json:"host_slowness"`
-	Source       string  `json:"source"`
+	// KernelSlowness is how much slower than the desktop reference the
+	// host runs the memory-bound TFLite kernels MobileNet v2 exercises
+	// besides its dense MACs: depthwise convolution, the per-element work
+	// of convolutions, element-wise arithmetic, copies and pooling.
+	// Fitted per host on its MobileNet v2 CPU-only rows (their centre
+	// where two sources measured it). Everything else on the host (dense
+	// MACs, the other kernels, the runtime's own code and the image
+	// resize) runs at its general speed, CPUGMACs's ratio to the
+	// desktop's.
+	KernelSlowness float64 `json:"kernel_slowness"`
+	Source         string  `json:"source"`
 }
 
 // USB reports whether the host reaches the Edge TPU over USB (the USB
 // Accelerator), where libedgetpu's USB driver runs the DMA hints.
 func (h HostClass) USB() bool { return strings.HasPrefix(h.Link, "USB") }
 
-// slowness is how much slower than the desktop reference the host CPU
-// runs the TFLite CPU kernels.
+// slowness is how much slower than the desktop reference the host CPU is
+// in general: dense MACs, the runtime's own code, kernels its MobileNet v2
+// rows do not measure.
 func (h HostClass) slowness() float64 { return desktopCPUGMACs / h.CPUGMACs }
 
 // Edge TPU and runtime constants.
@@ -139,40 +146,53 @@ const (
 // streamed parameters achieve in Coral's benchmark table
 // [coral.ai/docs/edgetpu/benchmarks: VGG16, about 138 MB of parameters
 // streamed per inference, 296 ms on desktop USB 3 and 343 ms on the Dev
-// Board: about 470 and 400 MB/s]. CPU rates: the desktop's is cited
-// (desktopCPUGMACs); every other host's is the desktop's divided by how
-// much slower MobileNet v2 runs on that host's CPU alone, one constant per
-// host CPU. Where two published sources measured a host CPU (Coral's
-// Python reference CSVs, etpu-18..22, and Coral's benchmark table, whose
-// C++ benchmark ran a later TFLite build, etpu-54/55), the rate is fitted
-// on their centre (geometric mean), each source once: the builds differ
-// (on the Dev Board's Cortex-A53, 161 against 122 ms for the same model;
-// on the desktop 46.6 against 51 ms, the other way), and an estimate for
-// an unknown build should sit between them; CPUSpread keeps how far apart
-// they are and the estimate says so. The host's own code (runtime call,
-// driver, image resize) is not TFLite's: HostSlowness scales it by the
-// Python reference set alone, the set whose rows time it.
+// Board: about 470 and 400 MB/s]. CPU: two speeds per host.
+//   - The general speed (CPUGMACs, dense convolutions; its ratio to the
+//     desktop's also scales the runtime's own code, the image resize and
+//     kernels the host's rows do not measure) is cited: Inception v1, whose
+//     1.5 G MACs are nearly all dense convolutions, on the host CPU alone,
+//     against the desktop's 90 ms [Coral's Python reference CSVs,
+//     google-coral/edgetpu@75e6756 benchmarks/reference/
+//     basic_engine_reference_{aarch64,rp3b,rp3b+,rp4b}.csv: 412.79, 638.69
+//     and 542.46, 260.97 ms against 90.17 on x86-64; Coral's benchmark
+//     table: 392 ms on its embedded CPU against 90]. An in-order Cortex-A53
+//     runs it 4.5-6.5x slower than the desktop.
+//   - The memory-bound kernels MobileNet v2 exercises besides its dense
+//     MACs (KernelSlowness: depthwise convolution, the per-element work of
+//     convolutions, element-wise arithmetic, copies, pooling) are fitted
+//     on the host's MobileNet v2 CPU-only rows (etpu-19..22), given its
+//     dense rate: on the Arm hosts they run 2-5x slower than the
+//     desktop's, less than their general speed says.
+//
+// Where two published sources measured a host CPU (Coral's Python
+// reference CSVs, etpu-18..22, and Coral's benchmark table, whose C++
+// benchmark ran a later TFLite build, etpu-54/55; for Inception v1 the CSV
+// and the table), the fit is on their centre (geometric mean), each source
+// once: the builds differ (on the Dev Board's Cortex-A53, 161 against 122
+// ms for MobileNet v2; on the desktop 46.6 against 51 ms, the other way),
+// and an estimate for an unknown build should sit between them; CPUSpread
+// keeps how far apart they are and the estimate says so.
 var hostClasses = []HostClass{
 	{Name: "desktop-usb3", Summary: "x86-64 desktop (Xeon E5-1650 v3 class, 3.5 GHz) with the USB Accelerator on USB 3.0", CPU: desktopCPU,
-		Link: "USB 3.0", LinkMBps: 470, CPUGMACs: desktopCPUGMACs, CPUSpread: desktopCPUSpread, HostSlowness: 1,
+		Link: "USB 3.0", LinkMBps: 470, CPUGMACs: desktopCPUGMACs, CPUSpread: desktopCPUSpread, KernelSlowness: 1,
 		Source: "link: cited (Coral benchmark table, streamed VGG16); CPU: dense rate cited (Coral benchmark table, Inception v1), depthwise cost fitted on the centre of etpu-18 and etpu-54 (two sources)"},
 	{Name: "desktop-usb2", Summary: "the same desktop with the USB Accelerator on a USB 2.0 port", CPU: desktopCPU,
-		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: desktopCPUGMACs, CPUSpread: desktopCPUSpread, HostSlowness: 1,
+		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: desktopCPUGMACs, CPUSpread: desktopCPUSpread, KernelSlowness: 1,
 		Source: "link: fitted on etpu-03/04 (USB 2.0 class); CPU: as desktop-usb3"},
 	{Name: "rpi4-usb3", Summary: "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS) with the USB Accelerator on USB 3.0 (VL805 controller behind one PCIe lane)",
 		CPU:  "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS)",
-		Link: "USB 3.0", LinkMBps: 100, CPUGMACs: 6.99, HostSlowness: 2.47,
-		Source: "link: fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: relative to the desktop's centre, fitted on etpu-22; host code: etpu-22 over etpu-18"},
+		Link: "USB 3.0", LinkMBps: 100, CPUGMACs: 5.70, KernelSlowness: 2.04,
+		Source: "link: fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: general speed cited (Coral's reference CSV, Inception v1), memory-bound kernels fitted on etpu-22"},
 	{Name: "rpi3-usb2", Summary: "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS) with the USB Accelerator on USB 2.0",
 		CPU:  "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS)",
-		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: 2.93, HostSlowness: 5.89,
-		Source: "link: fitted on etpu-03/04; CPU: relative to the desktop's centre, fitted on etpu-20/21 (3 B and 3 B+, one class); host code: etpu-20/21 over etpu-18"},
+		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: 2.53, KernelSlowness: 5.11,
+		Source: "link: fitted on etpu-03/04; CPU: general speed cited (Coral's reference CSVs, Inception v1, 3 B and 3 B+), memory-bound kernels fitted on etpu-20/21 (one class)"},
 	{Name: "devboard-pcie", Summary: "Coral Dev Board (NXP i.MX 8M, Cortex-A53 1.5 GHz, aarch64), Edge TPU on PCIe Gen2 x1",
 		CPU:  "Coral Dev Board (NXP i.MX 8M, Cortex-A53 1.5 GHz, aarch64)",
-		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: 5.74, CPUSpread: 1.32, HostSlowness: 3.45,
-		Source: "link: cited (Coral benchmark table, streamed VGG16 on the Dev Board); CPU: relative to the desktop's centre, fitted on the centre of etpu-19 and etpu-55 (two sources, 1.32x apart); host code: etpu-19 over etpu-18"},
+		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: 3.69, CPUSpread: 1.32, KernelSlowness: 1.90,
+		Source: "link: cited (Coral benchmark table, streamed VGG16 on the Dev Board); CPU: general speed cited (Coral's reference CSV and benchmark table, Inception v1), memory-bound kernels fitted on the centre of etpu-19 and etpu-55 (two sources, 1.32x apart)"},
 	{Name: "m2-pcie", Summary: "x86-64 desktop with the M.2 or Mini PCIe Accelerator (PCIe Gen2 x1)", CPU: desktopCPU,
-		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: desktopCPUGMACs, CPUSpread: desktopCPUSpread, HostSlowness: 1,
+		Link: "PCIe Gen2 x1", LinkMBps: 400, CPUGMACs: desktopCPUGMACs, CPUSpread: desktopCPUSpread, KernelSlowness: 1,
 		Source: "link: as devboard-pcie (cited); CPU: as desktop-usb3"},
 }
 
@@ -392,15 +412,17 @@ func (l *Latency) addInvocation(o LatencyOptions) {
 func linkUs(h HostClass, bytes int64) float64 { return float64(bytes) / h.LinkMBps }
 
 // invokeUs is the per-inference runtime overhead on a host.
-func invokeUs(h HostClass) float64 { return invokeFixedUs + invokeCPUUs*h.HostSlowness }
+func invokeUs(h HostClass) float64 { return invokeFixedUs + invokeCPUUs*h.slowness() }
 
 // preprocessUs is the host's cost of resizing a source image to the
 // model's input (PIL nearest-neighbour resize plus flattening, as Coral's
 // classification benchmarks do every call): a fixed part and a part per
-// source pixel, scaled by the host's slowness. Fitted on etpu-24..26 and
-// etpu-30..32, 36..38, 42..44 against the model-only rows of the same hosts.
+// source pixel, scaled by the host's general slowness. Fitted on
+// etpu-24..26 and etpu-30..32, 36..38, 42..44 against the model-only rows
+// of the same hosts, when the hosts' slowness was their MobileNet v2
+// ratio; at their general speed (Inception v1) those rows are 0.96-1.07.
 func preprocessUs(h HostClass, pixels int64) float64 {
-	return (320 + 0.14*float64(pixels)/1e3) * h.HostSlowness
+	return (320 + 0.14*float64(pixels)/1e3) * h.slowness()
 }
 
 // cpuOpUs is the host CPU's cost of one operator: dense MACs at the
@@ -425,23 +447,27 @@ func preprocessUs(h HostClass, pixels int64) float64 {
 func cpuOpUs(h HostClass, name string, w OpWork) float64 {
 	elems := float64(max(w.InElems, w.OutElems))
 	out := float64(w.OutElems)
-	var ns float64
+	// kernel is the element work of the kernels KernelSlowness scales;
+	// ns the rest, at the host's general speed.
+	var ns, kernel float64
 	switch name {
 	case "RESHAPE", "SQUEEZE", "EXPAND_DIMS":
 		// Views: no data moves.
 	case "CONCATENATION", "PACK", "UNPACK", "SPLIT", "SPLIT_V", "SLICE", "STRIDED_SLICE", "GATHER", "GATHER_ND", "TRANSPOSE", "PAD", "TILE":
-		ns = copyNsPerElem * elems
+		kernel = copyNsPerElem * elems
 	case "DEPTHWISE_CONV_2D":
-		ns = dwNsPerElem * out
+		kernel = dwNsPerElem * out
 	case "CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "BATCH_MATMUL", "UNIDIRECTIONAL_SEQUENCE_LSTM":
-		ns = copyNsPerElem * out
-	case "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "ARG_MAX", "ARG_MIN", "SOFTMAX", "LOG_SOFTMAX", "AVERAGE_POOL_2D", "MAX_POOL_2D", "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN":
+		kernel = copyNsPerElem * out
+	case "AVERAGE_POOL_2D", "MAX_POOL_2D":
+		kernel = resizeNsPerElem * elems
+	case "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "ARG_MAX", "ARG_MIN", "SOFTMAX", "LOG_SOFTMAX", "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN":
 		ns = resizeNsPerElem * elems
 	case "ADD", "SUB", "MUL", "DIV", "SQUARED_DIFFERENCE", "MAXIMUM", "MINIMUM", "FLOOR_DIV", "FLOOR_MOD", "POW", "PRELU", "LEAKY_RELU":
 		if w.Quantized {
-			ns = 4 * resizeNsPerElem * out
+			kernel = 4 * resizeNsPerElem * out
 		} else {
-			ns = resizeNsPerElem * out
+			kernel = resizeNsPerElem * out
 		}
 	case "QUANTIZE", "DEQUANTIZE", "CAST", "RELU", "RELU6", "RELU_N1_TO_1", "ABS", "NEG", "FLOOR", "ROUND":
 		ns = resizeNsPerElem * elems
@@ -457,7 +483,7 @@ func cpuOpUs(h HostClass, name string, w OpWork) float64 {
 			ns = resizeNsPerElem * elems
 		}
 	}
-	return float64(w.MACs)/(h.CPUGMACs*1e3) + (ns/1e3+cpuOpOverheadUs)*h.slowness()
+	return float64(w.MACs)/(h.CPUGMACs*1e3) + kernel/1e3*h.KernelSlowness + (ns/1e3+cpuOpOverheadUs)*h.slowness()
 }
 
 // floatPricedAsInt8 reports whether a float operator of this type is
