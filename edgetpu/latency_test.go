@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -441,5 +442,55 @@ func TestLatencyCPUSpreadNote(t *testing.T) {
 	general.CPUGMACs *= 2
 	if invokeUs(general) >= invokeUs(h) || cpuOpUs(general, "RESIZE_BILINEAR", w) >= cpuOpUs(h, "RESIZE_BILINEAR", w) {
 		t.Error("a faster host in general, no faster invocation or resize")
+	}
+}
+
+// Streamed parameters overlap the Edge TPU compute they feed: the
+// inference pays the longer of the two, the part keeps its bytes and says
+// how much was hidden, and the hidden time is the smaller of the stream and
+// the compute (a cached model hides nothing).
+func TestLatencyStreamedOverlapsCompute(t *testing.T) {
+	estimate := func(streamed int) *Latency {
+		s := DemoSpec()
+		s.CachedParams, s.StreamedParams = 1<<20, streamed
+		b, err := Write(Synthetic(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Read(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := HostByName(DefaultHost)
+		l, err := EstimateModel(m, h, LatencyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	for _, n := range []int{64 << 10, 4 << 20} {
+		l := estimate(n)
+		var stream *LatencyPart
+		for i := range l.Parts {
+			if l.Parts[i].Kind == PartParameters && !l.Parts[i].FirstOnly {
+				stream = &l.Parts[i]
+			}
+		}
+		compute := l.ByKind[PartTPU]
+		if stream == nil || compute <= 0 {
+			t.Fatalf("%d streamed bytes: parts %+v", n, l.Parts)
+		}
+		full := linkUs(l.Host, int64(n))
+		if stream.Bytes != int64(n) || !near(stream.OverlappedUs, min(full, compute)) || !near(stream.Us+stream.OverlappedUs, full) {
+			t.Errorf("%d streamed bytes: part %+v, full transfer %v us, compute %v us", n, *stream, full, compute)
+		}
+		if !strings.Contains(stream.Detail, "overlaps the Edge TPU compute") || !slices.ContainsFunc(l.Notes, func(s string) bool { return strings.Contains(s, "overlaps the Edge TPU compute") }) {
+			t.Errorf("%d streamed bytes: the overlap is not said: %q, notes %q", n, stream.Detail, l.Notes)
+		}
+	}
+	for _, p := range estimate(0).Parts {
+		if p.OverlappedUs != 0 {
+			t.Errorf("nothing streamed, yet %+v overlaps", p)
+		}
 	}
 }
