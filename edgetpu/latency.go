@@ -458,8 +458,11 @@ const cpuSpreadNoted = 1.05
 func (l *Latency) addInvocation(o LatencyOptions) {
 	h := l.Host
 	if l.UsesEdgeTPU {
-		l.add(LatencyPart{Name: "invocation overhead", Kind: PartInvoke, Us: invokeUs(h), Op: -1, Resource: "host",
-			Detail: "runtime call, driver and interrupt handling"})
+		detail := "runtime call, driver and interrupt handling"
+		if h.LinkLatencyUs > 0 {
+			detail += fmt.Sprintf(", and %s the host's link path waits every inference", humanize.Micros(h.LinkLatencyUs))
+		}
+		l.add(LatencyPart{Name: "invocation overhead", Kind: PartInvoke, Us: invokeUs(h), Op: -1, Resource: "host", Detail: detail})
 	}
 	if o.ResizeFromPixels > 0 {
 		l.add(LatencyPart{Name: "input image resize", Kind: PartPreprocess, Us: preprocessUs(h, o.ResizeFromPixels), Op: -1, Resource: "host",
@@ -1172,7 +1175,11 @@ func HostsText(w io.Writer) error {
 			def = " (default)"
 		}
 		ew.Printf("  %-14s %s%s\n", h.Name, h.Summary, def)
-		ew.Printf("  %-14s link %s, CPU %.2f GMAC/s int8; %s\n", "", LinkRateText(h), h.CPUGMACs, h.Source)
+		wait := ""
+		if h.LinkLatencyUs > 0 {
+			wait = fmt.Sprintf(" plus %s per inference", humanize.Micros(h.LinkLatencyUs))
+		}
+		ew.Printf("  %-14s link %s%s, CPU %.2f GMAC/s int8 (memory-bound kernels %.2fx the desktop's time); %s\n", "", LinkRateText(h), wait, h.CPUGMACs, h.KernelSlowness, h.Source)
 	}
 	return ew.Err()
 }
