@@ -23,7 +23,8 @@ import (
 //     larger than 1), only the supported operations.
 //   - [ops] the same page, "Supported operations", with each operation's
 //     known limitations (no fused activation on pools and concatenation,
-//     Mean and Pad along x/y only, 3-D resizes that may stay on the CPU to
+//     no padding or reduction in the batch dimension, a Mean or Sum over
+//     channels only of a multiple of 4, 3-D resizes that may stay on the CPU to
 //     avoid a loss of precision, default fully-connected weights, ...).
 //   - [seg] the same page, "Compiling": the compiler maps one segment; ops
 //     after an op it cannot map run on the CPU, even if supported. Compiler
@@ -508,7 +509,7 @@ func mappable(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, compile
 			}
 		}
 	}
-	return opLimits(t, sg, op, name, tensor)
+	return opLimits(t, sg, op, name, tensor, compiler)
 }
 
 // rankVerdict applies [req]'s rank rule: a non-constant tensor with more
@@ -536,7 +537,7 @@ func rankVerdict(t *tflite.Model, op *tflite.Operator, tensor func(int32) *tflit
 }
 
 // opLimits applies the known limitations of [ops] and the calibrated ones.
-func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name string, tensor func(int32) *tflite.Tensor) verdict {
+func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name string, tensor func(int32) *tflite.Tensor, compiler int) verdict {
 	ok := verdict{ok: true}
 	in := func(k int) *tflite.Tensor {
 		if k < len(op.Inputs) {
@@ -578,15 +579,17 @@ func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name st
 		}
 	case "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN":
 		if x := in(0); x != nil && in(1) != nil {
-			if axes, ok := t.Ints(in(1)); ok && !spatialAxes(axes, len(x.Shape)) {
-				return limit(fmt.Sprintf("%s over axes %v: reductions along the x and/or y dimensions only", name, axes), "reduce over height and width only (reshape first)")
+			if axes, ok := t.Ints(in(1)); ok {
+				if v := reduceLimit(name, axes, x.Shape, compiler); !v.ok {
+					return v
+				}
 			}
 		}
 	case "PAD":
 		if x, pads := in(0), in(1); x != nil && pads != nil {
 			if v, ok := t.Ints(pads); ok && len(v) == 2*len(x.Shape) && len(x.Shape) == 4 {
-				if v[0] != 0 || v[1] != 0 || v[6] != 0 || v[7] != 0 {
-					return limit(fmt.Sprintf("PAD of the batch or channel dimension (paddings %v): padding along x and/or y only", v), "pad height and width only")
+				if v := padLimit(v, compiler); !v.ok {
+					return v
 				}
 			}
 		}
@@ -716,22 +719,63 @@ func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name st
 // (refused reading 302,400) as on element-wise operators.
 var innerTwoExempt = map[string]bool{"CONV_2D": true, "DEPTHWISE_CONV_2D": true, "FULLY_CONNECTED": true, "TRANSPOSE_CONV": true}
 
-// spatialAxes reports whether reduction axes (negative counted from the
-// end) are only the y and x dimensions of an NHWC tensor.
-func spatialAxes(axes []int64, rank int) bool {
-	if rank != 4 {
-		return rank <= 3
+// padLimit applies [ops]'s PAD limitation to the paddings of an NHWC
+// tensor. Coral's operations table says "No padding in batch dimension";
+// compiled models map channel paddings (BlazeFace-style [0 0 0 0 0 0 0 k]
+// PADs of two face models compiled to runtime 12). The table of the
+// earliest releases said "padding along x and/or y only": compiler 14 and
+// older are predicted by that older text, flagged uncertain where it is
+// the one that decides (which release changed it is not published).
+func padLimit(v []int64, compiler int) verdict {
+	if v[0] != 0 || v[1] != 0 {
+		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("PAD of the batch dimension (paddings %v): no padding in the batch dimension [ops]", v), fix: "pad height, width or channels only"}
 	}
+	if (v[6] != 0 || v[7] != 0) && compiler < 15 {
+		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("PAD of the channel dimension (paddings %v): the operations table of early compiler releases allowed padding along x and/or y only [ops]", v),
+			fix: "pad height and width only, or compile with a newer compiler", uncertain: oldOpsTable}
+	}
+	return verdict{ok: true}
+}
+
+// reduceLimit applies [ops]'s limitations of MEAN and SUM ("No reduction
+// in batch dimension. If a z-reduction, the z-dimension must be multiple
+// of 4") and of REDUCE_MAX and REDUCE_MIN ("Cannot operate on the batch
+// dimension") to the axes (negative counted from the end) of an NHWC
+// tensor. Compiler 14 and older are predicted by the earliest table's
+// "reduction along x and/or y only", flagged uncertain where it decides.
+func reduceLimit(name string, axes []int64, shape []int32, compiler int) verdict {
+	rank := len(shape)
+	if rank != 4 {
+		return verdict{ok: true}
+	}
+	z := false
 	for _, a := range axes {
 		if a < 0 {
 			a += int64(rank)
 		}
-		if a != 1 && a != 2 {
-			return false
+		switch a {
+		case 0:
+			return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s over axes %v: no reduction in the batch dimension [ops]", name, axes), fix: "reduce over height, width or channels only (reshape first)"}
+		case 3:
+			z = true
 		}
 	}
-	return true
+	if !z {
+		return verdict{ok: true}
+	}
+	if compiler < 15 {
+		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s over axes %v: the operations table of early compiler releases allowed reductions along x and/or y only [ops]", name, axes),
+			fix: "reduce over height and width only (reshape first), or compile with a newer compiler", uncertain: oldOpsTable}
+	}
+	if (name == "MEAN" || name == "SUM") && shape[3]%4 != 0 {
+		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s over the channel dimension of %d channels: a z-reduction needs a multiple of 4 channels [ops]", name, shape[3]), fix: "pad the channels to a multiple of 4, or reduce on the CPU"}
+	}
+	return verdict{ok: true}
 }
+
+// oldOpsTable says why a PAD or reduction along channels is uncertain
+// before compiler 15.
+const oldOpsTable = "Coral's operations table now allows channel paddings and reductions (batch excepted), while its earliest text allowed x and y only; which compiler release changed it is not published, so compilers 14 and older are predicted by the older text"
 
 func allZero(b []byte) bool {
 	for _, c := range b {

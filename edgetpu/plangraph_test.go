@@ -292,3 +292,60 @@ func TestPlanStatusOrder(t *testing.T) {
 		t.Errorf("DEQUANTIZE to a 4-D float tensor: %q", o.Status)
 	}
 }
+
+// PAD and the reductions follow Coral's operations table: no padding or
+// reduction in the batch dimension, a MEAN or SUM over channels only of a
+// multiple of 4 channels; compilers 14 and older are predicted by the
+// table's earliest text (x and y only), flagged uncertain.
+func TestPlanPadAndReduceAxes(t *testing.T) {
+	const opPad, opMean, opReduceMax = 34, 40, 82
+	i8 := tflite.TensorInt8
+	pad := func(pads []int32, compiler int) OpPlan {
+		g := newGraph()
+		x := g.act("x", i8, 1, 16, 1, 42) // width 1: a padded batch keeps 3 dimensions larger than 1
+		y := g.act("y", i8, 1+pads[0]+pads[1], 16+pads[2]+pads[3], 1+pads[4]+pads[5], 42+pads[6]+pads[7])
+		g.op(opPad, []int32{x, g.constant("paddings", tflite.TensorInt32, int32s(pads), 4, 2)}, y)
+		return only(t, g, x, y, PlanOptions{Compiler: compiler})
+	}
+	reduce := func(code int32, channels int32, axes []int32, compiler int) OpPlan {
+		g := newGraph()
+		x := g.act("x", i8, 1, 8, 8, channels)
+		y := g.act("y", i8, 1, 8, 8, 1)
+		g.op(code, []int32{x, g.ints("axes", axes...)}, y)
+		return only(t, g, x, y, PlanOptions{Compiler: compiler})
+	}
+	for _, c := range []struct {
+		name      string
+		o         OpPlan
+		place     string
+		uncertain bool
+	}{
+		{"PAD of channels", pad([]int32{0, 0, 0, 0, 0, 0, 0, 6}, 16), "TPU", false},
+		{"PAD of height and width", pad([]int32{0, 0, 1, 1, 1, 1, 0, 0}, 16), "TPU", false},
+		{"PAD of the batch", pad([]int32{1, 0, 0, 0, 0, 0, 0, 0}, 16), "CPU", false},
+		{"PAD of channels, compiler 14", pad([]int32{0, 0, 0, 0, 0, 0, 0, 6}, 14), "CPU", true},
+		{"PAD of height and width, compiler 14", pad([]int32{0, 0, 1, 1, 1, 1, 0, 0}, 14), "TPU", false},
+		{"MEAN over 32 channels", reduce(opMean, 32, []int32{3}, 16), "TPU", false},
+		{"MEAN over 30 channels", reduce(opMean, 30, []int32{-1}, 16), "CPU", false},
+		{"MEAN over the batch", reduce(opMean, 32, []int32{0, 1, 2}, 16), "CPU", false},
+		{"MEAN over height and width", reduce(opMean, 30, []int32{1, 2}, 16), "TPU", false},
+		{"REDUCE_MAX over 30 channels", reduce(opReduceMax, 30, []int32{3}, 16), "TPU", false},
+		{"MEAN over 32 channels, compiler 14", reduce(opMean, 32, []int32{3}, 14), "CPU", true},
+	} {
+		if c.o.Placement != c.place || (c.place == "CPU" && c.o.Status != StatusUnspecified) {
+			t.Errorf("%s: %s (%s: %s), want %s", c.name, c.o.Placement, c.o.Status, c.o.Reason, c.place)
+		}
+		if (c.o.Uncertain != "") != c.uncertain {
+			t.Errorf("%s: uncertain %q, want flagged %v", c.name, c.o.Uncertain, c.uncertain)
+		}
+	}
+}
+
+// int32s encodes values as a little-endian INT32 buffer.
+func int32s(v []int32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+	}
+	return b
+}
