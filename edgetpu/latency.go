@@ -54,26 +54,27 @@ type HostClass struct {
 	// CPUGMACs is the host CPU's int8 multiply-accumulate rate in the
 	// TFLite CPU kernels of dense convolutions and fully-connected layers,
 	// in 10^9 MAC/s (one interpreter thread, as the Coral benchmark
-	// scripts run it): Inception v1 (about 1.5 G MACs, nearly all dense
-	// convolutions) on the host CPU alone, relative to the desktop's. Its
-	// ratio to the desktop's is the host's general speed (slowness).
+	// scripts run it): the desktop's rate over the host's general
+	// slowness (HostSlowness).
 	CPUGMACs float64 `json:"cpu_gmac_per_s"`
-	// CPUSpread is how far apart the host CPU's published CPU-only times
-	// of one model are between sources (TFLite builds): the larger over
-	// the smaller, 1 when one source measured it. CPUGMACs is their
-	// centre, so a CPU estimate can be off by about its square root
-	// either way for a build like one of them.
-	CPUSpread float64 `json:"cpu_source_spread,omitempty"`
-	// KernelSlowness is how much slower than the desktop reference the
-	// host runs the memory-bound TFLite kernels MobileNet v2 exercises
-	// besides its dense MACs: depthwise convolution, the per-element work
-	// of convolutions, element-wise arithmetic, copies and pooling.
-	// Fitted per host on its MobileNet v2 CPU-only rows (their centre
-	// where two sources measured it). Everything else on the host (dense
-	// MACs, the other kernels, the runtime's own code and the image
-	// resize) runs at its general speed, CPUGMACs's ratio to the
-	// desktop's.
-	KernelSlowness float64 `json:"kernel_slowness"`
+	// HostSlowness is how much slower than the desktop the host is in
+	// general: its dense MACs, the runtime's own code (the invocation,
+	// the image resize of Coral's classification benchmarks) and every
+	// CPU kernel but the depthwise convolution.
+	HostSlowness float64 `json:"host_slowness"`
+	// DepthwiseSlowness is how much slower than the desktop the host runs
+	// TFLite's depthwise convolution, fitted on its MobileNet v2 CPU-only
+	// rows (their centre where two sources measured it): which depthwise
+	// kernels a TFLite build has for the host's instruction set (the
+	// hand-written 3x3 ones are aarch64's) sets it, not the host's general
+	// speed.
+	DepthwiseSlowness float64 `json:"depthwise_slowness"`
+	// DepthwiseSpread is how far apart the depthwise factors fitted on
+	// each source's MobileNet v2 time are (the larger over the smaller; 0
+	// when one source measured the host): an estimate's depthwise
+	// convolutions may take about its square root more or less for a
+	// TFLite build like either.
+	DepthwiseSpread float64 `json:"depthwise_source_spread,omitempty"`
 	// LinkLatencyUs is what every Edge TPU inference waits on the host's
 	// link path beyond the desktop's (in the invocation overhead): on the
 	// Raspberry Pi 4 the USB 3 controller sits behind a PCIe lane.
@@ -85,10 +86,9 @@ type HostClass struct {
 // Accelerator), where libedgetpu's USB driver runs the DMA hints.
 func (h HostClass) USB() bool { return strings.HasPrefix(h.Link, "USB") }
 
-// slowness is how much slower than the desktop reference the host CPU is
-// in general: dense MACs, the runtime's own code, kernels its MobileNet v2
-// rows do not measure.
-func (h HostClass) slowness() float64 { return desktopCPUGMACs / h.CPUGMACs }
+// slowness is how much slower than the desktop reference the host is in
+// general (HostSlowness).
+func (h HostClass) slowness() float64 { return h.HostSlowness }
 
 // Edge TPU and runtime constants.
 const (
@@ -150,62 +150,67 @@ const (
 // streamed parameters achieve in Coral's benchmark table
 // [coral.ai/docs/edgetpu/benchmarks: VGG16, about 138 MB of parameters
 // streamed per inference, 296 ms on desktop USB 3 and 343 ms on the Dev
-// Board: about 470 and 400 MB/s]. CPU: two speeds per host.
-//   - The general speed (CPUGMACs, dense convolutions; its ratio to the
-//     desktop's also scales the runtime's own code, the image resize and
-//     kernels the host's rows do not measure) is cited: Inception v1, whose
-//     1.5 G MACs are nearly all dense convolutions, on the host CPU alone,
-//     against the desktop's 90 ms [Coral's Python reference CSVs,
-//     google-coral/edgetpu@75e6756 benchmarks/reference/
-//     basic_engine_reference_{aarch64,rp3b,rp3b+,rp4b}.csv: 412.79, 638.69
-//     and 542.46, 260.97 ms against 90.17 on x86-64; Coral's benchmark
-//     table: 392 ms on its embedded CPU against 90]. An in-order Cortex-A53
-//     runs it 4.5-6.5x slower than the desktop.
-//   - The memory-bound kernels MobileNet v2 exercises besides its dense
-//     MACs (KernelSlowness: depthwise convolution, the per-element work of
-//     convolutions, element-wise arithmetic, copies, pooling) are fitted
-//     on the host's MobileNet v2 CPU-only rows (etpu-19..22), given its
-//     dense rate: on the Arm hosts they run 2-5x slower than the
-//     desktop's, less than their general speed says.
+// Board: about 470 and 400 MB/s]. CPU: two speeds per host, both fitted
+// on the host's rows of ../shared/hw/edgetpu.
+//   - The general slowness (HostSlowness; the dense MACs, the runtime's own
+//     code, every kernel but the depthwise convolution) is fitted on what
+//     the host spends in its own code: Coral's classification benchmark
+//     (resize a source image, run, rank the classes) less the model-only
+//     run of the same model, at three image sizes, against the desktop's
+//     (etpu-30..32 less etpu-02 on the Dev Board, etpu-36..38 and 42..44
+//     less etpu-03/04 on the Raspberry Pi 3 B and B+, against etpu-24..26
+//     less etpu-01). The Raspberry Pi 4 has no shared model-only Edge TPU
+//     row: its MobileNet v2 CPU-only ratio (etpu-22 over etpu-18) stands
+//     for both its speeds. An in-order Cortex-A53 is 4.9-6.1x slower than
+//     the desktop there; Coral's reference CSVs time Inception v1 (1.5 G
+//     MACs, nearly all dense convolutions) 4.6x and 6-7x slower on the
+//     same hosts (public, not shared: a check, not a fit).
+//   - The depthwise convolution (DepthwiseSlowness) is fitted on the
+//     host's MobileNet v2 CPU-only rows given the general slowness: on the
+//     Dev Board it runs 1.6x the desktop's time, far less than its general
+//     4.9x (TFLite has hand-written 3x3 depthwise kernels for aarch64).
 //
 // Where two published sources measured a host CPU (Coral's Python
 // reference CSVs, etpu-18..22, and Coral's benchmark table, whose C++
-// benchmark ran a later TFLite build, etpu-54/55; for Inception v1 the CSV
-// and the table), the fit is on their centre (geometric mean), each source
-// once: the builds differ (on the Dev Board's Cortex-A53, 161 against 122
-// ms for MobileNet v2; on the desktop 46.6 against 51 ms, the other way),
-// and an estimate for an unknown build should sit between them; CPUSpread
-// keeps how far apart they are and the estimate says so.
+// benchmark ran a later TFLite build, etpu-54/55), the depthwise factor is
+// fitted on their centre (geometric mean), each source once: the builds
+// differ (on the Dev Board, 161 against 122 ms for MobileNet v2; on the
+// desktop 46.6 against 51 ms, the other way), and an estimate for an
+// unknown build should sit between them; DepthwiseSpread keeps how far
+// apart the two sources' factors are and the estimate says so. (The
+// benchmark table's "Embedded CPU" is taken to be the Dev Board's
+// Cortex-A53: the footnote that names it was not retrieved.)
 var hostClasses = []HostClass{
 	{Name: "desktop-usb3", Summary: "x86-64 desktop (Xeon E5-1650 v3 class, 3.5 GHz) with the USB Accelerator on USB 3.0", CPU: desktopCPU,
-		Link: "USB 3.0", LinkMBps: 470, CPUGMACs: desktopCPUGMACs, CPUSpread: desktopCPUSpread, KernelSlowness: 1,
+		Link: "USB 3.0", LinkMBps: 470, CPUGMACs: desktopCPUGMACs, HostSlowness: 1, DepthwiseSlowness: 1, DepthwiseSpread: desktopDWSpread,
 		Source: "link: cited (Coral benchmark table, streamed VGG16); CPU: dense rate cited (Coral benchmark table, Inception v1), depthwise cost fitted on the centre of etpu-18 and etpu-54 (two sources)"},
 	{Name: "desktop-usb2", Summary: "the same desktop with the USB Accelerator on a USB 2.0 port", CPU: desktopCPU,
-		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: desktopCPUGMACs, CPUSpread: desktopCPUSpread, KernelSlowness: 1,
+		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: desktopCPUGMACs, HostSlowness: 1, DepthwiseSlowness: 1, DepthwiseSpread: desktopDWSpread,
 		Source: "link: fitted on etpu-03/04 (USB 2.0 class); CPU: as desktop-usb3"},
 	{Name: "rpi4-usb3", Summary: "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS) with the USB Accelerator on USB 3.0 (VL805 controller behind one PCIe lane)",
 		CPU:  "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS)",
-		Link: "USB 3.0", LinkMBps: pcieGen2x1MBps, LinkLatencyUs: 2210, CPUGMACs: 5.70, KernelSlowness: 2.04,
-		Source: "link: rate cited (USB 3.0 behind one PCIe Gen2 lane: the PCIe link's effective rate), latency fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: general speed cited (Coral's reference CSV, Inception v1), memory-bound kernels fitted on etpu-22"},
+		Link: "USB 3.0", LinkMBps: pcieGen2x1MBps, LinkLatencyUs: 2530, CPUGMACs: desktopCPUGMACs / 2.47, HostSlowness: 2.47, DepthwiseSlowness: 2.47,
+		Source: "link: rate cited (USB 3.0 behind one PCIe Gen2 lane: the PCIe link's effective rate), latency fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: one slowness for all, MobileNet v2 on the CPU alone against the desktop's (etpu-22 over etpu-18)"},
 	{Name: "rpi3-usb2", Summary: "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS) with the USB Accelerator on USB 2.0",
 		CPU:  "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS)",
-		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: 2.53, KernelSlowness: 5.11,
-		Source: "link: fitted on etpu-03/04; CPU: general speed cited (Coral's reference CSVs, Inception v1, 3 B and 3 B+), memory-bound kernels fitted on etpu-20/21 (one class)"},
+		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: desktopCPUGMACs / 6.13, HostSlowness: 6.13, DepthwiseSlowness: 5.28,
+		Source: "link: fitted on etpu-03/04; CPU: general slowness fitted on etpu-36..38 less etpu-03 and etpu-42..44 less etpu-04 (3 B and 3 B+, the centre), depthwise on etpu-20/21 (one class)"},
 	{Name: "devboard-pcie", Summary: "Coral Dev Board (NXP i.MX 8M, Cortex-A53 1.5 GHz, aarch64), Edge TPU on PCIe Gen2 x1",
 		CPU:  "Coral Dev Board (NXP i.MX 8M, Cortex-A53 1.5 GHz, aarch64)",
-		Link: "PCIe Gen2 x1", LinkMBps: pcieGen2x1MBps, CPUGMACs: 3.69, CPUSpread: 1.32, KernelSlowness: 1.90,
-		Source: "link: cited (Coral benchmark table, streamed VGG16 on the Dev Board); CPU: general speed cited (Coral's reference CSV and benchmark table, Inception v1), memory-bound kernels fitted on the centre of etpu-19 and etpu-55 (two sources, 1.32x apart)"},
+		Link: "PCIe Gen2 x1", LinkMBps: pcieGen2x1MBps, CPUGMACs: desktopCPUGMACs / 4.88, HostSlowness: 4.88, DepthwiseSlowness: 1.37, DepthwiseSpread: 2.96,
+		Source: "link: cited (Coral benchmark table, streamed VGG16 on the Dev Board); CPU: general slowness fitted on etpu-30..32 less etpu-02, depthwise on the centre of etpu-19 and etpu-55 (two sources: MobileNet v2 1.32x apart)"},
 	{Name: "m2-pcie", Summary: "x86-64 desktop with the M.2 or Mini PCIe Accelerator (PCIe Gen2 x1)", CPU: desktopCPU,
-		Link: "PCIe Gen2 x1", LinkMBps: pcieGen2x1MBps, CPUGMACs: desktopCPUGMACs, CPUSpread: desktopCPUSpread, KernelSlowness: 1,
+		Link: "PCIe Gen2 x1", LinkMBps: pcieGen2x1MBps, CPUGMACs: desktopCPUGMACs, HostSlowness: 1, DepthwiseSlowness: 1, DepthwiseSpread: desktopDWSpread,
 		Source: "link: as devboard-pcie (cited); CPU: as desktop-usb3"},
 }
 
 // desktopCPU is the reference desktop's CPU.
 const desktopCPU = "x86-64 desktop (Xeon E5-1650 v3 class, 3.5 GHz)"
 
-// desktopCPUSpread is how far apart the desktop class's two published
-// CPU-only MobileNet v2 times are (etpu-54 over etpu-18: 51 / 46.59 ms).
-const desktopCPUSpread = 1.09
+// desktopDWSpread is how far apart the depthwise costs fitted on the
+// desktop class's two published CPU-only MobileNet v2 times are (etpu-18,
+// 46.59 ms, and etpu-54, 51 ms).
+const desktopDWSpread = 1.17
 
 // pcieGen2x1MBps is a PCIe Gen2 x1 link's effective rate: Coral's
 // benchmark table streams VGG16's parameters on the Dev Board at about
@@ -215,7 +220,7 @@ const desktopCPUSpread = 1.09
 // via the PCI Express interface", x1; Gen 2 per the Compute Module 4
 // datasheet, which exposes the same lane], so its USB 3.0 carries no more.
 // What the Pi 4's Edge TPU rows take beyond that rate and the host's
-// general speed is a fixed wait per inference (LinkLatencyUs, 2.21 ms,
+// general speed is a fixed wait per inference (LinkLatencyUs, 2.53 ms,
 // the mean residual of etpu-48..50): with one rate and no wait, the fit
 // was 100 MB/s, which priced the Pi 4's streamed or reloaded parameters
 // 4x too slow (a public reference pair run in turn, an Inception v4).
@@ -351,8 +356,9 @@ type Latency struct {
 	// shows its longest operators and says how many it left out.
 	AllParts bool `json:"-"`
 
-	tpuOps    int // Edge TPU operators added so far
-	legacyOps int // operators holding a compiler 1.x executable (not loadable, not timed)
+	tpuOps      int     // Edge TPU operators added so far
+	depthwiseUs float64 // the CPU operators' depthwise element work
+	legacyOps   int     // operators holding a compiler 1.x executable (not loadable, not timed)
 }
 
 // DefaultFailure is why every inference of a model fails on a host class
@@ -408,9 +414,10 @@ func (l *Latency) finish() {
 			l.ByKind[p.Kind] += p.Us
 		}
 	}
-	if n := l.Host.CPUSpread; n > cpuSpreadNoted && l.ByKind[PartCPU] > 0 {
-		l.Notes = append(l.Notes, fmt.Sprintf("CPU operator times: %s's CPU rate is the centre of two published TFLite builds that ran the same model %.2fx apart on it (Coral's Python reference set and its C++ benchmark table); for a build like either, the CPU operators may take about %.0f%% more or less",
-			l.Host.Name, n, (math.Sqrt(n)-1)*100))
+	if n := l.Host.DepthwiseSpread; n > dwSpreadNoted && l.depthwiseUs >= dwNotedUs {
+		f := math.Sqrt(n) - 1
+		l.Notes = append(l.Notes, fmt.Sprintf("CPU depthwise convolutions: %s of the CPU operators' time, at the centre of two published TFLite builds whose MobileNet v2 times put %s's depthwise cost %.2fx apart (Coral's Python reference set and its C++ benchmark table); for a build like either they may take about %.0f%% (%s) more or less",
+			humanize.Micros(l.depthwiseUs), l.Host.Name, n, f*100, humanize.Micros(f*l.depthwiseUs)))
 	}
 }
 
@@ -446,9 +453,13 @@ func (l *Latency) overlapStreamed() {
 	}
 }
 
-// cpuSpreadNoted is the CPUSpread above which an estimate with CPU
-// operators says how far the TFLite builds measured on the host differ.
-const cpuSpreadNoted = 1.05
+// dwSpreadNoted is the DepthwiseSpread above which, and dwNotedUs the
+// depthwise time from which, an estimate says how far the TFLite builds
+// measured on the host differ.
+const (
+	dwSpreadNoted = 1.05
+	dwNotedUs     = 100
+)
 
 // addInvocation adds what every inference pays before the operators: the
 // Edge TPU invocation overhead when the model uses the Edge TPU (a model
@@ -480,12 +491,12 @@ func invokeUs(h HostClass) float64 {
 // preprocessUs is the host's cost of resizing a source image to the
 // model's input (PIL nearest-neighbour resize plus flattening, as Coral's
 // classification benchmarks do every call): a fixed part and a part per
-// source pixel, scaled by the host's general slowness. Fitted on
-// etpu-24..26 and etpu-30..32, 36..38, 42..44 against the model-only rows
-// of the same hosts, when the hosts' slowness was their MobileNet v2
-// ratio; at their general speed (Inception v1) those rows are 0.96-1.07.
+// source pixel (and the ranking of the classes), scaled by the host's
+// general slowness. Fitted on the desktop: etpu-24..26 (600x400, 1280x720
+// and 1920x1080 sources) less the model-only etpu-01, a least-squares
+// line; the other hosts' classification rows fit their HostSlowness.
 func preprocessUs(h HostClass, pixels int64) float64 {
-	return (320 + 0.14*float64(pixels)/1e3) * h.slowness()
+	return (236 + 0.186*float64(pixels)/1e3) * h.slowness()
 }
 
 // cpuOpUs is the host CPU's cost of one operator: dense MACs at the
@@ -508,29 +519,34 @@ func preprocessUs(h HostClass, pixels int64) float64 {
 //     (estimated from the kernels' per-element work: no shared row
 //     isolates them; MoveNet's CPU tail is their main consumer).
 func cpuOpUs(h HostClass, name string, w OpWork) float64 {
+	us, _ := cpuOpParts(h, name, w)
+	return us
+}
+
+// cpuOpParts is cpuOpUs and the part of it that is depthwise element work
+// (DepthwiseSlowness's).
+func cpuOpParts(h HostClass, name string, w OpWork) (us, dwUs float64) {
 	elems := float64(max(w.InElems, w.OutElems))
 	out := float64(w.OutElems)
-	// kernel is the element work of the kernels KernelSlowness scales;
-	// ns the rest, at the host's general speed.
-	var ns, kernel float64
+	// dw is the depthwise convolution's element work (DepthwiseSlowness
+	// scales it), ns the rest (the host's general slowness).
+	var ns, dw float64
 	switch name {
 	case "RESHAPE", "SQUEEZE", "EXPAND_DIMS":
 		// Views: no data moves.
 	case "CONCATENATION", "PACK", "UNPACK", "SPLIT", "SPLIT_V", "SLICE", "STRIDED_SLICE", "GATHER", "GATHER_ND", "TRANSPOSE", "PAD", "TILE":
-		kernel = copyNsPerElem * elems
+		ns = copyNsPerElem * elems
 	case "DEPTHWISE_CONV_2D":
-		kernel = dwNsPerElem * out
+		dw = dwNsPerElem * out
 	case "CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "BATCH_MATMUL", "UNIDIRECTIONAL_SEQUENCE_LSTM":
-		kernel = copyNsPerElem * out
-	case "AVERAGE_POOL_2D", "MAX_POOL_2D":
-		kernel = resizeNsPerElem * elems
-	case "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "ARG_MAX", "ARG_MIN", "SOFTMAX", "LOG_SOFTMAX", "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN":
+		ns = copyNsPerElem * out
+	case "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "ARG_MAX", "ARG_MIN", "SOFTMAX", "LOG_SOFTMAX", "AVERAGE_POOL_2D", "MAX_POOL_2D", "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN":
 		ns = resizeNsPerElem * elems
 	case "ADD", "SUB", "MUL", "DIV", "SQUARED_DIFFERENCE", "MAXIMUM", "MINIMUM", "FLOOR_DIV", "FLOOR_MOD", "POW", "PRELU", "LEAKY_RELU":
 		if w.Quantized {
-			kernel = 4 * resizeNsPerElem * out
+			ns = 4 * resizeNsPerElem * out
 		} else {
-			kernel = resizeNsPerElem * out
+			ns = resizeNsPerElem * out
 		}
 	case "QUANTIZE", "DEQUANTIZE", "CAST", "RELU", "RELU6", "RELU_N1_TO_1", "ABS", "NEG", "FLOOR", "ROUND":
 		ns = resizeNsPerElem * elems
@@ -546,7 +562,8 @@ func cpuOpUs(h HostClass, name string, w OpWork) float64 {
 			ns = resizeNsPerElem * elems
 		}
 	}
-	return float64(w.MACs)/(h.CPUGMACs*1e3) + kernel/1e3*h.KernelSlowness + (ns/1e3+cpuOpOverheadUs)*h.slowness()
+	dwUs = dw / 1e3 * h.DepthwiseSlowness
+	return float64(w.MACs)/(h.CPUGMACs*1e3) + dwUs + (ns/1e3+cpuOpOverheadUs)*h.slowness(), dwUs
 }
 
 // floatPricedAsInt8 reports whether a float operator of this type is
@@ -653,7 +670,9 @@ func (l *Latency) addCPU(t *tflite.Model, sg *tflite.Subgraph, oi int, h HostCla
 		l.FloatCPUOps++
 		detail += "; floating point, priced at the int8 kernels' rates (an assumption)"
 	}
-	l.add(LatencyPart{Name: fmt.Sprintf("op %d %s", oi, name), Kind: PartCPU, Us: cpuOpUs(h, name, w), MACs: w.MACs, Op: oi, Resource: "host", Detail: detail})
+	us, dwUs := cpuOpParts(h, name, w)
+	l.depthwiseUs += dwUs
+	l.add(LatencyPart{Name: fmt.Sprintf("op %d %s", oi, name), Kind: PartCPU, Us: us, MACs: w.MACs, Op: oi, Resource: "host", Detail: detail})
 }
 
 // addPackage adds one Edge TPU operator: transfers from the runtime's
@@ -1155,7 +1174,7 @@ func (l *Latency) rates() string {
 		r = append(r, "host link "+LinkRateText(l.Host))
 	}
 	if used[PartCPU] {
-		r = append(r, fmt.Sprintf("host CPU %.2f GMAC/s (int8 kernels)", l.Host.CPUGMACs))
+		r = append(r, fmt.Sprintf("host CPU %.2f GMAC/s (int8 kernels; the host %.2fx the desktop's time in general, its depthwise convolutions %.2fx)", l.Host.CPUGMACs, l.Host.HostSlowness, l.Host.DepthwiseSlowness))
 	}
 	if used[PartTPU] {
 		r = append(r, fmt.Sprintf("Edge TPU %.0f GMAC/s effective", tpuMACsPerUs/1e3))
@@ -1179,7 +1198,7 @@ func HostsText(w io.Writer) error {
 		if h.LinkLatencyUs > 0 {
 			wait = fmt.Sprintf(" plus %s per inference", humanize.Micros(h.LinkLatencyUs))
 		}
-		ew.Printf("  %-14s link %s%s, CPU %.2f GMAC/s int8 (memory-bound kernels %.2fx the desktop's time); %s\n", "", LinkRateText(h), wait, h.CPUGMACs, h.KernelSlowness, h.Source)
+		ew.Printf("  %-14s link %s%s, CPU %.2f GMAC/s int8 (%.2fx the desktop's time in general, depthwise convolutions %.2fx); %s\n", "", LinkRateText(h), wait, h.CPUGMACs, h.HostSlowness, h.DepthwiseSlowness, h.Source)
 	}
 	return ew.Err()
 }

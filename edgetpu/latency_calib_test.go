@@ -326,3 +326,125 @@ func twinFiles(t *testing.T, dir string) [][2]string {
 	}
 	return out
 }
+
+// The host constants fitted on shared rows are what those rows give: the
+// desktop's resize line and each host's general slowness from the host
+// code the classification benchmarks time (classification row less the
+// model-only row of the same model), the depthwise factors from the
+// MobileNet v2 CPU-only rows (the centre of two sources where two
+// measured the host, and how far apart the two sources' fits are), and
+// the Raspberry Pi 4's per-inference link wait from its Edge TPU rows.
+// Refitting here catches a constant changed without its rows.
+func TestLatencyHostConstantsRefit(t *testing.T) {
+	rows := map[string]hwRow{}
+	for _, r := range hwRows(t) {
+		rows[r.ID] = r
+	}
+	get := func(id string) hwRow {
+		r, ok := rows[id]
+		if !ok {
+			t.Skipf("no row %s in the shared measurements", id)
+		}
+		return r
+	}
+	extras := func(model string, ids ...string) (px, ms []float64) {
+		base := get(model).Measured
+		for _, id := range ids {
+			r := get(id)
+			px, ms = append(px, float64(r.ResizePixels)), append(ms, r.Measured-base)
+		}
+		return px, ms
+	}
+	close := func(what string, got, want, tol float64) {
+		t.Helper()
+		if math.Abs(got-want) > tol*math.Abs(want) {
+			t.Errorf("%s: refit %.4g, the constant %.4g", what, got, want)
+		}
+	}
+	// The desktop's resize line (least squares).
+	px, d := extras("etpu-01", "etpu-24", "etpu-25", "etpu-26")
+	var mx, my float64
+	for i := range px {
+		mx, my = mx+px[i]/3, my+d[i]/3
+	}
+	var sxy, sxx float64
+	for i := range px {
+		sxy += (px[i] - mx) * (d[i] - my)
+		sxx += (px[i] - mx) * (px[i] - mx)
+	}
+	slope := sxy / sxx
+	close("desktop resize per source pixel (us)", slope*1e3, 0.186e-3, 0.01)
+	close("desktop resize fixed part (us)", (my-slope*mx)*1e3, 236, 0.01)
+	desk, _ := HostByName(DefaultHost)
+	slowness := func(model string, ids ...string) float64 {
+		px, d := extras(model, ids...)
+		var num, den float64
+		for i := range px {
+			m := preprocessUs(desk, int64(px[i])) / 1e3
+			num, den = num+d[i]*m, den+m*m
+		}
+		return num / den
+	}
+	dev, _ := HostByName("devboard-pcie")
+	close("devboard-pcie general slowness", slowness("etpu-02", "etpu-30", "etpu-31", "etpu-32"), dev.HostSlowness, 0.005)
+	pi3, _ := HostByName("rpi3-usb2")
+	close("rpi3-usb2 general slowness", math.Sqrt(slowness("etpu-03", "etpu-36", "etpu-37", "etpu-38")*slowness("etpu-04", "etpu-42", "etpu-43", "etpu-44")), pi3.HostSlowness, 0.005)
+
+	// Depthwise factors: the MobileNet v2 CPU-only estimate is linear in
+	// the factor.
+	cpuMs := func(id string, h HostClass) float64 {
+		r := get(id)
+		b, err := os.ReadFile(r.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Read(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := EstimateModel(m, h, LatencyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.SteadyStateUs / 1e3
+	}
+	factor := func(id string, h HostClass, target float64) float64 {
+		h0, h1 := h, h
+		h0.DepthwiseSlowness, h1.DepthwiseSlowness = 0, 1
+		a := cpuMs(id, h0)
+		return (target - a) / (cpuMs(id, h1) - a)
+	}
+	m19, m55 := get("etpu-19").Measured, get("etpu-55").Measured
+	k19, k55 := factor("etpu-19", dev, m19), factor("etpu-19", dev, m55)
+	close("devboard-pcie depthwise factor", factor("etpu-19", dev, math.Sqrt(m19*m55)), dev.DepthwiseSlowness, 0.01)
+	close("devboard-pcie depthwise spread", max(k19, k55)/min(k19, k55), dev.DepthwiseSpread, 0.01)
+	close("rpi3-usb2 depthwise factor", factor("etpu-20", pi3, math.Sqrt(get("etpu-20").Measured*get("etpu-21").Measured)), pi3.DepthwiseSlowness, 0.01)
+	m18, m54 := get("etpu-18").Measured, get("etpu-54").Measured
+	close("desktop MobileNet v2 at the centre of its sources (ms)", cpuMs("etpu-18", desk), math.Sqrt(m18*m54), 0.005)
+	k18, k54 := factor("etpu-18", desk, m18), factor("etpu-18", desk, m54)
+	close("desktop depthwise spread", max(k18, k54)/min(k18, k54), desk.DepthwiseSpread, 0.01)
+
+	// The Raspberry Pi 4's wait: the mean residual of its Edge TPU rows.
+	pi4, _ := HostByName("rpi4-usb3")
+	no := pi4
+	no.LinkLatencyUs = 0
+	var res float64
+	for _, id := range []string{"etpu-48", "etpu-49", "etpu-50"} {
+		r := get(id)
+		b, err := os.ReadFile(r.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Read(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw, _ := FindTwin(r.File, m)
+		l, err := EstimateModel(m, no, LatencyOptions{ResizeFromPixels: r.ResizePixels, Twin: tw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res += (r.Measured*1e3 - l.SteadyStateUs) / 3
+	}
+	close("rpi4-usb3 link wait (us)", res, pi4.LinkLatencyUs, 0.01)
+}

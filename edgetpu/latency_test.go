@@ -389,59 +389,57 @@ func TestMACsText(t *testing.T) {
 	}
 }
 
-// A host CPU measured by two published sources (TFLite builds) is priced
-// at their centre and the estimate says how far apart they were; one
-// measured by one source says nothing of the kind. The host's own code
-// (the invocation overhead, the image resize) and the kernels its
-// MobileNet v2 rows do not measure (a resize) run at its general speed,
-// not at the fitted speed of the memory-bound kernels (KernelSlowness):
-// faster memory-bound kernels make a depthwise convolution faster and
-// leave the invocation, the image resize and a resize operator as they
-// were.
-func TestLatencyCPUSpreadNote(t *testing.T) {
-	g := newGraph()
-	x := g.act("x", tflite.TensorInt8, 1, 16, 16, 64)
-	y := g.conv(x, 16, 16, 64, 64)
-	tm := g.build(t, []int32{x}, []int32{y})
-	spread := func(name string) bool {
+// A host CPU whose MobileNet v2 time two published sources (TFLite builds)
+// measured prices its depthwise convolutions at their centre, and an
+// estimate with enough depthwise time says how far apart they were, in
+// percent and in time; a host measured by one source says nothing of the
+// kind. The host's own code (the invocation overhead, the image resize)
+// and every kernel but the depthwise convolution run at its general
+// slowness: a faster depthwise kernel leaves them as they were, a faster
+// host in general speeds them up.
+func TestLatencyDepthwiseSpreadNote(t *testing.T) {
+	note := func(name string, dwUs float64) string {
 		h, ok := HostByName(name)
 		if !ok {
 			t.Fatalf("no host %s", name)
 		}
-		l, err := EstimateModel(&Model{TFLite: tm}, h, LatencyOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := &Latency{Host: h, depthwiseUs: dwUs}
+		l.add(LatencyPart{Name: "op 0 DEPTHWISE_CONV_2D", Kind: PartCPU, Us: dwUs + 10, Op: 0, Resource: "host"})
+		l.finish()
 		for _, n := range l.Notes {
-			if strings.Contains(n, "centre of two published TFLite builds") {
-				if !strings.Contains(n, fmt.Sprintf("%.2fx apart", h.CPUSpread)) {
-					t.Errorf("%s: note %q does not give the spread %.2f", name, n, h.CPUSpread)
+			if strings.Contains(n, "CPU depthwise convolutions") {
+				f := math.Sqrt(h.DepthwiseSpread) - 1
+				if !strings.Contains(n, fmt.Sprintf("%.2fx apart", h.DepthwiseSpread)) || !strings.Contains(n, fmt.Sprintf("about %.0f%% (%s)", f*100, humanize.Micros(f*dwUs))) {
+					t.Errorf("%s: note %q does not give the spread %.2f and its effect", name, n, h.DepthwiseSpread)
 				}
-				return true
+				return n
 			}
 		}
-		return false
+		return ""
 	}
-	if !spread("devboard-pcie") {
-		t.Error("devboard-pcie: two sources 1.32x apart, no note")
+	if note("devboard-pcie", 20000) == "" {
+		t.Error("devboard-pcie: two sources, 20 ms of depthwise, no note")
 	}
-	if spread("rpi4-usb3") {
+	if note("devboard-pcie", 10) != "" {
+		t.Error("devboard-pcie: 10 us of depthwise, yet a note")
+	}
+	if note("rpi4-usb3", 20000) != "" {
 		t.Error("rpi4-usb3: one source, yet a spread note")
 	}
 	h, _ := HostByName("devboard-pcie")
-	fast := h
-	fast.KernelSlowness /= 2
 	w := OpWork{InElems: 1e5, OutElems: 1e5}
-	if invokeUs(h) != invokeUs(fast) || preprocessUs(h, 1e6) != preprocessUs(fast, 1e6) || cpuOpUs(h, "RESIZE_BILINEAR", w) != cpuOpUs(fast, "RESIZE_BILINEAR", w) {
-		t.Error("the host's own code or a resize follows the memory-bound kernels' speed")
+	fastDW := h
+	fastDW.DepthwiseSlowness /= 2
+	if invokeUs(h) != invokeUs(fastDW) || preprocessUs(h, 1e6) != preprocessUs(fastDW, 1e6) || cpuOpUs(h, "ADD", w) != cpuOpUs(fastDW, "ADD", w) {
+		t.Error("the host's own code or an ADD follows the depthwise factor")
 	}
-	if cpuOpUs(fast, "DEPTHWISE_CONV_2D", w) >= cpuOpUs(h, "DEPTHWISE_CONV_2D", w) {
-		t.Error("faster memory-bound kernels, no faster depthwise")
+	if cpuOpUs(fastDW, "DEPTHWISE_CONV_2D", w) >= cpuOpUs(h, "DEPTHWISE_CONV_2D", w) {
+		t.Error("a faster depthwise kernel, no faster depthwise convolution")
 	}
-	general := h
-	general.CPUGMACs *= 2
-	if invokeUs(general) >= invokeUs(h) || cpuOpUs(general, "RESIZE_BILINEAR", w) >= cpuOpUs(h, "RESIZE_BILINEAR", w) {
-		t.Error("a faster host in general, no faster invocation or resize")
+	fast := h
+	fast.HostSlowness /= 2
+	if invokeUs(fast) >= invokeUs(h) || preprocessUs(fast, 1e6) >= preprocessUs(h, 1e6) || cpuOpUs(fast, "RESIZE_BILINEAR", w) >= cpuOpUs(h, "RESIZE_BILINEAR", w) {
+		t.Error("a faster host in general, no faster invocation, resize or resize operator")
 	}
 }
 
