@@ -69,6 +69,11 @@ type HostClass struct {
 	// hand-written 3x3 ones are aarch64's) sets it, not the host's general
 	// speed.
 	DepthwiseSlowness float64 `json:"depthwise_slowness"`
+	// BoardSpread, for a class of two boards, is how far apart their
+	// MobileNet v2 CPU-only times are (the larger over the smaller; 0 for
+	// one board): the class is their centre, and an estimate with CPU
+	// operators says how much either board may differ.
+	BoardSpread float64 `json:"board_spread,omitempty"`
 	// DepthwiseSpread is how far apart the depthwise factors fitted on
 	// each source's MobileNet v2 time are (the larger over the smaller; 0
 	// when one source measured the host): an estimate's depthwise
@@ -193,7 +198,7 @@ var hostClasses = []HostClass{
 		Source: "link: rate cited (USB 3.0 behind one PCIe Gen2 lane: the PCIe link's effective rate), latency fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: one slowness for all, MobileNet v2 on the CPU alone against the desktop's (etpu-22 over etpu-18)"},
 	{Name: "rpi3-usb2", Summary: "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS) with the USB Accelerator on USB 2.0",
 		CPU:  "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS)",
-		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: desktopCPUGMACs / 6.13, HostSlowness: 6.13, DepthwiseSlowness: 5.28,
+		Link: "USB 2.0", LinkMBps: usb2MBps, CPUGMACs: desktopCPUGMACs / 6.13, HostSlowness: 6.13, DepthwiseSlowness: 5.28, BoardSpread: 1.18,
 		Source: "link: fitted on etpu-03/04; CPU: general slowness fitted on etpu-36..38 less etpu-03 and etpu-42..44 less etpu-04 (3 B and 3 B+, the centre), depthwise on etpu-20/21 (one class)"},
 	{Name: "devboard-pcie", Summary: "Coral Dev Board (NXP i.MX 8M, Cortex-A53 1.5 GHz, aarch64), Edge TPU on PCIe Gen2 x1",
 		CPU:  "Coral Dev Board (NXP i.MX 8M, Cortex-A53 1.5 GHz, aarch64)",
@@ -414,6 +419,11 @@ func (l *Latency) finish() {
 			l.ByKind[p.Kind] += p.Us
 		}
 	}
+	if n := l.Host.BoardSpread; n > dwSpreadNoted && l.ByKind[PartCPU] > 0 {
+		f := math.Sqrt(n) - 1
+		l.Notes = append(l.Notes, fmt.Sprintf("CPU operators: %s is the centre of two boards (%s) whose MobileNet v2 CPU-only times are %.2fx apart; on either board they may take about %.0f%% (%s) more or less",
+			l.Host.Name, l.Host.CPU, n, f*100, humanize.Micros(f*l.ByKind[PartCPU])))
+	}
 	if n := l.Host.DepthwiseSpread; n > dwSpreadNoted && l.depthwiseUs >= dwNotedUs {
 		f := math.Sqrt(n) - 1
 		l.Notes = append(l.Notes, fmt.Sprintf("CPU depthwise convolutions: %s of the CPU operators' time, at the centre of two published TFLite builds whose MobileNet v2 times put %s's depthwise cost %.2fx apart (Coral's Python reference set and its C++ benchmark table); for a build like either they may take about %.0f%% (%s) more or less",
@@ -501,7 +511,8 @@ func preprocessUs(h HostClass, pixels int64) float64 {
 
 // cpuOpUs is the host CPU's cost of one operator: dense MACs at the
 // host's rate, element work at a per-class cost (nanoseconds per element on
-// the desktop, scaled by the host's slowness), and a dispatch cost.
+// the desktop, scaled by the host's general slowness, the depthwise
+// convolution's by its DepthwiseSlowness), and a dispatch cost (general).
 //
 //   - views (RESHAPE) move nothing; copies (concatenation, gathers,
 //     slices) cost dwNsPerElem/80;

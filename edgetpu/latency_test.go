@@ -426,6 +426,16 @@ func TestLatencyDepthwiseSpreadNote(t *testing.T) {
 	if note("rpi4-usb3", 20000) != "" {
 		t.Error("rpi4-usb3: one source, yet a spread note")
 	}
+	// A class of two boards says so.
+	pi3, _ := HostByName("rpi3-usb2")
+	l := &Latency{Host: pi3}
+	l.add(LatencyPart{Name: "op 0 CONV_2D", Kind: PartCPU, Us: 1000, Op: 0, Resource: "host"})
+	l.finish()
+	if !slices.ContainsFunc(l.Notes, func(n string) bool {
+		return strings.Contains(n, "centre of two boards") && strings.Contains(n, fmt.Sprintf("%.2fx apart", pi3.BoardSpread))
+	}) {
+		t.Errorf("rpi3-usb2: no two-board note in %q", l.Notes)
+	}
 	h, _ := HostByName("devboard-pcie")
 	w := OpWork{InElems: 1e5, OutElems: 1e5}
 	fastDW := h
