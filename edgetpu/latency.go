@@ -97,13 +97,43 @@ func (h HostClass) slowness() float64 { return h.HostSlowness }
 
 // Edge TPU and runtime constants.
 const (
-	// tpuMACsPerUs is the Edge TPU's effective int8 MAC rate (MAC/µs):
-	// 4 TOPS peak is 2e12 MAC/s [coral.ai/docs/edgetpu/benchmarks]; a
-	// whole network reaches a fraction of it (depthwise and narrow
-	// layers leave the 64x64 array idle). Fitted: 0.265e12 MAC/s on
-	// etpu-01 and etpu-08 (MobileNet v2 and v1 0.25 on desktop USB 3),
-	// checked on etpu-09/16 (PoseNet, BodyPix).
-	tpuMACsPerUs = 265e3
+	// tpuPaddedMACsPerUs is the Edge TPU's rate (MAC/µs) for a mapped
+	// layer's MACs with its output channels padded to the array's width
+	// (tpuLayerCost). The Edge TPU is a weight-stationary array of tiles
+	// whose cores run 64-wide vectors of compute lanes [Yazdanbakhsh et
+	// al., "An Evaluation of Edge TPU Accelerators for Convolutional
+	// Neural Networks", arXiv 2102.10423], and the compiler lays out every
+	// matrix operator's output channels in groups of 64 (paramChannelAlign,
+	// read from the compiled twins): a layer of 24 output channels keeps
+	// the array as long per output position as one of 64. 4 TOPS peak is
+	// 2e12 MAC/s [coral.ai/docs/edgetpu/benchmarks]; a network's padded
+	// MACs run at a fifth of it. Fitted: 0.34e12 padded MAC/s on the
+	// shared Edge TPU rows, each architecture weighted once (MobileNet v2
+	// through its twin, etpu-01..04, 24..26, 30..32, 36..38, 42..44,
+	// 48..50; MobileNet v1 0.25, PoseNet, DeepLab v3 dm05 and BodyPix from
+	// the compiled files alone, etpu-08, 09, 13, 16, through the class
+	// rates below, refitted at each trial rate); leaving out one
+	// architecture at a time moves the fitted rate between 0.32e12 and
+	// 0.34e12 and its rows stay within 0.87-1.12. The padding is what makes
+	// a wide network faster per MAC: MobileNet v2's layers pad to 1.36 of
+	// their MACs, MobileNet v1 1.0's to 1.03 (one rate of 0.265e12 MAC/s
+	// before, fitted on MobileNet v2, priced a wide network about 1.5x too
+	// slow).
+	tpuPaddedMACsPerUs = 340e3
+	// classifierMACsPerUs, denseMACsPerUs and multiScaleMACsPerUs are the
+	// effective rates (MAC/µs) at which the compiled file alone prices its
+	// estimated MACs (estimatedMACs, by the same classes), where no layer
+	// shapes say how much padding the layers carry. Fitted on the shared
+	// twins of each class (those of the class constants below): the rate
+	// that keeps the estimate from the compiled file nearest, in the worst
+	// (twin, host class) case, the one from the twin's layers at
+	// tpuPaddedMACsPerUs. Classifiers: 0.24e12 (worst 8.8%: the narrow
+	// face-mask MobileNet v2, whose layers pad to 2.27 of their MACs,
+	// against MobileNet v2 at 1.36); single-scale dense: 0.287e12 (6.3%);
+	// multi-scale: 0.247e12 (6.4%).
+	classifierMACsPerUs = 240e3
+	denseMACsPerUs      = 287e3
+	multiScaleMACsPerUs = 247e3
 	// invokeFixedUs + invokeCPUUs*slowness is the per-inference runtime
 	// overhead (Python call, driver, interrupt handling). Fitted on
 	// etpu-01 and etpu-02 (the same model on desktop USB 3 and on the Dev
@@ -194,7 +224,7 @@ var hostClasses = []HostClass{
 		Source: "link: fitted on etpu-03/04 (USB 2.0 class); CPU: as desktop-usb3"},
 	{Name: "rpi4-usb3", Summary: "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS) with the USB Accelerator on USB 3.0 (VL805 controller behind one PCIe lane)",
 		CPU:  "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS)",
-		Link: "USB 3.0", LinkMBps: pcieGen2x1MBps, LinkLatencyUs: 2530, CPUGMACs: desktopCPUGMACs / 2.47, HostSlowness: 2.47, DepthwiseSlowness: 2.47,
+		Link: "USB 3.0", LinkMBps: pcieGen2x1MBps, LinkLatencyUs: 2464, CPUGMACs: desktopCPUGMACs / 2.47, HostSlowness: 2.47, DepthwiseSlowness: 2.47,
 		Source: "link: rate cited (USB 3.0 behind one PCIe Gen2 lane: the PCIe link's effective rate), latency fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: one slowness for all, MobileNet v2 on the CPU alone against the desktop's (etpu-22 over etpu-18)"},
 	{Name: "rpi3-usb2", Summary: "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS) with the USB Accelerator on USB 2.0",
 		CPU:  "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS)",
@@ -225,7 +255,7 @@ const desktopDWSpread = 1.17
 // via the PCI Express interface", x1; Gen 2 per the Compute Module 4
 // datasheet, which exposes the same lane], so its USB 3.0 carries no more.
 // What the Pi 4's Edge TPU rows take beyond that rate and the host's
-// general speed is a fixed wait per inference (LinkLatencyUs, 2.53 ms,
+// general speed is a fixed wait per inference (LinkLatencyUs, 2.46 ms,
 // the mean residual of etpu-48..50): with one rate and no wait, the fit
 // was 100 MB/s, which priced the Pi 4's streamed or reloaded parameters
 // 4x too slow (a public reference pair run in turn, an Inception v4).
@@ -364,6 +394,10 @@ type Latency struct {
 	tpuOps      int     // Edge TPU operators added so far
 	depthwiseUs float64 // the CPU operators' depthwise element work
 	legacyOps   int     // operators holding a compiler 1.x executable (not loadable, not timed)
+	// tpuRates says at which rate each way of pricing the Edge TPU
+	// compute ran (layer by layer, or a class's effective rate on a
+	// compiled file's estimated MACs), for rates().
+	tpuRates []string
 }
 
 // DefaultFailure is why every inference of a model fails on a host class
@@ -780,10 +814,12 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 		}
 	} else {
 		macs := estimatedMACs(p)
-		l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: float64(macs) / tpuMACsPerUs, MACs: macs, Op: oi, Resource: "edgetpu",
-			Detail: "MACs estimated from the parameters and input pixels (the layers are compiled away), at the effective rate"})
-		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of weights (the %s of parameters without the padding of the compiler's layout) were assumed to work at %s, giving %s (0.90 to 1.12 of the layers' MACs on the shared compiled twins); keep the uncompiled model beside it (X.tflite for X_edgetpu.tflite) or give it (--uncompiled) for a layer-by-layer estimate",
-			label, humanize.Bytes(weightBytes(p)), humanize.Bytes(mem.Cached+mem.Streamed), macsAssumption(p), macsText(macs)))
+		s := macsShapeOf(p)
+		l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: estimatedTPUUs(p), MACs: macs, Op: oi, Resource: "edgetpu",
+			Detail: "MACs estimated from the parameters and input pixels (the layers are compiled away), at the effective rate of the network's class"})
+		l.noteTPURate(fmt.Sprintf("Edge TPU %.0f GMAC/s effective on the estimated MACs (%s)", s.rate/1e3, s.className()))
+		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of weights (the %s of parameters without the padding of the compiler's layout) were assumed to work at %s, giving %s (0.90 to 1.12 of the layers' MACs on the shared compiled twins), priced at the class's effective %.0f GMAC/s (how much of the array narrow layers leave idle is not in the file); keep the uncompiled model beside it (X.tflite for X_edgetpu.tflite) or give it (--uncompiled) for a layer-by-layer estimate",
+			label, humanize.Bytes(weightBytes(p)), humanize.Bytes(mem.Cached+mem.Streamed), macsAssumption(p), macsText(macs), s.rate/1e3))
 	}
 	if b := st["OUTPUT"]; b > 0 {
 		l.add(LatencyPart{Name: label + " output transfer", Kind: PartTransfer, Us: linkUs(h, b), Bytes: b, Op: oi, Resource: "link", Detail: "output activations to the host"})
@@ -818,6 +854,16 @@ func estimatedMACs(p *Package) int64 {
 	return int64(s.k * s.params * s.pixels)
 }
 
+// estimatedTPUUs estimates a package's Edge TPU time from the compiled
+// file alone: estimatedMACs at its class's effective rate (macsShape.rate).
+func estimatedTPUUs(p *Package) float64 {
+	s := macsShapeOf(p)
+	if s.rate == 0 {
+		return 0
+	}
+	return float64(estimatedMACs(p)) / s.rate
+}
+
 // macsShape is what estimatedMACs reads of a package: its weight bytes
 // (weightBytes), its largest input (pixels and channels), the largest
 // output map and the class of network its outputs make it.
@@ -828,7 +874,16 @@ type macsShape struct {
 	// predictor, 2 or more a multi-scale one.
 	scales int
 	k      float64 // MACs per parameter byte and input pixel of the class
-	class  string
+	// rate is the class's effective MAC rate (MAC/µs) for
+	// estimatedTPUUs.
+	rate  float64
+	class string
+}
+
+// className is the class's short name ("a classifier").
+func (s macsShape) className() string {
+	name, _, _ := strings.Cut(s.class, ":")
+	return name
 }
 
 func macsShapeOf(p *Package) macsShape {
@@ -855,12 +910,13 @@ func macsShapeOf(p *Package) macsShape {
 	s.scales = len(positions)
 	switch {
 	case s.scales >= 2:
-		s.k, s.class = multiScaleMACsPerParamPixel, "a multi-scale dense predictor: outputs at several resolutions"
+		s.k, s.rate, s.class = multiScaleMACsPerParamPixel, multiScaleMACsPerUs, "a multi-scale dense predictor: outputs at several resolutions"
 	case s.scales == 1:
-		s.k, s.class = denseMACsPerParamPixel, "a single-scale dense predictor: map outputs at one resolution"
+		s.k, s.rate, s.class = denseMACsPerParamPixel, denseMACsPerUs, "a single-scale dense predictor: map outputs at one resolution"
 	default:
-		s.k, s.class = classifierMACsPerParamPixel, "a classifier: vector outputs"
+		s.k, s.rate, s.class = classifierMACsPerParamPixel, classifierMACsPerUs, "a classifier: vector outputs"
 	}
+
 	return s
 }
 
@@ -1013,11 +1069,49 @@ func EstimatePlan(t *tflite.Model, p *Plan, h HostClass, o LatencyOptions) *Late
 // effective rate. EstimatePlan and EstimateModel (given the uncompiled
 // twin) both price layers here, so the two estimates are one model.
 func (l *Latency) addTPULayer(t *tflite.Model, sg *tflite.Subgraph, index int, name string, op int, detail string) {
-	w := Work(t, sg, &sg.Operators[index])
+	c := tpuLayerCost(t, sg, index)
 	if op < 0 {
 		op = index
 	}
-	l.add(LatencyPart{Name: name, Kind: PartTPU, Us: float64(w.MACs) / tpuMACsPerUs, MACs: w.MACs, Op: op, Resource: "edgetpu", Detail: detail})
+	l.noteTPURate(fmt.Sprintf("Edge TPU %.0f GMAC/s on each layer's MACs with its output channels padded to %d", tpuPaddedMACsPerUs/1e3, paramChannelAlign))
+	l.add(LatencyPart{Name: name, Kind: PartTPU, Us: c.us(), MACs: c.MACs, Op: op, Resource: "edgetpu", Detail: detail})
+}
+
+// tpuCost is what one mapped layer costs the Edge TPU: its MACs and the
+// MACs the array spends on them (PaddedMACs: its output channels padded to
+// the array's width).
+type tpuCost struct {
+	MACs, PaddedMACs int64
+}
+
+// us is the layer's time: its padded MACs at tpuPaddedMACsPerUs.
+func (c tpuCost) us() float64 { return float64(c.PaddedMACs) / tpuPaddedMACsPerUs }
+
+// tpuLayerCost prices one mapped operator of an uncompiled model. The
+// matrix operators (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) take
+// their output channels paramChannelAlign at a time, so a layer of 24
+// output channels keeps the array as long per output position as one of
+// 64: its MACs count as 64/24 as many. Other operators (element-wise,
+// pooling, concatenation) do no MACs and are not priced.
+func tpuLayerCost(t *tflite.Model, sg *tflite.Subgraph, index int) tpuCost {
+	op := &sg.Operators[index]
+	w := Work(t, sg, op)
+	c := tpuCost{MACs: w.MACs, PaddedMACs: w.MACs}
+	if w.MACs == 0 || int(op.OpcodeIndex) >= len(t.OperatorCodes) || len(op.Outputs) == 0 || op.Outputs[0] < 0 || int(op.Outputs[0]) >= len(sg.Tensors) {
+		return c
+	}
+	switch t.OperatorCodes[op.OpcodeIndex].Name() {
+	case "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED":
+		out := &sg.Tensors[op.Outputs[0]]
+		if len(out.Shape) == 0 {
+			break
+		}
+		if ch := int64(out.Shape[len(out.Shape)-1]); ch > 0 && w.MACs%ch == 0 {
+			padded := (ch + paramChannelAlign - 1) / paramChannelAlign * paramChannelAlign
+			c.PaddedMACs = w.MACs / ch * padded
+		}
+	}
+	return c
 }
 
 // Timeline lowers one inference onto a sim graph (microsecond units):
@@ -1188,9 +1282,16 @@ func (l *Latency) rates() string {
 		r = append(r, fmt.Sprintf("host CPU %.2f GMAC/s (int8 kernels; the host %.2fx the desktop's time in general, its depthwise convolutions %.2fx)", l.Host.CPUGMACs, l.Host.HostSlowness, l.Host.DepthwiseSlowness))
 	}
 	if used[PartTPU] {
-		r = append(r, fmt.Sprintf("Edge TPU %.0f GMAC/s effective", tpuMACsPerUs/1e3))
+		r = append(r, l.tpuRates...)
 	}
 	return strings.Join(r, "; ")
+}
+
+// noteTPURate records a way the Edge TPU compute was priced (once).
+func (l *Latency) noteTPURate(s string) {
+	if !slices.Contains(l.tpuRates, s) {
+		l.tpuRates = append(l.tpuRates, s)
+	}
 }
 
 var kindNames = map[string]string{PartInvoke: "invocation", PartTransfer: "transfers", PartParameters: "parameters", PartTPU: "Edge TPU compute", PartCPU: "CPU operators", PartPreprocess: "image resize"}

@@ -182,7 +182,7 @@ func TestLatencyFloatCPUModel(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
-	for _, not := range []string{"USB Accelerator", "invocation overhead", "host link", "GB/s", "Edge TPU 265"} {
+	for _, not := range []string{"USB Accelerator", "invocation overhead", "host link", "GB/s", "GMAC/s on each layer", "GMAC/s effective on the estimated MACs"} {
 		if strings.Contains(text, not) {
 			t.Errorf("text has %q:\n%s", not, text)
 		}
@@ -499,6 +499,138 @@ func TestLatencyStreamedOverlapsCompute(t *testing.T) {
 	for _, p := range estimate(0).Parts {
 		if p.OverlappedUs != 0 {
 			t.Errorf("nothing streamed, yet %+v overlaps", p)
+		}
+	}
+}
+
+// The Edge TPU takes a matrix layer's output channels paramChannelAlign
+// at a time: a layer of 24 output channels takes as long per output
+// position as one of 64, so its effective rate (MACs per microsecond) is
+// 24/64 of the wide layer's, for CONV_2D, DEPTHWISE_CONV_2D and
+// FULLY_CONNECTED alike; channels that fill the groups run at
+// tpuPaddedMACsPerUs; an element-wise layer does no MACs and costs
+// nothing.
+func TestTPULayerPadsOutputChannels(t *testing.T) {
+	const (
+		opDepthwise = 4
+		opFC        = 9
+	)
+	g := newGraph()
+	x := g.act("x", tflite.TensorInt8, 1, 16, 16, 64)
+	narrow := g.conv(x, 16, 16, 64, 24)
+	wide := g.conv(x, 16, 16, 64, 64)
+	wider := g.conv(x, 16, 16, 64, 128)
+	dwIn := g.act("dwin", tflite.TensorInt8, 1, 16, 16, 32)
+	f := g.constant("dw", tflite.TensorInt8, make([]byte, 9*32), 1, 3, 3, 32)
+	b := g.constant("b", tflite.TensorInt32, make([]byte, 4*32), 32)
+	dw := g.act("dwout", tflite.TensorInt8, 1, 16, 16, 32)
+	g.op(opDepthwise, []int32{dwIn, f, b}, dw)
+	vec := g.act("vec", tflite.TensorInt8, 1, 1024)
+	fw := g.constant("fc", tflite.TensorInt8, make([]byte, 1024*1001), 1001, 1024)
+	fb := g.constant("fcb", tflite.TensorInt32, make([]byte, 4*1001), 1001)
+	logits := g.act("logits", tflite.TensorInt8, 1, 1001)
+	g.op(opFC, []int32{vec, fw, fb}, logits)
+	sum := g.act("sum", tflite.TensorInt8, 1, 16, 16, 64)
+	g.op(opAdd, []int32{wide, wide}, sum)
+	m := g.build(t, []int32{x, dwIn, vec}, []int32{narrow, wider, dw, logits, sum})
+	sg := &m.Subgraphs[0]
+	cost := make([]tpuCost, len(sg.Operators))
+	for i := range sg.Operators {
+		cost[i] = tpuLayerCost(m, sg, i)
+	}
+	rate := func(c tpuCost) float64 { return float64(c.MACs) / c.us() }
+	if cost[0].MACs != 16*16*64*24 || cost[0].PaddedMACs != cost[1].PaddedMACs || !near(cost[0].us(), cost[1].us()) {
+		t.Errorf("24 output channels: %+v, 64: %+v; want the padded MACs and time of the 64-channel layer", cost[0], cost[1])
+	}
+	if r := rate(cost[0]) / rate(cost[1]); !near(r, 24.0/64) {
+		t.Errorf("the narrow layer's effective rate is %.3f of the wide one's, want 24/64", r)
+	}
+	if !near(rate(cost[1]), tpuPaddedMACsPerUs) || !near(rate(cost[2]), tpuPaddedMACsPerUs) {
+		t.Errorf("64 and 128 output channels run at %.0f and %.0f MAC/us, want %.0f", rate(cost[1]), rate(cost[2]), float64(tpuPaddedMACsPerUs))
+	}
+	if cost[3].MACs != 16*16*32*9 || cost[3].PaddedMACs != 2*cost[3].MACs {
+		t.Errorf("a 32-channel depthwise layer: %+v, want its MACs doubled (32 of 64 channels)", cost[3])
+	}
+	if cost[4].MACs != 1024*1001 || cost[4].PaddedMACs != 1024*1024 {
+		t.Errorf("a 1001-output fully-connected layer: %+v, want 1024 padded outputs", cost[4])
+	}
+	if cost[5].MACs != 0 || cost[5].us() != 0 {
+		t.Errorf("an ADD: %+v, want no MACs and no time", cost[5])
+	}
+}
+
+// Layer by layer (a plan, or a compiled model with its twin), a network of
+// wide layers reaches a higher effective Edge TPU rate than one of narrow
+// layers with the same MACs, and the text says how the compute was priced;
+// from the compiled file alone the estimated MACs run at the effective
+// rate of the network's class.
+func TestTPUEffectiveRateByWidth(t *testing.T) {
+	h, _ := HostByName(DefaultHost)
+	plan := func(ch int32, n int) *Latency {
+		g := newGraph()
+		x := g.act("x", tflite.TensorInt8, 1, 32, 32, ch)
+		y := x
+		for range n {
+			y = g.conv(y, 32, 32, ch, ch)
+		}
+		m := g.build(t, []int32{x}, []int32{y})
+		return EstimatePlan(m, PlanModel(m, PlanOptions{}), h, LatencyOptions{})
+	}
+	rate := func(l *Latency) float64 {
+		var macs int64
+		for _, p := range l.Parts {
+			if p.Kind == PartTPU {
+				macs += p.MACs
+			}
+		}
+		return float64(macs) / l.ByKind[PartTPU]
+	}
+	// 32 layers of 32 channels and 8 of 64: the same MACs.
+	narrow, wide := plan(32, 32), plan(64, 8)
+	if rn, rw := rate(narrow), rate(wide); !near(rn*2, rw) || !near(rw, tpuPaddedMACsPerUs) {
+		t.Errorf("effective rates: %.0f MAC/us with 32 channels, %.0f with 64; want half and %.0f", rn, rw, float64(tpuPaddedMACsPerUs))
+	}
+	var b strings.Builder
+	if err := wide.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("Edge TPU %.0f GMAC/s on each layer's MACs with its output channels padded to 64", tpuPaddedMACsPerUs/1e3); !strings.Contains(b.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, b.String())
+	}
+
+	in := []LayerSpec{{Name: "image", Y: 64, X: 64, Z: 3, DataType: FixedPoint8, Scale: 1}}
+	for _, c := range []struct {
+		name string
+		outs []LayerSpec
+		rate float64
+	}{
+		{"a classifier", []LayerSpec{{Name: "scores", Y: 1, X: 1, Z: 10, DataType: FixedPoint8, Scale: 1}}, classifierMACsPerUs},
+		{"a single-scale dense predictor", []LayerSpec{{Name: "mask", Y: 4, X: 4, Z: 21, DataType: FixedPoint8, Scale: 1}}, denseMACsPerUs},
+		{"a multi-scale dense predictor", []LayerSpec{{Name: "p3", Y: 8, X: 8, Z: 70, DataType: FixedPoint8, Scale: 1}, {Name: "p4", Y: 4, X: 4, Z: 70, DataType: FixedPoint8, Scale: 1}}, multiScaleMACsPerUs},
+	} {
+		s := Spec{Name: "m", Token: 1, CachedParams: 256 << 10, Inputs: in, Outputs: c.outs, Seed: 1}
+		b, err := Write(Synthetic(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Read(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := EstimateModel(m, h, LatencyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		macs := estimatedMACs(m.Ops[0].Packages[0])
+		if got := l.ByKind[PartTPU]; macs == 0 || !near(got, float64(macs)/c.rate) {
+			t.Errorf("%s: Edge TPU %.1f us for %d estimated MACs, want them at %.0f MAC/us", c.name, got, macs, c.rate)
+		}
+		var text strings.Builder
+		if err := l.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("Edge TPU %.0f GMAC/s effective on the estimated MACs (%s)", c.rate/1e3, c.name); !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
 	}
 }
