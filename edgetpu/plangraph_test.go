@@ -2,6 +2,7 @@ package edgetpu
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/npukit/npukit/tflite"
@@ -322,7 +323,7 @@ func TestPlanPadAndReduceAxes(t *testing.T) {
 	}{
 		{"PAD of channels", pad([]int32{0, 0, 0, 0, 0, 0, 0, 6}, 16), "TPU", false},
 		{"PAD of height and width", pad([]int32{0, 0, 1, 1, 1, 1, 0, 0}, 16), "TPU", false},
-		{"PAD of the batch", pad([]int32{1, 0, 0, 0, 0, 0, 0, 0}, 16), "CPU", false},
+		{"PAD of the batch", pad([]int32{1, 0, 0, 0, 0, 0, 0, 0}, 16), "CPU (rank)", false},
 		{"PAD of channels, compiler 14", pad([]int32{0, 0, 0, 0, 0, 0, 0, 6}, 14), "CPU", true},
 		{"PAD of height and width, compiler 14", pad([]int32{0, 0, 1, 1, 1, 1, 0, 0}, 14), "TPU", false},
 		{"MEAN over 32 channels", reduce(opMean, 32, []int32{3}, 16), "TPU", false},
@@ -332,8 +333,9 @@ func TestPlanPadAndReduceAxes(t *testing.T) {
 		{"REDUCE_MAX over 30 channels", reduce(opReduceMax, 30, []int32{3}, 16), "TPU", false},
 		{"MEAN over 32 channels, compiler 14", reduce(opMean, 32, []int32{3}, 14), "CPU", true},
 	} {
-		if c.o.Placement != c.place || (c.place == "CPU" && c.o.Status != StatusUnspecified) {
-			t.Errorf("%s: %s (%s: %s), want %s", c.name, c.o.Placement, c.o.Status, c.o.Reason, c.place)
+		want := map[string]string{"CPU": StatusUnspecified, "CPU (rank)": StatusRank}[c.place]
+		if got := c.o.Placement; got != strings.Fields(c.place)[0] || (want != "" && c.o.Status != want) {
+			t.Errorf("%s: %s (%s: %s), want %s", c.name, got, c.o.Status, c.o.Reason, c.place)
 		}
 		if (c.o.Uncertain != "") != c.uncertain {
 			t.Errorf("%s: uncertain %q, want flagged %v", c.name, c.o.Uncertain, c.uncertain)
@@ -348,4 +350,51 @@ func int32s(v []int32) []byte {
 		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
 	}
 	return b
+}
+
+// The rank rule is Coral's "only the 3 innermost dimensions may be larger
+// than 1": a float16 model's 1x1 weight DEQUANTIZE ([64, 1, 1, 32], two
+// dimensions larger than 1) breaks it, and a convolution whose filter is
+// such a DEQUANTIZE's output is worded by its data type, not its rank.
+func TestPlanRankInnermostThree(t *testing.T) {
+	const opDequantize = 6
+	g := newGraph()
+	x := g.act("x", tflite.TensorFloat32, 1, 8, 8, 32)
+	w16 := g.constant("w16", tflite.TensorFloat16, make([]byte, 2*64*32), 64, 1, 1, 32)
+	w := g.act("w", tflite.TensorFloat32, 64, 1, 1, 32)
+	b := g.constant("b", tflite.TensorFloat32, make([]byte, 4*64), 64)
+	y := g.act("y", tflite.TensorFloat32, 1, 8, 8, 64)
+	g.op(opDequantize, []int32{w16}, w)
+	g.op(opConv2D, []int32{x, w, b}, y)
+	p := PlanModel(g.build(t, []int32{x}, []int32{y}), PlanOptions{})
+	if o := p.Ops[0]; o.Status != StatusRank {
+		t.Errorf("DEQUANTIZE to [64 1 1 32]: %q (%s), want %q", o.Status, o.Reason, StatusRank)
+	}
+	if o := p.Ops[1]; o.Status != StatusDataType {
+		t.Errorf("float CONV_2D with a [64 1 1 32] filter: %q (%s), want %q", o.Status, o.Reason, StatusDataType)
+	}
+	g = newGraph()
+	a := g.act("a", tflite.TensorInt8, 1, 8, 8, 32)
+	r := g.act("r", tflite.TensorInt8, 1, 256, 1, 8)
+	g.op(opReshape, []int32{a, g.ints("shape", 1, 256, 1, 8)}, r)
+	if o := only(t, g, a, r, PlanOptions{}); o.Placement != "TPU" {
+		t.Errorf("RESHAPE to [1 256 1 8]: %s (%s: %s), want TPU", o.Placement, o.Status, o.Reason)
+	}
+}
+
+// The compiler's Operator / Count / Status table names every custom
+// operator CUSTOM (its logs, releases 1 to 16), not by its custom code.
+func TestPlanCompilerFormNamesCustomOps(t *testing.T) {
+	g := newGraph()
+	x := g.act("x", tflite.TensorInt8, 1, 8, 8, 4)
+	y := g.act("y", tflite.TensorFloat32, 1, 10, 4)
+	g.custom("TFLite_Detection_PostProcess", []int32{x}, y)
+	var sb strings.Builder
+	if err := PlanModel(g.build(t, []int32{x}, []int32{y}), PlanOptions{}).CompilerForm(&sb, "m.tflite", 1); err != nil {
+		t.Fatal(err)
+	}
+	rows := compilerTable(sb.String())
+	if want := "CUSTOM 1 " + StatusDataType; len(rows) != 1 || rows[0] != want {
+		t.Errorf("table %q, want [%q]", rows, want)
+	}
 }
