@@ -23,10 +23,15 @@ import (
 //     larger than 1), only the supported operations.
 //   - [ops] the same page, "Supported operations", with each operation's
 //     known limitations (no fused activation on pools and concatenation,
-//     no padding or reduction in the batch dimension, a Mean or Sum over
-//     channels only of a multiple of 4, 3-D resizes that may stay on the CPU to
-//     avoid a loss of precision, default fully-connected weights, ...).
-//   - [seg] the same page, "Compiling": the compiler maps one segment; ops
+//     3-D resizes that may stay on the CPU to avoid a loss of precision,
+//     default fully-connected weights, ...).
+//   - [axis] the same table as Axis publishes it for the Edge TPU based
+//     DLPU of its ARTPEC-7 (developer.axis.com, computer-vision/on-device/
+//     system-on-chip/artpec-7/supported-ops): no padding or reduction in
+//     the batch dimension, a Mean or Sum over channels only of a multiple
+//     of 4, where Coral's text allows x and y only; compiled models side
+//     with it (padLimit).
+//   - [seg] Coral's page, "Compiling": the compiler maps one segment; ops
 //     after an op it cannot map run on the CPU, even if supported. Compiler
 //     16 (and the pairs it compiled) keeps mapping ops that do not depend on
 //     the unmapped one (a parallel branch), as long as one segment results.
@@ -218,8 +223,10 @@ var (
 	// 86,016 elements moving the innermost dimension (the last in the
 	// shared YOLOv8n-256 log) and about 70,000 keeping it, and refused
 	// 112,000 (moving it) and 134,400 (keeping it): YOLOv8 detection
-	// heads. The limit sits in the middle of both ranges.
-	transposeLimit = sizeLimit{limit: 100_000, low: 70_000, high: 135_000, seen: "mapped up to 86,016 elements moving the innermost dimension and about 70,000 keeping it; refused from 112,000"}
+	// heads. The limit sits in the middle of both ranges. Public pairs
+	// never used for fitting agree: a YOLOv8 head's [1 40 40 65] moved to
+	// [1 65 40 40] (104,000) and a [1 28 28 144] one (112,896) refused.
+	transposeLimit = sizeLimit{limit: 100_000, low: 70_000, high: 135_000, seen: "mapped up to 86,016 elements moving the innermost dimension and about 70,000 keeping it; refused from 104,000"}
 	// innerTwoLimit: operators other than the matrix ones (CONV_2D,
 	// DEPTHWISE_CONV_2D, FULLY_CONNECTED) are refused once a tensor's two
 	// innermost dimensions hold about 200,000 elements: 80x2100 (168,000)
@@ -723,30 +730,33 @@ func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name st
 // (refused reading 302,400) as on element-wise operators.
 var innerTwoExempt = map[string]bool{"CONV_2D": true, "DEPTHWISE_CONV_2D": true, "FULLY_CONNECTED": true, "TRANSPOSE_CONV": true}
 
-// padLimit applies [ops]'s PAD limitation to the paddings of an NHWC
-// tensor. Coral's operations table says "No padding in batch dimension";
-// compiled models map channel paddings (BlazeFace-style [0 0 0 0 0 0 0 k]
-// PADs of two face models compiled to runtime 12). The table of the
-// earliest releases said "padding along x and/or y only": compiler 14 and
-// older are predicted by that older text, flagged uncertain where it is
-// the one that decides (which release changed it is not published).
+// padLimit applies the PAD limitation to the paddings of an NHWC tensor.
+// Coral's operations table allows padding along x and/or y only; the
+// same table as Axis publishes it for its Edge TPU based ARTPEC-7 DLPU
+// ([axis]: "No padding in batch dimension") does not, and compiled
+// models agree with the latter: two public face models (BlazeFace-style
+// [0 0 0 0 0 0 0 k] channel PADs) have them all inside the Edge TPU op.
+// Which compiler release changed the rule is not known: compilers 14 and
+// older are predicted by Coral's text, flagged uncertain where it decides.
 func padLimit(v []int64, compiler int) verdict {
 	if v[0] != 0 || v[1] != 0 {
-		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("PAD of the batch dimension (paddings %v): no padding in the batch dimension [ops]", v), fix: "pad height, width or channels only"}
+		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("PAD of the batch dimension (paddings %v): no padding in the batch dimension [axis]", v), fix: "pad height, width or channels only"}
 	}
 	if (v[6] != 0 || v[7] != 0) && compiler < 15 {
-		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("PAD of the channel dimension (paddings %v): the operations table of early compiler releases allowed padding along x and/or y only [ops]", v),
+		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("PAD of the channel dimension (paddings %v): Coral's operations table allows padding along x and/or y only, and compilers 14 and older are predicted by it [ops]", v),
 			fix: "pad height and width only, or compile with a newer compiler", uncertain: oldOpsTable}
 	}
 	return verdict{ok: true}
 }
 
-// reduceLimit applies [ops]'s limitations of MEAN and SUM ("No reduction
-// in batch dimension. If a z-reduction, the z-dimension must be multiple
-// of 4") and of REDUCE_MAX and REDUCE_MIN ("Cannot operate on the batch
-// dimension") to the axes (negative counted from the end) of an NHWC
-// tensor. Compiler 14 and older are predicted by the earliest table's
-// "reduction along x and/or y only", flagged uncertain where it decides.
+// reduceLimit applies the limitations of MEAN and SUM ([axis]: "No
+// reduction in batch dimension. If a z-reduction, the z-dimension must be
+// multiple of 4"; Coral's table: x and/or y only) and of REDUCE_MAX and
+// REDUCE_MIN ("Cannot operate on the batch dimension") to the axes
+// (negative counted from the end) of an NHWC tensor, as padLimit does:
+// compilers 14 and older by Coral's text, flagged uncertain where it
+// decides. No public pair reduces over channels yet, so the multiple of 4
+// is the table's alone.
 func reduceLimit(name string, axes []int64, shape []int32, compiler int) verdict {
 	rank := len(shape)
 	if rank != 4 {
@@ -759,7 +769,7 @@ func reduceLimit(name string, axes []int64, shape []int32, compiler int) verdict
 		}
 		switch a {
 		case 0:
-			return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s over axes %v: no reduction in the batch dimension [ops]", name, axes), fix: "reduce over height, width or channels only (reshape first)"}
+			return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s over axes %v: no reduction in the batch dimension [axis]", name, axes), fix: "reduce over height, width or channels only (reshape first)"}
 		case 3:
 			z = true
 		}
@@ -768,18 +778,18 @@ func reduceLimit(name string, axes []int64, shape []int32, compiler int) verdict
 		return verdict{ok: true}
 	}
 	if compiler < 15 {
-		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s over axes %v: the operations table of early compiler releases allowed reductions along x and/or y only [ops]", name, axes),
+		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s over axes %v: Coral's operations table allows reductions along x and/or y only, and compilers 14 and older are predicted by it [ops]", name, axes),
 			fix: "reduce over height and width only (reshape first), or compile with a newer compiler", uncertain: oldOpsTable}
 	}
 	if (name == "MEAN" || name == "SUM") && shape[3]%4 != 0 {
-		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s over the channel dimension of %d channels: a z-reduction needs a multiple of 4 channels [ops]", name, shape[3]), fix: "pad the channels to a multiple of 4, or reduce on the CPU"}
+		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s over the channel dimension of %d channels: a z-reduction needs a multiple of 4 channels [axis]", name, shape[3]), fix: "pad the channels to a multiple of 4, or reduce on the CPU"}
 	}
 	return verdict{ok: true}
 }
 
 // oldOpsTable says why a PAD or reduction along channels is uncertain
 // before compiler 15.
-const oldOpsTable = "Coral's operations table now allows channel paddings and reductions (batch excepted), while its earliest text allowed x and y only; which compiler release changed it is not published, so compilers 14 and older are predicted by the older text"
+const oldOpsTable = "Coral's operations table allows x and y only, while the same table for Axis's Edge TPU based DLPU and compiled models allow channels (batch excepted); which compiler release changed it is not published, so compilers 14 and older are predicted by Coral's text"
 
 func allZero(b []byte) bool {
 	for _, c := range b {
