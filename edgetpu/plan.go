@@ -735,9 +735,10 @@ var innerTwoExempt = map[string]bool{"CONV_2D": true, "DEPTHWISE_CONV_2D": true,
 // same table as Axis publishes it for its Edge TPU based ARTPEC-7 DLPU
 // ([axis]: "No padding in batch dimension") does not, and compiled
 // models agree with the latter: two public face models (BlazeFace-style
-// [0 0 0 0 0 0 0 k] channel PADs) have them all inside the Edge TPU op.
-// Which compiler release changed the rule is not known: compilers 14 and
-// older are predicted by Coral's text, flagged uncertain where it decides.
+// [0 0 0 0 0 0 0 k] channel PADs) have them all inside the Edge TPU op,
+// and their logs say compiler 15.0 mapped them. No public log shows what
+// compilers 14 and older do: they are predicted by Coral's text, flagged
+// uncertain where it decides.
 func padLimit(v []int64, compiler int) verdict {
 	if v[0] != 0 || v[1] != 0 {
 		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("PAD of the batch dimension (paddings %v): no padding in the batch dimension [axis]", v), fix: "pad height, width or channels only"}
