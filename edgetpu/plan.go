@@ -642,6 +642,10 @@ func opLimits(t *tflite.Model, sg *tflite.Subgraph, op *tflite.Operator, name st
 				return limit(fmt.Sprintf("SOFTMAX over an axis of %s elements (at most 16,000)", humanize.Count(int64(n))), "apply softmax on the CPU, or over fewer elements")
 			}
 		}
+	case "SPLIT":
+		if v := splitLimit(t, in(0), in(1), len(op.Outputs)); !v.ok {
+			return v
+		}
 	case "TILE":
 		// Undocumented, seen in compiled models: TILE maps on 8-bit
 		// tensors when it replicates along height and width only.
@@ -786,6 +790,39 @@ func reduceLimit(name string, axes []int64, shape []int32, compiler int) verdict
 		return verdict{status: StatusUnspecified, reason: fmt.Sprintf("%s over the channel dimension of %d channels: a z-reduction needs a multiple of 4 channels [axis]", name, shape[3]), fix: "pad the channels to a multiple of 4, or reduce on the CPU"}
 	}
 	return verdict{ok: true}
+}
+
+// splitLimit applies what compiled models show of SPLIT (its axis, the
+// tensor split and the number of parts): compiler 16 leaves a split along
+// axis 0 of a 3-D tensor on the CPU when that axis is larger than 1. No
+// public document states it for Split; the operations table as Axis
+// publishes it ([axis]) forbids padding, packing and reducing in the batch
+// dimension, and axis 0 would be the batch. Public evidence (npukit's scan of every public
+// uncompiled/compiled pair and compiled model it could reach), refused:
+// 82 splits of [8..128, n, m] into 8 to 128 parts that open an -a
+// subgraph (41 random-forest models of one generator, compiled with -a)
+// and 3 splits in two of [2, 64, 32], [2, 32, 64] and [2, 64, 64] read
+// straight from the Edge TPU's output in the middle of a default compile
+// (a YOLO11n at 256; the rest of that model is mapped up to them), so
+// neither opening a subgraph nor the number of parts explains it; mapped:
+// [1, 8, 8, 6] split along channels into 6 (Coral's split_concat test
+// model) and [1, 96, 64, 1] along axis 0 into 1 (YAMNet); no split along
+// axis 0 of a dimension larger than 1 is seen mapped, and a split of
+// [1, 256, 128, 3] along axis 1 into 4 is reported mapped
+// (google-coral/edgetpu#461). Splits of 2-D tensors and along the other
+// axes of 3-D ones are not seen either way and stay mapped.
+func splitLimit(t *tflite.Model, axis, x *tflite.Tensor, parts int) verdict {
+	if axis == nil || x == nil || len(x.Shape) != 3 || x.Shape[0] <= 1 {
+		return verdict{ok: true}
+	}
+	a, ok := t.Ints(axis)
+	if !ok || len(a) != 1 || (a[0] != 0 && a[0] != -3) {
+		return verdict{ok: true}
+	}
+	return verdict{status: StatusUnspecified,
+		reason:    fmt.Sprintf("SPLIT of %v into %d along axis 0, the outermost dimension: compiled models show compiler 16 leaving such splits on the CPU (the operations table forbids padding, packing and reducing in the batch dimension [axis])", x.Shape, parts),
+		fix:       fmt.Sprintf("keep the tensor 4-D with a batch of 1 ([1, %d, %d, %d]) and split along axis 1, or split on the CPU", x.Shape[0], x.Shape[1], x.Shape[2]),
+		uncertain: "undocumented for Split: inferred from compiled models (refused: 85 public splits along axis 0 of 3-D tensors into 2 to 128 parts, inside a segment and opening an -a subgraph; none seen mapped); the fix rests on one report of a 4-D split along axis 1 mapped (google-coral/edgetpu#461)"}
 }
 
 // oldOpsTable says why a PAD or reduction along channels is uncertain

@@ -2,6 +2,7 @@ package edgetpu
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 	"testing"
 
@@ -396,5 +397,73 @@ func TestPlanCompilerFormNamesCustomOps(t *testing.T) {
 	rows := compilerTable(sb.String())
 	if want := "CUSTOM 1 " + StatusDataType; len(rows) != 1 || rows[0] != want {
 		t.Errorf("table %q, want [%q]", rows, want)
+	}
+}
+
+// SPLIT along axis 0 of a 3-D tensor larger than 1 there stays on the CPU
+// (compiled models: inside a segment and opening an -a subgraph, 2 to 128
+// parts), flagged uncertain; splits along other axes, or of an outermost
+// dimension of 1, map. Under -a the operators reading the parts map in a
+// new Edge TPU subgraph, as the compiled random-forest models show.
+func TestPlanSplitOuterAxis(t *testing.T) {
+	const opSplit = 49
+	split := func(axis int32, shape ...int32) OpPlan {
+		g := newGraph()
+		x := g.act("x", tflite.TensorInt8, shape...)
+		part := slices.Clone(shape)
+		a := axis
+		if a < 0 {
+			a += int32(len(shape))
+		}
+		part[a] = 1
+		var outs []int32
+		for range shape[a] {
+			outs = append(outs, g.act("part", tflite.TensorInt8, part...))
+		}
+		g.op(opSplit, []int32{g.ints("axis", axis), x}, outs...)
+		return only(t, g, x, outs[0], PlanOptions{})
+	}
+	for _, c := range []struct {
+		axis  int32
+		shape []int32
+		place string
+	}{
+		{0, []int32{2, 64, 32}, "CPU"},
+		{-3, []int32{32, 15, 1}, "CPU"},
+		{0, []int32{128, 1, 1}, "CPU"},
+		{0, []int32{1, 64, 32}, "TPU"},
+		{1, []int32{2, 64, 32}, "TPU"},
+		{3, []int32{1, 8, 8, 6}, "TPU"},
+		{0, []int32{1, 96, 64, 1}, "TPU"},
+	} {
+		o := split(c.axis, c.shape...)
+		if o.Placement != c.place || (c.place == "CPU" && (o.Status != StatusUnspecified || o.Uncertain == "" || o.Fix == "")) {
+			t.Errorf("SPLIT %v along %d: %s (%s: %s; uncertain %q), want %s", c.shape, c.axis, o.Placement, o.Status, o.Reason, o.Uncertain, c.place)
+		}
+	}
+
+	// The random-forest pattern under -a: a CPU op, then a split of
+	// [8, 4, 1] into 8 parts, each reshaped.
+	g := newGraph()
+	x := g.act("x", tflite.TensorInt8, 8, 4, 1)
+	c := g.act("custom_out", tflite.TensorInt8, 8, 4, 1)
+	g.custom("MyOp", []int32{x}, c)
+	var parts, outs []int32
+	for range 8 {
+		parts = append(parts, g.act("part", tflite.TensorInt8, 1, 4, 1))
+	}
+	g.op(opSplit, []int32{g.ints("axis", 0), c}, parts...)
+	for _, p := range parts {
+		y := g.act("flat", tflite.TensorInt8, 1, 4)
+		g.op(opReshape, []int32{p, g.ints("shape", 1, 4)}, y)
+		outs = append(outs, y)
+	}
+	p := PlanModel(g.build(t, []int32{x}, outs), PlanOptions{MultipleSubgraphs: true})
+	var got []byte
+	for _, o := range p.Ops {
+		got = append(got, o.Placement[0])
+	}
+	if string(got) != "CCTTTTTTTT" || p.Segments != 1 {
+		t.Errorf("-a: %s, %d Edge TPU subgraphs, want CCTTTTTTTT and 1", got, p.Segments)
 	}
 }
