@@ -123,7 +123,7 @@ const (
 	// and 12.5 GB/s, except MobileNet v1 0.25 (etpu-08, 0.9 ms, nearly
 	// all invocation): without it the fit takes the fixed invocation below
 	// zero (9.25 GB/s), so etpu-08 is what separates the fixed cost from
-	// the activation time. A peak of 4e12 fits worse (its best at 11 GB/s).
+	// the activation time. A peak of 4e12 or 1.33e12 fits worse.
 	tpuPeakMACsPerUs = 2e6
 	tpuActBytesPerUs = 12.25e3
 	// invokeFixedUs + invokeCPUUs*slowness is the per-inference runtime
