@@ -97,69 +97,50 @@ func (h HostClass) slowness() float64 { return h.HostSlowness }
 
 // Edge TPU and runtime constants.
 const (
-	// tpuPeakMACsPerUs and tpuActBytesPerUs price a mapped layer
-	// (tpuLayerCost): its MACs with the output channels padded to the
-	// array's width at the peak rate, plus its activations in and out at
-	// an effective on-chip rate. The Edge TPU is a weight-stationary array
-	// of tiles whose cores run 64-wide vectors of compute lanes
-	// [Yazdanbakhsh et al., "An Evaluation of Edge TPU Accelerators for
-	// Convolutional Neural Networks", arXiv 2102.10423], and the compiler
-	// lays out every matrix operator's output channels in groups of 64
-	// (paramChannelAlign, read from the compiled twins): a layer of 24
-	// output channels keeps the array as long per output position as one
-	// of 64. The peak is cited: 4 TOPS is 2e12 MAC/s
-	// [coral.ai/docs/edgetpu/benchmarks]. The activations are what the
-	// peak leaves: every layer reads its input map and writes its output
-	// map through the tiles' memory, so a network of many narrow layers
-	// at high resolution moves more bytes per MAC than one of few wide
-	// layers. Fitted: 12.25 GB/s on the shared Edge TPU rows, each
-	// architecture weighted once, the invocation constants below solved
-	// on etpu-01/02 at each trial rate (MobileNet v2 through its twin,
-	// etpu-01..04, 24..26, 30..32, 36..38, 42..44, 48..50; MobileNet v1
-	// 0.25, etpu-08, DeepLab v3 dm05, etpu-13, through their uncompiled
-	// twins of ../shared/corpus2/edgetpu-pairs; PoseNet and BodyPix,
-	// etpu-09 and 16, through the 512x512 BodyPix twin scaled by input
-	// pixels). Leaving one architecture out moves the rate between 12.25
-	// and 12.5 GB/s, except MobileNet v1 0.25 (etpu-08, 0.9 ms, nearly
-	// all invocation): without it the fit takes the fixed invocation below
-	// zero (9.25 GB/s), so etpu-08 is what separates the fixed cost from
-	// the activation time. A peak of 4e12 or 1.33e12 fits worse.
-	tpuPeakMACsPerUs = 2e6
-	tpuActBytesPerUs = 12.25e3
-	// invokeFixedUs + invokeCPUUs*slowness is the per-inference runtime
-	// overhead (Python call, driver, interrupt handling): a fixed part of
-	// the device and driver, and a host part that scales with the host
-	// CPU. Solved on etpu-01 and etpu-02 (MobileNet v2 on desktop USB 3
-	// and on the Dev Board, through its twin, general slowness 1 and
-	// 4.88): both rows exact with the layer compute above
-	// (TestLatencyHostConstantsRefit solves them again).
-	invokeFixedUs = 278
-	invokeCPUUs   = 42
+	// tpuPaddedMACsPerUs is the Edge TPU's rate (MAC/µs) for a mapped
+	// layer's MACs with its output channels padded to the array's width
+	// (tpuLayerCost). The Edge TPU is a weight-stationary array of tiles
+	// whose cores run 64-wide vectors of compute lanes [Yazdanbakhsh et
+	// al., "An Evaluation of Edge TPU Accelerators for Convolutional
+	// Neural Networks", arXiv 2102.10423], and the compiler lays out every
+	// matrix operator's output channels in groups of 64 (paramChannelAlign,
+	// read from the compiled twins): a layer of 24 output channels keeps
+	// the array as long per output position as one of 64. 4 TOPS peak is
+	// 2e12 MAC/s [coral.ai/docs/edgetpu/benchmarks]; a network's padded
+	// MACs run at a fifth of it. Fitted: 0.34e12 padded MAC/s on the
+	// shared Edge TPU rows, each architecture weighted once (MobileNet v2
+	// through its twin, etpu-01..04, 24..26, 30..32, 36..38, 42..44,
+	// 48..50; MobileNet v1 0.25, PoseNet, DeepLab v3 dm05 and BodyPix from
+	// the compiled files alone, etpu-08, 09, 13, 16, through the class
+	// rates below, refitted at each trial rate); leaving out one
+	// architecture at a time moves the fitted rate between 0.32e12 and
+	// 0.34e12 and its rows stay within 0.87-1.12. The padding is what makes
+	// a wide network faster per MAC: MobileNet v2's layers pad to 1.36 of
+	// their MACs, MobileNet v1 1.0's to 1.03 (one rate of 0.265e12 MAC/s
+	// before, fitted on MobileNet v2, priced a wide network about 1.5x too
+	// slow).
+	tpuPaddedMACsPerUs = 340e3
 	// classifierMACsPerUs, denseMACsPerUs and multiScaleMACsPerUs are the
 	// effective rates (MAC/µs) at which the compiled file alone prices its
 	// estimated MACs (estimatedMACs, by the same classes), where no layer
-	// shapes say how many activation bytes and how much padding the
-	// layers carry. Fitted on what the measured rows need, priced from
-	// the compiled files alone (each architecture once): classifiers
-	// 0.209e12 on MobileNet v2 (its 20 Edge TPU rows, etpu-01..04, 24..26,
-	// 30..32, 36..38, 42..44, 48..50) and MobileNet v1 0.25 (etpu-08): rows
-	// 0.93-1.07; single-scale dense 0.288e12 on PoseNet, DeepLab v3 dm05 and
-	// BodyPix (etpu-09, 13, 16): 1.06, 1.01, 0.94. No measured row is
-	// multi-scale: 0.276e12 keeps the three YOLOv8n twins' estimates from
-	// the file alone within 7.1% of their layer-by-layer ones. From the
-	// file alone a class's estimate can be off by more than the layer path
-	// for a network unlike its shared twins (fileAloneSpread).
-	classifierMACsPerUs = 209e3
-	denseMACsPerUs      = 288e3
-	multiScaleMACsPerUs = 276e3
-	// fileAloneSpread is how far (a fraction) the estimate from a
-	// compiled file alone was found from the layer-by-layer one on the
-	// shared twins: the face-mask MobileNet v2 classifier (its layers pad
-	// to 2.27 of their MACs and move 8.5 MB of activations for 58 M MACs)
-	// runs 1.37x (37.4%) the classifier rate's estimate layer by layer, where
-	// MobileNet v2 runs at 0.91: the file keeps neither the layer shapes
-	// nor the activation sizes that set it apart.
-	fileAloneSpread = 0.38
+	// shapes say how much padding the layers carry. Fitted on the shared
+	// twins of each class (those of the class constants below): the rate
+	// that keeps the estimate from the compiled file nearest, in the worst
+	// (twin, host class) case, the one from the twin's layers at
+	// tpuPaddedMACsPerUs. Classifiers: 0.24e12 (worst 8.8%: the narrow
+	// face-mask MobileNet v2, whose layers pad to 2.27 of their MACs,
+	// against MobileNet v2 at 1.36); single-scale dense: 0.287e12 (6.3%);
+	// multi-scale: 0.247e12 (6.4%).
+	classifierMACsPerUs = 240e3
+	denseMACsPerUs      = 287e3
+	multiScaleMACsPerUs = 247e3
+	// invokeFixedUs + invokeCPUUs*slowness is the per-inference runtime
+	// overhead (Python call, driver, interrupt handling). Fitted on
+	// etpu-01 and etpu-02 (the same model on desktop USB 3 and on the Dev
+	// Board): a fixed part of the device and driver, and a host part that
+	// scales with the host CPU.
+	invokeFixedUs = 280
+	invokeCPUUs   = 80
 	// desktopCPUGMACs is the reference host CPU's (Xeon E5-1650 v3 class)
 	// rate for dense convolutions and fully-connected layers: Inception
 	// v1 (about 1.5 G MACs, nearly all dense convolutions) takes 90 ms on
@@ -243,7 +224,7 @@ var hostClasses = []HostClass{
 		Source: "link: fitted on etpu-03/04 (USB 2.0 class); CPU: as desktop-usb3"},
 	{Name: "rpi4-usb3", Summary: "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS) with the USB Accelerator on USB 3.0 (VL805 controller behind one PCIe lane)",
 		CPU:  "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS)",
-		Link: "USB 3.0", LinkMBps: pcieGen2x1MBps, LinkLatencyUs: 2399, CPUGMACs: desktopCPUGMACs / 2.47, HostSlowness: 2.47, DepthwiseSlowness: 2.47,
+		Link: "USB 3.0", LinkMBps: pcieGen2x1MBps, LinkLatencyUs: 2464, CPUGMACs: desktopCPUGMACs / 2.47, HostSlowness: 2.47, DepthwiseSlowness: 2.47,
 		Source: "link: rate cited (USB 3.0 behind one PCIe Gen2 lane: the PCIe link's effective rate), latency fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: one slowness for all, MobileNet v2 on the CPU alone against the desktop's (etpu-22 over etpu-18)"},
 	{Name: "rpi3-usb2", Summary: "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS) with the USB Accelerator on USB 2.0",
 		CPU:  "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS)",
@@ -274,7 +255,7 @@ const desktopDWSpread = 1.17
 // via the PCI Express interface", x1; Gen 2 per the Compute Module 4
 // datasheet, which exposes the same lane], so its USB 3.0 carries no more.
 // What the Pi 4's Edge TPU rows take beyond that rate and the host's
-// general speed is a fixed wait per inference (LinkLatencyUs, 2.40 ms,
+// general speed is a fixed wait per inference (LinkLatencyUs, 2.46 ms,
 // the mean residual of etpu-48..50): with one rate and no wait, the fit
 // was 100 MB/s, which priced the Pi 4's streamed or reloaded parameters
 // 4x too slow (a public reference pair run in turn, an Inception v4).
@@ -837,8 +818,8 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 		l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: estimatedTPUUs(p), MACs: macs, Op: oi, Resource: "edgetpu",
 			Detail: "MACs estimated from the parameters and input pixels (the layers are compiled away), at the effective rate of the network's class"})
 		l.noteTPURate(fmt.Sprintf("Edge TPU %.0f GMAC/s effective on the estimated MACs (%s)", s.rate/1e3, s.className()))
-		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of weights (the %s of parameters without the padding of the compiler's layout) were assumed to work at %s, giving %s (0.90 to 1.12 of the layers' MACs on the shared compiled twins), priced at the class's effective %.0f GMAC/s, fitted on the measured rows of its shared models; how many activation bytes and how much padding the layers carry is not in the file, and for a network unlike the class's shared twins (narrow, deep layers that move more activation bytes per weight byte) the estimate can be off by %.0f%% or more against the layer-by-layer one; keep the uncompiled model beside it (X.tflite for X_edgetpu.tflite) or give it (--uncompiled) for a layer-by-layer estimate",
-			label, humanize.Bytes(weightBytes(p)), humanize.Bytes(mem.Cached+mem.Streamed), macsAssumption(p), macsText(macs), s.rate/1e3, 100*fileAloneSpread))
+		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of weights (the %s of parameters without the padding of the compiler's layout) were assumed to work at %s, giving %s (0.90 to 1.12 of the layers' MACs on the shared compiled twins), priced at the class's effective %.0f GMAC/s (how much of the array narrow layers leave idle is not in the file); keep the uncompiled model beside it (X.tflite for X_edgetpu.tflite) or give it (--uncompiled) for a layer-by-layer estimate",
+			label, humanize.Bytes(weightBytes(p)), humanize.Bytes(mem.Cached+mem.Streamed), macsAssumption(p), macsText(macs), s.rate/1e3))
 	}
 	if b := st["OUTPUT"]; b > 0 {
 		l.add(LatencyPart{Name: label + " output transfer", Kind: PartTransfer, Us: linkUs(h, b), Bytes: b, Op: oi, Resource: "link", Detail: "output activations to the host"})
@@ -1084,46 +1065,38 @@ func EstimatePlan(t *tflite.Model, p *Plan, h HostClass, o LatencyOptions) *Late
 	return l
 }
 
-// addTPULayer prices one mapped layer on the Edge TPU (tpuLayerCost).
-// EstimatePlan and EstimateModel (given the uncompiled twin) both price
-// layers here, so the two estimates are one model.
+// addTPULayer prices one mapped layer on the Edge TPU: its MACs at the
+// effective rate. EstimatePlan and EstimateModel (given the uncompiled
+// twin) both price layers here, so the two estimates are one model.
 func (l *Latency) addTPULayer(t *tflite.Model, sg *tflite.Subgraph, index int, name string, op int, detail string) {
 	c := tpuLayerCost(t, sg, index)
 	if op < 0 {
 		op = index
 	}
-	l.noteTPURate(fmt.Sprintf("Edge TPU %g TMAC/s peak (4 TOPS) on each layer's MACs with its output channels padded to %d, plus its activations in and out at %.2f GB/s", tpuPeakMACsPerUs/1e6, paramChannelAlign, tpuActBytesPerUs/1e3))
+	l.noteTPURate(fmt.Sprintf("Edge TPU %.0f GMAC/s on each layer's MACs with its output channels padded to %d", tpuPaddedMACsPerUs/1e3, paramChannelAlign))
 	l.add(LatencyPart{Name: name, Kind: PartTPU, Us: c.us(), MACs: c.MACs, Op: op, Resource: "edgetpu", Detail: detail})
 }
 
-// tpuCost is what one mapped layer costs the Edge TPU: its MACs, the MACs
-// the array spends on them (PaddedMACs: its output channels padded to the
-// array's width) and the activation bytes it reads and writes.
+// tpuCost is what one mapped layer costs the Edge TPU: its MACs and the
+// MACs the array spends on them (PaddedMACs: its output channels padded to
+// the array's width).
 type tpuCost struct {
 	MACs, PaddedMACs int64
-	// ActBytes is the layer's activations in and out (its non-constant
-	// input tensors and its outputs, one byte an element: the Edge TPU
-	// runs 8-bit activations).
-	ActBytes int64
 }
 
-// us is the layer's time: its padded MACs at the peak rate plus its
-// activation bytes at the effective on-chip rate.
-func (c tpuCost) us() float64 {
-	return float64(c.PaddedMACs)/tpuPeakMACsPerUs + float64(c.ActBytes)/tpuActBytesPerUs
-}
+// us is the layer's time: its padded MACs at tpuPaddedMACsPerUs.
+func (c tpuCost) us() float64 { return float64(c.PaddedMACs) / tpuPaddedMACsPerUs }
 
 // tpuLayerCost prices one mapped operator of an uncompiled model. The
 // matrix operators (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) take
 // their output channels paramChannelAlign at a time, so a layer of 24
 // output channels keeps the array as long per output position as one of
-// 64: its MACs count as 64/24 as many. Every mapped operator (element-wise,
-// pooling and concatenation too, which do no MACs) moves its activations:
-// its input and output elements.
+// 64: its MACs count as 64/24 as many. Other operators (element-wise,
+// pooling, concatenation) do no MACs and are not priced.
 func tpuLayerCost(t *tflite.Model, sg *tflite.Subgraph, index int) tpuCost {
 	op := &sg.Operators[index]
 	w := Work(t, sg, op)
-	c := tpuCost{MACs: w.MACs, PaddedMACs: w.MACs, ActBytes: w.InElems + w.OutElems}
+	c := tpuCost{MACs: w.MACs, PaddedMACs: w.MACs}
 	if w.MACs == 0 || int(op.OpcodeIndex) >= len(t.OperatorCodes) || len(op.Outputs) == 0 || op.Outputs[0] < 0 || int(op.Outputs[0]) >= len(sg.Tensors) {
 		return c
 	}
