@@ -135,12 +135,14 @@ const (
 	denseMACsPerUs      = 287e3
 	multiScaleMACsPerUs = 247e3
 	// invokeFixedUs + invokeCPUUs*slowness is the per-inference runtime
-	// overhead (Python call, driver, interrupt handling). Fitted on
-	// etpu-01 and etpu-02 (the same model on desktop USB 3 and on the Dev
-	// Board): a fixed part of the device and driver, and a host part that
-	// scales with the host CPU.
-	invokeFixedUs = 280
-	invokeCPUUs   = 80
+	// overhead (Python call, driver, interrupt handling): a fixed part of
+	// the device and driver, and a host part that scales with the host's
+	// general slowness. Fitted by least squares on the model-only
+	// MobileNet v2 rows of three hosts (etpu-01 desktop USB 3, etpu-02 Dev
+	// Board, etpu-03/04 Raspberry Pi 3 B and B+ on USB 2), each row's
+	// residual once the rest of the estimate is priced.
+	invokeFixedUs = 406
+	invokeCPUUs   = 61
 	// desktopCPUGMACs is the reference host CPU's (Xeon E5-1650 v3 class)
 	// rate for dense convolutions and fully-connected layers: Inception
 	// v1 (about 1.5 G MACs, nearly all dense convolutions) takes 90 ms on
@@ -224,7 +226,7 @@ var hostClasses = []HostClass{
 		Source: "link: fitted on etpu-03/04 (USB 2.0 class); CPU: as desktop-usb3"},
 	{Name: "rpi4-usb3", Summary: "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS) with the USB Accelerator on USB 3.0 (VL805 controller behind one PCIe lane)",
 		CPU:  "Raspberry Pi 4 B (Cortex-A72 1.5 GHz, 32-bit OS)",
-		Link: "USB 3.0", LinkMBps: pcieGen2x1MBps, LinkLatencyUs: 2464, CPUGMACs: desktopCPUGMACs / 2.47, HostSlowness: 2.47, DepthwiseSlowness: 2.47,
+		Link: "USB 3.0", LinkMBps: pcieGen2x1MBps, LinkLatencyUs: 2385, CPUGMACs: desktopCPUGMACs / 2.47, HostSlowness: 2.47, DepthwiseSlowness: 2.47,
 		Source: "link: rate cited (USB 3.0 behind one PCIe Gen2 lane: the PCIe link's effective rate), latency fitted on etpu-48..50 (the host class's only Edge TPU rows; image resize modelled); CPU: one slowness for all, MobileNet v2 on the CPU alone against the desktop's (etpu-22 over etpu-18)"},
 	{Name: "rpi3-usb2", Summary: "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS) with the USB Accelerator on USB 2.0",
 		CPU:  "Raspberry Pi 3 B / B+ (Cortex-A53 1.2-1.4 GHz, 32-bit OS)",
@@ -255,7 +257,7 @@ const desktopDWSpread = 1.17
 // via the PCI Express interface", x1; Gen 2 per the Compute Module 4
 // datasheet, which exposes the same lane], so its USB 3.0 carries no more.
 // What the Pi 4's Edge TPU rows take beyond that rate and the host's
-// general speed is a fixed wait per inference (LinkLatencyUs, 2.46 ms,
+// general speed is a fixed wait per inference (LinkLatencyUs, 2.39 ms,
 // the mean residual of etpu-48..50): with one rate and no wait, the fit
 // was 100 MB/s, which priced the Pi 4's streamed or reloaded parameters
 // 4x too slow (a public reference pair run in turn, an Inception v4).

@@ -424,6 +424,39 @@ func TestLatencyHostConstantsRefit(t *testing.T) {
 	k18, k54 := factor("etpu-18", desk, m18), factor("etpu-18", desk, m54)
 	close("desktop depthwise spread", max(k18, k54)/min(k18, k54), desk.DepthwiseSpread, 0.01)
 
+	// The invocation overhead: a least-squares line in the host's general
+	// slowness through the model-only MobileNet v2 rows' residuals.
+	var xs, ys []float64
+	for _, id := range []string{"etpu-01", "etpu-02", "etpu-03", "etpu-04"} {
+		r := get(id)
+		b, err := os.ReadFile(r.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Read(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := HostByName(r.Host)
+		tw, _ := FindTwin(r.File, m)
+		l, err := EstimateModel(m, h, LatencyOptions{Twin: tw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs, ys = append(xs, h.HostSlowness), append(ys, r.Measured*1e3-(l.SteadyStateUs-l.ByKind[PartInvoke]))
+	}
+	var ax, ay float64
+	for i := range xs {
+		ax, ay = ax+xs[i]/float64(len(xs)), ay+ys[i]/float64(len(xs))
+	}
+	var cxy, cxx float64
+	for i := range xs {
+		cxy += (xs[i] - ax) * (ys[i] - ay)
+		cxx += (xs[i] - ax) * (xs[i] - ax)
+	}
+	close("invocation, host part (us)", cxy/cxx, invokeCPUUs, 0.02)
+	close("invocation, fixed part (us)", ay-cxy/cxx*ax, invokeFixedUs, 0.02)
+
 	// The Raspberry Pi 4's wait: the mean residual of its Edge TPU rows.
 	pi4, _ := HostByName("rpi4-usb3")
 	no := pi4
