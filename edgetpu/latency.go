@@ -340,6 +340,10 @@ type LatencyPart struct {
 	Us    float64 `json:"us"`
 	Bytes int64   `json:"bytes,omitempty"`
 	MACs  int64   `json:"macs,omitempty"`
+	// PaddedMACs is what an Edge TPU layer costs the array: its MACs
+	// with its output channels padded to the array's 64-wide groups,
+	// the count priced at the layer rate (TPUPricing).
+	PaddedMACs int64 `json:"padded_macs,omitempty"`
 	// Op is the TFLite operator index (-1 for a part of no operator).
 	Op int `json:"op"`
 	// FirstOnly parts are paid by the first inference only.
@@ -389,6 +393,12 @@ type Latency struct {
 	// host class with the runtime's default settings, and under which
 	// setting the estimate applies.
 	FailsByDefault *DefaultFailure `json:"fails_with_default_settings,omitempty"`
+	// TPUPricing says how the Edge TPU compute was priced: at which
+	// rate each way of pricing it ran (layer by layer on padded MACs, or
+	// a class's effective rate on a compiled file's estimated MACs), and
+	// what each rate is fitted on. The text output prints it with the
+	// other rates.
+	TPUPricing []string `json:"tpu_pricing,omitempty"`
 	// AllParts makes WriteText list every part; otherwise a long table
 	// shows its longest operators and says how many it left out.
 	AllParts bool `json:"-"`
@@ -396,10 +406,6 @@ type Latency struct {
 	tpuOps      int     // Edge TPU operators added so far
 	depthwiseUs float64 // the CPU operators' depthwise element work
 	legacyOps   int     // operators holding a compiler 1.x executable (not loadable, not timed)
-	// tpuRates says at which rate each way of pricing the Edge TPU
-	// compute ran (layer by layer, or a class's effective rate on a
-	// compiled file's estimated MACs), for rates().
-	tpuRates []string
 }
 
 // DefaultFailure is why every inference of a model fails on a host class
@@ -819,7 +825,7 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 		s := macsShapeOf(p)
 		l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: estimatedTPUUs(p), MACs: macs, Op: oi, Resource: "edgetpu",
 			Detail: "MACs estimated from the parameters and input pixels (the layers are compiled away), at the effective rate of the network's class"})
-		l.noteTPURate(fmt.Sprintf("Edge TPU %.0f GMAC/s effective on the estimated MACs (%s)", s.rate/1e3, s.className()))
+		l.noteTPURate(fmt.Sprintf("Edge TPU %.0f GMAC/s effective on the estimated MACs (%s; fitted on the class's shared twins)", s.rate/1e3, s.className()))
 		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of weights (the %s of parameters without the padding of the compiler's layout) were assumed to work at %s, giving %s (0.90 to 1.12 of the layers' MACs on the shared compiled twins), priced at the class's effective %.0f GMAC/s (how much of the array narrow layers leave idle is not in the file); keep the uncompiled model beside it (X.tflite for X_edgetpu.tflite) or give it (--uncompiled) for a layer-by-layer estimate",
 			label, humanize.Bytes(weightBytes(p)), humanize.Bytes(mem.Cached+mem.Streamed), macsAssumption(p), macsText(macs), s.rate/1e3))
 	}
@@ -1075,8 +1081,16 @@ func (l *Latency) addTPULayer(t *tflite.Model, sg *tflite.Subgraph, index int, n
 	if op < 0 {
 		op = index
 	}
-	l.noteTPURate(fmt.Sprintf("Edge TPU %.0f GMAC/s on each layer's MACs with its output channels padded to %d", tpuPaddedMACsPerUs/1e3, paramChannelAlign))
-	l.add(LatencyPart{Name: name, Kind: PartTPU, Us: c.us(), MACs: c.MACs, Op: op, Resource: "edgetpu", Detail: detail})
+	l.noteTPURate(fmt.Sprintf("Edge TPU %.0f GMAC/s on each layer's MACs with its output channels padded to %d (fitted on the shared measured rows)", tpuPaddedMACsPerUs/1e3, paramChannelAlign))
+	if c.MACs > 0 {
+		pad := fmt.Sprintf("%s padded to %d output channels a group: %s", macsText(c.MACs), paramChannelAlign, macsText(c.PaddedMACs))
+		if detail == "" {
+			detail = pad
+		} else {
+			detail += "; " + pad
+		}
+	}
+	l.add(LatencyPart{Name: name, Kind: PartTPU, Us: c.us(), MACs: c.MACs, PaddedMACs: c.PaddedMACs, Op: op, Resource: "edgetpu", Detail: detail})
 }
 
 // tpuCost is what one mapped layer costs the Edge TPU: its MACs and the
@@ -1284,15 +1298,15 @@ func (l *Latency) rates() string {
 		r = append(r, fmt.Sprintf("host CPU %.2f GMAC/s (int8 kernels; the host %.2fx the desktop's time in general, its depthwise convolutions %.2fx)", l.Host.CPUGMACs, l.Host.HostSlowness, l.Host.DepthwiseSlowness))
 	}
 	if used[PartTPU] {
-		r = append(r, l.tpuRates...)
+		r = append(r, l.TPUPricing...)
 	}
 	return strings.Join(r, "; ")
 }
 
 // noteTPURate records a way the Edge TPU compute was priced (once).
 func (l *Latency) noteTPURate(s string) {
-	if !slices.Contains(l.tpuRates, s) {
-		l.tpuRates = append(l.tpuRates, s)
+	if !slices.Contains(l.TPUPricing, s) {
+		l.TPUPricing = append(l.TPUPricing, s)
 	}
 }
 

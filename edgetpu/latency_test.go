@@ -629,7 +629,7 @@ func TestTPUEffectiveRateByWidth(t *testing.T) {
 		if err := l.WriteText(&text); err != nil {
 			t.Fatal(err)
 		}
-		if want := fmt.Sprintf("Edge TPU %.0f GMAC/s effective on the estimated MACs (%s)", c.rate/1e3, c.name); !strings.Contains(text.String(), want) {
+		if want := fmt.Sprintf("Edge TPU %.0f GMAC/s effective on the estimated MACs (%s; fitted on the class's shared twins)", c.rate/1e3, c.name); !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
 	}

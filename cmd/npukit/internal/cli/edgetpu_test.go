@@ -324,6 +324,13 @@ func TestEdgeTPUSimFindsTwin(t *testing.T) {
 			Path string `json:"path"`
 			How  string `json:"how"`
 		} `json:"uncompiled"`
+		TPUPricing []string `json:"tpu_pricing"`
+		Parts      []struct {
+			Kind       string `json:"kind"`
+			MACs       int64  `json:"macs"`
+			PaddedMACs int64  `json:"padded_macs"`
+			Detail     string `json:"detail"`
+		} `json:"parts"`
 	}
 	get := func(args ...string) lat {
 		r := run(t, "", append([]string{"sim", "--json", f}, args...)...)
@@ -338,6 +345,40 @@ func TestEdgeTPUSimFindsTwin(t *testing.T) {
 	}
 	if l := get(); l.Uncompiled == nil || filepath.Base(l.Uncompiled.Path) != "Face_Mask_RPi__model.tflite" || !strings.Contains(l.Uncompiled.How, "beside") {
 		t.Errorf("twin not found beside: %+v", l.Uncompiled)
+	}
+	// --json says how the Edge TPU time was priced, and each layer's
+	// padded MACs (what the layer rate prices): the face-mask
+	// classifier's narrow layers pad.
+	pricing := func(l lat, want string) {
+		t.Helper()
+		if len(l.TPUPricing) != 1 || !strings.Contains(l.TPUPricing[0], want) || !strings.Contains(l.TPUPricing[0], "fitted") {
+			t.Errorf("tpu_pricing %q, want one line with %q that says what it is fitted on", l.TPUPricing, want)
+		}
+	}
+	l := get()
+	pricing(l, "on each layer's MACs with its output channels padded to 64")
+	layers, padded := 0, 0
+	for _, p := range l.Parts {
+		if p.Kind != "edgetpu" || p.MACs == 0 {
+			continue
+		}
+		layers++
+		if p.PaddedMACs < p.MACs || !strings.Contains(p.Detail, "padded to 64 output channels a group") {
+			t.Errorf("layer part: %d MACs, %d padded (%q)", p.MACs, p.PaddedMACs, p.Detail)
+		}
+		if p.PaddedMACs > p.MACs {
+			padded++
+		}
+	}
+	if layers == 0 || padded == 0 {
+		t.Errorf("%d Edge TPU layers with MACs, %d padded: want both", layers, padded)
+	}
+	alone := get("--no-uncompiled")
+	pricing(alone, "effective on the estimated MACs (a classifier")
+	for _, p := range alone.Parts {
+		if p.PaddedMACs != 0 {
+			t.Errorf("the compiled file alone gives %s padded MACs: it has no layers", p.Detail)
+		}
 	}
 	if r := run(t, "", "sim", f); r.code != 0 || !strings.Contains(r.stdout, "from the uncompiled model Face_Mask_RPi__model.tflite (found beside the compiled file)") {
 		t.Errorf("text does not name the twin: %d %s", r.code, r.stdout)
