@@ -134,6 +134,21 @@ const (
 	classifierMACsPerUs = 240e3
 	denseMACsPerUs      = 287e3
 	multiScaleMACsPerUs = 247e3
+	// fileAloneComputeLow and fileAloneComputeHigh are how far the Edge
+	// TPU compute from the compiled file alone was found from the
+	// layer-by-layer one on the shared compiled twins (the pairs of
+	// ../shared/corpus2/edgetpu-pairs and hw/edgetpu/models): the layers
+	// took 0.90 (a YOLOv8n) to 1.68 (the narrow face-mask MobileNet v2
+	// classifier, its layers padded to 2.27 of their MACs) times the
+	// file-alone estimate. The inference total, where invocation and
+	// transfers dilute it, took fileAloneTotalLow to fileAloneTotalHigh
+	// times it, depending on the link (the face-mask classifier 1.12 on
+	// desktop USB 3.0, 1.02 on USB 2.0). The file-alone note says both;
+	// TestFileAloneSpread measures them again.
+	fileAloneComputeLow  = 0.90
+	fileAloneComputeHigh = 1.68
+	fileAloneTotalLow    = 0.94
+	fileAloneTotalHigh   = 1.12
 	// invokeFixedUs + invokeCPUUs*slowness is the per-inference runtime
 	// overhead (Python call, driver, interrupt handling): a fixed part of
 	// the device and driver, and a host part that scales with the host's
@@ -826,8 +841,8 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 		l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: estimatedTPUUs(p), MACs: macs, Op: oi, Resource: "edgetpu",
 			Detail: "MACs estimated from the parameters and input pixels (the layers are compiled away), at the effective rate of the network's class"})
 		l.noteTPURate(fmt.Sprintf("Edge TPU %.0f GMAC/s effective on the estimated MACs (%s; fitted on the class's shared twins)", s.rate/1e3, s.className()))
-		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of weights (the %s of parameters without the padding of the compiler's layout) were assumed to work at %s, giving %s (0.90 to 1.12 of the layers' MACs on the shared compiled twins), priced at the class's effective %.0f GMAC/s (how much of the array narrow layers leave idle is not in the file); keep the uncompiled model beside it (X.tflite for X_edgetpu.tflite) or give it (--uncompiled) for a layer-by-layer estimate",
-			label, humanize.Bytes(weightBytes(p)), humanize.Bytes(mem.Cached+mem.Streamed), macsAssumption(p), macsText(macs), s.rate/1e3))
+		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of weights (the %s of parameters without the padding of the compiler's layout) were assumed to work at %s, giving %s (0.90 to 1.12 of the layers' MACs on the shared compiled twins), priced at the class's effective %.0f GMAC/s (how much of the array narrow layers leave idle is not in the file); on the shared compiled twins the layer-by-layer Edge TPU compute was %.2f to %.2f times this estimate (the narrow face-mask MobileNet v2 classifier the high end: the file alone prices such a network low), the inference total %.2f to %.2f times depending on the link; keep the uncompiled model beside it (X.tflite for X_edgetpu.tflite) or give it (--uncompiled) for a layer-by-layer estimate",
+			label, humanize.Bytes(weightBytes(p)), humanize.Bytes(mem.Cached+mem.Streamed), macsAssumption(p), macsText(macs), s.rate/1e3, fileAloneComputeLow, fileAloneComputeHigh, fileAloneTotalLow, fileAloneTotalHigh))
 	}
 	if b := st["OUTPUT"]; b > 0 {
 		l.add(LatencyPart{Name: label + " output transfer", Kind: PartTransfer, Us: linkUs(h, b), Bytes: b, Op: oi, Resource: "link", Detail: "output activations to the host"})

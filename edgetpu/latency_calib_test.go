@@ -481,3 +481,58 @@ func TestLatencyHostConstantsRefit(t *testing.T) {
 	}
 	close("rpi4-usb3 link wait (us)", res, pi4.LinkLatencyUs, 0.01)
 }
+
+// The file-alone note's spread is the shared twins' (the constants
+// fileAloneCompute* and fileAloneTotal*): the layer-by-layer Edge TPU
+// compute over the compiled file alone's, and the inference total with
+// the twin over the total from the file alone on every host class, both
+// ends within 0.01 of the constants, so that the note and the data cannot
+// drift apart.
+func TestFileAloneSpread(t *testing.T) {
+	dir := conformance.Shared(t, "corpus2/edgetpu-pairs")
+	lo, hi, tlo, thi := math.Inf(1), 0.0, math.Inf(1), 0.0
+	for _, pr := range append(twinFiles(t, dir), hwTwinFiles(t)...) {
+		um, err := tflite.ReadFile(pr[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm, err := ReadFile(pr[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range Hosts() {
+			alone, err := EstimateModel(cm, h, LatencyOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			twin, err := EstimateModel(cm, h, LatencyOptions{Uncompiled: um})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if alone.ByKind[PartTPU] == 0 || twin.ByKind[PartTPU] == 0 {
+				continue // nothing mapped, or nothing to compute
+			}
+			r := twin.ByKind[PartTPU] / alone.ByKind[PartTPU]
+			lo, hi = min(lo, r), max(hi, r)
+			r = twin.SteadyStateUs / alone.SteadyStateUs
+			tlo, thi = min(tlo, r), max(thi, r)
+		}
+	}
+	if hi == 0 {
+		t.Skip("no twin pairs")
+	}
+	t.Logf("layer-by-layer Edge TPU compute %.3f to %.3f times the compiled file alone's; inference total %.3f to %.3f", lo, hi, tlo, thi)
+	for _, c := range []struct {
+		what      string
+		got, want float64
+	}{
+		{"compute, low end", lo, fileAloneComputeLow},
+		{"compute, high end", hi, fileAloneComputeHigh},
+		{"total, low end", tlo, fileAloneTotalLow},
+		{"total, high end", thi, fileAloneTotalHigh},
+	} {
+		if math.Abs(c.got-c.want) > 0.01 {
+			t.Errorf("file alone against the twin, %s: %.3f on the shared twins, the note says %.2f", c.what, c.got, c.want)
+		}
+	}
+}
