@@ -125,14 +125,7 @@ func TestDiffVerdictTime(t *testing.T) {
 	read := func(streamed int) *Model {
 		s := DemoSpec()
 		s.CachedParams, s.StreamedParams = 512<<10, streamed
-		b, err := Write(Synthetic(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := Read(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := synthModel(t, s)
 		return m
 	}
 	a, b := read(0), read(256<<10)

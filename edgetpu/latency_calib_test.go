@@ -119,22 +119,8 @@ func TestLatencyCalibration(t *testing.T) {
 			logs = append(logs, fmt.Sprintf("%-8s no shared artifact", r.ID))
 			continue
 		}
-		b, err := os.ReadFile(r.File)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := Read(b)
-		if err != nil {
-			t.Fatalf("%s: %v", r.ID, err)
-		}
 		h, _ := HostByName(r.Host)
-		// As `npukit sim` runs it: with the uncompiled twin when one is
-		// beside the file.
-		tw, _ := FindTwin(r.File, m)
-		l, err := EstimateModel(m, h, LatencyOptions{ResizeFromPixels: r.ResizePixels, Twin: tw})
-		if err != nil {
-			t.Fatalf("%s: %v", r.ID, err)
-		}
+		l := rowEstimate(t, r, h, LatencyOptions{ResizeFromPixels: r.ResizePixels}, true)
 		pred := l.SteadyStateUs / 1000
 		ratio := pred / r.Measured
 		total++
@@ -393,20 +379,7 @@ func TestLatencyHostConstantsRefit(t *testing.T) {
 	// Depthwise factors: the MobileNet v2 CPU-only estimate is linear in
 	// the factor.
 	cpuMs := func(id string, h HostClass) float64 {
-		r := get(id)
-		b, err := os.ReadFile(r.File)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := Read(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := EstimateModel(m, h, LatencyOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l.SteadyStateUs / 1e3
+		return rowEstimate(t, get(id), h, LatencyOptions{}, false).SteadyStateUs / 1e3
 	}
 	factor := func(id string, h HostClass, target float64) float64 {
 		h0, h1 := h, h
@@ -429,20 +402,8 @@ func TestLatencyHostConstantsRefit(t *testing.T) {
 	var xs, ys []float64
 	for _, id := range []string{"etpu-01", "etpu-02", "etpu-03", "etpu-04"} {
 		r := get(id)
-		b, err := os.ReadFile(r.File)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := Read(b)
-		if err != nil {
-			t.Fatal(err)
-		}
 		h, _ := HostByName(r.Host)
-		tw, _ := FindTwin(r.File, m)
-		l, err := EstimateModel(m, h, LatencyOptions{Twin: tw})
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := rowEstimate(t, r, h, LatencyOptions{}, true)
 		xs, ys = append(xs, h.HostSlowness), append(ys, r.Measured*1e3-(l.SteadyStateUs-l.ByKind[PartInvoke]))
 	}
 	var ax, ay float64
@@ -464,19 +425,7 @@ func TestLatencyHostConstantsRefit(t *testing.T) {
 	var res float64
 	for _, id := range []string{"etpu-48", "etpu-49", "etpu-50"} {
 		r := get(id)
-		b, err := os.ReadFile(r.File)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := Read(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tw, _ := FindTwin(r.File, m)
-		l, err := EstimateModel(m, no, LatencyOptions{ResizeFromPixels: r.ResizePixels, Twin: tw})
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := rowEstimate(t, r, no, LatencyOptions{ResizeFromPixels: r.ResizePixels}, true)
 		res += (r.Measured*1e3 - l.SteadyStateUs) / 3
 	}
 	close("rpi4-usb3 link wait (us)", res, pi4.LinkLatencyUs, 0.01)
@@ -718,4 +667,23 @@ func paddedRateRefit(t *testing.T, get func(string) hwRow) (rate float64, class,
 		classNow[name] = classRate(name, r0)
 	}
 	return rate, class, ratios, classNow
+}
+
+// rowEstimate prices a shared row's artifact on a host; with twin, as
+// `npukit sim` runs it: with the uncompiled twin when one is beside the
+// file.
+func rowEstimate(t *testing.T, r hwRow, h HostClass, o LatencyOptions, twin bool) *Latency {
+	t.Helper()
+	m, err := ReadFile(r.File)
+	if err != nil {
+		t.Fatalf("%s: %v", r.ID, err)
+	}
+	if twin {
+		o.Twin, _ = FindTwin(r.File, m)
+	}
+	l, err := EstimateModel(m, h, o)
+	if err != nil {
+		t.Fatalf("%s: %v", r.ID, err)
+	}
+	return l
 }

@@ -12,6 +12,21 @@ import (
 	"github.com/npukit/npukit/tflite"
 )
 
+// synthModel writes a synthetic compiled model with npukit's writer and
+// reads it back, as a user's file would be read.
+func synthModel(t *testing.T, s Spec) *Model {
+	t.Helper()
+	b, err := Write(Synthetic(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Read(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*max(math.Abs(a), math.Abs(b), 1) }
 
 // The parts of a compiled model's inference follow the transfer plan: the
@@ -21,14 +36,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*max(math.Abs(a), mat
 func TestLatencyParts(t *testing.T) {
 	s := DemoSpec()
 	s.CachedParams, s.StreamedParams = 1<<20, 256<<10
-	b, err := Write(Synthetic(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Read(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := synthModel(t, s)
 	h, _ := HostByName(DefaultHost)
 	l, err := EstimateModel(m, h, LatencyOptions{})
 	if err != nil {
@@ -78,14 +86,7 @@ func TestLatencyParts(t *testing.T) {
 	other := func(token uint64) *Model {
 		o := DemoSpec()
 		o.Token = token
-		b, err := Write(Synthetic(o))
-		if err != nil {
-			t.Fatal(err)
-		}
-		om, err := Read(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		om := synthModel(t, o)
 		return om
 	}
 	co, _ := EstimateModel(m, h, LatencyOptions{AlternateWith: other(s.Token)})
@@ -461,14 +462,7 @@ func TestLatencyStreamedOverlapsCompute(t *testing.T) {
 	estimate := func(streamed int) *Latency {
 		s := DemoSpec()
 		s.CachedParams, s.StreamedParams = 1<<20, streamed
-		b, err := Write(Synthetic(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := Read(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := synthModel(t, s)
 		h, _ := HostByName(DefaultHost)
 		l, err := EstimateModel(m, h, LatencyOptions{})
 		if err != nil {
@@ -609,14 +603,7 @@ func TestTPUEffectiveRateByWidth(t *testing.T) {
 		{"a multi-scale dense predictor", []LayerSpec{{Name: "p3", Y: 8, X: 8, Z: 70, DataType: FixedPoint8, Scale: 1}, {Name: "p4", Y: 4, X: 4, Z: 70, DataType: FixedPoint8, Scale: 1}}, multiScaleMACsPerUs},
 	} {
 		s := Spec{Name: "m", Token: 1, CachedParams: 256 << 10, Inputs: in, Outputs: c.outs, Seed: 1}
-		b, err := Write(Synthetic(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := Read(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := synthModel(t, s)
 		l, err := EstimateModel(m, h, LatencyOptions{})
 		if err != nil {
 			t.Fatal(err)

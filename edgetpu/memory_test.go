@@ -94,14 +94,7 @@ func TestMemoryLoneFileAgreesWithCheck(t *testing.T) {
 	} {
 		s := DemoSpec()
 		s.CachedParams, s.StreamedParams = c.cached, c.streamed
-		b, err := Write(Synthetic(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := Read(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := synthModel(t, s)
 		r := BuildMemoryReport([]NamedModel{{Path: "m_edgetpu.tflite", Model: m}})
 		st := r.Groups[0].Statement
 		checkSays := false
