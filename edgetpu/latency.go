@@ -844,13 +844,13 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 			l.addTPULayer(u, sg, op.Index, fmt.Sprintf("%s layer %d %s", label, op.Index, op.Op), oi, "a layer of the uncompiled model")
 		}
 	} else {
-		macs := estimatedMACs(p)
 		s := macsShapeOf(p)
-		l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: estimatedTPUUs(p), MACs: macs, Op: oi, Resource: "edgetpu",
+		macs := s.macs()
+		l.add(LatencyPart{Name: label + " compute", Kind: PartTPU, Us: s.tpuUs(), MACs: macs, Op: oi, Resource: "edgetpu",
 			Detail: "MACs estimated from the parameters and input pixels (the layers are compiled away), at the effective rate of the network's class"})
 		l.noteTPURate(fmt.Sprintf("Edge TPU %.0f GMAC/s effective on the estimated MACs (%s; fitted on the class's shared twins)", s.rate/1e3, s.className()))
 		l.Notes = append(l.Notes, fmt.Sprintf("%s compute is an estimate: the compiled file keeps no layer shapes (its DarwiNN executable holds the instruction stream, the parameters in the device's layout and only the segment's input and output layers), so the %s of weights (the %s of parameters without the padding of the compiler's layout) were assumed to work at %s, giving %s (0.90 to 1.12 of the layers' MACs on the shared compiled twins), priced at the class's effective %.0f GMAC/s (how much of the array narrow layers leave idle is not in the file); on the shared compiled twins the layer-by-layer Edge TPU compute was %.2f to %.2f times this estimate (the narrow face-mask MobileNet v2 classifier the high end: the file alone prices such a network low), the inference total %.2f to %.2f times depending on the link; keep the uncompiled model beside it (X.tflite for X_edgetpu.tflite) or give it (--uncompiled) for a layer-by-layer estimate",
-			label, humanize.Bytes(weightBytes(p)), humanize.Bytes(mem.Cached+mem.Streamed), macsAssumption(p), macsText(macs), s.rate/1e3, fileAloneComputeLow, fileAloneComputeHigh, fileAloneTotalLow, fileAloneTotalHigh))
+			label, humanize.Bytes(int64(s.params)), humanize.Bytes(mem.Cached+mem.Streamed), s.assumption(), macsText(macs), s.rate/1e3, fileAloneComputeLow, fileAloneComputeHigh, fileAloneTotalLow, fileAloneTotalHigh))
 	}
 	if b := st["OUTPUT"]; b > 0 {
 		l.add(LatencyPart{Name: label + " output transfer", Kind: PartTransfer, Us: linkUs(h, b), Bytes: b, Op: oi, Resource: "link", Detail: "output activations to the host"})
@@ -868,8 +868,10 @@ func (l *Latency) addPackage(c *CustomOp, h HostClass, o LatencyOptions, oi int)
 // at: the weight bytes times the geometric mean of its input and output
 // pixels (outputs that are maps; a quarter of the input's pixels when the
 // outputs are vectors).
-func estimatedMACs(p *Package) int64 {
-	s := macsShapeOf(p)
+func estimatedMACs(p *Package) int64 { return macsShapeOf(p).macs() }
+
+// macs is estimatedMACs of the package the shape was read from.
+func (s macsShape) macs() int64 {
 	if s.pixels == 0 {
 		return 0
 	}
@@ -885,14 +887,14 @@ func estimatedMACs(p *Package) int64 {
 	return int64(s.k * s.params * s.pixels)
 }
 
-// estimatedTPUUs estimates a package's Edge TPU time from the compiled
-// file alone: estimatedMACs at its class's effective rate (macsShape.rate).
-func estimatedTPUUs(p *Package) float64 {
-	s := macsShapeOf(p)
+// tpuUs estimates the Edge TPU time of the package the shape was read
+// from, from the compiled file alone: its estimated MACs (macs) at its
+// class's effective rate (macsShape.rate).
+func (s macsShape) tpuUs() float64 {
 	if s.rate == 0 {
 		return 0
 	}
-	return float64(estimatedMACs(p)) / s.rate
+	return float64(s.macs()) / s.rate
 }
 
 // macsShape is what estimatedMACs reads of a package: its weight bytes
@@ -905,8 +907,7 @@ type macsShape struct {
 	// predictor, 2 or more a multi-scale one.
 	scales int
 	k      float64 // MACs per parameter byte and input pixel of the class
-	// rate is the class's effective MAC rate (MAC/µs) for
-	// estimatedTPUUs.
+	// rate is the class's effective MAC rate (MAC/µs) for tpuUs.
 	rate  float64
 	class string
 }
@@ -1017,9 +1018,9 @@ func positionCount(l *Layer, inPixels int64) int64 {
 	return 0
 }
 
-// macsAssumption says in words what estimatedMACs assumed of a package.
-func macsAssumption(p *Package) string {
-	s := macsShapeOf(p)
+// assumption says in words what estimatedMACs assumed of the package the
+// shape was read from.
+func (s macsShape) assumption() string {
 	if s.pixels == 0 {
 		return "no input"
 	}
